@@ -1,0 +1,1 @@
+//! Application-side helpers shared by drivers (filled in with the traffic models).

@@ -1,0 +1,153 @@
+//! The sans-IO interface every transport endpoint implements (TCP, UDP, and
+//! later MPTCP and SCTP), in the style of quinn-proto: the driver feeds in
+//! packets and timeouts with the current time, and polls out packets to send,
+//! the next timeout, and events for the application. An endpoint never reads a
+//! clock and never does I/O, so the simulator and tests drive it alike.
+
+use crate::packet::{Addr, Packet};
+use crate::time::Nanos;
+
+/// What an endpoint tells the application.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AppEvent {
+    /// The connection is established (both sides may now send).
+    Connected,
+    /// In-order bytes handed to the application; `total` counts all bytes
+    /// delivered so far on this connection (a cumulative stream offset).
+    Delivered { total: u64 },
+    /// A datagram arrived (UDP): its flow sequence number, length and the send
+    /// time stamped by the sender.
+    Datagram { seq: u64, len: u32, sent_at: Nanos },
+    /// Space opened in the send buffer after `write` had refused bytes.
+    Writable,
+    /// The peer sent FIN: no more bytes will arrive.
+    PeerClosed,
+    /// The connection is fully closed (or was reset / gave up).
+    Closed,
+}
+
+/// Counters every endpoint keeps per path (subflow, destination). They are
+/// part of the result schema: every retransmission, probe and drop is counted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Segments / packets sent, including pure ACKs and control.
+    pub packets_sent: u64,
+    /// Packets sent that carried application payload (incl. retransmissions).
+    pub data_packets_sent: u64,
+    /// Payload bytes sent, including retransmitted bytes.
+    pub bytes_sent: u64,
+    /// Payload bytes retransmitted (any cause).
+    pub bytes_retransmitted: u64,
+    pub packets_received: u64,
+    pub data_packets_received: u64,
+    /// Payload bytes received (including duplicates).
+    pub bytes_received: u64,
+    /// Retransmissions by cause.
+    pub retrans_fast: u64,
+    pub retrans_rto: u64,
+    pub retrans_tlp: u64,
+    /// Retransmissions later found unnecessary (DSACK or timestamps, RFC 3708 / Eifel).
+    pub retrans_spurious: u64,
+    /// Retransmission timeouts.
+    pub rto_events: u64,
+    /// Tail loss probes sent (RFC 8985 section 7).
+    pub tlp_probes: u64,
+    /// Fast-recovery episodes entered.
+    pub recoveries: u64,
+    /// Duplicate ACKs received.
+    pub dup_acks: u64,
+    /// Out-of-order segments received.
+    pub ooo_segments: u64,
+    /// Bytes re-sent on another path by a multipath protocol (MPTCP
+    /// reinjection, CMT-SCTP chunk rescheduling).
+    pub bytes_reinjected: u64,
+    /// Extra bytes sent by multipath probes (MPTCP-level TLP).
+    pub bytes_probe_extra: u64,
+    /// Times the multipath scheduler penalised this path.
+    pub penalizations: u64,
+}
+
+impl Counters {
+    /// Add another set of counters field by field.
+    pub fn add(&mut self, o: &Counters) {
+        self.packets_sent += o.packets_sent;
+        self.data_packets_sent += o.data_packets_sent;
+        self.bytes_sent += o.bytes_sent;
+        self.bytes_retransmitted += o.bytes_retransmitted;
+        self.packets_received += o.packets_received;
+        self.data_packets_received += o.data_packets_received;
+        self.bytes_received += o.bytes_received;
+        self.retrans_fast += o.retrans_fast;
+        self.retrans_rto += o.retrans_rto;
+        self.retrans_tlp += o.retrans_tlp;
+        self.retrans_spurious += o.retrans_spurious;
+        self.rto_events += o.rto_events;
+        self.tlp_probes += o.tlp_probes;
+        self.recoveries += o.recoveries;
+        self.dup_acks += o.dup_acks;
+        self.ooo_segments += o.ooo_segments;
+        self.bytes_reinjected += o.bytes_reinjected;
+        self.bytes_probe_extra += o.bytes_probe_extra;
+        self.penalizations += o.penalizations;
+    }
+}
+
+/// Snapshot of one path's sender state, for cwnd/ssthresh/srtt time series.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PathState {
+    pub local: Addr,
+    pub remote: Addr,
+    pub cwnd_bytes: u64,
+    /// `u64::MAX` while ssthresh is still "infinite".
+    pub ssthresh_bytes: u64,
+    pub srtt: Nanos,
+    pub inflight_bytes: u64,
+}
+
+/// Per-path view of an endpoint for the results.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PathReport {
+    pub local: Addr,
+    pub remote: Addr,
+    pub counters: Counters,
+}
+
+/// A transport endpoint (one side of one flow).
+pub trait Endpoint {
+    /// Start an active open (client side). Passive endpoints never get this
+    /// call and wait for the peer's first packet.
+    fn connect(&mut self, now: Nanos);
+
+    /// A packet for this endpoint arrived.
+    fn handle_packet(&mut self, now: Nanos, pkt: &Packet);
+
+    /// The next packet to send now, if any. The driver calls this until it
+    /// returns `None` after every other call.
+    fn poll_transmit(&mut self, now: Nanos) -> Option<Packet>;
+
+    /// Earliest time at which `handle_timeout` must be called, if any.
+    fn poll_timeout(&self) -> Option<Nanos>;
+
+    /// A timer expired (the driver may call this early or spuriously; the
+    /// endpoint checks which of its timers are due).
+    fn handle_timeout(&mut self, now: Nanos);
+
+    /// The next event for the application, if any.
+    fn poll_event(&mut self) -> Option<AppEvent>;
+
+    /// The application writes `len` bytes; returns how many the send buffer
+    /// accepted (the rest must be written again after `AppEvent::Writable`).
+    fn write(&mut self, now: Nanos, len: u64) -> u64;
+
+    /// Bytes the send buffer can accept now.
+    fn send_space(&self) -> u64;
+
+    /// The application has nothing more to send (FIN after queued data).
+    fn close(&mut self, now: Nanos);
+
+    /// Counters per path (one entry for a single-path protocol).
+    fn paths(&self) -> Vec<PathReport>;
+
+    /// Sender state per path, for time series.
+    fn path_states(&self) -> Vec<PathState>;
+}

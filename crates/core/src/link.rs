@@ -1,0 +1,1 @@
+//! Link model (rate, delay, queue, loss, traces, outages).

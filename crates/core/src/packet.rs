@@ -1,0 +1,317 @@
+//! Packets as the models see them: decoded header fields (a "Repr" in smoltcp's
+//! terms), not bytes. The simulator never puts these on a real wire, so
+//! sequence numbers are 64-bit stream offsets (no wrap-around arithmetic to get
+//! wrong); a capture writer maps them to 32-bit on-the-wire values.
+//!
+//! `Packet` is `Clone` but small enough to move cheaply; the engine keeps
+//! packets in a pool and passes indices through queues (as htsim recycles
+//! packets from a free list).
+
+use crate::time::Nanos;
+
+/// An IPv4 address as a host-order integer.
+pub type Addr = u32;
+
+/// Build an address from its four dotted-quad parts.
+pub const fn addr(a: u8, b: u8, c: u8, d: u8) -> Addr {
+    u32::from_be_bytes([a, b, c, d])
+}
+
+/// Dotted-quad text of an address.
+pub fn addr_to_string(a: Addr) -> String {
+    let b = a.to_be_bytes();
+    format!("{}.{}.{}.{}", b[0], b[1], b[2], b[3])
+}
+
+/// Index of a transport flow (connection or datagram flow) in a run. The
+/// simulator uses it to find the endpoint at the destination host in O(1),
+/// which is equivalent to a 4-tuple lookup because each 4-tuple belongs to
+/// exactly one flow; it is also the key for per-flow accounting at queues.
+pub type FlowId = u32;
+
+/// IPv4 header bytes (no options).
+pub const IPV4_HEADER: u32 = 20;
+/// UDP header bytes.
+pub const UDP_HEADER: u32 = 8;
+/// TCP base header bytes (no options).
+pub const TCP_HEADER: u32 = 20;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Packet {
+    pub src: Addr,
+    pub dst: Addr,
+    pub flow: FlowId,
+    /// Total IP packet length in bytes (headers + payload); what links
+    /// serialise and byte-limited queues count.
+    pub size: u32,
+    pub payload: Payload,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Payload {
+    Tcp(TcpSegment),
+    Udp(UdpDatagram),
+}
+
+impl Packet {
+    pub fn tcp(&self) -> Option<&TcpSegment> {
+        match &self.payload {
+            Payload::Tcp(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Application payload bytes carried (0 for pure control packets).
+    pub fn payload_len(&self) -> u32 {
+        match &self.payload {
+            Payload::Tcp(s) => s.len,
+            Payload::Udp(d) => d.len,
+        }
+    }
+
+    /// True if this packet carries application data (counts as a "data packet"
+    /// in speed benchmarks and per-path shares).
+    pub fn is_data(&self) -> bool {
+        self.payload_len() > 0
+    }
+}
+
+/// TCP flag bits, as on the wire.
+pub mod flags {
+    pub const FIN: u8 = 0x01;
+    pub const SYN: u8 = 0x02;
+    pub const RST: u8 = 0x04;
+    pub const PSH: u8 = 0x08;
+    pub const ACK: u8 = 0x10;
+}
+
+/// A SACK block: bytes [start, end) received out of order (RFC 2018).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlock {
+    pub start: u64,
+    pub end: u64,
+}
+
+/// At most this many SACK blocks fit beside the timestamp option in 40 bytes
+/// of TCP options (RFC 2018 section 3: 3 blocks with timestamps).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// A decoded TCP segment. `seq`/`ack` are 64-bit offsets in the sender's and
+/// receiver's byte streams where the SYN occupies offset 0 (ISN = 0), so the
+/// first data byte is 1, as with a real ISN of 0.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpSegment {
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub seq: u64,
+    pub ack: u64,
+    pub flags: u8,
+    /// Receive window in bytes, already scaled (window scaling limits what can
+    /// be expressed: see `tcp::window`).
+    pub window: u64,
+    /// Payload length in bytes.
+    pub len: u32,
+    /// MSS option (SYN only).
+    pub mss: Option<u16>,
+    /// Window scale option (SYN only).
+    pub wscale: Option<u8>,
+    /// SACK-permitted option (SYN only).
+    pub sack_permitted: bool,
+    /// Timestamp option (RFC 7323): TSval and TSecr. Kept in nanoseconds of
+    /// the sender's clock; a capture writer converts to the 1 ms ticks Linux uses.
+    pub ts: Option<(Nanos, Nanos)>,
+    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    pub sack_len: u8,
+    /// Multipath TCP options (RFC 8684), when the segment belongs to an MPTCP
+    /// subflow.
+    pub mptcp: Option<MptcpOptions>,
+}
+
+impl TcpSegment {
+    pub fn new(src_port: u16, dst_port: u16) -> TcpSegment {
+        TcpSegment {
+            src_port,
+            dst_port,
+            seq: 0,
+            ack: 0,
+            flags: 0,
+            window: 0,
+            len: 0,
+            mss: None,
+            wscale: None,
+            sack_permitted: false,
+            ts: None,
+            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+            sack_len: 0,
+            mptcp: None,
+        }
+    }
+
+    #[inline]
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+
+    pub fn sack_blocks(&self) -> &[SackBlock] {
+        &self.sack[..self.sack_len as usize]
+    }
+
+    /// Sequence space consumed: payload plus one for SYN and one for FIN.
+    pub fn seq_len(&self) -> u64 {
+        self.len as u64 + self.has(flags::SYN) as u64 + self.has(flags::FIN) as u64
+    }
+
+    /// Bytes of TCP options on the wire, padded to 4 bytes, as Linux builds them.
+    pub fn options_len(&self) -> u32 {
+        let mut n = 0u32;
+        if self.mss.is_some() {
+            n += 4;
+        }
+        if self.wscale.is_some() {
+            n += 3;
+        }
+        if self.sack_permitted {
+            n += 2;
+        }
+        if self.ts.is_some() {
+            n += 10;
+        }
+        if self.sack_len > 0 {
+            n += 2 + 8 * self.sack_len as u32;
+        }
+        if let Some(m) = &self.mptcp {
+            n += m.wire_len();
+        }
+        (n + 3) & !3
+    }
+
+    /// Header bytes (IP + TCP + options).
+    pub fn header_len(&self) -> u32 {
+        IPV4_HEADER + TCP_HEADER + self.options_len().min(40)
+    }
+}
+
+/// A decoded UDP datagram. `seq` numbers datagrams of a flow from 0 so that
+/// loss and reordering can be measured; it is not a wire field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UdpDatagram {
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub len: u32,
+    pub seq: u64,
+    /// Send time, as a measurement agent would stamp it into the payload.
+    pub sent_at: Nanos,
+}
+
+/// Multipath TCP options carried by one segment (RFC 8684 section 3).
+/// A segment may carry a DSS and one signalling option at the same time.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MptcpOptions {
+    pub capable: Option<MpCapable>,
+    pub join: Option<MpJoin>,
+    pub dss: Option<Dss>,
+    pub add_addr: Option<AddAddr>,
+    pub remove_addr: Option<u8>,
+    /// MP_PRIO: the sender asks the peer to treat this subflow as backup (true)
+    /// or regular (false).
+    pub prio_backup: Option<bool>,
+    pub fastclose: bool,
+}
+
+/// MP_CAPABLE (RFC 8684 section 3.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MpCapable {
+    pub sender_key: u64,
+    pub receiver_key: Option<u64>,
+}
+
+/// MP_JOIN (RFC 8684 section 3.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MpJoin {
+    pub token: u32,
+    pub addr_id: u8,
+    pub backup: bool,
+}
+
+/// Data Sequence Signal (RFC 8684 section 3.3): a cumulative DATA_ACK and/or a
+/// mapping of subflow bytes to connection-level data sequence numbers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dss {
+    pub data_ack: Option<u64>,
+    /// Data sequence number of the first payload byte of this segment.
+    pub dsn: Option<u64>,
+    /// Length of the mapping in bytes.
+    pub map_len: u32,
+    pub data_fin: bool,
+}
+
+/// ADD_ADDR (RFC 8684 section 3.4.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AddAddr {
+    pub addr_id: u8,
+    pub addr: Addr,
+    pub port: Option<u16>,
+}
+
+impl MptcpOptions {
+    /// Bytes on the wire (RFC 8684 figure sizes, 64-bit DSN and DATA_ACK as
+    /// Linux v0.9x sends them).
+    pub fn wire_len(&self) -> u32 {
+        let mut n = 0;
+        if let Some(c) = &self.capable {
+            n += if c.receiver_key.is_some() { 20 } else { 12 };
+        }
+        if self.join.is_some() {
+            n += 12;
+        }
+        if let Some(d) = &self.dss {
+            n += 4;
+            if d.data_ack.is_some() {
+                n += 8;
+            }
+            if d.dsn.is_some() {
+                n += 14;
+            }
+        }
+        if self.add_addr.is_some() {
+            n += 16;
+        }
+        if self.remove_addr.is_some() {
+            n += 4;
+        }
+        if self.prio_backup.is_some() {
+            n += 4;
+        }
+        if self.fastclose {
+            n += 12;
+        }
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn linux_data_segment_header_is_52_bytes() {
+        // IP 20 + TCP 20 + timestamps 10 padded to 12: MSS 1448 in a 1500 MTU.
+        let mut s = TcpSegment::new(1, 2);
+        s.ts = Some((1, 0));
+        assert_eq!(s.header_len(), 52);
+    }
+
+    #[test]
+    fn sack_blocks_count_in_options() {
+        let mut s = TcpSegment::new(1, 2);
+        s.ts = Some((1, 0));
+        s.sack_len = 3;
+        // 10 (ts) + 2 + 24 = 36 -> padded 36
+        assert_eq!(s.options_len(), 36);
+    }
+
+    #[test]
+    fn addresses_print_dotted() {
+        assert_eq!(addr_to_string(addr(10, 0, 1, 2)), "10.0.1.2");
+    }
+}

@@ -1,0 +1,1 @@
+//! TCP endpoint (sans-IO).

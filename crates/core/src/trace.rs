@@ -1,0 +1,1 @@
+//! Mahimahi traces.
