@@ -6,7 +6,7 @@
 //! specified and portable across platforms and crate versions; `SmallRng` and
 //! `StdRng` make no such promise.
 
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rand_pcg::Pcg64Mcg;
 
 /// The generator every model uses.

@@ -1,14 +1,8 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
-}
+//! mptlab-sim: the discrete-event simulator driving the sans-IO models of
+//! mptlab-core over a simulated network.
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
-    }
-}
+pub mod events;
+pub mod network;
+pub mod world;
+pub mod apps;
+pub mod metrics;

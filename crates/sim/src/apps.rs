@@ -1,0 +1,308 @@
+//! Applications: the glue between traffic models and endpoints, and where
+//! application-level metrics (message delay, completion time) are measured.
+
+use mptlab_core::endpoint::AppEvent;
+use mptlab_core::udp::MAX_UDP_PAYLOAD;
+use mptlab_core::{FlowId, Nanos};
+
+use crate::metrics::{Jitter, MessageRow, Report, StreamMessages, TransferRow};
+use crate::world::{App, AppIo, Side};
+
+/// An open-loop message schedule: (absolute time, size in bytes), in time order.
+pub trait Schedule {
+    fn next_message(&mut self) -> Option<(Nanos, u32)>;
+}
+
+/// A schedule from a closure.
+pub struct FnSchedule<F: FnMut() -> Option<(Nanos, u32)>>(pub F);
+
+impl<F: FnMut() -> Option<(Nanos, u32)>> Schedule for FnSchedule<F> {
+    fn next_message(&mut self) -> Option<(Nanos, u32)> {
+        (self.0)()
+    }
+}
+
+/// Messages (video frames, game packets) written into a byte stream by one
+/// side and measured at the other. The connection opens at `connect_at`.
+pub struct StreamApp {
+    flow: FlowId,
+    sender: Side,
+    connect_at: Nanos,
+    connected: bool,
+    started: bool,
+    schedule: Box<dyn Schedule>,
+    next: Option<(Nanos, u32)>,
+    backlog: u64,
+    finite: bool,
+    log: StreamMessages,
+}
+
+impl StreamApp {
+    /// `finite`: the schedule ends and the app is done once every message is
+    /// delivered (otherwise it runs until the end of the run).
+    pub fn new(flow: FlowId, sender: Side, connect_at: Nanos, mut schedule: Box<dyn Schedule>, finite: bool) -> Self {
+        let next = schedule.next_message();
+        StreamApp { flow, sender, connect_at, connected: false, started: false, schedule, next, backlog: 0, finite, log: StreamMessages::new(flow) }
+    }
+
+    fn flush(&mut self, io: &mut AppIo) {
+        if self.connected && self.backlog > 0 {
+            self.backlog -= io.write(self.flow, self.sender, self.backlog);
+        }
+    }
+}
+
+impl App for StreamApp {
+    fn start(&mut self, _io: &mut AppIo) {}
+
+    fn on_event(&mut self, _flow: FlowId, side: Side, ev: AppEvent, io: &mut AppIo) {
+        match ev {
+            AppEvent::Connected if side == self.sender => {
+                self.connected = true;
+                self.flush(io);
+            }
+            AppEvent::Writable if side == self.sender => self.flush(io),
+            AppEvent::Delivered { total } if side != self.sender => self.log.delivered(io.now, total),
+            _ => {}
+        }
+    }
+
+    fn on_timer(&mut self, io: &mut AppIo) {
+        if !self.started && io.now >= self.connect_at {
+            self.started = true;
+            io.connect(self.flow);
+        }
+        while let Some((t, bytes)) = self.next {
+            if t > io.now {
+                break;
+            }
+            self.log.sent(t, bytes);
+            self.backlog += bytes as u64;
+            self.next = self.schedule.next_message();
+        }
+        self.flush(io);
+    }
+
+    fn poll_timeout(&self) -> Option<Nanos> {
+        if !self.started {
+            return Some(self.connect_at);
+        }
+        self.next.map(|(t, _)| t)
+    }
+
+    fn is_done(&self) -> bool {
+        self.finite && self.next.is_none() && self.log.all_delivered()
+    }
+
+    fn report(&self, rep: &mut Report) {
+        rep.messages.extend(self.log.finish());
+    }
+}
+
+/// Download (or upload) of one file: connect at `start`, the sender writes
+/// `size` bytes, done when the receiver has them all. Completion time runs
+/// from `start` (the SYN) to the last byte delivered, as seed 002 measures.
+pub struct FileApp {
+    flow: FlowId,
+    sender: Side,
+    start: Nanos,
+    size: u64,
+    written: u64,
+    started: bool,
+    end: Option<Nanos>,
+    label: String,
+}
+
+impl FileApp {
+    pub fn new(flow: FlowId, sender: Side, start: Nanos, size: u64, label: String) -> Self {
+        FileApp { flow, sender, start, size, written: 0, started: false, end: None, label }
+    }
+
+    fn fill(&mut self, io: &mut AppIo) {
+        if self.written < self.size {
+            self.written += io.write(self.flow, self.sender, self.size - self.written);
+            if self.written == self.size {
+                io.close(self.flow, self.sender);
+            }
+        }
+    }
+}
+
+impl App for FileApp {
+    fn start(&mut self, _io: &mut AppIo) {}
+
+    fn on_event(&mut self, _flow: FlowId, side: Side, ev: AppEvent, io: &mut AppIo) {
+        match ev {
+            AppEvent::Connected | AppEvent::Writable if side == self.sender => self.fill(io),
+            AppEvent::Delivered { total } if side != self.sender => {
+                if total >= self.size && self.end.is_none() {
+                    self.end = Some(io.now);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_timer(&mut self, io: &mut AppIo) {
+        if !self.started {
+            self.started = true;
+            io.connect(self.flow);
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Nanos> {
+        (!self.started).then_some(self.start)
+    }
+
+    fn is_done(&self) -> bool {
+        self.end.is_some()
+    }
+
+    fn report(&self, rep: &mut Report) {
+        rep.transfers.push(TransferRow {
+            flow: self.flow,
+            label: self.label.clone(),
+            kind: "file",
+            objects: 1,
+            bytes: self.size,
+            start_time: self.start,
+            end_time: self.end,
+        });
+    }
+}
+
+/// A saturated sender: keeps the send buffer full from `start` on.
+pub struct BulkApp {
+    flow: FlowId,
+    sender: Side,
+    start: Nanos,
+    started: bool,
+}
+
+impl BulkApp {
+    pub fn new(flow: FlowId, sender: Side, start: Nanos) -> Self {
+        BulkApp { flow, sender, start, started: false }
+    }
+}
+
+/// Bytes a saturated writer offers per call (the endpoint takes what fits).
+const BULK_CHUNK: u64 = 1 << 40;
+
+impl App for BulkApp {
+    fn start(&mut self, _io: &mut AppIo) {}
+
+    fn on_event(&mut self, _flow: FlowId, side: Side, ev: AppEvent, io: &mut AppIo) {
+        if side == self.sender && matches!(ev, AppEvent::Connected | AppEvent::Writable) {
+            io.write(self.flow, self.sender, BULK_CHUNK);
+        }
+    }
+
+    fn on_timer(&mut self, io: &mut AppIo) {
+        if !self.started {
+            self.started = true;
+            io.connect(self.flow);
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Nanos> {
+        (!self.started).then_some(self.start)
+    }
+
+    fn is_done(&self) -> bool {
+        false
+    }
+
+    fn report(&self, _rep: &mut Report) {}
+}
+
+/// Messages sent as UDP datagrams (a message larger than one datagram is
+/// split); a message is delivered when all its datagrams arrived.
+pub struct UdpApp {
+    flow: FlowId,
+    sender: Side,
+    schedule: Box<dyn Schedule>,
+    next: Option<(Nanos, u32)>,
+    /// Per message: (first datagram seq, datagram count, received, bytes, send time, delivery time)
+    msgs: Vec<(u64, u32, u32, u32, Nanos, Option<Nanos>)>,
+    next_dgram: u64,
+    /// Index of the oldest message that may still receive datagrams.
+    low: usize,
+    record: bool,
+    jitter: Jitter,
+    rows: Vec<MessageRow>,
+}
+
+impl UdpApp {
+    /// `record`: keep per-message rows (foreground); background flows only count.
+    pub fn new(flow: FlowId, sender: Side, mut schedule: Box<dyn Schedule>, record: bool) -> Self {
+        let next = schedule.next_message();
+        UdpApp { flow, sender, schedule, next, msgs: Vec::new(), next_dgram: 0, low: 0, record, jitter: Jitter::default(), rows: Vec::new() }
+    }
+}
+
+impl App for UdpApp {
+    fn start(&mut self, io: &mut AppIo) {
+        io.connect(self.flow);
+    }
+
+    fn on_event(&mut self, _flow: FlowId, side: Side, ev: AppEvent, io: &mut AppIo) {
+        if side == self.sender || !self.record {
+            return;
+        }
+        if let AppEvent::Datagram { seq, .. } = ev {
+            // Find the message holding this datagram (datagrams of a flow
+            // arrive in order on a FIFO path, so search forward from `low`).
+            let mut i = self.low;
+            while i < self.msgs.len() && self.msgs[i].0 + self.msgs[i].1 as u64 <= seq {
+                i += 1;
+            }
+            if i < self.msgs.len() && self.msgs[i].0 <= seq {
+                let m = &mut self.msgs[i];
+                m.2 += 1;
+                if m.2 == m.1 {
+                    m.5 = Some(io.now);
+                    let j = self.jitter.update(m.4, io.now);
+                    self.rows.push(MessageRow { flow: self.flow, msg_id: i as u64, bytes: m.3, send_time: m.4, delivery_time: Some(io.now), jitter: Some(j) });
+                }
+                self.low = i;
+            }
+        }
+    }
+
+    fn on_timer(&mut self, io: &mut AppIo) {
+        while let Some((t, bytes)) = self.next {
+            if t > io.now {
+                break;
+            }
+            let n = bytes.div_ceil(MAX_UDP_PAYLOAD).max(1);
+            if self.record {
+                self.msgs.push((self.next_dgram, n, 0, bytes, t, None));
+            }
+            let mut left = bytes;
+            for _ in 0..n {
+                let len = left.min(MAX_UDP_PAYLOAD);
+                io.write(self.flow, self.sender, len as u64);
+                left -= len;
+            }
+            self.next_dgram += n as u64;
+            self.next = self.schedule.next_message();
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Nanos> {
+        self.next.map(|(t, _)| t)
+    }
+
+    fn is_done(&self) -> bool {
+        false
+    }
+
+    fn report(&self, rep: &mut Report) {
+        rep.messages.extend(self.rows.iter().cloned());
+        for (i, m) in self.msgs.iter().enumerate() {
+            if m.5.is_none() {
+                rep.messages.push(MessageRow { flow: self.flow, msg_id: i as u64, bytes: m.3, send_time: m.4, delivery_time: None, jitter: None });
+            }
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! The network: nodes (hosts and routers) joined by bidirectional links, each
+//! direction a `LinkModel` followed by a propagation "pipe".
+//!
+//! Routing: a host sends a packet out of the interface that owns the packet's
+//! source address (as a multi-homed phone with source-address policy routing
+//! does); routers forward by destination address along shortest paths (hop
+//! count, ties broken by the lower link index), computed once at build time.
+//! Hosts never forward.
+
+use std::collections::{HashMap, VecDeque};
+
+use mptlab_core::link::{LinkModel, LinkParams, LinkStats, Verdict};
+use mptlab_core::packet::{addr_to_string, Addr};
+use mptlab_core::{Nanos, Packet, SimRng};
+
+pub type NodeId = usize;
+pub type DLinkId = usize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    Host,
+    Router,
+}
+
+#[derive(Clone, Debug)]
+pub struct NodeSpec {
+    pub name: String,
+    pub kind: NodeKind,
+}
+
+/// A bidirectional link between nodes `a` and `b`, with the address of each
+/// host-side interface (routers need none) and per-direction parameters.
+#[derive(Clone, Debug)]
+pub struct LinkSpec {
+    pub name: String,
+    pub a: NodeId,
+    pub b: NodeId,
+    pub a_addr: Option<Addr>,
+    pub b_addr: Option<Addr>,
+    pub ab: LinkParams,
+    pub ba: LinkParams,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct TopologySpec {
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+}
+
+impl TopologySpec {
+    pub fn node(&self, name: &str) -> Option<NodeId> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+}
+
+/// One direction of a link.
+pub struct DLink {
+    pub name: String,
+    /// "ab" or "ba" relative to the spec, for reports.
+    pub dir: &'static str,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub model: LinkModel,
+    /// Packets in propagation, in arrival order (FIFO because the model
+    /// serialises in order and the delay is constant).
+    pub pipe: VecDeque<(Nanos, Packet)>,
+}
+
+pub struct Network {
+    pub nodes: Vec<NodeSpec>,
+    pub dlinks: Vec<DLink>,
+    /// Host interfaces: address -> (host, outgoing directed link).
+    iface: HashMap<Addr, (NodeId, DLinkId)>,
+    /// Per router: (destination address, outgoing directed link).
+    routes: Vec<Vec<(Addr, DLinkId)>>,
+    pub drops_no_route: u64,
+}
+
+/// What the network did with a packet handed to it.
+pub enum Sent {
+    /// Now in the pipe of this directed link; if it is the pipe's only
+    /// packet the caller must schedule its arrival.
+    InFlight { dlink: DLinkId, head: bool, at: Nanos },
+    Dropped(Verdict),
+    NoRoute,
+}
+
+impl Network {
+    pub fn build(spec: &TopologySpec, seed: u64) -> Result<Network, String> {
+        let n = spec.nodes.len();
+        let mut dlinks = Vec::with_capacity(spec.links.len() * 2);
+        let mut iface = HashMap::new();
+        let mut adj: Vec<Vec<(NodeId, DLinkId)>> = vec![Vec::new(); n];
+        for (i, l) in spec.links.iter().enumerate() {
+            if l.a >= n || l.b >= n || l.a == l.b {
+                return Err(format!("link {}: endpoints must be two different existing nodes", l.name));
+            }
+            for (p, dir) in [(&l.ab, "ab"), (&l.ba, "ba")] {
+                p.validate().map_err(|e| format!("link {} ({dir}): {e}", l.name))?;
+            }
+            let ab = 2 * i;
+            let ba = 2 * i + 1;
+            let rng_ab = SimRng::stream(seed, &format!("link/{}/ab", l.name));
+            let rng_ba = SimRng::stream(seed, &format!("link/{}/ba", l.name));
+            dlinks.push(DLink { name: l.name.clone(), dir: "ab", from: l.a, to: l.b, model: LinkModel::new(l.ab.clone(), rng_ab), pipe: VecDeque::new() });
+            dlinks.push(DLink { name: l.name.clone(), dir: "ba", from: l.b, to: l.a, model: LinkModel::new(l.ba.clone(), rng_ba), pipe: VecDeque::new() });
+            adj[l.a].push((l.b, ab));
+            adj[l.b].push((l.a, ba));
+            for (node, addr, out) in [(l.a, l.a_addr, ab), (l.b, l.b_addr, ba)] {
+                if let Some(a) = addr {
+                    if spec.nodes[node].kind != NodeKind::Host {
+                        return Err(format!("link {}: only hosts have interface addresses", l.name));
+                    }
+                    if iface.insert(a, (node, out)).is_some() {
+                        return Err(format!("address {} is assigned twice", addr_to_string(a)));
+                    }
+                }
+            }
+        }
+        // Routes: for each host address, BFS from the node at the far end of
+        // its interface (the gateway), never transiting hosts.
+        let mut routes: Vec<Vec<(Addr, DLinkId)>> = vec![Vec::new(); n];
+        let mut addrs: Vec<_> = iface.iter().map(|(a, v)| (*a, *v)).collect();
+        addrs.sort();
+        for (addr, (host, out)) in addrs {
+            let gw = dlinks[out].to;
+            let into_host = out ^ 1; // gateway -> host direction
+            if spec.nodes[gw].kind == NodeKind::Host {
+                continue; // host-to-host link: delivered directly
+            }
+            let mut dist = vec![usize::MAX; n];
+            dist[gw] = 0;
+            let mut q = VecDeque::from([gw]);
+            while let Some(u) = q.pop_front() {
+                if spec.nodes[u].kind == NodeKind::Host {
+                    continue;
+                }
+                for &(v, _) in &adj[u] {
+                    if dist[v] == usize::MAX {
+                        dist[v] = dist[u] + 1;
+                        q.push_back(v);
+                    }
+                }
+            }
+            for u in 0..n {
+                if spec.nodes[u].kind != NodeKind::Router {
+                    continue;
+                }
+                if u == gw {
+                    routes[u].push((addr, into_host));
+                    continue;
+                }
+                let best = adj[u]
+                    .iter()
+                    .filter(|(v, _)| dist[*v] != usize::MAX && spec.nodes[*v].kind == NodeKind::Router)
+                    .min_by_key(|(v, dl)| (dist[*v], *dl));
+                if let Some(&(_, dl)) = best {
+                    routes[u].push((addr, dl));
+                }
+            }
+            let _ = host;
+        }
+        Ok(Network { nodes: spec.nodes.clone(), dlinks, iface, routes, drops_no_route: 0 })
+    }
+
+    /// The host owning an address.
+    pub fn host_of(&self, a: Addr) -> Option<NodeId> {
+        self.iface.get(&a).map(|v| v.0)
+    }
+
+    /// Hand a packet to node `at` (a host sending, or a router forwarding).
+    #[inline]
+    pub fn send_from(&mut self, at: NodeId, now: Nanos, pkt: Packet) -> Sent {
+        let out = match self.nodes[at].kind {
+            NodeKind::Host => match self.iface.get(&pkt.src) {
+                Some(&(h, dl)) if h == at => dl,
+                _ => {
+                    self.drops_no_route += 1;
+                    return Sent::NoRoute;
+                }
+            },
+            NodeKind::Router => match self.routes[at].iter().find(|(a, _)| *a == pkt.dst) {
+                Some(&(_, dl)) => dl,
+                None => {
+                    self.drops_no_route += 1;
+                    return Sent::NoRoute;
+                }
+            },
+        };
+        let link = &mut self.dlinks[out];
+        match link.model.offer(now, pkt.size) {
+            Verdict::Deliver { at } => {
+                let head = link.pipe.is_empty();
+                link.pipe.push_back((at, pkt));
+                Sent::InFlight { dlink: out, head, at }
+            }
+            v => Sent::Dropped(v),
+        }
+    }
+
+    /// Take the packet at the head of a pipe (its arrival time has come) and
+    /// the arrival time of the next one, if any.
+    #[inline]
+    pub fn arrive(&mut self, dl: DLinkId) -> (NodeId, Packet, Option<Nanos>) {
+        let link = &mut self.dlinks[dl];
+        let (_, pkt) = link.pipe.pop_front().expect("arrival event for an empty pipe");
+        (link.to, pkt, link.pipe.front().map(|p| p.0))
+    }
+
+    pub fn link_stats(&self) -> impl Iterator<Item = (&DLink, &LinkStats)> {
+        self.dlinks.iter().map(|d| (d, d.model.stats()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mptlab_core::link::QueueLimit;
+    use mptlab_core::packet::{addr, Payload, UdpDatagram};
+    use mptlab_core::time::MS;
+
+    fn lp(ms: u64) -> LinkParams {
+        LinkParams::new(1_000_000_000, ms * MS, QueueLimit::Packets(100))
+    }
+
+    fn two_path() -> TopologySpec {
+        let host = |n: &str| NodeSpec { name: n.into(), kind: NodeKind::Host };
+        let router = |n: &str| NodeSpec { name: n.into(), kind: NodeKind::Router };
+        let link = |name: &str, a, b, a_addr, b_addr, ms| LinkSpec { name: name.into(), a, b, a_addr, b_addr, ab: lp(ms), ba: lp(ms) };
+        TopologySpec {
+            nodes: vec![host("client"), router("r1"), router("r2"), router("core"), host("server")],
+            links: vec![
+                link("acc1", 0, 1, Some(addr(10, 1, 0, 2)), None, 10),
+                link("acc2", 0, 2, Some(addr(10, 2, 0, 2)), None, 30),
+                link("p1", 1, 3, None, None, 0),
+                link("p2", 2, 3, None, None, 0),
+                link("srv", 3, 4, None, Some(addr(10, 0, 0, 2)), 0),
+            ],
+        }
+    }
+
+    fn pkt(src: Addr, dst: Addr) -> Packet {
+        Packet { src, dst, flow: 0, size: 100, payload: Payload::Udp(UdpDatagram { src_port: 1, dst_port: 2, len: 72, seq: 0, sent_at: 0 }) }
+    }
+
+    /// Walk a packet hop by hop, returning (final node, arrival time).
+    fn walk(net: &mut Network, from: NodeId, p: Packet) -> (NodeId, Nanos) {
+        let mut at = from;
+        let mut t = 0;
+        let mut p = p;
+        loop {
+            match net.send_from(at, t, p) {
+                Sent::InFlight { dlink, at: when, .. } => {
+                    let (to, pk, _) = net.arrive(dlink);
+                    t = when;
+                    if net.nodes[to].kind == NodeKind::Host {
+                        return (to, t);
+                    }
+                    at = to;
+                    p = pk;
+                }
+                _ => panic!("dropped"),
+            }
+        }
+    }
+
+    #[test]
+    fn source_address_picks_the_access_path() {
+        let mut net = Network::build(&two_path(), 1).unwrap();
+        let (dst, t1) = walk(&mut net, 0, pkt(addr(10, 1, 0, 2), addr(10, 0, 0, 2)));
+        assert_eq!(dst, 4);
+        let (_, t2) = walk(&mut net, 0, pkt(addr(10, 2, 0, 2), addr(10, 0, 0, 2)));
+        assert!(t2 > t1 + 19 * MS, "path 2 is the slow one: {t1} {t2}");
+    }
+
+    #[test]
+    fn routers_route_back_to_the_right_interface() {
+        let mut net = Network::build(&two_path(), 1).unwrap();
+        let (dst, t) = walk(&mut net, 4, pkt(addr(10, 0, 0, 2), addr(10, 2, 0, 2)));
+        assert_eq!(dst, 0);
+        assert!(t >= 30 * MS);
+    }
+
+    #[test]
+    fn unknown_source_is_not_routed() {
+        let mut net = Network::build(&two_path(), 1).unwrap();
+        assert!(matches!(net.send_from(0, 0, pkt(addr(9, 9, 9, 9), addr(10, 0, 0, 2))), Sent::NoRoute));
+        assert_eq!(net.drops_no_route, 1);
+    }
+}

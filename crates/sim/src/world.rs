@@ -1,0 +1,380 @@
+//! The simulation world and its event loop.
+//!
+//! Endpoints are sans-IO (`mptlab_core::endpoint::Endpoint`); the world feeds
+//! them packets and timeouts and drains what they emit. Applications (`App`)
+//! sit on top: they write into endpoints and react to their events. All work
+//! caused by one event is finished (dirty endpoints drained, application
+//! events dispatched in FIFO order) before the next event is popped, so the
+//! order of everything is a function of the scenario and seed alone.
+//!
+//! Timers are scheduled lazily: each endpoint has at most one live wake-up in
+//! the heap, pushed only when its next deadline moves earlier; a wake-up that
+//! finds nothing due just re-arms. An RTO re-armed on every ACK therefore
+//! costs no heap operation.
+
+use std::collections::VecDeque;
+
+use mptlab_core::endpoint::{AppEvent, Endpoint};
+use mptlab_core::{FlowId, Nanos, Packet};
+
+use crate::events::EventQueue;
+use crate::network::{NodeId, NodeKind, Network, Sent};
+
+pub type EpId = usize;
+pub type AppId = usize;
+
+/// Which end of a flow: the client opened it, the server accepted it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Client,
+    Server,
+}
+
+/// Foreground (the application under study) or background (cross traffic).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Foreground,
+    Background,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Foreground => "foreground",
+            Role::Background => "background",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct FlowInfo {
+    pub label: String,
+    pub protocol: String,
+    pub role: Role,
+    pub app: AppId,
+    pub client_host: NodeId,
+    pub server_host: NodeId,
+    pub client_ep: EpId,
+    pub server_ep: EpId,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Ev {
+    Arrive(usize),
+    EpTimer(EpId),
+    AppTimer(AppId),
+    Sample,
+}
+
+/// What an application may do to the endpoints while handling a callback.
+pub struct AppIo<'a> {
+    pub now: Nanos,
+    eps: &'a mut [Box<dyn Endpoint>],
+    flows: &'a [FlowInfo],
+    dirty: &'a mut Dirty,
+}
+
+impl AppIo<'_> {
+    fn ep(&self, flow: FlowId, side: Side) -> EpId {
+        let f = &self.flows[flow as usize];
+        match side {
+            Side::Client => f.client_ep,
+            Side::Server => f.server_ep,
+        }
+    }
+
+    /// Active open of a flow's client side.
+    pub fn connect(&mut self, flow: FlowId) {
+        let ep = self.ep(flow, Side::Client);
+        self.eps[ep].connect(self.now);
+        self.dirty.mark(ep);
+    }
+
+    /// Write bytes on one side of a flow; returns how many were accepted.
+    pub fn write(&mut self, flow: FlowId, side: Side, len: u64) -> u64 {
+        let ep = self.ep(flow, side);
+        let n = self.eps[ep].write(self.now, len);
+        self.dirty.mark(ep);
+        n
+    }
+
+    pub fn send_space(&self, flow: FlowId, side: Side) -> u64 {
+        self.eps[self.ep(flow, side)].send_space()
+    }
+
+    pub fn close(&mut self, flow: FlowId, side: Side) {
+        let ep = self.ep(flow, side);
+        self.eps[ep].close(self.now);
+        self.dirty.mark(ep);
+    }
+}
+
+/// An application: traffic model plus the glue that measures it.
+pub trait App {
+    /// Called once at time 0.
+    fn start(&mut self, io: &mut AppIo);
+    /// An endpoint of one of this app's flows reported an event.
+    fn on_event(&mut self, flow: FlowId, side: Side, ev: AppEvent, io: &mut AppIo);
+    /// The app's timer expired.
+    fn on_timer(&mut self, io: &mut AppIo);
+    /// When the app next needs `on_timer`.
+    fn poll_timeout(&self) -> Option<Nanos>;
+    /// True once the app has nothing more to do (a page or file completed).
+    /// Apps that never finish (bulk, live video) return false.
+    fn is_done(&self) -> bool;
+    /// Add this app's measurements to the run's report.
+    fn report(&self, rep: &mut crate::metrics::Report);
+}
+
+#[derive(Default)]
+struct Dirty {
+    queue: VecDeque<EpId>,
+    flag: Vec<bool>,
+}
+
+impl Dirty {
+    #[inline]
+    fn mark(&mut self, ep: EpId) {
+        if !self.flag[ep] {
+            self.flag[ep] = true;
+            self.queue.push_back(ep);
+        }
+    }
+}
+
+pub struct World {
+    pub now: Nanos,
+    pub events: EventQueue<Ev>,
+    pub net: Network,
+    pub eps: Vec<Box<dyn Endpoint>>,
+    ep_host: Vec<NodeId>,
+    ep_flow: Vec<FlowId>,
+    ep_timer: Vec<Option<Nanos>>,
+    pub flows: Vec<FlowInfo>,
+    pub apps: Vec<Box<dyn App>>,
+    app_timer: Vec<Option<Nanos>>,
+    app_events: VecDeque<(AppId, FlowId, Side, AppEvent)>,
+    dirty: Dirty,
+    /// Data packets delivered to hosts (the speed benchmark's unit).
+    pub data_packets_delivered: u64,
+    sample_interval: Nanos,
+    /// Called at every sampling instant with the world.
+    pub sampler: Option<Box<dyn FnMut(&World)>>,
+}
+
+impl World {
+    pub fn new(net: Network) -> World {
+        World {
+            now: 0,
+            events: EventQueue::new(),
+            net,
+            eps: Vec::new(),
+            ep_host: Vec::new(),
+            ep_flow: Vec::new(),
+            ep_timer: Vec::new(),
+            flows: Vec::new(),
+            apps: Vec::new(),
+            app_timer: Vec::new(),
+            app_events: VecDeque::new(),
+            dirty: Dirty::default(),
+            data_packets_delivered: 0,
+            sample_interval: 0,
+            sampler: None,
+        }
+    }
+
+    /// The id the next flow will get (endpoints need it at construction).
+    pub fn next_flow_id(&self) -> FlowId {
+        self.flows.len() as FlowId
+    }
+
+    /// The id the next app will get.
+    pub fn next_app_id(&self) -> AppId {
+        self.apps.len()
+    }
+
+    /// Register a flow: its two endpoints (client on `client_host`, server on
+    /// `server_host`) and the app that owns it. Returns the flow id.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_flow(
+        &mut self,
+        label: String,
+        protocol: &str,
+        role: Role,
+        app: AppId,
+        client_host: NodeId,
+        client: Box<dyn Endpoint>,
+        server_host: NodeId,
+        server: Box<dyn Endpoint>,
+    ) -> FlowId {
+        assert_ne!(client_host, server_host, "a flow's ends must be on different hosts");
+        let id = self.flows.len() as FlowId;
+        let client_ep = self.push_ep(client, client_host, id);
+        let server_ep = self.push_ep(server, server_host, id);
+        self.flows.push(FlowInfo { label, protocol: protocol.to_string(), role, app, client_host, server_host, client_ep, server_ep });
+        id
+    }
+
+    fn push_ep(&mut self, ep: Box<dyn Endpoint>, host: NodeId, flow: FlowId) -> EpId {
+        assert_eq!(self.net.nodes[host].kind, NodeKind::Host, "endpoints live on hosts");
+        self.eps.push(ep);
+        self.ep_host.push(host);
+        self.ep_flow.push(flow);
+        self.ep_timer.push(None);
+        self.dirty.flag.push(false);
+        self.eps.len() - 1
+    }
+
+    pub fn add_app(&mut self, app: Box<dyn App>) -> AppId {
+        self.apps.push(app);
+        self.app_timer.push(None);
+        self.apps.len() - 1
+    }
+
+    /// Sample every `interval` (0 = never) by calling `sampler`.
+    pub fn set_sampling(&mut self, interval: Nanos, sampler: Box<dyn FnMut(&World)>) {
+        self.sample_interval = interval;
+        self.sampler = Some(sampler);
+    }
+
+    fn side_of(&self, ep: EpId) -> Side {
+        let f = &self.flows[self.ep_flow[ep] as usize];
+        if f.client_ep == ep {
+            Side::Client
+        } else {
+            Side::Server
+        }
+    }
+
+    /// Run until `end` or until every foreground app is done.
+    pub fn run(&mut self, end: Nanos) {
+        for a in 0..self.apps.len() {
+            let mut io = AppIo { now: self.now, eps: &mut self.eps, flows: &self.flows, dirty: &mut self.dirty };
+            self.apps[a].start(&mut io);
+            self.settle();
+            self.rearm_app(a);
+        }
+        if self.sample_interval > 0 {
+            self.events.push(0, Ev::Sample);
+        }
+        let fg_apps: Vec<AppId> = {
+            let mut v: Vec<AppId> = self.flows.iter().filter(|f| f.role == Role::Foreground).map(|f| f.app).collect();
+            v.dedup();
+            v
+        };
+        while let Some((t, ev)) = self.events.pop() {
+            if t > end {
+                self.now = end;
+                break;
+            }
+            self.now = t;
+            match ev {
+                Ev::Arrive(dl) => self.on_arrive(dl),
+                Ev::EpTimer(ep) => {
+                    if self.ep_timer[ep] == Some(t) {
+                        self.ep_timer[ep] = None;
+                        self.eps[ep].handle_timeout(t);
+                        self.dirty.mark(ep);
+                    }
+                }
+                Ev::AppTimer(a) => {
+                    if self.app_timer[a] == Some(t) {
+                        self.app_timer[a] = None;
+                        let mut io = AppIo { now: t, eps: &mut self.eps, flows: &self.flows, dirty: &mut self.dirty };
+                        self.apps[a].on_timer(&mut io);
+                        self.rearm_app(a);
+                    }
+                }
+                Ev::Sample => {
+                    if let Some(mut s) = self.sampler.take() {
+                        s(self);
+                        self.sampler = Some(s);
+                    }
+                    self.events.push(t + self.sample_interval, Ev::Sample);
+                }
+            }
+            self.settle();
+            if !fg_apps.is_empty() && fg_apps.iter().all(|&a| self.apps[a].is_done()) {
+                break;
+            }
+        }
+    }
+
+    #[inline]
+    fn on_arrive(&mut self, dl: usize) {
+        let (node, pkt, next) = self.net.arrive(dl);
+        if let Some(n) = next {
+            self.events.push(n, Ev::Arrive(dl));
+        }
+        match self.net.nodes[node].kind {
+            NodeKind::Router => self.transmit(node, pkt),
+            NodeKind::Host => {
+                let f = &self.flows[pkt.flow as usize];
+                // A flow's two ends are on different hosts (checked in
+                // add_flow), so the host alone says which end this is.
+                let ep = if f.client_host == node { f.client_ep } else { f.server_ep };
+                if pkt.is_data() {
+                    self.data_packets_delivered += 1;
+                }
+                self.eps[ep].handle_packet(self.now, &pkt);
+                self.dirty.mark(ep);
+            }
+        }
+    }
+
+    #[inline]
+    fn transmit(&mut self, node: NodeId, pkt: Packet) {
+        if let Sent::InFlight { dlink, head: true, at } = self.net.send_from(node, self.now, pkt) {
+            self.events.push(at, Ev::Arrive(dlink));
+        }
+    }
+
+    /// Finish all work caused by the current event.
+    fn settle(&mut self) {
+        loop {
+            if let Some(ep) = self.dirty.queue.pop_front() {
+                self.dirty.flag[ep] = false;
+                self.drain(ep);
+                continue;
+            }
+            if let Some((a, flow, side, ev)) = self.app_events.pop_front() {
+                let mut io = AppIo { now: self.now, eps: &mut self.eps, flows: &self.flows, dirty: &mut self.dirty };
+                self.apps[a].on_event(flow, side, ev, &mut io);
+                self.rearm_app(a);
+                continue;
+            }
+            break;
+        }
+    }
+
+    fn drain(&mut self, ep: EpId) {
+        let host = self.ep_host[ep];
+        let now = self.now;
+        while let Some(p) = self.eps[ep].poll_transmit(now) {
+            self.transmit(host, p);
+        }
+        let flow = self.ep_flow[ep];
+        let side = self.side_of(ep);
+        let app = self.flows[flow as usize].app;
+        while let Some(ev) = self.eps[ep].poll_event() {
+            self.app_events.push_back((app, flow, side, ev));
+        }
+        if let Some(t) = self.eps[ep].poll_timeout() {
+            let t = t.max(now);
+            if self.ep_timer[ep].is_none_or(|s| t < s) {
+                self.ep_timer[ep] = Some(t);
+                self.events.push(t, Ev::EpTimer(ep));
+            }
+        }
+    }
+
+    fn rearm_app(&mut self, a: AppId) {
+        if let Some(t) = self.apps[a].poll_timeout() {
+            let t = t.max(self.now);
+            if self.app_timer[a].is_none_or(|s| t < s) {
+                self.app_timer[a] = Some(t);
+                self.events.push(t, Ev::AppTimer(a));
+            }
+        }
+    }
+}
