@@ -6,3 +6,4 @@ pub mod network;
 pub mod world;
 pub mod apps;
 pub mod metrics;
+pub mod topology;
