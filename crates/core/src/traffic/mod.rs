@@ -9,14 +9,14 @@
 //!
 //! Where every distribution and number comes from: `docs/traffic.md`.
 
-// pub mod browser;
+pub mod browser;
 // pub mod bulk;
 pub mod gaming;
 pub mod gaming_trace;
 // pub mod metrics;
 // pub mod onoff;
 pub mod video;
-// pub mod web;
+pub mod web;
 
 use crate::rng::SimRng;
 use crate::time::Nanos;
