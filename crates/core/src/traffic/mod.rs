@@ -10,11 +10,11 @@
 //! Where every distribution and number comes from: `docs/traffic.md`.
 
 pub mod browser;
-// pub mod bulk;
+pub mod bulk;
 pub mod gaming;
 pub mod gaming_trace;
 // pub mod metrics;
-// pub mod onoff;
+pub mod onoff;
 pub mod video;
 pub mod web;
 
