@@ -13,7 +13,7 @@ pub mod browser;
 pub mod bulk;
 pub mod gaming;
 pub mod gaming_trace;
-// pub mod metrics;
+pub mod metrics;
 pub mod onoff;
 pub mod video;
 pub mod web;
