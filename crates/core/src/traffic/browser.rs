@@ -37,7 +37,11 @@ pub struct BrowserConfig {
 
 impl Default for BrowserConfig {
     fn default() -> Self {
-        BrowserConfig { max_connections: 6, request_bytes: 350, response_header_bytes: 250 }
+        BrowserConfig {
+            max_connections: 6,
+            request_bytes: 350,
+            response_header_bytes: 250,
+        }
     }
 }
 
@@ -47,7 +51,12 @@ pub enum BrowserAction {
     /// Open connection `conn`; call `on_connected` when established.
     OpenConnection(usize),
     /// Write `request_bytes` on `conn`; the server answers with `response_bytes`.
-    SendRequest { conn: usize, object: usize, request_bytes: u32, response_bytes: u64 },
+    SendRequest {
+        conn: usize,
+        object: usize,
+        request_bytes: u32,
+        response_bytes: u64,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,7 +64,10 @@ enum Conn {
     Connecting,
     Idle,
     /// Waiting for `object`; complete when cumulative response bytes reach `until`.
-    Busy { object: usize, until: u64 },
+    Busy {
+        object: usize,
+        until: u64,
+    },
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -117,16 +129,30 @@ impl Browser {
     pub fn on_connected(&mut self, conn: usize, now: Nanos) -> Result<Vec<BrowserAction>, String> {
         match self.conns.get(conn) {
             Some(Conn::Connecting) => self.conns[conn] = Conn::Idle,
-            _ => return Err(invalid("browser", format!("on_connected for connection {conn} that is not connecting"))),
+            _ => {
+                return Err(invalid(
+                    "browser",
+                    format!("on_connected for connection {conn} that is not connecting"),
+                ))
+            }
         }
         Ok(self.dispatch(now))
     }
 
     /// The response outstanding on `conn` has fully arrived.
-    pub fn on_response_complete(&mut self, conn: usize, now: Nanos) -> Result<Vec<BrowserAction>, String> {
+    pub fn on_response_complete(
+        &mut self,
+        conn: usize,
+        now: Nanos,
+    ) -> Result<Vec<BrowserAction>, String> {
         let object = match self.conns.get(conn) {
             Some(Conn::Busy { object, .. }) => *object,
-            _ => return Err(invalid("browser", format!("response complete on connection {conn} with no request"))),
+            _ => {
+                return Err(invalid(
+                    "browser",
+                    format!("response complete on connection {conn} with no request"),
+                ))
+            }
         };
         self.conns[conn] = Conn::Idle;
         self.timing[object].completed = Some(now);
@@ -147,9 +173,16 @@ impl Browser {
 
     /// Driver convenience: the cumulative response bytes received on `conn`
     /// are `cumulative`; completes the outstanding response when reached.
-    pub fn on_response_bytes(&mut self, conn: usize, cumulative: u64, now: Nanos) -> Result<Vec<BrowserAction>, String> {
+    pub fn on_response_bytes(
+        &mut self,
+        conn: usize,
+        cumulative: u64,
+        now: Nanos,
+    ) -> Result<Vec<BrowserAction>, String> {
         match self.conns.get(conn) {
-            Some(Conn::Busy { until, .. }) if cumulative >= *until => self.on_response_complete(conn, now),
+            Some(Conn::Busy { until, .. }) if cumulative >= *until => {
+                self.on_response_complete(conn, now)
+            }
             _ => Ok(Vec::new()),
         }
     }
@@ -192,16 +225,35 @@ impl Browser {
     fn dispatch(&mut self, now: Nanos) -> Vec<BrowserAction> {
         let mut out = Vec::new();
         // before the HTML has arrived only the HTML may be requested
-        let limit = if self.html_done { self.page.objects.len() } else { 1 };
+        let limit = if self.html_done {
+            self.page.objects.len()
+        } else {
+            1
+        };
         while self.next_object < limit {
-            let Some(conn) = self.conns.iter().position(|c| *c == Conn::Idle) else { break };
+            let Some(conn) = self.conns.iter().position(|c| *c == Conn::Idle) else {
+                break;
+            };
             let object = self.next_object;
             self.next_object += 1;
-            let response_bytes = self.page.objects[object] as u64 + self.cfg.response_header_bytes as u64;
+            let response_bytes =
+                self.page.objects[object] as u64 + self.cfg.response_header_bytes as u64;
             self.expected[conn] += response_bytes;
-            self.conns[conn] = Conn::Busy { object, until: self.expected[conn] };
-            self.timing[object] = ObjectTiming { requested: Some(now), completed: None, conn: Some(conn) };
-            out.push(BrowserAction::SendRequest { conn, object, request_bytes: self.cfg.request_bytes, response_bytes });
+            self.conns[conn] = Conn::Busy {
+                object,
+                until: self.expected[conn],
+            };
+            self.timing[object] = ObjectTiming {
+                requested: Some(now),
+                completed: None,
+                conn: Some(conn),
+            };
+            out.push(BrowserAction::SendRequest {
+                conn,
+                object,
+                request_bytes: self.cfg.request_bytes,
+                response_bytes,
+            });
         }
         out
     }
@@ -231,7 +283,13 @@ impl HttpServerConn {
     /// since simulated packets have no payload). Call in sending order.
     pub fn expect_request(&mut self, object: usize, request_bytes: u32, response_bytes: u64) {
         self.expected += request_bytes as u64;
-        self.pending.push_back((self.expected, Response { object, response_bytes }));
+        self.pending.push_back((
+            self.expected,
+            Response {
+                object,
+                response_bytes,
+            },
+        ));
     }
 
     /// `cumulative` request bytes have arrived in order; returns the
@@ -253,8 +311,8 @@ impl HttpServerConn {
 mod tests {
     use super::*;
     use crate::rng::SimRng;
-    use std::collections::BinaryHeap;
     use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
 
     /// A toy driver: each connection has a fixed RTT and rate; events in a heap.
     fn run(page: Page, cfg: BrowserConfig, seed: u64) -> (Browser, Vec<usize>) {
@@ -265,7 +323,12 @@ mod tests {
         let mut rx: Vec<u64> = Vec::new();
         let mut order = Vec::new();
         let mut max_busy = 0;
-        let mut handle = |acts: Vec<BrowserAction>, now: Nanos, q: &mut BinaryHeap<_>, servers: &mut Vec<HttpServerConn>, rx: &mut Vec<u64>, order: &mut Vec<usize>| {
+        let mut handle = |acts: Vec<BrowserAction>,
+                          now: Nanos,
+                          q: &mut BinaryHeap<_>,
+                          servers: &mut Vec<HttpServerConn>,
+                          rx: &mut Vec<u64>,
+                          order: &mut Vec<usize>| {
             for a in acts {
                 match a {
                     BrowserAction::OpenConnection(c) => {
@@ -274,7 +337,12 @@ mod tests {
                         rx.push(0);
                         q.push(Reverse((now + 20_000_000, 0u8, c)));
                     }
-                    BrowserAction::SendRequest { conn, object, request_bytes, response_bytes } => {
+                    BrowserAction::SendRequest {
+                        conn,
+                        object,
+                        request_bytes,
+                        response_bytes,
+                    } => {
                         order.push(object);
                         servers[conn].expect_request(object, request_bytes, response_bytes);
                         let got = servers[conn].on_request_bytes(u64::MAX);
@@ -290,9 +358,17 @@ mod tests {
         handle(acts, 0, &mut q, &mut servers, &mut rx, &mut order);
         while let Some(Reverse((now, kind, c))) = q.pop() {
             assert!(!b.is_done());
-            let acts = if kind == 0 { b.on_connected(c, now).unwrap() } else { b.on_response_bytes(c, rx[c], now).unwrap() };
+            let acts = if kind == 0 {
+                b.on_connected(c, now).unwrap()
+            } else {
+                b.on_response_bytes(c, rx[c], now).unwrap()
+            };
             handle(acts, now, &mut q, &mut servers, &mut rx, &mut order);
-            let busy = b.conns.iter().filter(|c| matches!(c, Conn::Busy { .. })).count();
+            let busy = b
+                .conns
+                .iter()
+                .filter(|c| matches!(c, Conn::Busy { .. }))
+                .count();
             max_busy = max_busy.max(busy);
             if b.is_done() {
                 assert_eq!(b.page_load_time(), Some(now));
@@ -325,24 +401,59 @@ mod tests {
 
     #[test]
     fn small_pages_open_only_needed_connections() {
-        let (b, _) = run(Page::from_sizes("p", &[1000, 10, 10]).unwrap(), BrowserConfig::default(), 2);
+        let (b, _) = run(
+            Page::from_sizes("p", &[1000, 10, 10]).unwrap(),
+            BrowserConfig::default(),
+            2,
+        );
         assert_eq!(b.connections_opened(), 2);
-        let (b, _) = run(Page::from_sizes("p", &[1000]).unwrap(), BrowserConfig::default(), 2);
+        let (b, _) = run(
+            Page::from_sizes("p", &[1000]).unwrap(),
+            BrowserConfig::default(),
+            2,
+        );
         assert_eq!(b.connections_opened(), 1);
-        let (b, _) = run(Page::preset("amazon", 0).unwrap(), BrowserConfig { max_connections: 1, ..Default::default() }, 2);
+        let (b, _) = run(
+            Page::preset("amazon", 0).unwrap(),
+            BrowserConfig {
+                max_connections: 1,
+                ..Default::default()
+            },
+            2,
+        );
         assert_eq!(b.connections_opened(), 1);
     }
 
     #[test]
     fn response_sizes_include_headers() {
-        let mut b = Browser::new(Page::from_sizes("p", &[1000, 10]).unwrap(), BrowserConfig::default()).unwrap();
+        let mut b = Browser::new(
+            Page::from_sizes("p", &[1000, 10]).unwrap(),
+            BrowserConfig::default(),
+        )
+        .unwrap();
         assert_eq!(b.start(0), vec![BrowserAction::OpenConnection(0)]);
         let a = b.on_connected(0, 5).unwrap();
-        assert_eq!(a, vec![BrowserAction::SendRequest { conn: 0, object: 0, request_bytes: 350, response_bytes: 1250 }]);
+        assert_eq!(
+            a,
+            vec![BrowserAction::SendRequest {
+                conn: 0,
+                object: 0,
+                request_bytes: 350,
+                response_bytes: 1250
+            }]
+        );
         assert!(b.on_response_bytes(0, 1249, 6).unwrap().is_empty());
         let a = b.on_response_bytes(0, 1250, 7).unwrap();
         // conn 0 is reused at once; no second connection for one object
-        assert_eq!(a, vec![BrowserAction::SendRequest { conn: 0, object: 1, request_bytes: 350, response_bytes: 260 }]);
+        assert_eq!(
+            a,
+            vec![BrowserAction::SendRequest {
+                conn: 0,
+                object: 1,
+                request_bytes: 350,
+                response_bytes: 260
+            }]
+        );
         assert!(b.on_response_bytes(0, 1509, 8).unwrap().is_empty());
         b.on_response_bytes(0, 1510, 9).unwrap();
         assert_eq!(b.page_load_time(), Some(9));
@@ -350,10 +461,21 @@ mod tests {
 
     #[test]
     fn misuse_is_an_error_not_a_panic() {
-        let mut b = Browser::new(Page::from_sizes("p", &[1]).unwrap(), BrowserConfig::default()).unwrap();
+        let mut b = Browser::new(
+            Page::from_sizes("p", &[1]).unwrap(),
+            BrowserConfig::default(),
+        )
+        .unwrap();
         assert!(b.on_connected(3, 0).is_err());
         assert!(b.on_response_complete(0, 0).is_err());
-        assert!(Browser::new(Page::from_sizes("p", &[1]).unwrap(), BrowserConfig { max_connections: 0, ..Default::default() }).is_err());
+        assert!(Browser::new(
+            Page::from_sizes("p", &[1]).unwrap(),
+            BrowserConfig {
+                max_connections: 0,
+                ..Default::default()
+            }
+        )
+        .is_err());
     }
 
     #[test]
@@ -362,8 +484,20 @@ mod tests {
         s.expect_request(0, 350, 1000);
         s.expect_request(4, 350, 20);
         assert!(s.on_request_bytes(349).is_empty());
-        assert_eq!(s.on_request_bytes(350), vec![Response { object: 0, response_bytes: 1000 }]);
-        assert_eq!(s.on_request_bytes(700), vec![Response { object: 4, response_bytes: 20 }]);
+        assert_eq!(
+            s.on_request_bytes(350),
+            vec![Response {
+                object: 0,
+                response_bytes: 1000
+            }]
+        );
+        assert_eq!(
+            s.on_request_bytes(700),
+            vec![Response {
+                object: 4,
+                response_bytes: 20
+            }]
+        );
         assert!(s.on_request_bytes(800).is_empty());
     }
 }

@@ -27,7 +27,11 @@ pub fn file_presets() -> Vec<(String, u64)> {
     let mut out = Vec::new();
     let mut b: u64 = 8 * 1024;
     while b <= 32 * 1024 * 1024 {
-        let name = if b < 1024 * 1024 { format!("file-{}k", b / 1024) } else { format!("file-{}m", b / (1024 * 1024)) };
+        let name = if b < 1024 * 1024 {
+            format!("file-{}k", b / 1024)
+        } else {
+            format!("file-{}m", b / (1024 * 1024))
+        };
         out.push((name, b));
         b *= 2;
     }
@@ -58,9 +62,17 @@ pub struct FileSource {
 impl FileSource {
     pub fn new(cfg: FileConfig) -> Result<Self, String> {
         if cfg.bytes == 0 || cfg.bytes > u32::MAX as u64 {
-            return Err(invalid("file", format!("size {} not in 1..=u32::MAX bytes", cfg.bytes)));
+            return Err(invalid(
+                "file",
+                format!("size {} not in 1..=u32::MAX bytes", cfg.bytes),
+            ));
         }
-        Ok(FileSource { msg: Some(Message { at: cfg.start, bytes: cfg.bytes as u32 }) })
+        Ok(FileSource {
+            msg: Some(Message {
+                at: cfg.start,
+                bytes: cfg.bytes as u32,
+            }),
+        })
     }
 }
 
@@ -127,9 +139,19 @@ mod tests {
 
     #[test]
     fn file_is_one_message() {
-        let mut f = FileSource::new(FileConfig { bytes: 32 << 20, start: 7 }).unwrap();
+        let mut f = FileSource::new(FileConfig {
+            bytes: 32 << 20,
+            start: 7,
+        })
+        .unwrap();
         let mut rng = SimRng::from_u64(0);
-        assert_eq!(f.next(&mut rng), Some(Message { at: 7, bytes: 32 << 20 }));
+        assert_eq!(
+            f.next(&mut rng),
+            Some(Message {
+                at: 7,
+                bytes: 32 << 20
+            })
+        );
         assert_eq!(f.next(&mut rng), None);
         assert!(FileSource::new(FileConfig::new(0)).is_err());
         assert!(FileSource::new(FileConfig::new(1 << 40)).is_err());

@@ -93,9 +93,21 @@ pub struct GamingPreset {
 /// Seed 000, section 4.3.2: Trace 1..3.
 pub fn presets() -> &'static [GamingPreset] {
     &[
-        GamingPreset { name: "aoc-trace1", mean_idt_ms: 81.4, mean_size_bytes: 142.7 },
-        GamingPreset { name: "aoc-trace2", mean_idt_ms: 74.1, mean_size_bytes: 113.0 },
-        GamingPreset { name: "aoc-trace3", mean_idt_ms: 167.7, mean_size_bytes: 101.7 },
+        GamingPreset {
+            name: "aoc-trace1",
+            mean_idt_ms: 81.4,
+            mean_size_bytes: 142.7,
+        },
+        GamingPreset {
+            name: "aoc-trace2",
+            mean_idt_ms: 74.1,
+            mean_size_bytes: 113.0,
+        },
+        GamingPreset {
+            name: "aoc-trace3",
+            mean_idt_ms: 167.7,
+            mean_size_bytes: 101.7,
+        },
     ]
 }
 
@@ -122,7 +134,10 @@ impl Calibration {
         let n_steady = n_total - c.setup_packets as f64;
         let b_steady = b_total - c.setup_packets as f64 * c.mtu_bytes as f64;
         if n_steady < 1.0 || b_steady <= 0.0 {
-            return Err(invalid("gaming", "setup chunk exceeds the packets or bytes the targets allow over `duration`"));
+            return Err(invalid(
+                "gaming",
+                "setup chunk exceeds the packets or bytes the targets allow over `duration`",
+            ));
         }
         let mean_burst = (c.burst_min + c.burst_max) as f64 / 2.0;
         let g = 1.0 - c.burst_prob + c.burst_prob * mean_burst;
@@ -130,7 +145,8 @@ impl Calibration {
         let mean_event_gap_s = h * g / n_steady;
         // per-event bytes = (1-p) E[S] + p E[k] mtu must equal b_steady g / n_steady
         let per_event = b_steady * g / n_steady;
-        let mean_small = (per_event - c.burst_prob * mean_burst * c.mtu_bytes as f64) / (1.0 - c.burst_prob);
+        let mean_small =
+            (per_event - c.burst_prob * mean_burst * c.mtu_bytes as f64) / (1.0 - c.burst_prob);
         let excess = mean_small - c.min_small_bytes as f64;
         if excess <= 0.0 {
             return Err(invalid(
@@ -140,7 +156,12 @@ impl Calibration {
         }
         // log-normal mean = exp(mu + sigma^2/2)
         let small_mu = excess.ln() - c.small_sigma * c.small_sigma / 2.0;
-        Ok(Calibration { mean_event_gap_s, packets_per_event: g, mean_small_bytes: mean_small, small_mu })
+        Ok(Calibration {
+            mean_event_gap_s,
+            packets_per_event: g,
+            mean_small_bytes: mean_small,
+            small_mu,
+        })
     }
 }
 
@@ -180,7 +201,13 @@ impl GamingSource {
             return Err(invalid("gaming", "small_sigma must be finite and >= 0"));
         }
         let cal = Calibration::derive(&cfg)?;
-        Ok(GamingSource { setup_left: cfg.setup_packets, cfg, cal, burst_left: 0, t: 0.0 })
+        Ok(GamingSource {
+            setup_left: cfg.setup_packets,
+            cfg,
+            cal,
+            burst_left: 0,
+            t: 0.0,
+        })
     }
 
     pub fn calibration(&self) -> Calibration {
@@ -206,7 +233,10 @@ impl MessageSource for GamingSource {
         }
         if self.burst_left > 0 {
             self.burst_left -= 1;
-            return Some(Message { at: self.at(), bytes: mtu });
+            return Some(Message {
+                at: self.at(),
+                bytes: mtu,
+            });
         }
         self.t += rng.exponential(self.cal.mean_event_gap_s);
         if self.at() >= self.cfg.duration {
@@ -214,13 +244,20 @@ impl MessageSource for GamingSource {
             return None;
         }
         if rng.chance(self.cfg.burst_prob) {
-            let k = self.cfg.burst_min as u64 + rng.below((self.cfg.burst_max - self.cfg.burst_min + 1) as u64);
+            let k = self.cfg.burst_min as u64
+                + rng.below((self.cfg.burst_max - self.cfg.burst_min + 1) as u64);
             self.burst_left = k as u32 - 1;
-            return Some(Message { at: self.at(), bytes: mtu });
+            return Some(Message {
+                at: self.at(),
+                bytes: mtu,
+            });
         }
         let extra = rng.lognormal(self.cal.small_mu, self.cfg.small_sigma);
         let bytes = self.cfg.min_small_bytes as u64 + round_random(extra, rng);
-        Some(Message { at: self.at(), bytes: bytes.min(u32::MAX as u64) as u32 })
+        Some(Message {
+            at: self.at(),
+            bytes: bytes.min(u32::MAX as u64) as u32,
+        })
     }
 }
 
@@ -250,8 +287,16 @@ mod tests {
         for p in presets() {
             let cfg = GamingConfig::preset(p.name).unwrap();
             let (idt, size) = totals(&cfg, 20);
-            assert!((idt / p.mean_idt_ms - 1.0).abs() < 0.03, "{}: idt {idt}", p.name);
-            assert!((size / p.mean_size_bytes - 1.0).abs() < 0.03, "{}: size {size}", p.name);
+            assert!(
+                (idt / p.mean_idt_ms - 1.0).abs() < 0.03,
+                "{}: idt {idt}",
+                p.name
+            );
+            assert!(
+                (size / p.mean_size_bytes - 1.0).abs() < 0.03,
+                "{}: size {size}",
+                p.name
+            );
         }
     }
 
@@ -266,7 +311,10 @@ mod tests {
         let m = src.next(&mut rng).unwrap();
         assert!(m.at > 0);
         let c = src.calibration();
-        assert!(c.mean_small_bytes > 50.0 && c.mean_small_bytes < 142.7, "{c:?}");
+        assert!(
+            c.mean_small_bytes > 50.0 && c.mean_small_bytes < 142.7,
+            "{c:?}"
+        );
     }
 
     #[test]
@@ -285,12 +333,33 @@ mod tests {
     fn bad_configs_are_rejected() {
         let ok = GamingConfig::with_targets(80.0, 100.0);
         assert!(GamingSource::new(ok.clone()).is_ok());
-        assert!(GamingSource::new(GamingConfig { mean_idt_ms: 0.0, ..ok.clone() }).is_err());
-        assert!(GamingSource::new(GamingConfig { mean_size_bytes: f64::NAN, ..ok.clone() }).is_err());
-        assert!(GamingSource::new(GamingConfig { burst_prob: 1.0, ..ok.clone() }).is_err());
-        assert!(GamingSource::new(GamingConfig { burst_min: 3, burst_max: 2, ..ok.clone() }).is_err());
+        assert!(GamingSource::new(GamingConfig {
+            mean_idt_ms: 0.0,
+            ..ok.clone()
+        })
+        .is_err());
+        assert!(GamingSource::new(GamingConfig {
+            mean_size_bytes: f64::NAN,
+            ..ok.clone()
+        })
+        .is_err());
+        assert!(GamingSource::new(GamingConfig {
+            burst_prob: 1.0,
+            ..ok.clone()
+        })
+        .is_err());
+        assert!(GamingSource::new(GamingConfig {
+            burst_min: 3,
+            burst_max: 2,
+            ..ok.clone()
+        })
+        .is_err());
         // a setup chunk bigger than the whole byte budget
-        assert!(GamingSource::new(GamingConfig { setup_packets: 5000, ..ok.clone() }).is_err());
+        assert!(GamingSource::new(GamingConfig {
+            setup_packets: 5000,
+            ..ok.clone()
+        })
+        .is_err());
         assert!(GamingConfig::preset("nope").is_err());
     }
 }

@@ -30,15 +30,23 @@ fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 }
 
 fn parse_ms(name: &str, line: usize, s: &str) -> Result<f64, String> {
-    let v: f64 = s.trim().parse().map_err(|_| format!("{name}:{line}: not a number of milliseconds: {s:?}"))?;
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{name}:{line}: not a number of milliseconds: {s:?}"))?;
     if !v.is_finite() || v < 0.0 {
-        return Err(format!("{name}:{line}: time must be finite and >= 0, got {s:?}"));
+        return Err(format!(
+            "{name}:{line}: time must be finite and >= 0, got {s:?}"
+        ));
     }
     Ok(v)
 }
 
 fn parse_size(name: &str, line: usize, s: &str) -> Result<u32, String> {
-    let v: u32 = s.trim().parse().map_err(|_| format!("{name}:{line}: not a packet size in bytes: {s:?}"))?;
+    let v: u32 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{name}:{line}: not a packet size in bytes: {s:?}"))?;
     if v == 0 {
         return Err(format!("{name}:{line}: packet size must be > 0"));
     }
@@ -48,7 +56,12 @@ fn parse_size(name: &str, line: usize, s: &str) -> Result<u32, String> {
 impl Trace {
     /// Parse a D-ITG `-Ft` (inter-departure ms) / `-Fs` (bytes) pair. The two
     /// files must have the same number of entries.
-    pub fn from_ditg(idt_name: &str, idt_text: &str, size_name: &str, size_text: &str) -> Result<Trace, String> {
+    pub fn from_ditg(
+        idt_name: &str,
+        idt_text: &str,
+        size_name: &str,
+        size_text: &str,
+    ) -> Result<Trace, String> {
         let idts = data_lines(idt_text)
             .map(|(n, l)| parse_ms(idt_name, n, l))
             .collect::<Result<Vec<_>, _>>()?;
@@ -73,7 +86,10 @@ impl Trace {
         let mut t_ms = 0.0;
         let mut packets = Vec::with_capacity(sizes.len());
         for (i, &bytes) in sizes.iter().enumerate() {
-            packets.push(Message { at: ms(t_ms), bytes });
+            packets.push(Message {
+                at: ms(t_ms),
+                bytes,
+            });
             t_ms += idts[i];
         }
         Ok(Trace { packets })
@@ -86,7 +102,11 @@ impl Trace {
             let mut cols = l.split(',');
             let (t, s) = match (cols.next(), cols.next(), cols.next()) {
                 (Some(t), Some(s), None) => (t, s),
-                _ => return Err(format!("{name}:{n}: expected two columns time_ms,size_bytes: {l:?}")),
+                _ => {
+                    return Err(format!(
+                        "{name}:{n}: expected two columns time_ms,size_bytes: {l:?}"
+                    ))
+                }
             };
             // a header is allowed only as the first data line
             if k == 0 && t.trim().parse::<f64>().is_err() && s.trim().parse::<u32>().is_err() {
@@ -109,7 +129,11 @@ impl Trace {
     pub fn means(&self) -> (f64, f64) {
         let n = self.packets.len();
         let span = self.packets[n - 1].at - self.packets[0].at;
-        let idt = if n > 1 { crate::time::to_ms(span) / (n - 1) as f64 } else { 0.0 };
+        let idt = if n > 1 {
+            crate::time::to_ms(span) / (n - 1) as f64
+        } else {
+            0.0
+        };
         let size = self.packets.iter().map(|p| p.bytes as f64).sum::<f64>() / n as f64;
         (idt, size)
     }
@@ -133,7 +157,10 @@ impl MessageSource for TraceSource {
     fn next(&mut self, _rng: &mut SimRng) -> Option<Message> {
         let p = *self.trace.packets.get(self.i)?;
         self.i += 1;
-        Some(Message { at: self.start + p.at, bytes: p.bytes })
+        Some(Message {
+            at: self.start + p.at,
+            bytes: p.bytes,
+        })
     }
 }
 
@@ -161,8 +188,12 @@ mod tests {
         assert!(e.contains("a.ps:2"), "{e}");
         let e = Trace::from_ditg("a.idt", "1\n-2\n", "a.ps", "1\n2\n").unwrap_err();
         assert!(e.contains("a.idt:2"), "{e}");
-        assert!(Trace::from_ditg("a.idt", "", "a.ps", "1").unwrap_err().contains("empty"));
-        assert!(Trace::from_ditg("a.idt", "1\n2", "a.ps", "1").unwrap_err().contains("a.ps has 1"));
+        assert!(Trace::from_ditg("a.idt", "", "a.ps", "1")
+            .unwrap_err()
+            .contains("empty"));
+        assert!(Trace::from_ditg("a.idt", "1\n2", "a.ps", "1")
+            .unwrap_err()
+            .contains("a.ps has 1"));
     }
 
     #[test]
@@ -170,7 +201,13 @@ mod tests {
         let a = Trace::from_csv("g.csv", "time_ms,size_bytes\n0,100\n81.4,142\n").unwrap();
         let b = Trace::from_csv("g.csv", "0,100\n81.4,142\n").unwrap();
         assert_eq!(a, b);
-        assert_eq!(a.packets[1], Message { at: 81_400_000, bytes: 142 });
+        assert_eq!(
+            a.packets[1],
+            Message {
+                at: 81_400_000,
+                bytes: 142
+            }
+        );
         let (idt, size) = a.means();
         assert!((idt - 81.4).abs() < 1e-9 && (size - 121.0).abs() < 1e-9);
     }
@@ -178,9 +215,17 @@ mod tests {
     #[test]
     fn csv_errors() {
         assert!(Trace::from_csv("g.csv", "").unwrap_err().contains("empty"));
-        assert!(Trace::from_csv("g.csv", "0,1\n1;2\n").unwrap_err().contains("g.csv:2"));
-        assert!(Trace::from_csv("g.csv", "5,1\n1,2\n").unwrap_err().contains("backwards"));
-        assert!(Trace::from_csv("g.csv", "0,1\n1,0\n").unwrap_err().contains("g.csv:2"));
-        assert!(Trace::from_csv("g.csv", "0,1\nfoo,bar\n").unwrap_err().contains("g.csv:2"));
+        assert!(Trace::from_csv("g.csv", "0,1\n1;2\n")
+            .unwrap_err()
+            .contains("g.csv:2"));
+        assert!(Trace::from_csv("g.csv", "5,1\n1,2\n")
+            .unwrap_err()
+            .contains("backwards"));
+        assert!(Trace::from_csv("g.csv", "0,1\n1,0\n")
+            .unwrap_err()
+            .contains("g.csv:2"));
+        assert!(Trace::from_csv("g.csv", "0,1\nfoo,bar\n")
+            .unwrap_err()
+            .contains("g.csv:2"));
     }
 }

@@ -59,11 +59,18 @@ impl MessageLog {
     /// the order recorded.
     pub fn record(&mut self, id: u64, bytes: u64, sent_at: Nanos) -> Result<Range<u64>, String> {
         if bytes == 0 {
-            return Err(format!("message {id}: empty messages cannot be delimited in a byte stream"));
+            return Err(format!(
+                "message {id}: empty messages cannot be delimited in a byte stream"
+            ));
         }
         let start = self.next_offset;
         self.next_offset += bytes;
-        self.pending.push_back(Pending { id, start, end: self.next_offset, sent_at });
+        self.pending.push_back(Pending {
+            id,
+            start,
+            end: self.next_offset,
+            sent_at,
+        });
         Ok(start..self.next_offset)
     }
 
@@ -82,7 +89,13 @@ impl MessageLog {
             }
             let p = self.pending.pop_front().unwrap_or_else(|| unreachable!());
             self.jitter.update(p.sent_at, now);
-            out.push(Delivery { id: p.id, start: p.start, end: p.end, sent_at: p.sent_at, delivered_at: now });
+            out.push(Delivery {
+                id: p.id,
+                start: p.start,
+                end: p.end,
+                sent_at: p.sent_at,
+                delivered_at: now,
+            });
         }
         out
     }

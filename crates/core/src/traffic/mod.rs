@@ -44,7 +44,11 @@ impl<S: MessageSource + ?Sized> MessageSource for Box<S> {
 
 /// All messages of `src` with `at < end` (convenience for tests and drivers
 /// that pre-compute a schedule). Stops at the first message at or after `end`.
-pub fn take_until<S: MessageSource + ?Sized>(src: &mut S, rng: &mut SimRng, end: Nanos) -> Vec<Message> {
+pub fn take_until<S: MessageSource + ?Sized>(
+    src: &mut S,
+    rng: &mut SimRng,
+    end: Nanos,
+) -> Vec<Message> {
     let mut out = Vec::new();
     while let Some(m) = src.next(rng) {
         if m.at >= end {
@@ -57,7 +61,16 @@ pub fn take_until<S: MessageSource + ?Sized>(src: &mut S, rng: &mut SimRng, end:
 
 /// Model names, for `mptlab list`.
 pub fn names() -> &'static [&'static str] {
-    &["video-cbr", "gaming-trace", "gaming-synthetic", "web", "file", "bulk", "pareto-onoff", "background-tcp"]
+    &[
+        "video-cbr",
+        "gaming-trace",
+        "gaming-synthetic",
+        "web",
+        "file",
+        "bulk",
+        "pareto-onoff",
+        "background-tcp",
+    ]
 }
 
 /// Convenience: a uniform error constructor so messages read alike.

@@ -42,7 +42,14 @@ pub struct OnOffConfig {
 
 impl Default for OnOffConfig {
     fn default() -> Self {
-        OnOffConfig { shape: 1.5, on_scale_s: 0.1666667, off_scale_s: 0.1666667, frame_rate: 25, frame_bytes: 5000, start: 0 }
+        OnOffConfig {
+            shape: 1.5,
+            on_scale_s: 0.1666667,
+            off_scale_s: 0.1666667,
+            frame_rate: 25,
+            frame_bytes: 5000,
+            start: 0,
+        }
     }
 }
 
@@ -68,11 +75,17 @@ impl OnOffConfig {
         let base = Self::default();
         let peak = base.peak_bps();
         if !(rate_bps.is_finite() && rate_bps > 0.0 && rate_bps <= peak) {
-            return Err(invalid("pareto-onoff", format!("mean rate {rate_bps} bit/s not in (0, {peak}]")));
+            return Err(invalid(
+                "pareto-onoff",
+                format!("mean rate {rate_bps} bit/s not in (0, {peak}]"),
+            ));
         }
         let on = pareto_mean(base.shape, base.on_scale_s);
         let off = on * (peak / rate_bps - 1.0);
-        Ok(OnOffConfig { off_scale_s: off * (base.shape - 1.0) / base.shape, ..base })
+        Ok(OnOffConfig {
+            off_scale_s: off * (base.shape - 1.0) / base.shape,
+            ..base
+        })
     }
 
     fn validate(&self) -> Result<(), String> {
@@ -86,7 +99,10 @@ impl OnOffConfig {
             return Err(invalid("pareto-onoff", "off_scale_s must be >= 0"));
         }
         if self.frame_rate == 0 || self.frame_bytes == 0 {
-            return Err(invalid("pareto-onoff", "frame_rate and frame_bytes must be > 0"));
+            return Err(invalid(
+                "pareto-onoff",
+                "frame_rate and frame_bytes must be > 0",
+            ));
         }
         Ok(())
     }
@@ -119,7 +135,10 @@ pub fn background_plan(capacity_bps: f64, share: f64) -> Result<BackgroundPlan, 
     let class_rate = if capacity_bps >= 10e6 { 500e3 } else { 100e3 };
     let peak = OnOffConfig::default().peak_bps();
     let flows = ((target / class_rate).round().max(1.0)).max((target / peak).ceil()) as u32;
-    Ok(BackgroundPlan { flows, per_flow_bps: target / flows as f64 })
+    Ok(BackgroundPlan {
+        flows,
+        per_flow_bps: target / flows as f64,
+    })
 }
 
 /// A Pareto on/off frame source.
@@ -138,7 +157,13 @@ impl OnOffSource {
     pub fn new(cfg: OnOffConfig) -> Result<Self, String> {
         cfg.validate()?;
         let interval = SEC / cfg.frame_rate as u64;
-        Ok(OnOffSource { cur: cfg.start, cfg, interval, on_end: None, until_frame: 0 })
+        Ok(OnOffSource {
+            cur: cfg.start,
+            cfg,
+            interval,
+            on_end: None,
+            until_frame: 0,
+        })
     }
 }
 
@@ -148,7 +173,9 @@ impl MessageSource for OnOffSource {
             let on_end = match self.on_end {
                 Some(e) => e,
                 None => {
-                    let e = self.cur.saturating_add(secs(rng.pareto(self.cfg.shape, self.cfg.on_scale_s)));
+                    let e = self
+                        .cur
+                        .saturating_add(secs(rng.pareto(self.cfg.shape, self.cfg.on_scale_s)));
                     self.on_end = Some(e);
                     e
                 }
@@ -157,14 +184,21 @@ impl MessageSource for OnOffSource {
             if t < on_end {
                 self.cur = t;
                 self.until_frame = self.interval;
-                return Some(Message { at: t, bytes: self.cfg.frame_bytes });
+                return Some(Message {
+                    at: t,
+                    bytes: self.cfg.frame_bytes,
+                });
             }
             if on_end == Nanos::MAX {
                 return None;
             }
             // carry the unused part of the frame interval into the next on period
             self.until_frame -= on_end - self.cur;
-            let off = if self.cfg.off_scale_s > 0.0 { secs(rng.pareto(self.cfg.shape, self.cfg.off_scale_s)) } else { 0 };
+            let off = if self.cfg.off_scale_s > 0.0 {
+                secs(rng.pareto(self.cfg.shape, self.cfg.off_scale_s))
+            } else {
+                0
+            };
             self.cur = on_end.saturating_add(off);
             self.on_end = None;
         }
@@ -207,7 +241,11 @@ mod tests {
 
     #[test]
     fn frames_on_a_40ms_grid_within_on_periods() {
-        let mut s = OnOffSource::new(OnOffConfig { off_scale_s: 0.0, ..Default::default() }).unwrap();
+        let mut s = OnOffSource::new(OnOffConfig {
+            off_scale_s: 0.0,
+            ..Default::default()
+        })
+        .unwrap();
         let mut rng = SimRng::from_u64(1);
         let ms = super::super::take_until(&mut s, &mut rng, SEC);
         // always on: exactly 25 frames per second, 40 ms apart
@@ -228,8 +266,20 @@ mod tests {
 
     #[test]
     fn plans_match_the_paper() {
-        assert_eq!(background_plan(20e6, 0.1).unwrap(), BackgroundPlan { flows: 4, per_flow_bps: 500e3 });
-        assert_eq!(background_plan(4e6, 0.1).unwrap(), BackgroundPlan { flows: 4, per_flow_bps: 100e3 });
+        assert_eq!(
+            background_plan(20e6, 0.1).unwrap(),
+            BackgroundPlan {
+                flows: 4,
+                per_flow_bps: 500e3
+            }
+        );
+        assert_eq!(
+            background_plan(4e6, 0.1).unwrap(),
+            BackgroundPlan {
+                flows: 4,
+                per_flow_bps: 100e3
+            }
+        );
         let p = background_plan(25e6, 0.1).unwrap();
         assert_eq!(p.flows, 5);
         assert!((p.per_flow_bps - 500e3).abs() < 1e-6);
@@ -239,8 +289,20 @@ mod tests {
 
     #[test]
     fn bad_configs() {
-        assert!(OnOffSource::new(OnOffConfig { shape: 1.0, ..Default::default() }).is_err());
-        assert!(OnOffSource::new(OnOffConfig { frame_rate: 0, ..Default::default() }).is_err());
-        assert!(OnOffSource::new(OnOffConfig { on_scale_s: -1.0, ..Default::default() }).is_err());
+        assert!(OnOffSource::new(OnOffConfig {
+            shape: 1.0,
+            ..Default::default()
+        })
+        .is_err());
+        assert!(OnOffSource::new(OnOffConfig {
+            frame_rate: 0,
+            ..Default::default()
+        })
+        .is_err());
+        assert!(OnOffSource::new(OnOffConfig {
+            on_scale_s: -1.0,
+            ..Default::default()
+        })
+        .is_err());
     }
 }

@@ -35,7 +35,12 @@ pub struct VideoConfig {
 
 impl Default for VideoConfig {
     fn default() -> Self {
-        VideoConfig { bit_rate_bps: 950_000, frame_rate: 30, phase: FramePhase::Fixed(0), max_frames: None }
+        VideoConfig {
+            bit_rate_bps: 950_000,
+            frame_rate: 30,
+            phase: FramePhase::Fixed(0),
+            max_frames: None,
+        }
     }
 }
 
@@ -99,7 +104,10 @@ impl MessageSource for VideoSource {
         let n = self.n;
         self.n += 1;
         let bytes = self.cum_bytes(n + 1) - self.cum_bytes(n);
-        Some(Message { at: phase + self.frame_time(n), bytes: bytes as u32 })
+        Some(Message {
+            at: phase + self.frame_time(n),
+            bytes: bytes as u32,
+        })
     }
 }
 
@@ -123,7 +131,11 @@ mod tests {
 
     #[test]
     fn phase_and_limit() {
-        let cfg = VideoConfig { phase: FramePhase::Fixed(5 * MS), max_frames: Some(3), ..Default::default() };
+        let cfg = VideoConfig {
+            phase: FramePhase::Fixed(5 * MS),
+            max_frames: Some(3),
+            ..Default::default()
+        };
         let mut v = VideoSource::new(cfg).unwrap();
         let mut rng = SimRng::from_u64(1);
         let all = super::super::take_until(&mut v, &mut rng, u64::MAX);
@@ -133,11 +145,16 @@ mod tests {
 
     #[test]
     fn random_phase_is_deterministic_and_in_range() {
-        let cfg = VideoConfig { phase: FramePhase::Random, ..Default::default() };
+        let cfg = VideoConfig {
+            phase: FramePhase::Random,
+            ..Default::default()
+        };
         let run = |seed| {
             let mut v = VideoSource::new(cfg.clone()).unwrap();
             let mut rng = SimRng::stream(seed, "video");
-            (0..10).map(|_| v.next(&mut rng).unwrap()).collect::<Vec<_>>()
+            (0..10)
+                .map(|_| v.next(&mut rng).unwrap())
+                .collect::<Vec<_>>()
         };
         assert_eq!(run(3), run(3));
         assert!(run(3)[0].at < 33_333_334);
@@ -145,8 +162,20 @@ mod tests {
 
     #[test]
     fn bad_configs_are_rejected() {
-        assert!(VideoSource::new(VideoConfig { frame_rate: 0, ..Default::default() }).is_err());
-        assert!(VideoSource::new(VideoConfig { bit_rate_bps: 0, ..Default::default() }).is_err());
-        assert!(VideoSource::new(VideoConfig { bit_rate_bps: 100, ..Default::default() }).is_err());
+        assert!(VideoSource::new(VideoConfig {
+            frame_rate: 0,
+            ..Default::default()
+        })
+        .is_err());
+        assert!(VideoSource::new(VideoConfig {
+            bit_rate_bps: 0,
+            ..Default::default()
+        })
+        .is_err());
+        assert!(VideoSource::new(VideoConfig {
+            bit_rate_bps: 100,
+            ..Default::default()
+        })
+        .is_err());
     }
 }

@@ -36,9 +36,24 @@ pub struct WebPreset {
 /// Seed 000 Table 2: small / medium / large sites.
 pub fn presets() -> &'static [WebPreset] {
     &[
-        WebPreset { name: "wikipedia", site: "www.wikipedia.org", objects: 15, total_bytes: 72 * 1024 },
-        WebPreset { name: "amazon", site: "www.amazon.com", objects: 54, total_bytes: 1024 * 1024 },
-        WebPreset { name: "huffpost", site: "www.huffingtonpost.com", objects: 138, total_bytes: 3994 * 1024 },
+        WebPreset {
+            name: "wikipedia",
+            site: "www.wikipedia.org",
+            objects: 15,
+            total_bytes: 72 * 1024,
+        },
+        WebPreset {
+            name: "amazon",
+            site: "www.amazon.com",
+            objects: 54,
+            total_bytes: 1024 * 1024,
+        },
+        WebPreset {
+            name: "huffpost",
+            site: "www.huffingtonpost.com",
+            objects: 138,
+            total_bytes: 3994 * 1024,
+        },
     ]
 }
 
@@ -51,11 +66,17 @@ impl Page {
         let mut out = Vec::with_capacity(objects.len());
         for (i, &b) in objects.iter().enumerate() {
             if b == 0 || b > u32::MAX as u64 {
-                return Err(invalid("web", format!("page {name:?} object {i}: size {b} not in 1..=u32::MAX")));
+                return Err(invalid(
+                    "web",
+                    format!("page {name:?} object {i}: size {b} not in 1..=u32::MAX"),
+                ));
             }
             out.push(b as u32);
         }
-        Ok(Page { name: name.to_string(), objects: out })
+        Ok(Page {
+            name: name.to_string(),
+            objects: out,
+        })
     }
 
     /// A Table 2 preset; sizes fixed by (preset, seed).
@@ -68,18 +89,28 @@ impl Page {
     }
 
     /// `count` log-normal object sizes rescaled to exactly `total_bytes`.
-    pub fn synthetic(name: &str, count: usize, total_bytes: u64, seed: u64) -> Result<Page, String> {
+    pub fn synthetic(
+        name: &str,
+        count: usize,
+        total_bytes: u64,
+        seed: u64,
+    ) -> Result<Page, String> {
         if count == 0 {
             return Err(invalid("web", "a page needs at least one object"));
         }
         if total_bytes < count as u64 {
-            return Err(invalid("web", "total_bytes must be at least one byte per object"));
+            return Err(invalid(
+                "web",
+                "total_bytes must be at least one byte per object",
+            ));
         }
         if total_bytes / count as u64 >= u32::MAX as u64 / 2 {
             return Err(invalid("web", "objects too large"));
         }
         let mut rng = SimRng::stream(seed, &format!("web.page.{name}"));
-        let w: Vec<f64> = (0..count).map(|_| rng.lognormal(0.0, OBJECT_SIZE_SIGMA)).collect();
+        let w: Vec<f64> = (0..count)
+            .map(|_| rng.lognormal(0.0, OBJECT_SIZE_SIGMA))
+            .collect();
         let sizes = apportion(total_bytes - count as u64, &w);
         let objects: Vec<u64> = sizes.iter().map(|s| s + 1).collect();
         Self::from_sizes(name, &objects)
@@ -112,7 +143,9 @@ fn apportion(total: u64, w: &[f64]) -> Vec<u64> {
         k += 1;
     }
     while left < 0 {
-        let i = (0..out.len()).max_by_key(|&i| (out[i], std::cmp::Reverse(i))).unwrap();
+        let i = (0..out.len())
+            .max_by_key(|&i| (out[i], std::cmp::Reverse(i)))
+            .unwrap();
         out[i] -= 1;
         left += 1;
     }
@@ -137,8 +170,14 @@ mod tests {
 
     #[test]
     fn fixed_per_preset_and_seed() {
-        assert_eq!(Page::preset("amazon", 4).unwrap(), Page::preset("amazon", 4).unwrap());
-        assert_ne!(Page::preset("amazon", 4).unwrap(), Page::preset("amazon", 5).unwrap());
+        assert_eq!(
+            Page::preset("amazon", 4).unwrap(),
+            Page::preset("amazon", 4).unwrap()
+        );
+        assert_ne!(
+            Page::preset("amazon", 4).unwrap(),
+            Page::preset("amazon", 5).unwrap()
+        );
     }
 
     #[test]
@@ -154,7 +193,9 @@ mod tests {
         let p = Page::from_sizes("x", &[1000, 20]).unwrap();
         assert_eq!(p.objects, vec![1000, 20]);
         assert!(Page::from_sizes("x", &[]).is_err());
-        assert!(Page::from_sizes("x", &[1, 0]).unwrap_err().contains("object 1"));
+        assert!(Page::from_sizes("x", &[1, 0])
+            .unwrap_err()
+            .contains("object 1"));
         assert!(Page::preset("nope", 0).is_err());
         assert!(Page::synthetic("x", 10, 5, 0).is_err());
     }
