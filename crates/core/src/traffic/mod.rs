@@ -73,7 +73,105 @@ pub fn names() -> &'static [&'static str] {
     ]
 }
 
+/// Model names with their named presets, for `mptlab list`.
+pub fn catalog() -> Vec<(&'static str, Vec<String>)> {
+    let own = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    names()
+        .iter()
+        .map(|&n| {
+            let presets = match n {
+                "gaming-synthetic" => gaming::presets()
+                    .iter()
+                    .map(|p| p.name.to_string())
+                    .collect(),
+                "web" => web::presets().iter().map(|p| p.name.to_string()).collect(),
+                "file" => bulk::file_presets().into_iter().map(|(n, _)| n).collect(),
+                "video-cbr" => own(&["skype-950k"]),
+                "pareto-onoff" => own(&["wlan-500k", "3g-100k"]),
+                _ => Vec::new(),
+            };
+            (n, presets)
+        })
+        .collect()
+}
+
+/// Any open-loop source, for drivers that hold a mix without boxing.
+#[derive(Clone, Debug)]
+pub enum OpenLoop {
+    Video(video::VideoSource),
+    Trace(gaming_trace::TraceSource),
+    Gaming(gaming::GamingSource),
+    OnOff(onoff::OnOffSource),
+    File(bulk::FileSource),
+}
+
+impl MessageSource for OpenLoop {
+    fn next(&mut self, rng: &mut SimRng) -> Option<Message> {
+        match self {
+            OpenLoop::Video(s) => s.next(rng),
+            OpenLoop::Trace(s) => s.next(rng),
+            OpenLoop::Gaming(s) => s.next(rng),
+            OpenLoop::OnOff(s) => s.next(rng),
+            OpenLoop::File(s) => s.next(rng),
+        }
+    }
+}
+
 /// Convenience: a uniform error constructor so messages read alike.
 pub(crate) fn invalid(model: &str, what: impl std::fmt::Display) -> String {
     format!("{model}: {what}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalog_lists_every_model_and_the_paper_presets() {
+        let c = catalog();
+        assert_eq!(c.len(), names().len());
+        let web = &c.iter().find(|(n, _)| *n == "web").unwrap().1;
+        assert_eq!(web, &vec!["wikipedia", "amazon", "huffpost"]);
+        let g = &c.iter().find(|(n, _)| *n == "gaming-synthetic").unwrap().1;
+        assert_eq!(g.len(), 3);
+    }
+
+    /// Same (config, seed) => identical schedule, for every open-loop model.
+    #[test]
+    fn every_open_loop_model_is_deterministic() {
+        let make = || {
+            vec![
+                OpenLoop::Video(
+                    video::VideoSource::new(video::VideoConfig {
+                        phase: video::FramePhase::Random,
+                        ..Default::default()
+                    })
+                    .unwrap(),
+                ),
+                OpenLoop::Gaming(
+                    gaming::GamingSource::new(gaming::GamingConfig::preset("aoc-trace3").unwrap())
+                        .unwrap(),
+                ),
+                OpenLoop::OnOff(
+                    onoff::OnOffSource::new(onoff::OnOffConfig::for_mean_rate(100e3).unwrap())
+                        .unwrap(),
+                ),
+                OpenLoop::File(bulk::FileSource::new(bulk::FileConfig::new(8192)).unwrap()),
+            ]
+        };
+        let run = |seed: u64| {
+            make()
+                .into_iter()
+                .enumerate()
+                .map(|(i, mut s)| {
+                    let mut rng = SimRng::stream(seed, &format!("traffic.{i}"));
+                    take_until(&mut s, &mut rng, 120 * crate::time::SEC)
+                })
+                .collect::<Vec<_>>()
+        };
+        let a = run(42);
+        assert_eq!(a, run(42));
+        assert!(a.iter().all(|m| !m.is_empty()));
+        assert!(a.iter().all(|m| m.windows(2).all(|w| w[0].at <= w[1].at)));
+    }
 }

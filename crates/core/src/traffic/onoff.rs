@@ -88,6 +88,16 @@ impl OnOffConfig {
         })
     }
 
+    /// Named presets: `wlan-500k` and `3g-100k`, the per-flow rates of seed
+    /// 000 section 4.4.
+    pub fn preset(name: &str) -> Result<Self, String> {
+        match name {
+            "wlan-500k" => Self::for_mean_rate(500e3),
+            "3g-100k" => Self::for_mean_rate(100e3),
+            _ => Err(invalid("pareto-onoff", format!("unknown preset {name:?}"))),
+        }
+    }
+
     fn validate(&self) -> Result<(), String> {
         if !(self.shape.is_finite() && self.shape > 1.0) {
             return Err(invalid("pareto-onoff", "shape must be > 1 (finite mean)"));
@@ -289,6 +299,10 @@ mod tests {
 
     #[test]
     fn bad_configs() {
+        // the WLAN preset is the paper's literal configuration
+        let w = OnOffConfig::preset("wlan-500k").unwrap();
+        assert!((w.off_scale_s - 0.1666667).abs() < 1e-12);
+        assert!(OnOffConfig::preset("x").is_err());
         assert!(OnOffSource::new(OnOffConfig {
             shape: 1.0,
             ..Default::default()

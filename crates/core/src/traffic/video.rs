@@ -44,6 +44,16 @@ impl Default for VideoConfig {
     }
 }
 
+impl VideoConfig {
+    /// Named presets: `skype-950k` (seed 000: 950 kbit/s at 30 frames/s).
+    pub fn preset(name: &str) -> Result<Self, String> {
+        match name {
+            "skype-950k" => Ok(Self::default()),
+            _ => Err(invalid("video", format!("unknown preset {name:?}"))),
+        }
+    }
+}
+
 /// The CBR frame generator.
 #[derive(Clone, Debug)]
 pub struct VideoSource {
@@ -162,6 +172,8 @@ mod tests {
 
     #[test]
     fn bad_configs_are_rejected() {
+        assert!(VideoConfig::preset("skype-950k").is_ok());
+        assert!(VideoConfig::preset("x").is_err());
         assert!(VideoSource::new(VideoConfig {
             frame_rate: 0,
             ..Default::default()
