@@ -108,10 +108,11 @@ impl OnOffConfig {
         if !(self.off_scale_s.is_finite() && self.off_scale_s >= 0.0) {
             return Err(invalid("pareto-onoff", "off_scale_s must be >= 0"));
         }
-        if self.frame_rate == 0 || self.frame_bytes == 0 {
+        // a zero frame interval would emit endless frames at one instant
+        if self.frame_rate == 0 || self.frame_rate as u64 > SEC || self.frame_bytes == 0 {
             return Err(invalid(
                 "pareto-onoff",
-                "frame_rate and frame_bytes must be > 0",
+                "need 0 < frame_rate <= 1e9 and frame_bytes > 0",
             ));
         }
         Ok(())
@@ -305,6 +306,11 @@ mod tests {
         assert!(OnOffConfig::preset("x").is_err());
         assert!(OnOffSource::new(OnOffConfig {
             shape: 1.0,
+            ..Default::default()
+        })
+        .is_err());
+        assert!(OnOffSource::new(OnOffConfig {
+            frame_rate: 2_000_000_000,
             ..Default::default()
         })
         .is_err());
