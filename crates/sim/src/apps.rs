@@ -2,8 +2,9 @@
 //! application-level metrics (message delay, completion time) are measured.
 
 use mptlab_core::endpoint::AppEvent;
+use mptlab_core::traffic::MessageSource;
 use mptlab_core::udp::MAX_UDP_PAYLOAD;
-use mptlab_core::{FlowId, Nanos};
+use mptlab_core::{FlowId, Nanos, SimRng};
 
 use crate::metrics::{Jitter, MessageRow, Report, StreamMessages, TransferRow};
 use crate::world::{App, AppIo, Side};
@@ -11,6 +12,32 @@ use crate::world::{App, AppIo, Side};
 /// An open-loop message schedule: (absolute time, size in bytes), in time order.
 pub trait Schedule {
     fn next_message(&mut self) -> Option<(Nanos, u32)>;
+}
+
+/// A traffic model's message source, started at an absolute time, with its
+/// own random stream.
+pub struct SourceSchedule {
+    src: Box<dyn MessageSource>,
+    rng: SimRng,
+    start: Nanos,
+    stop: Option<Nanos>,
+}
+
+impl SourceSchedule {
+    pub fn new(src: Box<dyn MessageSource>, rng: SimRng, start: Nanos, stop: Option<Nanos>) -> Self {
+        SourceSchedule { src, rng, start, stop }
+    }
+}
+
+impl Schedule for SourceSchedule {
+    fn next_message(&mut self) -> Option<(Nanos, u32)> {
+        let m = self.src.next(&mut self.rng)?;
+        let at = self.start + m.at;
+        if self.stop.is_some_and(|s| at >= s) {
+            return None;
+        }
+        Some((at, m.bytes))
+    }
 }
 
 /// A schedule from a closure.
@@ -261,8 +288,8 @@ impl App for UdpApp {
                 m.2 += 1;
                 if m.2 == m.1 {
                     m.5 = Some(io.now);
-                    let j = self.jitter.update(m.4, io.now);
-                    self.rows.push(MessageRow { flow: self.flow, msg_id: i as u64, bytes: m.3, send_time: m.4, delivery_time: Some(io.now), jitter: Some(j) });
+                    self.jitter.update(m.4, io.now);
+                    self.rows.push(MessageRow { flow: self.flow, msg_id: i as u64, bytes: m.3, send_time: m.4, delivery_time: Some(io.now), jitter: Some(self.jitter.ns()) });
                 }
                 self.low = i;
             }

@@ -1,7 +1,6 @@
 //! What a run measures, as rows; `output.rs` turns them into result tables.
 
-use std::collections::VecDeque;
-
+use mptlab_core::traffic::metrics::MessageLog;
 use mptlab_core::{FlowId, Nanos};
 
 /// One application message (a video frame, a game packet).
@@ -37,36 +36,15 @@ pub struct Report {
     pub transfers: Vec<TransferRow>,
 }
 
-/// Running interarrival jitter per RFC 3550 section 6.4.1 (and A.8):
-/// J(i) = J(i-1) + (|D(i-1,i)| - J(i-1)) / 16, where D is the difference of
-/// the transit times (delivery - send) of consecutive messages.
-#[derive(Clone, Debug, Default)]
-pub struct Jitter {
-    last_transit: Option<i128>,
-    j: f64,
-}
+pub use mptlab_core::traffic::metrics::Jitter;
 
-impl Jitter {
-    pub fn update(&mut self, send: Nanos, recv: Nanos) -> f64 {
-        let transit = recv as i128 - send as i128;
-        if let Some(prev) = self.last_transit {
-            let d = (transit - prev).abs() as f64;
-            self.j += (d - self.j) / 16.0;
-        }
-        self.last_transit = Some(transit);
-        self.j
-    }
-}
-
-/// Message boundaries in a byte stream: the sender records where each
-/// message ends; cumulative in-order delivery resolves them in order.
+/// Message boundaries in a byte stream, measured: wraps the traffic models'
+/// `MessageLog` and keeps a row per delivered message.
 #[derive(Clone, Debug, Default)]
 pub struct StreamMessages {
     flow: FlowId,
-    next_offset: u64,
     next_id: u64,
-    pending: VecDeque<(u64, u64, u32, Nanos)>, // (id, end offset, bytes, send time)
-    jitter: Jitter,
+    log: MessageLog,
     pub rows: Vec<MessageRow>,
 }
 
@@ -75,57 +53,50 @@ impl StreamMessages {
         StreamMessages { flow, ..Default::default() }
     }
 
-    /// A message of `bytes` was generated at `now`.
+    /// A message of `bytes` (> 0) was generated at `now`.
     pub fn sent(&mut self, now: Nanos, bytes: u32) {
-        self.next_offset += bytes as u64;
-        self.pending.push_back((self.next_id, self.next_offset, bytes, now));
-        self.next_id += 1;
+        // Zero-byte messages cannot be delimited in a stream; models never emit them.
+        if self.log.record(self.next_id, bytes as u64, now).is_ok() {
+            self.next_id += 1;
+        }
     }
 
     /// The receiver now has `total` bytes in order.
     pub fn delivered(&mut self, now: Nanos, total: u64) {
-        while let Some(&(id, end, bytes, sent)) = self.pending.front() {
-            if end > total {
-                break;
-            }
-            self.pending.pop_front();
-            let j = self.jitter.update(sent, now);
-            self.rows.push(MessageRow { flow: self.flow, msg_id: id, bytes, send_time: sent, delivery_time: Some(now), jitter: Some(j) });
+        for d in self.log.on_delivered(total, now) {
+            self.rows.push(MessageRow {
+                flow: self.flow,
+                msg_id: d.id,
+                bytes: (d.end - d.start) as u32,
+                send_time: d.sent_at,
+                delivery_time: Some(now),
+                jitter: None,
+            });
+        }
+        // Jitter after the latest message (the log updates it in delivery order).
+        if let Some(last) = self.rows.last_mut() {
+            last.jitter = Some(self.log.jitter().ns());
         }
     }
 
     /// Rows for every message, undelivered ones last with no delivery time.
     pub fn finish(&self) -> Vec<MessageRow> {
         let mut v = self.rows.clone();
-        for &(id, _, bytes, sent) in &self.pending {
-            v.push(MessageRow { flow: self.flow, msg_id: id, bytes, send_time: sent, delivery_time: None, jitter: None });
+        for (id, bytes, sent) in self.log.pending_messages() {
+            v.push(MessageRow { flow: self.flow, msg_id: id, bytes: bytes as u32, send_time: sent, delivery_time: None, jitter: None });
         }
         v
     }
 
     /// True when every message generated so far has been delivered.
     pub fn all_delivered(&self) -> bool {
-        self.pending.is_empty()
-    }
-
-    pub fn bytes_generated(&self) -> u64 {
-        self.next_offset
+        self.log.pending() == 0
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn jitter_follows_rfc3550() {
-        let mut j = Jitter::default();
-        assert_eq!(j.update(0, 100), 0.0);
-        // transit 100 -> 132: D = 32, J = 0 + 32/16 = 2
-        assert_eq!(j.update(1000, 1132), 2.0);
-        // transit 132 -> 132: D = 0, J = 2 + (0 - 2)/16 = 1.875
-        assert_eq!(j.update(2000, 2132), 1.875);
-    }
 
     #[test]
     fn stream_messages_resolve_in_order() {
