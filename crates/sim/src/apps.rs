@@ -2,6 +2,7 @@
 //! application-level metrics (message delay, completion time) are measured.
 
 use mptlab_core::endpoint::AppEvent;
+use mptlab_core::traffic::browser::{Browser, BrowserAction, HttpServerConn};
 use mptlab_core::traffic::MessageSource;
 use mptlab_core::udp::MAX_UDP_PAYLOAD;
 use mptlab_core::{FlowId, Nanos, SimRng};
@@ -331,5 +332,144 @@ impl App for UdpApp {
                 rep.messages.push(MessageRow { flow: self.flow, msg_id: i as u64, bytes: m.3, send_time: m.4, delivery_time: None, jitter: None });
             }
         }
+    }
+}
+
+/// A web page load (seed 000 section 4.3.3): the traffic models' `Browser`
+/// over up to `max_connections` flows, and an `HttpServerConn` per flow on the
+/// server. Requests go up, responses come down. Each flow keeps a backlog of
+/// bytes its send buffer has not yet taken.
+pub struct WebApp {
+    flows: Vec<FlowId>,
+    start: Nanos,
+    started: bool,
+    browser: Browser,
+    servers: Vec<HttpServerConn>,
+    /// Unwritten bytes per flow: (client side, server side).
+    backlog: Vec<(u64, u64)>,
+    connected: Vec<(bool, bool)>,
+    label: String,
+    error: Option<String>,
+}
+
+impl WebApp {
+    pub fn new(flows: Vec<FlowId>, start: Nanos, browser: Browser, label: String) -> Self {
+        let n = flows.len();
+        WebApp {
+            flows,
+            start,
+            started: false,
+            browser,
+            servers: vec![HttpServerConn::new(); n],
+            backlog: vec![(0, 0); n],
+            connected: vec![(false, false); n],
+            label,
+            error: None,
+        }
+    }
+
+    /// A driver/model inconsistency, if one happened (reported, never ignored).
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    fn conn_of(&self, flow: FlowId) -> Option<usize> {
+        self.flows.iter().position(|&f| f == flow)
+    }
+
+    fn act(&mut self, actions: Result<Vec<BrowserAction>, String>, io: &mut AppIo) {
+        let actions = match actions {
+            Ok(a) => a,
+            Err(e) => {
+                self.error.get_or_insert(e);
+                return;
+            }
+        };
+        for a in actions {
+            match a {
+                BrowserAction::OpenConnection(c) => match self.flows.get(c) {
+                    Some(&f) => io.connect(f),
+                    None => {
+                        self.error.get_or_insert(format!("browser opened connection {c} but only {} exist", self.flows.len()));
+                    }
+                },
+                BrowserAction::SendRequest { conn, object, request_bytes, response_bytes } => {
+                    self.servers[conn].expect_request(object, request_bytes, response_bytes);
+                    self.backlog[conn].0 += request_bytes as u64;
+                    self.flush(conn, Side::Client, io);
+                }
+            }
+        }
+    }
+
+    fn flush(&mut self, conn: usize, side: Side, io: &mut AppIo) {
+        let (ok, left) = match side {
+            Side::Client => (self.connected[conn].0, &mut self.backlog[conn].0),
+            Side::Server => (self.connected[conn].1, &mut self.backlog[conn].1),
+        };
+        if ok && *left > 0 {
+            *left -= io.write(self.flows[conn], side, *left);
+        }
+    }
+}
+
+impl App for WebApp {
+    fn start(&mut self, _io: &mut AppIo) {}
+
+    fn on_event(&mut self, flow: FlowId, side: Side, ev: AppEvent, io: &mut AppIo) {
+        let Some(conn) = self.conn_of(flow) else { return };
+        match (side, ev) {
+            (Side::Client, AppEvent::Connected) => {
+                self.connected[conn].0 = true;
+                let a = self.browser.on_connected(conn, io.now);
+                self.act(a, io);
+                self.flush(conn, Side::Client, io);
+            }
+            (Side::Server, AppEvent::Connected) => {
+                self.connected[conn].1 = true;
+                self.flush(conn, Side::Server, io);
+            }
+            (s, AppEvent::Writable) => self.flush(conn, s, io),
+            (Side::Server, AppEvent::Delivered { total }) => {
+                for r in self.servers[conn].on_request_bytes(total) {
+                    self.backlog[conn].1 += r.response_bytes;
+                }
+                self.flush(conn, Side::Server, io);
+            }
+            (Side::Client, AppEvent::Delivered { total }) => {
+                let a = self.browser.on_response_bytes(conn, total, io.now);
+                self.act(a, io);
+            }
+            _ => {}
+        }
+    }
+
+    fn on_timer(&mut self, io: &mut AppIo) {
+        if !self.started {
+            self.started = true;
+            let a = self.browser.start(io.now);
+            self.act(Ok(a), io);
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Nanos> {
+        (!self.started).then_some(self.start)
+    }
+
+    fn is_done(&self) -> bool {
+        self.browser.is_done() || self.error.is_some()
+    }
+
+    fn report(&self, rep: &mut Report) {
+        let page = self.browser.page();
+        rep.transfers.push(TransferRow {
+            flow: self.flows[0],
+            label: self.label.clone(),
+            kind: "page",
+            objects: page.objects.len() as u32,
+            bytes: page.objects.iter().map(|&b| b as u64).sum(),
+            start_time: self.start,
+            end_time: self.browser.page_load_time().map(|t| self.start + t),
+        });
     }
 }
