@@ -1,1 +1,301 @@
+//! mptlab-scenario: the scenario file format (TOML), its validation, and the
+//! registries of names it accepts.
+//!
+//! ```text
+//! text --toml--> [overrides applied] --serde--> ScenarioFile --validate--> Scenario
+//! ```
+//! Every error is a [`ScenarioError`] naming the file, line, column and dotted
+//! key. The crate never samples: `[lo, hi]` values stay [`Range`]s and the
+//! simulator draws them with its own seeded RNG.
 
+mod error;
+mod locate;
+mod overrides;
+pub mod profiles;
+pub mod registry;
+pub mod types;
+mod validate;
+pub mod value;
+
+pub use error::{ErrorKind, ScenarioError};
+pub use overrides::{apply_override, Override};
+pub use registry::*;
+pub use types::*;
+pub use value::Range;
+
+use locate::{line_col, KeyIndex};
+use std::net::Ipv4Addr;
+use std::path::{Path, PathBuf};
+
+/// A validated scenario with every link profile resolved.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// Where it came from (file path or the name given to `from_str`).
+    pub origin: String,
+    /// Directory relative paths (traces) are resolved against.
+    pub base_dir: PathBuf,
+    /// The effective document (after `--set` overrides) as TOML, for
+    /// reproducibility (the CLI stores it next to the results).
+    pub effective_toml: String,
+    /// The document as written (after overrides).
+    pub file: ScenarioFile,
+    pub meta: Meta,
+    pub topology: Topology,
+    pub transport: Transport,
+    pub traffic: Traffic,
+    pub background: Background,
+    pub output: Output,
+}
+
+/// Resolved topology.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Topology {
+    Preset {
+        preset: TopologyPreset,
+        /// Client access paths 1, 2, ... (index 0 is path 1).
+        paths: Vec<AccessPath>,
+        /// Shared link between the router and the server.
+        server_link: Link,
+    },
+    Explicit {
+        client: String,
+        server: String,
+        nodes: Vec<Node>,
+        links: Vec<ExplicitLink>,
+    },
+}
+
+impl Topology {
+    /// Number of client access paths (preset paths, or client addresses).
+    pub fn num_paths(&self) -> usize {
+        match self {
+            Topology::Preset { paths, .. } => paths.len(),
+            Topology::Explicit { client, nodes, .. } => {
+                nodes.iter().find(|n| &n.name == client).map_or(0, |n| n.addresses.len())
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct AccessPath {
+    /// Profile name as written in `topology.paths`.
+    pub profile: String,
+    pub link: Link,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub name: String,
+    pub kind: NodeKind,
+    pub addresses: Vec<Ipv4Addr>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExplicitLink {
+    pub a: String,
+    pub b: String,
+    /// `up` is a -> b, `down` is b -> a.
+    pub link: Link,
+}
+
+/// A bidirectional link; `up` = client -> server, `down` = server -> client.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Link {
+    pub up: LinkDir,
+    pub down: LinkDir,
+}
+
+/// One direction of a link, fully resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkDir {
+    /// Bottleneck rate; `None` when a trace gives the delivery opportunities.
+    pub rate_mbit: Option<Range>,
+    /// Mahimahi trace file (absolute or relative to `base_dir`), overrides the rate.
+    pub trace: Option<PathBuf>,
+    /// One-way propagation delay.
+    pub delay_ms: Range,
+    pub queue: QueueLimit,
+    pub loss: LossModel,
+    pub outages: Vec<Outage>,
+}
+
+/// Drop-tail queue limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    Packets(u32),
+    Bytes(u64),
+}
+
+/// Default queue when neither queue_packets nor queue_bytes is given.
+pub const DEFAULT_QUEUE_PACKETS: u32 = 100;
+
+/// The foreground application, typed per model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Traffic {
+    pub model: TrafficModel,
+    pub direction: Direction,
+    pub start_s: f64,
+    /// Stop generating at this time (default: end of the run).
+    pub stop_s: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TrafficModel {
+    Video { bitrate_kbit: f64, fps: f64 },
+    Gaming { trace: GamingTrace },
+    Web { page: WebPage, max_connections: u32 },
+    File { size_bytes: u64 },
+    Bulk,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum GamingTrace {
+    /// One of [`registry::GAMING_TRACES`].
+    Builtin(String),
+    /// A dit_g / CSV trace file.
+    File(PathBuf),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum WebPage {
+    /// One of [`registry::WEB_SITES`].
+    Site(String),
+    Objects(Vec<u64>),
+}
+
+/// Seed of run `run` of a scenario with base seed `seed` (SplitMix64 mix, so
+/// neighbouring runs get unrelated seeds).
+pub fn run_seed(seed: u64, run: u32) -> u64 {
+    fn mix(mut z: u64) -> u64 {
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    mix(seed ^ mix(run as u64 ^ 0x6d70_746c_6162_0000))
+}
+
+impl Scenario {
+    /// Read, parse and validate a scenario file.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
+        Self::from_file_with_overrides(path, &[])
+    }
+
+    /// Read a file, apply `--set` overrides, parse and validate.
+    pub fn from_file_with_overrides(path: impl AsRef<Path>, overrides: &[Override]) -> Result<Scenario, ScenarioError> {
+        let path = path.as_ref();
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            let what = if e.kind() == std::io::ErrorKind::NotFound { "file not found".to_string() } else { e.to_string() };
+            ScenarioError::new(ErrorKind::Io, &origin, format!("cannot read scenario: {what}"))
+        })?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Self::parse(&text, &origin, base, overrides)
+    }
+
+    /// Parse and validate scenario text; `origin` names it in errors.
+    /// Relative paths resolve against the current directory.
+    #[allow(clippy::should_implement_trait)]
+    pub fn from_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+        Self::parse(text, origin, PathBuf::new(), &[])
+    }
+
+    /// `from_str` with overrides.
+    pub fn from_str_with_overrides(text: &str, origin: &str, overrides: &[Override]) -> Result<Scenario, ScenarioError> {
+        Self::parse(text, origin, PathBuf::new(), overrides)
+    }
+
+    /// Seed of run `run` (0-based).
+    pub fn run_seed(&self, run: u32) -> u64 {
+        run_seed(self.meta.seed, run)
+    }
+
+    fn parse(text: &str, origin: &str, base_dir: PathBuf, overrides: &[Override]) -> Result<Scenario, ScenarioError> {
+        let loc = Locator { origin, text, index: None };
+        // 1. syntax
+        let mut doc: toml::Table = toml::from_str(text).map_err(|e| loc.toml_error(ErrorKind::Syntax, &e, None))?;
+        let index = KeyIndex::new(text);
+        let loc = Locator { index, ..loc };
+        // 2. overrides
+        let effective = if overrides.is_empty() {
+            text.to_string()
+        } else {
+            for o in overrides {
+                apply_override(&mut doc, o).map_err(|m| {
+                    let mut e = ScenarioError::new(ErrorKind::Override, origin, m);
+                    e.key = Some(o.key.clone());
+                    e.from_override = Some(o.to_string());
+                    e
+                })?;
+            }
+            toml::to_string(&doc).expect("a toml::Table always serialises")
+        };
+        // 3. types
+        let file: ScenarioFile = toml::from_str(&effective).map_err(|e| {
+            let eff_index = if overrides.is_empty() { None } else { KeyIndex::new(&effective) };
+            let key = e.span().and_then(|s| eff_index.as_ref().or(loc.index.as_ref())?.path_at(&s));
+            let mut err = loc.at_key(ErrorKind::Schema, key.as_deref(), e.message().trim().to_string());
+            if overrides.is_empty() {
+                // spans refer to the file itself: use them exactly
+                if let Some(s) = e.span() {
+                    loc.set_pos(&mut err, s.start);
+                }
+            }
+            mark_override(&mut err, overrides);
+            err
+        })?;
+        // 4. validation
+        validate::validate(file, origin, base_dir, effective).map_err(|(key, msg)| {
+            let mut err = loc.at_key(ErrorKind::Invalid, Some(&key), msg);
+            mark_override(&mut err, overrides);
+            err
+        })
+    }
+}
+
+fn mark_override(err: &mut ScenarioError, overrides: &[Override]) {
+    if let Some(k) = &err.key {
+        if let Some(o) = overrides.iter().rev().find(|o| k == &o.key || k.starts_with(&format!("{}.", o.key)) || o.key.starts_with(&format!("{k}."))) {
+            err.from_override = Some(o.to_string());
+        }
+    }
+}
+
+struct Locator<'a> {
+    origin: &'a str,
+    text: &'a str,
+    index: Option<KeyIndex>,
+}
+
+impl Locator<'_> {
+    fn set_pos(&self, err: &mut ScenarioError, pos: usize) {
+        let (l, c, src) = line_col(self.text, pos);
+        err.line = Some(l);
+        err.column = Some(c);
+        err.source_line = Some(src);
+    }
+
+    fn toml_error(&self, kind: ErrorKind, e: &toml::de::Error, key: Option<String>) -> ScenarioError {
+        let mut err = ScenarioError::new(kind, self.origin, e.message().trim().to_string());
+        err.key = key;
+        if let Some(s) = e.span() {
+            self.set_pos(&mut err, s.start);
+        }
+        err
+    }
+
+    fn at_key(&self, kind: ErrorKind, key: Option<&str>, msg: String) -> ScenarioError {
+        let mut err = ScenarioError::new(kind, self.origin, msg);
+        if let Some(k) = key {
+            err.key = Some(k.to_string());
+            if let Some(s) = self.index.as_ref().and_then(|i| i.span_of(k)) {
+                self.set_pos(&mut err, s.start);
+            }
+        }
+        err
+    }
+}
+
+#[cfg(test)]
+mod tests;

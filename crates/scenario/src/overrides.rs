@@ -1,0 +1,69 @@
+//! `--set key=value` overrides, applied to the parsed document before typing.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// One `key=value` override; `key` is a dotted path (`transport.cc`), `value`
+/// is a TOML value (`1.5`, `true`, `[20, 30]`, `"x"`); anything that does
+/// not parse as TOML is taken as a string (`transport.cc=newreno`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Override {
+    pub key: String,
+    pub value: String,
+}
+
+impl FromStr for Override {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (k, v) = s
+            .split_once('=')
+            .ok_or_else(|| format!("expected key=value, found `{s}`"))?;
+        let key = k.trim();
+        if key.is_empty() || key.split('.').any(|p| p.trim().is_empty()) {
+            return Err(format!("expected a dotted key like transport.cc, found `{key}`"));
+        }
+        Ok(Override { key: key.to_string(), value: v.trim().to_string() })
+    }
+}
+
+impl fmt::Display for Override {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.key, self.value)
+    }
+}
+
+fn parse_value(v: &str) -> toml::Value {
+    toml::from_str::<toml::Table>(&format!("v = {v}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(v.to_string()))
+}
+
+/// Set `o.key` to `o.value` in `doc`, creating missing tables. Whether the key
+/// exists in the scenario schema is checked when the document is typed
+/// (unknown keys are errors there); here only paths through non-tables fail.
+pub fn apply_override(doc: &mut toml::Table, o: &Override) -> Result<(), String> {
+    let parts: Vec<&str> = o.key.split('.').map(str::trim).collect();
+    let (last, inner) = parts.split_last().expect("key is non-empty");
+    let mut t = doc;
+    let mut walked = String::new();
+    for p in inner {
+        if !walked.is_empty() {
+            walked.push('.');
+        }
+        walked.push_str(p);
+        let entry = t.entry(p.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = match entry {
+            toml::Value::Table(t) => t,
+            other => {
+                return Err(format!(
+                    "cannot set `{}`: `{walked}` is a {}, not a table",
+                    o.key,
+                    other.type_str()
+                ))
+            }
+        };
+    }
+    t.insert(last.to_string(), parse_value(&o.value));
+    Ok(())
+}

@@ -1,0 +1,394 @@
+//! The scenario file as written (serde, `deny_unknown_fields` everywhere).
+//! `validate` turns a [`ScenarioFile`] into a checked, resolved [`crate::Scenario`].
+
+use crate::registry::*;
+use crate::value::Range;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The whole document.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    pub scenario: Meta,
+    pub topology: TopologySpec,
+    /// User link profiles `[profile.NAME]`; they shadow built-in ones.
+    #[serde(default)]
+    pub profile: BTreeMap<String, LinkParams>,
+    #[serde(default)]
+    pub transport: Transport,
+    pub traffic: TrafficSpec,
+    #[serde(default)]
+    pub background: Background,
+    #[serde(default)]
+    pub output: Output,
+}
+
+/// `[scenario]`
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Meta {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Simulated time per run, seconds.
+    pub duration_s: f64,
+    /// Repetitions.
+    #[serde(default = "default_runs")]
+    pub runs: u32,
+    /// Base seed; run `i` uses `run_seed(seed, i)`.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+}
+fn default_runs() -> u32 {
+    1
+}
+fn default_seed() -> u64 {
+    1
+}
+
+/// `[topology]`: a preset, or explicit nodes and links.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologySpec {
+    pub preset: Option<TopologyPreset>,
+    /// Preset: link profile names of the client's access paths 1, 2, ...
+    pub paths: Option<Vec<String>>,
+    /// Preset: the link between the shared router and the server.
+    pub server_link: Option<LinkParams>,
+    /// Explicit: name of the client host node.
+    pub client: Option<String>,
+    /// Explicit: name of the server host node.
+    pub server: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node: Vec<NodeSpec>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub link: Vec<LinkSpec>,
+}
+
+/// `[[topology.node]]`
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+    pub kind: NodeKind,
+    /// IPv4 addresses, dotted quad; a host needs at least one.
+    #[serde(default)]
+    pub addresses: Vec<String>,
+}
+
+/// `[[topology.link]]`: endpoints plus link parameters (a profile and/or inline keys).
+/// Direction `up` is a -> b, `down` is b -> a.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub a: String,
+    pub b: String,
+    pub profile: Option<String>,
+    pub rate_mbit: Option<Range>,
+    pub delay_ms: Option<Range>,
+    pub queue_packets: Option<u32>,
+    pub queue_bytes: Option<u64>,
+    pub loss: Option<LossModel>,
+    pub trace: Option<String>,
+    pub outages: Option<Vec<Outage>>,
+    pub up: Option<Box<LinkParams>>,
+    pub down: Option<Box<LinkParams>>,
+}
+
+impl LinkSpec {
+    pub fn params(&self) -> LinkParams {
+        LinkParams {
+            profile: self.profile.clone(),
+            rate_mbit: self.rate_mbit,
+            delay_ms: self.delay_ms,
+            queue_packets: self.queue_packets,
+            queue_bytes: self.queue_bytes,
+            loss: self.loss.clone(),
+            trace: self.trace.clone(),
+            outages: self.outages.clone(),
+            up: self.up.clone(),
+            down: self.down.clone(),
+        }
+    }
+}
+
+/// Link parameters as written: a `[profile.X]` table, `server_link`, or a
+/// per-direction override. Every key is optional; missing keys come from
+/// `profile` (a base profile) and then from the defaults.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkParams {
+    /// Base profile (built-in or `[profile.X]`) these keys override.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_mbit: Option<Range>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<Range>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_packets: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossModel>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outages: Option<Vec<Outage>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub up: Option<Box<LinkParams>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub down: Option<Box<LinkParams>>,
+}
+
+impl LinkParams {
+    /// `self` with every key set in `over` replaced (queue_packets and
+    /// queue_bytes replace each other; up/down merge recursively).
+    pub fn overridden_by(&self, over: &LinkParams) -> LinkParams {
+        let mut r = self.clone();
+        r.profile = None;
+        if over.rate_mbit.is_some() {
+            r.rate_mbit = over.rate_mbit;
+        }
+        if over.delay_ms.is_some() {
+            r.delay_ms = over.delay_ms;
+        }
+        if over.queue_packets.is_some() || over.queue_bytes.is_some() {
+            r.queue_packets = over.queue_packets;
+            r.queue_bytes = over.queue_bytes;
+        }
+        if over.loss.is_some() {
+            r.loss = over.loss.clone();
+        }
+        if over.trace.is_some() {
+            r.trace = over.trace.clone();
+        }
+        if over.outages.is_some() {
+            r.outages = over.outages.clone();
+        }
+        for (mine, theirs) in [(&mut r.up, &over.up), (&mut r.down, &over.down)] {
+            if let Some(t) = theirs {
+                *mine = Some(Box::new(match mine {
+                    Some(m) => m.overridden_by(t),
+                    None => (**t).clone(),
+                }));
+            }
+        }
+        r
+    }
+}
+
+/// A scheduled outage: the link drops everything in `[at_s, at_s + duration_s)`.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Outage {
+    pub at_s: f64,
+    pub duration_s: f64,
+}
+
+/// Random loss of a link: `"none"` or a table with `model = ...`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "model", rename_all = "kebab-case")]
+pub enum LossModel {
+    None,
+    /// Each packet is lost independently with `percent` %.
+    Bernoulli { percent: Range },
+    /// Two-state Markov chain evaluated per packet: `p_gb` = P(good -> bad),
+    /// `p_bg` = P(bad -> good) (probabilities 0..1), loss percentages per state.
+    GilbertElliott {
+        p_gb: Range,
+        p_bg: Range,
+        loss_good_percent: Range,
+        loss_bad_percent: Range,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LossTable {
+    model: LossModelName,
+    percent: Option<Range>,
+    p_gb: Option<Range>,
+    p_bg: Option<Range>,
+    loss_good_percent: Option<Range>,
+    loss_bad_percent: Option<Range>,
+}
+
+impl<'de> Deserialize<'de> for LossModel {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{self, Error, MapAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LossModel;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("\"none\" or a table { model = \"bernoulli\" | \"gilbert-elliott\", ... }")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<LossModel, E> {
+                match v {
+                    "none" => Ok(LossModel::None),
+                    _ => Err(E::custom(format!(
+                        "expected \"none\" or a table {{ model = ..., ... }}, found \"{v}\""
+                    ))),
+                }
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LossModel, A::Error> {
+                let t = LossTable::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                let keys = [
+                    ("percent", t.percent.is_some()),
+                    ("p_gb", t.p_gb.is_some()),
+                    ("p_bg", t.p_bg.is_some()),
+                    ("loss_good_percent", t.loss_good_percent.is_some()),
+                    ("loss_bad_percent", t.loss_bad_percent.is_some()),
+                ];
+                let allowed: &[&str] = match t.model {
+                    LossModelName::None => &[],
+                    LossModelName::Bernoulli => &["percent"],
+                    LossModelName::GilbertElliott => &["p_gb", "p_bg", "loss_good_percent", "loss_bad_percent"],
+                };
+                for (k, present) in keys {
+                    if present && !allowed.contains(&k) {
+                        return Err(A::Error::custom(format!(
+                            "key `{k}` does not apply to loss model \"{}\" (expected {})",
+                            t.model,
+                            if allowed.is_empty() { "no other keys".to_string() } else { allowed.join(", ") }
+                        )));
+                    }
+                }
+                let need = |v: Option<Range>, k: &str| {
+                    v.ok_or_else(|| A::Error::custom(format!("loss model \"{}\" requires key `{k}`", t.model)))
+                };
+                Ok(match t.model {
+                    LossModelName::None => LossModel::None,
+                    LossModelName::Bernoulli => LossModel::Bernoulli { percent: need(t.percent, "percent")? },
+                    LossModelName::GilbertElliott => LossModel::GilbertElliott {
+                        p_gb: need(t.p_gb, "p_gb")?,
+                        p_bg: need(t.p_bg, "p_bg")?,
+                        loss_good_percent: t.loss_good_percent.unwrap_or(Range::Fixed(0.0)),
+                        loss_bad_percent: t.loss_bad_percent.unwrap_or(Range::Fixed(100.0)),
+                    },
+                })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `[transport]`
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Transport {
+    pub protocol: Protocol,
+    pub cc: CongestionControl,
+    /// Single-path protocols: which client access path (1-based).
+    pub path: u32,
+    pub nagle: bool,
+    pub delayed_ack: bool,
+    pub sack: bool,
+    pub tlp: bool,
+    pub sndbuf_kib: u32,
+    pub rcvbuf_kib: u32,
+    /// IP MTU; MSS = mtu_bytes - 40 (IPv4 + TCP headers, options not counted).
+    pub mtu_bytes: u32,
+    pub initial_cwnd_packets: u32,
+    pub rto_min_ms: f64,
+    pub window_scaling: bool,
+    pub mptcp: MptcpOptions,
+}
+
+impl Default for Transport {
+    fn default() -> Self {
+        Transport {
+            protocol: Protocol::Tcp,
+            cc: CongestionControl::Cubic,
+            path: 1,
+            nagle: false,
+            delayed_ack: true,
+            sack: true,
+            tlp: true,
+            sndbuf_kib: 1024,
+            rcvbuf_kib: 2048,
+            mtu_bytes: 1500,
+            initial_cwnd_packets: 10,
+            rto_min_ms: 200.0,
+            window_scaling: true,
+            mptcp: MptcpOptions::default(),
+        }
+    }
+}
+
+impl Transport {
+    pub fn mss_bytes(&self) -> u32 {
+        self.mtu_bytes - 40
+    }
+}
+
+/// `[transport.mptcp]` (used when protocol = "mptcp").
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MptcpOptions {
+    pub scheduler: MptcpScheduler,
+    pub path_manager: PathManager,
+}
+
+impl Default for MptcpOptions {
+    fn default() -> Self {
+        MptcpOptions { scheduler: MptcpScheduler::Default, path_manager: PathManager::Fullmesh }
+    }
+}
+
+/// `[traffic]` as written: common keys plus every model's keys; `validate`
+/// checks that only the chosen model's keys are present.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficSpec {
+    pub model: TrafficModelName,
+    #[serde(default = "default_direction")]
+    pub direction: Direction,
+    #[serde(default)]
+    pub start_s: f64,
+    pub stop_s: Option<f64>,
+    pub bitrate_kbit: Option<f64>,
+    pub fps: Option<f64>,
+    pub trace: Option<String>,
+    pub site: Option<String>,
+    pub objects_bytes: Option<Vec<u64>>,
+    pub max_connections: Option<u32>,
+    pub size_bytes: Option<u64>,
+}
+fn default_direction() -> Direction {
+    Direction::Down
+}
+
+/// `[background]`
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Background {
+    pub enabled: bool,
+    /// Saturated TCP flows per access path.
+    pub tcp_flows: u32,
+    /// Pareto on/off UDP at this share of each bottleneck's rate.
+    pub udp_share_percent: f64,
+}
+
+impl Default for Background {
+    fn default() -> Self {
+        Background { enabled: false, tcp_flows: 1, udp_share_percent: 10.0 }
+    }
+}
+
+/// `[output]`
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Output {
+    /// Sampling interval of the time series table; 0 = off.
+    pub timeseries_interval_ms: f64,
+    /// Also record cwnd/ssthresh/srtt per path.
+    pub cwnd_series: bool,
+}
+
+impl Default for Output {
+    fn default() -> Self {
+        Output { timeseries_interval_ms: 100.0, cwnd_series: false }
+    }
+}
