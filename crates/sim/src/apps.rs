@@ -368,11 +368,6 @@ impl WebApp {
         }
     }
 
-    /// A driver/model inconsistency, if one happened (reported, never ignored).
-    pub fn error(&self) -> Option<&str> {
-        self.error.as_deref()
-    }
-
     fn conn_of(&self, flow: FlowId) -> Option<usize> {
         self.flows.iter().position(|&f| f == flow)
     }
@@ -458,6 +453,10 @@ impl App for WebApp {
 
     fn is_done(&self) -> bool {
         self.browser.is_done() || self.error.is_some()
+    }
+
+    fn error(&self) -> Option<String> {
+        self.error.clone()
     }
 
     fn report(&self, rep: &mut Report) {

@@ -124,6 +124,10 @@ pub trait App {
     fn is_done(&self) -> bool;
     /// Add this app's measurements to the run's report.
     fn report(&self, rep: &mut crate::metrics::Report);
+    /// An inconsistency between the app and its model, which invalidates the run.
+    fn error(&self) -> Option<String> {
+        None
+    }
 }
 
 #[derive(Default)]
