@@ -120,17 +120,29 @@ impl TcpEndpoint {
         &self.cfg
     }
 
-    fn seg(&self) -> TcpSegment {
-        TcpSegment::new(self.local_port, self.remote_port)
+    /// A packet with an empty TCP segment, filled in place (no copies of
+    /// the large `Packet` in the per-segment path).
+    #[inline]
+    fn new_packet(&self) -> Packet {
+        Packet {
+            src: self.local,
+            dst: self.remote,
+            flow: self.flow,
+            size: 0,
+            payload: Payload::Tcp(TcpSegment::new(self.local_port, self.remote_port)),
+        }
     }
 
-    fn packet(&mut self, seg: TcpSegment) -> Packet {
+    #[inline]
+    fn finish(&mut self, p: &mut Packet) {
+        let s = seg_mut(p);
+        p.size = s.header_len() + s.len;
         self.snd.counters.packets_sent += 1;
-        Packet { src: self.local, dst: self.remote, flow: self.flow, size: seg.header_len() + seg.len, payload: Payload::Tcp(seg) }
     }
 
     fn build_syn(&mut self, now: Nanos) -> Packet {
-        let mut s = self.seg();
+        let mut p = self.new_packet();
+        let s = seg_mut(&mut p);
         s.seq = 0;
         s.flags = flags::SYN;
         // RFC 9293 3.7.1: MSS option = MTU - 40.
@@ -150,20 +162,18 @@ impl TcpEndpoint {
             }
             s.sack_permitted = self.rcv.sack_ok;
             if self.rcv.ts_ok {
-                s.ts = Some((now, self.peer_ts()));
+                s.ts = Some((now, self.rcv.ts_recent()));
             }
         } else if self.cfg.timestamps {
             s.ts = Some((now, 0));
         }
-        self.packet(s)
-    }
-
-    fn peer_ts(&self) -> Nanos {
-        self.rcv.ts_recent()
+        self.finish(&mut p);
+        p
     }
 
     fn build_tx(&mut self, now: Nanos, tx: Tx) -> Packet {
-        let mut s = self.seg();
+        let mut p = self.new_packet();
+        let s = seg_mut(&mut p);
         s.seq = tx.seq;
         s.len = tx.len;
         s.flags = flags::ACK;
@@ -174,16 +184,19 @@ impl TcpEndpoint {
             // Linux sets PSH on the last segment of the queued data.
             s.flags |= flags::PSH;
         }
-        self.rcv.fill_ack(&mut s, now);
-        self.packet(s)
+        self.rcv.fill_ack(s, now);
+        self.finish(&mut p);
+        p
     }
 
     fn build_ack(&mut self, now: Nanos) -> Packet {
-        let mut s = self.seg();
+        let mut p = self.new_packet();
+        let s = seg_mut(&mut p);
         s.seq = self.snd.snd_nxt;
         s.flags = flags::ACK;
-        self.rcv.fill_ack(&mut s, now);
-        self.packet(s)
+        self.rcv.fill_ack(s, now);
+        self.finish(&mut p);
+        p
     }
 
     /// Options agreed from the peer's SYN / SYN-ACK.
@@ -407,6 +420,14 @@ impl Endpoint for TcpEndpoint {
             srtt: self.snd.rtt.srtt,
             inflight_bytes: self.snd.in_flight() as u64 * mss,
         }]
+    }
+}
+
+#[inline]
+fn seg_mut(p: &mut Packet) -> &mut TcpSegment {
+    match &mut p.payload {
+        Payload::Tcp(s) => s,
+        _ => unreachable!("TCP endpoints build TCP packets"),
     }
 }
 

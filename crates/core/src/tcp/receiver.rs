@@ -174,6 +174,11 @@ impl PathReceiver {
         }
         let had_ooo = !self.ooo.is_empty();
         let limit = self.rcv_nxt + self.rcvbuf.max(self.right_edge.saturating_sub(self.rcv_nxt));
+        if len > 0 && seq >= limit {
+            // RFC 9293 3.10.7.4: beyond the window: drop, but ACK.
+            self.force_ack();
+            return out;
+        }
         let end = end.min(limit);
         if len > 0 && end <= self.rcv_nxt {
             // RFC 2883 4.1 (1): whole segment below rcv_nxt: D-SACK it, ACK now.

@@ -353,21 +353,32 @@ impl PathSender {
         self.timer = Some((now + self.rtt.rto_backoff(self.backoff), Timer::Rto));
     }
 
+    /// RFC 8985 7.2 conditions (and Linux tcp_schedule_loss_probe): TLP on,
+    /// SACK negotiated, no SACKed data, not in recovery/loss, no probe
+    /// outstanding.
+    fn tlp_eligible(&self) -> bool {
+        self.tlp_enabled
+            && self.sack_ok
+            && self.sacked_out == 0
+            && matches!(self.cc_state.ca_state, CaState::Open | CaState::Cwr)
+            && self.tlp_high_seq.is_none()
+    }
+
+    /// Replace a pending PTO by the RTO, counted from the head segment's
+    /// transmission (Linux tcp_rearm_rto with tcp_rto_delta_us).
+    fn rto_instead_of_tlp(&mut self, now: Nanos) {
+        let head_sent = self.sb.front().map(|s| s.sent).unwrap_or(now);
+        let at = (head_sent + self.rtt.rto_backoff(self.backoff)).max(now + 1);
+        self.timer = Some((at, Timer::Rto));
+    }
+
     /// RFC 8985 7.2: schedule a PTO (else an RTO).
     fn schedule_tlp_or_rto(&mut self, now: Nanos) {
         if self.packets_out == 0 {
             self.timer = None;
             return;
         }
-        // RFC 8985 7.2 conditions (and Linux tcp_schedule_loss_probe): TLP on,
-        // SACK negotiated, no SACKed data, not in recovery/loss, no probe
-        // outstanding.
-        let ok = self.tlp_enabled
-            && self.sack_ok
-            && self.sacked_out == 0
-            && matches!(self.cc_state.ca_state, CaState::Open | CaState::Cwr)
-            && self.tlp_high_seq.is_none();
-        if !ok {
+        if !self.tlp_eligible() {
             self.arm_rto(now);
             return;
         }
@@ -404,7 +415,7 @@ impl PathSender {
                 true
             }
             Timer::Tlp => {
-                if self.tlp_probe().is_some() && self.tlp_high_seq.is_none() {
+                if self.tlp_eligible() && self.tlp_probe().is_some() {
                     self.tlp_fire = true;
                 } else {
                     self.arm_rto(now);
@@ -640,8 +651,10 @@ impl PathSender {
                     self.retx_hint = s.start;
                     let kind = if self.cc_state.ca_state == CaState::Loss { TxKind::RtoRetrans } else { TxKind::FastRetrans };
                     let tx = self.retransmit_at(now, i, kind);
-                    if self.timer.is_none() || !self.rto_pending() {
+                    if self.timer.is_none() {
                         self.arm_rto(now);
+                    } else if self.tlp_pending() {
+                        self.rto_instead_of_tlp(now);
                     }
                     return Some(tx);
                 }
@@ -679,9 +692,13 @@ impl PathSender {
                 self.cc.cwnd_event(&mut self.cc_state, CwndEvent::TxStart, now);
             }
             let tx = self.send_new(now, len, TxKind::New);
-            // RFC 8985 7.2: (re)schedule the PTO after sending new data.
-            if !matches!(self.timer, Some((_, Timer::Tlp))) || self.packets_out == 1 {
+            if self.tlp_eligible() {
+                // RFC 8985 7.2: (re)schedule the PTO after sending new data
+                // (Linux tcp_schedule_loss_probe at the end of tcp_write_xmit).
                 self.schedule_tlp_or_rto(now);
+            } else if self.timer.is_none() {
+                // RFC 6298 (5.1): start the RTO if it is not running.
+                self.arm_rto(now);
             }
             return Some(tx);
         }
@@ -894,7 +911,7 @@ impl PathSender {
         }
 
         // --- timers ---
-        if advanced || self.timer.is_none() {
+        if advanced || self.timer.is_none() || self.tlp_pending() {
             if self.packets_out == 0 {
                 self.timer = None;
                 if self.unsent() > 0 && self.wnd_end <= self.snd_nxt {
@@ -903,9 +920,12 @@ impl PathSender {
             } else if self.cc_state.ca_state == CaState::Open && advanced {
                 // RFC 8985 7.2: restart the PTO on an ACK of new data.
                 self.schedule_tlp_or_rto(now);
-            } else if advanced || !self.rto_pending() {
+            } else if advanced || self.timer.is_none() {
                 // RFC 6298 (5.3): restart the RTO when new data is acknowledged.
                 self.arm_rto(now);
+            } else if self.tlp_pending() {
+                // SACKed data or recovery: no PTO (RFC 8985 7.2), keep the RTO.
+                self.rto_instead_of_tlp(now);
             }
         }
         if self.persist_pending() && self.wnd_end > self.snd_nxt {

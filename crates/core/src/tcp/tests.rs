@@ -733,7 +733,10 @@ struct Wire {
     delay: Nanos,
     rate_bps: u64,
     free_at: [Nanos; 2],
-    inflight: VecDeque<(Nanos, bool, Packet)>,
+    /// Packets on the wire per direction (FIFO: arrivals are monotone).
+    inflight: [VecDeque<(Nanos, Packet)>; 2],
+    /// Drop-tail queue limit in packets at each sender's link.
+    queue_pkts: u64,
     rng: SimRng,
     loss: f64,
     ack_loss: f64,
@@ -750,7 +753,8 @@ impl Wire {
             delay: 20 * MS,
             rate_bps: 20_000_000,
             free_at: [0, 0],
-            inflight: VecDeque::new(),
+            inflight: [VecDeque::new(), VecDeque::new()],
+            queue_pkts: 1_000_000,
             rng: SimRng::stream(seed, "wire"),
             loss,
             ack_loss: 0.0,
@@ -771,14 +775,14 @@ impl Wire {
                 }
                 let d = dir as usize;
                 let start = self.free_at[d].max(self.now);
-                let done = start + crate::time::tx_time(p.size as u64, self.rate_bps);
-                self.free_at[d] = done;
-                if self.rng.chance(p_loss) {
-                    self.dropped += 1;
+                let ser = crate::time::tx_time(p.size as u64, self.rate_bps);
+                if self.rng.chance(p_loss) || start - self.now > self.queue_pkts * ser {
+                    self.dropped += p.is_data() as u64;
                     continue;
                 }
-                // FIFO per direction: arrival times are monotone per direction
-                self.inflight.push_back((done + self.delay, dir, p));
+                let done = start + ser;
+                self.free_at[d] = done;
+                self.inflight[d].push_back((done + self.delay, p));
             }
         }
     }
@@ -791,7 +795,7 @@ impl Wire {
                 return;
             }
             self.pump();
-            let mut next = self.inflight.iter().map(|x| x.0).min();
+            let mut next = self.inflight.iter().filter_map(|q| q.front().map(|x| x.0)).min();
             for t in [self.a.poll_timeout(), self.b.poll_timeout()].into_iter().flatten() {
                 next = Some(next.map_or(t, |n: Nanos| n.min(t)));
             }
@@ -799,17 +803,14 @@ impl Wire {
             assert!(next <= limit, "ran past the time limit");
             self.now = next.max(self.now);
             // deliver everything due, in arrival order
-            let mut i = 0;
-            while i < self.inflight.len() {
-                if self.inflight[i].0 <= self.now {
-                    let (_, dir, p) = self.inflight.remove(i).unwrap();
-                    if dir {
+            for d in [1usize, 0] {
+                while self.inflight[d].front().is_some_and(|x| x.0 <= self.now) {
+                    let (_, p) = self.inflight[d].pop_front().unwrap();
+                    if d == 1 {
                         self.b.handle_packet(self.now, &p);
                     } else {
                         self.a.handle_packet(self.now, &p);
                     }
-                } else {
-                    i += 1;
                 }
             }
             if self.a.poll_timeout().is_some_and(|t| t <= self.now) {
@@ -931,4 +932,37 @@ fn harness_saturated_flow_behaviour() {
     assert_eq!(delivered, 20_000_000);
     // goodput at least half the link rate
     assert!(w.now < 16 * SEC, "took {} ms", w.now / MS);
+}
+
+/// Speed check, run by hand: `cargo test --release -p mptlab-core -- --ignored
+/// speed --nocapture`. Prints simulated data packets per wall-clock second
+/// for a saturated CUBIC flow at 20 Mbit/s / 40 ms RTT with a drop-tail queue
+/// of one BDP. Never asserts on time.
+#[test]
+#[ignore]
+fn speed_saturated_flow() {
+    let c = TcpConfig::default();
+    let mut w = Wire::new(&c, &c, 0.0, 1);
+    w.queue_pkts = 70;
+    let total = 1_000_000_000u64;
+    let mut written = 0u64;
+    let wall = std::time::Instant::now();
+    w.run(1000 * SEC, |w| {
+        while w.a.poll_event().is_some() {}
+        while w.b.poll_event().is_some() {}
+        if w.a.state == TcpState::Established && written < total {
+            written += w.a.write(w.now, total - written);
+        }
+        w.now >= 200 * SEC
+    });
+    let el = wall.elapsed().as_secs_f64();
+    let c = w.a.counters();
+    println!(
+        "{} data packets in {:.3} s wall: {:.0} pkts/s; goodput {:.2} Mbit/s; {:?}",
+        w.data_pkts,
+        el,
+        w.data_pkts as f64 / el,
+        w.b.rcv.delivered as f64 * 8.0 / 200.0 / 1e6,
+        c
+    );
 }
