@@ -216,6 +216,10 @@ impl PathReceiver {
             self.rcv_nxt = new_nxt;
             self.sack_drop_below();
         }
+        if fin && self.fin_received {
+            // retransmitted FIN: our ACK was lost, ACK again (RFC 9293 3.10.7.4)
+            self.force_ack();
+        }
         if self.fin_seq == Some(self.rcv_nxt) && !self.fin_received {
             self.fin_received = true;
             self.rcv_nxt += 1;

@@ -789,6 +789,7 @@ impl PathSender {
             // Linux tcp_remove_reno_sacks: cumulative ACK consumes emulated SACKs.
             let k = self.sacked_out.min(acked_pkts.saturating_sub(1));
             self.sacked_out -= k;
+            self.limit_reno_sacked();
         }
         self.snd_una = a.ack;
         if self.lost_scan_seq < self.snd_una {
@@ -809,10 +810,9 @@ impl PathSender {
             dsack = d;
         } else if !self.sack_ok && is_dup {
             // Linux tcp_add_reno_sack: each dup ACK emulates one SACKed packet.
-            if self.sacked_out + self.lost_out < self.packets_out {
-                self.sacked_out += 1;
-                newly_sacked = 1;
-            }
+            self.sacked_out += 1;
+            newly_sacked = 1;
+            self.limit_reno_sacked();
         }
 
         // --- RTT sample (RFC 6298 / RFC 7323 4) ---
@@ -981,6 +981,15 @@ impl PathSender {
         // Linux: force the fast retransmit on entering recovery.
         sndcnt = sndcnt.max(if self.prr_out == 0 { 1 } else { 0 });
         self.cc_state.cwnd = (in_flight + sndcnt.max(0)) as u32;
+    }
+
+    /// Linux tcp_limit_reno_sacked: emulated SACKs never exceed the packets
+    /// that can have left the network (at least one hole stays).
+    fn limit_reno_sacked(&mut self) {
+        let holes = self.lost_out.max(1).min(self.packets_out);
+        if self.sacked_out + holes > self.packets_out {
+            self.sacked_out = self.packets_out - holes;
+        }
     }
 
     /// Non-SACK: mark the head segment lost (fast retransmit / partial ACK).

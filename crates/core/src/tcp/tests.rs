@@ -720,6 +720,14 @@ fn fin_both_ways() {
     let a = recv!(ep, 90 * MS);
     assert_eq!(tcp(&a[0]).ack, 2);
     assert_eq!(ep.state, TcpState::Done);
+    // the peer retransmits its FIN (our ACK was lost): ACK it again
+    let mut f = peer(1, 1002, 0, flags::ACK | flags::FIN);
+    f.ts = Some((3, 40 * MS));
+    send!(ep, 400 * MS, f);
+    let a = recv!(ep, 400 * MS);
+    assert_eq!(a.len(), 1);
+    assert_eq!(tcp(&a[0]).ack, 2);
+    assert!(events(&mut ep).is_empty());
 }
 
 // ---------------------------------------------------------------- harness
@@ -800,7 +808,14 @@ impl Wire {
                 next = Some(next.map_or(t, |n: Nanos| n.min(t)));
             }
             let Some(next) = next else { return };
-            assert!(next <= limit, "ran past the time limit");
+            if next > limit {
+                panic!(
+                    "ran past the time limit: a={:?} una={} nxt={} wseq={} ca={:?} cwnd={} inflight={} po={} so={} lo={} ro={} timer={:?} | b={:?} rcv_nxt={} fin={} | {:?}",
+                    self.a.state, self.a.snd.snd_una, self.a.snd.snd_nxt, self.a.snd.write_seq, self.a.snd.ca_state(), self.a.snd.cwnd(),
+                    self.a.snd.in_flight(), self.a.snd.packets_out, self.a.snd.sacked_out, self.a.snd.lost_out, self.a.snd.retrans_out,
+                    self.a.poll_timeout(), self.b.state, self.b.rcv.rcv_nxt, self.b.rcv.fin_received, self.a.counters()
+                );
+            }
             self.now = next.max(self.now);
             // deliver everything due, in arrival order
             for d in [1usize, 0] {
@@ -965,4 +980,137 @@ fn speed_saturated_flow() {
         w.b.rcv.delivered as f64 * 8.0 / 200.0 / 1e6,
         c
     );
+}
+
+#[test]
+fn harness_heavy_loss_both_directions() {
+    // 5 % data loss and 5 % ACK loss: recovery, RTO and TLP all exercised;
+    // every byte still delivered in order exactly once.
+    for (cc, sack, seed) in [(CcKind::Cubic, true, 11), (CcKind::NewReno, true, 12), (CcKind::NewReno, false, 13), (CcKind::Cubic, true, 14)] {
+        let c = TcpConfig { cc, sack, ..TcpConfig::default() };
+        let mut w = Wire::new(&c, &c, 0.05, seed);
+        w.ack_loss = 0.05;
+        let total = 300_000u64;
+        let mut written = 0u64;
+        let mut delivered = 0u64;
+        let (mut ca, mut cb) = (false, false);
+        w.run(3600 * SEC, |w| {
+            while let Some(e) = w.a.poll_event() {
+                if e == AppEvent::Closed {
+                    ca = true;
+                }
+            }
+            while let Some(e) = w.b.poll_event() {
+                match e {
+                    AppEvent::Delivered { total: t } => {
+                        assert!(t > delivered);
+                        delivered = t;
+                    }
+                    AppEvent::PeerClosed => w.b.close(w.now),
+                    AppEvent::Closed => cb = true,
+                    _ => {}
+                }
+            }
+            if w.a.state == TcpState::Established && written < total {
+                written += w.a.write(w.now, total - written);
+                if written == total {
+                    w.a.close(w.now);
+                }
+            }
+            ca && cb
+        });
+        assert!(ca && cb, "seed {seed}: not closed");
+        assert_eq!(delivered, total);
+        let c = w.a.counters();
+        assert_eq!(c.bytes_sent, total + c.bytes_retransmitted);
+        assert!(c.retrans_fast + c.retrans_rto + c.retrans_tlp > 0);
+    }
+}
+
+#[test]
+fn harness_bidirectional_with_nagle_and_small_writes() {
+    // Both sides write 200-byte messages; Nagle on; both close after 100 kB.
+    let c = TcpConfig { nagle: true, ..TcpConfig::default() };
+    let mut w = Wire::new(&c, &c, 0.01, 21);
+    let total = 100_000u64;
+    let mut written = [0u64; 2];
+    let mut delivered = [0u64; 2];
+    let mut closed = [false; 2];
+    w.run(600 * SEC, |w| {
+        for (i, ep) in [&mut w.a, &mut w.b].into_iter().enumerate() {
+            while let Some(e) = ep.poll_event() {
+                match e {
+                    AppEvent::Delivered { total: t } => delivered[i] = t,
+                    AppEvent::Closed => closed[i] = true,
+                    _ => {}
+                }
+            }
+            if ep.state == TcpState::Established && written[i] < total {
+                written[i] += ep.write(w.now, 200.min(total - written[i]));
+                if written[i] == total {
+                    ep.close(w.now);
+                }
+            }
+        }
+        closed[0] && closed[1]
+    });
+    assert_eq!(delivered, [total, total]);
+    assert!(closed[0] && closed[1]);
+    // Nagle coalesced the 500 writes into far fewer segments
+    assert!(w.a.counters().data_packets_sent < 300, "{}", w.a.counters().data_packets_sent);
+}
+
+#[test]
+#[ignore]
+fn fuzz_many_seeds() {
+    let from: u64 = std::env::var("FUZZ_FROM").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    for seed in from..from + 2000u64 {
+        let cc = if seed % 2 == 0 { CcKind::Cubic } else { CcKind::NewReno };
+        let c = TcpConfig {
+            cc,
+            sack: seed % 3 != 0,
+            timestamps: seed % 5 != 0,
+            delayed_ack: seed % 7 != 0,
+            tlp: seed % 4 != 0,
+            nagle: seed % 2 == 0,
+            ..TcpConfig::default()
+        };
+        let mut w = Wire::new(&c, &c, 0.01 * (seed % 8) as f64, seed);
+        w.ack_loss = 0.01 * (seed % 6) as f64;
+        w.queue_pkts = 20 + seed % 100;
+        eprintln!("seed {seed}");
+        let total = 200_000u64 + seed * 1000;
+        let mut written = 0u64;
+        let mut delivered = 0u64;
+        let (mut ca, mut cb) = (false, false);
+        w.run(36000 * SEC, |w| {
+            while let Some(e) = w.a.poll_event() {
+                if e == AppEvent::Closed {
+                    ca = true;
+                }
+            }
+            while let Some(e) = w.b.poll_event() {
+                match e {
+                    AppEvent::Delivered { total: t } => {
+                        assert!(t > delivered);
+                        delivered = t;
+                    }
+                    AppEvent::PeerClosed => w.b.close(w.now),
+                    AppEvent::Closed => cb = true,
+                    _ => {}
+                }
+            }
+            if w.a.state == TcpState::Established && written < total {
+                written += w.a.write(w.now, (total - written).min(3000 + seed * 7));
+                if written == total {
+                    w.a.close(w.now);
+                }
+            }
+            ca && cb
+        });
+        assert!(ca && cb, "seed {seed}: not closed");
+        assert_eq!(delivered, total, "seed {seed}");
+        let c = w.a.counters();
+        assert_eq!(c.bytes_sent, total + c.bytes_retransmitted);
+    }
 }
