@@ -224,6 +224,15 @@ impl TcpEndpoint {
             self.snd.rtt.sample(now - self.syn_sent_at);
         }
         self.snd.established(now, self.snd.mss, sack, ts, window);
+        if self.syn_retx > 0 {
+            // RFC 6298 (5.7) / Linux tcp_init_transfer: 3 s RTO without a sample.
+            self.snd.rtt.syn_lost_fallback(3 * crate::time::SEC);
+        }
+        if self.syn_retx > 1 {
+            // RFC 5681 3.1 (lost SYN: IW = 1 segment); Linux applies it only
+            // after more than one handshake retransmission (tcp_init_transfer).
+            self.snd.cc_state.cwnd = 1;
+        }
         self.syn_timer = None;
         self.syn_pending = false;
         self.state = TcpState::Established;

@@ -49,6 +49,14 @@ impl RttEstimator {
         self.rto.saturating_mul(1u64 << backoff.min(30)).min(self.rto_max)
     }
 
+    /// RFC 6298 (5.7): the SYN (or SYN-ACK) was retransmitted and no RTT
+    /// sample exists: RTO for data starts at 3 s (Linux TCP_TIMEOUT_FALLBACK).
+    pub fn syn_lost_fallback(&mut self, fallback: Nanos) {
+        if !self.has_sample {
+            self.rto = fallback;
+        }
+    }
+
     pub fn sample(&mut self, r: Nanos) {
         let r = r.max(1);
         self.latest = r;

@@ -141,8 +141,10 @@ fn handshake_active_side() {
     let a = recv!(ep, 3 * SEC + 40 * MS);
     assert_eq!(a.len(), 1);
     assert_eq!((tcp(&a[0]).flags, tcp(&a[0]).ack, tcp(&a[0]).seq), (flags::ACK, 1, 1));
-    // Karn: SYN was retransmitted, no RTT sample
+    // Karn: SYN was retransmitted, no RTT sample; RFC 6298 (5.7): RTO 3 s
     assert_eq!(ep.snd.rtt.srtt, 0);
+    assert_eq!(ep.snd.rtt.rto(), 3 * SEC);
+    assert_eq!(ep.snd.cwnd(), 10);
     assert_eq!(ep.snd.mss, 1448);
 }
 
@@ -425,7 +427,18 @@ fn tlp_with_one_segment_adds_delayed_ack_time() {
     // one segment in flight: PTO = 2*40 + 200 = 280 ms, capped at the RTO
     // (head sent at 40 ms + RTO 240 ms = 280 ms): deadline 280 ms
     assert_eq!(ep.poll_timeout(), Some(280 * MS));
-    // with a longer RTO the cap does not bind
+    // with rto_min = 1 s the cap does not bind: PTO = 2*40 + 200 = 280 ms
+    // after the ACK at 80 ms (RTO would fire at 40 + 40 + 1000 = 1080 ms)
+    let c = TcpConfig { rto_min: SEC, ..cfg() };
+    let mut ep = client_with(&c, true);
+    ep.write(40 * MS, 10 * MSS);
+    recv!(ep, 40 * MS);
+    send!(ep, 80 * MS, ack(sq(9), 40 * MS));
+    assert_eq!(ep.poll_timeout(), Some(360 * MS));
+    ep.handle_timeout(360 * MS);
+    assert_eq!(seqs(&recv!(ep, 360 * MS)), vec![sq(9)]);
+    assert_eq!(ep.counters().tlp_probes, 1);
+    // a shorter RTO caps the PTO
     let mut ep = client();
     ep.write(40 * MS, 10 * MSS);
     recv!(ep, 40 * MS);
