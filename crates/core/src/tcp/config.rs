@@ -35,7 +35,8 @@ pub struct TcpConfig {
     pub nagle: bool,
     /// Tail loss probe (RFC 8985 7), Linux net.ipv4.tcp_early_retrans = 3.
     pub tlp: bool,
-    /// HyStart for CUBIC. Not implemented: must stay false (see cc/cubic.rs).
+    /// HyStart++ (RFC 9406) in CUBIC's initial slow start. Default off:
+    /// Linux uses its own HyStart (not modelled), see cc/hystart.rs.
     pub hystart: bool,
     /// Send buffer: unacked + unsent payload bytes (Linux tcp_wmem max 4 MiB).
     pub sndbuf: u64,

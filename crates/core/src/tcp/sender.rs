@@ -215,6 +215,8 @@ impl PathSender {
                 in_flight: 0,
                 ca_state: CaState::Open,
                 path_index: 0,
+                snd_una: 1,
+                snd_nxt: 1,
             },
             cc,
             rtt: RttEstimator::new(cfg),
@@ -328,6 +330,8 @@ impl PathSender {
         self.cc_state.in_flight = self.in_flight();
         self.cc_state.srtt = self.rtt.srtt;
         self.cc_state.min_rtt = self.rtt.min_rtt;
+        self.cc_state.snd_una = self.snd_una;
+        self.cc_state.snd_nxt = self.snd_nxt;
     }
 
     fn set_ca_state(&mut self, st: CaState, now: Nanos) {

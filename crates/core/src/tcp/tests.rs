@@ -1127,3 +1127,18 @@ fn fuzz_many_seeds() {
         assert_eq!(c.bytes_sent, total + c.bytes_retransmitted);
     }
 }
+
+#[test]
+fn harness_hystart_pp_leaves_slow_start_on_queueing_delay() {
+    // No loss, unbounded queue: queueing raises the RTT, HyStart++ moves to
+    // CSS and then congestion avoidance without any loss.
+    let c = TcpConfig { cc: CcKind::Cubic, hystart: true, ..TcpConfig::default() };
+    let (w, delivered) = transfer(&c, &c, 5_000_000, 0.0, 3);
+    assert_eq!(delivered, 5_000_000);
+    assert_eq!(w.a.counters().recoveries + w.a.counters().rto_events, 0);
+    assert!(w.a.snd.ssthresh() < cc::INFINITE_SSTHRESH, "still in slow start");
+    // without HyStart++ slow start never ends here
+    let c = TcpConfig { cc: CcKind::Cubic, ..TcpConfig::default() };
+    let (w, _) = transfer(&c, &c, 5_000_000, 0.0, 3);
+    assert_eq!(w.a.snd.ssthresh(), cc::INFINITE_SSTHRESH);
+}

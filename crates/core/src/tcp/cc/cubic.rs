@@ -6,12 +6,12 @@
 //!   uses t + RTT (we use SRTT).
 //! - Linux's Reno-friendly estimate (bictcp_update `tcp_friendliness`) grows by
 //!   3*beta/(2-beta) per cwnd acked and never switches alpha to 1.
-//! - Linux enables HyStart (slow-start exit on delay increase) by default.
-//!   HyStart/HyStart++ is NOT implemented here (`TcpConfig::hystart` must be
-//!   false): slow start ends only at ssthresh or on loss.
+//! - Linux enables HyStart (ACK-train / delay-increase slow-start exit) by
+//!   default. Linux HyStart is not implemented; RFC 9406 HyStart++ is
+//!   available with `TcpConfig::hystart` (default off, see hystart.rs).
 //! - Linux shifts the epoch after idle periods (CA_EVENT_TX_START); not modelled.
 
-use super::{slow_start, CaState, CcState, CongestionControl, PathView};
+use super::{slow_start, CaState, CcState, CongestionControl, HyStartPP, PathView};
 use crate::time::{Nanos, SEC};
 
 /// RFC 9438 4.6: beta_cubic = 0.7.
@@ -34,6 +34,8 @@ pub struct Cubic {
     pub w_est: f64,
     /// Fractional cwnd increase not yet applied.
     frac: f64,
+    /// HyStart++ (RFC 9406) state; inactive unless enabled.
+    pub hystart: HyStartPP,
 }
 
 impl Default for Cubic {
@@ -44,7 +46,7 @@ impl Default for Cubic {
 
 impl Cubic {
     pub fn new() -> Self {
-        Cubic { fast_convergence: true, w_max: 0.0, k: 0.0, epoch_start: None, cwnd_epoch: 0.0, w_est: 0.0, frac: 0.0 }
+        Cubic { fast_convergence: true, w_max: 0.0, k: 0.0, epoch_start: None, cwnd_epoch: 0.0, w_est: 0.0, frac: 0.0, hystart: HyStartPP::default() }
     }
 
     /// RFC 9438 (1): W_cubic(t) = C*(t-K)^3 + W_max.
@@ -64,6 +66,7 @@ impl CongestionControl for Cubic {
     }
 
     fn ssthresh(&mut self, s: &CcState, _paths: &[PathView], _now: Nanos) -> u32 {
+        self.hystart.stop();
         let cwnd = s.cwnd as f64;
         // RFC 9438 4.7: fast convergence: if cwnd < W_max, W_max = cwnd*(1+beta)/2.
         if self.fast_convergence && cwnd < self.w_max {
@@ -80,6 +83,11 @@ impl CongestionControl for Cubic {
 
     fn cong_avoid(&mut self, s: &mut CcState, _paths: &[PathView], acked: u32, now: Nanos) {
         let mut acked = acked;
+        if self.hystart.active && s.in_slow_start() {
+            // RFC 9406 HyStart++ replaces standard slow start growth.
+            self.hystart.slow_start(s, acked);
+            return;
+        }
         // RFC 9438 4.10: slow start below ssthresh (RFC 5681).
         if s.in_slow_start() {
             acked = slow_start(s, acked);
@@ -134,10 +142,15 @@ impl CongestionControl for Cubic {
         }
     }
 
+    fn pkts_acked(&mut self, s: &CcState, _acked: u32, rtt: Option<Nanos>, _now: Nanos) {
+        self.hystart.on_ack(s, rtt);
+    }
+
     fn set_state(&mut self, _s: &mut CcState, new: CaState, _now: Nanos) {
         // Linux cubictcp_state: reset the epoch on RTO (RFC 9438 4.8).
         if new == CaState::Loss {
             self.reset();
+            self.hystart.stop();
         }
     }
 }

@@ -12,9 +12,11 @@
 use crate::time::Nanos;
 
 mod cubic;
+mod hystart;
 mod newreno;
 
 pub use cubic::Cubic;
+pub use hystart::HyStartPP;
 pub use newreno::NewReno;
 
 /// "Infinite" ssthresh (Linux TCP_INFINITE_SSTHRESH).
@@ -61,6 +63,9 @@ pub struct CcState {
     pub ca_state: CaState,
     /// Index of this path in the `paths` slice handed to every hook.
     pub path_index: usize,
+    /// SND.UNA and SND.NXT (sequence offsets), for round tracking (HyStart++).
+    pub snd_una: u64,
+    pub snd_nxt: u64,
 }
 
 impl CcState {
@@ -160,9 +165,18 @@ impl CcKind {
     }
 
     pub fn build(self) -> Box<dyn CongestionControl> {
+        self.build_with(false)
+    }
+
+    /// Build, with HyStart++ (RFC 9406) in CUBIC's slow start if `hystart`.
+    pub fn build_with(self, hystart: bool) -> Box<dyn CongestionControl> {
         match self {
             CcKind::NewReno => Box::new(NewReno),
-            CcKind::Cubic => Box::new(Cubic::new()),
+            CcKind::Cubic => {
+                let mut c = Cubic::new();
+                c.hystart.active = hystart;
+                Box::new(c)
+            }
         }
     }
 }
@@ -216,6 +230,8 @@ pub(crate) fn test_state(cwnd: u32, ssthresh: u32) -> CcState {
         in_flight: cwnd,
         ca_state: CaState::Open,
         path_index: 0,
+        snd_una: 1,
+        snd_nxt: 1,
     }
 }
 
