@@ -153,6 +153,13 @@ pub struct PathSender {
     prr_delivered: u32,
     prr_out: u32,
     prior_cwnd: u32,
+    /// Undo state (Linux undo_marker / undo_retrans / retrans_stamp /
+    /// prior_ssthresh): lets a spurious reduction be reverted.
+    undo_marker: Option<u64>,
+    undo_retrans: i32,
+    undo_until: u64,
+    retrans_stamp: Option<Nanos>,
+    prior_ssthresh: u32,
     pub cc_state: CcState,
     cc: Box<dyn CongestionControl>,
     pub rtt: RttEstimator,
@@ -204,6 +211,11 @@ impl PathSender {
             prr_delivered: 0,
             prr_out: 0,
             prior_cwnd: 0,
+            undo_marker: None,
+            undo_retrans: 0,
+            undo_until: 0,
+            retrans_stamp: None,
+            prior_ssthresh: 0,
             cc_state: CcState {
                 // RFC 6928: IW = 10 packets.
                 cwnd: cfg.initial_cwnd,
@@ -440,7 +452,9 @@ impl PathSender {
         // Linux tcp_enter_loss: reduce ssthresh only on the first RTO of an
         // episode (not again while already in Loss with backoff).
         if self.cc_state.ca_state != CaState::Loss || self.backoff == 0 {
+            self.prior_ssthresh = self.current_ssthresh();
             self.prior_cwnd = self.cc_state.cwnd;
+            self.init_undo();
             let me = [PathView::of(&self.cc_state)];
             let ps = paths.unwrap_or(&me);
             self.cc_state.ssthresh = self.cc.ssthresh(&self.cc_state, ps, now);
@@ -594,6 +608,13 @@ impl PathSender {
         s.sent = now;
         let (seq, len, fin) = (s.start, s.len, s.fin);
         self.account_send(now, len, true);
+        if matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Loss) && self.undo_marker.is_some() {
+            // Linux tcp_retransmit_skb: count retransmissions to be undone by D-SACKs.
+            self.undo_retrans = self.undo_retrans.max(0) + 1;
+            if self.retrans_stamp.is_none() {
+                self.retrans_stamp = Some(now);
+            }
+        }
         match kind {
             TxKind::FastRetrans => self.counters.retrans_fast += 1,
             TxKind::RtoRetrans => self.counters.retrans_rto += 1,
@@ -862,10 +883,16 @@ impl PathSender {
         match self.cc_state.ca_state {
             CaState::Recovery => {
                 if self.snd_una >= self.high_seq {
-                    // RFC 6675 / Linux tcp_end_cwnd_reduction: cwnd = ssthresh on exit.
-                    self.cc_state.cwnd = self.cc_state.ssthresh;
-                    self.cc.cwnd_event(&mut self.cc_state, CwndEvent::CompleteCwr, now);
-                    self.set_ca_state(CaState::Open, now);
+                    self.undo_until = self.snd_nxt;
+                    if self.may_undo(a.ts_ecr) {
+                        // Linux tcp_try_undo_recovery: the reduction was spurious.
+                        self.undo(false, now);
+                    } else {
+                        // RFC 6675 / Linux tcp_end_cwnd_reduction: cwnd = ssthresh on exit.
+                        self.cc_state.cwnd = self.cc_state.ssthresh;
+                        self.cc.cwnd_event(&mut self.cc_state, CwndEvent::CompleteCwr, now);
+                        self.set_ca_state(CaState::Open, now);
+                    }
                 } else {
                     if !self.sack_ok && advanced {
                         // RFC 6582 3.2 (5): partial ACK: retransmit the first
@@ -876,7 +903,12 @@ impl PathSender {
                 }
             }
             CaState::Loss => {
-                if self.snd_una >= self.high_seq {
+                if advanced && self.may_undo(a.ts_ecr) {
+                    // Linux tcp_try_undo_loss: spurious RTO (Eifel, RFC 3522, or
+                    // all retransmissions D-SACKed): restore and stop go-back-N.
+                    self.undo(true, now);
+                } else if self.snd_una >= self.high_seq {
+                    self.undo_until = self.snd_nxt;
                     self.set_ca_state(CaState::Open, now);
                 }
             }
@@ -895,12 +927,24 @@ impl PathSender {
                         self.mark_head_lost_reno();
                     }
                     self.prr(delivered, retrans_data_acked);
+                } else if self.undo_marker.is_some() && self.undo_retrans == 0 && dsack {
+                    // Late D-SACKs showed every retransmission of the last
+                    // episode was unnecessary (Linux tcp_try_undo_dsack; Linux
+                    // does this in Disorder only, we also allow Open).
+                    self.undo(false, now);
                 } else if self.sacked_out > 0 {
                     self.set_ca_state(CaState::Disorder, now);
                 } else if self.cc_state.ca_state == CaState::Disorder {
                     self.set_ca_state(CaState::Open, now);
                 }
             }
+        }
+
+        if self.undo_marker.is_some()
+            && !matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Loss)
+            && self.snd_una > self.undo_until
+        {
+            self.undo_marker = None; // too late to undo
         }
 
         // --- cwnd growth (Linux tcp_may_raise_cwnd / tcp_cong_avoid) ---
@@ -947,7 +991,9 @@ impl PathSender {
         self.counters.recoveries += 1;
         // RFC 6675 5 (2)/(4): RecoveryPoint = HighData; ssthresh from CC.
         self.high_seq = self.snd_nxt;
+        self.prior_ssthresh = self.current_ssthresh();
         self.prior_cwnd = self.cc_state.cwnd;
+        self.init_undo();
         self.sync_cc();
         self.cc_state.ssthresh = self.cc.ssthresh(&self.cc_state, ps, now);
         // RFC 6937 3: prr_delivered = prr_out = 0 (Linux tcp_init_cwnd_reduction).
@@ -956,6 +1002,54 @@ impl PathSender {
         self.cc_state.cwnd_cnt = 0;
         self.tlp_high_seq = None;
         self.set_ca_state(CaState::Recovery, now);
+    }
+
+    /// Linux tcp_current_ssthresh: ssthresh to restore on undo.
+    fn current_ssthresh(&self) -> u32 {
+        if matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Cwr) {
+            self.cc_state.ssthresh
+        } else {
+            let c = self.cc_state.cwnd;
+            self.cc_state.ssthresh.max((c >> 1) + (c >> 2))
+        }
+    }
+
+    /// Linux tcp_init_undo.
+    fn init_undo(&mut self) {
+        self.undo_marker = Some(self.snd_una);
+        self.undo_retrans = if self.retrans_out > 0 { self.retrans_out as i32 } else { -1 };
+        self.retrans_stamp = None;
+    }
+
+    /// Linux tcp_may_undo: no retransmission left un-D-SACKed, or the ACK
+    /// echoes a timestamp older than the first retransmission (Eifel,
+    /// RFC 3522; Linux tcp_packet_delayed).
+    fn may_undo(&self, ts_ecr: Option<Nanos>) -> bool {
+        self.undo_marker.is_some()
+            && (self.undo_retrans == 0
+                || (self.ts_ok
+                    && matches!((self.retrans_stamp, ts_ecr), (Some(r), Some(e)) if e > 0 && e < r)))
+    }
+
+    /// Linux tcp_undo_cwnd_reduction: restore cwnd/ssthresh; optionally
+    /// forget the loss marks (after a spurious RTO).
+    fn undo(&mut self, unmark_loss: bool, now: Nanos) {
+        if unmark_loss {
+            for s in self.sb.iter_mut() {
+                s.flags &= !LOST;
+            }
+            self.lost_out = 0;
+            self.lost_scan_seq = self.snd_una;
+            self.lost_scan_sacked = 0;
+        }
+        self.sync_cc();
+        self.cc_state.cwnd = self.cc.undo_cwnd(&self.cc_state, self.prior_cwnd);
+        if self.prior_ssthresh > self.cc_state.ssthresh {
+            self.cc_state.ssthresh = self.prior_ssthresh;
+        }
+        self.cc_state.cwnd_cnt = 0;
+        self.undo_marker = None;
+        self.set_ca_state(CaState::Open, now);
     }
 
     /// PRR (RFC 6937) as Linux tcp_cwnd_reduction implements it.
@@ -1125,6 +1219,13 @@ impl PathSender {
     /// A D-SACK arrived (RFC 2883): if it covers a retransmitted segment,
     /// that retransmission was spurious (RFC 3708).
     fn dsack_seen(&mut self, b: SackBlock) {
+        if let Some(m) = self.undo_marker {
+            // Linux tcp_check_dsack / tcp_sacktag_one: a D-SACK above the undo
+            // marker cancels one retransmission of the episode.
+            if b.end > m && self.undo_retrans > 0 {
+                self.undo_retrans -= 1;
+            }
+        }
         for r in self.recent_retx.iter_mut() {
             if r.0 < r.1 && r.0 < b.end && b.start < r.1 && !r.2 {
                 r.2 = true;

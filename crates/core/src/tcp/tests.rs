@@ -499,6 +499,47 @@ fn spurious_retransmission_counted_by_dsack_and_timestamps() {
     assert_eq!(ep.counters().retrans_spurious, 1);
 }
 
+#[test]
+fn spurious_rto_is_undone_by_eifel() {
+    let c = TcpConfig { tlp: false, ..cfg() };
+    let mut ep = client_with(&c, true);
+    ep.write(40 * MS, 10 * MSS);
+    recv!(ep, 40 * MS);
+    ep.handle_timeout(280 * MS);
+    assert_eq!(seqs(&recv!(ep, 280 * MS)), vec![sq(0)]);
+    assert_eq!((ep.snd.cwnd(), ep.snd.ssthresh()), (1, 5));
+    // the ACK of segment 0 echoes the original's TSval (40 ms < 280 ms):
+    // Linux tcp_try_undo_loss restores cwnd 10 and ssthresh (infinite),
+    // unmarks the loss, so segments 1.. are not retransmitted.
+    send!(ep, 300 * MS, ack(sq(1), 40 * MS));
+    assert_eq!(ep.snd.ca_state(), CaState::Open);
+    assert_eq!(ep.snd.ssthresh(), cc::INFINITE_SSTHRESH);
+    assert!(ep.snd.cwnd() >= 10);
+    assert!(recv!(ep, 300 * MS).is_empty());
+    assert_eq!(ep.counters().retrans_rto, 1);
+}
+
+#[test]
+fn spurious_fast_retransmit_is_undone_on_recovery_exit() {
+    // segment 0 is only delayed (reordering): recovery starts on 3 SACKs,
+    // 0 is retransmitted, then the original's ACK (older TSval) ends it.
+    let mut ep = client();
+    ep.write(40 * MS, 10 * MSS);
+    recv!(ep, 40 * MS);
+    for k in 1..4 {
+        send!(ep, 80 * MS, ack_sack(1, &[(sq(1), sq(k + 1))], 40 * MS));
+    }
+    assert_eq!(seqs(&recv!(ep, 80 * MS)), vec![sq(0)]);
+    assert_eq!(ep.snd.ca_state(), CaState::Recovery);
+    send!(ep, 81 * MS, ack(sq(10), 40 * MS));
+    assert_eq!(ep.snd.ca_state(), CaState::Open);
+    assert_eq!(ep.snd.ssthresh(), cc::INFINITE_SSTHRESH);
+    // cwnd restored to 10, then slow start on the same ACK (Linux calls
+    // tcp_cong_avoid after the undo): 7 newly acked packets -> 17
+    assert_eq!(ep.snd.cwnd(), 17);
+    assert_eq!(ep.counters().retrans_spurious, 1);
+}
+
 // ---------------------------------------------------------------- receiving
 
 /// A server that completed the handshake with the fake client.
@@ -914,6 +955,9 @@ fn check_lossy(cfg_a: &TcpConfig, cfg_b: &TcpConfig, seed: u64) {
     let (w, delivered) = transfer(cfg_a, cfg_b, total, 0.01, seed);
     assert_eq!(delivered, total);
     let c = w.a.counters();
+    if std::env::var("TCP_DIAG").is_ok() {
+        eprintln!("{:?} took {} ms: {c:?}", w.a.snd.cc_name(), w.now / MS);
+    }
     // every payload byte sent once plus the retransmissions
     assert_eq!(c.bytes_sent, total + c.bytes_retransmitted);
     let retrans_pkts = c.retrans_fast + c.retrans_rto + c.retrans_tlp;

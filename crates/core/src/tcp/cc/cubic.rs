@@ -36,6 +36,8 @@ pub struct Cubic {
     frac: f64,
     /// HyStart++ (RFC 9406) state; inactive unless enabled.
     pub hystart: HyStartPP,
+    /// State before the last reduction, for undo (RFC 9438 4.9).
+    saved: Option<(f64, f64, Option<Nanos>, f64, f64)>,
 }
 
 impl Default for Cubic {
@@ -46,7 +48,7 @@ impl Default for Cubic {
 
 impl Cubic {
     pub fn new() -> Self {
-        Cubic { fast_convergence: true, w_max: 0.0, k: 0.0, epoch_start: None, cwnd_epoch: 0.0, w_est: 0.0, frac: 0.0, hystart: HyStartPP::default() }
+        Cubic { fast_convergence: true, w_max: 0.0, k: 0.0, epoch_start: None, cwnd_epoch: 0.0, w_est: 0.0, frac: 0.0, hystart: HyStartPP::default(), saved: None }
     }
 
     /// RFC 9438 (1): W_cubic(t) = C*(t-K)^3 + W_max.
@@ -67,6 +69,7 @@ impl CongestionControl for Cubic {
 
     fn ssthresh(&mut self, s: &CcState, _paths: &[PathView], _now: Nanos) -> u32 {
         self.hystart.stop();
+        self.saved = Some((self.w_max, self.k, self.epoch_start, self.cwnd_epoch, self.w_est));
         let cwnd = s.cwnd as f64;
         // RFC 9438 4.7: fast convergence: if cwnd < W_max, W_max = cwnd*(1+beta)/2.
         if self.fast_convergence && cwnd < self.w_max {
@@ -140,6 +143,19 @@ impl CongestionControl for Cubic {
             self.frac -= inc;
             s.cwnd += inc as u32;
         }
+    }
+
+    /// RFC 9438 4.9: after a spurious congestion event, restore the state
+    /// saved before it (W_max, K, epoch, W_est) and cwnd.
+    fn undo_cwnd(&mut self, s: &CcState, prior_cwnd: u32) -> u32 {
+        if let Some((w_max, k, epoch, cwnd_epoch, w_est)) = self.saved.take() {
+            self.w_max = w_max;
+            self.k = k;
+            self.epoch_start = epoch;
+            self.cwnd_epoch = cwnd_epoch;
+            self.w_est = w_est;
+        }
+        s.cwnd.max(prior_cwnd)
     }
 
     fn pkts_acked(&mut self, s: &CcState, _acked: u32, rtt: Option<Nanos>, _now: Nanos) {
