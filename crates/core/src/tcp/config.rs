@@ -35,6 +35,9 @@ pub struct TcpConfig {
     pub nagle: bool,
     /// Tail loss probe (RFC 8985 7), Linux net.ipv4.tcp_early_retrans = 3.
     pub tlp: bool,
+    /// Reset cwnd after an idle period longer than the RTO (RFC 5681 4.1,
+    /// Linux net.ipv4.tcp_slow_start_after_idle = 1, tcp_cwnd_restart).
+    pub slow_start_after_idle: bool,
     /// HyStart++ (RFC 9406) in CUBIC's initial slow start. Default off:
     /// Linux uses its own HyStart (not modelled), see cc/hystart.rs.
     pub hystart: bool,
@@ -74,6 +77,7 @@ impl Default for TcpConfig {
             nagle: true,
             tlp: true,
             hystart: false,
+            slow_start_after_idle: true,
             sndbuf: 4 * 1024 * 1024,
             rcvbuf: 6 * 1024 * 1024,
             rto_min: 200 * MS,

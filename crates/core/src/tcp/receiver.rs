@@ -297,16 +297,13 @@ impl PathReceiver {
 
     fn sack_front(&mut self, s: u64, e: u64) {
         // drop blocks now covered by [s, e), then put it first
-        let mut k = 0;
         let mut tmp = [SackBlock::default(); MAX_SACK_BLOCKS + 1];
         tmp[0] = SackBlock { start: s, end: e };
-        k += 1;
+        let mut k = 1;
         for b in &self.sack[..self.sack_n] {
-            if b.end < s || b.start > e {
-                if k < tmp.len() {
-                    tmp[k] = *b;
-                    k += 1;
-                }
+            if (b.end < s || b.start > e) && k < tmp.len() {
+                tmp[k] = *b;
+                k += 1;
             }
         }
         self.sack = tmp;

@@ -126,6 +126,8 @@ pub struct PathSender {
     tlp_enabled: bool,
     nagle: bool,
     dupthresh: u32,
+    initial_cwnd: u32,
+    slow_start_after_idle: bool,
     wcdelack: Nanos,
     /// Oldest unacknowledged sequence offset (SND.UNA).
     pub snd_una: u64,
@@ -191,6 +193,8 @@ impl PathSender {
             tlp_enabled: cfg.tlp,
             nagle: cfg.nagle,
             dupthresh: cfg.dupthresh,
+            initial_cwnd: cfg.initial_cwnd,
+            slow_start_after_idle: cfg.slow_start_after_idle,
             wcdelack: cfg.delack_max,
             snd_una: 1,
             snd_nxt: 1,
@@ -713,8 +717,13 @@ impl PathSender {
                 self.cwnd_validate(false);
                 return None;
             }
-            if self.packets_out == 0 && self.last_send + self.rtt.rto() < now {
-                self.cc.cwnd_event(&mut self.cc_state, CwndEvent::TxStart, now);
+            if self.packets_out == 0 {
+                let idle = now.saturating_sub(self.last_send);
+                if self.slow_start_after_idle && idle > self.rtt.rto() {
+                    self.cwnd_restart(idle);
+                }
+                // Linux tcp_event_data_sent: CA_EVENT_TX_START with nothing in flight.
+                self.cc.cwnd_event(&mut self.cc_state, CwndEvent::TxStart { idle }, now);
             }
             let tx = self.send_new(now, len, TxKind::New);
             if self.tlp_eligible() {
@@ -1002,6 +1011,22 @@ impl PathSender {
         self.cc_state.cwnd_cnt = 0;
         self.tlp_high_seq = None;
         self.set_ca_state(CaState::Recovery, now);
+    }
+
+    /// Linux tcp_cwnd_restart (RFC 5681 4.1 / RFC 2861): after an idle
+    /// period, halve cwnd once per RTO elapsed, down to the initial window.
+    fn cwnd_restart(&mut self, idle: Nanos) {
+        let rto = self.rtt.rto().max(1);
+        self.cc_state.ssthresh = self.current_ssthresh();
+        let restart = self.initial_cwnd.min(self.cc_state.cwnd);
+        let mut cwnd = self.cc_state.cwnd;
+        let mut delta = idle as i128 - rto as i128;
+        while delta > 0 && cwnd > restart {
+            cwnd >>= 1;
+            delta -= rto as i128;
+        }
+        self.cc_state.cwnd = cwnd.max(restart);
+        self.cc_state.cwnd_cnt = 0;
     }
 
     /// Linux tcp_current_ssthresh: ssthresh to restore on undo.

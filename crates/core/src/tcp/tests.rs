@@ -1186,3 +1186,29 @@ fn harness_hystart_pp_leaves_slow_start_on_queueing_delay() {
     let (w, _) = transfer(&c, &c, 5_000_000, 0.0, 3);
     assert_eq!(w.a.snd.ssthresh(), cc::INFINITE_SSTHRESH);
 }
+
+#[test]
+fn cwnd_restart_after_idle() {
+    let mut ep = client();
+    ep.write(40 * MS, 10 * MSS);
+    recv!(ep, 40 * MS);
+    for i in 1..=10u64 {
+        send!(ep, 80 * MS, ack(sq(i), 40 * MS));
+    }
+    assert_eq!(ep.snd.cwnd(), 20);
+    // idle 1 s > RTO (240 ms): 20 halves to 10 (= IW, the floor);
+    // ssthresh = max(inf, 3/4 * 20) stays infinite (Linux tcp_current_ssthresh)
+    ep.write(1080 * MS, 30 * MSS);
+    assert_eq!(recv!(ep, 1080 * MS).len(), 10);
+    assert_eq!(ep.snd.cwnd(), 10);
+    // without slow start after idle the window is kept
+    let c = TcpConfig { slow_start_after_idle: false, ..cfg() };
+    let mut ep = client_with(&c, true);
+    ep.write(40 * MS, 10 * MSS);
+    recv!(ep, 40 * MS);
+    for i in 1..=10u64 {
+        send!(ep, 80 * MS, ack(sq(i), 40 * MS));
+    }
+    ep.write(1080 * MS, 30 * MSS);
+    assert_eq!(recv!(ep, 1080 * MS).len(), 20);
+}

@@ -9,9 +9,10 @@
 //! - Linux enables HyStart (ACK-train / delay-increase slow-start exit) by
 //!   default. Linux HyStart is not implemented; RFC 9406 HyStart++ is
 //!   available with `TcpConfig::hystart` (default off, see hystart.rs).
-//! - Linux shifts the epoch after idle periods (CA_EVENT_TX_START); not modelled.
+//! - Like Linux (cubictcp_cwnd_event), the epoch is shifted by idle periods
+//!   (CA_EVENT_TX_START), so an app-limited pause does not count as growth time.
 
-use super::{slow_start, CaState, CcState, CongestionControl, HyStartPP, PathView};
+use super::{slow_start, CaState, CcState, CongestionControl, CwndEvent, HyStartPP, PathView};
 use crate::time::{Nanos, SEC};
 
 /// RFC 9438 4.6: beta_cubic = 0.7.
@@ -156,6 +157,13 @@ impl CongestionControl for Cubic {
             self.w_est = w_est;
         }
         s.cwnd.max(prior_cwnd)
+    }
+
+    fn cwnd_event(&mut self, _s: &mut CcState, ev: CwndEvent, now: Nanos) {
+        // Linux cubictcp_cwnd_event: shift the epoch by the idle time.
+        if let (CwndEvent::TxStart { idle }, Some(e)) = (ev, self.epoch_start) {
+            self.epoch_start = Some((e + idle).min(now));
+        }
     }
 
     fn pkts_acked(&mut self, s: &CcState, _acked: u32, rtt: Option<Nanos>, _now: Nanos) {

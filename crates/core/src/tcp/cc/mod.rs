@@ -35,8 +35,9 @@ pub enum CaState {
 /// Linux `enum tcp_ca_event` (subset used here).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CwndEvent {
-    /// First transmission after the connection was idle.
-    TxStart,
+    /// Transmission with nothing in flight (Linux CA_EVENT_TX_START);
+    /// `idle` is the time since the previous data transmission.
+    TxStart { idle: Nanos },
     /// cwnd reduction finished (recovery or CWR ended).
     CompleteCwr,
     /// Retransmission timeout (Linux CA_EVENT_LOSS).
