@@ -184,7 +184,14 @@ impl TcpEndpoint {
             // Linux sets PSH on the last segment of the queued data.
             s.flags |= flags::PSH;
         }
-        self.rcv.fill_ack(s, now);
+        // SACK blocks only as far as they fit in the MTU (a retransmission
+        // keeps its boundaries; Linux would fragment it instead).
+        let room = self.cfg.mtu.saturating_sub(s.header_len() + tx.len);
+        let mut n = self.rcv.pending_sack_blocks();
+        while n > 0 && self.rcv.sack_option_bytes(n) > room {
+            n -= 1;
+        }
+        self.rcv.fill_ack_limited(s, now, n);
         self.finish(&mut p);
         p
     }
@@ -346,6 +353,8 @@ impl Endpoint for TcpEndpoint {
             return Some(self.build_syn(now));
         }
         if matches!(self.state, TcpState::Established | TcpState::Done) {
+            // Linux tcp_current_mss: SACK blocks on this segment shrink it.
+            self.snd.opt_overhead = self.rcv.sack_option_bytes(self.rcv.pending_sack_blocks());
             if let Some(tx) = self.snd.next_tx(now) {
                 return Some(self.build_tx(now, tx));
             }

@@ -322,22 +322,51 @@ impl PathReceiver {
         self.sack_n = k;
     }
 
+    /// SACK blocks the next ACK would carry.
+    pub fn pending_sack_blocks(&self) -> usize {
+        if !self.sack_ok {
+            return 0;
+        }
+        (self.sack_n + self.dsack.is_some() as usize).min(MAX_SACK_BLOCKS)
+    }
+
+    /// Extra option bytes (after padding) that `n` SACK blocks add to a
+    /// segment (RFC 2018 3: 2 + 8n bytes, next to 10 bytes of timestamps).
+    pub fn sack_option_bytes(&self, n: usize) -> u32 {
+        if n == 0 {
+            return 0;
+        }
+        let base = if self.ts_ok { 10 } else { 0 };
+        let pad = |x: u32| (x + 3) & !3;
+        pad(base + 2 + 8 * n as u32) - pad(base)
+    }
+
     /// Fill the ACK fields of an outgoing segment (ack, window, SACK/D-SACK,
     /// TSecr) and account for the ACK being sent.
     pub fn fill_ack(&mut self, seg: &mut TcpSegment, now: Nanos) {
+        self.fill_ack_limited(seg, now, MAX_SACK_BLOCKS);
+    }
+
+    /// Like `fill_ack`, with at most `max_sack` SACK blocks (so a full-sized
+    /// retransmission stays within the MTU).
+    pub fn fill_ack_limited(&mut self, seg: &mut TcpSegment, now: Nanos, max_sack: usize) {
         let _ = now;
         seg.ack = self.rcv_nxt;
         seg.window = self.window();
         self.right_edge = self.right_edge.max(self.rcv_nxt + seg.window);
         if self.sack_ok {
             let mut n = 0;
-            if let Some(d) = self.dsack.take() {
+            if let Some(d) = self.dsack.take_if(|_| max_sack > 0) {
                 // RFC 2883 4: the D-SACK block is the first block.
                 seg.sack[0] = d;
                 n = 1;
             }
+            let max = max_sack.min(MAX_SACK_BLOCKS);
+            if n > max {
+                n = max;
+            }
             for b in &self.sack[..self.sack_n] {
-                if n >= MAX_SACK_BLOCKS {
+                if n >= max {
                     break;
                 }
                 seg.sack[n] = *b;

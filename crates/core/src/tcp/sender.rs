@@ -121,6 +121,10 @@ const RECENT_RETX: usize = 16;
 #[derive(Debug)]
 pub struct PathSender {
     pub mss: u32,
+    /// Option bytes the owner will add to the next segment beyond the
+    /// standard ones (SACK blocks on a data segment): new segments shrink by
+    /// this much (Linux tcp_current_mss).
+    pub opt_overhead: u32,
     sack_ok: bool,
     ts_ok: bool,
     tlp_enabled: bool,
@@ -188,6 +192,7 @@ impl PathSender {
         let mss = cfg.mss_option() - if cfg.timestamps { 12 } else { 0 };
         PathSender {
             mss,
+            opt_overhead: 0,
             sack_ok: false,
             ts_ok: false,
             tlp_enabled: cfg.tlp,
@@ -694,7 +699,8 @@ impl PathSender {
         // RFC 6675 NextSeg rule (2): new data, within the peer's window.
         if has_new {
             let unsent = self.unsent();
-            let len = unsent.min(self.mss as u64) as u32;
+            let mss_now = self.mss.saturating_sub(self.opt_overhead).max(1);
+            let len = unsent.min(mss_now as u64) as u32;
             let fits = self.snd_nxt + len as u64 <= self.wnd_end;
             let mut len = len;
             if !fits {
@@ -713,7 +719,7 @@ impl PathSender {
             // Nagle (RFC 896, RFC 1122 4.2.3.4): hold a sub-MSS segment while
             // data is unacknowledged, unless the FIN is queued (Linux pushes
             // with TCP_NAGLE_OFF on close).
-            if self.nagle && len < self.mss && len > 0 && self.packets_out > 0 && !self.fin_queued {
+            if self.nagle && len < mss_now && len > 0 && self.packets_out > 0 && !self.fin_queued {
                 self.cwnd_validate(false);
                 return None;
             }

@@ -831,6 +831,9 @@ impl Wire {
             loop {
                 let ep = if dir { &mut self.a } else { &mut self.b };
                 let Some(p) = ep.poll_transmit(self.now) else { break };
+                // size = headers + payload, never above the MTU
+                assert_eq!(p.size, tcp(&p).header_len() + p.payload_len());
+                assert!(p.size <= 1500, "{} bytes", p.size);
                 let p_loss = if p.is_data() { self.loss } else { self.ack_loss };
                 if p.is_data() {
                     self.data_pkts += 1;
@@ -1211,4 +1214,31 @@ fn cwnd_restart_after_idle() {
     }
     ep.write(1080 * MS, 30 * MSS);
     assert_eq!(recv!(ep, 1080 * MS).len(), 20);
+}
+
+#[test]
+fn sack_blocks_on_data_segments_shrink_the_payload() {
+    // The client has out-of-order data from the peer, so its next data
+    // segment carries one SACK block. Options: 10 (TS) + 2 + 8 = 20 bytes
+    // (packet.rs pads the total), 8 more than the 12 of TS alone:
+    // 1448 - 8 = 1440 payload bytes. (Linux aligns SACK separately, 4 + 8n,
+    // which would give 1436.)
+    let mut ep = client();
+    let mut d = peer(1 + MSS, 1, MSS as u32, flags::ACK);
+    d.ts = Some((50, 0));
+    send!(ep, 50 * MS, d);
+    ep.write(50 * MS, 3 * MSS);
+    let out = recv!(ep, 50 * MS);
+    assert_eq!(tcp(&out[0]).sack_len, 1);
+    assert_eq!(tcp(&out[0]).len, 1440);
+    assert_eq!(out[0].size, 1500);
+    // every segment repeats the block while the hole exists (RFC 2018 4)
+    assert_eq!((tcp(&out[1]).sack_len, tcp(&out[1]).len), (1, 1440));
+    // the hole is filled: full-sized segments again
+    let mut d = peer(1, 1, MSS as u32, flags::ACK);
+    d.ts = Some((51, 0));
+    send!(ep, 51 * MS, d);
+    ep.write(51 * MS, 3 * MSS);
+    let out = recv!(ep, 51 * MS);
+    assert_eq!((tcp(&out[0]).sack_len, tcp(&out[0]).len, out[0].size), (0, 1448, 1500));
 }
