@@ -519,8 +519,25 @@ impl PathSender {
         Some(TlpProbe::Retransmit { seq: last.start, len: last.len, fin: last.fin })
     }
 
-    /// Send the probe decided by `tlp_probe` (RFC 8985 7.3).
-    fn send_tlp(&mut self, now: Nanos) -> Option<Tx> {
+    /// A PTO expired and a probe is due on the next `next_tx` call.
+    pub fn tlp_due(&self) -> bool {
+        self.tlp_fire
+    }
+
+    /// Take over a due probe (e.g. an MPTCP connection-level TLP that sends
+    /// it on another subflow): `next_tx` will not send it, the RTO is armed
+    /// as after a probe, and the decision is returned.
+    pub fn take_tlp(&mut self, now: Nanos) -> Option<TlpProbe> {
+        if !self.tlp_fire {
+            return None;
+        }
+        self.tlp_fire = false;
+        self.arm_rto(now);
+        self.tlp_probe()
+    }
+
+    /// Send the probe decided by `tlp_probe` on this path (RFC 8985 7.3).
+    pub fn send_tlp(&mut self, now: Nanos) -> Option<Tx> {
         let probe = self.tlp_probe()?;
         self.counters.tlp_probes += 1;
         let tx = match probe {

@@ -1242,3 +1242,19 @@ fn sack_blocks_on_data_segments_shrink_the_payload() {
     let out = recv!(ep, 51 * MS);
     assert_eq!((tcp(&out[0]).sack_len, tcp(&out[0]).len, out[0].size), (0, 1448, 1500));
 }
+
+#[test]
+fn tlp_decision_can_be_taken_over() {
+    // An MPTCP connection can take the due probe and send it elsewhere.
+    let mut ep = client();
+    ep.write(40 * MS, 10 * MSS);
+    recv!(ep, 40 * MS);
+    send!(ep, 80 * MS, ack(sq(7), 40 * MS));
+    ep.handle_timeout(160 * MS);
+    assert!(ep.snd.tlp_due());
+    assert_eq!(ep.snd.tlp_probe(), Some(TlpProbe::Retransmit { seq: sq(9), len: MSS as u32, fin: false }));
+    assert_eq!(ep.snd.take_tlp(160 * MS), Some(TlpProbe::Retransmit { seq: sq(9), len: MSS as u32, fin: false }));
+    assert!(recv!(ep, 160 * MS).is_empty());
+    assert!(ep.snd.rto_pending());
+    assert_eq!(ep.counters().tlp_probes, 0);
+}
