@@ -1,1 +1,79 @@
-//! TCP endpoint (sans-IO).
+//! TCP endpoint (sans-IO), modelling Linux defaults.
+//!
+//! Layout, one concern per file:
+//! - `config`: `TcpConfig` (Linux defaults).
+//! - `endpoint`: the socket (`TcpEndpoint`): handshake, application send
+//!   buffer, app events, FIN/close. Implements `crate::endpoint::Endpoint`.
+//! - `sender`: per-path sender (`PathSender`): scoreboard, RFC 6675 loss
+//!   recovery with PRR, RFC 6582 without SACK, RTO, TLP, persist, Nagle.
+//! - `receiver`: per-path receiver (`PathReceiver`): reassembly ranges,
+//!   SACK/D-SACK, delayed and quick ACKs, window advertisement.
+//! - `rtt`: RFC 6298 estimator. `cc`: congestion control trait + NewReno, CUBIC.
+//!
+//! Reuse by MPTCP: a subflow owns one `PathSender` + `PathReceiver` pair just
+//! as `TcpEndpoint` does. The connection-level scheduler hands data down with
+//! `PathSender::push_data` (recording its own subflow-seq -> DSN mapping),
+//! builds packets from the `Tx` values `next_tx` returns (adding DSS
+//! options), passes the slice of all subflows' `PathView`s to
+//! `on_ack`/`on_timeout` so coupled congestion control sees every path, and
+//! may take over the tail-loss-probe decision (`PathSender::tlp_probe`) to
+//! probe on another subflow. Socket-level concerns (send buffer, events,
+//! close) stay in `endpoint.rs`.
+
+//! # Fidelity notes: what is simplified or left out, and why
+//!
+//! - Loss detection is RFC 6675 (DupThresh = 3, packet-counting IsLost like
+//!   Linux tcp_mark_head_lost) + TLP, as specified for this baseline. Linux
+//!   today uses RACK (RFC 8985 6) by default; RACK is not implemented, so a
+//!   lost retransmission is repaired only by the RTO. RFC 6675 NextSeg rules
+//!   (3) and (4) (rescue retransmission) are not implemented: Linux has
+//!   neither.
+//! - PRR follows Linux tcp_cwnd_reduction: RecoverFS = prior cwnd, SSRB only
+//!   when retransmitted data was ACKed, otherwise CRB.
+//! - Undo (Linux tcp_try_undo_recovery / _loss / _dsack) uses Eifel
+//!   timestamps or D-SACKs; F-RTO (RFC 5682) is not implemented. A late
+//!   D-SACK undo is also accepted in Open (Linux: Disorder only), within one
+//!   window after the episode.
+//! - ssthresh halving uses cwnd (Linux) rather than FlightSize (RFC 5681 (4)).
+//! - Congestion window validation (RFC 7661) is approximated by Linux's
+//!   tcp_is_cwnd_limited / tcp_cwnd_validate; slow start after idle
+//!   (tcp_cwnd_restart) is modelled and on by default.
+//! - CUBIC is RFC 9438 in floating point; Linux HyStart is not modelled,
+//!   HyStart++ (RFC 9406) is available behind a flag (default off).
+//! - Receive side: the application reads instantly, so the advertised window
+//!   is rcvbuf minus out-of-order bytes (no autotuning, no tcp_adv_win_scale
+//!   overhead); the right edge never shrinks. The delayed-ACK timeout stays at
+//!   TCP_ATO_MIN (40 ms): Linux's ato adaptation (up to 200 ms) is not
+//!   modelled. Quick-ACK mode covers the connection start and duplicates.
+//! - Timestamps carry nanoseconds (a capture writer converts to ms ticks);
+//!   RTT samples are therefore exact, where Linux has 1 ms / 1 us ticks.
+//! - No TSO/GSO, no pacing, no ECN, no SYN cookies, no RST handling, no
+//!   keepalive, no TIME_WAIT (the simulator never reuses a 4-tuple); SWS
+//!   avoidance is reduced to "full segments, or whatever fits when nothing
+//!   is in flight".
+//! - SACK option bytes on data segments reduce the payload (tcp_current_mss)
+//!   with packet.rs's compact padding (Linux pads SACK separately: 4 more
+//!   bytes); a retransmission keeps its boundaries and carries only the SACK
+//!   blocks that fit within the MTU (Linux would fragment it instead).
+//! - SYN: 1 s initial RTO with backoff, tcp_syn_retries = 6; after a lost
+//!   handshake segment the data RTO starts at 3 s (RFC 6298 (5.7)) and, after
+//!   two or more, IW = 1 (Linux tcp_init_transfer). SYN timeouts count in
+//!   `rto_events`.
+//! - Counters are per path and held by `PathSender::counters` (receive-side
+//!   fields are filled by the owner of the receiver).
+
+pub mod cc;
+pub mod config;
+pub mod endpoint;
+pub mod receiver;
+pub mod rtt;
+pub mod sender;
+
+#[cfg(test)]
+mod tests;
+
+pub use cc::{CaState, CcKind, CcState, CongestionControl, CwndEvent, PathView, UnknownCc};
+pub use config::{RtoFormula, TcpConfig};
+pub use endpoint::{Role, TcpEndpoint, TcpState};
+pub use receiver::PathReceiver;
+pub use sender::{AckInfo, PathSender, TlpProbe, Tx, TxKind};

@@ -1,0 +1,110 @@
+//! TCP configuration with Linux defaults.
+
+use crate::packet::{IPV4_HEADER, TCP_HEADER};
+use crate::time::{Nanos, MS, SEC};
+
+use super::cc::CcKind;
+
+/// How the retransmission timeout is derived from the RTT estimator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoFormula {
+    /// Linux `tcp_set_rto`: RTO = SRTT + max(4*RTTVAR, rto_min)
+    /// (Linux keeps `rttvar_us = max(mdev_max_us, rto_min)`).
+    Linux,
+    /// RFC 6298 (2.3)/(2.4): RTO = max(SRTT + max(G, 4*RTTVAR), rto_min).
+    Rfc6298,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// IP MTU in bytes; the MSS option is MTU - 40 (RFC 879 / RFC 9293 3.7.1).
+    pub mtu: u32,
+    /// Congestion control algorithm.
+    pub cc: CcKind,
+    /// Initial congestion window in packets (RFC 6928, Linux TCP_INIT_CWND = 10).
+    pub initial_cwnd: u32,
+    /// SACK (RFC 2018), Linux net.ipv4.tcp_sack = 1.
+    pub sack: bool,
+    /// Timestamps (RFC 7323), Linux net.ipv4.tcp_timestamps = 1.
+    pub timestamps: bool,
+    /// Window scaling (RFC 7323 2), Linux net.ipv4.tcp_window_scaling = 1.
+    pub window_scaling: bool,
+    /// Delayed ACKs (RFC 1122 4.2.3.2 / RFC 5681 4.2); off = ACK every segment.
+    pub delayed_ack: bool,
+    /// Nagle (RFC 896, RFC 1122 4.2.3.4); Linux default on (TCP_NODELAY unset).
+    pub nagle: bool,
+    /// Tail loss probe (RFC 8985 7), Linux net.ipv4.tcp_early_retrans = 3.
+    pub tlp: bool,
+    /// Reset cwnd after an idle period longer than the RTO (RFC 5681 4.1,
+    /// Linux net.ipv4.tcp_slow_start_after_idle = 1, tcp_cwnd_restart).
+    pub slow_start_after_idle: bool,
+    /// HyStart++ (RFC 9406) in CUBIC's initial slow start. Default off:
+    /// Linux uses its own HyStart (not modelled), see cc/hystart.rs.
+    pub hystart: bool,
+    /// Send buffer: unacked + unsent payload bytes (Linux tcp_wmem max 4 MiB).
+    pub sndbuf: u64,
+    /// Receive buffer in bytes (Linux tcp_rmem max 6 MiB).
+    pub rcvbuf: u64,
+    /// Linux TCP_RTO_MIN = 200 ms.
+    pub rto_min: Nanos,
+    /// RFC 6298 (2.1): initial RTO of 1 s (Linux TCP_TIMEOUT_INIT).
+    pub rto_initial: Nanos,
+    /// RFC 6298 (2.5) upper bound; Linux TCP_RTO_MAX = 120 s.
+    pub rto_max: Nanos,
+    pub rto_formula: RtoFormula,
+    /// Linux TCP_ATO_MIN = 40 ms: delayed-ACK timeout.
+    pub delack_min: Nanos,
+    /// Linux TCP_DELACK_MAX = 200 ms (RFC 1122 4.2.3.2: < 500 ms); also RFC 8985's WCDelAckT.
+    pub delack_max: Nanos,
+    /// Linux TCP_MAX_QUICKACKS = 16: quick ACKs at connection start (tcp_incr_quickack).
+    pub max_quickacks: u32,
+    /// RFC 6675 / RFC 5681 DupThresh = 3 (Linux net.ipv4.tcp_reordering = 3).
+    pub dupthresh: u32,
+    /// SYN retransmissions before giving up (Linux net.ipv4.tcp_syn_retries = 6).
+    pub syn_retries: u32,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mtu: 1500,
+            cc: CcKind::Cubic,
+            initial_cwnd: 10,
+            sack: true,
+            timestamps: true,
+            window_scaling: true,
+            delayed_ack: true,
+            nagle: true,
+            tlp: true,
+            hystart: false,
+            slow_start_after_idle: true,
+            sndbuf: 4 * 1024 * 1024,
+            rcvbuf: 6 * 1024 * 1024,
+            rto_min: 200 * MS,
+            rto_initial: SEC,
+            rto_max: 120 * SEC,
+            rto_formula: RtoFormula::Linux,
+            delack_min: 40 * MS,
+            delack_max: 200 * MS,
+            max_quickacks: 16,
+            dupthresh: 3,
+            syn_retries: 6,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Value of our MSS option: MTU - IP - TCP headers (1460 for 1500).
+    pub fn mss_option(&self) -> u32 {
+        self.mtu - IPV4_HEADER - TCP_HEADER
+    }
+}
+
+/// Smallest shift with 65535 << shift >= rcvbuf, at most 14 (RFC 7323 2.3).
+pub fn wscale_for(rcvbuf: u64) -> u8 {
+    let mut s = 0u8;
+    while s < 14 && (65535u64 << s) < rcvbuf {
+        s += 1;
+    }
+    s
+}

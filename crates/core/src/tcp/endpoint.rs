@@ -1,0 +1,456 @@
+//! The TCP socket: handshake, the application's send buffer, app events and
+//! connection close, on top of one `PathSender` + `PathReceiver`.
+
+use std::collections::VecDeque;
+
+use crate::endpoint::{AppEvent, Counters, Endpoint, PathReport, PathState};
+use crate::packet::{flags, Addr, FlowId, Packet, Payload, TcpSegment};
+use crate::time::Nanos;
+
+use super::cc::{CongestionControl, INFINITE_SSTHRESH};
+use super::config::{wscale_for, TcpConfig};
+use super::receiver::PathReceiver;
+use super::sender::{AckInfo, PathSender, Tx, TxKind};
+
+/// Which side opens the connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Active open (`Endpoint::connect`).
+    Client,
+    /// Passive open: listens for the peer's SYN.
+    Server,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcpState {
+    Closed,
+    Listen,
+    SynSent,
+    SynRcvd,
+    Established,
+    /// Both FINs exchanged and acknowledged. No TIME_WAIT is modelled: the
+    /// simulator never reuses a 4-tuple, so the 2*MSL wait has no effect.
+    Done,
+}
+
+#[derive(Debug)]
+pub struct TcpEndpoint {
+    cfg: TcpConfig,
+    flow: FlowId,
+    local: Addr,
+    remote: Addr,
+    local_port: u16,
+    remote_port: u16,
+    pub role: Role,
+    pub state: TcpState,
+    pub snd: PathSender,
+    pub rcv: PathReceiver,
+    events: VecDeque<AppEvent>,
+    syn_pending: bool,
+    syn_sent_at: Nanos,
+    syn_retx: u32,
+    syn_timer: Option<Nanos>,
+    syn_rto: Nanos,
+    /// Our window shift offered in the SYN.
+    our_wscale: u8,
+    write_blocked: bool,
+    app_closed: bool,
+    close_reported: bool,
+}
+
+impl TcpEndpoint {
+    /// An endpoint using the congestion control named in `cfg.cc`.
+    pub fn new(cfg: &TcpConfig, flow: FlowId, local: Addr, local_port: u16, remote: Addr, remote_port: u16, role: Role) -> Self {
+        Self::with_cc(cfg, cfg.cc.build_with(cfg.hystart), flow, local, local_port, remote, remote_port, role)
+    }
+
+    /// Like `new`, resolving the congestion control by name (fails on unknown names).
+    #[allow(clippy::too_many_arguments)]
+    pub fn try_new(
+        cfg: &TcpConfig,
+        cc_name: &str,
+        flow: FlowId,
+        local: Addr,
+        local_port: u16,
+        remote: Addr,
+        remote_port: u16,
+        role: Role,
+    ) -> Result<Self, super::cc::UnknownCc> {
+        let cc = super::cc::by_name(cc_name)?;
+        Ok(Self::with_cc(cfg, cc, flow, local, local_port, remote, remote_port, role))
+    }
+
+    /// An endpoint with a caller-supplied congestion control.
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_cc(
+        cfg: &TcpConfig,
+        cc: Box<dyn CongestionControl>,
+        flow: FlowId,
+        local: Addr,
+        local_port: u16,
+        remote: Addr,
+        remote_port: u16,
+        role: Role,
+    ) -> Self {
+        TcpEndpoint {
+            cfg: cfg.clone(),
+            flow,
+            local,
+            remote,
+            local_port,
+            remote_port,
+            role,
+            state: if role == Role::Server { TcpState::Listen } else { TcpState::Closed },
+            snd: PathSender::new(cfg, cc),
+            rcv: PathReceiver::new(cfg),
+            events: VecDeque::new(),
+            syn_pending: false,
+            syn_sent_at: 0,
+            syn_retx: 0,
+            syn_timer: None,
+            syn_rto: cfg.rto_initial,
+            our_wscale: wscale_for(cfg.rcvbuf),
+            write_blocked: false,
+            app_closed: false,
+            close_reported: false,
+        }
+    }
+
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+
+    /// A packet with an empty TCP segment, filled in place (no copies of
+    /// the large `Packet` in the per-segment path).
+    #[inline]
+    fn new_packet(&self) -> Packet {
+        Packet {
+            src: self.local,
+            dst: self.remote,
+            flow: self.flow,
+            size: 0,
+            payload: Payload::Tcp(TcpSegment::new(self.local_port, self.remote_port)),
+        }
+    }
+
+    #[inline]
+    fn finish(&mut self, p: &mut Packet) {
+        let s = seg_mut(p);
+        p.size = s.header_len() + s.len;
+        self.snd.counters.packets_sent += 1;
+    }
+
+    fn build_syn(&mut self, now: Nanos) -> Packet {
+        let mut p = self.new_packet();
+        let s = seg_mut(&mut p);
+        s.seq = 0;
+        s.flags = flags::SYN;
+        // RFC 9293 3.7.1: MSS option = MTU - 40.
+        s.mss = Some(self.cfg.mss_option() as u16);
+        // RFC 7323 2.2: the window in a SYN is never scaled.
+        s.window = self.cfg.rcvbuf.min(65535);
+        if self.cfg.window_scaling {
+            s.wscale = Some(self.our_wscale);
+        }
+        s.sack_permitted = self.cfg.sack;
+        if self.role == Role::Server {
+            s.flags |= flags::ACK;
+            s.ack = 1;
+            // Only echo what the client offered (RFC 7323 2.2, RFC 2018 2).
+            if self.rcv.rcv_wscale.is_none() {
+                s.wscale = None;
+            }
+            s.sack_permitted = self.rcv.sack_ok;
+            if self.rcv.ts_ok {
+                s.ts = Some((now, self.rcv.ts_recent()));
+            }
+        } else if self.cfg.timestamps {
+            s.ts = Some((now, 0));
+        }
+        self.finish(&mut p);
+        p
+    }
+
+    fn build_tx(&mut self, now: Nanos, tx: Tx) -> Packet {
+        let mut p = self.new_packet();
+        let s = seg_mut(&mut p);
+        s.seq = tx.seq;
+        s.len = tx.len;
+        s.flags = flags::ACK;
+        if tx.fin {
+            s.flags |= flags::FIN;
+        }
+        if tx.len > 0 && tx.kind == TxKind::New && self.snd.unsent() == 0 {
+            // Linux sets PSH on the last segment of the queued data.
+            s.flags |= flags::PSH;
+        }
+        // SACK blocks only as far as they fit in the MTU (a retransmission
+        // keeps its boundaries; Linux would fragment it instead).
+        let room = self.cfg.mtu.saturating_sub(s.header_len() + tx.len);
+        let mut n = self.rcv.pending_sack_blocks();
+        while n > 0 && self.rcv.sack_option_bytes(n) > room {
+            n -= 1;
+        }
+        self.rcv.fill_ack_limited(s, now, n);
+        self.finish(&mut p);
+        p
+    }
+
+    fn build_ack(&mut self, now: Nanos) -> Packet {
+        let mut p = self.new_packet();
+        let s = seg_mut(&mut p);
+        s.seq = self.snd.snd_nxt;
+        s.flags = flags::ACK;
+        self.rcv.fill_ack(s, now);
+        self.finish(&mut p);
+        p
+    }
+
+    /// Options agreed from the peer's SYN / SYN-ACK.
+    fn negotiate(&mut self, now: Nanos, seg: &TcpSegment) {
+        let ts_ok = self.cfg.timestamps && seg.ts.is_some();
+        let sack_ok = self.cfg.sack && seg.sack_permitted;
+        // RFC 7323 2.2: scaling only if both sides send the option.
+        let wscale_ok = self.cfg.window_scaling && seg.wscale.is_some();
+        self.rcv.ts_ok = ts_ok;
+        self.rcv.sack_ok = sack_ok;
+        self.rcv.rcv_wscale = if wscale_ok { Some(self.our_wscale) } else { None };
+        let peer_mss = seg.mss.map(|m| m as u32).unwrap_or(536); // RFC 9293 3.7.1 default
+        let mss = peer_mss.min(self.cfg.mss_option()) - if ts_ok { 12 } else { 0 };
+        self.rcv.rcv_mss = mss;
+        let _ = now;
+        self.snd.mss = mss;
+        self.snd.cc_state.mss = mss;
+    }
+
+    fn establish(&mut self, now: Nanos, window: u64) {
+        let (sack, ts) = (self.rcv.sack_ok, self.rcv.ts_ok);
+        if self.syn_retx == 0 {
+            // RTT sample from the handshake (Linux tcp_synack_rtt_meas /
+            // tcp_ack_update_rtt on the SYN-ACK), valid under Karn's rule.
+            self.snd.rtt.sample(now - self.syn_sent_at);
+        }
+        self.snd.established(now, self.snd.mss, sack, ts, window);
+        if self.syn_retx > 0 {
+            // RFC 6298 (5.7) / Linux tcp_init_transfer: 3 s RTO without a sample.
+            self.snd.rtt.syn_lost_fallback(3 * crate::time::SEC);
+        }
+        if self.syn_retx > 1 {
+            // RFC 5681 3.1 (lost SYN: IW = 1 segment); Linux applies it only
+            // after more than one handshake retransmission (tcp_init_transfer).
+            self.snd.cc_state.cwnd = 1;
+        }
+        self.syn_timer = None;
+        self.syn_pending = false;
+        self.state = TcpState::Established;
+        self.events.push_back(AppEvent::Connected);
+    }
+
+    fn after_activity(&mut self) {
+        if self.write_blocked {
+            // Linux sk_stream_is_writeable: free space >= half the queued bytes.
+            let free = self.send_space();
+            if free * 2 >= self.snd.buffered() && free > 0 {
+                self.write_blocked = false;
+                self.events.push_back(AppEvent::Writable);
+            }
+        }
+        if !self.close_reported && self.app_closed && self.snd.fin_acked() && self.rcv.fin_received {
+            self.close_reported = true;
+            self.state = TcpState::Done;
+            self.events.push_back(AppEvent::Closed);
+        }
+    }
+
+    fn on_established_segment(&mut self, now: Nanos, seg: &TcpSegment) {
+        if seg.has(flags::ACK) {
+            let ai = AckInfo {
+                ack: seg.ack,
+                window: seg.window,
+                sack: seg.sack_blocks(),
+                ts_ecr: if self.rcv.ts_ok { seg.ts.map(|t| t.1) } else { None },
+                carries_data: seg.len > 0 || seg.has(flags::FIN) || seg.has(flags::SYN),
+            };
+            self.snd.on_ack(now, &ai, None);
+        }
+        if seg.len > 0 || seg.has(flags::FIN) || seg.seq < self.rcv.rcv_nxt {
+            let out = self.rcv.on_segment(now, seg.seq, seg.len, seg.has(flags::FIN), seg.ts.map(|t| t.0));
+            if out.ooo {
+                self.snd.counters.ooo_segments += 1;
+            }
+            if out.delivered > 0 {
+                self.events.push_back(AppEvent::Delivered { total: self.rcv.delivered });
+            }
+            if out.fin {
+                self.events.push_back(AppEvent::PeerClosed);
+            }
+        }
+        self.after_activity();
+    }
+}
+
+impl Endpoint for TcpEndpoint {
+    fn connect(&mut self, now: Nanos) {
+        if self.state == TcpState::Closed && self.role == Role::Client {
+            self.state = TcpState::SynSent;
+            self.syn_pending = true;
+            self.syn_sent_at = now;
+        }
+    }
+
+    fn handle_packet(&mut self, now: Nanos, pkt: &Packet) {
+        let Payload::Tcp(seg) = &pkt.payload else { return };
+        let c = &mut self.snd.counters;
+        c.packets_received += 1;
+        if seg.len > 0 {
+            c.data_packets_received += 1;
+            c.bytes_received += seg.len as u64;
+        }
+        match self.state {
+            TcpState::Closed => {}
+            TcpState::Listen => {
+                if seg.has(flags::SYN) && !seg.has(flags::ACK) {
+                    self.negotiate(now, seg);
+                    self.rcv.on_syn(seg.ts.map(|t| t.0));
+                    self.state = TcpState::SynRcvd;
+                    self.syn_pending = true;
+                    self.syn_sent_at = now;
+                }
+            }
+            TcpState::SynSent => {
+                if seg.has(flags::SYN) && seg.has(flags::ACK) && seg.ack == 1 {
+                    self.negotiate(now, seg);
+                    self.rcv.on_syn(seg.ts.map(|t| t.0));
+                    self.establish(now, seg.window);
+                    // RFC 9293 3.5: complete the handshake with an ACK.
+                    self.rcv.force_ack();
+                }
+            }
+            TcpState::SynRcvd => {
+                if seg.has(flags::SYN) {
+                    // duplicate SYN: our SYN-ACK was lost, resend it
+                    self.syn_pending = true;
+                } else if seg.has(flags::ACK) && seg.ack >= 1 {
+                    self.establish(now, seg.window);
+                    self.on_established_segment(now, seg);
+                }
+            }
+            TcpState::Established | TcpState::Done => {
+                if seg.has(flags::SYN) {
+                    // retransmitted SYN-ACK: our ACK was lost
+                    self.rcv.force_ack();
+                    return;
+                }
+                self.on_established_segment(now, seg);
+            }
+        }
+    }
+
+    fn poll_transmit(&mut self, now: Nanos) -> Option<Packet> {
+        if self.syn_pending {
+            self.syn_pending = false;
+            self.syn_timer = Some(now + self.syn_rto);
+            return Some(self.build_syn(now));
+        }
+        if matches!(self.state, TcpState::Established | TcpState::Done) {
+            // Linux tcp_current_mss: SACK blocks on this segment shrink it.
+            self.snd.opt_overhead = self.rcv.sack_option_bytes(self.rcv.pending_sack_blocks());
+            if let Some(tx) = self.snd.next_tx(now) {
+                return Some(self.build_tx(now, tx));
+            }
+        }
+        if self.rcv.ack_due() && self.state != TcpState::Listen {
+            return Some(self.build_ack(now));
+        }
+        None
+    }
+
+    fn poll_timeout(&self) -> Option<Nanos> {
+        let mut t = self.syn_timer;
+        for x in [self.snd.next_timeout(), self.rcv.delack_deadline].into_iter().flatten() {
+            t = Some(t.map_or(x, |y| y.min(x)));
+        }
+        t
+    }
+
+    fn handle_timeout(&mut self, now: Nanos) {
+        if let Some(t) = self.syn_timer {
+            if now >= t {
+                self.syn_timer = None;
+                if self.syn_retx >= self.cfg.syn_retries {
+                    // give up (Linux tcp_syn_retries)
+                    self.state = TcpState::Closed;
+                    self.events.push_back(AppEvent::Closed);
+                    return;
+                }
+                self.syn_retx += 1;
+                self.snd.counters.rto_events += 1;
+                // RFC 6298 (5.5): back off the SYN timer.
+                self.syn_rto = (self.syn_rto * 2).min(self.cfg.rto_max);
+                self.syn_pending = true;
+            }
+        }
+        self.rcv.on_timeout(now);
+        if matches!(self.state, TcpState::Established | TcpState::Done) {
+            self.snd.on_timeout(now, None);
+        }
+    }
+
+    fn poll_event(&mut self) -> Option<AppEvent> {
+        self.events.pop_front()
+    }
+
+    fn write(&mut self, _now: Nanos, len: u64) -> u64 {
+        if self.app_closed {
+            return 0;
+        }
+        let acc = len.min(self.send_space());
+        self.snd.push_data(acc);
+        if acc < len {
+            self.write_blocked = true;
+        }
+        acc
+    }
+
+    fn send_space(&self) -> u64 {
+        self.cfg.sndbuf.saturating_sub(self.snd.buffered())
+    }
+
+    fn close(&mut self, _now: Nanos) {
+        if !self.app_closed {
+            self.app_closed = true;
+            self.snd.push_fin();
+        }
+    }
+
+    fn paths(&self) -> Vec<PathReport> {
+        vec![PathReport { local: self.local, remote: self.remote, counters: self.counters().clone() }]
+    }
+
+    fn path_states(&self) -> Vec<PathState> {
+        let mss = self.snd.mss as u64;
+        let ss = self.snd.ssthresh();
+        vec![PathState {
+            local: self.local,
+            remote: self.remote,
+            cwnd_bytes: self.snd.cwnd() as u64 * mss,
+            ssthresh_bytes: if ss >= INFINITE_SSTHRESH { u64::MAX } else { ss as u64 * mss },
+            srtt: self.snd.rtt.srtt,
+            inflight_bytes: self.snd.in_flight() as u64 * mss,
+        }]
+    }
+}
+
+#[inline]
+fn seg_mut(p: &mut Packet) -> &mut TcpSegment {
+    match &mut p.payload {
+        Payload::Tcp(s) => s,
+        _ => unreachable!("TCP endpoints build TCP packets"),
+    }
+}
+
+impl TcpEndpoint {
+    pub fn counters(&self) -> &Counters {
+        &self.snd.counters
+    }
+}

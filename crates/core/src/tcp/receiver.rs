@@ -1,0 +1,387 @@
+//! Per-path receive side: reassembly bookkeeping (the application reads
+//! instantly, so only out-of-order *ranges* are kept, no bytes), SACK and
+//! D-SACK generation, delayed/quick ACK policy, window advertisement and
+//! timestamp echo.
+//!
+//! Simplification vs Linux: the advertised window is `rcvbuf` minus the bytes
+//! held out of order (Linux derives it from free buffer space with
+//! tcp_adv_win_scale overhead and autotunes rcvbuf); the right edge never
+//! moves left (RFC 7323 2.4 / Linux tcp_select_window).
+
+use crate::packet::{SackBlock, TcpSegment, MAX_SACK_BLOCKS};
+use crate::time::Nanos;
+
+use super::config::TcpConfig;
+
+/// What one received segment did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RxOutcome {
+    /// In-order payload bytes newly delivered.
+    pub delivered: u64,
+    /// The peer's FIN was consumed now.
+    pub fin: bool,
+    /// The segment arrived out of order (above rcv_nxt).
+    pub ooo: bool,
+    /// The segment was entirely a duplicate.
+    pub duplicate: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct PathReceiver {
+    /// Next expected sequence offset (RCV.NXT).
+    pub rcv_nxt: u64,
+    /// Disjoint, sorted out-of-order ranges above rcv_nxt.
+    ooo: Vec<(u64, u64)>,
+    ooo_bytes: u64,
+    /// Payload bytes delivered in order.
+    pub delivered: u64,
+    fin_seq: Option<u64>,
+    pub fin_received: bool,
+    pub sack_ok: bool,
+    /// SACK blocks, most recently changed first (RFC 2018 4).
+    sack: [SackBlock; MAX_SACK_BLOCKS + 1],
+    sack_n: usize,
+    dsack: Option<SackBlock>,
+    pub rcvbuf: u64,
+    /// Our window shift (None: no window scaling negotiated).
+    pub rcv_wscale: Option<u8>,
+    right_edge: u64,
+    /// rcv_nxt when the last ACK was sent (Linux rcv_wup).
+    rcv_wup: u64,
+    pub rcv_mss: u32,
+    ack_pending: bool,
+    ack_now: bool,
+    pub delack_deadline: Option<Nanos>,
+    delayed_ack: bool,
+    ato: Nanos,
+    quick: u32,
+    max_quickacks: u32,
+    first_data_seen: bool,
+    pub ts_ok: bool,
+    ts_recent: Nanos,
+}
+
+impl PathReceiver {
+    pub fn new(cfg: &TcpConfig) -> Self {
+        PathReceiver {
+            rcv_nxt: 0,
+            ooo: Vec::with_capacity(16),
+            ooo_bytes: 0,
+            delivered: 0,
+            fin_seq: None,
+            fin_received: false,
+            sack_ok: false,
+            sack: [SackBlock::default(); MAX_SACK_BLOCKS + 1],
+            sack_n: 0,
+            dsack: None,
+            rcvbuf: cfg.rcvbuf,
+            rcv_wscale: None,
+            right_edge: 0,
+            rcv_wup: 0,
+            rcv_mss: cfg.mss_option(),
+            ack_pending: false,
+            ack_now: false,
+            delack_deadline: None,
+            delayed_ack: cfg.delayed_ack,
+            ato: cfg.delack_min,
+            quick: 0,
+            max_quickacks: cfg.max_quickacks,
+            first_data_seen: false,
+            ts_ok: false,
+            ts_recent: 0,
+        }
+    }
+
+    /// The peer's SYN (at offset 0) was received.
+    pub fn on_syn(&mut self, tsval: Option<Nanos>) {
+        self.rcv_nxt = 1;
+        self.rcv_wup = 1;
+        if let Some(v) = tsval {
+            self.ts_recent = v;
+        }
+    }
+
+    /// TS.Recent (RFC 7323 4.3), echoed as TSecr.
+    pub fn ts_recent(&self) -> Nanos {
+        self.ts_recent
+    }
+
+    pub fn ooo_bytes(&self) -> u64 {
+        self.ooo_bytes
+    }
+
+    /// An ACK should go out now (immediately).
+    pub fn ack_due(&self) -> bool {
+        self.ack_now
+    }
+
+    /// Request an immediate ACK (e.g. for a SYN-ACK retransmission or a probe).
+    pub fn force_ack(&mut self) {
+        self.ack_pending = true;
+        self.ack_now = true;
+    }
+
+    /// Delayed-ACK timer.
+    pub fn on_timeout(&mut self, now: Nanos) {
+        if let Some(d) = self.delack_deadline {
+            if now >= d {
+                self.delack_deadline = None;
+                if self.ack_pending {
+                    self.ack_now = true;
+                }
+            }
+        }
+    }
+
+    /// Window to advertise (bytes, already rounded for the scale).
+    pub fn window(&self) -> u64 {
+        let free = self.rcvbuf.saturating_sub(self.ooo_bytes);
+        let (cap, unit) = match self.rcv_wscale {
+            // RFC 7323 2.3: the window field is 16 bits, scaled by the shift.
+            Some(s) => (65535u64 << s, 1u64 << s),
+            // RFC 9293 3.1: without scaling the window is at most 65535.
+            None => (65535, 1),
+        };
+        let mut w = free.min(cap) / unit * unit;
+        // Never shrink the right edge (RFC 7323 2.4, Linux tcp_select_window).
+        let cur = self.right_edge.saturating_sub(self.rcv_nxt);
+        if w < cur {
+            w = cur.div_ceil(unit) * unit;
+        }
+        w
+    }
+
+    /// A segment with `len` payload bytes at `seq` (and maybe FIN) arrived.
+    pub fn on_segment(&mut self, now: Nanos, seq: u64, len: u32, fin: bool, tsval: Option<Nanos>) -> RxOutcome {
+        let mut out = RxOutcome::default();
+        let end = seq + len as u64;
+        if fin {
+            self.fin_seq = Some(end);
+        }
+        // RFC 7323 4.3: TS.Recent <- SEG.TSval if SEG.SEQ <= Last.ACK.sent.
+        if let Some(v) = tsval {
+            if seq <= self.rcv_wup && v >= self.ts_recent {
+                self.ts_recent = v;
+            }
+        }
+        if len == 0 && !fin {
+            // Pure ACK, or a probe below rcv_nxt: RFC 9293 3.10.7.4, an
+            // unacceptable segment elicits an immediate ACK.
+            if seq < self.rcv_nxt {
+                self.force_ack();
+            }
+            return out;
+        }
+        let had_ooo = !self.ooo.is_empty();
+        let limit = self.rcv_nxt + self.rcvbuf.max(self.right_edge.saturating_sub(self.rcv_nxt));
+        if len > 0 && seq >= limit {
+            // RFC 9293 3.10.7.4: beyond the window: drop, but ACK.
+            self.force_ack();
+            return out;
+        }
+        let end = end.min(limit);
+        if len > 0 && end <= self.rcv_nxt {
+            // RFC 2883 4.1 (1): whole segment below rcv_nxt: D-SACK it, ACK now.
+            out.duplicate = true;
+            self.dsack = Some(SackBlock { start: seq, end: seq + len as u64 });
+            self.force_ack();
+            self.enter_quickack();
+        } else if len > 0 && seq > self.rcv_nxt {
+            out.ooo = true;
+            if self.ooo_insert(seq, end) {
+                out.duplicate = true;
+                // RFC 2883 4.1 (2): duplicate of out-of-order data.
+                self.dsack = Some(SackBlock { start: seq, end });
+            }
+            // RFC 5681 4.2: immediate ACK for an out-of-order segment.
+            self.force_ack();
+        } else if len > 0 {
+            if seq < self.rcv_nxt {
+                // partial duplicate: D-SACK the old part (RFC 2883 4.1.2)
+                self.dsack = Some(SackBlock { start: seq, end: self.rcv_nxt });
+            }
+            let mut new_nxt = end;
+            // pull in contiguous out-of-order ranges
+            let mut i = 0;
+            while i < self.ooo.len() && self.ooo[i].0 <= new_nxt {
+                new_nxt = new_nxt.max(self.ooo[i].1);
+                self.ooo_bytes -= self.ooo[i].1 - self.ooo[i].0;
+                i += 1;
+            }
+            if i > 0 {
+                self.ooo.drain(..i);
+            }
+            out.delivered = new_nxt - self.rcv_nxt;
+            self.delivered += out.delivered;
+            self.rcv_nxt = new_nxt;
+            self.sack_drop_below();
+        }
+        if fin && self.fin_received {
+            // retransmitted FIN: our ACK was lost, ACK again (RFC 9293 3.10.7.4)
+            self.force_ack();
+        }
+        if self.fin_seq == Some(self.rcv_nxt) && !self.fin_received {
+            self.fin_received = true;
+            self.rcv_nxt += 1;
+            out.fin = true;
+            // Linux tcp_fin(): ACK the FIN promptly.
+            self.force_ack();
+        }
+        if len > 0 {
+            self.data_ack_policy(now, had_ooo);
+        }
+        out
+    }
+
+    fn enter_quickack(&mut self) {
+        // Linux tcp_enter_quickack_mode / tcp_incr_quickack: quickacks =
+        // rcv_wnd / (2 * rcv_mss), at least 2, at most TCP_MAX_QUICKACKS.
+        let q = (self.window() / (2 * self.rcv_mss as u64)).max(2).min(self.max_quickacks as u64) as u32;
+        self.quick = self.quick.max(q);
+    }
+
+    fn data_ack_policy(&mut self, now: Nanos, had_ooo: bool) {
+        self.ack_pending = true;
+        if !self.first_data_seen {
+            // Linux tcp_event_data_recv: the first data segment starts quick-ACK mode.
+            self.first_data_seen = true;
+            self.enter_quickack();
+        }
+        if !self.delayed_ack {
+            self.ack_now = true;
+            return;
+        }
+        // Linux __tcp_ack_snd_check: ACK now if more than one full-sized
+        // segment is unacknowledged (RFC 5681 4.2 / RFC 1122 4.2.3.2: at least
+        // every second full-sized segment), in quick-ACK mode, or while
+        // out-of-order data exists / a hole was just filled (RFC 5681 4.2).
+        if self.rcv_nxt - self.rcv_wup > self.rcv_mss as u64 || self.quick > 0 || had_ooo || !self.ooo.is_empty() {
+            self.ack_now = true;
+        } else if self.delack_deadline.is_none() {
+            // Linux delayed-ACK timer: ato starts at TCP_ATO_MIN (40 ms). Linux
+            // adapts ato to the inter-arrival time up to TCP_DELACK_MAX (200 ms);
+            // we keep it at its minimum (the adaptation is not modelled).
+            self.delack_deadline = Some(now + self.ato);
+        }
+    }
+
+    /// Insert [s, e) into the out-of-order ranges; returns true if it was
+    /// entirely a duplicate. Moves the block containing it to the front of
+    /// the SACK list (RFC 2018 4).
+    fn ooo_insert(&mut self, s: u64, e: u64) -> bool {
+        let i = self.ooo.partition_point(|r| r.1 < s);
+        if i < self.ooo.len() && self.ooo[i].0 <= s && self.ooo[i].1 >= e {
+            let (bs, be) = self.ooo[i];
+            self.sack_front(bs, be);
+            return true;
+        }
+        let mut ns = s;
+        let mut ne = e;
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].0 <= ne {
+            ns = ns.min(self.ooo[j].0);
+            ne = ne.max(self.ooo[j].1);
+            self.ooo_bytes -= self.ooo[j].1 - self.ooo[j].0;
+            j += 1;
+        }
+        if j > i {
+            self.ooo[i] = (ns, ne);
+            self.ooo.drain(i + 1..j);
+        } else {
+            self.ooo.insert(i, (ns, ne));
+        }
+        self.ooo_bytes += ne - ns;
+        self.sack_front(ns, ne);
+        false
+    }
+
+    fn sack_front(&mut self, s: u64, e: u64) {
+        // drop blocks now covered by [s, e), then put it first
+        let mut tmp = [SackBlock::default(); MAX_SACK_BLOCKS + 1];
+        tmp[0] = SackBlock { start: s, end: e };
+        let mut k = 1;
+        for b in &self.sack[..self.sack_n] {
+            if (b.end < s || b.start > e) && k < tmp.len() {
+                tmp[k] = *b;
+                k += 1;
+            }
+        }
+        self.sack = tmp;
+        self.sack_n = k;
+    }
+
+    fn sack_drop_below(&mut self) {
+        let nxt = self.rcv_nxt;
+        let mut k = 0;
+        for i in 0..self.sack_n {
+            if self.sack[i].end > nxt {
+                self.sack[k] = self.sack[i];
+                k += 1;
+            }
+        }
+        self.sack_n = k;
+    }
+
+    /// SACK blocks the next ACK would carry.
+    pub fn pending_sack_blocks(&self) -> usize {
+        if !self.sack_ok {
+            return 0;
+        }
+        (self.sack_n + self.dsack.is_some() as usize).min(MAX_SACK_BLOCKS)
+    }
+
+    /// Extra option bytes (after padding) that `n` SACK blocks add to a
+    /// segment (RFC 2018 3: 2 + 8n bytes, next to 10 bytes of timestamps).
+    pub fn sack_option_bytes(&self, n: usize) -> u32 {
+        if n == 0 {
+            return 0;
+        }
+        let base = if self.ts_ok { 10 } else { 0 };
+        let pad = |x: u32| (x + 3) & !3;
+        pad(base + 2 + 8 * n as u32) - pad(base)
+    }
+
+    /// Fill the ACK fields of an outgoing segment (ack, window, SACK/D-SACK,
+    /// TSecr) and account for the ACK being sent.
+    pub fn fill_ack(&mut self, seg: &mut TcpSegment, now: Nanos) {
+        self.fill_ack_limited(seg, now, MAX_SACK_BLOCKS);
+    }
+
+    /// Like `fill_ack`, with at most `max_sack` SACK blocks (so a full-sized
+    /// retransmission stays within the MTU).
+    pub fn fill_ack_limited(&mut self, seg: &mut TcpSegment, now: Nanos, max_sack: usize) {
+        let _ = now;
+        seg.ack = self.rcv_nxt;
+        seg.window = self.window();
+        self.right_edge = self.right_edge.max(self.rcv_nxt + seg.window);
+        if self.sack_ok {
+            let mut n = 0;
+            if let Some(d) = self.dsack.take_if(|_| max_sack > 0) {
+                // RFC 2883 4: the D-SACK block is the first block.
+                seg.sack[0] = d;
+                n = 1;
+            }
+            let max = max_sack.min(MAX_SACK_BLOCKS);
+            if n > max {
+                n = max;
+            }
+            for b in &self.sack[..self.sack_n] {
+                if n >= max {
+                    break;
+                }
+                seg.sack[n] = *b;
+                n += 1;
+            }
+            seg.sack_len = n as u8;
+        }
+        if self.ts_ok {
+            seg.ts = Some((now, self.ts_recent));
+        }
+        self.rcv_wup = self.rcv_nxt;
+        self.ack_pending = false;
+        self.ack_now = false;
+        self.delack_deadline = None;
+        // Linux tcp_dec_quickack_mode: one quick ACK used per ACK sent.
+        self.quick = self.quick.saturating_sub(1);
+    }
+}
