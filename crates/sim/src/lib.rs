@@ -1,14 +1,10 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
-}
+//! mptlab-sim: the discrete-event simulator (stub; the engine replaces it).
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+use mptlab_results::RunOutput;
+use mptlab_scenario::Scenario;
 
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
-    }
+/// Simulate run `run_index` (0-based) of `scenario` with seed
+/// `scenario.run_seed(run_index)`.
+pub fn run_once(scenario: &Scenario, run_index: u32) -> Result<RunOutput, String> {
+    Ok(RunOutput::new(run_index, scenario.run_seed(run_index)))
 }
