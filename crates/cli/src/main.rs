@@ -11,7 +11,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "mptlab", version, about = "Multipath transport lab: simulate MPTCP, CMT-SCTP and TCP experiments described in TOML scenario files")]
+#[command(
+    name = "mptlab",
+    version,
+    about = "Multipath transport lab: simulate MPTCP, CMT-SCTP and TCP experiments described in TOML scenario files"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -89,9 +93,18 @@ fn list() {
 fn describe(s: &Scenario) -> String {
     let topo = match &s.topology {
         Topology::Preset { preset, paths, .. } => {
-            format!("{preset} ({})", paths.iter().map(|p| p.profile.as_str()).collect::<Vec<_>>().join(", "))
+            format!(
+                "{preset} ({})",
+                paths
+                    .iter()
+                    .map(|p| p.profile.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         }
-        Topology::Explicit { nodes, links, .. } => format!("explicit ({} nodes, {} links)", nodes.len(), links.len()),
+        Topology::Explicit { nodes, links, .. } => {
+            format!("explicit ({} nodes, {} links)", nodes.len(), links.len())
+        }
     };
     let t = &s.transport;
     let proto = if t.protocol.is_multipath() {
@@ -100,7 +113,9 @@ fn describe(s: &Scenario) -> String {
         format!("{}/{} on path {}", t.protocol, t.cc, t.path)
     };
     let model = match &s.traffic.model {
-        TrafficModel::Video { bitrate_kbit, fps } => format!("video {bitrate_kbit} kbit/s {fps} fps"),
+        TrafficModel::Video { bitrate_kbit, fps } => {
+            format!("video {bitrate_kbit} kbit/s {fps} fps")
+        }
         TrafficModel::Gaming { .. } => "gaming".into(),
         TrafficModel::Web { .. } => "web".into(),
         TrafficModel::File { size_bytes } => format!("file {size_bytes} bytes"),
@@ -133,12 +148,29 @@ fn main() -> ExitCode {
             }
             Err(c) => c,
         },
-        Command::Run { scenario, out, runs, seed, jobs, mut set, quiet, force, no_csv, no_parquet } => {
+        Command::Run {
+            scenario,
+            out,
+            runs,
+            seed,
+            jobs,
+            mut set,
+            quiet,
+            force,
+            no_csv,
+            no_parquet,
+        } => {
             if let Some(r) = runs {
-                set.push(Override { key: "scenario.runs".into(), value: r.to_string() });
+                set.push(Override {
+                    key: "scenario.runs".into(),
+                    value: r.to_string(),
+                });
             }
             if let Some(s) = seed {
-                set.push(Override { key: "scenario.seed".into(), value: s.to_string() });
+                set.push(Override {
+                    key: "scenario.seed".into(),
+                    value: s.to_string(),
+                });
             }
             let s = match load(&scenario, &set) {
                 Ok(s) => s,
@@ -146,7 +178,9 @@ fn main() -> ExitCode {
             };
             let opts = runner::RunOptions {
                 out,
-                jobs: jobs.filter(|&j| j > 0).unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                jobs: jobs
+                    .filter(|&j| j > 0)
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
                 quiet,
                 force,
                 csv: !no_csv,

@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn mptlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mptlab")).args(args).output().expect("runs")
+    Command::new(env!("CARGO_BIN_EXE_mptlab"))
+        .args(args)
+        .output()
+        .expect("runs")
 }
 
 fn repo() -> PathBuf {
@@ -32,32 +35,62 @@ fn bad_scenario_exits_2_names_file_line_key_and_writes_nothing() {
     )
     .unwrap();
     let out = dir.join("out");
-    let o = mptlab(&["run", scen.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = mptlab(&[
+        "run",
+        scen.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("bad.toml:11:12: key `profile.wlan.delay_ms`"), "{err}");
+    assert!(
+        err.contains("bad.toml:11:12: key `profile.wlan.delay_ms`"),
+        "{err}"
+    );
     assert!(err.contains("found -4"), "{err}");
-    assert!(!err.contains("panicked") && !err.contains("backtrace"), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("backtrace"),
+        "{err}"
+    );
     assert!(!out.exists(), "no output directory for an invalid scenario");
 
     // unknown key, via check
-    std::fs::write(&scen, "[scenario]\nname = \"x\"\nduration_s = 10\nrunz = 3\n").unwrap();
+    std::fs::write(
+        &scen,
+        "[scenario]\nname = \"x\"\nduration_s = 10\nrunz = 3\n",
+    )
+    .unwrap();
     let o = mptlab(&["check", scen.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
-    assert!(err.contains("bad.toml:4:1: key `scenario.runz`: unknown field `runz`"), "{err}");
+    assert!(
+        err.contains("bad.toml:4:1: key `scenario.runz`: unknown field `runz`"),
+        "{err}"
+    );
 
     // unknown --set key
     let ex = repo().join("scenarios/bulk.toml");
-    let o = mptlab(&["run", ex.to_str().unwrap(), "--out", out.to_str().unwrap(), "--set", "transport.foo=1"]);
+    let o = mptlab(&[
+        "run",
+        ex.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "transport.foo=1",
+    ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("key `transport.foo`: unknown field `foo`"), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("key `transport.foo`: unknown field `foo`"),
+        "{}",
+        text(&o.stderr)
+    );
     assert!(!out.exists());
 
     // missing file
     let o = mptlab(&["check", "/nonexistent/scenario.toml"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("/nonexistent/scenario.toml: cannot read scenario: file not found"));
+    assert!(text(&o.stderr)
+        .contains("/nonexistent/scenario.toml: cannot read scenario: file not found"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -66,8 +99,33 @@ fn list_prints_the_names() {
     let o = mptlab(&["list"]);
     assert!(o.status.success());
     let s = text(&o.stdout);
-    for name in ["tcp", "mptcp", "cmt-sctp", "newreno", "cubic", "olia", "video", "gaming", "web", "file", "bulk", "bernoulli", "gilbert-elliott", "wlan", "3g", "lte", "ethernet", "two-path", "amazon", "t1"] {
-        assert!(s.lines().any(|l| l.trim_start().starts_with(&format!("{name} "))), "{name} missing:\n{s}");
+    for name in [
+        "tcp",
+        "mptcp",
+        "cmt-sctp",
+        "newreno",
+        "cubic",
+        "olia",
+        "video",
+        "gaming",
+        "web",
+        "file",
+        "bulk",
+        "bernoulli",
+        "gilbert-elliott",
+        "wlan",
+        "3g",
+        "lte",
+        "ethernet",
+        "two-path",
+        "amazon",
+        "t1",
+    ] {
+        assert!(
+            s.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{name} "))),
+            "{name} missing:\n{s}"
+        );
     }
 }
 
@@ -85,9 +143,29 @@ fn check_accepts_examples() {
 fn run_writes_the_files() {
     let out = tmp("run");
     let ex = repo().join("scenarios/video-wlan-3g.toml");
-    let o = mptlab(&["run", ex.to_str().unwrap(), "--out", out.to_str().unwrap(), "--runs", "3", "--jobs", "2", "--seed", "9", "--set", "transport.cc=newreno"]);
+    let o = mptlab(&[
+        "run",
+        ex.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--runs",
+        "3",
+        "--jobs",
+        "2",
+        "--seed",
+        "9",
+        "--set",
+        "transport.cc=newreno",
+    ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    for t in ["messages", "transfers", "flows", "paths", "links", "timeseries"] {
+    for t in [
+        "messages",
+        "transfers",
+        "flows",
+        "paths",
+        "links",
+        "timeseries",
+    ] {
         assert!(out.join(format!("{t}.csv")).is_file(), "{t}.csv");
         assert!(out.join(format!("{t}.parquet")).is_file(), "{t}.parquet");
     }
@@ -95,12 +173,29 @@ fn run_writes_the_files() {
     assert!(summary.contains("\"runs\": 3"), "{summary}");
     let eff = std::fs::read_to_string(out.join("scenario.toml")).unwrap();
     assert!(eff.contains("newreno") && eff.contains("seed = 9"), "{eff}");
-    assert!(std::fs::read_dir(&out).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with('.')));
+    assert!(std::fs::read_dir(&out).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with('.')));
 
     // existing results are not overwritten without --force
-    let o = mptlab(&["run", ex.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    let o = mptlab(&[
+        "run",
+        ex.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
     assert_eq!(o.status.code(), Some(2));
-    let o = mptlab(&["run", ex.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet", "--force"]);
+    let o = mptlab(&[
+        "run",
+        ex.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--force",
+    ]);
     assert!(o.status.success());
     assert!(o.stdout.is_empty(), "--quiet prints nothing on stdout");
     std::fs::remove_dir_all(&out).unwrap();

@@ -118,11 +118,20 @@ fn records(text: &str) -> Result<Vec<Vec<(String, bool)>>, String> {
 
 /// Read CSV written by [`write_csv`] back into a table with a known schema
 /// (the header must list exactly the schema's columns, in order).
-pub fn read_csv(name: &str, text: &str, schema: &[(&str, ColumnType)]) -> Result<Table, TableError> {
+pub fn read_csv(
+    name: &str,
+    text: &str,
+    schema: &[(&str, ColumnType)],
+) -> Result<Table, TableError> {
     let e = |m: String| TableError(format!("{name}.csv: {m}"));
     let recs = records(text).map_err(e)?;
     let mut it = recs.into_iter();
-    let header: Vec<String> = it.next().ok_or_else(|| e("empty file".into()))?.into_iter().map(|f| f.0).collect();
+    let header: Vec<String> = it
+        .next()
+        .ok_or_else(|| e("empty file".into()))?
+        .into_iter()
+        .map(|f| f.0)
+        .collect();
     let want: Vec<&str> = schema.iter().map(|s| s.0).collect();
     if header != want {
         return Err(e(format!("header {header:?}, expected {want:?}")));
@@ -130,11 +139,21 @@ pub fn read_csv(name: &str, text: &str, schema: &[(&str, ColumnType)]) -> Result
     let mut t = Table::with_schema(name, schema);
     for (i, r) in it.enumerate() {
         if r.len() != schema.len() {
-            return Err(e(format!("row {}: {} fields, expected {}", i + 2, r.len(), schema.len())));
+            return Err(e(format!(
+                "row {}: {} fields, expected {}",
+                i + 2,
+                r.len(),
+                schema.len()
+            )));
         }
         let mut row = Vec::new();
         for ((f, q), (col, ty)) in r.into_iter().zip(schema) {
-            let bad = || e(format!("row {}: column `{col}`: cannot parse `{f}` as {ty}", i + 2));
+            let bad = || {
+                e(format!(
+                    "row {}: column `{col}`: cannot parse `{f}` as {ty}",
+                    i + 2
+                ))
+            };
             row.push(if f.is_empty() && !q {
                 Value::Null
             } else {

@@ -15,7 +15,10 @@ pub mod schema;
 mod table;
 
 pub use csv::{read_csv, write_csv};
-pub use output::{aggregate, merge_runs, summary_json, write_results, RunOutput, Stats, WriteError, WriteOptions, SUMMARY_FILE};
+pub use output::{
+    aggregate, merge_runs, summary_json, write_results, RunOutput, Stats, WriteError, WriteOptions,
+    SUMMARY_FILE,
+};
 pub use parquet_writer::write_parquet;
 pub use table::{Column, ColumnData, ColumnType, Table, TableError, Value};
 

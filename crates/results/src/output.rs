@@ -22,7 +22,11 @@ pub struct RunOutput {
 
 impl RunOutput {
     pub fn new(run: u32, seed: u64) -> Self {
-        RunOutput { run, seed, ..Default::default() }
+        RunOutput {
+            run,
+            seed,
+            ..Default::default()
+        }
     }
     /// The table called `name`, created empty (standard schema if it is a
     /// standard table) when missing.
@@ -30,7 +34,8 @@ impl RunOutput {
         let i = match self.tables.iter().position(|t| t.name == name) {
             Some(i) => i,
             None => {
-                self.tables.push(schema::standard(name).unwrap_or_else(|| Table::new(name)));
+                self.tables
+                    .push(schema::standard(name).unwrap_or_else(|| Table::new(name)));
                 self.tables.len() - 1
             }
         };
@@ -41,7 +46,10 @@ impl RunOutput {
     }
     /// Record a numeric summary metric (non-finite values become null).
     pub fn set_metric(&mut self, key: impl Into<String>, v: f64) {
-        self.summary.insert(key.into(), serde_json::Number::from_f64(v).map_or(Json::Null, Json::Number));
+        self.summary.insert(
+            key.into(),
+            serde_json::Number::from_f64(v).map_or(Json::Null, Json::Number),
+        );
     }
 }
 
@@ -66,9 +74,24 @@ impl Stats {
         v.sort_by(|a, b| a.total_cmp(b));
         let n = v.len();
         let mean = v.iter().sum::<f64>() / n as f64;
-        let median = if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 };
-        let var = if n > 1 { v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
-        Some(Stats { n, mean, median, min: v[0], max: v[n - 1], stddev: var.sqrt() })
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        let var = if n > 1 {
+            v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+        } else {
+            0.0
+        };
+        Some(Stats {
+            n,
+            mean,
+            median,
+            min: v[0],
+            max: v[n - 1],
+            stddev: var.sqrt(),
+        })
     }
 }
 
@@ -82,7 +105,9 @@ pub fn aggregate(runs: &[RunOutput]) -> BTreeMap<String, Stats> {
             }
         }
     }
-    vals.into_iter().filter_map(|(k, v)| Some((k.to_string(), Stats::of(&v)?))).collect()
+    vals.into_iter()
+        .filter_map(|(k, v)| Some((k.to_string(), Stats::of(&v)?)))
+        .collect()
 }
 
 /// Merge the tables of many runs (in the order given) into one table per
@@ -110,7 +135,9 @@ pub fn merge_runs(runs: &[RunOutput]) -> Result<Vec<Table>, TableError> {
                 ])?;
                 match &mut merged {
                     None => merged = Some(tagged),
-                    Some(m) => m.append(&tagged).map_err(|e| TableError(format!("run {}: {e}", r.run)))?,
+                    Some(m) => m
+                        .append(&tagged)
+                        .map_err(|e| TableError(format!("run {}: {e}", r.run)))?,
                 }
             }
         }
@@ -118,7 +145,10 @@ pub fn merge_runs(runs: &[RunOutput]) -> Result<Vec<Table>, TableError> {
             Some(t) => t,
             None => schema::standard(&name)
                 .expect("only standard names can be missing")
-                .with_leading(&[("run", Value::Null, ColumnType::U64), ("seed", Value::Null, ColumnType::U64)])?,
+                .with_leading(&[
+                    ("run", Value::Null, ColumnType::U64),
+                    ("seed", Value::Null, ColumnType::U64),
+                ])?,
         };
         out.push(t);
     }
@@ -132,9 +162,16 @@ pub fn summary_json(runs: &[RunOutput], meta: &Map<String, Json>) -> Json {
     doc.insert("runs".into(), json!(runs.len()));
     doc.insert(
         "per_run".into(),
-        Json::Array(runs.iter().map(|r| json!({ "run": r.run, "seed": r.seed, "metrics": r.summary })).collect()),
+        Json::Array(
+            runs.iter()
+                .map(|r| json!({ "run": r.run, "seed": r.seed, "metrics": r.summary }))
+                .collect(),
+        ),
     );
-    doc.insert("aggregate".into(), serde_json::to_value(aggregate(runs)).expect("stats serialise"));
+    doc.insert(
+        "aggregate".into(),
+        serde_json::to_value(aggregate(runs)).expect("stats serialise"),
+    );
     Json::Object(doc)
 }
 
@@ -151,7 +188,12 @@ pub struct WriteOptions {
 
 impl Default for WriteOptions {
     fn default() -> Self {
-        WriteOptions { csv: true, parquet: true, meta: Map::new(), extra_files: Vec::new() }
+        WriteOptions {
+            csv: true,
+            parquet: true,
+            meta: Map::new(),
+            extra_files: Vec::new(),
+        }
     }
 }
 
@@ -177,10 +219,16 @@ pub const SUMMARY_FILE: &str = "summary.json";
 /// they renamed into `DIR` (`summary.json` last). On any error the partial
 /// directory is removed, and `DIR` too if this call created it. Returns the
 /// paths written, in order.
-pub fn write_results(dir: &Path, runs: &[RunOutput], opts: &WriteOptions) -> Result<Vec<PathBuf>, WriteError> {
-    let tables = merge_runs(runs).map_err(|e| WriteError(format!("cannot merge run outputs: {e}")))?;
+pub fn write_results(
+    dir: &Path,
+    runs: &[RunOutput],
+    opts: &WriteOptions,
+) -> Result<Vec<PathBuf>, WriteError> {
+    let tables =
+        merge_runs(runs).map_err(|e| WriteError(format!("cannot merge run outputs: {e}")))?;
     let created = !dir.exists();
-    fs::create_dir_all(dir).map_err(|e| WriteError(format!("cannot create {}: {e}", dir.display())))?;
+    fs::create_dir_all(dir)
+        .map_err(|e| WriteError(format!("cannot create {}: {e}", dir.display())))?;
     static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!(".partial-{}-{n}", std::process::id()));
@@ -192,11 +240,19 @@ pub fn write_results(dir: &Path, runs: &[RunOutput], opts: &WriteOptions) -> Res
     result
 }
 
-fn write_into(tmp: &Path, dir: &Path, tables: &[Table], runs: &[RunOutput], opts: &WriteOptions) -> Result<Vec<PathBuf>, WriteError> {
+fn write_into(
+    tmp: &Path,
+    dir: &Path,
+    tables: &[Table],
+    runs: &[RunOutput],
+    opts: &WriteOptions,
+) -> Result<Vec<PathBuf>, WriteError> {
     let io = |p: &Path, e: std::io::Error| WriteError(format!("cannot write {}: {e}", p.display()));
     fs::create_dir(tmp).map_err(|e| io(tmp, e))?;
     let mut files: Vec<String> = Vec::new();
-    let mut put = |name: String, f: &dyn Fn(&mut BufWriter<fs::File>) -> Result<(), String>| -> Result<(), WriteError> {
+    let mut put = |name: String,
+                   f: &dyn Fn(&mut BufWriter<fs::File>) -> Result<(), String>|
+     -> Result<(), WriteError> {
         let p = tmp.join(&name);
         let file = fs::File::create(&p).map_err(|e| io(&p, e))?;
         let mut w = BufWriter::new(file);
@@ -208,14 +264,20 @@ fn write_into(tmp: &Path, dir: &Path, tables: &[Table], runs: &[RunOutput], opts
     };
     for t in tables {
         if opts.csv {
-            put(format!("{}.csv", t.name), &|w| csv::write_csv(t, w).map_err(|e| e.to_string()))?;
+            put(format!("{}.csv", t.name), &|w| {
+                csv::write_csv(t, w).map_err(|e| e.to_string())
+            })?;
         }
         if opts.parquet {
-            put(format!("{}.parquet", t.name), &|w| parquet_writer::write_parquet(t, w))?;
+            put(format!("{}.parquet", t.name), &|w| {
+                parquet_writer::write_parquet(t, w)
+            })?;
         }
     }
     for (name, bytes) in &opts.extra_files {
-        put(name.clone(), &|w| w.write_all(bytes).map_err(|e| e.to_string()))?;
+        put(name.clone(), &|w| {
+            w.write_all(bytes).map_err(|e| e.to_string())
+        })?;
     }
     let summary = summary_json(runs, &opts.meta);
     put(SUMMARY_FILE.to_string(), &|w| {

@@ -132,7 +132,13 @@ pub fn links() -> Table {
 pub fn timeseries() -> Table {
     Table::with_schema(
         TIMESERIES,
-        &[("t_ms", F64), ("flow", U64), ("path", U64), ("metric", Str), ("value", F64)],
+        &[
+            ("t_ms", F64),
+            ("flow", U64),
+            ("path", U64),
+            ("metric", Str),
+            ("value", F64),
+        ],
     )
 }
 

@@ -79,27 +79,23 @@ impl ColumnData {
     /// (u64 <-> i64 when in range; integers into f64 columns).
     fn push(&mut self, v: Value) -> Result<(), Value> {
         match (self, v) {
-            (c, Value::Null) => {
-                match c {
-                    ColumnData::U64(v) => v.push(None),
-                    ColumnData::I64(v) => v.push(None),
-                    ColumnData::F64(v) => v.push(None),
-                    ColumnData::Str(v) => v.push(None),
-                    ColumnData::Bool(v) => v.push(None),
-                }
-                Ok(())
-            }
-            (ColumnData::U64(c), Value::U64(x)) => Ok(c.push(Some(x))),
-            (ColumnData::U64(c), Value::I64(x)) if x >= 0 => Ok(c.push(Some(x as u64))),
-            (ColumnData::I64(c), Value::I64(x)) => Ok(c.push(Some(x))),
-            (ColumnData::I64(c), Value::U64(x)) if x <= i64::MAX as u64 => Ok(c.push(Some(x as i64))),
-            (ColumnData::F64(c), Value::F64(x)) => Ok(c.push(Some(x))),
-            (ColumnData::F64(c), Value::U64(x)) => Ok(c.push(Some(x as f64))),
-            (ColumnData::F64(c), Value::I64(x)) => Ok(c.push(Some(x as f64))),
-            (ColumnData::Str(c), Value::Str(x)) => Ok(c.push(Some(x))),
-            (ColumnData::Bool(c), Value::Bool(x)) => Ok(c.push(Some(x))),
-            (_, v) => Err(v),
+            (ColumnData::U64(c), Value::Null) => c.push(None),
+            (ColumnData::I64(c), Value::Null) => c.push(None),
+            (ColumnData::F64(c), Value::Null) => c.push(None),
+            (ColumnData::Str(c), Value::Null) => c.push(None),
+            (ColumnData::Bool(c), Value::Null) => c.push(None),
+            (ColumnData::U64(c), Value::U64(x)) => c.push(Some(x)),
+            (ColumnData::U64(c), Value::I64(x)) if x >= 0 => c.push(Some(x as u64)),
+            (ColumnData::I64(c), Value::I64(x)) => c.push(Some(x)),
+            (ColumnData::I64(c), Value::U64(x)) if x <= i64::MAX as u64 => c.push(Some(x as i64)),
+            (ColumnData::F64(c), Value::F64(x)) => c.push(Some(x)),
+            (ColumnData::F64(c), Value::U64(x)) => c.push(Some(x as f64)),
+            (ColumnData::F64(c), Value::I64(x)) => c.push(Some(x as f64)),
+            (ColumnData::Str(c), Value::Str(x)) => c.push(Some(x)),
+            (ColumnData::Bool(c), Value::Bool(x)) => c.push(Some(x)),
+            (_, v) => return Err(v),
         }
+        Ok(())
     }
     fn extend(&mut self, o: &ColumnData) {
         match (self, o) {
@@ -205,23 +201,34 @@ pub struct Table {
 
 impl Table {
     pub fn new(name: impl Into<String>) -> Table {
-        Table { name: name.into(), columns: Vec::new() }
+        Table {
+            name: name.into(),
+            columns: Vec::new(),
+        }
     }
 
     /// An empty table with the given columns.
     pub fn with_schema(name: impl Into<String>, schema: &[(&str, ColumnType)]) -> Table {
         let mut t = Table::new(name);
         for (n, ty) in schema {
-            t.add_column(*n, *ty).expect("schema column names are unique");
+            t.add_column(*n, *ty)
+                .expect("schema column names are unique");
         }
         t
     }
 
     /// Add a column; existing rows get missing values in it.
-    pub fn add_column(&mut self, name: impl Into<String>, ty: ColumnType) -> Result<(), TableError> {
+    pub fn add_column(
+        &mut self,
+        name: impl Into<String>,
+        ty: ColumnType,
+    ) -> Result<(), TableError> {
         let name = name.into();
         if self.column(&name).is_some() {
-            return Err(TableError(format!("table `{}`: duplicate column `{name}`", self.name)));
+            return Err(TableError(format!(
+                "table `{}`: duplicate column `{name}`",
+                self.name
+            )));
         }
         let mut data = ColumnData::new(ty);
         for _ in 0..self.num_rows() {
@@ -244,7 +251,10 @@ impl Table {
         self.columns.iter().find(|c| c.name == name)
     }
     pub fn schema(&self) -> Vec<(String, ColumnType)> {
-        self.columns.iter().map(|c| (c.name.clone(), c.data.ty())).collect()
+        self.columns
+            .iter()
+            .map(|c| (c.name.clone(), c.data.ty()))
+            .collect()
     }
     /// Cell value by row and column name.
     pub fn get(&self, row: usize, column: &str) -> Option<Value> {
@@ -265,11 +275,15 @@ impl Table {
                 self.name,
                 row.len(),
                 self.columns.len(),
-                self.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+                self.columns
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )));
         }
         for (c, v) in self.columns.iter_mut().zip(&row) {
-            if v != &Value::Null && c.data.clone_empty_accepts(v).is_err() {
+            if !c.data.accepts(v) {
                 return Err(TableError(format!(
                     "table `{}`: column `{}` is {}, found {} value {v:?}",
                     self.name,
@@ -321,14 +335,20 @@ impl Table {
         let mut t = Table::new(self.name.clone());
         for (n, _, ty) in lead {
             if self.column(n).is_some() {
-                return Err(TableError(format!("table `{}` already has a column `{n}`", self.name)));
+                return Err(TableError(format!(
+                    "table `{}` already has a column `{n}`",
+                    self.name
+                )));
             }
             t.add_column(*n, *ty)?;
         }
         let n = self.num_rows();
         for (i, (_, v, _)) in lead.iter().enumerate() {
             for _ in 0..n {
-                t.columns[i].data.push(v.clone()).map_err(|v| TableError(format!("bad value {v:?}")))?;
+                t.columns[i]
+                    .data
+                    .push(v.clone())
+                    .map_err(|v| TableError(format!("bad value {v:?}")))?;
             }
         }
         t.columns.extend(self.columns.iter().cloned());
@@ -337,7 +357,20 @@ impl Table {
 }
 
 impl ColumnData {
-    fn clone_empty_accepts(&self, v: &Value) -> Result<(), Value> {
-        ColumnData::new(self.ty()).push(v.clone())
+    /// Whether `push(v)` would succeed (same conversions as `push`).
+    fn accepts(&self, v: &Value) -> bool {
+        matches!(
+            (self, v),
+            (_, Value::Null)
+                | (ColumnData::U64(_), Value::U64(_))
+                | (ColumnData::I64(_), Value::I64(_))
+                | (
+                    ColumnData::F64(_),
+                    Value::F64(_) | Value::U64(_) | Value::I64(_)
+                )
+                | (ColumnData::Str(_), Value::Str(_))
+                | (ColumnData::Bool(_), Value::Bool(_))
+        ) || matches!((self, v), (ColumnData::U64(_), Value::I64(x)) if *x >= 0)
+            || matches!((self, v), (ColumnData::I64(_), Value::U64(x)) if *x <= i64::MAX as u64)
     }
 }

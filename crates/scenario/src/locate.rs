@@ -25,7 +25,9 @@ impl KeyIndex {
                     || (span.start == span.end && s.start == span.start);
                 if hit {
                     let len = s.end - s.start;
-                    if best.is_none_or(|(bp, bl)| len < bl || (len == bl && p.len() > bp.len())) {
+                    if best.map_or(true, |(bp, bl)| {
+                        len < bl || (len == bl && p.len() > bp.len())
+                    }) {
                         best = Some((p, len));
                     }
                 }
@@ -40,7 +42,11 @@ impl KeyIndex {
         let mut p = path.to_string();
         loop {
             if let Some((_, k, v)) = self.entries.iter().find(|(q, _, _)| *q == p) {
-                return Some(if v.start < k.start || v.end - v.start > 200 { k.clone() } else { v.clone() });
+                return Some(if v.start < k.start || v.end - v.start > 200 {
+                    k.clone()
+                } else {
+                    v.clone()
+                });
             }
             match p.rfind(['.', '[']) {
                 Some(i) => p.truncate(i),
@@ -48,7 +54,6 @@ impl KeyIndex {
             }
         }
     }
-
 }
 
 fn join(prefix: &str, key: &str) -> String {
@@ -88,6 +93,13 @@ pub(crate) fn line_col(text: &str, pos: usize) -> (usize, usize, String) {
     let line = before.matches('\n').count() + 1;
     let start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
     let col = text[start..pos].chars().count() + 1;
-    let end = text[start..].find('\n').map(|i| start + i).unwrap_or(text.len());
-    (line, col, text[start..end].trim_end_matches('\r').to_string())
+    let end = text[start..]
+        .find('\n')
+        .map(|i| start + i)
+        .unwrap_or(text.len());
+    (
+        line,
+        col,
+        text[start..end].trim_end_matches('\r').to_string(),
+    )
 }

@@ -20,9 +20,14 @@ impl FromStr for Override {
             .ok_or_else(|| format!("expected key=value, found `{s}`"))?;
         let key = k.trim();
         if key.is_empty() || key.split('.').any(|p| p.trim().is_empty()) {
-            return Err(format!("expected a dotted key like transport.cc, found `{key}`"));
+            return Err(format!(
+                "expected a dotted key like transport.cc, found `{key}`"
+            ));
         }
-        Ok(Override { key: key.to_string(), value: v.trim().to_string() })
+        Ok(Override {
+            key: key.to_string(),
+            value: v.trim().to_string(),
+        })
     }
 }
 
@@ -52,7 +57,9 @@ pub fn apply_override(doc: &mut toml::Table, o: &Override) -> Result<(), String>
             walked.push('.');
         }
         walked.push_str(p);
-        let entry = t.entry(p.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let entry = t
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
         t = match entry {
             toml::Value::Table(t) => t,
             other => {
