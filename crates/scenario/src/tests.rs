@@ -400,3 +400,11 @@ fn explicit_topology_errors() {
     );
     assert!(e.to_string().contains("IPv4"), "{e}");
 }
+
+#[test]
+fn unknown_base_profile_and_cycles() {
+    let e = err_of("delay_ms = 20", "delay_ms = 20\nprofile = \"nope\"");
+    assert_err(&e, "profile.mine.profile", 12, &["link profile name", "found \"nope\""]);
+    let e = err_of("delay_ms = 20", "delay_ms = 20\nprofile = \"mine\"");
+    assert_err(&e, "profile.mine.profile", 12, &["cycle"]);
+}

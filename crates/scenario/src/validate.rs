@@ -317,6 +317,14 @@ pub(crate) fn validate(
         user: &file.profile,
         base_dir: &base_dir,
     };
+    // every user profile's base chain resolves, even if the profile is unused
+    for name in file.profile.keys() {
+        let p = LinkParams {
+            profile: Some(name.clone()),
+            ..Default::default()
+        };
+        res.flatten(&format!("profile.{name}"), &p)?;
+    }
 
     // topology
     let t = &file.topology;
