@@ -64,7 +64,7 @@ fn bad_scenario_exits_2_names_file_line_key_and_writes_nothing() {
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
     assert!(
-        err.contains("bad.toml:4:1: key `scenario.runz`: unknown field `runz`"),
+        err.contains("bad.toml:4:1: key `scenario.runz`: unknown key `runz`"),
         "{err}"
     );
 
@@ -80,7 +80,7 @@ fn bad_scenario_exits_2_names_file_line_key_and_writes_nothing() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o.stderr).contains("key `transport.foo`: unknown field `foo`"),
+        text(&o.stderr).contains("key `transport.foo`: unknown key `foo`"),
         "{}",
         text(&o.stderr)
     );

@@ -271,12 +271,14 @@ impl Scenario {
             let key = e
                 .span()
                 .and_then(|s| eff_index.as_ref().or(loc.index.as_ref())?.path_at(&s));
-            let mut err = loc.at_key(
-                ErrorKind::Schema,
-                key.as_deref(),
-                e.message().trim().to_string(),
-            );
-            if overrides.is_empty() {
+            // serde says "field"; TOML users write keys
+            let msg = e
+                .message()
+                .trim()
+                .replace("unknown field", "unknown key")
+                .replace("missing field", "missing key");
+            let mut err = loc.at_key(ErrorKind::Schema, key.as_deref(), msg);
+            if overrides.is_empty() && key.is_some() {
                 // spans refer to the file itself: use them exactly
                 if let Some(s) = e.span() {
                     loc.set_pos(&mut err, s.start);

@@ -16,13 +16,19 @@ impl KeyIndex {
         Some(KeyIndex { entries })
     }
 
-    /// The most specific key whose key or value span contains `pos`.
+    /// The most specific key whose key or value span contains `span`.
     pub fn path_at(&self, span: &Range<usize>) -> Option<String> {
+        if span.end == 0 {
+            return None; // the whole document (e.g. a missing top-level table)
+        }
         let mut best: Option<(&str, usize)> = None;
         for (p, k, v) in &self.entries {
             for s in [k, v] {
-                let hit = (s.start <= span.start && span.start < s.end.max(s.start + 1))
-                    || (span.start == span.end && s.start == span.start);
+                let hit = if span.start == span.end {
+                    s.start <= span.start && span.start < s.end.max(s.start + 1)
+                } else {
+                    s.start <= span.start && span.end <= s.end
+                };
                 if hit {
                     let len = s.end - s.start;
                     if best.map_or(true, |(bp, bl)| {

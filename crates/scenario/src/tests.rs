@@ -131,14 +131,14 @@ fn unknown_key() {
         &e,
         "profile.mine.jitter_ms",
         12,
-        &["unknown field `jitter_ms`", "delay_ms"],
+        &["unknown key `jitter_ms`", "delay_ms"],
     );
 }
 
 #[test]
 fn unknown_top_level_table() {
     let e = err_of("[traffic]", "[trafic]\nx = 1\n[traffic]");
-    assert_err(&e, "trafic", 13, &["unknown field `trafic`"]);
+    assert_err(&e, "trafic", 13, &["unknown key `trafic`"]);
 }
 
 #[test]
@@ -270,7 +270,7 @@ fn unknown_names() {
 fn missing_required_key() {
     let e = err_of("name = \"t\"\n", "");
     assert_eq!(e.kind, ErrorKind::Schema);
-    assert!(e.to_string().contains("missing field `name`"), "{e}");
+    assert!(e.to_string().contains("missing key `name`"), "{e}");
     assert_eq!(e.key.as_deref(), Some("scenario"));
     assert_eq!(e.line, Some(1));
 }
@@ -336,7 +336,7 @@ fn overrides_apply_and_report() {
     let msg = e.to_string();
     assert_eq!(e.key.as_deref(), Some("transport.ccc"), "{msg}");
     assert!(
-        msg.contains("unknown field `ccc`") && msg.contains("(from --set transport.ccc=newreno)"),
+        msg.contains("unknown key `ccc`") && msg.contains("(from --set transport.ccc=newreno)"),
         "{msg}"
     );
 
@@ -404,7 +404,56 @@ fn explicit_topology_errors() {
 #[test]
 fn unknown_base_profile_and_cycles() {
     let e = err_of("delay_ms = 20", "delay_ms = 20\nprofile = \"nope\"");
-    assert_err(&e, "profile.mine.profile", 12, &["link profile name", "found \"nope\""]);
+    assert_err(
+        &e,
+        "profile.mine.profile",
+        12,
+        &["link profile name", "found \"nope\""],
+    );
     let e = err_of("delay_ms = 20", "delay_ms = 20\nprofile = \"mine\"");
     assert_err(&e, "profile.mine.profile", 12, &["cycle"]);
+}
+
+#[test]
+fn missing_top_level_table_has_no_key() {
+    let e = parse("[scenario]\nname = \"x\"\nduration_s = 1\n[topology]\npreset = \"single-path\"\npaths = [\"lte\"]\n").unwrap_err();
+    assert_eq!(e.to_string(), "test.toml: missing key `traffic`");
+}
+
+#[test]
+fn overriding_a_builtin_profile_key_starts_from_the_builtin() {
+    let o: Override = "profile.wlan.delay_ms=[10, 12]".parse().unwrap();
+    let s = Scenario::from_str_with_overrides(BASE, "test.toml", &[o]).unwrap();
+    let Topology::Preset { paths, .. } = &s.topology else {
+        panic!()
+    };
+    assert_eq!(
+        paths[0].link.up.delay_ms,
+        Range::Uniform { lo: 10.0, hi: 12.0 }
+    );
+    assert_eq!(
+        paths[0].link.up.rate_mbit,
+        Some(Range::Uniform { lo: 20.0, hi: 30.0 })
+    );
+    // a file profile named like a built-in may start from it explicitly
+    let text = BASE.replace(
+        "[profile.mine]",
+        "[profile.wlan]\nprofile = \"wlan\"\nqueue_packets = 7\n[profile.mine]",
+    );
+    let s = parse(&text).unwrap();
+    let Topology::Preset { paths, .. } = &s.topology else {
+        panic!()
+    };
+    assert_eq!(paths[0].link.down.queue, QueueLimit::Packets(7));
+    assert_eq!(
+        paths[0].link.down.delay_ms,
+        Range::Uniform { lo: 20.0, hi: 25.0 }
+    );
+    // without `profile`, it replaces the built-in, and the error says so
+    let text = BASE.replace(
+        "[profile.mine]",
+        "[profile.wlan]\nqueue_packets = 7\n[profile.mine]",
+    );
+    let e = parse(&text).unwrap_err();
+    assert!(e.to_string().contains("add profile = \"wlan\""), "{e}");
 }

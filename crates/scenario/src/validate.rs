@@ -208,27 +208,29 @@ impl Resolver<'_> {
         let mut name = p.profile.clone();
         let mut key = at.to_string();
         while let Some(n) = name {
-            if !seen.insert(n.clone()) {
-                return err(
-                    key,
-                    format!("profile \"{n}\" refers to itself (a cycle of profile references)"),
-                );
-            }
-            let base = match self.user.get(&n) {
-                Some(u) => u.clone(),
-                None => match builtin(&n) {
-                    Some(b) => b,
-                    None => {
-                        return err(
-                            key,
-                            format!(
-                                "expected a link profile name (one of {}), found \"{n}\"",
-                                self.known_names()
-                            ),
-                        )
-                    }
-                },
+            // a user profile may name the built-in profile it shadows:
+            // [profile.wlan] profile = "wlan" starts from the built-in wlan
+            let user = self.user.get(&n).filter(|_| !seen.contains(&n));
+            let base = match (user, builtin(&n)) {
+                (Some(u), _) => u.clone(),
+                (None, Some(b)) => b,
+                (None, None) if seen.contains(&n) => {
+                    return err(
+                        key,
+                        format!("profile \"{n}\" refers to itself (a cycle of profile references)"),
+                    )
+                }
+                (None, None) => {
+                    return err(
+                        key,
+                        format!(
+                            "expected a link profile name (one of {}), found \"{n}\"",
+                            self.known_names()
+                        ),
+                    )
+                }
             };
+            seen.insert(n.clone());
             key = format!("profile.{n}.profile");
             name = base.profile.clone();
             chain.push(base);
@@ -240,7 +242,13 @@ impl Resolver<'_> {
         Ok(acc)
     }
 
-    fn dir(&self, at: &str, p: &LinkParams, sub: &Option<Box<LinkParams>>) -> VResult<LinkDir> {
+    fn dir(
+        &self,
+        at: &str,
+        p: &LinkParams,
+        sub: &Option<Box<LinkParams>>,
+        shadowed: &Option<String>,
+    ) -> VResult<LinkDir> {
         let mut p = p.clone();
         p.up = None;
         p.down = None;
@@ -248,9 +256,15 @@ impl Resolver<'_> {
             p = p.overridden_by(s);
         }
         if p.rate_mbit.is_none() && p.trace.is_none() {
+            let hint = match &shadowed {
+                Some(n) => format!(
+                    " ([profile.{n}] replaces the built-in profile \"{n}\"; add profile = \"{n}\" to start from it)"
+                ),
+                None => String::new(),
+            };
             return err(
                 at,
-                "missing key `rate_mbit` (or `trace`): the link has no rate",
+                format!("missing key `rate_mbit` (or `trace`): the link has no rate{hint}"),
             );
         }
         let queue = match (p.queue_packets, p.queue_bytes) {
@@ -270,9 +284,12 @@ impl Resolver<'_> {
 
     fn link(&self, at: &str, profile_key: &str, p: &LinkParams) -> VResult<Link> {
         let flat = self.flatten(profile_key, p)?;
+        let shadowed = p.profile.clone().filter(|n| {
+            builtin(n).is_some() && self.user.get(n).is_some_and(|u| u.profile.is_none())
+        });
         let link = Link {
-            up: self.dir(at, &flat, &flat.up)?,
-            down: self.dir(at, &flat, &flat.down)?,
+            up: self.dir(at, &flat, &flat.up, &shadowed)?,
+            down: self.dir(at, &flat, &flat.down, &shadowed)?,
         };
         for d in [&link.up, &link.down] {
             if let Some(t) = &d.trace {
