@@ -1,1 +1,195 @@
-fn main() {}
+//! `mptlab`: run multipath transport experiments described in TOML scenarios.
+//!
+//! Exit codes: 0 success; 2 invalid scenario or command line (nothing
+//! written); 1 simulation or output error (nothing written).
+
+mod runner;
+
+use clap::{Parser, Subcommand};
+use mptlab_scenario::{registry, Override, Scenario, Topology, TrafficModel};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "mptlab",
+    version,
+    about = "Multipath transport lab: simulate MPTCP, CMT-SCTP and TCP experiments described in TOML scenario files"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List everything a scenario can choose: protocols, congestion controls,
+    /// traffic models, loss models, link profiles, topology presets.
+    List,
+    /// Validate a scenario file without running it.
+    Check {
+        /// Scenario file (TOML).
+        scenario: PathBuf,
+        /// Override a key before validation, e.g. --set transport.cc=newreno (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<Override>,
+    },
+    /// Run all repetitions of a scenario and write the result tables.
+    Run {
+        /// Scenario file (TOML).
+        scenario: PathBuf,
+        /// Output directory (created; written atomically when all runs succeed).
+        #[arg(long, short, value_name = "DIR")]
+        out: PathBuf,
+        /// Number of runs (overrides scenario.runs).
+        #[arg(long)]
+        runs: Option<u32>,
+        /// Base seed (overrides scenario.seed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Parallel jobs (default: all cores). Results do not depend on it.
+        #[arg(long, short)]
+        jobs: Option<usize>,
+        /// Override a key, e.g. --set transport.cc=newreno --set profile.wlan.delay_ms=[10,20] (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<Override>,
+        /// No progress bar and no summary table.
+        #[arg(long, short)]
+        quiet: bool,
+        /// Overwrite results already in DIR.
+        #[arg(long)]
+        force: bool,
+        /// Skip CSV output.
+        #[arg(long)]
+        no_csv: bool,
+        /// Skip Parquet output.
+        #[arg(long)]
+        no_parquet: bool,
+    },
+}
+
+/// Everything `mptlab list` prints. The scenario crate's registries are the
+/// source of truth for names the parser accepts.
+///
+/// PLUG-IN POINT: once the simulator exposes its own registries (e.g.
+/// congestion controls, schedulers and loss models implemented in
+/// mptlab-core), append their categories here or mark scenario names that
+/// the engine does not implement yet.
+fn catalog() -> Vec<registry::Category> {
+    registry::categories()
+}
+
+fn list() {
+    for c in catalog() {
+        println!("{} ({}):", c.title, c.key);
+        let w = c.entries.iter().map(|e| e.0.len()).max().unwrap_or(0);
+        for (name, desc) in &c.entries {
+            println!("  {name:w$}  {desc}");
+        }
+        println!();
+    }
+}
+
+fn describe(s: &Scenario) -> String {
+    let topo = match &s.topology {
+        Topology::Preset { preset, paths, .. } => {
+            format!(
+                "{preset} ({})",
+                paths
+                    .iter()
+                    .map(|p| p.profile.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+        Topology::Explicit { nodes, links, .. } => {
+            format!("explicit ({} nodes, {} links)", nodes.len(), links.len())
+        }
+    };
+    let t = &s.transport;
+    let proto = if t.protocol.is_multipath() {
+        format!("{}/{} on all paths", t.protocol, t.cc)
+    } else {
+        format!("{}/{} on path {}", t.protocol, t.cc, t.path)
+    };
+    let model = match &s.traffic.model {
+        TrafficModel::Video { bitrate_kbit, fps } => {
+            format!("video {bitrate_kbit} kbit/s {fps} fps")
+        }
+        TrafficModel::Gaming { .. } => "gaming".into(),
+        TrafficModel::Web { .. } => "web".into(),
+        TrafficModel::File { size_bytes } => format!("file {size_bytes} bytes"),
+        TrafficModel::Bulk => "bulk".into(),
+    };
+    format!(
+        "{}: {} run(s) x {} s, {topo}, {proto}, {model} {}",
+        s.meta.name, s.meta.runs, s.meta.duration_s, s.traffic.direction
+    )
+}
+
+fn load(path: &PathBuf, set: &[Override]) -> Result<Scenario, ExitCode> {
+    Scenario::from_file_with_overrides(path, set).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::List => {
+            list();
+            ExitCode::SUCCESS
+        }
+        Command::Check { scenario, set } => match load(&scenario, &set) {
+            Ok(s) => {
+                println!("ok: {}: {}", scenario.display(), describe(&s));
+                ExitCode::SUCCESS
+            }
+            Err(c) => c,
+        },
+        Command::Run {
+            scenario,
+            out,
+            runs,
+            seed,
+            jobs,
+            mut set,
+            quiet,
+            force,
+            no_csv,
+            no_parquet,
+        } => {
+            if let Some(r) = runs {
+                set.push(Override {
+                    key: "scenario.runs".into(),
+                    value: r.to_string(),
+                });
+            }
+            if let Some(s) = seed {
+                set.push(Override {
+                    key: "scenario.seed".into(),
+                    value: s.to_string(),
+                });
+            }
+            let s = match load(&scenario, &set) {
+                Ok(s) => s,
+                Err(c) => return c,
+            };
+            let opts = runner::RunOptions {
+                out,
+                jobs: jobs
+                    .filter(|&j| j > 0)
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                quiet,
+                force,
+                csv: !no_csv,
+                parquet: !no_parquet,
+            };
+            if !quiet {
+                eprintln!("{}", describe(&s));
+            }
+            runner::run(&s, &opts, mptlab_sim::run_once)
+        }
+    }
+}

@@ -73,7 +73,12 @@ impl fmt::Display for ScenarioError {
             let g = l.to_string();
             write!(f, "\n {g} | {src}")?;
             if let Some(c) = self.column {
-                write!(f, "\n {} | {}^", " ".repeat(g.len()), " ".repeat(c.saturating_sub(1)))?;
+                write!(
+                    f,
+                    "\n {} | {}^",
+                    " ".repeat(g.len()),
+                    " ".repeat(c.saturating_sub(1))
+                )?;
             }
         }
         Ok(())

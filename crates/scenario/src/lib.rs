@@ -8,6 +8,9 @@
 //! key. The crate never samples: `[lo, hi]` values stay [`Range`]s and the
 //! simulator draws them with its own seeded RNG.
 
+// Errors are cold and carry the location and source line for the user.
+#![allow(clippy::result_large_err)]
+
 mod error;
 mod locate;
 mod overrides;
@@ -48,6 +51,7 @@ pub struct Scenario {
 }
 
 /// Resolved topology.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Topology {
     Preset {
@@ -70,9 +74,10 @@ impl Topology {
     pub fn num_paths(&self) -> usize {
         match self {
             Topology::Preset { paths, .. } => paths.len(),
-            Topology::Explicit { client, nodes, .. } => {
-                nodes.iter().find(|n| &n.name == client).map_or(0, |n| n.addresses.len())
-            }
+            Topology::Explicit { client, nodes, .. } => nodes
+                .iter()
+                .find(|n| &n.name == client)
+                .map_or(0, |n| n.addresses.len()),
         }
     }
 }
@@ -183,12 +188,23 @@ impl Scenario {
     }
 
     /// Read a file, apply `--set` overrides, parse and validate.
-    pub fn from_file_with_overrides(path: impl AsRef<Path>, overrides: &[Override]) -> Result<Scenario, ScenarioError> {
+    pub fn from_file_with_overrides(
+        path: impl AsRef<Path>,
+        overrides: &[Override],
+    ) -> Result<Scenario, ScenarioError> {
         let path = path.as_ref();
         let origin = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| {
-            let what = if e.kind() == std::io::ErrorKind::NotFound { "file not found".to_string() } else { e.to_string() };
-            ScenarioError::new(ErrorKind::Io, &origin, format!("cannot read scenario: {what}"))
+            let what = if e.kind() == std::io::ErrorKind::NotFound {
+                "file not found".to_string()
+            } else {
+                e.to_string()
+            };
+            ScenarioError::new(
+                ErrorKind::Io,
+                &origin,
+                format!("cannot read scenario: {what}"),
+            )
         })?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Self::parse(&text, &origin, base, overrides)
@@ -202,7 +218,11 @@ impl Scenario {
     }
 
     /// `from_str` with overrides.
-    pub fn from_str_with_overrides(text: &str, origin: &str, overrides: &[Override]) -> Result<Scenario, ScenarioError> {
+    pub fn from_str_with_overrides(
+        text: &str,
+        origin: &str,
+        overrides: &[Override],
+    ) -> Result<Scenario, ScenarioError> {
         Self::parse(text, origin, PathBuf::new(), overrides)
     }
 
@@ -211,10 +231,20 @@ impl Scenario {
         run_seed(self.meta.seed, run)
     }
 
-    fn parse(text: &str, origin: &str, base_dir: PathBuf, overrides: &[Override]) -> Result<Scenario, ScenarioError> {
-        let loc = Locator { origin, text, index: None };
+    fn parse(
+        text: &str,
+        origin: &str,
+        base_dir: PathBuf,
+        overrides: &[Override],
+    ) -> Result<Scenario, ScenarioError> {
+        let loc = Locator {
+            origin,
+            text,
+            index: None,
+        };
         // 1. syntax
-        let mut doc: toml::Table = toml::from_str(text).map_err(|e| loc.toml_error(ErrorKind::Syntax, &e, None))?;
+        let mut doc: toml::Table =
+            toml::from_str(text).map_err(|e| loc.toml_error(ErrorKind::Syntax, &e, None))?;
         let index = KeyIndex::new(text);
         let loc = Locator { index, ..loc };
         // 2. overrides
@@ -233,10 +263,22 @@ impl Scenario {
         };
         // 3. types
         let file: ScenarioFile = toml::from_str(&effective).map_err(|e| {
-            let eff_index = if overrides.is_empty() { None } else { KeyIndex::new(&effective) };
-            let key = e.span().and_then(|s| eff_index.as_ref().or(loc.index.as_ref())?.path_at(&s));
-            let mut err = loc.at_key(ErrorKind::Schema, key.as_deref(), e.message().trim().to_string());
-            if overrides.is_empty() {
+            let eff_index = if overrides.is_empty() {
+                None
+            } else {
+                KeyIndex::new(&effective)
+            };
+            let key = e
+                .span()
+                .and_then(|s| eff_index.as_ref().or(loc.index.as_ref())?.path_at(&s));
+            // serde says "field"; TOML users write keys
+            let msg = e
+                .message()
+                .trim()
+                .replace("unknown field", "unknown key")
+                .replace("missing field", "missing key");
+            let mut err = loc.at_key(ErrorKind::Schema, key.as_deref(), msg);
+            if overrides.is_empty() && key.is_some() {
                 // spans refer to the file itself: use them exactly
                 if let Some(s) = e.span() {
                     loc.set_pos(&mut err, s.start);
@@ -256,7 +298,11 @@ impl Scenario {
 
 fn mark_override(err: &mut ScenarioError, overrides: &[Override]) {
     if let Some(k) = &err.key {
-        if let Some(o) = overrides.iter().rev().find(|o| k == &o.key || k.starts_with(&format!("{}.", o.key)) || o.key.starts_with(&format!("{k}."))) {
+        if let Some(o) = overrides.iter().rev().find(|o| {
+            k == &o.key
+                || k.starts_with(&format!("{}.", o.key))
+                || o.key.starts_with(&format!("{k}."))
+        }) {
             err.from_override = Some(o.to_string());
         }
     }
@@ -276,7 +322,12 @@ impl Locator<'_> {
         err.source_line = Some(src);
     }
 
-    fn toml_error(&self, kind: ErrorKind, e: &toml::de::Error, key: Option<String>) -> ScenarioError {
+    fn toml_error(
+        &self,
+        kind: ErrorKind,
+        e: &toml::de::Error,
+        key: Option<String>,
+    ) -> ScenarioError {
         let mut err = ScenarioError::new(kind, self.origin, e.message().trim().to_string());
         err.key = key;
         if let Some(s) = e.span() {

@@ -16,16 +16,24 @@ impl KeyIndex {
         Some(KeyIndex { entries })
     }
 
-    /// The most specific key whose key or value span contains `pos`.
+    /// The most specific key whose key or value span contains `span`.
     pub fn path_at(&self, span: &Range<usize>) -> Option<String> {
+        if span.end == 0 {
+            return None; // the whole document (e.g. a missing top-level table)
+        }
         let mut best: Option<(&str, usize)> = None;
         for (p, k, v) in &self.entries {
             for s in [k, v] {
-                let hit = (s.start <= span.start && span.start < s.end.max(s.start + 1))
-                    || (span.start == span.end && s.start == span.start);
+                let hit = if span.start == span.end {
+                    s.start <= span.start && span.start < s.end.max(s.start + 1)
+                } else {
+                    s.start <= span.start && span.end <= s.end
+                };
                 if hit {
                     let len = s.end - s.start;
-                    if best.is_none_or(|(bp, bl)| len < bl || (len == bl && p.len() > bp.len())) {
+                    if best.map_or(true, |(bp, bl)| {
+                        len < bl || (len == bl && p.len() > bp.len())
+                    }) {
                         best = Some((p, len));
                     }
                 }
@@ -40,7 +48,11 @@ impl KeyIndex {
         let mut p = path.to_string();
         loop {
             if let Some((_, k, v)) = self.entries.iter().find(|(q, _, _)| *q == p) {
-                return Some(if v.start < k.start || v.end - v.start > 200 { k.clone() } else { v.clone() });
+                return Some(if v.start < k.start || v.end - v.start > 200 {
+                    k.clone()
+                } else {
+                    v.clone()
+                });
             }
             match p.rfind(['.', '[']) {
                 Some(i) => p.truncate(i),
@@ -48,7 +60,6 @@ impl KeyIndex {
             }
         }
     }
-
 }
 
 fn join(prefix: &str, key: &str) -> String {
@@ -88,6 +99,13 @@ pub(crate) fn line_col(text: &str, pos: usize) -> (usize, usize, String) {
     let line = before.matches('\n').count() + 1;
     let start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
     let col = text[start..pos].chars().count() + 1;
-    let end = text[start..].find('\n').map(|i| start + i).unwrap_or(text.len());
-    (line, col, text[start..end].trim_end_matches('\r').to_string())
+    let end = text[start..]
+        .find('\n')
+        .map(|i| start + i)
+        .unwrap_or(text.len());
+    (
+        line,
+        col,
+        text[start..end].trim_end_matches('\r').to_string(),
+    )
 }

@@ -20,9 +20,14 @@ impl FromStr for Override {
             .ok_or_else(|| format!("expected key=value, found `{s}`"))?;
         let key = k.trim();
         if key.is_empty() || key.split('.').any(|p| p.trim().is_empty()) {
-            return Err(format!("expected a dotted key like transport.cc, found `{key}`"));
+            return Err(format!(
+                "expected a dotted key like transport.cc, found `{key}`"
+            ));
         }
-        Ok(Override { key: key.to_string(), value: v.trim().to_string() })
+        Ok(Override {
+            key: key.to_string(),
+            value: v.trim().to_string(),
+        })
     }
 }
 
@@ -45,6 +50,20 @@ fn parse_value(v: &str) -> toml::Value {
 pub fn apply_override(doc: &mut toml::Table, o: &Override) -> Result<(), String> {
     let parts: Vec<&str> = o.key.split('.').map(str::trim).collect();
     let (last, inner) = parts.split_last().expect("key is non-empty");
+    // `--set profile.wlan.delay_ms=5` tweaks the built-in profile when the
+    // file has no [profile.wlan] table of its own.
+    if parts.len() >= 3 && parts[0] == "profile" && crate::profiles::builtin(parts[1]).is_some() {
+        let profiles = doc
+            .entry("profile")
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        if let toml::Value::Table(p) = profiles {
+            p.entry(parts[1].to_string()).or_insert_with(|| {
+                let mut t = toml::Table::new();
+                t.insert("profile".into(), toml::Value::String(parts[1].to_string()));
+                toml::Value::Table(t)
+            });
+        }
+    }
     let mut t = doc;
     let mut walked = String::new();
     for p in inner {
@@ -52,7 +71,9 @@ pub fn apply_override(doc: &mut toml::Table, o: &Override) -> Result<(), String>
             walked.push('.');
         }
         walked.push_str(p);
-        let entry = t.entry(p.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let entry = t
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
         t = match entry {
             toml::Value::Table(t) => t,
             other => {

@@ -11,7 +11,11 @@ pub struct Builtin {
 }
 
 fn r(lo: f64, hi: f64) -> Option<Range> {
-    Some(if lo == hi { Range::Fixed(lo) } else { Range::Uniform { lo, hi } })
+    Some(if lo == hi {
+        Range::Fixed(lo)
+    } else {
+        Range::Uniform { lo, hi }
+    })
 }
 
 /// Built-in profiles: `wlan` and `3g` from seed 000 Table 3, plus common ones.
@@ -75,5 +79,8 @@ pub const BUILTIN: &[Builtin] = &[
 
 /// Look a built-in profile up by name.
 pub fn builtin(name: &str) -> Option<LinkParams> {
-    BUILTIN.iter().find(|b| b.name == name).map(|b| (b.params)())
+    BUILTIN
+        .iter()
+        .find(|b| b.name == name)
+        .map(|b| (b.params)())
 }

@@ -164,34 +164,78 @@ pub struct Category {
     pub entries: Vec<(String, String)>,
 }
 
-fn cat<T: Copy>(title: &str, key: &str, all: &[T], f: impl Fn(T) -> (&'static str, &'static str)) -> Category {
+fn cat<T: Copy>(
+    title: &str,
+    key: &str,
+    all: &[T],
+    f: impl Fn(T) -> (&'static str, &'static str),
+) -> Category {
     Category {
         title: title.into(),
         key: key.into(),
-        entries: all.iter().map(|v| f(*v)).map(|(a, b)| (a.to_string(), b.to_string())).collect(),
+        entries: all
+            .iter()
+            .map(|v| f(*v))
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect(),
     }
 }
 
 /// Everything the scenario format accepts by name.
 pub fn categories() -> Vec<Category> {
     let mut v = vec![
-        cat("protocols", "transport.protocol", Protocol::ALL, |p| (p.name(), p.description())),
-        cat("congestion controls", "transport.cc", CongestionControl::ALL, |p| (p.name(), p.description())),
-        cat("mptcp schedulers", "transport.mptcp.scheduler", MptcpScheduler::ALL, |p| (p.name(), p.description())),
-        cat("mptcp path managers", "transport.mptcp.path_manager", PathManager::ALL, |p| (p.name(), p.description())),
-        cat("traffic models", "traffic.model", TrafficModelName::ALL, |p| (p.name(), p.description())),
+        cat("protocols", "transport.protocol", Protocol::ALL, |p| {
+            (p.name(), p.description())
+        }),
+        cat(
+            "congestion controls",
+            "transport.cc",
+            CongestionControl::ALL,
+            |p| (p.name(), p.description()),
+        ),
+        cat(
+            "mptcp schedulers",
+            "transport.mptcp.scheduler",
+            MptcpScheduler::ALL,
+            |p| (p.name(), p.description()),
+        ),
+        cat(
+            "mptcp path managers",
+            "transport.mptcp.path_manager",
+            PathManager::ALL,
+            |p| (p.name(), p.description()),
+        ),
+        cat(
+            "traffic models",
+            "traffic.model",
+            TrafficModelName::ALL,
+            |p| (p.name(), p.description()),
+        ),
         Category {
             title: "gaming traces".into(),
             key: "traffic.trace (model = \"gaming\")".into(),
-            entries: GAMING_TRACES.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect(),
+            entries: GAMING_TRACES
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
         },
         Category {
             title: "web sites".into(),
             key: "traffic.site (model = \"web\")".into(),
-            entries: WEB_SITES.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect(),
+            entries: WEB_SITES
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
         },
-        cat("loss models", "loss.model", LossModelName::ALL, |p| (p.name(), p.description())),
-        cat("topology presets", "topology.preset", TopologyPreset::ALL, |p| (p.name(), p.description())),
+        cat("loss models", "loss.model", LossModelName::ALL, |p| {
+            (p.name(), p.description())
+        }),
+        cat(
+            "topology presets",
+            "topology.preset",
+            TopologyPreset::ALL,
+            |p| (p.name(), p.description()),
+        ),
     ];
     v.push(Category {
         title: "link profiles".into(),

@@ -48,12 +48,31 @@ fn base_parses_and_resolves() {
     let s = parse(BASE).unwrap();
     assert_eq!(s.meta.runs, 1);
     assert_eq!(s.transport, Transport::default());
-    let Topology::Preset { paths, server_link, .. } = &s.topology else { panic!() };
-    assert_eq!(paths[0].link.down.rate_mbit, Some(Range::Uniform { lo: 20.0, hi: 30.0 }));
-    assert_eq!(paths[0].link.up.loss, LossModel::Bernoulli { percent: Range::Uniform { lo: 1.0, hi: 2.0 } });
+    let Topology::Preset {
+        paths, server_link, ..
+    } = &s.topology
+    else {
+        panic!()
+    };
+    assert_eq!(
+        paths[0].link.down.rate_mbit,
+        Some(Range::Uniform { lo: 20.0, hi: 30.0 })
+    );
+    assert_eq!(
+        paths[0].link.up.loss,
+        LossModel::Bernoulli {
+            percent: Range::Uniform { lo: 1.0, hi: 2.0 }
+        }
+    );
     assert_eq!(paths[1].link.up.queue, QueueLimit::Packets(3750));
     assert_eq!(server_link.down.rate_mbit, Some(Range::Fixed(100.0)));
-    assert_eq!(s.traffic.model, TrafficModel::Video { bitrate_kbit: 950.0, fps: 30.0 });
+    assert_eq!(
+        s.traffic.model,
+        TrafficModel::Video {
+            bitrate_kbit: 950.0,
+            fps: 30.0
+        }
+    );
     assert_ne!(s.run_seed(0), s.run_seed(1));
 }
 
@@ -73,14 +92,28 @@ fn example_scenarios_parse() {
 
 #[test]
 fn per_direction_override_and_profile_chain() {
-    let s = Scenario::from_file(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/file-1mb.toml")).unwrap();
-    let Topology::Preset { paths, .. } = &s.topology else { panic!() };
+    let s = Scenario::from_file(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/file-1mb.toml"
+    ))
+    .unwrap();
+    let Topology::Preset { paths, .. } = &s.topology else {
+        panic!()
+    };
     let l = &paths[0].link;
     assert_eq!(l.up.rate_mbit, Some(Range::Uniform { lo: 5.0, hi: 10.0 }));
-    assert_eq!(l.down.rate_mbit, Some(Range::Uniform { lo: 20.0, hi: 30.0 }));
+    assert_eq!(
+        l.down.rate_mbit,
+        Some(Range::Uniform { lo: 20.0, hi: 30.0 })
+    );
     assert_eq!(l.down.delay_ms, Range::Uniform { lo: 20.0, hi: 25.0 });
     assert!(matches!(l.down.loss, LossModel::GilbertElliott { .. }));
-    assert_eq!(s.traffic.model, TrafficModel::File { size_bytes: 1_000_000 });
+    assert_eq!(
+        s.traffic.model,
+        TrafficModel::File {
+            size_bytes: 1_000_000
+        }
+    );
 }
 
 #[test]
@@ -94,19 +127,29 @@ fn syntax_error() {
 fn unknown_key() {
     let e = err_of("delay_ms = 20", "delay_ms = 20\njitter_ms = 3");
     assert_eq!(e.kind, ErrorKind::Schema);
-    assert_err(&e, "profile.mine.jitter_ms", 12, &["unknown field `jitter_ms`", "delay_ms"]);
+    assert_err(
+        &e,
+        "profile.mine.jitter_ms",
+        12,
+        &["unknown key `jitter_ms`", "delay_ms"],
+    );
 }
 
 #[test]
 fn unknown_top_level_table() {
     let e = err_of("[traffic]", "[trafic]\nx = 1\n[traffic]");
-    assert_err(&e, "trafic", 13, &["unknown field `trafic`"]);
+    assert_err(&e, "trafic", 13, &["unknown key `trafic`"]);
 }
 
 #[test]
 fn wrong_type() {
     let e = err_of("duration_s = 10.0", "duration_s = \"ten\"");
-    assert_err(&e, "scenario.duration_s", 3, &["invalid type", "string", "f64"]);
+    assert_err(
+        &e,
+        "scenario.duration_s",
+        3,
+        &["invalid type", "string", "f64"],
+    );
 }
 
 #[test]
@@ -119,101 +162,202 @@ fn wrong_range_shape() {
 fn negative_delay() {
     let e = err_of("delay_ms = 20", "delay_ms = -5");
     assert_eq!(e.kind, ErrorKind::Invalid);
-    assert_err(&e, "profile.mine.delay_ms", 11, &["expected a delay in ms >= 0", "found -5"]);
+    assert_err(
+        &e,
+        "profile.mine.delay_ms",
+        11,
+        &["expected a delay in ms >= 0", "found -5"],
+    );
 }
 
 #[test]
 fn loss_over_100() {
-    let e = err_of("delay_ms = 20", "delay_ms = 20\nloss = { model = \"bernoulli\", percent = 150 }");
-    assert_err(&e, "profile.mine.loss.percent", 12, &["loss percentage", "<= 100", "found 150"]);
+    let e = err_of(
+        "delay_ms = 20",
+        "delay_ms = 20\nloss = { model = \"bernoulli\", percent = 150 }",
+    );
+    assert_err(
+        &e,
+        "profile.mine.loss.percent",
+        12,
+        &["loss percentage", "<= 100", "found 150"],
+    );
 }
 
 #[test]
 fn loss_wrong_keys() {
-    let e = err_of("delay_ms = 20", "delay_ms = 20\nloss = { model = \"bernoulli\", p_gb = 0.1 }");
-    assert_err(&e, "profile.mine.loss", 12, &["`p_gb` does not apply", "bernoulli"]);
-    let e = err_of("delay_ms = 20", "delay_ms = 20\nloss = { model = \"markov\" }");
-    assert_err(&e, "profile.mine.loss.model", 12, &["unknown variant `markov`", "gilbert-elliott"]);
+    let e = err_of(
+        "delay_ms = 20",
+        "delay_ms = 20\nloss = { model = \"bernoulli\", p_gb = 0.1 }",
+    );
+    assert_err(
+        &e,
+        "profile.mine.loss",
+        12,
+        &["`p_gb` does not apply", "bernoulli"],
+    );
+    let e = err_of(
+        "delay_ms = 20",
+        "delay_ms = 20\nloss = { model = \"markov\" }",
+    );
+    assert_err(
+        &e,
+        "profile.mine.loss.model",
+        12,
+        &["unknown variant `markov`", "gilbert-elliott"],
+    );
 }
 
 #[test]
 fn zero_rate() {
     let e = err_of("rate_mbit = [5, 10]", "rate_mbit = 0");
-    assert_err(&e, "profile.mine.rate_mbit", 10, &["expected a rate in Mbit/s > 0", "found 0"]);
+    assert_err(
+        &e,
+        "profile.mine.rate_mbit",
+        10,
+        &["expected a rate in Mbit/s > 0", "found 0"],
+    );
 }
 
 #[test]
 fn lo_greater_than_hi() {
     let e = err_of("rate_mbit = [5, 10]", "rate_mbit = [10, 5]");
-    assert_err(&e, "profile.mine.rate_mbit", 10, &["lo <= hi", "found [10, 5]"]);
+    assert_err(
+        &e,
+        "profile.mine.rate_mbit",
+        10,
+        &["lo <= hi", "found [10, 5]"],
+    );
 }
 
 #[test]
 fn unknown_profile() {
     let e = err_of("paths = [\"wlan\", \"3g\"]", "paths = [\"wlan\", \"4g\"]");
-    assert_err(&e, "topology.paths[1]", 7, &["link profile name", "wlan", "mine", "found \"4g\""]);
+    assert_err(
+        &e,
+        "topology.paths[1]",
+        7,
+        &["link profile name", "wlan", "mine", "found \"4g\""],
+    );
 }
 
 #[test]
 fn unknown_names() {
     let e = err_of("model = \"video\"", "model = \"vidoe\"");
-    assert_err(&e, "traffic.model", 14, &["unknown variant `vidoe`", "video", "bulk"]);
+    assert_err(
+        &e,
+        "traffic.model",
+        14,
+        &["unknown variant `vidoe`", "video", "bulk"],
+    );
     let e = err_of("[traffic]", "[transport]\ncc = \"reno\"\n[traffic]");
-    assert_err(&e, "transport.cc", 14, &["unknown variant `reno`", "newreno"]);
+    assert_err(
+        &e,
+        "transport.cc",
+        14,
+        &["unknown variant `reno`", "newreno"],
+    );
     let e = err_of("[traffic]", "[transport]\nprotocol = \"quic\"\n[traffic]");
-    assert_err(&e, "transport.protocol", 14, &["unknown variant `quic`", "cmt-sctp"]);
+    assert_err(
+        &e,
+        "transport.protocol",
+        14,
+        &["unknown variant `quic`", "cmt-sctp"],
+    );
 }
 
 #[test]
 fn missing_required_key() {
     let e = err_of("name = \"t\"\n", "");
     assert_eq!(e.kind, ErrorKind::Schema);
-    assert!(e.to_string().contains("missing field `name`"), "{e}");
+    assert!(e.to_string().contains("missing key `name`"), "{e}");
     assert_eq!(e.key.as_deref(), Some("scenario"));
     assert_eq!(e.line, Some(1));
 }
 
 #[test]
 fn model_key_mismatch() {
-    let e = err_of("model = \"video\"", "model = \"web\"\nsite = \"amazon\"\nfps = 30");
-    assert_err(&e, "traffic.fps", 16, &["`fps` does not apply to model \"web\"", "site"]);
+    let e = err_of(
+        "model = \"video\"",
+        "model = \"web\"\nsite = \"amazon\"\nfps = 30",
+    );
+    assert_err(
+        &e,
+        "traffic.fps",
+        16,
+        &["`fps` does not apply to model \"web\"", "site"],
+    );
 }
 
 #[test]
 fn coupled_cc_needs_multipath() {
     let e = err_of("[traffic]", "[transport]\ncc = \"lia\"\n[traffic]");
-    assert_err(&e, "transport.cc", 14, &["needs protocol \"mptcp\"", "found protocol \"tcp\""]);
+    assert_err(
+        &e,
+        "transport.cc",
+        14,
+        &["needs protocol \"mptcp\"", "found protocol \"tcp\""],
+    );
 }
 
 #[test]
 fn file_not_found() {
     let e = Scenario::from_file("/nonexistent/x.toml").unwrap_err();
     assert_eq!(e.kind, ErrorKind::Io);
-    assert_eq!(e.to_string(), "/nonexistent/x.toml: cannot read scenario: file not found");
+    assert_eq!(
+        e.to_string(),
+        "/nonexistent/x.toml: cannot read scenario: file not found"
+    );
 }
 
 #[test]
 fn overrides_apply_and_report() {
     let o = |s: &str| s.parse::<Override>().unwrap();
-    let s = Scenario::from_str_with_overrides(BASE, "test.toml", &[o("transport.cc=newreno"), o("profile.mine.delay_ms=[1, 2]"), o("scenario.runs=4")]).unwrap();
+    let s = Scenario::from_str_with_overrides(
+        BASE,
+        "test.toml",
+        &[
+            o("transport.cc=newreno"),
+            o("profile.mine.delay_ms=[1, 2]"),
+            o("scenario.runs=4"),
+        ],
+    )
+    .unwrap();
     assert_eq!(s.transport.cc, CongestionControl::NewReno);
     assert_eq!(s.meta.runs, 4);
-    assert_eq!(s.file.profile["mine"].delay_ms, Some(Range::Uniform { lo: 1.0, hi: 2.0 }));
+    assert_eq!(
+        s.file.profile["mine"].delay_ms,
+        Some(Range::Uniform { lo: 1.0, hi: 2.0 })
+    );
     assert!(s.effective_toml.contains("newreno"));
 
-    let e = Scenario::from_str_with_overrides(BASE, "test.toml", &[o("transport.ccc=newreno")]).unwrap_err();
+    let e = Scenario::from_str_with_overrides(BASE, "test.toml", &[o("transport.ccc=newreno")])
+        .unwrap_err();
     let msg = e.to_string();
     assert_eq!(e.key.as_deref(), Some("transport.ccc"), "{msg}");
-    assert!(msg.contains("unknown field `ccc`") && msg.contains("(from --set transport.ccc=newreno)"), "{msg}");
+    assert!(
+        msg.contains("unknown key `ccc`") && msg.contains("(from --set transport.ccc=newreno)"),
+        "{msg}"
+    );
 
     // value from an override that fails validation, key present in the file
-    let e = Scenario::from_str_with_overrides(BASE, "test.toml", &[o("profile.mine.delay_ms=-1")]).unwrap_err();
+    let e = Scenario::from_str_with_overrides(BASE, "test.toml", &[o("profile.mine.delay_ms=-1")])
+        .unwrap_err();
     assert_eq!(e.line, Some(11), "{e}");
-    assert!(e.to_string().contains("from --set profile.mine.delay_ms=-1"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("from --set profile.mine.delay_ms=-1"),
+        "{e}"
+    );
 
-    let e = Scenario::from_str_with_overrides(BASE, "test.toml", &[o("scenario.name.x=1")]).unwrap_err();
+    let e = Scenario::from_str_with_overrides(BASE, "test.toml", &[o("scenario.name.x=1")])
+        .unwrap_err();
     assert_eq!(e.kind, ErrorKind::Override);
-    assert!(e.to_string().contains("`scenario.name` is a string, not a table"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("`scenario.name` is a string, not a table"),
+        "{e}"
+    );
 
     assert!("novalue".parse::<Override>().is_err());
     assert!("a..b=1".parse::<Override>().is_err());
@@ -225,7 +369,10 @@ fn registry_lists_match_parser() {
         assert!(!c.entries.is_empty(), "{}", c.title);
     }
     for p in Protocol::ALL {
-        let text = BASE.replace("[traffic]", &format!("[transport]\nprotocol = \"{}\"\n[traffic]", p.name()));
+        let text = BASE.replace(
+            "[traffic]",
+            &format!("[transport]\nprotocol = \"{}\"\n[traffic]", p.name()),
+        );
         assert_eq!(parse(&text).unwrap().transport.protocol, *p);
     }
     for b in crate::profiles::BUILTIN {
@@ -236,11 +383,77 @@ fn registry_lists_match_parser() {
 
 #[test]
 fn explicit_topology_errors() {
-    let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/bulk.toml")).unwrap();
-    let e = Scenario::from_str(&base.replace("b = \"server\"", "b = \"srv\""), "bulk.toml").unwrap_err();
+    let base = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/bulk.toml"
+    ))
+    .unwrap();
+    let e = Scenario::from_str(&base.replace("b = \"server\"", "b = \"srv\""), "bulk.toml")
+        .unwrap_err();
     assert_eq!(e.key.as_deref(), Some("topology.link[4].b"), "{e}");
     assert!(e.to_string().contains("found \"srv\""), "{e}");
     let e = Scenario::from_str(&base.replace("10.0.2.2", "10.0.2"), "bulk.toml").unwrap_err();
-    assert_eq!(e.key.as_deref(), Some("topology.node[0].addresses[1]"), "{e}");
+    assert_eq!(
+        e.key.as_deref(),
+        Some("topology.node[0].addresses[1]"),
+        "{e}"
+    );
     assert!(e.to_string().contains("IPv4"), "{e}");
+}
+
+#[test]
+fn unknown_base_profile_and_cycles() {
+    let e = err_of("delay_ms = 20", "delay_ms = 20\nprofile = \"nope\"");
+    assert_err(
+        &e,
+        "profile.mine.profile",
+        12,
+        &["link profile name", "found \"nope\""],
+    );
+    let e = err_of("delay_ms = 20", "delay_ms = 20\nprofile = \"mine\"");
+    assert_err(&e, "profile.mine.profile", 12, &["cycle"]);
+}
+
+#[test]
+fn missing_top_level_table_has_no_key() {
+    let e = parse("[scenario]\nname = \"x\"\nduration_s = 1\n[topology]\npreset = \"single-path\"\npaths = [\"lte\"]\n").unwrap_err();
+    assert_eq!(e.to_string(), "test.toml: missing key `traffic`");
+}
+
+#[test]
+fn overriding_a_builtin_profile_key_starts_from_the_builtin() {
+    let o: Override = "profile.wlan.delay_ms=[10, 12]".parse().unwrap();
+    let s = Scenario::from_str_with_overrides(BASE, "test.toml", &[o]).unwrap();
+    let Topology::Preset { paths, .. } = &s.topology else {
+        panic!()
+    };
+    assert_eq!(
+        paths[0].link.up.delay_ms,
+        Range::Uniform { lo: 10.0, hi: 12.0 }
+    );
+    assert_eq!(
+        paths[0].link.up.rate_mbit,
+        Some(Range::Uniform { lo: 20.0, hi: 30.0 })
+    );
+    // a file profile named like a built-in may start from it explicitly
+    let text = BASE.replace(
+        "[profile.mine]",
+        "[profile.wlan]\nprofile = \"wlan\"\nqueue_packets = 7\n[profile.mine]",
+    );
+    let s = parse(&text).unwrap();
+    let Topology::Preset { paths, .. } = &s.topology else {
+        panic!()
+    };
+    assert_eq!(paths[0].link.down.queue, QueueLimit::Packets(7));
+    assert_eq!(
+        paths[0].link.down.delay_ms,
+        Range::Uniform { lo: 20.0, hi: 25.0 }
+    );
+    // without `profile`, it replaces the built-in, and the error says so
+    let text = BASE.replace(
+        "[profile.mine]",
+        "[profile.wlan]\nqueue_packets = 7\n[profile.mine]",
+    );
+    let e = parse(&text).unwrap_err();
+    assert!(e.to_string().contains("add profile = \"wlan\""), "{e}");
 }

@@ -193,7 +193,9 @@ pub struct Outage {
 pub enum LossModel {
     None,
     /// Each packet is lost independently with `percent` %.
-    Bernoulli { percent: Range },
+    Bernoulli {
+        percent: Range,
+    },
     /// Two-state Markov chain evaluated per packet: `p_gb` = P(good -> bad),
     /// `p_bg` = P(bad -> good) (probabilities 0..1), loss percentages per state.
     GilbertElliott {
@@ -222,7 +224,9 @@ impl<'de> Deserialize<'de> for LossModel {
         impl<'de> Visitor<'de> for V {
             type Value = LossModel;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("\"none\" or a table { model = \"bernoulli\" | \"gilbert-elliott\", ... }")
+                f.write_str(
+                    "\"none\" or a table { model = \"bernoulli\" | \"gilbert-elliott\", ... }",
+                )
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<LossModel, E> {
                 match v {
@@ -244,23 +248,33 @@ impl<'de> Deserialize<'de> for LossModel {
                 let allowed: &[&str] = match t.model {
                     LossModelName::None => &[],
                     LossModelName::Bernoulli => &["percent"],
-                    LossModelName::GilbertElliott => &["p_gb", "p_bg", "loss_good_percent", "loss_bad_percent"],
+                    LossModelName::GilbertElliott => {
+                        &["p_gb", "p_bg", "loss_good_percent", "loss_bad_percent"]
+                    }
                 };
                 for (k, present) in keys {
                     if present && !allowed.contains(&k) {
                         return Err(A::Error::custom(format!(
                             "key `{k}` does not apply to loss model \"{}\" (expected {})",
                             t.model,
-                            if allowed.is_empty() { "no other keys".to_string() } else { allowed.join(", ") }
+                            if allowed.is_empty() {
+                                "no other keys".to_string()
+                            } else {
+                                allowed.join(", ")
+                            }
                         )));
                     }
                 }
                 let need = |v: Option<Range>, k: &str| {
-                    v.ok_or_else(|| A::Error::custom(format!("loss model \"{}\" requires key `{k}`", t.model)))
+                    v.ok_or_else(|| {
+                        A::Error::custom(format!("loss model \"{}\" requires key `{k}`", t.model))
+                    })
                 };
                 Ok(match t.model {
                     LossModelName::None => LossModel::None,
-                    LossModelName::Bernoulli => LossModel::Bernoulli { percent: need(t.percent, "percent")? },
+                    LossModelName::Bernoulli => LossModel::Bernoulli {
+                        percent: need(t.percent, "percent")?,
+                    },
                     LossModelName::GilbertElliott => LossModel::GilbertElliott {
                         p_gb: need(t.p_gb, "p_gb")?,
                         p_bg: need(t.p_bg, "p_bg")?,
@@ -333,7 +347,10 @@ pub struct MptcpOptions {
 
 impl Default for MptcpOptions {
     fn default() -> Self {
-        MptcpOptions { scheduler: MptcpScheduler::Default, path_manager: PathManager::Fullmesh }
+        MptcpOptions {
+            scheduler: MptcpScheduler::Default,
+            path_manager: PathManager::Fullmesh,
+        }
     }
 }
 
@@ -373,7 +390,11 @@ pub struct Background {
 
 impl Default for Background {
     fn default() -> Self {
-        Background { enabled: false, tcp_flows: 1, udp_share_percent: 10.0 }
+        Background {
+            enabled: false,
+            tcp_flows: 1,
+            udp_share_percent: 10.0,
+        }
     }
 }
 
@@ -389,6 +410,9 @@ pub struct Output {
 
 impl Default for Output {
     fn default() -> Self {
-        Output { timeseries_interval_ms: 100.0, cwnd_series: false }
+        Output {
+            timeseries_interval_ms: 100.0,
+            cwnd_series: false,
+        }
     }
 }

@@ -130,4 +130,3 @@ impl<'de> Deserialize<'de> for Range {
         d.deserialize_any(RangeVisitor)
     }
 }
-

@@ -1,9 +1,46 @@
 //! mptlab-sim: the discrete-event simulator driving the sans-IO models of
 //! mptlab-core over a simulated network.
 
-pub mod events;
-pub mod network;
-pub mod world;
 pub mod apps;
+pub mod bench;
+pub mod events;
 pub mod metrics;
+pub mod network;
+pub mod output;
+pub mod runner;
 pub mod topology;
+pub mod world;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use mptlab_core::time::MS;
+use mptlab_results::{Json, RunOutput};
+use mptlab_scenario::Scenario;
+
+/// Simulate run `run_index` (0-based) of `scenario` with seed
+/// `scenario.run_seed(run_index)`.
+pub fn run_once(scenario: &Scenario, run_index: u32) -> Result<RunOutput, String> {
+    let mut b = runner::build(scenario, run_index)?;
+    let series = Rc::new(RefCell::new(output::Series::default()));
+    let iv = scenario.output.timeseries_interval_ms;
+    if iv > 0.0 {
+        b.world.set_sampling((iv * MS as f64).round().max(1.0) as u64, output::sampler(series.clone(), scenario.output.cwnd_series));
+    }
+    b.world.run(b.end);
+    let mut rep = metrics::Report::default();
+    for a in &b.world.apps {
+        if let Some(e) = a.error() {
+            return Err(format!("run {run_index}: {e}"));
+        }
+        a.report(&mut rep);
+    }
+    let series = series.borrow();
+    let rt = output::tables(&b.world, &rep, (iv > 0.0).then_some(&*series), b.end, &b.drawn);
+    let mut out = RunOutput::new(run_index, scenario.run_seed(run_index));
+    out.tables = rt.tables;
+    for (k, v) in rt.summary {
+        out.summary.insert(k, Json::from(v));
+    }
+    Ok(out)
+}

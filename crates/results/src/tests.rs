@@ -1,0 +1,261 @@
+use super::*;
+use std::path::{Path, PathBuf};
+
+fn sample() -> Table {
+    let mut t = Table::with_schema(
+        "sample",
+        &[
+            ("u", ColumnType::U64),
+            ("i", ColumnType::I64),
+            ("f", ColumnType::F64),
+            ("s", ColumnType::Str),
+            ("b", ColumnType::Bool),
+        ],
+    );
+    t.push_row(row![1u64, -2i64, 0.1, "plain", true]).unwrap();
+    t.push_row(row![
+        u64::MAX,
+        i64::MIN,
+        1e-300,
+        "comma, \"quote\"\nnewline",
+        false
+    ])
+    .unwrap();
+    t.push_row(row![
+        None::<u64>,
+        None::<i64>,
+        None::<f64>,
+        None::<String>,
+        None::<bool>
+    ])
+    .unwrap();
+    t.push_row(row![0u64, 0i64, f64::INFINITY, "", true])
+        .unwrap();
+    t.push_row(row![7u32, 3i32, 2.5f32, " padded ", None::<bool>])
+        .unwrap();
+    t
+}
+
+fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mptlab-results-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn push_row_checks_types_and_arity() {
+    let mut t = sample();
+    let n = t.num_rows();
+    assert!(t
+        .push_row(row![1u64])
+        .unwrap_err()
+        .0
+        .contains("row has 1 values, expected 5"));
+    let e = t.push_row(row!["x", 1i64, 1.0, "s", true]).unwrap_err();
+    assert!(e.0.contains("column `u` is u64, found string"), "{e}");
+    assert!(t.push_row(row![-1i64, 1i64, 1.0, "s", true]).is_err());
+    assert_eq!(t.num_rows(), n, "failed pushes leave the table unchanged");
+    t.push_named(&[("s", "named".into()), ("u", 5u64.into())])
+        .unwrap();
+    assert_eq!(t.get(n, "s"), Some(Value::Str("named".into())));
+    assert_eq!(t.get(n, "f"), Some(Value::Null));
+    assert!(t.push_named(&[("nope", 1u64.into())]).is_err());
+}
+
+#[test]
+fn csv_round_trip() {
+    let t = sample();
+    let mut buf = Vec::new();
+    write_csv(&t, &mut buf).unwrap();
+    let text = String::from_utf8(buf).unwrap();
+    assert!(
+        text.starts_with("u,i,f,s,b\n1,-2,0.1,plain,true\n"),
+        "{text}"
+    );
+    let schema = t.schema();
+    let schema: Vec<(&str, ColumnType)> = schema.iter().map(|(n, ty)| (n.as_str(), *ty)).collect();
+    let back = read_csv("sample", &text, &schema).unwrap();
+    assert_eq!(back, t);
+}
+
+fn run_output(run: u32, rows: u64) -> RunOutput {
+    let mut r = RunOutput::new(run, 1000 + run as u64);
+    let m = r.table_mut(schema::MESSAGES);
+    for k in 0..rows {
+        m.push_row(row![
+            1u64,
+            k,
+            1200u64,
+            k as f64 * 10.0,
+            k as f64 * 10.0 + 50.0,
+            50.0,
+            None::<f64>
+        ])
+        .unwrap();
+    }
+    r.set_metric("delay_ms_median", 50.0 + run as f64);
+    r.summary.insert("note".into(), serde_json::json!("text"));
+    r
+}
+
+#[test]
+fn merge_tags_rows_and_keeps_run_order() {
+    let runs = vec![run_output(0, 2), run_output(1, 3)];
+    let merged = merge_runs(&runs).unwrap();
+    let names: Vec<_> = merged.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, schema::STANDARD);
+    let m = &merged[0];
+    assert_eq!(m.num_rows(), 5);
+    assert_eq!(&m.columns()[0].name, "run");
+    assert_eq!(&m.columns()[1].name, "seed");
+    assert_eq!(m.get(4, "run"), Some(Value::U64(1)));
+    assert_eq!(m.get(4, "seed"), Some(Value::U64(1001)));
+    assert_eq!(merged[1].num_rows(), 0);
+    assert_eq!(merged[1].columns()[0].name, "run");
+
+    let mut bad = run_output(2, 1);
+    bad.tables[0] = Table::with_schema("messages", &[("x", ColumnType::F64)]);
+    assert!(merge_runs(&[runs[0].clone(), bad])
+        .unwrap_err()
+        .0
+        .contains("run 2"));
+
+    let agg = aggregate(&runs);
+    assert_eq!(agg["delay_ms_median"].median, 50.5);
+    assert!(!agg.contains_key("note"));
+}
+
+fn read_parquet(p: &Path) -> Vec<Vec<String>> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let r = SerializedFileReader::new(std::fs::File::open(p).unwrap()).unwrap();
+    assert_eq!(r.metadata().num_row_groups(), 1);
+    r.get_row_iter(None)
+        .unwrap()
+        .map(|row| {
+            row.unwrap()
+                .get_column_iter()
+                .map(|(_, f)| f.to_string())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn write_results_writes_everything() {
+    let dir = tmpdir("write");
+    let runs = vec![run_output(0, 2), run_output(1, 3)];
+    let mut opts = WriteOptions::default();
+    opts.meta.insert("scenario".into(), serde_json::json!("t"));
+    opts.extra_files
+        .push(("scenario.toml".into(), b"x = 1\n".to_vec()));
+    let written = write_results(&dir, &runs, &opts).unwrap();
+    assert_eq!(written.last().unwrap(), &dir.join("summary.json"));
+    for n in schema::STANDARD {
+        assert!(dir.join(format!("{n}.csv")).is_file());
+        assert!(dir.join(format!("{n}.parquet")).is_file());
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let rows = read_parquet(&dir.join("messages.parquet"));
+    assert_eq!(rows.len(), 5);
+    assert_eq!(
+        rows[4][..4],
+        ["1".to_string(), "1001".into(), "1".into(), "2".into()]
+    );
+    assert_eq!(rows[0][8], "null");
+    assert_eq!(read_parquet(&dir.join("links.parquet")).len(), 0);
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["scenario"], "t");
+    assert_eq!(s["runs"], 2);
+    assert_eq!(s["per_run"][1]["seed"], 1001);
+    assert_eq!(s["aggregate"]["delay_ms_median"]["max"], 51.0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn parquet_all_types_round_trip() {
+    let dir = tmpdir("pq");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("sample.parquet");
+    write_parquet(&sample(), std::fs::File::create(&p).unwrap()).unwrap();
+    let rows = read_parquet(&p);
+    assert_eq!(rows.len(), 5);
+    assert_eq!(rows[0], ["1", "-2", "0.1", "\"plain\"", "true"]);
+    assert_eq!(rows[1][0], u64::MAX.to_string());
+    assert_eq!(rows[2], ["null"; 5]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn failed_write_leaves_nothing() {
+    let dir = tmpdir("fail");
+    let mut r = run_output(0, 1);
+    r.tables
+        .push(Table::with_schema("bad/name", &[("x", ColumnType::U64)]));
+    let e = write_results(&dir, &[r], &WriteOptions::default()).unwrap_err();
+    assert!(e.0.contains("bad/name"), "{e}");
+    assert!(
+        !dir.exists(),
+        "a directory created by a failed write is removed"
+    );
+
+    // an existing directory keeps its old contents and gets no partial files
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("keep.txt"), "old").unwrap();
+    let mut r = run_output(0, 1);
+    r.tables
+        .push(Table::with_schema("bad/name", &[("x", ColumnType::U64)]));
+    write_results(&dir, &[r], &WriteOptions::default()).unwrap_err();
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["keep.txt"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Files must be readable by pyarrow (skipped when python3/pyarrow are absent).
+#[test]
+fn pyarrow_reads_parquet() {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "import pyarrow.parquet"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        eprintln!("skipped: python3 with pyarrow not available");
+        return;
+    }
+    let dir = tmpdir("pyarrow");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("sample.parquet");
+    write_parquet(&sample(), std::fs::File::create(&p).unwrap()).unwrap();
+    let script = r#"
+import sys, math, pyarrow.parquet as pq
+t = pq.read_table(sys.argv[1])
+assert t.num_rows == 5, t.num_rows
+assert [str(f.type) for f in t.schema] == ['uint64', 'int64', 'double', 'string', 'bool'], t.schema
+d = t.to_pydict()
+assert d['u'] == [1, 2**64 - 1, None, 0, 7], d['u']
+assert d['i'] == [-2, -2**63, None, 0, 3], d['i']
+assert d['f'][0] == 0.1 and d['f'][1] == 1e-300 and d['f'][2] is None and math.isinf(d['f'][3]) and d['f'][4] == 2.5, d['f']
+assert d['s'] == ['plain', 'comma, "quote"\nnewline', None, '', ' padded '], d['s']
+assert d['b'] == [True, False, None, True, None], d['b']
+print('ok')
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-c", script, p.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

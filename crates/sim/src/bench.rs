@@ -1,0 +1,97 @@
+//! Speed measurement: simulated data packets per wall-clock second on one
+//! core. Used by `mptlab bench`; never by tests (tests check behaviour, not
+//! speed).
+
+use std::time::Instant;
+
+use mptlab_scenario::Scenario;
+
+use crate::runner;
+
+/// What one timed run did.
+#[derive(Clone, Debug)]
+pub struct BenchResult {
+    pub name: String,
+    pub wall_s: f64,
+    pub sim_s: f64,
+    pub data_packets: u64,
+    pub events: u64,
+}
+
+impl BenchResult {
+    pub fn packets_per_s(&self) -> f64 {
+        self.data_packets as f64 / self.wall_s
+    }
+    pub fn events_per_s(&self) -> f64 {
+        self.events as f64 / self.wall_s
+    }
+}
+
+/// Time run 0 of a scenario (topology building excluded; no sampling).
+pub fn time_run(name: &str, s: &Scenario) -> Result<BenchResult, String> {
+    let mut b = runner::build(s, 0)?;
+    let t0 = Instant::now();
+    b.world.run(b.end);
+    let wall = t0.elapsed().as_secs_f64();
+    Ok(BenchResult {
+        name: name.to_string(),
+        wall_s: wall,
+        sim_s: b.world.now as f64 / 1e9,
+        data_packets: b.world.data_packets_delivered,
+        events: b.world.events.popped(),
+    })
+}
+
+/// The benchmark scenarios of issues 2 and 3, as scenario text.
+pub fn scenarios(duration_s: f64) -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "single-flow-20mbit-40ms",
+            format!(
+                r#"
+[scenario]
+name = "bench-single"
+duration_s = {duration_s}
+[topology]
+preset = "single-path"
+paths = ["p"]
+[profile.p]
+rate_mbit = 20
+delay_ms = 20
+queue_packets = 100
+[transport]
+protocol = "tcp"
+cc = "cubic"
+[traffic]
+model = "bulk"
+[output]
+timeseries_interval_ms = 0
+"#
+            ),
+        ),
+        (
+            "seed000-wlan-3g-background",
+            format!(
+                r#"
+[scenario]
+name = "bench-seed000"
+duration_s = {duration_s}
+[topology]
+preset = "two-path"
+paths = ["wlan", "3g"]
+[transport]
+protocol = "tcp"
+cc = "cubic"
+[traffic]
+model = "video"
+bitrate_kbit = 950
+fps = 30
+[background]
+enabled = true
+[output]
+timeseries_interval_ms = 0
+"#
+            ),
+        ),
+    ]
+}

@@ -1,0 +1,312 @@
+//! Turn a finished world into result tables (schema: docs/results.md) and a
+//! per-run summary of key metrics.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use mptlab_core::endpoint::Counters;
+use mptlab_core::packet::addr_to_string;
+use mptlab_core::time::{to_ms, Nanos};
+use mptlab_results::{ColumnType as T, Table, Value as V};
+
+use crate::metrics::Report;
+use crate::world::{Role, World};
+
+fn opt_ms(t: Option<Nanos>) -> V {
+    t.map_or(V::Null, |t| V::F64(to_ms(t)))
+}
+
+/// Counter columns, in a fixed order, shared by the flows and paths tables.
+const COUNTERS: &[&str] = &[
+    "packets_sent",
+    "data_packets_sent",
+    "bytes_sent",
+    "bytes_retransmitted",
+    "packets_received",
+    "data_packets_received",
+    "bytes_received",
+    "retrans_fast",
+    "retrans_rto",
+    "retrans_tlp",
+    "retrans_spurious",
+    "rto_events",
+    "tlp_probes",
+    "recoveries",
+    "dup_acks",
+    "ooo_segments",
+    "bytes_reinjected",
+    "bytes_probe_extra",
+    "penalizations",
+];
+
+fn counter_values(c: &Counters) -> Vec<V> {
+    [
+        c.packets_sent,
+        c.data_packets_sent,
+        c.bytes_sent,
+        c.bytes_retransmitted,
+        c.packets_received,
+        c.data_packets_received,
+        c.bytes_received,
+        c.retrans_fast,
+        c.retrans_rto,
+        c.retrans_tlp,
+        c.retrans_spurious,
+        c.rto_events,
+        c.tlp_probes,
+        c.recoveries,
+        c.dup_acks,
+        c.ooo_segments,
+        c.bytes_reinjected,
+        c.bytes_probe_extra,
+        c.penalizations,
+    ]
+    .into_iter()
+    .map(V::U64)
+    .collect()
+}
+
+fn schema_with_counters(lead: &[(&'static str, T)]) -> Vec<(&'static str, T)> {
+    let mut s = lead.to_vec();
+    s.extend(COUNTERS.iter().map(|c| (*c, T::U64)));
+    s
+}
+
+/// Time series rows collected while the run goes on.
+#[derive(Default)]
+pub struct Series {
+    rows: Vec<(Nanos, u32, String, &'static str, u32, &'static str, f64)>,
+    last_bytes: BTreeMap<(usize, usize), u64>,
+    last_t: Nanos,
+}
+
+/// A sampler for `World::set_sampling`: per flow, side and path, the payload
+/// throughput sent in the last interval and (optionally) cwnd and srtt.
+pub fn sampler(series: Rc<RefCell<Series>>, cwnd: bool) -> Box<dyn FnMut(&World)> {
+    Box::new(move |w: &World| {
+        let mut s = series.borrow_mut();
+        let dt = w.now.saturating_sub(s.last_t);
+        for (fid, f) in w.flows.iter().enumerate() {
+            for (side, ep) in [("client", f.client_ep), ("server", f.server_ep)] {
+                let paths = w.eps[ep].paths();
+                for (pi, p) in paths.iter().enumerate() {
+                    let prev = s.last_bytes.insert((ep, pi), p.counters.bytes_sent).unwrap_or(0);
+                    if dt > 0 && p.counters.bytes_sent >= prev {
+                        let mbit = (p.counters.bytes_sent - prev) as f64 * 8.0 / (dt as f64 / 1e9) / 1e6;
+                        if mbit > 0.0 || p.counters.bytes_sent > 0 {
+                            s.rows.push((w.now, fid as u32, f.label.clone(), side, pi as u32 + 1, "send_mbit", mbit));
+                        }
+                    }
+                }
+                if cwnd {
+                    for (pi, st) in w.eps[ep].path_states().iter().enumerate() {
+                        s.rows.push((w.now, fid as u32, f.label.clone(), side, pi as u32 + 1, "cwnd_bytes", st.cwnd_bytes as f64));
+                        s.rows.push((w.now, fid as u32, f.label.clone(), side, pi as u32 + 1, "srtt_ms", to_ms(st.srtt)));
+                        if st.ssthresh_bytes != u64::MAX {
+                            s.rows.push((w.now, fid as u32, f.label.clone(), side, pi as u32 + 1, "ssthresh_bytes", st.ssthresh_bytes as f64));
+                        }
+                    }
+                }
+            }
+        }
+        s.last_t = w.now;
+    })
+}
+
+/// All tables of one run plus its summary.
+pub struct RunTables {
+    pub tables: Vec<Table>,
+    pub summary: BTreeMap<String, f64>,
+}
+
+fn median_p95_mean(v: &mut [f64]) -> (f64, f64, f64) {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let q = |p: f64| v[((p * (v.len() - 1) as f64).round()) as usize];
+    (q(0.5), q(0.95), v.iter().sum::<f64>() / v.len() as f64)
+}
+
+pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos, drawn: &[(String, f64)]) -> RunTables {
+    let mut summary = BTreeMap::new();
+    let label = |f: u32| w.flows[f as usize].label.clone();
+
+    let mut msgs = Table::with_schema(
+        "messages",
+        &[("flow", T::U64), ("flow_label", T::Str), ("msg_id", T::U64), ("bytes", T::U64), ("send_time_ms", T::F64), ("delivery_time_ms", T::F64), ("delay_ms", T::F64), ("jitter_ms", T::F64)],
+    );
+    let mut delays = Vec::new();
+    for m in &rep.messages {
+        let delay = m.delivery_time.map(|d| d - m.send_time);
+        if let Some(d) = delay {
+            delays.push(to_ms(d));
+        }
+        msgs.push_row(vec![
+            V::U64(m.flow as u64),
+            V::Str(label(m.flow)),
+            V::U64(m.msg_id),
+            V::U64(m.bytes as u64),
+            V::F64(to_ms(m.send_time)),
+            opt_ms(m.delivery_time),
+            opt_ms(delay),
+            m.jitter.map_or(V::Null, |j| V::F64(j / 1e6)),
+        ])
+        .expect("messages schema");
+    }
+    if !rep.messages.is_empty() {
+        summary.insert("messages".into(), rep.messages.len() as f64);
+        summary.insert("messages_delivered".into(), delays.len() as f64);
+        if !delays.is_empty() {
+            let (med, p95, mean) = median_p95_mean(&mut delays);
+            summary.insert("delay_ms_median".into(), med);
+            summary.insert("delay_ms_p95".into(), p95);
+            summary.insert("delay_ms_mean".into(), mean);
+        }
+    }
+
+    let mut transfers = Table::with_schema(
+        "transfers",
+        &[("flow", T::U64), ("label", T::Str), ("kind", T::Str), ("objects", T::U64), ("bytes", T::U64), ("start_ms", T::F64), ("end_ms", T::F64), ("completion_time_ms", T::F64)],
+    );
+    for t in &rep.transfers {
+        let ct = t.end_time.map(|e| e - t.start_time);
+        transfers
+            .push_row(vec![
+                V::U64(t.flow as u64),
+                V::Str(t.label.clone()),
+                V::Str(t.kind.into()),
+                V::U64(t.objects as u64),
+                V::U64(t.bytes),
+                V::F64(to_ms(t.start_time)),
+                opt_ms(t.end_time),
+                opt_ms(ct),
+            ])
+            .expect("transfers schema");
+        if let Some(ct) = ct {
+            summary.insert("completion_time_ms".into(), to_ms(ct));
+        }
+    }
+
+    let secs = (w.now.min(duration).max(1)) as f64 / 1e9;
+    let mut flows = Table::with_schema(
+        "flows",
+        &schema_with_counters(&[("flow", T::U64), ("label", T::Str), ("role", T::Str), ("protocol", T::Str), ("throughput_mbit", T::F64)]),
+    );
+    let mut paths = Table::with_schema(
+        "paths",
+        &schema_with_counters(&[
+            ("flow", T::U64),
+            ("label", T::Str),
+            ("role", T::Str),
+            ("side", T::Str),
+            ("path", T::U64),
+            ("local_addr", T::Str),
+            ("remote_addr", T::Str),
+            ("share_bytes", T::F64),
+            ("share_packets", T::F64),
+        ]),
+    );
+    let mut fg_bytes_by_path: BTreeMap<usize, u64> = BTreeMap::new();
+    let mut fg_received = 0u64;
+    for (fid, f) in w.flows.iter().enumerate() {
+        let mut total = Counters::default();
+        for (side, ep) in [("client", f.client_ep), ("server", f.server_ep)] {
+            let ps = w.eps[ep].paths();
+            let sum_b: u64 = ps.iter().map(|p| p.counters.bytes_sent).sum();
+            let sum_p: u64 = ps.iter().map(|p| p.counters.data_packets_sent).sum();
+            for (pi, p) in ps.iter().enumerate() {
+                total.add(&p.counters);
+                if f.role == Role::Foreground {
+                    *fg_bytes_by_path.entry(pi).or_default() += p.counters.bytes_sent;
+                }
+                let share = |a: u64, b: u64| if b == 0 { V::Null } else { V::F64(a as f64 / b as f64) };
+                let mut row = vec![
+                    V::U64(fid as u64),
+                    V::Str(f.label.clone()),
+                    V::Str(f.role.as_str().into()),
+                    V::Str(side.into()),
+                    V::U64(pi as u64 + 1),
+                    V::Str(addr_to_string(p.local)),
+                    V::Str(addr_to_string(p.remote)),
+                    share(p.counters.bytes_sent, sum_b),
+                    share(p.counters.data_packets_sent, sum_p),
+                ];
+                row.extend(counter_values(&p.counters));
+                paths.push_row(row).expect("paths schema");
+            }
+        }
+        let tput = total.bytes_received as f64 * 8.0 / secs / 1e6;
+        if f.role == Role::Foreground {
+            fg_received += total.bytes_received;
+        }
+        let mut row = vec![V::U64(fid as u64), V::Str(f.label.clone()), V::Str(f.role.as_str().into()), V::Str(f.protocol.clone()), V::F64(tput)];
+        row.extend(counter_values(&total));
+        flows.push_row(row).expect("flows schema");
+    }
+    summary.insert("fg_throughput_mbit".into(), fg_received as f64 * 8.0 / secs / 1e6);
+    let fg_total: u64 = fg_bytes_by_path.values().sum();
+    if fg_total > 0 {
+        for (pi, b) in &fg_bytes_by_path {
+            summary.insert(format!("fg_share_path{}", pi + 1), *b as f64 / fg_total as f64);
+        }
+    }
+
+    let mut links = Table::with_schema(
+        "links",
+        &[
+            ("link", T::Str),
+            ("direction", T::Str),
+            ("from", T::Str),
+            ("to", T::Str),
+            ("packets_offered", T::U64),
+            ("bytes_offered", T::U64),
+            ("packets_delivered", T::U64),
+            ("bytes_delivered", T::U64),
+            ("drops_queue", T::U64),
+            ("drops_loss", T::U64),
+            ("drops_outage", T::U64),
+            ("max_queue_packets", T::U64),
+            ("max_queue_bytes", T::U64),
+            ("mean_queue_delay_ms", T::F64),
+        ],
+    );
+    for (d, s) in w.net.link_stats() {
+        let sent = s.packets_offered - s.drops_queue - s.drops_outage;
+        let mean_q = if sent > 0 { V::F64(s.queue_delay_sum as f64 / sent as f64 / 1e6) } else { V::Null };
+        links
+            .push_row(vec![
+                V::Str(d.name.clone()),
+                V::Str(if d.dir == "ab" { "up".into() } else { "down".into() }),
+                V::Str(w.net.nodes[d.from].name.clone()),
+                V::Str(w.net.nodes[d.to].name.clone()),
+                V::U64(s.packets_offered),
+                V::U64(s.bytes_offered),
+                V::U64(s.packets_delivered),
+                V::U64(s.bytes_delivered),
+                V::U64(s.drops_queue),
+                V::U64(s.drops_loss),
+                V::U64(s.drops_outage),
+                V::U64(s.max_queue_packets),
+                V::U64(s.max_queue_bytes),
+                mean_q,
+            ])
+            .expect("links schema");
+    }
+
+    let mut ts = Table::with_schema(
+        "timeseries",
+        &[("t_ms", T::F64), ("flow", T::U64), ("label", T::Str), ("side", T::Str), ("path", T::U64), ("metric", T::Str), ("value", T::F64)],
+    );
+    if let Some(s) = series {
+        for (t, f, l, side, p, m, v) in &s.rows {
+            ts.push_row(vec![V::F64(to_ms(*t)), V::U64(*f as u64), V::Str(l.clone()), V::Str((*side).into()), V::U64(*p as u64), V::Str((*m).into()), V::F64(*v)])
+                .expect("timeseries schema");
+        }
+    }
+    for (k, v) in drawn {
+        summary.insert(format!("drawn.{k}"), *v);
+    }
+    summary.insert("sim_time_s".into(), w.now as f64 / 1e9);
+    summary.insert("events".into(), w.events.popped() as f64);
+    summary.insert("data_packets".into(), w.data_packets_delivered as f64);
+    RunTables { tables: vec![msgs, transfers, flows, paths, links, ts], summary }
+}

@@ -1,0 +1,345 @@
+//! From a validated scenario to one simulated run: draw the per-run values,
+//! build the topology, the flows and the applications, run, and collect the
+//! measurements (`crate::output` turns them into result tables).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use mptlab_core::endpoint::Endpoint;
+use mptlab_core::link::{LinkParams, Outage, QueueLimit};
+use mptlab_core::loss::LossModel;
+use mptlab_core::packet::Addr;
+use mptlab_core::tcp::{CcKind, Role as TcpRole, TcpConfig, TcpEndpoint};
+use mptlab_core::time::{secs, Nanos, MS};
+use mptlab_core::trace::Trace;
+use mptlab_core::traffic::browser::{Browser, BrowserConfig};
+use mptlab_core::traffic::gaming::{GamingConfig, GamingSource};
+use mptlab_core::traffic::gaming_trace::{Trace as GameTrace, TraceSource};
+use mptlab_core::traffic::onoff::{background_plan, OnOffConfig, OnOffSource};
+use mptlab_core::traffic::video::{FramePhase, VideoConfig, VideoSource};
+use mptlab_core::traffic::web::Page;
+use mptlab_core::traffic::MessageSource;
+use mptlab_core::udp::UdpEndpoint;
+use mptlab_core::{FlowId, SimRng};
+use mptlab_scenario as sc;
+
+use crate::apps::{BulkApp, FileApp, SourceSchedule, StreamApp, UdpApp, WebApp};
+use crate::network::{LinkSpec, Network, NodeId, NodeKind, NodeSpec, TopologySpec};
+use crate::topology::{multi_path, Duplex, Layout};
+use crate::world::{Role, Side, World};
+
+/// A world ready to run, with what the report needs to know about it.
+pub struct Built {
+    pub world: World,
+    pub layout: Layout,
+    pub end: Nanos,
+    /// The values drawn for this run (e.g. `path1.up.rate_mbit`), for the results.
+    pub drawn: Vec<(String, f64)>,
+}
+
+/// Draws per-run values from scenario ranges. A value is drawn from a stream
+/// named by its key, so the up and down direction of a link that share a
+/// range get the same value, and adding a key never changes another's draw.
+struct Draw<'a> {
+    seed: u64,
+    log: &'a mut Vec<(String, f64)>,
+}
+
+impl Draw<'_> {
+    fn value(&mut self, key: &str, r: &sc::Range) -> f64 {
+        let v = match *r {
+            sc::Range::Fixed(v) => v,
+            sc::Range::Uniform { lo, hi } => SimRng::stream(self.seed, &format!("draw/{key}")).uniform_range(lo, hi),
+        };
+        if !self.log.iter().any(|(k, _)| k == key) {
+            self.log.push((key.to_string(), v));
+        }
+        v
+    }
+}
+
+fn link_dir(d: &sc::LinkDir, key: &str, dir: &str, draw: &mut Draw, traces: &mut HashMap<std::path::PathBuf, Arc<Trace>>) -> Result<LinkParams, String> {
+    let rate_bps = match &d.rate_mbit {
+        Some(r) => (draw.value(&format!("{key}.rate_mbit"), r) * 1e6).round() as u64,
+        None => 0,
+    };
+    let delay = (draw.value(&format!("{key}.delay_ms"), &d.delay_ms) * MS as f64).round() as Nanos;
+    let queue = match d.queue {
+        sc::QueueLimit::Packets(n) => QueueLimit::Packets(n),
+        sc::QueueLimit::Bytes(b) => QueueLimit::Bytes(b),
+    };
+    let loss = match &d.loss {
+        sc::LossModel::None => LossModel::None,
+        sc::LossModel::Bernoulli { percent } => {
+            let p = draw.value(&format!("{key}.{dir}.loss_percent"), percent) / 100.0;
+            if p > 0.0 {
+                LossModel::Bernoulli { p }
+            } else {
+                LossModel::None
+            }
+        }
+        sc::LossModel::GilbertElliott { p_gb, p_bg, loss_good_percent, loss_bad_percent } => LossModel::GilbertElliott {
+            p_gb: draw.value(&format!("{key}.{dir}.p_gb"), p_gb),
+            p_bg: draw.value(&format!("{key}.{dir}.p_bg"), p_bg),
+            loss_good: draw.value(&format!("{key}.{dir}.loss_good_percent"), loss_good_percent) / 100.0,
+            loss_bad: draw.value(&format!("{key}.{dir}.loss_bad_percent"), loss_bad_percent) / 100.0,
+        },
+    };
+    let trace = match &d.trace {
+        None => None,
+        Some(p) => Some(match traces.get(p) {
+            Some(t) => t.clone(),
+            None => {
+                let text = std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read trace: {e}", p.display()))?;
+                let t = Arc::new(Trace::parse(&text, &p.display().to_string())?);
+                traces.insert(p.clone(), t.clone());
+                t
+            }
+        }),
+    };
+    let outages = d.outages.iter().map(|o| Outage { start: secs(o.at_s), end: secs(o.at_s + o.duration_s) }).collect();
+    let p = LinkParams { rate_bps, delay, queue, loss, trace, outages };
+    p.validate().map_err(|e| format!("{key} ({dir}): {e}"))?;
+    Ok(p)
+}
+
+fn duplex(l: &sc::Link, key: &str, draw: &mut Draw, traces: &mut HashMap<std::path::PathBuf, Arc<Trace>>) -> Result<Duplex, String> {
+    Ok(Duplex { up: link_dir(&l.up, key, "up", draw, traces)?, down: link_dir(&l.down, key, "down", draw, traces)? })
+}
+
+fn topology(s: &sc::Scenario, draw: &mut Draw) -> Result<(TopologySpec, Layout), String> {
+    let mut traces = HashMap::new();
+    match &s.topology {
+        sc::Topology::Preset { paths, server_link, .. } => {
+            let mut ps = Vec::new();
+            for (i, p) in paths.iter().enumerate() {
+                ps.push(duplex(&p.link, &format!("path{}", i + 1), draw, &mut traces)?);
+            }
+            let srv = duplex(server_link, "server_link", draw, &mut traces)?;
+            Ok(multi_path(&ps, &srv, s.background.enabled))
+        }
+        sc::Topology::Explicit { client, server, nodes, links } => {
+            if s.background.enabled {
+                return Err("background traffic needs a topology preset (explicit topologies have no background hosts)".into());
+            }
+            let mut spec = TopologySpec::default();
+            for n in nodes {
+                let kind = match n.kind {
+                    sc::NodeKind::Host => NodeKind::Host,
+                    sc::NodeKind::Router => NodeKind::Router,
+                };
+                spec.nodes.push(NodeSpec { name: n.name.clone(), kind });
+            }
+            // A host's i-th address belongs to its i-th link in file order.
+            let mut next_addr: HashMap<&str, usize> = HashMap::new();
+            let mut take = |name: &str| -> Result<Option<Addr>, String> {
+                let n = nodes.iter().find(|n| n.name == name).ok_or_else(|| format!("unknown node {name}"))?;
+                if n.kind == sc::NodeKind::Router {
+                    return Ok(None);
+                }
+                let i = next_addr.entry(&n.name).or_insert(0);
+                let a = n.addresses.get(*i).ok_or_else(|| {
+                    format!("host {} has more links than addresses (address i goes with its i-th link)", n.name)
+                })?;
+                *i += 1;
+                Ok(Some(u32::from(*a)))
+            };
+            for (i, l) in links.iter().enumerate() {
+                let key = format!("link{}", i + 1);
+                let d = duplex(&l.link, &key, draw, &mut traces)?;
+                let a = spec.node(&l.a).ok_or_else(|| format!("unknown node {}", l.a))?;
+                let b = spec.node(&l.b).ok_or_else(|| format!("unknown node {}", l.b))?;
+                let a_addr = take(&l.a)?;
+                let b_addr = take(&l.b)?;
+                spec.links.push(LinkSpec { name: key, a, b, a_addr, b_addr, ab: d.up, ba: d.down });
+            }
+            let c = spec.node(client).ok_or_else(|| format!("unknown client node {client}"))?;
+            let sv = spec.node(server).ok_or_else(|| format!("unknown server node {server}"))?;
+            let addrs = |name: &str| nodes.iter().find(|n| n.name == name).map(|n| n.addresses.iter().map(|a| u32::from(*a)).collect::<Vec<_>>()).unwrap_or_default();
+            let client_addrs = addrs(client);
+            let server_addr = *addrs(server).first().ok_or("the server host needs an address")?;
+            let layout = Layout {
+                client: c,
+                server: sv,
+                path_links: (0..client_addrs.len()).map(|i| format!("client-if{}", i + 1)).collect(),
+                client_addrs,
+                server_addr,
+                bg_clients: Vec::new(),
+                bg_server: None,
+            };
+            Ok((spec, layout))
+        }
+    }
+}
+
+/// The TCP configuration a scenario asks for.
+pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
+    let mut c = TcpConfig::default();
+    c.mtu = t.mtu_bytes;
+    c.cc = match t.cc {
+        sc::CongestionControl::NewReno => CcKind::NewReno,
+        sc::CongestionControl::Cubic => CcKind::Cubic,
+        other => return Err(format!("transport.cc = \"{other}\" is a coupled multipath algorithm; single-path TCP supports newreno and cubic")),
+    };
+    c.initial_cwnd = t.initial_cwnd_packets;
+    c.sack = t.sack;
+    c.window_scaling = t.window_scaling;
+    c.delayed_ack = t.delayed_ack;
+    c.nagle = t.nagle;
+    c.tlp = t.tlp;
+    c.sndbuf = t.sndbuf_kib as u64 * 1024;
+    c.rcvbuf = t.rcvbuf_kib as u64 * 1024;
+    c.rto_min = (t.rto_min_ms * MS as f64).round() as Nanos;
+    Ok(c)
+}
+
+/// Creates flows of the scenario's single-path protocol between two hosts.
+struct FlowFactory {
+    protocol: sc::Protocol,
+    tcp: TcpConfig,
+    next_port: u16,
+}
+
+impl FlowFactory {
+    #[allow(clippy::too_many_arguments)]
+    fn add(&mut self, w: &mut World, label: String, role: Role, app: usize, ch: NodeId, ca: Addr, shost: NodeId, sa: Addr, udp: bool) -> FlowId {
+        let flow = w.next_flow_id();
+        let cp = self.next_port;
+        self.next_port += 1;
+        let sp = 80;
+        let (c, s, proto): (Box<dyn Endpoint>, Box<dyn Endpoint>, &str) = if udp || self.protocol == sc::Protocol::Udp {
+            (Box::new(UdpEndpoint::new(flow, ca, cp, sa, sp)), Box::new(UdpEndpoint::new(flow, sa, sp, ca, cp)), "udp")
+        } else {
+            (
+                Box::new(TcpEndpoint::new(&self.tcp, flow, ca, cp, sa, sp, TcpRole::Client)),
+                Box::new(TcpEndpoint::new(&self.tcp, flow, sa, sp, ca, cp, TcpRole::Server)),
+                "tcp",
+            )
+        };
+        w.add_flow(label, proto, role, app, ch, c, shost, s)
+    }
+}
+
+fn sender(d: sc::Direction) -> Side {
+    match d {
+        sc::Direction::Down => Side::Server,
+        sc::Direction::Up => Side::Client,
+    }
+}
+
+/// Build run `run` of a scenario.
+pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
+    let seed = s.run_seed(run);
+    match s.transport.protocol {
+        sc::Protocol::Tcp | sc::Protocol::Udp => {}
+        p => return Err(format!("transport.protocol = \"{p}\" is not simulated yet (available: tcp, udp)")),
+    }
+    let mut drawn = Vec::new();
+    let (spec, layout) = topology(s, &mut Draw { seed, log: &mut drawn })?;
+    let net = Network::build(&spec, seed)?;
+    let mut w = World::new(net);
+    let end = secs(s.meta.duration_s);
+    let path = s.transport.path as usize;
+    let ca = *layout
+        .client_addrs
+        .get(path.wrapping_sub(1))
+        .ok_or_else(|| format!("transport.path = {path}, but the client has {} access paths", layout.client_addrs.len()))?;
+    let mut ff = FlowFactory { protocol: s.transport.protocol, tcp: tcp_config(&s.transport)?, next_port: 40000 };
+    let start = secs(s.traffic.start_s);
+    let stop = s.traffic.stop_s.map(secs);
+    let snd = sender(s.traffic.direction);
+    let app = w.next_app_id();
+    let (cl, sv, sa) = (layout.client, layout.server, layout.server_addr);
+    let stream = |src: Box<dyn MessageSource>, label: &str| SourceSchedule::new(src, SimRng::stream(seed, label), start, stop);
+    match &s.traffic.model {
+        sc::TrafficModel::Video { bitrate_kbit, fps } => {
+            let cfg = VideoConfig { bit_rate_bps: (bitrate_kbit * 1000.0).round() as u64, frame_rate: fps.round() as u32, phase: FramePhase::Fixed(0), max_frames: None };
+            let src = VideoSource::new(cfg)?;
+            message_app(&mut w, &mut ff, app, cl, ca, sv, sa, snd, Box::new(stream(Box::new(src), "traffic/video")), false);
+        }
+        sc::TrafficModel::Gaming { trace } => {
+            let src: Box<dyn MessageSource> = match trace {
+                sc::GamingTrace::Builtin(name) => {
+                    let preset = format!("aoc-trace{}", name.trim_start_matches('t'));
+                    Box::new(GamingSource::new(GamingConfig::preset(&preset)?)?)
+                }
+                sc::GamingTrace::File(p) => {
+                    let text = std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read gaming trace: {e}", p.display()))?;
+                    Box::new(TraceSource::new(GameTrace::from_csv(&p.display().to_string(), &text)?, 0))
+                }
+            };
+            message_app(&mut w, &mut ff, app, cl, ca, sv, sa, snd, Box::new(stream(src, "traffic/gaming")), true);
+        }
+        sc::TrafficModel::Web { page, max_connections } => {
+            let page = match page {
+                sc::WebPage::Site(name) => Page::preset(name, seed)?,
+                sc::WebPage::Objects(v) => Page::from_sizes("custom", v)?,
+            };
+            let cfg = BrowserConfig { max_connections: *max_connections as usize, ..BrowserConfig::default() };
+            let label = page.name.clone();
+            let browser = Browser::new(page, cfg)?;
+            let flows: Vec<FlowId> = (0..*max_connections).map(|i| ff.add(&mut w, format!("web{i}"), Role::Foreground, app, cl, ca, sv, sa, false)).collect();
+            w.add_app(Box::new(WebApp::new(flows, start, browser, label)));
+        }
+        sc::TrafficModel::File { size_bytes } => {
+            let f = ff.add(&mut w, "file".into(), Role::Foreground, app, cl, ca, sv, sa, false);
+            w.add_app(Box::new(FileApp::new(f, snd, start, *size_bytes, format!("file-{size_bytes}"))));
+        }
+        sc::TrafficModel::Bulk => {
+            let f = ff.add(&mut w, "bulk".into(), Role::Foreground, app, cl, ca, sv, sa, false);
+            w.add_app(Box::new(BulkApp::new(f, snd, start)));
+        }
+    }
+    if s.background.enabled {
+        background(s, &mut w, &mut ff, &layout, &spec, snd, seed)?;
+    }
+    Ok(Built { world: w, layout, end, drawn })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn message_app(w: &mut World, ff: &mut FlowFactory, app: usize, cl: NodeId, ca: Addr, sv: NodeId, sa: Addr, snd: Side, sched: Box<SourceSchedule>, finite: bool) {
+    let udp = ff.protocol == sc::Protocol::Udp;
+    let f = ff.add(w, "fg".into(), Role::Foreground, app, cl, ca, sv, sa, udp);
+    if udp {
+        w.add_app(Box::new(UdpApp::new(f, snd, sched, true)));
+    } else {
+        // Connect at time 0 so the connection is up when messages start.
+        w.add_app(Box::new(StreamApp::new(f, snd, 0, sched, finite)));
+    }
+}
+
+/// Seed 000 section 4.4: on every access path one saturated TCP flow and
+/// Pareto on/off UDP flows carrying `udp_share_percent` of the path's rate,
+/// all starting at time 0, in the foreground's direction.
+fn background(s: &sc::Scenario, w: &mut World, ff: &mut FlowFactory, lay: &Layout, spec: &TopologySpec, snd: Side, seed: u64) -> Result<(), String> {
+    let (bgs, bgs_addr) = lay.bg_server.ok_or("background hosts missing")?;
+    let mut tcp = TcpConfig::default();
+    tcp.nagle = false;
+    let mut bg_ff = FlowFactory { protocol: sc::Protocol::Tcp, tcp, next_port: 50000 };
+    let _ = ff;
+    for (i, &(bgc, bgc_addr)) in lay.bg_clients.iter().enumerate() {
+        for k in 0..s.background.tcp_flows {
+            let app = w.next_app_id();
+            let f = bg_ff.add(w, format!("bg-tcp-p{}-{k}", i + 1), Role::Background, app, bgc, bgc_addr, bgs, bgs_addr, false);
+            w.add_app(Box::new(BulkApp::new(f, snd, 0)));
+        }
+        if s.background.udp_share_percent > 0.0 {
+            // Capacity of the path in the direction the traffic flows.
+            let l = spec.links.iter().find(|l| l.name == lay.path_links[i]).ok_or("path link missing")?;
+            let p = if snd == Side::Server { &l.ba } else { &l.ab };
+            let cap = match &p.trace {
+                Some(t) => t.mean_rate_bps(),
+                None => p.rate_bps as f64,
+            };
+            let plan = background_plan(cap, s.background.udp_share_percent / 100.0)?;
+            for k in 0..plan.flows {
+                let app = w.next_app_id();
+                let f = bg_ff.add(w, format!("bg-udp-p{}-{k}", i + 1), Role::Background, app, bgc, bgc_addr, bgs, bgs_addr, true);
+                let src = OnOffSource::new(OnOffConfig::for_mean_rate(plan.per_flow_bps)?)?;
+                let sched = SourceSchedule::new(Box::new(src), SimRng::stream(seed, &format!("bg/udp/{i}/{k}")), 0, None);
+                w.add_app(Box::new(UdpApp::new(f, snd, Box::new(sched), false)));
+            }
+        }
+    }
+    Ok(())
+}
