@@ -1046,7 +1046,9 @@ fn speed_saturated_flow() {
 fn harness_heavy_loss_both_directions() {
     // 5 % data loss and 5 % ACK loss: recovery, RTO and TLP all exercised;
     // every byte still delivered in order exactly once.
-    for (cc, sack, seed) in [(CcKind::Cubic, true, 11), (CcKind::NewReno, true, 12), (CcKind::NewReno, false, 13), (CcKind::Cubic, true, 14)] {
+    for (cc, sack, seed) in
+        [(CcKind::Cubic, true, 11), (CcKind::NewReno, true, 12), (CcKind::NewReno, false, 13), (CcKind::Cubic, true, 14)]
+    {
         let c = TcpConfig { cc, sack, ..TcpConfig::default() };
         let mut w = Wire::new(&c, &c, 0.05, seed);
         w.ack_loss = 0.05;
