@@ -328,8 +328,10 @@ impl Endpoint for TcpEndpoint {
             }
             TcpState::SynRcvd => {
                 if seg.has(flags::SYN) {
-                    // duplicate SYN: our SYN-ACK was lost, resend it
+                    // duplicate SYN: our SYN-ACK was lost, resend it (a
+                    // retransmission: no RTT sample from it, Karn's rule)
                     self.syn_pending = true;
+                    self.syn_retx += 1;
                 } else if seg.has(flags::ACK) && seg.ack >= 1 {
                     self.establish(now, seg.window);
                     self.on_established_segment(now, seg);
@@ -349,6 +351,9 @@ impl Endpoint for TcpEndpoint {
     fn poll_transmit(&mut self, now: Nanos) -> Option<Packet> {
         if self.syn_pending {
             self.syn_pending = false;
+            if self.syn_retx == 0 {
+                self.syn_sent_at = now;
+            }
             self.syn_timer = Some(now + self.syn_rto);
             return Some(self.build_syn(now));
         }

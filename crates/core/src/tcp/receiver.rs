@@ -216,6 +216,11 @@ impl PathReceiver {
             self.rcv_nxt = new_nxt;
             self.sack_drop_below();
         }
+        if fin && len == 0 && seq > self.rcv_nxt {
+            // out-of-order FIN (data before it missing): immediate duplicate
+            // ACK like any out-of-order segment (RFC 5681 4.2)
+            self.force_ack();
+        }
         if fin && self.fin_received {
             // retransmitted FIN: our ACK was lost, ACK again (RFC 9293 3.10.7.4)
             self.force_ack();

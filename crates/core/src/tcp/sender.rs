@@ -980,10 +980,7 @@ impl PathSender {
         }
 
         // --- cwnd growth (Linux tcp_may_raise_cwnd / tcp_cong_avoid) ---
-        if acked_pkts > 0
-            && !matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Cwr)
-            && self.cwnd_limited()
-        {
+        if acked_pkts > 0 && !matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Cwr) && self.cwnd_limited() {
             self.sync_cc();
             let me2 = [self.view()];
             let ps2 = paths.unwrap_or(&me2);
@@ -1074,9 +1071,7 @@ impl PathSender {
     /// RFC 3522; Linux tcp_packet_delayed).
     fn may_undo(&self, ts_ecr: Option<Nanos>) -> bool {
         self.undo_marker.is_some()
-            && (self.undo_retrans == 0
-                || (self.ts_ok
-                    && matches!((self.retrans_stamp, ts_ecr), (Some(r), Some(e)) if e > 0 && e < r)))
+            && (self.undo_retrans == 0 || (self.ts_ok && matches!((self.retrans_stamp, ts_ecr), (Some(r), Some(e)) if e > 0 && e < r)))
     }
 
     /// Linux tcp_undo_cwnd_reduction: restore cwnd/ssthresh; optionally

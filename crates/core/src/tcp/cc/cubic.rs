@@ -49,7 +49,17 @@ impl Default for Cubic {
 
 impl Cubic {
     pub fn new() -> Self {
-        Cubic { fast_convergence: true, w_max: 0.0, k: 0.0, epoch_start: None, cwnd_epoch: 0.0, w_est: 0.0, frac: 0.0, hystart: HyStartPP::default(), saved: None }
+        Cubic {
+            fast_convergence: true,
+            w_max: 0.0,
+            k: 0.0,
+            epoch_start: None,
+            cwnd_epoch: 0.0,
+            w_est: 0.0,
+            frac: 0.0,
+            hystart: HyStartPP::default(),
+            saved: None,
+        }
     }
 
     /// RFC 9438 (1): W_cubic(t) = C*(t-K)^3 + W_max.
@@ -245,7 +255,7 @@ mod tests {
         s.cwnd = c.ssthresh(&s, &v, 0);
         s.ssthresh = s.cwnd;
         c.cong_avoid(&mut s, &v, 1, 0); // W_est = 7 + 0.5294/7 = 7.0756
-        // 30 segments acked: W_est += 0.52941*30/7 = 2.2689 -> 9.3445 > 8.763: cwnd = 9
+                                        // 30 segments acked: W_est += 0.52941*30/7 = 2.2689 -> 9.3445 > 8.763: cwnd = 9
         c.cong_avoid(&mut s, &v, 30, 500 * MS);
         assert_eq!(s.cwnd, 9);
         assert!((c.w_est - 9.3445).abs() < 1e-3, "{}", c.w_est);

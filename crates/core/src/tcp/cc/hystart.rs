@@ -102,10 +102,7 @@ impl HyStartPP {
         } else {
             // RFC 9406 4.2: cwnd += min(N, L*SMSS).
             s.cwnd += a;
-            if self.rtt_sample_count >= N_RTT_SAMPLE
-                && self.current_round_min_rtt != Nanos::MAX
-                && self.last_round_min_rtt != Nanos::MAX
-            {
+            if self.rtt_sample_count >= N_RTT_SAMPLE && self.current_round_min_rtt != Nanos::MAX && self.last_round_min_rtt != Nanos::MAX {
                 let thresh = (self.last_round_min_rtt / MIN_RTT_DIVISOR).clamp(MIN_RTT_THRESH, MAX_RTT_THRESH);
                 if self.current_round_min_rtt >= self.last_round_min_rtt + thresh {
                     self.css_baseline_min_rtt = self.current_round_min_rtt;
@@ -153,7 +150,7 @@ mod tests {
         round(&mut h, &mut s, 50 * MS);
         assert!(h.in_css);
         assert_eq!(s.cwnd, 34); // 8 packets: the 8th ACK detects, growth was already +1
-        // CSS: + acked/4 per ACK: 8 ACKs -> +2 per round
+                                // CSS: + acked/4 per ACK: 8 ACKs -> +2 per round
         round(&mut h, &mut s, 50 * MS);
         assert_eq!(s.cwnd, 36);
         for _ in 0..3 {
