@@ -14,4 +14,4 @@
 //! simplifications.
 
 pub mod cc;
-
+pub mod sched;

@@ -79,7 +79,10 @@ impl CoupledCc for Balia {
             let inc = increase_per_ack(me, &snap) * left as f64;
             cwnd = self.acc[me].apply(cwnd, inc);
         }
-        CwndUpdate { cwnd, ssthresh: s.ssthresh }
+        CwndUpdate {
+            cwnd,
+            ssthresh: s.ssthresh,
+        }
     }
 
     fn ssthresh_on_loss(&mut self, me: usize, subflows: &[SubflowCc]) -> u32 {

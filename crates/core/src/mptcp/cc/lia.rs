@@ -92,7 +92,10 @@ impl CoupledCc for Lia {
             let inc = increase_per_ack(me, &snap) * left as f64;
             cwnd = self.acc[me].apply(cwnd, inc);
         }
-        CwndUpdate { cwnd, ssthresh: s.ssthresh }
+        CwndUpdate {
+            cwnd,
+            ssthresh: s.ssthresh,
+        }
     }
 
     /// RFC 6356 section 3: "the decrease is unchanged", Reno halving.

@@ -38,7 +38,9 @@ fn crt_cwnd(s: &SubflowCc) -> u32 {
 /// OLIA's alpha_r for every subflow (0 for subflows outside the coupling),
 /// given the inter-loss distance l_r in bytes of every subflow.
 pub fn alphas(subflows: &[SubflowCc], l: &[u64]) -> Vec<f64> {
-    let idx: Vec<usize> = (0..subflows.len()).filter(|&i| subflows[i].coupled()).collect();
+    let idx: Vec<usize> = (0..subflows.len())
+        .filter(|&i| subflows[i].coupled())
+        .collect();
     let mut a = vec![0.0; subflows.len()];
     if idx.is_empty() {
         return a;
@@ -46,7 +48,12 @@ pub fn alphas(subflows: &[SubflowCc], l: &[u64]) -> Vec<f64> {
     let n_paths = subflows.iter().filter(|s| s.can_send).count() as f64;
     let max_w = idx.iter().map(|&i| crt_cwnd(&subflows[i])).max().unwrap();
     // Best l/rtt^2, compared exactly as integers: l_i * rtt_j^2 vs l_j * rtt_i^2.
-    let key = |i: usize| (l[i] as u128, (subflows[i].srtt as u128) * (subflows[i].srtt as u128));
+    let key = |i: usize| {
+        (
+            l[i] as u128,
+            (subflows[i].srtt as u128) * (subflows[i].srtt as u128),
+        )
+    };
     let better_or_eq = |i: usize, j: usize| {
         let ((li, ri), (lj, rj)) = (key(i), key(j));
         li * rj >= lj * ri
@@ -156,7 +163,10 @@ impl CoupledCc for Olia {
             let inc = self.increase_per_ack(me, &snap) * left as f64;
             cwnd = self.subs[me].acc.apply(cwnd, inc);
         }
-        CwndUpdate { cwnd, ssthresh: s.ssthresh }
+        CwndUpdate {
+            cwnd,
+            ssthresh: s.ssthresh,
+        }
     }
 
     /// Reno halving; the loss marks shift (`mptcp_olia_set_state`) unless no

@@ -182,7 +182,10 @@ impl CoupledCc for WVegas {
         if s.in_recovery {
             st.doing = false;
             let cwnd = reno(&s, &mut st.acc, acked_pkts);
-            return CwndUpdate { cwnd, ssthresh: s.ssthresh };
+            return CwndUpdate {
+                cwnd,
+                ssthresh: s.ssthresh,
+            };
         }
         if !st.doing {
             st.enable(s.snd_nxt);
@@ -215,7 +218,13 @@ mod tests {
 
     /// One round on subflow `me`: first ACK opens the round at snd_nxt =
     /// `nxt`, then `samples` RTT samples, then an ACK past `nxt`.
-    fn round(cc: &mut WVegas, me: usize, s: &mut [SubflowCc], nxt: u64, samples: &[u64]) -> CwndUpdate {
+    fn round(
+        cc: &mut WVegas,
+        me: usize,
+        s: &mut [SubflowCc],
+        nxt: u64,
+        samples: &[u64],
+    ) -> CwndUpdate {
         s[me].snd_nxt = nxt;
         let u = cc.on_ack(me, s, 1);
         s[me].cwnd = u.cwnd;
@@ -242,12 +251,24 @@ mod tests {
         // q = 25 ms -> queue_delay 25 ms; 25 < 50 no drain.
         // ssthresh = max(10, 10 + 5) = 15.
         let u = round(&mut cc, 0, &mut s, 20_000, &[100, 125, 125, 150]);
-        assert_eq!(u, CwndUpdate { cwnd: 21, ssthresh: 15 });
+        assert_eq!(
+            u,
+            CwndUpdate {
+                cwnd: 21,
+                ssthresh: 15
+            }
+        );
         // Round 2: 3 samples of 150 ms: diff = floor(21 * 50 / 150) = 7 < 10 -> 22;
         // q = 50 ms >= 2 * 25 ms -> drain: floor(22 * 100 / 300) = 7.
         // ssthresh = max(15, 3 + 1) = 15.
         let u = round(&mut cc, 0, &mut s, 200_000, &[150, 150, 150]);
-        assert_eq!(u, CwndUpdate { cwnd: 7, ssthresh: 15 });
+        assert_eq!(
+            u,
+            CwndUpdate {
+                cwnd: 7,
+                ssthresh: 15
+            }
+        );
     }
 
     #[test]
@@ -283,7 +304,13 @@ mod tests {
         // floor(21 * 100 / 125) = 16, cwnd = min(21, 17) = 17,
         // ssthresh = min(inf, 16) = 16, then max(16, 8 + 4) = 16.
         let u = round(&mut cc, 0, &mut s, 20_000, &[100, 125, 125, 150]);
-        assert_eq!(u, CwndUpdate { cwnd: 17, ssthresh: 16 });
+        assert_eq!(
+            u,
+            CwndUpdate {
+                cwnd: 17,
+                ssthresh: 16
+            }
+        );
     }
 
     #[test]
