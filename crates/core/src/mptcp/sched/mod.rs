@@ -227,6 +227,36 @@ pub fn by_name(name: &str) -> Option<Box<dyn Scheduler>> {
     }
 }
 
+/// MPTCP-level tail loss probe (seed 001, Paper II): when the probe timeout
+/// fires on subflow `on`, the connection sends the usual TLP probe there and
+/// also offers the probe segment to the scheduler as a reinjection that
+/// subflow `on` already carries; the subflow returned here (never `on`) gets
+/// the extra copy, whose bytes the connection counts in `bytes_probe_extra`.
+/// `None`: no alternate subflow can take it now (the probe stays single-path).
+pub fn tlp_alternate(
+    sched: &mut dyn Scheduler,
+    now: Nanos,
+    subflows: &[SubflowView],
+    conn: &ConnView,
+    probe: &Segment,
+    on: usize,
+) -> Option<usize> {
+    let others: Vec<SubflowView> = subflows.iter().filter(|s| s.id != on).copied().collect();
+    if others.is_empty() {
+        return None;
+    }
+    let seg = Segment {
+        len: probe.len,
+        reinjection: true,
+        sent_on: probe.sent_on | (1u64 << on),
+    };
+    match sched.schedule(now, &others, conn, &seg).decision {
+        Decision::Send(id) => Some(id),
+        Decision::SendMany(ids) => ids.first().copied(),
+        Decision::Wait | Decision::NoneAvailable => None,
+    }
+}
+
 /// "Nothing now": `Wait` if some subflow is usable later, else `NoneAvailable`.
 pub fn nothing_now(subflows: &[SubflowView]) -> Decision {
     if subflows.iter().any(|s| !s.def_unavailable()) {
@@ -430,6 +460,49 @@ mod tests {
             assert_eq!(by_name(n).unwrap().name(), *n);
         }
         assert!(by_name("default").is_none());
+    }
+
+    #[test]
+    fn tlp_probe_goes_to_an_alternate_subflow() {
+        let subs = [sv(0, 10), sv(1, 50), sv(2, 30)];
+        let probe = Segment {
+            len: 1000,
+            reinjection: false,
+            sent_on: 0b001,
+        };
+        for name in names() {
+            let mut s = by_name(name).unwrap();
+            let alt = tlp_alternate(s.as_mut(), 0, &subs, &conn(), &probe, 0);
+            assert!(matches!(alt, Some(1) | Some(2)), "{name}: {alt:?}");
+        }
+        // minRTT takes the faster of the other two.
+        let mut m = by_name("minrtt").unwrap();
+        assert_eq!(
+            tlp_alternate(m.as_mut(), 0, &subs, &conn(), &probe, 0),
+            Some(2)
+        );
+        // Single subflow: no alternate.
+        assert_eq!(
+            tlp_alternate(m.as_mut(), 0, &subs[..1], &conn(), &probe, 0),
+            None
+        );
+    }
+
+    /// Same inputs, same outputs: no hidden nondeterminism in any scheduler.
+    #[test]
+    fn schedulers_are_deterministic() {
+        let mut subs = [sv(0, 10), sv(1, 50), sv(2, 30)];
+        subs[0].inflight_pkts = 10;
+        subs[2].backup = true;
+        let run = |name: &str| {
+            let mut s = by_name(name).unwrap();
+            (0..20u64)
+                .map(|t| s.schedule(t * 1_000_000, &subs, &conn(), &seg()))
+                .collect::<Vec<_>>()
+        };
+        for name in names() {
+            assert_eq!(run(name), run(name), "{name}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! Redundant scheduler (Linux v0.9x `mptcp_redundant.c`): every segment on
-//! every available regular subflow; backup subflows are used, without
-//! replication, only when no regular subflow is available.
+//! Redundant scheduler (Linux v0.95 `mptcp_redundant.c`,
+//! `redsched_use_subflow`): every segment on every available regular
+//! subflow; backup subflows (all of them) only while no regular subflow is
+//! usable.
 //!
 //! Simplification: the module keeps a per-subflow pointer into the
 //! connection's send queue so a subflow that was full catches up later with
@@ -27,24 +28,17 @@ impl Scheduler for Redundant {
         _conn: &ConnView,
         seg: &Segment,
     ) -> SchedOutcome {
-        let pick = |backup: bool| -> Vec<usize> {
-            subflows
-                .iter()
-                .filter(|s| s.backup == backup && s.available() && !seg.was_sent_on(s.id))
-                .map(|s| s.id)
-                .collect()
-        };
+        // `redsched_use_subflow`: a copy goes to every available subflow that
+        // lacks the segment; a segment not yet sent anywhere uses backup
+        // subflows only when no regular subflow is usable at all, a segment
+        // already sent somewhere only regular subflows.
         let regular_usable = subflows.iter().any(|s| !s.backup && !s.def_unavailable());
-        let mut ids = pick(false);
-        if ids.is_empty() && !regular_usable {
-            // Backup: a single copy on the lowest-RTT available one.
-            ids = subflows
-                .iter()
-                .filter(|s| s.backup && s.available() && !seg.was_sent_on(s.id))
-                .min_by_key(|s| (s.srtt, s.id))
-                .map(|s| vec![s.id])
-                .unwrap_or_default();
-        }
+        let ids: Vec<usize> = subflows
+            .iter()
+            .filter(|s| s.available() && !seg.was_sent_on(s.id))
+            .filter(|s| !s.backup || (seg.sent_on == 0 && !regular_usable))
+            .map(|s| s.id)
+            .collect();
         SchedOutcome::just(match ids.len() {
             0 => nothing_now(subflows),
             1 => Decision::Send(ids[0]),
@@ -95,7 +89,17 @@ mod tests {
         subs[0].potentially_failed = true;
         assert_eq!(
             Redundant.schedule(0, &subs, &conn(), &seg()).decision,
-            Decision::Send(2)
+            Decision::SendMany(vec![1, 2])
+        );
+        // A segment already sent on the (now failed) regular subflow is not
+        // copied to backups.
+        let sent = Segment {
+            sent_on: 0b001,
+            ..seg()
+        };
+        assert_eq!(
+            Redundant.schedule(0, &subs, &conn(), &sent).decision,
+            Decision::Wait
         );
     }
 }
