@@ -156,6 +156,20 @@ mod tests {
     }
 
     #[test]
+    fn unequal_mss_uses_bytes() {
+        // s0: 10 pkts of 1000 B, s1: 20 pkts of 500 B, both 10 ms -> 10000 B each.
+        // cwnd/rtt^2 = 1e8 both; sum cwnd/rtt = 2e6, squared 4e12;
+        // alpha = 20000 * 1e8 / 4e12 = 0.5.
+        // s0: min(0.5 * 1000 / 20000, 1/10) = 0.025 pkt of 1000 B
+        // s1: min(0.5 * 500 / 20000, 1/20) = 0.0125 pkt of 500 B
+        let mut s = [sf(10, 10), sf(20, 10)];
+        s[1].mss = 500;
+        assert!(close(alpha(&s), 0.5));
+        assert!(close(increase_per_ack(0, &s), 0.025));
+        assert!(close(increase_per_ack(1, &s), 0.0125));
+    }
+
+    #[test]
     fn subflow_without_rtt_is_reno_and_not_coupled() {
         let mut s = [sf(10, 10), sf(20, 40)];
         s[1].srtt = 0;

@@ -127,7 +127,7 @@ impl WVegas {
         if diff > GAMMA && cwnd <= ssthresh {
             // Leave slow start towards the expected window.
             cwnd = cwnd.min(target + 1);
-            ssthresh = ssthresh.min(cwnd - 1);
+            ssthresh = ssthresh.min(cwnd.saturating_sub(1));
         } else if cwnd <= ssthresh {
             cwnd = slow_start(cwnd, ssthresh, acked).0;
         } else {
@@ -139,8 +139,8 @@ impl WVegas {
             }
             let alpha = self.subs[me].alpha;
             if diff > alpha {
-                cwnd -= 1;
-                ssthresh = ssthresh.min(cwnd - 1);
+                cwnd = cwnd.saturating_sub(1);
+                ssthresh = ssthresh.min(cwnd.saturating_sub(1));
             } else if diff < alpha {
                 cwnd += 1;
             }
