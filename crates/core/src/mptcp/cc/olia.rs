@@ -14,8 +14,9 @@
 //! with the sets (paper section V; `mptcp_get_epsilon`):
 //! - l_r = max(l1_r, l2_r): l1_r bytes acked between the last two losses,
 //!   l2_r bytes acked since the last loss on r;
-//! - B: the presumably best paths, maximal l_r / rtt_r^2 (the TCP-friendly rate
-//!   sqrt(l_r)/rtt_r is maximal);
+//! - B: the presumably best paths, maximal l_r / rtt_r^2 as compared in
+//!   `mptcp_get_epsilon` (equivalently, maximal estimated TCP rate
+//!   sqrt(l_r)/rtt_r, since l_r ~ 1/loss probability);
 //! - M: the paths with the largest window;
 //! - alpha_r = 1/(|R| |B\M|) for r in B\M, -1/(|R| |M|) for r in M when B\M is
 //!   not empty, 0 otherwise (|R| = number of established paths).

@@ -11,6 +11,10 @@
 //!   retransmitted on the chosen (fast) subflow if the subflow holding it is
 //!   tiny or > 4x slower, and that slower subflow's cwnd (and, outside slow
 //!   start, ssthresh) is halved, at most once per srtt of the fast subflow.
+//!
+//! Difference: Linux starts each subflow's penalisation clock at its creation
+//! (`defsched_init`), so no penalisation happens in its first srtt; here a
+//! subflow that never penalised may do so at once.
 
 use std::collections::BTreeMap;
 
