@@ -8,6 +8,7 @@ pub mod app;
 pub mod endpoint;
 pub mod link;
 pub mod loss;
+pub mod mptcp;
 pub mod packet;
 pub mod rng;
 pub mod tcp;

@@ -1,0 +1,192 @@
+//! LIA, the Linked Increases Algorithm (RFC 6356; Linux `mptcp_coupled.c`).
+//!
+//! Only congestion avoidance is coupled; slow start, fast retransmit and the
+//! halving on loss are those of Reno (RFC 6356 section 3, last paragraphs).
+//!
+//! Choice of units: the RFC is written in bytes so that subflows with
+//! different MSS are handled; Linux (`mptcp_fc_cong_avoid`,
+//! `mptcp_recalc_alpha`) works in packets with fixed-point scaling
+//! (`alpha_scale_num = 32`, `alpha_scale_den = 10`) and ignores per-subflow MSS.
+//! We compute the RFC byte formula in `f64` (no scaling needed) and convert the
+//! result to packets of subflow `me`; with equal MSS both give the same
+//! increase: Linux's "one packet per max(cwnd_total/alpha, cwnd_i) ACKs" is
+//! the RFC's min(alpha/cwnd_total, 1/cwnd_i) per ACK. Linux recomputes alpha
+//! only on loss, on cwnd changes and in slow start; we recompute it from the
+//! snapshot on every ACK (the RFC's definition, no staleness).
+
+use super::{ensure, reno_ssthresh, rtt_s, slow_start, CoupledCc, CwndAcc, CwndUpdate, SubflowCc};
+
+/// RFC 6356 section 3, the equation for alpha:
+///
+/// ```text
+///                       max_i (cwnd_i / rtt_i^2)
+///   alpha = cwnd_total * ------------------------
+///                       (sum_i cwnd_i / rtt_i)^2
+/// ```
+///
+/// with windows in bytes, over the subflows that can send and have an RTT
+/// estimate (`mptcp_ccc_sk_can_send`). Returns 1 when no subflow qualifies.
+pub fn alpha(subflows: &[SubflowCc]) -> f64 {
+    let mut total = 0.0;
+    let mut best = 0.0f64;
+    let mut sum = 0.0;
+    for s in subflows.iter().filter(|s| s.coupled()) {
+        let w = s.cwnd as f64 * s.mss as f64;
+        let r = rtt_s(s.srtt);
+        total += w;
+        best = best.max(w / (r * r));
+        sum += w / r;
+    }
+    if sum == 0.0 {
+        return 1.0;
+    }
+    total * best / (sum * sum)
+}
+
+/// Congestion-avoidance increase of subflow `me`, in packets, per acked packet
+/// (RFC 6356 section 3): for bytes_acked = mss_i,
+///
+/// ```text
+///   increase_bytes = min(alpha * bytes_acked * mss_i / cwnd_total,
+///                        bytes_acked * mss_i / cwnd_i)
+/// ```
+///
+/// and increase_pkts = increase_bytes / mss_i. A subflow outside the coupling
+/// (no RTT yet) increases like Reno, 1/cwnd_i.
+pub fn increase_per_ack(me: usize, subflows: &[SubflowCc]) -> f64 {
+    let s = &subflows[me];
+    let reno = 1.0 / s.cwnd.max(1) as f64;
+    if !s.coupled() {
+        return reno;
+    }
+    let total: f64 = subflows
+        .iter()
+        .filter(|s| s.coupled())
+        .map(|s| s.cwnd as f64 * s.mss as f64)
+        .sum();
+    let linked = alpha(subflows) * s.mss as f64 / total;
+    linked.min(reno)
+}
+
+/// LIA state: only the fractional window counters.
+#[derive(Clone, Debug, Default)]
+pub struct Lia {
+    acc: Vec<CwndAcc>,
+}
+
+impl CoupledCc for Lia {
+    fn name(&self) -> &'static str {
+        "lia"
+    }
+
+    fn on_ack(&mut self, me: usize, subflows: &[SubflowCc], acked_pkts: u32) -> CwndUpdate {
+        ensure(&mut self.acc, subflows.len());
+        let s = subflows[me];
+        let (mut cwnd, mut left) = (s.cwnd, acked_pkts);
+        if s.in_slow_start() {
+            (cwnd, left) = slow_start(cwnd, s.ssthresh, acked_pkts);
+        }
+        if left > 0 {
+            let mut snap = subflows.to_vec();
+            snap[me].cwnd = cwnd;
+            let inc = increase_per_ack(me, &snap) * left as f64;
+            cwnd = self.acc[me].apply(cwnd, inc);
+        }
+        CwndUpdate {
+            cwnd,
+            ssthresh: s.ssthresh,
+        }
+    }
+
+    /// RFC 6356 section 3: "the decrease is unchanged", Reno halving.
+    fn ssthresh_on_loss(&mut self, me: usize, subflows: &[SubflowCc]) -> u32 {
+        ensure(&mut self.acc, subflows.len());
+        self.acc[me] = CwndAcc::default();
+        reno_ssthresh(subflows[me].cwnd)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::*;
+
+    #[test]
+    fn alpha_hand_computed() {
+        // w = 10 pkts @ 10 ms and 20 pkts @ 40 ms, MSS 1000 B:
+        // cwnd bytes 10000, 20000, total 30000
+        // cwnd/rtt^2: 10000/0.0001 = 1e8, 20000/0.0016 = 1.25e7 -> max 1e8
+        // sum cwnd/rtt: 1e6 + 5e5 = 1.5e6, squared 2.25e12
+        // alpha = 30000 * 1e8 / 2.25e12 = 4/3
+        let s = [sf(10, 10), sf(20, 40)];
+        assert!(close(alpha(&s), 4.0 / 3.0));
+        // increase per ACK: min(4/3 * 1000 / 30000, 1/w) = min(2/45, 1/10 | 1/20)
+        assert!(close(increase_per_ack(0, &s), 2.0 / 45.0));
+        assert!(close(increase_per_ack(1, &s), 2.0 / 45.0));
+    }
+
+    #[test]
+    fn reno_cap_binds_on_the_large_window() {
+        // w = 2 @ 10 ms, 100 @ 100 ms; bytes 2000, 100000, total 102000
+        // cwnd/rtt^2: 2e7, 1e7 -> 2e7; sum cwnd/rtt: 2e5 + 1e6 = 1.2e6
+        // alpha = 102000 * 2e7 / 1.44e12 = 17/12
+        // linked term: 17/12 * 1000 / 102000 = 1/72
+        let s = [sf(2, 10), sf(100, 100)];
+        assert!(close(alpha(&s), 17.0 / 12.0));
+        assert!(close(increase_per_ack(0, &s), 1.0 / 72.0)); // < 1/2
+        assert!(close(increase_per_ack(1, &s), 1.0 / 100.0)); // 1/100 < 1/72
+    }
+
+    #[test]
+    fn two_equal_subflows_give_a_quarter_per_subflow_rtt() {
+        // alpha = 2w * (w/r^2) / (2w/r)^2 = 1/2; per ACK (1/2)/(2w) = 1/(4w);
+        // w ACKs per RTT on each subflow -> +1/4 each, alpha = 1/2 in total.
+        let s = [sf(10, 50), sf(10, 50)];
+        assert!(close(alpha(&s), 0.5));
+        assert!(close(increase_per_ack(0, &s), 1.0 / 40.0));
+        let mut cc = Lia::default();
+        let mut cw = 10;
+        for _ in 0..40 {
+            let mut snap = s;
+            snap[0].cwnd = cw;
+            cw = cc.on_ack(0, &snap, 1).cwnd;
+        }
+        // 40 ACKs * 1/40 = +1 packet (cwnd stays 10 during the accumulation)
+        assert_eq!(cw, 11);
+    }
+
+    #[test]
+    fn unequal_mss_uses_bytes() {
+        // s0: 10 pkts of 1000 B, s1: 20 pkts of 500 B, both 10 ms -> 10000 B each.
+        // cwnd/rtt^2 = 1e8 both; sum cwnd/rtt = 2e6, squared 4e12;
+        // alpha = 20000 * 1e8 / 4e12 = 0.5.
+        // s0: min(0.5 * 1000 / 20000, 1/10) = 0.025 pkt of 1000 B
+        // s1: min(0.5 * 500 / 20000, 1/20) = 0.0125 pkt of 500 B
+        let mut s = [sf(10, 10), sf(20, 10)];
+        s[1].mss = 500;
+        assert!(close(alpha(&s), 0.5));
+        assert!(close(increase_per_ack(0, &s), 0.025));
+        assert!(close(increase_per_ack(1, &s), 0.0125));
+    }
+
+    #[test]
+    fn subflow_without_rtt_is_reno_and_not_coupled() {
+        let mut s = [sf(10, 10), sf(20, 40)];
+        s[1].srtt = 0;
+        // only subflow 0 is coupled: alpha = 1, increase 1/10
+        assert!(close(alpha(&s), 1.0));
+        assert!(close(increase_per_ack(0, &s), 0.1));
+        assert!(close(increase_per_ack(1, &s), 1.0 / 20.0));
+    }
+
+    #[test]
+    fn slow_start_then_linked_increase() {
+        let mut s = [sf(10, 10), sf(20, 40)];
+        s[0].ssthresh = 11;
+        let mut cc = Lia::default();
+        // 3 acked: +1 in slow start to 11, 2 left for CA at 2/45-ish each
+        let u = cc.on_ack(0, &s, 3);
+        assert_eq!(u.cwnd, 11);
+        assert_eq!(cc.ssthresh_on_loss(0, &s), 5);
+    }
+}

@@ -1,0 +1,224 @@
+//! The Linux MPTCP v0.9x default scheduler ("default", LowRTT / minRTT;
+//! `mptcp_sched.c`: `get_available_subflow`, `mptcp_next_segment`,
+//! `mptcp_rcv_buf_optimization`).
+//!
+//! - Choose the available subflow with the lowest srtt (cwnd space, not
+//!   potentially failed, not in RTO recovery); backup subflows only when no
+//!   regular one is available; reinjections prefer subflows the segment was
+//!   not sent on yet (`get_available_subflow`).
+//! - "Retransmission and penalisation" (seed 000 Table 1): when a new segment
+//!   does not fit in the peer's receive window, the head-of-line segment is
+//!   retransmitted on the chosen (fast) subflow if the subflow holding it is
+//!   tiny or > 4x slower, and that slower subflow's cwnd (and, outside slow
+//!   start, ssthresh) is halved, at most once per srtt of the fast subflow.
+//!
+//! Difference: Linux starts each subflow's penalisation clock at its creation
+//! (`defsched_init`), so no penalisation happens in its first srtt; here a
+//! subflow that never penalised may do so at once.
+
+use std::collections::BTreeMap;
+
+use super::{
+    get_available_subflow, nothing_now, rcv_buf_opt, ConnView, Decision, SchedOutcome, Scheduler,
+    Segment, SubflowView,
+};
+use crate::time::Nanos;
+
+#[derive(Clone, Debug, Default)]
+pub struct MinRtt {
+    /// Per fast subflow id: time of its last penalisation (`last_rbuf_opti`).
+    last_penal: BTreeMap<usize, Nanos>,
+}
+
+impl MinRtt {
+    fn rbuf(
+        &mut self,
+        now: Nanos,
+        subflows: &[SubflowView],
+        conn: &ConnView,
+        fast: usize,
+        penal: bool,
+    ) -> SchedOutcome {
+        let id = subflows[fast].id;
+        let mut last = self.last_penal.get(&id).copied();
+        let out = rcv_buf_opt(now, subflows, conn, fast, penal, &mut last, false);
+        if let Some(t) = last {
+            self.last_penal.insert(id, t);
+        }
+        out
+    }
+}
+
+impl Scheduler for MinRtt {
+    fn name(&self) -> &'static str {
+        "minrtt"
+    }
+
+    fn schedule(
+        &mut self,
+        now: Nanos,
+        subflows: &[SubflowView],
+        conn: &ConnView,
+        seg: &Segment,
+    ) -> SchedOutcome {
+        let Some(i) = get_available_subflow(subflows, Some(seg)) else {
+            return SchedOutcome::just(nothing_now(subflows));
+        };
+        if !seg.reinjection && !conn.fits_rwnd {
+            return self.rbuf(now, subflows, conn, i, true);
+        }
+        SchedOutcome::just(Decision::Send(subflows[i].id))
+    }
+
+    fn on_send_blocked(
+        &mut self,
+        now: Nanos,
+        subflows: &[SubflowView],
+        conn: &ConnView,
+    ) -> SchedOutcome {
+        match get_available_subflow(subflows, None) {
+            Some(i) => self.rbuf(now, subflows, conn, i, false),
+            None => SchedOutcome::just(nothing_now(subflows)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::super::{HeadOfLine, Penalize};
+    use super::*;
+    use crate::time::MS;
+
+    fn send(s: &mut MinRtt, subs: &[SubflowView]) -> Decision {
+        s.schedule(0, subs, &conn(), &seg()).decision
+    }
+
+    #[test]
+    fn lowest_rtt_with_space_and_not_failed() {
+        let mut s = MinRtt::default();
+        let mut subs = [sv(0, 50), sv(1, 10), sv(2, 30)];
+        assert_eq!(send(&mut s, &subs), Decision::Send(1));
+        subs[1].inflight_pkts = 10; // cwnd full
+        assert_eq!(send(&mut s, &subs), Decision::Send(2));
+        subs[2].potentially_failed = true;
+        assert_eq!(send(&mut s, &subs), Decision::Send(0));
+        subs[0].inflight_pkts = 10;
+        assert_eq!(send(&mut s, &subs), Decision::Wait);
+        for x in subs.iter_mut() {
+            x.established = false;
+        }
+        assert_eq!(send(&mut s, &subs), Decision::NoneAvailable);
+    }
+
+    #[test]
+    fn backup_only_without_regular() {
+        let mut s = MinRtt::default();
+        let mut subs = [sv(0, 100), sv(1, 10)];
+        subs[1].backup = true;
+        assert_eq!(send(&mut s, &subs), Decision::Send(0));
+        subs[0].potentially_failed = true;
+        assert_eq!(send(&mut s, &subs), Decision::Send(1));
+    }
+
+    /// Fast subflow 0 (10 ms), slow subflow 1 (100 ms, cwnd 20, ssthresh 16)
+    /// holds the head-of-line segment; the new segment does not fit the
+    /// receive window.
+    fn rwnd_limited() -> ([SubflowView; 2], ConnView) {
+        let mut subs = [sv(0, 10), sv(1, 100)];
+        subs[1].cwnd_pkts = 20;
+        subs[1].ssthresh_pkts = 16;
+        let c = ConnView {
+            fits_rwnd: false,
+            head: Some(HeadOfLine {
+                len: 1000,
+                sent_on: 0b10,
+            }),
+            ..conn()
+        };
+        (subs, c)
+    }
+
+    #[test]
+    fn retransmission_and_penalisation_once_per_rtt() {
+        let (subs, c) = rwnd_limited();
+        let mut s = MinRtt::default();
+        let out = s.schedule(0, &subs, &c, &seg());
+        // 4 * 10 ms < 100 ms -> retransmit head on 0; halve 1: cwnd 20 -> 10,
+        // cwnd 20 >= ssthresh 16 -> ssthresh 8.
+        assert_eq!(out.decision, Decision::Wait);
+        assert_eq!(out.retransmit_head_on, Some(0));
+        assert_eq!(
+            out.penalize,
+            vec![Penalize {
+                subflow: 1,
+                new_cwnd: 10,
+                new_ssthresh: 8
+            }]
+        );
+        // 5 ms later (< srtt of the fast subflow): retransmit only.
+        let out = s.schedule(5 * MS, &subs, &c, &seg());
+        assert_eq!(out.retransmit_head_on, Some(0));
+        assert!(out.penalize.is_empty());
+        // One srtt (10 ms) after the penalisation: again.
+        let out = s.schedule(10 * MS, &subs, &c, &seg());
+        assert_eq!(out.penalize.len(), 1);
+    }
+
+    #[test]
+    fn no_retransmission_when_holder_not_much_slower() {
+        let (mut subs, c) = rwnd_limited();
+        subs[1].srtt = 30 * MS; // 4 * 10 >= 30
+        let out = MinRtt::default().schedule(0, &subs, &c, &seg());
+        assert_eq!(out.retransmit_head_on, None);
+        // Still slower and Open -> penalised; in slow start ssthresh is kept.
+        subs[1].ssthresh_pkts = u32::MAX;
+        let out = MinRtt::default().schedule(0, &subs, &c, &seg());
+        assert_eq!(
+            out.penalize,
+            vec![Penalize {
+                subflow: 1,
+                new_cwnd: 10,
+                new_ssthresh: u32::MAX
+            }]
+        );
+        // A tiny holder (cwnd <= 4) always triggers the retransmission.
+        subs[1].cwnd_pkts = 4;
+        let out = MinRtt::default().schedule(0, &subs, &c, &seg());
+        assert_eq!(out.retransmit_head_on, Some(0));
+    }
+
+    #[test]
+    fn reinjection_ignores_receive_window_and_send_blocked_path() {
+        let (subs, c) = rwnd_limited();
+        let re = Segment {
+            reinjection: true,
+            sent_on: 0b10,
+            ..seg()
+        };
+        let out = MinRtt::default().schedule(0, &subs, &c, &re);
+        assert_eq!(out, SchedOutcome::just(Decision::Send(0)));
+        // Application blocked, send buffer not full: retransmit without penalising.
+        let out = MinRtt::default().on_send_blocked(
+            0,
+            &subs,
+            &ConnView {
+                fits_rwnd: true,
+                ..c
+            },
+        );
+        assert_eq!(out.retransmit_head_on, Some(0));
+        assert!(out.penalize.is_empty());
+        let full = ConnView {
+            send_buf_full: true,
+            ..c
+        };
+        assert_eq!(
+            MinRtt::default()
+                .on_send_blocked(0, &subs, &full)
+                .penalize
+                .len(),
+            1
+        );
+    }
+}
