@@ -3,7 +3,7 @@
 //! `push_named`; the writer adds `run` and `seed` in front of every row.
 //! Times are in ms since the start of the run; missing values are nulls.
 
-use crate::table::{ColumnType::*, Table};
+use crate::table::{ColumnType, ColumnType::*, Table};
 
 pub const MESSAGES: &str = "messages";
 pub const TRANSFERS: &str = "transfers";
@@ -12,15 +12,45 @@ pub const PATHS: &str = "paths";
 pub const LINKS: &str = "links";
 pub const TIMESERIES: &str = "timeseries";
 
-/// Standard table names, in the order they are written.
 pub const STANDARD: &[&str] = &[MESSAGES, TRANSFERS, FLOWS, PATHS, LINKS, TIMESERIES];
 
-/// One row per application message (video frame, game update, datagram).
+/// Per-endpoint counters (mptlab-core `endpoint::Counters`), in this order,
+/// at the end of the flows and paths tables.
+pub const COUNTERS: &[&str] = &[
+    "packets_sent",
+    "data_packets_sent",
+    "bytes_sent",
+    "bytes_retransmitted",
+    "packets_received",
+    "data_packets_received",
+    "bytes_received",
+    "retrans_fast",
+    "retrans_rto",
+    "retrans_tlp",
+    "retrans_spurious",
+    "rto_events",
+    "tlp_probes",
+    "recoveries",
+    "dup_acks",
+    "ooo_segments",
+    "bytes_reinjected",
+    "bytes_probe_extra",
+    "penalizations",
+];
+
+fn with_counters(name: &str, lead: &[(&str, ColumnType)]) -> Table {
+    let mut s = lead.to_vec();
+    s.extend(COUNTERS.iter().map(|c| (*c, U64)));
+    Table::with_schema(name, &s)
+}
+
+/// One row per application message (video frame, game packet).
 pub fn messages() -> Table {
     Table::with_schema(
         MESSAGES,
         &[
             ("flow", U64),
+            ("flow_label", Str),
             ("msg_id", U64),
             ("bytes", U64),
             ("send_time_ms", F64),
@@ -31,13 +61,13 @@ pub fn messages() -> Table {
     )
 }
 
-/// One row per completed (or unfinished) transfer: web page or file.
+/// One row per finite transfer (web page, file).
 pub fn transfers() -> Table {
     Table::with_schema(
         TRANSFERS,
         &[
             ("flow", U64),
-            ("app", Str),
+            ("label", Str),
             ("kind", Str),
             ("objects", U64),
             ("bytes", U64),
@@ -48,93 +78,64 @@ pub fn transfers() -> Table {
     )
 }
 
-/// Per-flow transport counters (summed over the flow's paths).
+/// One row per flow: both endpoints' counters summed over paths.
 pub fn flows() -> Table {
-    Table::with_schema(
+    with_counters(
         FLOWS,
-        &[
-            ("flow", U64),
-            ("role", Str),
-            ("protocol", Str),
-            ("cc", Str),
-            ("bytes_sent", U64),
-            ("bytes_delivered", U64),
-            ("packets_sent", U64),
-            ("packets_received", U64),
-            ("bytes_retransmitted", U64),
-            ("retrans_fast", U64),
-            ("retrans_rto", U64),
-            ("retrans_tlp", U64),
-            ("retrans_spurious", U64),
-            ("rto_events", U64),
-            ("tlp_probes", U64),
-            ("recoveries", U64),
-            ("bytes_reinjected", U64),
-            ("start_ms", F64),
-            ("end_ms", F64),
-            ("throughput_mbit", F64),
-        ],
+        &[("flow", U64), ("label", Str), ("role", Str), ("protocol", Str), ("throughput_mbit", F64)],
     )
 }
 
-/// Per-flow, per-path counters (one row per subflow / destination).
+/// One row per flow, side (client/server) and path.
 pub fn paths() -> Table {
-    Table::with_schema(
+    with_counters(
         PATHS,
         &[
             ("flow", U64),
+            ("label", Str),
+            ("role", Str),
+            ("side", Str),
             ("path", U64),
             ("local_addr", Str),
             ("remote_addr", Str),
-            ("packets_sent", U64),
-            ("data_packets_sent", U64),
-            ("bytes_sent", U64),
-            ("packets_received", U64),
-            ("bytes_received", U64),
             ("share_bytes", F64),
             ("share_packets", F64),
-            ("bytes_retransmitted", U64),
-            ("retrans_fast", U64),
-            ("retrans_rto", U64),
-            ("retrans_tlp", U64),
-            ("retrans_spurious", U64),
-            ("rto_events", U64),
-            ("tlp_probes", U64),
-            ("recoveries", U64),
-            ("dup_acks", U64),
-            ("ooo_segments", U64),
-            ("bytes_reinjected", U64),
-            ("bytes_probe_extra", U64),
-            ("penalizations", U64),
         ],
     )
 }
 
-/// Per-link, per-direction counters.
+/// One row per link direction.
 pub fn links() -> Table {
     Table::with_schema(
         LINKS,
         &[
             ("link", Str),
             ("direction", Str),
-            ("bytes", U64),
-            ("packets", U64),
+            ("from", Str),
+            ("to", Str),
+            ("packets_offered", U64),
+            ("bytes_offered", U64),
+            ("packets_delivered", U64),
+            ("bytes_delivered", U64),
             ("drops_queue", U64),
-            ("drops_random", U64),
+            ("drops_loss", U64),
             ("drops_outage", U64),
             ("max_queue_packets", U64),
             ("max_queue_bytes", U64),
+            ("mean_queue_delay_ms", F64),
         ],
     )
 }
 
-/// Long-format time series: one row per (time, flow, path, metric).
+/// Long-format time series: one row per (time, flow, side, path, metric).
 pub fn timeseries() -> Table {
     Table::with_schema(
         TIMESERIES,
         &[
             ("t_ms", F64),
             ("flow", U64),
+            ("label", Str),
+            ("side", Str),
             ("path", U64),
             ("metric", Str),
             ("value", F64),

@@ -84,6 +84,7 @@ fn run_output(run: u32, rows: u64) -> RunOutput {
     for k in 0..rows {
         m.push_row(row![
             1u64,
+            "fg",
             k,
             1200u64,
             k as f64 * 10.0,
@@ -163,10 +164,10 @@ fn write_results_writes_everything() {
     let rows = read_parquet(&dir.join("messages.parquet"));
     assert_eq!(rows.len(), 5);
     assert_eq!(
-        rows[4][..4],
-        ["1".to_string(), "1001".into(), "1".into(), "2".into()]
+        rows[4][..5],
+        ["1".to_string(), "1001".into(), "1".into(), "\"fg\"".into(), "2".into()]
     );
-    assert_eq!(rows[0][8], "null");
+    assert_eq!(rows[0][9], "null");
     assert_eq!(read_parquet(&dir.join("links.parquet")).len(), 0);
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();

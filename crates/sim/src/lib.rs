@@ -15,7 +15,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use mptlab_core::time::MS;
-use mptlab_results::{Json, RunOutput};
+use mptlab_results::RunOutput;
 use mptlab_scenario::Scenario;
 
 /// Simulate run `run_index` (0-based) of `scenario` with seed
@@ -40,7 +40,7 @@ pub fn run_once(scenario: &Scenario, run_index: u32) -> Result<RunOutput, String
     let mut out = RunOutput::new(run_index, scenario.run_seed(run_index));
     out.tables = rt.tables;
     for (k, v) in rt.summary {
-        out.summary.insert(k, Json::from(v));
+        out.set_metric(k, v);
     }
     Ok(out)
 }

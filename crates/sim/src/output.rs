@@ -8,7 +8,7 @@ use std::rc::Rc;
 use mptlab_core::endpoint::Counters;
 use mptlab_core::packet::addr_to_string;
 use mptlab_core::time::{to_ms, Nanos};
-use mptlab_results::{ColumnType as T, Table, Value as V};
+use mptlab_results::{schema, Table, Value as V};
 
 use crate::metrics::Report;
 use crate::world::{Role, World};
@@ -16,29 +16,6 @@ use crate::world::{Role, World};
 fn opt_ms(t: Option<Nanos>) -> V {
     t.map_or(V::Null, |t| V::F64(to_ms(t)))
 }
-
-/// Counter columns, in a fixed order, shared by the flows and paths tables.
-const COUNTERS: &[&str] = &[
-    "packets_sent",
-    "data_packets_sent",
-    "bytes_sent",
-    "bytes_retransmitted",
-    "packets_received",
-    "data_packets_received",
-    "bytes_received",
-    "retrans_fast",
-    "retrans_rto",
-    "retrans_tlp",
-    "retrans_spurious",
-    "rto_events",
-    "tlp_probes",
-    "recoveries",
-    "dup_acks",
-    "ooo_segments",
-    "bytes_reinjected",
-    "bytes_probe_extra",
-    "penalizations",
-];
 
 fn counter_values(c: &Counters) -> Vec<V> {
     [
@@ -65,12 +42,6 @@ fn counter_values(c: &Counters) -> Vec<V> {
     .into_iter()
     .map(V::U64)
     .collect()
-}
-
-fn schema_with_counters(lead: &[(&'static str, T)]) -> Vec<(&'static str, T)> {
-    let mut s = lead.to_vec();
-    s.extend(COUNTERS.iter().map(|c| (*c, T::U64)));
-    s
 }
 
 /// Time series rows collected while the run goes on.
@@ -130,10 +101,7 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
     let mut summary = BTreeMap::new();
     let label = |f: u32| w.flows[f as usize].label.clone();
 
-    let mut msgs = Table::with_schema(
-        "messages",
-        &[("flow", T::U64), ("flow_label", T::Str), ("msg_id", T::U64), ("bytes", T::U64), ("send_time_ms", T::F64), ("delivery_time_ms", T::F64), ("delay_ms", T::F64), ("jitter_ms", T::F64)],
-    );
+    let mut msgs = schema::messages();
     let mut delays = Vec::new();
     for m in &rep.messages {
         let delay = m.delivery_time.map(|d| d - m.send_time);
@@ -163,10 +131,7 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
         }
     }
 
-    let mut transfers = Table::with_schema(
-        "transfers",
-        &[("flow", T::U64), ("label", T::Str), ("kind", T::Str), ("objects", T::U64), ("bytes", T::U64), ("start_ms", T::F64), ("end_ms", T::F64), ("completion_time_ms", T::F64)],
-    );
+    let mut transfers = schema::transfers();
     for t in &rep.transfers {
         let ct = t.end_time.map(|e| e - t.start_time);
         transfers
@@ -187,24 +152,8 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
     }
 
     let secs = (w.now.min(duration).max(1)) as f64 / 1e9;
-    let mut flows = Table::with_schema(
-        "flows",
-        &schema_with_counters(&[("flow", T::U64), ("label", T::Str), ("role", T::Str), ("protocol", T::Str), ("throughput_mbit", T::F64)]),
-    );
-    let mut paths = Table::with_schema(
-        "paths",
-        &schema_with_counters(&[
-            ("flow", T::U64),
-            ("label", T::Str),
-            ("role", T::Str),
-            ("side", T::Str),
-            ("path", T::U64),
-            ("local_addr", T::Str),
-            ("remote_addr", T::Str),
-            ("share_bytes", T::F64),
-            ("share_packets", T::F64),
-        ]),
-    );
+    let mut flows = schema::flows();
+    let mut paths = schema::paths();
     let mut fg_bytes_by_path: BTreeMap<usize, u64> = BTreeMap::new();
     let mut fg_received = 0u64;
     for (fid, f) in w.flows.iter().enumerate() {
@@ -250,25 +199,7 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
         }
     }
 
-    let mut links = Table::with_schema(
-        "links",
-        &[
-            ("link", T::Str),
-            ("direction", T::Str),
-            ("from", T::Str),
-            ("to", T::Str),
-            ("packets_offered", T::U64),
-            ("bytes_offered", T::U64),
-            ("packets_delivered", T::U64),
-            ("bytes_delivered", T::U64),
-            ("drops_queue", T::U64),
-            ("drops_loss", T::U64),
-            ("drops_outage", T::U64),
-            ("max_queue_packets", T::U64),
-            ("max_queue_bytes", T::U64),
-            ("mean_queue_delay_ms", T::F64),
-        ],
-    );
+    let mut links = schema::links();
     for (d, s) in w.net.link_stats() {
         let sent = s.packets_offered - s.drops_queue - s.drops_outage;
         let mean_q = if sent > 0 { V::F64(s.queue_delay_sum as f64 / sent as f64 / 1e6) } else { V::Null };
@@ -292,10 +223,7 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
             .expect("links schema");
     }
 
-    let mut ts = Table::with_schema(
-        "timeseries",
-        &[("t_ms", T::F64), ("flow", T::U64), ("label", T::Str), ("side", T::Str), ("path", T::U64), ("metric", T::Str), ("value", T::F64)],
-    );
+    let mut ts = schema::timeseries();
     if let Some(s) = series {
         for (t, f, l, side, p, m, v) in &s.rows {
             ts.push_row(vec![V::F64(to_ms(*t)), V::U64(*f as u64), V::Str(l.clone()), V::Str((*side).into()), V::U64(*p as u64), V::Str((*m).into()), V::F64(*v)])

@@ -71,7 +71,7 @@ fn link_dir(d: &sc::LinkDir, key: &str, dir: &str, draw: &mut Draw, traces: &mut
     let loss = match &d.loss {
         sc::LossModel::None => LossModel::None,
         sc::LossModel::Bernoulli { percent } => {
-            let p = draw.value(&format!("{key}.{dir}.loss_percent"), percent) / 100.0;
+            let p = draw.value(&format!("{key}.loss_percent"), percent) / 100.0;
             if p > 0.0 {
                 LossModel::Bernoulli { p }
             } else {
@@ -79,10 +79,10 @@ fn link_dir(d: &sc::LinkDir, key: &str, dir: &str, draw: &mut Draw, traces: &mut
             }
         }
         sc::LossModel::GilbertElliott { p_gb, p_bg, loss_good_percent, loss_bad_percent } => LossModel::GilbertElliott {
-            p_gb: draw.value(&format!("{key}.{dir}.p_gb"), p_gb),
-            p_bg: draw.value(&format!("{key}.{dir}.p_bg"), p_bg),
-            loss_good: draw.value(&format!("{key}.{dir}.loss_good_percent"), loss_good_percent) / 100.0,
-            loss_bad: draw.value(&format!("{key}.{dir}.loss_bad_percent"), loss_bad_percent) / 100.0,
+            p_gb: draw.value(&format!("{key}.p_gb"), p_gb),
+            p_bg: draw.value(&format!("{key}.p_bg"), p_bg),
+            loss_good: draw.value(&format!("{key}.loss_good_percent"), loss_good_percent) / 100.0,
+            loss_bad: draw.value(&format!("{key}.loss_bad_percent"), loss_bad_percent) / 100.0,
         },
     };
     let trace = match &d.trace {
