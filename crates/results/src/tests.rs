@@ -337,3 +337,22 @@ print('ok')
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn rewrite_replaces_old_results() {
+    let dir = tmpdir("rewrite");
+    write_results(&dir, &[run_output(0, 2)], &WriteOptions::default()).unwrap();
+    assert!(dir.join("messages.parquet").is_file());
+    let opts = WriteOptions {
+        parquet: false,
+        ..Default::default()
+    };
+    write_results(&dir, &[run_output(0, 1)], &opts).unwrap();
+    assert!(
+        !dir.join("messages.parquet").exists(),
+        "stale parquet removed"
+    );
+    let csv = std::fs::read_to_string(dir.join("messages.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
