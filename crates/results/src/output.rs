@@ -216,7 +216,9 @@ pub const SUMMARY_FILE: &str = "summary.json";
 ///
 /// Atomic per file, and complete-or-nothing for the set: everything is first
 /// written to `DIR/.partial-<pid>-<n>/`; only when every file is complete are
-/// they renamed into `DIR` (`summary.json` last). On any error the partial
+/// they renamed into `DIR` (`summary.json` last; an older `summary.json` and
+/// older standard tables that this write does not replace are removed
+/// first). On any error the partial
 /// directory is removed, and `DIR` too if this call created it. Returns the
 /// paths written, in order.
 pub fn write_results(
@@ -284,7 +286,23 @@ fn write_into(
         serde_json::to_writer_pretty(&mut *w, &summary).map_err(|e| e.to_string())?;
         w.write_all(b"\n").map_err(|e| e.to_string())
     })?;
-    // all complete: move into place, summary.json last
+    // All complete. An older result set in `dir` stops being "complete"
+    // first (its summary.json goes), and standard files this write does not
+    // produce are removed so old and new results never mix; then move the
+    // new files into place, summary.json last.
+    let old_summary = dir.join(SUMMARY_FILE);
+    if old_summary.exists() {
+        fs::remove_file(&old_summary).map_err(|e| io(&old_summary, e))?;
+    }
+    for t in schema::STANDARD {
+        for ext in ["csv", "parquet"] {
+            let name = format!("{t}.{ext}");
+            let p = dir.join(&name);
+            if !files.contains(&name) && p.is_file() {
+                fs::remove_file(&p).map_err(|e| io(&p, e))?;
+            }
+        }
+    }
     let mut written = Vec::new();
     for name in &files {
         let (from, to) = (tmp.join(name), dir.join(name));

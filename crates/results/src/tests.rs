@@ -126,19 +126,45 @@ fn merge_tags_rows_and_keeps_run_order() {
     assert!(!agg.contains_key("note"));
 }
 
-fn read_parquet(p: &Path) -> Vec<Vec<String>> {
-    use parquet::file::reader::{FileReader, SerializedFileReader};
-    let r = SerializedFileReader::new(std::fs::File::open(p).unwrap()).unwrap();
-    assert_eq!(r.metadata().num_row_groups(), 1);
-    r.get_row_iter(None)
-        .unwrap()
-        .map(|row| {
-            row.unwrap()
-                .get_column_iter()
-                .map(|(_, f)| f.to_string())
-                .collect()
-        })
-        .collect()
+fn pyarrow_available() -> bool {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "import pyarrow.parquet"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        eprintln!("skipped: python3 with pyarrow not available");
+    }
+    ok
+}
+
+/// Read a Parquet file with pyarrow: {"names", "types", "rows"}.
+fn pyarrow_read(p: &Path) -> serde_json::Value {
+    let script = r#"
+import sys, json, pyarrow.parquet as pq
+t = pq.read_table(sys.argv[1])
+rows = [list(r.values()) for r in t.to_pylist()]
+print(json.dumps({"types": [str(f.type) for f in t.schema], "names": t.schema.names, "rows": rows}))
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-c", script, p.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "pyarrow failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Magic bytes and footer length are consistent.
+fn check_framing(p: &Path) {
+    let b = std::fs::read(p).unwrap();
+    assert_eq!(&b[..4], b"PAR1");
+    assert_eq!(&b[b.len() - 4..], b"PAR1");
+    let n = u32::from_le_bytes(b[b.len() - 8..b.len() - 4].try_into().unwrap()) as usize;
+    assert!(n > 0 && n + 12 <= b.len());
 }
 
 #[test]
@@ -161,14 +187,20 @@ fn write_results_writes_everything() {
         .filter(|n| n.starts_with('.'))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
-    let rows = read_parquet(&dir.join("messages.parquet"));
-    assert_eq!(rows.len(), 5);
-    assert_eq!(
-        rows[4][..5],
-        ["1".to_string(), "1001".into(), "1".into(), "\"fg\"".into(), "2".into()]
-    );
-    assert_eq!(rows[0][9], "null");
-    assert_eq!(read_parquet(&dir.join("links.parquet")).len(), 0);
+    for n in schema::STANDARD {
+        check_framing(&dir.join(format!("{n}.parquet")));
+    }
+    if pyarrow_available() {
+        let m = pyarrow_read(&dir.join("messages.parquet"));
+        assert_eq!(m["names"][0], "run");
+        assert_eq!(m["types"][0], "uint64");
+        assert_eq!(m["rows"].as_array().unwrap().len(), 5);
+        assert_eq!(m["rows"][4].as_array().unwrap()[..5], [serde_json::json!(1), 1001.into(), 1.into(), "fg".into(), 2.into()]);
+        assert_eq!(m["rows"][0][9], serde_json::Value::Null);
+        let l = pyarrow_read(&dir.join("links.parquet"));
+        assert_eq!(l["rows"].as_array().unwrap().len(), 0);
+        assert_eq!(l["types"][2], "string");
+    }
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(s["scenario"], "t");
@@ -179,16 +211,68 @@ fn write_results_writes_everything() {
 }
 
 #[test]
-fn parquet_all_types_round_trip() {
+fn parquet_framing() {
     let dir = tmpdir("pq");
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join("sample.parquet");
     write_parquet(&sample(), std::fs::File::create(&p).unwrap()).unwrap();
-    let rows = read_parquet(&p);
-    assert_eq!(rows.len(), 5);
-    assert_eq!(rows[0], ["1", "-2", "0.1", "\"plain\"", "true"]);
-    assert_eq!(rows[1][0], u64::MAX.to_string());
-    assert_eq!(rows[2], ["null"; 5]);
+    check_framing(&p);
+    let p = dir.join("empty.parquet");
+    write_parquet(&schema::links(), std::fs::File::create(&p).unwrap()).unwrap();
+    check_framing(&p);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Several pages, long null runs, bools across byte boundaries.
+#[test]
+fn pyarrow_reads_multi_page_tables() {
+    if !pyarrow_available() {
+        return;
+    }
+    let mut t = Table::with_schema(
+        "big",
+        &[
+            ("i", ColumnType::U64),
+            ("x", ColumnType::F64),
+            ("b", ColumnType::Bool),
+            ("s", ColumnType::Str),
+        ],
+    );
+    let n = 150_000u64;
+    for i in 0..n {
+        let x = (i % 3 != 0).then_some(i as f64 / 2.0);
+        let b = (i % 5 != 0).then_some(i % 7 == 0);
+        let s = (i >= 1000).then(|| format!("s{i}"));
+        t.push_row(row![i, x, b, s]).unwrap();
+    }
+    let dir = tmpdir("big");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("big.parquet");
+    write_parquet(
+        &t,
+        std::io::BufWriter::new(std::fs::File::create(&p).unwrap()),
+    )
+    .unwrap();
+    let script = r#"
+import sys, pyarrow.parquet as pq
+t = pq.read_table(sys.argv[1]).to_pydict()
+n = 150000
+assert t['i'] == list(range(n))
+assert t['x'] == [i / 2 if i % 3 else None for i in range(n)]
+assert t['b'] == [(i % 7 == 0) if i % 5 else None for i in range(n)]
+assert t['s'] == [f's{i}' if i >= 1000 else None for i in range(n)]
+md = pq.ParquetFile(sys.argv[1]).metadata
+assert md.num_row_groups == 1 and md.num_rows == n
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-c", script, p.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -223,13 +307,7 @@ fn failed_write_leaves_nothing() {
 /// Files must be readable by pyarrow (skipped when python3/pyarrow are absent).
 #[test]
 fn pyarrow_reads_parquet() {
-    let ok = std::process::Command::new("python3")
-        .args(["-c", "import pyarrow.parquet"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        eprintln!("skipped: python3 with pyarrow not available");
+    if !pyarrow_available() {
         return;
     }
     let dir = tmpdir("pyarrow");
@@ -258,5 +336,24 @@ print('ok')
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn rewrite_replaces_old_results() {
+    let dir = tmpdir("rewrite");
+    write_results(&dir, &[run_output(0, 2)], &WriteOptions::default()).unwrap();
+    assert!(dir.join("messages.parquet").is_file());
+    let opts = WriteOptions {
+        parquet: false,
+        ..Default::default()
+    };
+    write_results(&dir, &[run_output(0, 1)], &opts).unwrap();
+    assert!(
+        !dir.join("messages.parquet").exists(),
+        "stale parquet removed"
+    );
+    let csv = std::fs::read_to_string(dir.join("messages.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }
