@@ -18,6 +18,12 @@ use mptlab_core::time::MS;
 use mptlab_results::RunOutput;
 use mptlab_scenario::Scenario;
 
+/// Whether the simulator implements everything `scenario` asks for; the
+/// error says what is missing. Checked before any run starts.
+pub fn supported(scenario: &Scenario) -> Result<(), String> {
+    runner::supported(scenario)
+}
+
 /// Simulate run `run_index` (0-based) of `scenario` with seed
 /// `scenario.run_seed(run_index)`.
 pub fn run_once(scenario: &Scenario, run_index: u32) -> Result<RunOutput, String> {

@@ -227,13 +227,25 @@ fn sender(d: sc::Direction) -> Side {
     }
 }
 
-/// Build run `run` of a scenario.
-pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
-    let seed = s.run_seed(run);
+/// Whether the simulator implements what the scenario asks for.
+pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     match s.transport.protocol {
         sc::Protocol::Tcp | sc::Protocol::Udp => {}
         p => return Err(format!("transport.protocol = \"{p}\" is not simulated yet (available: tcp, udp)")),
     }
+    if s.transport.protocol == sc::Protocol::Tcp {
+        tcp_config(&s.transport)?;
+    }
+    if s.background.enabled && matches!(s.topology, sc::Topology::Explicit { .. }) {
+        return Err("background traffic needs a topology preset (explicit topologies have no background hosts)".into());
+    }
+    Ok(())
+}
+
+/// Build run `run` of a scenario.
+pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
+    let seed = s.run_seed(run);
+    supported(s)?;
     let mut drawn = Vec::new();
     let (spec, layout) = topology(s, &mut Draw { seed, log: &mut drawn })?;
     let net = Network::build(&spec, seed)?;
