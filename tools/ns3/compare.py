@@ -61,6 +61,11 @@ NS3_SETTINGS = {
 }
 EMIT_EXTRA_KEYS = False
 
+# ns-3 congestion-control name -> mptlab `cc`.  ns-3's TcpLinuxReno (optional CSV
+# results/ns3_reference_linuxreno.csv) is Reno with Linux-style window growth; it is
+# the ns-3 counterpart of a Linux-like "newreno" (see README: NewReno vs Linux).
+CC_MAP = {"newreno": "newreno", "cubic": "cubic", "linuxreno": "newreno"}
+
 
 @dataclass
 class Group:
@@ -182,7 +187,7 @@ def scenario_toml(
         "",
         "[transport]",
         'protocol = "tcp"',
-        f'cc = "{g.cc}"',
+        f'cc = "{CC_MAP.get(g.cc, g.cc)}"',
         "delayed_ack = true",
         "sack = true",
         "tlp = false",
