@@ -140,8 +140,7 @@ static void SinkRx(Ptr<const Packet> p, const Address&) {
 }
 // Retransmission = a data segment sent by the sender whose first sequence number is
 // below the highest sequence number sent before it (covers fast retransmit, SACK
-// recovery and RTO).  (BulkSendApplication's "TcpRetransmission" trace over-counts
-// in 3.44: it fired ~50 times in loss-free runs that sent no extra packet.)
+// recovery, RTO and spurious ones); defined here so the count is explicit.
 static SequenceNumber32 g_highTx;
 static bool g_anyTx = false;
 static void SockTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>) {
