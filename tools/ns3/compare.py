@@ -172,37 +172,52 @@ def scenario_toml(
         f"runs = {runs}",
         f"seed = {seed}",
         "",
+        "# The data sender (the client, direction up) opens the connection, as in ns-3, so",
+        "# its SYN crosses the lossy direction too.",
         "[topology]",
-        'preset = "single-link"        # client -- server over one link',
+        'client = "sender"',
+        'server = "receiver"',
         "",
-        "[profile.link]",
+        "[[topology.node]]",
+        'name = "sender"',
+        'kind = "host"',
+        'addresses = ["10.1.0.2"]',
+        "",
+        "[[topology.node]]",
+        'name = "receiver"',
+        'kind = "host"',
+        'addresses = ["10.0.0.2"]',
+        "",
+        "[[topology.link]]",
+        'a = "sender"',
+        'b = "receiver"',
         f"rate_mbit = {_toml_value(float(g.rate_mbit))}",
         f"delay_ms = {_toml_value(float(g.delay_ms))}",
         f"queue_packets = {queue_packets}",
     ]
-    lines.append(
-        f'loss = {{ model = "bernoulli", percent = {float(g.loss_percent)!r}, direction = "down" }}'
-    )
+    if float(g.loss_percent) > 0:
+        lines.append(
+            f'up = {{ loss = {{ model = "bernoulli", percent = {float(g.loss_percent)!r} }} }}'
+        )
     lines += [
         "",
         "[transport]",
         'protocol = "tcp"',
         f'cc = "{CC_MAP.get(g.cc, g.cc)}"',
+        "nagle = false",
         "delayed_ack = true",
         "sack = true",
         "tlp = false",
         f"sndbuf_kib = {buf_kib}",
         f"rcvbuf_kib = {buf_kib}",
-    ]
-    if EMIT_EXTRA_KEYS:
-        for k, v in NS3_SETTINGS.items():
-            lines.append(f"{k} = {_toml_value(v)}")
-    lines += [
         "",
         "[traffic]",
         'model = "file"',
-        f"size_kib = {g.size_bytes // 1024}",
-        'direction = "down"',
+        f"size_bytes = {g.size_bytes}",
+        'direction = "up"',
+        "",
+        "[output]",
+        "timeseries_interval_ms = 0",
         "",
     ]
     return "\n".join(lines)

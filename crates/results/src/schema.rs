@@ -82,7 +82,14 @@ pub fn transfers() -> Table {
 pub fn flows() -> Table {
     with_counters(
         FLOWS,
-        &[("flow", U64), ("label", Str), ("role", Str), ("protocol", Str), ("throughput_mbit", F64)],
+        &[
+            ("flow", U64),
+            ("label", Str),
+            ("role", Str),
+            ("protocol", Str),
+            ("bytes_delivered", U64),
+            ("throughput_mbit", F64),
+        ],
     )
 }
 

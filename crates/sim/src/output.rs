@@ -183,11 +183,21 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
                 paths.push_row(row).expect("paths schema");
             }
         }
-        let tput = total.bytes_received as f64 * 8.0 / secs / 1e6;
+        // Goodput: in-order bytes delivered to the applications (datagram
+        // protocols deliver what they receive).
+        let delivered = if f.protocol == "udp" { total.bytes_received } else { w.delivered(f.client_ep) + w.delivered(f.server_ep) };
+        let tput = delivered as f64 * 8.0 / secs / 1e6;
         if f.role == Role::Foreground {
-            fg_received += total.bytes_received;
+            fg_received += delivered;
         }
-        let mut row = vec![V::U64(fid as u64), V::Str(f.label.clone()), V::Str(f.role.as_str().into()), V::Str(f.protocol.clone()), V::F64(tput)];
+        let mut row = vec![
+            V::U64(fid as u64),
+            V::Str(f.label.clone()),
+            V::Str(f.role.as_str().into()),
+            V::Str(f.protocol.clone()),
+            V::U64(delivered),
+            V::F64(tput),
+        ];
         row.extend(counter_values(&total));
         flows.push_row(row).expect("flows schema");
     }

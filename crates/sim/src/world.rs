@@ -154,6 +154,8 @@ pub struct World {
     ep_host: Vec<NodeId>,
     ep_flow: Vec<FlowId>,
     ep_timer: Vec<Option<Nanos>>,
+    /// In-order bytes each endpoint has delivered to its application.
+    ep_delivered: Vec<u64>,
     pub flows: Vec<FlowInfo>,
     pub apps: Vec<Box<dyn App>>,
     app_timer: Vec<Option<Nanos>>,
@@ -176,6 +178,7 @@ impl World {
             ep_host: Vec::new(),
             ep_flow: Vec::new(),
             ep_timer: Vec::new(),
+            ep_delivered: Vec::new(),
             flows: Vec::new(),
             apps: Vec::new(),
             app_timer: Vec::new(),
@@ -225,6 +228,7 @@ impl World {
         self.ep_host.push(host);
         self.ep_flow.push(flow);
         self.ep_timer.push(None);
+        self.ep_delivered.push(0);
         self.dirty.flag.push(false);
         self.eps.len() - 1
     }
@@ -239,6 +243,12 @@ impl World {
     pub fn set_sampling(&mut self, interval: Nanos, sampler: Box<dyn FnMut(&World)>) {
         self.sample_interval = interval;
         self.sampler = Some(sampler);
+    }
+
+    /// In-order payload bytes delivered to the application by endpoint `ep`
+    /// (for UDP: 0; datagrams are counted by the endpoint).
+    pub fn delivered(&self, ep: EpId) -> u64 {
+        self.ep_delivered[ep]
     }
 
     fn side_of(&self, ep: EpId) -> Side {
@@ -361,6 +371,9 @@ impl World {
         let side = self.side_of(ep);
         let app = self.flows[flow as usize].app;
         while let Some(ev) = self.eps[ep].poll_event() {
+            if let AppEvent::Delivered { total } = ev {
+                self.ep_delivered[ep] = total;
+            }
             self.app_events.push_back((app, flow, side, ev));
         }
         if let Some(t) = self.eps[ep].poll_timeout() {
