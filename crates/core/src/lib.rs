@@ -10,6 +10,7 @@ pub mod link;
 pub mod loss;
 pub mod packet;
 pub mod rng;
+pub mod sctp;
 pub mod tcp;
 pub mod time;
 pub mod trace;
