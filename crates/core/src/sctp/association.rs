@@ -620,6 +620,7 @@ impl SctpAssociation {
             }
         }
         self.rtx_queue.insert(t);
+        self.paths[dest].fast_rtx_burst = true;
         // Enter fast recovery on the destination the loss happened on, once
         // per window (section 7.2.4: not again until the exit point).
         if self.paths[q].fast_recovery_exit.is_none() {
@@ -692,14 +693,6 @@ impl SctpAssociation {
             o.miss = 0;
             self.paths[i].flight -= o.chunk.len as u64;
             self.rtx_queue.insert(t);
-        }
-        // Also re-target chunks already queued for this destination.
-        let retarget: Vec<u64> = self.rtx_queue.iter().copied().filter(|t| self.sent[t].rtx.is_some_and(|r| r.1 == i)).collect();
-        for t in retarget {
-            if !self.paths[i].active {
-                let d = alternate_destination(&self.paths, i, self.primary);
-                self.sent.get_mut(&t).unwrap().rtx.as_mut().unwrap().1 = d;
-            }
         }
     }
 
@@ -834,7 +827,6 @@ impl SctpAssociation {
         if o.acked || o.rtx.is_some() || o.rescheduled || o.path == i || !o.in_flight {
             return None;
         }
-        // only worth it if the chunk has been out for longer than this path's RTT
         Some(t)
     }
 
@@ -844,7 +836,8 @@ impl SctpAssociation {
         }
         if self.has_rtx_for(i) {
             // fast retransmissions go regardless of cwnd (section 7.2.4 step 3)
-            return self.paths[i].cwnd_open() || self.rtx_queue.iter().any(|t| self.sent[t].rtx == Some((RtxCause::Fast, i)));
+            return self.paths[i].cwnd_open()
+                || (self.paths[i].fast_rtx_burst && self.rtx_queue.iter().any(|t| self.sent[t].rtx == Some((RtxCause::Fast, i))));
         }
         if matches!(self.state, State::ShutdownSent | State::ShutdownAckSent) {
             return false;
@@ -891,7 +884,8 @@ impl SctpAssociation {
             chunks.push(Chunk::Sack(s));
         }
         let mut data_bytes = 0u64;
-        let mut fast_budget = true;
+        let fast_budget = self.paths[i].fast_rtx_burst;
+        let mut sent_fast = false;
         // 1. retransmissions for this destination, lowest TSN first
         let rtx: Vec<u64> = self.rtx_queue.iter().copied().filter(|t| self.sent[t].rtx.is_some_and(|r| r.1 == i)).collect();
         for t in rtx {
@@ -923,9 +917,10 @@ impl SctpAssociation {
             self.rtx_queue.remove(&t);
             chunks.push(Chunk::Data(o.chunk));
             data_bytes += len as u64;
-            if cause == RtxCause::Fast && !self.paths[i].cwnd_open() {
-                fast_budget = false;
-            }
+            sent_fast |= cause == RtxCause::Fast;
+        }
+        if sent_fast {
+            self.paths[i].fast_rtx_burst = false;
         }
         let only_rtx = data_bytes > 0;
         // 2. new data (not bundled after retransmissions that used up the window)
@@ -1179,7 +1174,10 @@ impl Endpoint for SctpAssociation {
                     }
                 }
                 Chunk::ShutdownAck => {
-                    if matches!(self.state, State::ShutdownSent | State::ShutdownAckSent) {
+                    if self.state == State::Closed {
+                        // section 9.2: answer a stray SHUTDOWN-ACK with SHUTDOWN-COMPLETE
+                        self.send_ctrl(path, Chunk::ShutdownComplete);
+                    } else if matches!(self.state, State::ShutdownSent | State::ShutdownAckSent) {
                         self.send_ctrl(path, Chunk::ShutdownComplete);
                         self.closed();
                     }

@@ -41,6 +41,10 @@ pub struct Path {
     /// destination as Iyengar et al. 2006 section 4.1): exit when the
     /// cumulative ack reaches this TSN.
     pub fast_recovery_exit: Option<u64>,
+    /// One packet of fast retransmissions may go regardless of cwnd
+    /// (section 7.2.4 step 3): set when chunks are newly marked for fast
+    /// retransmission to this destination, cleared once that packet left.
+    pub fast_rtx_burst: bool,
     /// Use-it-or-lose-it must be applied before the next send opportunity.
     pub burst_check: bool,
     /// Flight before the current SACK was applied ("fully utilised" test).
@@ -82,6 +86,7 @@ impl Path {
             last_data_sent: 0,
             last_sent_seq: 0,
             fast_recovery_exit: None,
+            fast_rtx_burst: false,
             burst_check: false,
             flight_before_sack: 0,
             saw_newack: false,
