@@ -122,6 +122,8 @@ pub struct SctpAssociation {
     last_now: Nanos,
     /// The peer's state cookie, echoed (and re-sent on T1-init expiry).
     echo_cookie: u64,
+    /// DAPS: lowest TSN not yet planned on any destination.
+    daps_next: u64,
 }
 
 const SCTP_OVERHEAD: u32 = IPV4_HEADER + COMMON_HEADER;
@@ -196,6 +198,7 @@ impl SctpAssociation {
             emit_messages: cfg.unordered,
             last_now: 0,
             echo_cookie: 0,
+            daps_next: 0,
             rng,
             cfg,
         }
@@ -712,7 +715,13 @@ impl SctpAssociation {
                     }
                 }
             }
-            self.paths[i].daps_plan.clear();
+            // DAPS: hand this destination's planned chunks to an active one
+            let orphans = std::mem::take(&mut self.paths[i].daps_plan);
+            if alt != i {
+                let mut v: Vec<u64> = self.paths[alt].daps_plan.drain(..).chain(orphans).collect();
+                v.sort_unstable();
+                self.paths[alt].daps_plan = v.into();
+            }
         }
         if self.assoc_errors > self.cfg.assoc_max_retrans {
             // Association.Max.Retrans exceeded (section 8.1)
@@ -775,32 +784,48 @@ impl SctpAssociation {
     fn next_unsent_for(&mut self, i: usize) -> Option<u64> {
         if self.cfg.cmt && self.cfg.scheduler == Scheduler::Daps {
             loop {
-                let t = *self.paths[i].daps_plan.front()?;
-                if self.unsent.contains_key(&t) {
-                    return Some(t);
+                match self.paths[i].daps_plan.front().copied() {
+                    Some(t) if self.unsent.contains_key(&t) => return Some(t),
+                    Some(_) => {
+                        self.paths[i].daps_plan.pop_front();
+                    }
+                    None => {
+                        if !self.daps_replan(i) {
+                            return None;
+                        }
+                    }
                 }
-                self.paths[i].daps_plan.pop_front();
             }
         }
         self.unsent.keys().next().copied()
     }
 
-    fn daps_replan(&mut self) {
-        if !(self.cfg.cmt && self.cfg.scheduler == Scheduler::Daps) || self.unsent.is_empty() {
-            return;
+    /// DAPS: destination `i` ran out of planned chunks; plan the next cycle
+    /// (Kuhn et al. 2014) over the unplanned chunks, for `i` and every other
+    /// destination that has also used up its plan (a path still working on
+    /// its previous plan gets no new slots, so a path slower than estimated
+    /// does not pile up chunks). Returns false if nothing was planned for `i`.
+    fn daps_replan(&mut self, i: usize) -> bool {
+        let start = self.daps_next.max(self.unsent.keys().next().copied().unwrap_or(self.next_tsn));
+        if start >= self.next_tsn || !self.paths[i].active {
+            return false;
         }
-        let planned: BTreeSet<u64> = self.paths.iter().filter(|p| p.active).flat_map(|p| p.daps_plan.iter().copied()).collect();
-        if planned.iter().any(|t| self.unsent.contains_key(t)) {
-            return; // the current cycle is not used up yet
+        let idle: Vec<bool> = (0..self.paths.len())
+            .map(|j| j == i || (self.paths[j].active && !self.paths[j].daps_plan.iter().any(|t| self.unsent.contains_key(t))))
+            .collect();
+        let plan = daps_plan(&self.paths, self.cfg.mtu as u64, usize::MAX);
+        let mut t = start;
+        for j in plan {
+            if t >= self.next_tsn {
+                break;
+            }
+            if idle[j] {
+                self.paths[j].daps_plan.push_back(t);
+                t += 1;
+            }
         }
-        for p in &mut self.paths {
-            p.daps_plan.clear();
-        }
-        let plan = daps_plan(&self.paths, self.cfg.mtu as u64, self.unsent.len());
-        let tsns: Vec<u64> = self.unsent.keys().copied().take(plan.len()).collect();
-        for (t, i) in tsns.into_iter().zip(plan) {
-            self.paths[i].daps_plan.push_back(t);
-        }
+        self.daps_next = t;
+        !self.paths[i].daps_plan.is_empty()
     }
 
     fn has_rtx_for(&self, i: usize) -> bool {
@@ -860,7 +885,6 @@ impl SctpAssociation {
             // retransmissions re-targeted to an alternate (T3, section 6.4.1)
             return (0..self.paths.len()).find(|&i| i != p && self.has_rtx_for(i) && self.can_send(i));
         }
-        self.daps_replan();
         if let Some(c) = self.rr_current {
             if self.can_send(c) {
                 return Some(c);

@@ -334,7 +334,14 @@ fn seed000_preset_transfers_with_rescheduling_and_lowest_rtt_retransmissions() {
 fn debug_print() {
     let mut links = [Link::new(5 * MS, 10_000_000), Link::new(50 * MS, 2_000_000)];
     links[1].loss = 0.02;
-    for cfg in [SctpConfig::seed000(256 * 1024, 256 * 1024), SctpConfig::cmt(), SctpConfig::sctp()] {
+    for cfg in [
+        SctpConfig::seed000(256 * 1024, 256 * 1024),
+        SctpConfig::cmt(),
+        SctpConfig::sctp(),
+        SctpConfig { scheduler: Scheduler::Daps, ..SctpConfig::cmt() },
+        SctpConfig { cc: CcVariant::CmtRpv2, ..SctpConfig::cmt() },
+    ] {
+        println!("== {:?} {:?} {:?}", cfg.cmt, cfg.scheduler, cfg.cc);
         let mut h = transfer(cfg, links, 3_000_000, 1452);
         h.run_until(600 * SEC);
         let done = h.b_events.iter().find(|(_, e)| *e == AppEvent::Delivered { total: 3_000_000 }).map(|x| x.0);
@@ -615,4 +622,359 @@ fn daps_plan_sends_more_on_the_fast_path_in_arrival_order() {
     assert_eq!((n_fast, n_slow), (16, 4));
     // first packets go on the fast path (the slow one's first arrives at 20 ms)
     assert_eq!(&plan[..4], &[0, 0, 0, 0]);
+}
+
+// ---------------------------------------------------------------------------
+// Behaviour on the wire
+// ---------------------------------------------------------------------------
+
+fn tsns_of(p: &Packet) -> Vec<u64> {
+    match &p.payload {
+        Payload::Sctp(s) => s.chunks.iter().filter_map(|c| if let Chunk::Data(d) = c { Some(d.tsn) } else { None }).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn sacks_of(p: &Packet) -> Vec<SackChunk> {
+    match &p.payload {
+        Payload::Sctp(s) => s.chunks.iter().filter_map(|c| if let Chunk::Sack(x) = c { Some(x.clone()) } else { None }).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Drop the first transmission of the given TSNs (a -> b).
+fn drop_first(tsns: &'static [u64]) -> Box<dyn FnMut(bool, &Packet) -> bool> {
+    let mut seen = std::collections::HashSet::new();
+    Box::new(move |a2b, p| a2b && tsns_of(p).iter().any(|t| tsns.contains(t) && seen.insert(*t)))
+}
+
+#[test]
+fn one_loss_is_repaired_by_fast_retransmit_with_one_recovery() {
+    let mut h = transfer(SctpConfig::sctp(), fast_links(), 300_000, 1452);
+    h.drop = drop_first(&[40]);
+    h.run_until(30 * SEC);
+    check_in_order(&h, 300_000);
+    let c = &h.a.paths()[0].counters;
+    assert_eq!((c.retrans_fast, c.recoveries, c.rto_events, c.retrans_rto), (1, 1, 0, 0));
+    assert_eq!(c.bytes_retransmitted, 1452);
+    // two losses in the same window: one fast-recovery episode (HTNA/exit point)
+    let mut h = transfer(SctpConfig::sctp(), fast_links(), 300_000, 1452);
+    h.drop = drop_first(&[40, 43]);
+    h.run_until(30 * SEC);
+    check_in_order(&h, 300_000);
+    let c = &h.a.paths()[0].counters;
+    assert_eq!((c.retrans_fast, c.recoveries, c.rto_events), (2, 1, 0));
+}
+
+#[test]
+fn tail_loss_is_repaired_by_t3_and_cwnd_collapses() {
+    // the last chunk is lost: no later SACK can report it missing
+    let total = 20 * 1452;
+    let mut h = transfer(SctpConfig::sctp(), fast_links(), total, 1452);
+    h.drop = drop_first(&[19]);
+    h.close_after_write = false;
+    h.run_until(30 * SEC);
+    check_in_order(&h, total);
+    let c = &h.a.paths()[0].counters;
+    let c1 = &h.a.paths()[1].counters;
+    assert_eq!(c.rto_events, 1);
+    assert_eq!(c.retrans_fast, 0);
+    // RFC 9260 6.4.1: the T3 retransmission goes to the alternate destination
+    assert_eq!(c1.retrans_rto, 1);
+    assert_eq!(h.a.path_states()[0].cwnd_bytes, 1500);
+    // the RTO was backed off
+    assert!(h.a.path_rto(0) >= 2 * SEC);
+    // the chunk arrived ~RTO (>= 1 s) after it was first sent
+    let t = h.b_events.iter().find(|(_, e)| *e == AppEvent::Delivered { total }).unwrap().0;
+    assert!(t > SEC);
+}
+
+#[test]
+fn primary_failure_fails_over_to_the_alternate_path() {
+    let mut cfg = SctpConfig::sctp();
+    cfg.rto_max = 4 * SEC;
+    let mut h = transfer(cfg, fast_links(), 3_000_000, 1452);
+    h.close_after_write = false;
+    h.run_until(SEC);
+    let before = h.delivered();
+    assert!(before > 0 && before < 3_000_000);
+    h.links[0].up = false;
+    h.run_until(120 * SEC);
+    check_in_order(&h, 3_000_000);
+    assert!(!h.a.path_active(0), "primary marked unreachable after Path.Max.Retrans");
+    assert_eq!(h.a.primary(), 1);
+    let c0 = &h.a.paths()[0].counters;
+    // Path.Max.Retrans 5: inactive after the 6th consecutive timeout (acks of
+    // chunks last sent to the primary before the outage may reset the counter
+    // once, as section 8.3 requires)
+    assert!(c0.rto_events >= 6, "{}", c0.rto_events);
+    assert!(h.a.paths()[1].counters.bytes_sent > 1_000_000);
+    assert_ne!(h.a.state(), State::Closed);
+}
+
+#[test]
+fn heartbeats_detect_a_failed_idle_path_and_its_recovery() {
+    let mut cfg = SctpConfig::sctp();
+    cfg.hb_interval = SEC;
+    let mut h = Harness::new(cfg.clone(), cfg, fast_links());
+    h.a.connect(0);
+    h.run_until(5 * SEC);
+    assert!(h.hb_pkts[1] >= 2, "the idle path is probed");
+    assert!(h.hb_pkts[0] >= 2, "the idle primary is probed too");
+    assert!(h.a.path_active(1));
+    h.links[1].up = false;
+    h.run_until(200 * SEC);
+    assert!(!h.a.path_active(1), "six unanswered heartbeats");
+    assert!(h.a.path_active(0));
+    assert_eq!(h.a.state(), State::Established, "one reachable path keeps the association up");
+    // the path comes back: the next heartbeat ack re-activates it
+    h.links[1].up = true;
+    h.run_until(400 * SEC);
+    assert!(h.a.path_active(1));
+    assert_eq!(h.a.path_errors(1), 0);
+}
+
+#[test]
+fn association_max_retrans_aborts_when_everything_fails() {
+    let mut cfg = SctpConfig::sctp();
+    cfg.hb_interval = SEC;
+    let mut h = transfer(cfg, fast_links(), 200_000, 1452);
+    h.close_after_write = false;
+    h.run_until(200 * MS);
+    h.links[0].up = false;
+    h.links[1].up = false;
+    h.run_until(2000 * SEC);
+    assert_eq!(h.a.state(), State::Closed);
+    assert!(h.a_events.iter().any(|e| e.1 == AppEvent::Closed));
+}
+
+#[test]
+fn small_messages_are_bundled_and_sacks_ride_with_data() {
+    let mut h = Harness::new(SctpConfig::sctp(), SctpConfig::sctp(), fast_links());
+    // ten 100-byte messages written before the association is up
+    for _ in 0..10 {
+        assert_eq!(h.a.write(0, 100), 100);
+    }
+    h.a.connect(0);
+    h.run_until(200 * MS);
+    assert_eq!(h.data_pkts[0], 1, "ten chunks in one packet");
+    assert_eq!(h.delivered(), 1000);
+    // 1 packet: 20 + 12 + 10 * (16 + 100)
+    let d = h.a.paths()[0].counters.clone();
+    assert_eq!((d.data_packets_sent, d.bytes_sent), (1, 1000));
+
+    // SACK bundling: a bidirectional exchange carries SACK and DATA together
+    let mut h = Harness::new(SctpConfig::sctp(), SctpConfig::sctp(), fast_links());
+    h.a.connect(0);
+    h.run_until(100 * MS);
+    h.a.write(h.now, 1000);
+    h.pump();
+    // let the data arrive at B, then B answers with its own data before its delayed-SACK timer
+    let bundled = std::rc::Rc::new(std::cell::Cell::new(false));
+    let flag = bundled.clone();
+    h.drop = Box::new(move |a2b, p| {
+        if !a2b && !sacks_of(p).is_empty() && !tsns_of(p).is_empty() {
+            flag.set(true);
+        }
+        false
+    });
+    h.run_until(100 * MS + 15 * MS);
+    h.b.write(h.now, 500);
+    h.run_until(SEC);
+    assert!(bundled.get(), "B bundled its SACK with its DATA");
+}
+
+#[test]
+fn first_packet_size_with_bundled_chunks() {
+    let mut a = SctpAssociation::new(1, &[A0], 1, &[B0], 2, SctpConfig::sctp());
+    let mut b = SctpAssociation::new(1, &[B0], 2, &[A0], 1, SctpConfig::sctp());
+    for _ in 0..10 {
+        a.write(0, 100);
+    }
+    a.connect(0);
+    // handshake by hand
+    let init = a.poll_transmit(0).unwrap();
+    b.handle_packet(1, &init);
+    let init_ack = b.poll_transmit(1).unwrap();
+    a.handle_packet(2, &init_ack);
+    let echo = a.poll_transmit(2).unwrap();
+    b.handle_packet(3, &echo);
+    let cookie_ack = b.poll_transmit(3).unwrap();
+    a.handle_packet(4, &cookie_ack);
+    let d = a.poll_transmit(4).unwrap();
+    assert_eq!(tsns_of(&d), (0..10).collect::<Vec<_>>());
+    assert_eq!(d.size, 20 + 12 + 10 * (16 + 100));
+    assert_eq!(d.payload_len(), 1000);
+    assert!(a.poll_transmit(4).is_none());
+}
+
+#[test]
+fn large_messages_are_fragmented_and_reassembled() {
+    let mut links = fast_links();
+    links[0].loss = 0.01;
+    let mut h = transfer(SctpConfig::sctp(), links, 1_000_000, 100_000);
+    h.run_until(120 * SEC);
+    check_in_order(&h, 1_000_000);
+    // Delivered advances by whole messages only
+    for (_, e) in &h.b_events {
+        if let AppEvent::Delivered { total } = e {
+            assert_eq!(total % 100_000, 0, "partial message delivered");
+        }
+    }
+    // 100 000 = 68 full chunks + 1 of 1264
+    assert_eq!(h.a.paths()[0].counters.bytes_sent - h.a.paths()[0].counters.bytes_retransmitted, 1_000_000);
+}
+
+#[test]
+fn unordered_delivery_reports_each_message_once() {
+    let mut cfg = SctpConfig::cmt();
+    cfg.unordered = true;
+    cfg.send_buffer = 4 << 20;
+    let mut links = [Link::new(5 * MS, 10_000_000), Link::new(30 * MS, 10_000_000)];
+    links[0].loss = 0.02;
+    let mut h = transfer(cfg, links, 1_452_000, 1452);
+    h.run_until(120 * SEC);
+    let mut offs: Vec<u64> = h
+        .b_events
+        .iter()
+        .filter_map(|(_, e)| if let AppEvent::Message { offset, len } = e { assert_eq!(*len, 1452); Some(*offset) } else { None })
+        .collect();
+    let arrival = offs.clone();
+    offs.sort();
+    assert_eq!(offs, (0..1000).map(|i| i * 1452).collect::<Vec<_>>(), "every message exactly once");
+    assert_ne!(arrival, offs, "some messages overtook earlier ones");
+    assert_eq!(h.delivered(), 1_452_000);
+    // unordered data does not wait for reordering
+    assert_eq!(h.b.reorder_stats().max_wait, 0);
+}
+
+#[test]
+fn ordered_cmt_data_waits_in_the_reordering_buffer() {
+    let links = [Link::new(5 * MS, 10_000_000), Link::new(30 * MS, 10_000_000)];
+    let mut h = transfer(SctpConfig::cmt(), links, 1_000_000, 1452);
+    h.run_until(60 * SEC);
+    check_in_order(&h, 1_000_000);
+    let r = h.b.reorder_stats();
+    assert_eq!(r.bytes, 1_000_000);
+    assert!(r.waited_chunks > 0 && r.mean_wait_ns() > 1.0 * MS as f64, "{r:?}");
+}
+
+#[test]
+fn delayed_sack_every_second_packet_or_after_200ms() {
+    let mut h = Harness::new(SctpConfig::sctp(), SctpConfig::sctp(), fast_links());
+    h.a.connect(0);
+    h.run_until(100 * MS);
+    let b_sent = h.b.paths()[0].counters.packets_sent;
+    // one small message: B waits for the delayed-SACK timer
+    h.a.write(h.now, 100);
+    h.pump();
+    h.run_until(100 * MS + 150 * MS);
+    assert_eq!(h.b.paths()[0].counters.packets_sent, b_sent, "SACK still delayed at 140 ms");
+    h.run_until(100 * MS + 250 * MS);
+    assert_eq!(h.b.paths()[0].counters.packets_sent, b_sent + 1, "SACK after 200 ms");
+    // two packets: SACK at once
+    h.a.write(h.now, 1452);
+    h.a.write(h.now, 1452);
+    h.pump();
+    h.run_until(h.now + 25 * MS);
+    assert_eq!(h.b.paths()[0].counters.packets_sent, b_sent + 2);
+}
+
+#[test]
+fn dac_receiver_reports_the_packet_count_in_its_sacks() {
+    let links = [Link::new(5 * MS, 10_000_000), Link::new(30 * MS, 10_000_000)];
+    let mut h = transfer(SctpConfig::cmt(), links, 300_000, 1452);
+    let counts = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let c2 = counts.clone();
+    h.drop = Box::new(move |a2b, p| {
+        if !a2b {
+            for s in sacks_of(p) {
+                c2.borrow_mut().push((s.dac_packets, !s.gaps.is_empty()));
+            }
+        }
+        false
+    });
+    h.run_until(30 * SEC);
+    check_in_order(&h, 300_000);
+    let v = counts.borrow();
+    assert!(v.iter().all(|&(n, _)| n == 1 || n == 2));
+    // with DAC, SACKs with gaps still ack two packets at a time
+    assert!(v.iter().any(|&(n, gaps)| n == 2 && gaps));
+}
+
+#[test]
+fn nr_sack_frees_send_buffer_before_the_cumulative_ack() {
+    let mut cfg = SctpConfig::cmt();
+    cfg.nr_sack = true;
+    let mut h = transfer(cfg.clone(), fast_links(), 200_000, 1452);
+    h.drop = drop_first(&[10]);
+    h.close_after_write = false;
+    let nr_seen = std::rc::Rc::new(std::cell::Cell::new(false));
+    let f = nr_seen.clone();
+    let inner = std::mem::replace(&mut h.drop, Box::new(|_, _| false));
+    let mut inner = inner;
+    h.drop = Box::new(move |a2b, p| {
+        if !a2b && sacks_of(p).iter().any(|s| s.nr && !s.nr_gaps.is_empty()) {
+            f.set(true);
+        }
+        inner(a2b, p)
+    });
+    // run until the first NR gap report has been processed but TSN 10 is not repaired yet
+    let mut min_used_with_hole = u64::MAX;
+    let mut t = 0;
+    while t < 5 * SEC {
+        t += MS;
+        h.run_until(t);
+        if h.delivered() < 11 * 1452 && nr_seen.get() {
+            min_used_with_hole = min_used_with_hole.min(h.a.send_buffer_used());
+        }
+    }
+    assert!(nr_seen.get());
+    check_in_order(&h, 200_000);
+    // without NR-SACK the buffer holds at least TSN 10 and everything gap-acked above it;
+    // with NR-SACK gap-acked chunks are freed at once
+    let mut h2 = transfer(SctpConfig::cmt(), fast_links(), 200_000, 1452);
+    h2.drop = drop_first(&[10]);
+    h2.close_after_write = false;
+    let mut max_used_no_nr = 0;
+    let mut t = 0;
+    while t < 5 * SEC {
+        t += MS;
+        h2.run_until(t);
+        if h2.delivered() < 11 * 1452 && h2.delivered() > 0 {
+            max_used_no_nr = max_used_no_nr.max(h2.a.send_buffer_used());
+        }
+    }
+    assert!(min_used_with_hole < max_used_no_nr, "{min_used_with_hole} {max_used_no_nr}");
+}
+
+#[test]
+fn daps_and_cmt_rpv2_transfers_complete_in_order() {
+    let links = [Link::new(5 * MS, 10_000_000), Link::new(40 * MS, 5_000_000)];
+    for cfg in [
+        SctpConfig { scheduler: Scheduler::Daps, ..SctpConfig::cmt() },
+        SctpConfig { cc: CcVariant::CmtRpv2, ..SctpConfig::cmt() },
+        SctpConfig { scheduler: Scheduler::Daps, cc: CcVariant::CmtRpv2, nr_sack: true, ..SctpConfig::seed000(1 << 20, 1 << 20) },
+    ] {
+        let mut l = links;
+        l[1].loss = 0.01;
+        let mut h = transfer(cfg.clone(), l, 2_000_000, 1452);
+        h.run_until(300 * SEC);
+        check_in_order(&h, 2_000_000);
+        let (s0, s1) = shares(&h);
+        assert!(s0 > 0.05 && s1 > 0.05, "{:?} {:?} shares {s0} {s1}", cfg.scheduler, cfg.cc);
+    }
+}
+
+#[test]
+fn runs_are_deterministic() {
+    let run = || {
+        let mut links = [Link::new(5 * MS, 10_000_000), Link::new(40 * MS, 5_000_000)];
+        links[0].loss = 0.01;
+        links[1].loss = 0.01;
+        let mut h = transfer(SctpConfig::seed000(256 * 1024, 256 * 1024), links, 1_000_000, 1452);
+        h.run_until(100 * SEC);
+        (h.a.paths(), h.b_events.clone())
+    };
+    assert_eq!(run(), run());
 }
