@@ -288,6 +288,7 @@ impl SctpAssociation {
     fn mark_input(&mut self) {
         for p in &mut self.paths {
             p.burst_check = true;
+            p.burst_sent = 0;
         }
         self.rr_current = None;
     }
@@ -758,26 +759,39 @@ impl SctpAssociation {
 
     fn new_data_allowed(&self, i: usize, len: u64) -> bool {
         let p = &self.paths[i];
-        if !p.active || !p.cwnd_open() {
+        if !p.active || !p.cwnd_open() || self.burst_used(i) {
             return false;
         }
         if !self.cfg.cmt && i != self.current_primary() {
             return false;
         }
-        // peer's receive window (section 6.1 A), one chunk when nothing is outstanding
+        !self.buffer_blocked(i, len)
+    }
+
+    /// Max.Burst packets already sent to `i` in this send opportunity
+    /// (RFC 4960 section 6.1 D: at most Max.Burst packets of new data after
+    /// a SACK or other event; with "use it or lose it" cwnd is also clipped).
+    fn burst_used(&self, i: usize) -> bool {
+        self.cfg.max_burst > 0 && self.paths[i].burst_sent >= self.cfg.max_burst
+    }
+
+    /// New data of `len` bytes for `i` is held back by a buffer: the peer's
+    /// receive window (section 6.1 A; one chunk may go when nothing is
+    /// outstanding) or, for CMT, this destination's buffer-splitting share.
+    fn buffer_blocked(&self, i: usize, len: u64) -> bool {
         if self.peer_rwnd < len && self.outstanding_bytes() > 0 {
-            return false;
+            return true;
         }
         if self.cfg.cmt {
             let n = self.active_paths();
             if self.cfg.buffer_split.sender() && !split_allows(self.sbuf_booked[i], len, self.cfg.send_buffer, n) {
-                return false;
+                return true;
             }
             if self.cfg.buffer_split.receiver() && !split_allows(self.rbuf_booked[i], len, self.peer_buffer, n) {
-                return false;
+                return true;
             }
         }
-        true
+        false
     }
 
     /// The next unsent TSN destination `i` would send.
@@ -837,12 +851,16 @@ impl SctpAssociation {
     /// chunk holding the peer's cumulative ack back is re-sent on `i` if it
     /// was sent elsewhere and not yet rescheduled.
     fn reschedule_candidate(&self, i: usize) -> Option<u64> {
-        if !(self.cfg.cmt && self.cfg.chunk_rescheduling) || !self.paths[i].active || !self.paths[i].cwnd_open() {
+        if !(self.cfg.cmt && self.cfg.chunk_rescheduling)
+            || !self.paths[i].active
+            || !self.paths[i].cwnd_open()
+            || self.burst_used(i)
+        {
             return None;
         }
         let next = self.unsent.keys().next().copied();
         let blocked = match next {
-            Some(t) => !self.new_data_allowed(i, self.unsent[&t].len as u64),
+            Some(t) => self.buffer_blocked(i, self.unsent[&t].len as u64),
             None => false,
         };
         if !blocked {
@@ -1018,6 +1036,7 @@ impl SctpAssociation {
         let p = &mut self.paths[i];
         p.counters.packets_sent += 1;
         if data_bytes > 0 {
+            p.burst_sent += 1;
             p.counters.data_packets_sent += 1;
             p.counters.bytes_sent += data_bytes;
             self.send_seq += 1;

@@ -45,6 +45,9 @@ pub struct Path {
     /// (section 7.2.4 step 3): set when chunks are newly marked for fast
     /// retransmission to this destination, cleared once that packet left.
     pub fast_rtx_burst: bool,
+    /// Data packets sent to this destination since the last input event
+    /// (Max.Burst packet limit).
+    pub burst_sent: u32,
     /// Use-it-or-lose-it must be applied before the next send opportunity.
     pub burst_check: bool,
     /// Flight before the current SACK was applied ("fully utilised" test).
@@ -87,6 +90,7 @@ impl Path {
             last_sent_seq: 0,
             fast_recovery_exit: None,
             fast_rtx_burst: false,
+            burst_sent: 0,
             burst_check: false,
             flight_before_sack: 0,
             saw_newack: false,

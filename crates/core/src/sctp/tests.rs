@@ -978,3 +978,21 @@ fn runs_are_deterministic() {
     };
     assert_eq!(run(), run());
 }
+
+#[test]
+fn max_burst_limits_each_path_to_four_packets_after_an_idle_period() {
+    let mut h = Harness::new(SctpConfig::cmt(), SctpConfig::cmt(), fast_links());
+    h.to_write = 3_000_000;
+    h.a.connect(0);
+    // grow the windows with a bulk transfer, then go idle
+    h.run_until(3 * SEC);
+    assert_eq!(h.delivered(), 3_000_000);
+    // use it or lose it: as the transfer drained, the unused window was given up
+    assert!(h.a.path_states().iter().all(|p| p.cwnd_bytes <= 4 * 1500 && p.inflight_bytes == 0));
+    // one large write: every destination sends at most Max.Burst packets at once
+    let before = h.data_pkts;
+    h.a.write(h.now, 100_000);
+    h.pump();
+    let burst = [h.data_pkts[0] - before[0], h.data_pkts[1] - before[1]];
+    assert_eq!(burst, [4, 4], "4 packets per path, then the next path (round-robin)");
+}
