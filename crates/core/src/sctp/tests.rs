@@ -996,3 +996,34 @@ fn max_burst_limits_each_path_to_four_packets_after_an_idle_period() {
     let burst = [h.data_pkts[0] - before[0], h.data_pkts[1] - before[1]];
     assert_eq!(burst, [4, 4], "4 packets per path, then the next path (round-robin)");
 }
+
+#[test]
+fn sfr_avoids_spurious_fast_retransmissions_from_path_reordering() {
+    // no loss at all; the paths differ in delay, so SACKs report "holes"
+    // that are really chunks still in flight on the slow path
+    let links = [Link::new(5 * MS, 10_000_000), Link::new(40 * MS, 10_000_000)];
+    let fast_rtx = |sfr: bool| {
+        let cfg = SctpConfig { sfr, dac: sfr, ..SctpConfig::cmt() };
+        let mut h = transfer(cfg, links, 2_000_000, 1452);
+        h.run_until(60 * SEC);
+        check_in_order(&h, 2_000_000);
+        h.a.paths().iter().map(|p| p.counters.retrans_fast).sum::<u64>()
+    };
+    assert_eq!(fast_rtx(true), 0, "SFR: no spurious fast retransmissions");
+    assert!(fast_rtx(false) > 0, "without SFR reordering triggers fast retransmit");
+}
+
+#[test]
+fn cuc_lets_windows_grow_while_the_cumulative_ack_is_held_by_the_other_path() {
+    let links = [Link::new(5 * MS, 50_000_000), Link::new(60 * MS, 50_000_000)];
+    let growth = |cuc: bool| {
+        let cfg = SctpConfig { cuc, ..SctpConfig::cmt() };
+        let mut h = transfer(cfg, links, 6_000_000, 1452);
+        h.close_after_write = false;
+        // slow start on the fast path while the slow path holds the cum ack
+        h.run_until(150 * MS);
+        h.a.path_states()[0].cwnd_bytes
+    };
+    let (with, without) = (growth(true), growth(false));
+    assert!(with > 4 * without, "cwnd of the fast path: CUC {with}, without {without}");
+}
