@@ -8,9 +8,40 @@
 //! with fewer local addresses, j modulo their number). Path 0 is primary.
 //!
 //! Messages: every `write` is one user message on stream 0 (fragmented into
-//! DATA chunks of at most `max_payload` bytes). TSNs are assigned when a
+//! DATA chunks of at most `max_payload` bytes). A write larger than the free
+//! send buffer is cut: the accepted part is one message, the rest (written
+//! again after `AppEvent::Writable`) the next. TSNs are assigned when a
 //! message is queued (equivalent to assigning them when first bundled, since
 //! chunks leave in TSN order except under DAPS, which needs them in advance).
+//!
+//! Delivery events (receiver side): `AppEvent::Delivered { total }` after
+//! every complete message handed to the application, `total` = bytes of
+//! complete messages so far. For ordered delivery (default) this equals the
+//! sender's stream offset of the end of the message, so the simulator's
+//! byte-offset message accounting works as for TCP. For unordered delivery
+//! messages complete out of stream order; each one is then also reported as
+//! `AppEvent::Message { offset, len }` (offset in the sender's written byte
+//! stream), which is what message-delay accounting must use
+//! (`set_message_events` turns these on for ordered delivery too).
+//!
+//! Out-of-order delay (seed 002 style): `reorder_stats()` accumulates, per
+//! delivered byte, the time between the arrival of its chunk and the delivery
+//! of its message (reassembly plus reordering wait), with count, sum, max.
+//!
+//! Counters per destination (`paths()`): packets/bytes sent to and received
+//! from each peer address; `retrans_fast` / `retrans_rto` count retransmitted
+//! chunks by cause, `bytes_retransmitted` their bytes (and rescheduled ones);
+//! `bytes_reinjected` chunk-rescheduling bytes; `rto_events` T3 expiries;
+//! `recoveries` fast-recovery entries; `dup_acks` SACKs reporting gaps
+//! without advancing the cumulative ack; `ooo_segments` DATA chunks that
+//! arrived above the next expected TSN.
+//!
+//! Simplifications: no verification-tag or checksum checks, the cookie is a
+//! random number (no HMAC, no lifetime), no stream reset / PR-SCTP / ASCONF,
+//! one outbound stream, no reneging (so gap-acked data is never taken back),
+//! no cwnd decay on idle paths (section 7.2.1's RTO-idle rule is replaced by
+//! use-it-or-lose-it), no PMTU discovery, and data may go to a destination
+//! before its path-confirmation heartbeat is answered (as INET does).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -124,6 +155,8 @@ pub struct SctpAssociation {
     echo_cookie: u64,
     /// DAPS: lowest TSN not yet planned on any destination.
     daps_next: u64,
+    /// The association ended (shutdown, abort or give-up); it stays closed.
+    finished: bool,
 }
 
 const SCTP_OVERHEAD: u32 = IPV4_HEADER + COMMON_HEADER;
@@ -199,6 +232,7 @@ impl SctpAssociation {
             last_now: 0,
             echo_cookie: 0,
             daps_next: 0,
+            finished: false,
             rng,
             cfg,
         }
@@ -206,6 +240,11 @@ impl SctpAssociation {
 
     pub fn state(&self) -> State {
         self.state
+    }
+
+    /// The association has ended (shutdown complete, abort, or gave up).
+    pub fn is_finished(&self) -> bool {
+        self.finished
     }
 
     pub fn config(&self) -> &SctpConfig {
@@ -346,10 +385,11 @@ impl SctpAssociation {
     }
 
     fn closed(&mut self) {
-        if self.state != State::Closed || !self.events.contains(&AppEvent::Closed) {
-            self.state = State::Closed;
+        if !self.finished {
+            self.finished = true;
             self.events.push_back(AppEvent::Closed);
         }
+        self.state = State::Closed;
         self.t1 = None;
         self.t2 = None;
         self.sack_timer = None;
@@ -1095,7 +1135,7 @@ impl SctpAssociation {
 impl Endpoint for SctpAssociation {
     fn connect(&mut self, now: Nanos) {
         self.last_now = now;
-        if self.state != State::Closed {
+        if self.state != State::Closed || self.finished {
             return;
         }
         self.state = State::CookieWait;
@@ -1110,6 +1150,14 @@ impl Endpoint for SctpAssociation {
         self.last_now = now;
         let Payload::Sctp(sp) = &pkt.payload else { return };
         let path = self.path_of(pkt.src);
+        if self.finished {
+            // section 9.2: a stray SHUTDOWN-ACK is answered with SHUTDOWN-COMPLETE;
+            // everything else to a closed association is dropped
+            if sp.chunks.iter().any(|c| matches!(c, Chunk::ShutdownAck)) {
+                self.send_ctrl(path, Chunk::ShutdownComplete);
+            }
+            return;
+        }
         {
             let c = &mut self.paths[path].counters;
             c.packets_received += 1;
@@ -1188,7 +1236,14 @@ impl Endpoint for SctpAssociation {
                     had_data = true;
                     self.on_data(now, path, d, &mut delivered);
                 }
-                Chunk::Sack(s) => self.on_sack(now, s),
+                Chunk::Sack(s) => {
+                    let before = self.peer_cum;
+                    self.on_sack(now, s);
+                    if self.peer_cum == before && !s.gaps.is_empty() {
+                        // a SACK that reports holes without advancing the cum ack
+                        self.paths[path].counters.dup_acks += 1;
+                    }
+                }
                 Chunk::Heartbeat { dest, sent_at } => {
                     self.send_ctrl(path, Chunk::HeartbeatAck { dest: *dest, sent_at: *sent_at });
                 }
@@ -1217,10 +1272,7 @@ impl Endpoint for SctpAssociation {
                     }
                 }
                 Chunk::ShutdownAck => {
-                    if self.state == State::Closed {
-                        // section 9.2: answer a stray SHUTDOWN-ACK with SHUTDOWN-COMPLETE
-                        self.send_ctrl(path, Chunk::ShutdownComplete);
-                    } else if matches!(self.state, State::ShutdownSent | State::ShutdownAckSent) {
+                    if matches!(self.state, State::ShutdownSent | State::ShutdownAckSent) {
                         self.send_ctrl(path, Chunk::ShutdownComplete);
                         self.closed();
                     }
@@ -1363,7 +1415,7 @@ impl Endpoint for SctpAssociation {
     /// next message).
     fn write(&mut self, now: Nanos, len: u64) -> u64 {
         self.last_now = now;
-        if self.close_requested || matches!(self.state, State::Closed) && self.events.contains(&AppEvent::Closed) {
+        if self.close_requested || self.finished {
             return 0;
         }
         let n = len.min(self.send_space());

@@ -114,6 +114,13 @@ pub fn protocol_names() -> &'static [&'static str] {
     &["sctp", "cmt-sctp"]
 }
 
+/// Boolean/integer option names a scenario file may set besides the
+/// enumerated ones: `nr_sack`, `chunk_rescheduling` (bool), `max_burst`
+/// (packets, 0 = off), `unordered` (bool), `sfr`/`cuc`/`dac` (bool).
+pub fn option_names() -> &'static [&'static str] {
+    &["nr_sack", "chunk_rescheduling", "max_burst", "unordered", "sfr", "cuc", "dac"]
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct SctpConfig {
     /// Concurrent multipath transfer on all active paths.
@@ -225,6 +232,30 @@ impl SctpConfig {
             recv_buffer,
             ..SctpConfig::default()
         }
+    }
+
+    /// Set a named option from its text value (see `option_names`).
+    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let b = || value.parse::<bool>().map_err(|_| format!("{name}: expected true/false, got {value:?}"));
+        match name {
+            "nr_sack" => self.nr_sack = b()?,
+            "chunk_rescheduling" => self.chunk_rescheduling = b()?,
+            "unordered" => self.unordered = b()?,
+            "sfr" => self.sfr = b()?,
+            "cuc" => self.cuc = b()?,
+            "dac" => self.dac = b()?,
+            "max_burst" => self.max_burst = value.parse().map_err(|_| format!("max_burst: expected an integer, got {value:?}"))?,
+            "scheduler" => self.scheduler = Scheduler::from_name(value).ok_or(format!("unknown scheduler {value:?}"))?,
+            "retransmission" | "rtx_policy" => {
+                self.rtx_policy = RtxPolicy::from_name(value).ok_or(format!("unknown retransmission policy {value:?}"))?
+            }
+            "buffer_splitting" | "buffer_split" => {
+                self.buffer_split = BufferSplit::from_name(value).ok_or(format!("unknown buffer splitting {value:?}"))?
+            }
+            "cc" => self.cc = CcVariant::from_name(value).ok_or(format!("unknown cc {value:?}"))?,
+            _ => return Err(format!("unknown SCTP option {name:?}")),
+        }
+        Ok(())
     }
 
     /// Build from a protocol name ("sctp" or "cmt-sctp").

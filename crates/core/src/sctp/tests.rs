@@ -596,6 +596,14 @@ fn names_and_presets() {
         assert!(CcVariant::from_name(n).is_some());
     }
     assert!(RtxPolicy::from_name("bogus").is_none());
+    let mut c = SctpConfig::cmt();
+    for (k, v) in [("nr_sack", "true"), ("chunk_rescheduling", "true"), ("max_burst", "0"), ("scheduler", "daps"), ("cc", "cmt-rpv2")] {
+        c.set_option(k, v).unwrap();
+    }
+    assert!(c.nr_sack && c.chunk_rescheduling && c.max_burst == 0);
+    assert_eq!((c.scheduler, c.cc), (Scheduler::Daps, CcVariant::CmtRpv2));
+    assert!(c.set_option("max_burst", "x").is_err() && c.set_option("nope", "1").is_err());
+    assert_eq!(option_names().len(), 7);
     assert!(!SctpConfig::for_protocol("sctp").unwrap().cmt);
     assert!(SctpConfig::for_protocol("cmt-sctp").unwrap().cmt);
     let s = SctpConfig::seed000(256 * 1024, 256 * 1024);
@@ -1026,4 +1034,17 @@ fn cuc_lets_windows_grow_while_the_cumulative_ack_is_held_by_the_other_path() {
     };
     let (with, without) = (growth(true), growth(false));
     assert!(with > 4 * without, "cwnd of the fast path: CUC {with}, without {without}");
+}
+
+#[test]
+#[ignore]
+fn perf_large_transfer() {
+    let mut links = [Link::new(10 * MS, 100_000_000), Link::new(30 * MS, 100_000_000)];
+    links[0].loss = 0.001;
+    links[1].loss = 0.001;
+    let t0 = std::time::Instant::now();
+    let mut h = transfer(SctpConfig::seed000(1 << 20, 2 << 20), links, 100_000_000, 1452);
+    h.run_until(600 * SEC);
+    check_in_order(&h, 100_000_000);
+    println!("wall {:?} sim-done {:?}", t0.elapsed(), h.b_events.iter().find(|(_, e)| *e == AppEvent::Delivered { total: 100_000_000 }).map(|x| x.0));
 }
