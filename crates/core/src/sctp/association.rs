@@ -242,6 +242,53 @@ impl SctpAssociation {
         self.state
     }
 
+    #[cfg(test)]
+    pub(crate) fn debug_dump(&self) -> String {
+        format!(
+            "state {:?} unsent {} sent {} rtx {:?} peer_rwnd {} peer_a_rwnd {} sbuf_used {} sbuf_booked {:?} rbuf_booked {:?} first {:?} paths {:?}",
+            self.state,
+            self.unsent.len(),
+            self.sent.len(),
+            self.rtx_queue.iter().take(5).collect::<Vec<_>>(),
+            self.peer_rwnd,
+            self.peer_a_rwnd,
+            self.sbuf_used,
+            self.sbuf_booked,
+            self.rbuf_booked,
+            self.sent.iter().next().map(|(t, o)| (*t, o.path, o.acked, o.in_flight, o.rtx, o.tx_count)),
+            self.paths.iter().map(|p| (p.active, p.cwnd, p.flight, p.t3, p.error_count)).collect::<Vec<_>>()
+        )
+    }
+
+    /// Bookkeeping invariants (tests): flight sizes, send-buffer use and
+    /// buffer-splitting bookings agree with the chunk records.
+    #[cfg(test)]
+    pub(crate) fn check_invariants(&self) {
+        let n = self.paths.len();
+        let mut flight = vec![0u64; n];
+        let mut sb = vec![0u64; n];
+        let mut rb = vec![0u64; n];
+        let mut used: u64 = self.unsent.values().map(|d| d.len as u64).sum();
+        for (t, o) in &self.sent {
+            let len = o.chunk.len as u64;
+            if o.in_flight {
+                assert!(!o.acked && o.rtx.is_none(), "TSN {t}");
+                flight[o.path] += len;
+            }
+            assert_eq!(o.rtx.is_some(), self.rtx_queue.contains(t));
+            if !o.freed {
+                sb[o.path] += len;
+                used += len;
+            }
+            rb[o.path] += len;
+        }
+        let pf: Vec<u64> = self.paths.iter().map(|p| p.flight).collect();
+        assert_eq!(flight, pf, "flight");
+        assert_eq!(sb, self.sbuf_booked, "send-buffer bookings");
+        assert_eq!(rb, self.rbuf_booked, "receive-buffer bookings");
+        assert_eq!(used, self.sbuf_used, "send buffer");
+    }
+
     /// The association has ended (shutdown complete, abort, or gave up).
     pub fn is_finished(&self) -> bool {
         self.finished
@@ -451,14 +498,31 @@ impl SctpAssociation {
     // SACK processing (sections 6.2.1, 7.2, and CMT section 4)
     // ------------------------------------------------------------------
 
+    /// Move chunk `t` to destination `i`, with its buffer-splitting bookings
+    /// (send buffer while not freed, peer receive buffer until cum-acked).
+    fn rebook(&mut self, t: u64, i: usize) {
+        let o = self.sent.get_mut(&t).unwrap();
+        let (q, len) = (o.path, o.chunk.len as u64);
+        o.path = i;
+        if q == i {
+            return;
+        }
+        if !o.freed {
+            self.sbuf_booked[q] -= len;
+            self.sbuf_booked[i] += len;
+        }
+        self.rbuf_booked[q] -= len;
+        self.rbuf_booked[i] += len;
+    }
+
     fn free_chunk(&mut self, len: u64, path: usize) {
         self.sbuf_used -= len;
-        self.sbuf_booked[path] = self.sbuf_booked[path].saturating_sub(len);
+        self.sbuf_booked[path] -= len;
     }
 
     fn on_sack(&mut self, now: Nanos, s: &SackChunk) {
         if let (Some(old), new) = (self.peer_cum, s.cum_tsn) {
-            if new.is_none_or(|n| n < old) {
+            if new.map_or(true, |n| n < old) {
                 return; // older SACK (section 6.2.1 D i)
             }
         }
@@ -519,9 +583,13 @@ impl SctpAssociation {
                     self.paths[q].rtt_probe = None;
                 }
             }
-            // an ack for data sent to a destination clears its error counter (8.3)
-            self.paths[q].error_count = 0;
-            self.paths[q].active = true;
+            // an ack for data sent to a destination clears its error counter
+            // (8.3). An inactive destination comes back only through a
+            // HEARTBEAT-ACK: the ack of a chunk sent before it failed says
+            // nothing about the path now.
+            if self.paths[q].active {
+                self.paths[q].error_count = 0;
+            }
         }
         if htna.is_some() {
             self.assoc_errors = 0;
@@ -530,7 +598,7 @@ impl SctpAssociation {
         let mut freed_any = false;
         for t in cum_list {
             let o = self.sent.remove(&t).unwrap();
-            self.rbuf_booked[o.path] = self.rbuf_booked[o.path].saturating_sub(o.chunk.len as u64);
+            self.rbuf_booked[o.path] -= o.chunk.len as u64;
             if !o.freed {
                 self.free_chunk(o.chunk.len as u64, o.path);
             }
@@ -669,7 +737,7 @@ impl SctpAssociation {
         // per window (section 7.2.4: not again until the exit point).
         if self.paths[q].fast_recovery_exit.is_none() {
             on_fast_retransmit(&mut self.paths, q, self.cfg.mtu, self.cfg.cc);
-            let highest = self.next_tsn.checked_sub(1).unwrap_or(0);
+            let highest = self.next_tsn.saturating_sub(1);
             let highest_sent = self.sent.keys().next_back().copied().unwrap_or(highest);
             self.paths[q].fast_recovery_exit = Some(highest_sent);
             self.paths[q].counters.recoveries += 1;
@@ -891,7 +959,8 @@ impl SctpAssociation {
     /// chunk holding the peer's cumulative ack back is re-sent on `i` if it
     /// was sent elsewhere and not yet rescheduled.
     fn reschedule_candidate(&self, i: usize) -> Option<u64> {
-        if !(self.cfg.cmt && self.cfg.chunk_rescheduling)
+        if !self.cfg.cmt
+            || !self.cfg.chunk_rescheduling
             || !self.paths[i].active
             || !self.paths[i].cwnd_open()
             || self.burst_used(i)
@@ -983,9 +1052,9 @@ impl SctpAssociation {
                 break;
             }
             room -= need;
+            self.rebook(t, i);
             let o = self.sent.get_mut(&t).unwrap();
             o.rtx = None;
-            o.path = i;
             o.tx_count += 1;
             o.in_flight = true;
             o.miss = 0;
@@ -1046,17 +1115,15 @@ impl SctpAssociation {
         // 3. chunk rescheduling when blocked by the buffer
         if data_bytes == 0 {
             if let Some(t) = self.reschedule_candidate(i) {
+                let q = self.sent[&t].path;
+                self.rebook(t, i);
                 let o = self.sent.get_mut(&t).unwrap();
                 let len = o.chunk.len as u64;
-                let q = o.path;
                 o.rescheduled = true;
-                o.path = i;
                 o.tx_count += 1;
                 chunks.push(Chunk::Data(o.chunk));
                 self.paths[q].flight -= len;
                 self.paths[i].flight += len;
-                self.sbuf_booked[q] = self.sbuf_booked[q].saturating_sub(len);
-                self.sbuf_booked[i] += len;
                 if self.paths[q].rtt_probe.is_some_and(|(pt, _)| pt == t) {
                     self.paths[q].rtt_probe = None;
                 }
