@@ -1099,3 +1099,30 @@ fn cmt_keeps_going_on_the_remaining_path_when_one_fails() {
     assert!(!h.a.path_active(1) && h.a.path_active(0), "{}", h.a.debug_dump());
     assert!(h.a.paths()[1].counters.rto_events >= 1);
 }
+
+#[test]
+fn heavy_loss_in_both_directions_never_loses_or_duplicates_data() {
+    let cfgs = [
+        SctpConfig::sctp(),
+        SctpConfig::cmt(),
+        SctpConfig::seed000(128 * 1024, 128 * 1024),
+        SctpConfig { nr_sack: true, scheduler: Scheduler::Daps, cc: CcVariant::CmtRpv2, ..SctpConfig::seed000(256 * 1024, 64 * 1024) },
+        SctpConfig { unordered: true, nr_sack: true, send_buffer: 4 << 20, ..SctpConfig::cmt() },
+    ];
+    for seed in 0..12u64 {
+        for (k, cfg) in cfgs.iter().enumerate() {
+            let mut links = [Link::new(5 * MS, 10_000_000), Link::new(25 * MS, 4_000_000)];
+            links[0].loss = 0.03 + 0.01 * (seed % 3) as f64;
+            links[1].loss = 0.05;
+            let mut h = transfer(cfg.clone(), links, 400_000, if seed % 2 == 0 { 1452 } else { 5000 });
+            h.rng = SimRng::stream(seed, "wire");
+            h.run_until(3000 * SEC);
+            if cfg.unordered {
+                assert_eq!(h.delivered(), 400_000, "seed {seed} cfg {k}: {}", h.a.debug_dump());
+            } else {
+                check_in_order(&h, 400_000);
+            }
+            assert!(h.a.is_finished() && h.b.is_finished(), "seed {seed} cfg {k}: {}", h.a.debug_dump());
+        }
+    }
+}
