@@ -2,10 +2,16 @@
 //! 2006), sans-IO: the driver feeds packets and timeouts and polls packets,
 //! timeouts and application events.
 //!
-//! Paths: the destinations are the peer's addresses; destination j is
-//! reached from local address j (the interface on the same subnet, which is
-//! what INET's routing picks in the two-subnet multihomed setups of seed 000;
-//! with fewer local addresses, j modulo their number). Path 0 is primary.
+//! Paths: SCTP's paths are the peer's addresses (destinations), each used
+//! with one source address. With L local and P peer addresses there are
+//! max(L, P) paths; path k goes from local address k mod L to peer address
+//! k mod P. For two multihomed hosts on two subnets (INET's setup in seed
+//! 000: interface i of each host on subnet i) this pairs address i with
+//! address i, the source address routing picks for that destination. For
+//! mptlab's Fig. 5 topology, where the server has one address and the
+//! client one per access network, the client gets one path per source
+//! address (routed over access network i) and the server one path per
+//! client address: the same per-path state either way. Path 0 is primary.
 //!
 //! Messages: every `write` is one user message on stream 0 (fragmented into
 //! DATA chunks of at most `max_payload` bytes). A write larger than the free
@@ -176,10 +182,9 @@ impl SctpAssociation {
         assert!(!local.is_empty() && !peer.is_empty());
         let mut rng = SimRng::stream(cfg.seed, &format!("sctp.{flow}.{}", local[0]));
         let iw = initial_cwnd(cfg.mtu);
-        let paths: Vec<Path> = peer
-            .iter()
-            .enumerate()
-            .map(|(j, &r)| Path::new(local[j % local.len()], r, iw, cfg.recv_buffer, cfg.rto_initial))
+        let n = local.len().max(peer.len());
+        let paths: Vec<Path> = (0..n)
+            .map(|k| Path::new(local[k % local.len()], peer[k % peer.len()], iw, cfg.recv_buffer, cfg.rto_initial))
             .collect();
         let n = paths.len();
         let my_vtag = (rng.below(u32::MAX as u64 - 1) + 1) as u32;
@@ -354,8 +359,14 @@ impl SctpAssociation {
         matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownReceived)
     }
 
-    fn path_of(&self, src: Addr) -> usize {
-        self.paths.iter().position(|p| p.remote == src).unwrap_or(self.primary)
+    /// The path a packet from `src` to `dst` arrived on: the (remote, local)
+    /// pair, else the first path to that remote address.
+    fn path_of(&self, src: Addr, dst: Addr) -> usize {
+        self.paths
+            .iter()
+            .position(|p| p.remote == src && p.local == dst)
+            .or_else(|| self.paths.iter().position(|p| p.remote == src))
+            .unwrap_or(self.primary)
     }
 
     fn a_rwnd(&self) -> u64 {
@@ -852,8 +863,8 @@ impl SctpAssociation {
         }
         if idle || self.paths[i].srtt.is_none() {
             self.paths[i].hb_outstanding = Some(now);
-            let dest = self.paths[i].remote;
-            self.send_ctrl(i, Chunk::Heartbeat { dest, sent_at: now });
+            let (src, dest) = (self.paths[i].local, self.paths[i].remote);
+            self.send_ctrl(i, Chunk::Heartbeat { src, dest, sent_at: now });
         }
         let d = self.hb_delay(i);
         // an unconfirmed/unanswered destination is probed again after one RTO
@@ -1216,7 +1227,7 @@ impl Endpoint for SctpAssociation {
     fn handle_packet(&mut self, now: Nanos, pkt: &Packet) {
         self.last_now = now;
         let Payload::Sctp(sp) = &pkt.payload else { return };
-        let path = self.path_of(pkt.src);
+        let path = self.path_of(pkt.src, pkt.dst);
         if self.finished {
             // section 9.2: a stray SHUTDOWN-ACK is answered with SHUTDOWN-COMPLETE;
             // everything else to a closed association is dropped
@@ -1311,11 +1322,11 @@ impl Endpoint for SctpAssociation {
                         self.paths[path].counters.dup_acks += 1;
                     }
                 }
-                Chunk::Heartbeat { dest, sent_at } => {
-                    self.send_ctrl(path, Chunk::HeartbeatAck { dest: *dest, sent_at: *sent_at });
+                Chunk::Heartbeat { src, dest, sent_at } => {
+                    self.send_ctrl(path, Chunk::HeartbeatAck { src: *src, dest: *dest, sent_at: *sent_at });
                 }
-                Chunk::HeartbeatAck { dest, sent_at } => {
-                    if let Some(i) = self.paths.iter().position(|p| p.remote == *dest) {
+                Chunk::HeartbeatAck { src, dest, sent_at } => {
+                    if let Some(i) = self.paths.iter().position(|p| p.remote == *dest && p.local == *src) {
                         let (mn, mx) = (self.cfg.rto_min, self.cfg.rto_max);
                         let p = &mut self.paths[i];
                         if p.hb_outstanding == Some(*sent_at) {

@@ -57,9 +57,10 @@ pub enum Chunk {
     /// SACK (section 3.3.4) or NR-SACK.
     Sack(SackChunk),
     /// HEARTBEAT (section 3.3.5): the sender-specific info carries the
-    /// destination probed and the send time (as Linux/FreeBSD do).
-    Heartbeat { dest: Addr, sent_at: Nanos },
-    HeartbeatAck { dest: Addr, sent_at: Nanos },
+    /// path probed (source and destination address) and the send time, as
+    /// Linux/FreeBSD put the transport address and a timestamp there.
+    Heartbeat { src: Addr, dest: Addr, sent_at: Nanos },
+    HeartbeatAck { src: Addr, dest: Addr, sent_at: Nanos },
     /// SHUTDOWN (section 3.3.8) with the cumulative TSN ack.
     Shutdown { cum_tsn: Option<u64> },
     ShutdownAck,

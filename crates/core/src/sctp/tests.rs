@@ -70,14 +70,23 @@ struct Harness {
     msg: u64,
 }
 
-fn link_of(p: &Packet) -> usize {
-    (p.dst.to_be_bytes()[2]) as usize
+/// The link is given by host A's address (10.0.<link>.1): the source of
+/// A's packets, the destination of B's (source-address routing).
+fn link_of(p: &Packet, from_a: bool) -> usize {
+    let a_side = if from_a { p.src } else { p.dst };
+    a_side.to_be_bytes()[2] as usize
 }
 
 impl Harness {
     fn new(cfg_a: SctpConfig, cfg_b: SctpConfig, links: [Link; 2]) -> Harness {
-        let a = SctpAssociation::new(1, &[A0, A1], 5000, &[B0, B1], 6000, cfg_a);
-        let b = SctpAssociation::new(1, &[B0, B1], 6000, &[A0, A1], 5000, cfg_b);
+        Self::with_addrs(cfg_a, cfg_b, links, &[B0, B1])
+    }
+
+    /// B with the given addresses (one: a single-homed server as in
+    /// mptlab's Fig. 5 topology).
+    fn with_addrs(cfg_a: SctpConfig, cfg_b: SctpConfig, links: [Link; 2], b_addrs: &[Addr]) -> Harness {
+        let a = SctpAssociation::new(1, &[A0, A1], 5000, b_addrs, 6000, cfg_a);
+        let b = SctpAssociation::new(1, b_addrs, 6000, &[A0, A1], 5000, cfg_b);
         Harness {
             a,
             b,
@@ -101,7 +110,7 @@ impl Harness {
     }
 
     fn send(&mut self, from_a: bool, p: Packet) {
-        let l = link_of(&p);
+        let l = link_of(&p, from_a);
         let link = self.links[l];
         if from_a {
             if p.is_data() {
@@ -1125,4 +1134,26 @@ fn heavy_loss_in_both_directions_never_loses_or_duplicates_data() {
             assert!(h.a.is_finished() && h.b.is_finished(), "seed {seed} cfg {k}: {}", h.a.debug_dump());
         }
     }
+}
+
+#[test]
+fn single_homed_server_gets_one_path_per_client_address() {
+    // mptlab's Fig. 5: the client has one address per access network, the
+    // server one address; paths differ by the client's address
+    let cfg = SctpConfig::cmt();
+    let mut h = Harness::with_addrs(cfg.clone(), cfg, fast_links(), &[B0]);
+    h.to_write = 2_000_000;
+    h.close_after_write = true;
+    h.a.connect(0);
+    h.run_until(60 * SEC);
+    check_in_order(&h, 2_000_000);
+    let pa = h.a.paths();
+    assert_eq!(pa.iter().map(|p| (p.local, p.remote)).collect::<Vec<_>>(), vec![(A0, B0), (A1, B0)]);
+    let pb = h.b.paths();
+    assert_eq!(pb.iter().map(|p| (p.local, p.remote)).collect::<Vec<_>>(), vec![(B0, A0), (B0, A1)]);
+    let (s0, s1) = shares(&h);
+    assert!((0.4..=0.6).contains(&s0) && (0.4..=0.6).contains(&s1), "shares {s0} {s1}");
+    // SACKs come back per path: the server's counters see data on both
+    assert!(pb[0].counters.data_packets_received > 500 && pb[1].counters.data_packets_received > 500);
+    assert!(h.a.is_finished() && h.b.is_finished());
 }
