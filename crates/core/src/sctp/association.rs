@@ -171,21 +171,13 @@ impl SctpAssociation {
     /// A new association endpoint. `local` and `peer` list the addresses of
     /// both ends; the first pair is the primary path. The active side calls
     /// `connect`; the passive side answers the INIT.
-    pub fn new(
-        flow: FlowId,
-        local: &[Addr],
-        local_port: u16,
-        peer: &[Addr],
-        remote_port: u16,
-        cfg: SctpConfig,
-    ) -> SctpAssociation {
+    pub fn new(flow: FlowId, local: &[Addr], local_port: u16, peer: &[Addr], remote_port: u16, cfg: SctpConfig) -> SctpAssociation {
         assert!(!local.is_empty() && !peer.is_empty());
         let mut rng = SimRng::stream(cfg.seed, &format!("sctp.{flow}.{}", local[0]));
         let iw = initial_cwnd(cfg.mtu);
         let n = local.len().max(peer.len());
-        let paths: Vec<Path> = (0..n)
-            .map(|k| Path::new(local[k % local.len()], peer[k % peer.len()], iw, cfg.recv_buffer, cfg.rto_initial))
-            .collect();
+        let paths: Vec<Path> =
+            (0..n).map(|k| Path::new(local[k % local.len()], peer[k % peer.len()], iw, cfg.recv_buffer, cfg.rto_initial)).collect();
         let n = paths.len();
         let my_vtag = (rng.below(u32::MAX as u64 - 1) + 1) as u32;
         SctpAssociation {
@@ -374,8 +366,7 @@ impl SctpAssociation {
     }
 
     fn outstanding_bytes(&self) -> u64 {
-        self.paths.iter().map(|p| p.flight).sum::<u64>()
-            + self.rtx_queue.iter().map(|t| self.sent[t].chunk.len as u64).sum::<u64>()
+        self.paths.iter().map(|p| p.flight).sum::<u64>() + self.rtx_queue.iter().map(|t| self.sent[t].chunk.len as u64).sum::<u64>()
     }
 
     fn update_peer_rwnd(&mut self) {
@@ -425,11 +416,7 @@ impl SctpAssociation {
         for i in 0..n {
             // Path confirmation of the other destinations (section 5.4): a
             // heartbeat right away, which also gives them an RTT estimate.
-            self.paths[i].hb_at = Some(if i == self.primary || !self.cfg.heartbeats {
-                now + self.hb_delay(i)
-            } else {
-                now
-            });
+            self.paths[i].hb_at = Some(if i == self.primary || !self.cfg.heartbeats { now + self.hb_delay(i) } else { now });
         }
         if !self.cfg.heartbeats {
             for p in &mut self.paths {
@@ -685,11 +672,7 @@ impl SctpAssociation {
         }
         for t in to_mark {
             let o = self.sent.get(&t).unwrap();
-            let inc = if self.cfg.cmt && self.cfg.sfr {
-                sfr_miss_increment(&facts[o.path], t, self.cfg.dac, s.dac_packets)
-            } else {
-                1
-            };
+            let inc = if self.cfg.cmt && self.cfg.sfr { sfr_miss_increment(&facts[o.path], t, self.cfg.dac, s.dac_packets) } else { 1 };
             let o = self.sent.get_mut(&t).unwrap();
             o.miss += inc;
             if o.miss >= 3 && !o.fast_retransmitted {
@@ -970,12 +953,7 @@ impl SctpAssociation {
     /// chunk holding the peer's cumulative ack back is re-sent on `i` if it
     /// was sent elsewhere and not yet rescheduled.
     fn reschedule_candidate(&self, i: usize) -> Option<u64> {
-        if !self.cfg.cmt
-            || !self.cfg.chunk_rescheduling
-            || !self.paths[i].active
-            || !self.paths[i].cwnd_open()
-            || self.burst_used(i)
-        {
+        if !self.cfg.cmt || !self.cfg.chunk_rescheduling || !self.paths[i].active || !self.paths[i].cwnd_open() || self.burst_used(i) {
             return None;
         }
         let next = self.unsent.keys().next().copied();
@@ -1208,7 +1186,6 @@ impl SctpAssociation {
         self.sbuf_used += len;
     }
 }
-
 
 impl Endpoint for SctpAssociation {
     fn connect(&mut self, now: Nanos) {

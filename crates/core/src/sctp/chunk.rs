@@ -48,10 +48,23 @@ impl SctpPacket {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Chunk {
     /// INIT (section 3.3.2) with the sender's IPv4 addresses as parameters.
-    Init { init_tag: u32, a_rwnd: u64, addrs: Vec<Addr>, nr_sack: bool },
+    Init {
+        init_tag: u32,
+        a_rwnd: u64,
+        addrs: Vec<Addr>,
+        nr_sack: bool,
+    },
     /// INIT-ACK (section 3.3.3) carrying a state cookie.
-    InitAck { init_tag: u32, a_rwnd: u64, addrs: Vec<Addr>, cookie: u64, nr_sack: bool },
-    CookieEcho { cookie: u64 },
+    InitAck {
+        init_tag: u32,
+        a_rwnd: u64,
+        addrs: Vec<Addr>,
+        cookie: u64,
+        nr_sack: bool,
+    },
+    CookieEcho {
+        cookie: u64,
+    },
     CookieAck,
     Data(DataChunk),
     /// SACK (section 3.3.4) or NR-SACK.
@@ -59,10 +72,20 @@ pub enum Chunk {
     /// HEARTBEAT (section 3.3.5): the sender-specific info carries the
     /// path probed (source and destination address) and the send time, as
     /// Linux/FreeBSD put the transport address and a timestamp there.
-    Heartbeat { src: Addr, dest: Addr, sent_at: Nanos },
-    HeartbeatAck { src: Addr, dest: Addr, sent_at: Nanos },
+    Heartbeat {
+        src: Addr,
+        dest: Addr,
+        sent_at: Nanos,
+    },
+    HeartbeatAck {
+        src: Addr,
+        dest: Addr,
+        sent_at: Nanos,
+    },
     /// SHUTDOWN (section 3.3.8) with the cumulative TSN ack.
-    Shutdown { cum_tsn: Option<u64> },
+    Shutdown {
+        cum_tsn: Option<u64>,
+    },
     ShutdownAck,
     ShutdownComplete,
     Abort,
@@ -78,9 +101,7 @@ impl Chunk {
             // fixed 20 bytes + one IPv4 address parameter (8) per address
             // + supported-extensions parameter (4 + 1 type) when NR-SACK is offered.
             Chunk::Init { addrs, nr_sack, .. } => 20 + 8 * addrs.len() as u32 + if *nr_sack { 8 } else { 0 },
-            Chunk::InitAck { addrs, nr_sack, .. } => {
-                20 + 8 * addrs.len() as u32 + COOKIE_PARAM + if *nr_sack { 8 } else { 0 }
-            }
+            Chunk::InitAck { addrs, nr_sack, .. } => 20 + 8 * addrs.len() as u32 + COOKIE_PARAM + if *nr_sack { 8 } else { 0 },
             Chunk::CookieEcho { .. } => 4 + 32,
             Chunk::CookieAck => 4,
             Chunk::Data(d) => DATA_HEADER + d.len,
@@ -144,7 +165,6 @@ impl SackChunk {
 
     /// Is `tsn` acknowledged by this SACK (cumulatively or in a gap block)?
     pub fn acks(&self, tsn: u64) -> bool {
-        self.cum_tsn.is_some_and(|c| tsn <= c)
-            || self.gaps.iter().chain(self.nr_gaps.iter()).any(|&(a, b)| a <= tsn && tsn <= b)
+        self.cum_tsn.is_some_and(|c| tsn <= c) || self.gaps.iter().chain(self.nr_gaps.iter()).any(|&(a, b)| a <= tsn && tsn <= b)
     }
 }

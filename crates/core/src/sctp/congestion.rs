@@ -65,8 +65,7 @@ pub fn on_fast_retransmit(paths: &mut [Path], i: usize, mtu: u32, cc: CcVariant)
             p.cwnd = p.ssthresh;
         }
         CcVariant::CmtRpv2 => {
-            let total_bw: f64 =
-                paths.iter().filter(|p| p.active).map(|p| p.cwnd as f64 / p.srtt_or_rto().max(1) as f64).sum();
+            let total_bw: f64 = paths.iter().filter(|p| p.active).map(|p| p.cwnd as f64 / p.srtt_or_rto().max(1) as f64).sum();
             let p = &mut paths[i];
             let give = (total_bw / 2.0 * p.srtt_or_rto() as f64).max(p.cwnd as f64 / 2.0);
             let reduced = (p.cwnd as f64 - give).ceil().max(0.0) as u64;

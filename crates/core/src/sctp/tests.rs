@@ -217,11 +217,7 @@ impl Harness {
     }
 
     fn delivered(&self) -> u64 {
-        self.b_events
-            .iter()
-            .filter_map(|(_, e)| if let AppEvent::Delivered { total } = e { Some(*total) } else { None })
-            .max()
-            .unwrap_or(0)
+        self.b_events.iter().filter_map(|(_, e)| if let AppEvent::Delivered { total } = e { Some(*total) } else { None }).max().unwrap_or(0)
     }
 }
 
@@ -860,7 +856,14 @@ fn unordered_delivery_reports_each_message_once() {
     let mut offs: Vec<u64> = h
         .b_events
         .iter()
-        .filter_map(|(_, e)| if let AppEvent::Message { offset, len } = e { assert_eq!(*len, 1452); Some(*offset) } else { None })
+        .filter_map(|(_, e)| {
+            if let AppEvent::Message { offset, len } = e {
+                assert_eq!(*len, 1452);
+                Some(*offset)
+            } else {
+                None
+            }
+        })
         .collect();
     let arrival = offs.clone();
     offs.sort();
@@ -1061,7 +1064,11 @@ fn perf_large_transfer() {
     let mut h = transfer(SctpConfig::seed000(1 << 20, 2 << 20), links, 100_000_000, 1452);
     h.run_until(600 * SEC);
     check_in_order(&h, 100_000_000);
-    println!("wall {:?} sim-done {:?}", t0.elapsed(), h.b_events.iter().find(|(_, e)| *e == AppEvent::Delivered { total: 100_000_000 }).map(|x| x.0));
+    println!(
+        "wall {:?} sim-done {:?}",
+        t0.elapsed(),
+        h.b_events.iter().find(|(_, e)| *e == AppEvent::Delivered { total: 100_000_000 }).map(|x| x.0)
+    );
 }
 
 #[test]
@@ -1155,5 +1162,22 @@ fn single_homed_server_gets_one_path_per_client_address() {
     assert!((0.4..=0.6).contains(&s0) && (0.4..=0.6).contains(&s1), "shares {s0} {s1}");
     // SACKs come back per path: the server's counters see data on both
     assert!(pb[0].counters.data_packets_received > 500 && pb[1].counters.data_packets_received > 500);
+    assert!(h.a.is_finished() && h.b.is_finished());
+}
+
+#[test]
+fn the_passive_side_can_send_too() {
+    // B opens the association, A (passive, as a server would be) sends
+    let mut links = [Link::new(5 * MS, 10_000_000), Link::new(25 * MS, 10_000_000)];
+    links[1].loss = 0.01;
+    let cfg = SctpConfig::seed000(256 * 1024, 256 * 1024);
+    let mut h = Harness::new(cfg.clone(), cfg, links);
+    h.to_write = 2_000_000;
+    h.close_after_write = true;
+    h.b.connect(0);
+    h.run_until(120 * SEC);
+    check_in_order(&h, 2_000_000);
+    let (s0, s1) = shares(&h);
+    assert!(s0 > 0.2 && s1 > 0.2, "{s0} {s1}");
     assert!(h.a.is_finished() && h.b.is_finished());
 }
