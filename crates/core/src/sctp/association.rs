@@ -173,6 +173,9 @@ impl SctpAssociation {
     /// `connect`; the passive side answers the INIT.
     pub fn new(flow: FlowId, local: &[Addr], local_port: u16, peer: &[Addr], remote_port: u16, cfg: SctpConfig) -> SctpAssociation {
         assert!(!local.is_empty() && !peer.is_empty());
+        let mut cfg = cfg;
+        // a DATA chunk must fit in one packet with IP and common header
+        cfg.max_payload = cfg.max_payload.clamp(1, cfg.mtu - SCTP_OVERHEAD - DATA_HEADER);
         let mut rng = SimRng::stream(cfg.seed, &format!("sctp.{flow}.{}", local[0]));
         let iw = initial_cwnd(cfg.mtu);
         let n = local.len().max(peer.len());
@@ -652,7 +655,7 @@ impl SctpAssociation {
 
         // Miss indications and fast retransmit (section 7.2.4, SFR, DAC, HTNA).
         let any_fr = self.paths.iter().any(|p| p.fast_recovery_exit.is_some());
-        let mut to_mark: Vec<u64> = Vec::new();
+        let mut misses: Vec<(u64, u32)> = Vec::new();
         if let Some(highest) = sack_highest {
             for (&t, o) in self.sent.range(..highest) {
                 if o.acked || o.rtx.is_some() {
@@ -660,19 +663,17 @@ impl SctpAssociation {
                 }
                 let inc = if self.cfg.cmt && self.cfg.sfr {
                     sfr_miss_increment(&facts[o.path], t, self.cfg.dac, s.dac_packets)
-                } else if (any_fr && cum_advanced) || htna.is_some_and(|h| t < h) {
-                    1
                 } else {
-                    0
+                    // HTNA: only below the highest newly acked TSN, except in
+                    // fast recovery when the cum ack advanced (section 7.2.4)
+                    ((any_fr && cum_advanced) || htna.is_some_and(|h| t < h)) as u32
                 };
                 if inc > 0 {
-                    to_mark.push(t);
+                    misses.push((t, inc));
                 }
             }
         }
-        for t in to_mark {
-            let o = self.sent.get(&t).unwrap();
-            let inc = if self.cfg.cmt && self.cfg.sfr { sfr_miss_increment(&facts[o.path], t, self.cfg.dac, s.dac_packets) } else { 1 };
+        for (t, inc) in misses {
             let o = self.sent.get_mut(&t).unwrap();
             o.miss += inc;
             if o.miss >= 3 && !o.fast_retransmitted {
