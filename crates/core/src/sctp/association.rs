@@ -402,6 +402,13 @@ impl SctpAssociation {
         self.ctrl_out.push_back((path, chunk));
     }
 
+    /// Initial ssthresh = the peer's advertised receive window (section 7.2.1).
+    fn init_ssthresh(&mut self, a_rwnd: u64) {
+        for p in &mut self.paths {
+            p.ssthresh = a_rwnd;
+        }
+    }
+
     fn init_chunk(&self) -> Chunk {
         Chunk::Init {
             init_tag: self.my_vtag,
@@ -1234,6 +1241,7 @@ impl Endpoint for SctpAssociation {
                     self.peer_vtag = *init_tag;
                     self.peer_a_rwnd = *a_rwnd;
                     self.peer_buffer = *a_rwnd;
+                    self.init_ssthresh(*a_rwnd);
                     self.peer_nr_sack = *nr_sack;
                     let addrs = self.paths.iter().map(|p| p.local).collect::<BTreeSet<_>>().into_iter().collect();
                     let ack = Chunk::InitAck {
@@ -1254,6 +1262,7 @@ impl Endpoint for SctpAssociation {
                     self.peer_a_rwnd = *a_rwnd;
                     self.peer_rwnd = *a_rwnd;
                     self.peer_buffer = *a_rwnd;
+                    self.init_ssthresh(*a_rwnd);
                     self.peer_nr_sack = *nr_sack;
                     if self.t1_count == 0 {
                         let (mn, mx) = (self.cfg.rto_min, self.cfg.rto_max);
