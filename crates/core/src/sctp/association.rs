@@ -53,7 +53,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::chunk::{pad4, Chunk, DataChunk, SackChunk, SctpPacket, COMMON_HEADER, DATA_HEADER};
 use super::cmt::{alternate_destination, rtx_destination, sfr_miss_increment, split_allows, SackFacts};
-use super::config::{Scheduler, SctpConfig};
+use super::config::{BufferSplit, Scheduler, SctpConfig};
 use super::congestion::{apply_max_burst, initial_cwnd, on_ack, on_fast_retransmit, on_timeout};
 use super::path::Path;
 use super::recv::{DeliveredMsg, Reassembly, ReorderStats};
@@ -100,6 +100,8 @@ struct Outstanding {
     rtx: Option<(RtxCause, usize)>,
     fast_retransmitted: bool,
     rescheduled: bool,
+    /// Time of the latest transmission.
+    sent_at: Nanos,
 }
 
 #[derive(Debug)]
@@ -956,27 +958,44 @@ impl SctpAssociation {
         self.rtx_queue.iter().any(|t| self.sent[t].rtx.is_some_and(|r| r.1 == i))
     }
 
-    /// Chunk rescheduling (Dreibholz et al. 2010): when destination `i` has
-    /// window but is blocked by the buffer (split share or peer window), the
-    /// chunk holding the peer's cumulative ack back is re-sent on `i` if it
-    /// was sent elsewhere and not yet rescheduled.
+    /// Chunk rescheduling (Dreibholz, Becke, Rathgeb, Tüxen, "On the Use of
+    /// Concurrent Multipath Transfer over Asymmetric Paths", GLOBECOM 2010):
+    /// destination `i` is blocked when the bytes it sent that are acked in
+    /// gap blocks but held behind the cumulative ack (queued minus
+    /// outstanding) fill at least half of its share of the send buffer or of
+    /// the peer's receive buffer (its buffer-splitting share, or the whole
+    /// buffer without splitting). Then the chunk at the head (lowest TSN),
+    /// if still in the network and never moved, is moved to `i` and sent
+    /// again there, when it was last sent elsewhere or more than 2 SRTT ago.
     fn reschedule_candidate(&self, i: usize) -> Option<u64> {
-        if !self.cfg.cmt || !self.cfg.chunk_rescheduling || !self.paths[i].active || !self.paths[i].cwnd_open() || self.burst_used(i) {
-            return None;
-        }
-        let next = self.unsent.keys().next().copied();
-        let blocked = match next {
-            Some(t) => self.buffer_blocked(i, self.unsent[&t].len as u64),
-            None => false,
-        };
-        if !blocked {
+        const THRESHOLD: f64 = 0.5;
+        let p = &self.paths[i];
+        if !self.cfg.cmt
+            || !self.cfg.chunk_rescheduling
+            || !p.active
+            || !p.cwnd_open()
+            || self.burst_used(i)
+            || p.fast_recovery_exit.is_some()
+        {
             return None;
         }
         let (&t, o) = self.sent.iter().next()?;
-        if o.acked || o.rtx.is_some() || o.rescheduled || o.path == i || !o.in_flight {
+        if o.acked || o.rtx.is_some() || o.rescheduled || !o.in_flight {
             return None;
         }
-        Some(t)
+        if o.path == i && o.sent_at + 2 * p.srtt_or_rto() >= self.last_now {
+            return None;
+        }
+        let split = if self.cfg.buffer_split == BufferSplit::None { 1 } else { self.active_paths() as u64 };
+        let waiting = self.rbuf_booked[i].saturating_sub(p.flight) as f64;
+        let send_limit = (self.cfg.send_buffer / split).max(1) as f64;
+        let total_queued: u64 = self.rbuf_booked.iter().sum();
+        let recv_limit = ((self.peer_rwnd + total_queued) / split).max(1) as f64;
+        if waiting / send_limit >= THRESHOLD || waiting / recv_limit >= THRESHOLD {
+            Some(t)
+        } else {
+            None
+        }
     }
 
     fn can_send(&mut self, i: usize) -> bool {
@@ -1052,6 +1071,7 @@ impl SctpAssociation {
             self.rebook(t, i);
             let o = self.sent.get_mut(&t).unwrap();
             o.rtx = None;
+            o.sent_at = now;
             o.tx_count += 1;
             o.in_flight = true;
             o.miss = 0;
@@ -1070,8 +1090,40 @@ impl SctpAssociation {
         if sent_fast {
             self.paths[i].fast_rtx_burst = false;
         }
+        // 2. chunk rescheduling: the chunk blocking the buffers goes first
+        if let Some(t) = self.reschedule_candidate(i) {
+            let need = DATA_HEADER + pad4(self.sent[&t].chunk.len);
+            if need <= room {
+                room -= need;
+                let q = self.sent[&t].path;
+                self.rebook(t, i);
+                let o = self.sent.get_mut(&t).unwrap();
+                let len = o.chunk.len as u64;
+                o.rescheduled = true;
+                o.tx_count += 1;
+                o.sent_at = now;
+                chunks.push(Chunk::Data(o.chunk));
+                self.paths[q].flight -= len;
+                self.paths[i].flight += len;
+                if self.paths[q].rtt_probe.is_some_and(|(pt, _)| pt == t) {
+                    self.paths[q].rtt_probe = None;
+                }
+                let c = &mut self.paths[i].counters;
+                c.bytes_reinjected += len;
+                c.bytes_retransmitted += len;
+                data_bytes += len;
+                // the path that held the chunk back is treated as congested,
+                // once per window (INET's "moved chunks reduce cwnd")
+                if q != i && self.paths[q].fast_recovery_exit.is_none() {
+                    on_fast_retransmit(&mut self.paths, q, self.cfg.mtu, self.cfg.cc);
+                    let highest = self.sent.keys().next_back().copied().unwrap_or(t);
+                    self.paths[q].fast_recovery_exit = Some(highest);
+                    self.paths[q].counters.penalizations += 1;
+                }
+            }
+        }
         let only_rtx = data_bytes > 0;
-        // 2. new data (not bundled after retransmissions that used up the window)
+        // 3. new data (not bundled after retransmissions that used up the window)
         if !only_rtx || self.paths[i].cwnd_open() {
             while let Some(t) = self.next_unsent_for(i) {
                 let len = self.unsent[&t].len;
@@ -1097,6 +1149,7 @@ impl SctpAssociation {
                         rtx: None,
                         fast_retransmitted: false,
                         rescheduled: false,
+                        sent_at: now,
                     },
                 );
                 self.paths[i].flight += len as u64;
@@ -1107,27 +1160,6 @@ impl SctpAssociation {
                 }
                 chunks.push(Chunk::Data(d));
                 data_bytes += len as u64;
-            }
-        }
-        // 3. chunk rescheduling when blocked by the buffer
-        if data_bytes == 0 {
-            if let Some(t) = self.reschedule_candidate(i) {
-                let q = self.sent[&t].path;
-                self.rebook(t, i);
-                let o = self.sent.get_mut(&t).unwrap();
-                let len = o.chunk.len as u64;
-                o.rescheduled = true;
-                o.tx_count += 1;
-                chunks.push(Chunk::Data(o.chunk));
-                self.paths[q].flight -= len;
-                self.paths[i].flight += len;
-                if self.paths[q].rtt_probe.is_some_and(|(pt, _)| pt == t) {
-                    self.paths[q].rtt_probe = None;
-                }
-                let c = &mut self.paths[i].counters;
-                c.bytes_reinjected += len;
-                c.bytes_retransmitted += len;
-                data_bytes = len;
             }
         }
         if data_bytes == 0 {

@@ -1151,3 +1151,35 @@ fn the_passive_side_can_send_too() {
     assert!(s0 > 0.2 && s1 > 0.2, "{s0} {s1}");
     assert!(h.a.is_finished() && h.b.is_finished());
 }
+
+#[test]
+#[ignore]
+fn report_buffer_blocking() {
+    let links = [Link::new(5 * MS, 20_000_000), Link::new(100 * MS, 2_000_000)];
+    for (name, split, resched, nr) in [
+        ("none", BufferSplit::None, false, false),
+        ("both", BufferSplit::Both, false, false),
+        ("both+resched", BufferSplit::Both, true, false),
+        ("both+resched+nr", BufferSplit::Both, true, true),
+    ] {
+        let cfg = SctpConfig {
+            buffer_split: split,
+            chunk_rescheduling: resched,
+            nr_sack: nr,
+            send_buffer: 128 * 1024,
+            recv_buffer: 128 * 1024,
+            ..SctpConfig::cmt()
+        };
+        let mut h = transfer(cfg, links, 5_000_000, 1452);
+        h.run_until(600 * SEC);
+        let done = h.b_events.iter().find(|(_, e)| *e == AppEvent::Delivered { total: 5_000_000 }).map(|x| x.0);
+        let (s0, _) = shares(&h);
+        let re: u64 = h.a.paths().iter().map(|p| p.counters.bytes_reinjected).sum();
+        println!("{name}: done {:?} s, share fast {s0:.2}, rescheduled {re}", done.map(crate::time::to_secs));
+    }
+    let cfg = SctpConfig { send_buffer: 128 * 1024, recv_buffer: 128 * 1024, ..SctpConfig::sctp() };
+    let mut h = transfer(cfg, links, 5_000_000, 1452);
+    h.run_until(600 * SEC);
+    let done = h.b_events.iter().find(|(_, e)| *e == AppEvent::Delivered { total: 5_000_000 }).map(|x| x.0);
+    println!("sctp: done {:?} s", done.map(crate::time::to_secs));
+}
