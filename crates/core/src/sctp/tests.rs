@@ -1183,3 +1183,36 @@ fn report_buffer_blocking() {
     let done = h.b_events.iter().find(|(_, e)| *e == AppEvent::Delivered { total: 5_000_000 }).map(|x| x.0);
     println!("sctp: done {:?} s", done.map(crate::time::to_secs));
 }
+
+/// A paced sender: one `msg`-byte message every `gap`, `count` times.
+fn paced(cfg: SctpConfig, links: [Link; 2], msg: u64, gap: Nanos, count: u64) -> Harness {
+    let mut h = Harness::new(cfg.clone(), cfg, links);
+    h.a.connect(0);
+    h.run_until(SEC);
+    let mut t = SEC;
+    for _ in 0..count {
+        h.a.write(t, msg);
+        h.run_until(t);
+        t += gap;
+        h.run_until(t);
+    }
+    h.run_until(t + 10 * SEC);
+    h
+}
+
+#[test]
+#[ignore]
+fn report_scheduler_reordering() {
+    let links = [Link::new(10 * MS, 10_000_000), Link::new(50 * MS, 10_000_000)];
+    for (name, cfg) in [
+        ("sctp", SctpConfig::sctp()),
+        ("cmt rr", SctpConfig::cmt()),
+        ("cmt daps", SctpConfig { scheduler: Scheduler::Daps, ..SctpConfig::cmt() }),
+        ("seed000", SctpConfig::seed000(1 << 20, 1 << 20)),
+    ] {
+        let h = paced(cfg, links, 1452, 2 * MS, 2000);
+        let r = h.b.reorder_stats();
+        let (s0, s1) = shares(&h);
+        println!("{name}: delivered {} mean wait {:.2} ms max {:.1} ms shares {s0:.2}/{s1:.2}", h.delivered(), r.mean_wait_ns() / 1e6, r.max_wait as f64 / 1e6);
+    }
+}
