@@ -152,10 +152,12 @@ pub struct SctpConfig {
     pub unordered: bool,
     pub rto_initial: Nanos,
     pub rto_min: Nanos,
+    /// RTO.Max (RTO.Alpha = 1/8 and RTO.Beta = 1/4 are fixed, section 16).
     pub rto_max: Nanos,
-    /// RTO.Alpha = 1/8, RTO.Beta = 1/4 (fixed, section 16).
+    /// HB.interval (section 8.3); a heartbeat goes RTO (jittered +/- 50 %)
+    /// plus this after the path was last used.
     pub hb_interval: Nanos,
-    /// Heartbeats on idle paths.
+    /// Heartbeats on idle paths (and path confirmation at setup).
     pub heartbeats: bool,
     pub path_max_retrans: u32,
     pub assoc_max_retrans: u32,
