@@ -1213,6 +1213,29 @@ fn report_scheduler_reordering() {
         let h = paced(cfg, links, 1452, 2 * MS, 2000);
         let r = h.b.reorder_stats();
         let (s0, s1) = shares(&h);
-        println!("{name}: delivered {} mean wait {:.2} ms max {:.1} ms shares {s0:.2}/{s1:.2}", h.delivered(), r.mean_wait_ns() / 1e6, r.max_wait as f64 / 1e6);
+        println!(
+            "{name}: delivered {} mean wait {:.2} ms max {:.1} ms shares {s0:.2}/{s1:.2}",
+            h.delivered(),
+            r.mean_wait_ns() / 1e6,
+            r.max_wait as f64 / 1e6
+        );
+    }
+}
+
+#[test]
+fn both_directions_at_once_with_sacks_bundled_on_data() {
+    let mut links = [Link::new(5 * MS, 10_000_000), Link::new(20 * MS, 10_000_000)];
+    links[0].loss = 0.01;
+    for cfg in [SctpConfig::sctp(), SctpConfig::seed000(1 << 20, 1 << 20)] {
+        let mut h = transfer(cfg, links, 500_000, 1452);
+        h.close_after_write = false;
+        h.run_until(200 * MS);
+        assert_eq!(h.b.write(h.now, 300_000), 300_000);
+        h.run_until(60 * SEC);
+        assert_eq!(h.delivered(), 500_000);
+        let back = h.a_events.iter().filter_map(|(_, e)| if let AppEvent::Delivered { total } = e { Some(*total) } else { None }).max();
+        assert_eq!(back, Some(300_000));
+        h.a.check_invariants();
+        h.b.check_invariants();
     }
 }
