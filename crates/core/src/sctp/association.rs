@@ -38,7 +38,10 @@
 //! from each peer address; `retrans_fast` / `retrans_rto` count retransmitted
 //! chunks by cause, `bytes_retransmitted` their bytes (and rescheduled ones);
 //! `bytes_reinjected` chunk-rescheduling bytes; `rto_events` T3 expiries;
-//! `recoveries` fast-recovery entries; `dup_acks` SACKs reporting gaps
+//! `recoveries` fast-recovery entries; `retrans_spurious` retransmitted
+//! chunks the peer reported as duplicate TSNs (the original had arrived);
+//! `penalizations` cwnd reductions of a path whose chunk was rescheduled;
+//! `dup_acks` SACKs reporting gaps
 //! without advancing the cumulative ack; `ooo_segments` DATA chunks that
 //! arrived above the next expected TSN.
 //!
@@ -165,6 +168,9 @@ pub struct SctpAssociation {
     daps_next: u64,
     /// The association ended (shutdown, abort or give-up); it stays closed.
     finished: bool,
+    /// Recently cum-acked chunks that had been retransmitted (TSN -> last
+    /// path), to recognise duplicate reports of them as spurious.
+    acked_rtx: BTreeMap<u64, usize>,
 }
 
 const SCTP_OVERHEAD: u32 = IPV4_HEADER + COMMON_HEADER;
@@ -235,6 +241,7 @@ impl SctpAssociation {
             echo_cookie: 0,
             daps_next: 0,
             finished: false,
+            acked_rtx: BTreeMap::new(),
             rng,
             cfg,
         }
@@ -548,6 +555,18 @@ impl SctpAssociation {
         }
         let mut htna: Option<u64> = None;
         let mut sack_highest: Option<u64> = s.cum_tsn;
+        // A duplicate report of a chunk we sent more than once: the
+        // retransmission was unnecessary (RFC 3708 style detection).
+        for d in &s.dups {
+            let path = match self.sent.get(d) {
+                Some(o) if o.tx_count > 1 => Some(o.path),
+                Some(_) => None,
+                None => self.acked_rtx.remove(d),
+            };
+            if let Some(p) = path {
+                self.paths[p].counters.retrans_spurious += 1;
+            }
+        }
 
         // Newly acknowledged TSNs: cumulative first, then gap blocks.
         let cum_list: Vec<u64> = match s.cum_tsn {
@@ -608,6 +627,12 @@ impl SctpAssociation {
         let mut freed_any = false;
         for t in cum_list {
             let o = self.sent.remove(&t).unwrap();
+            if o.tx_count > 1 {
+                self.acked_rtx.insert(t, o.path);
+                if self.acked_rtx.len() > 1024 {
+                    self.acked_rtx.pop_first();
+                }
+            }
             self.rbuf_booked[o.path] -= o.chunk.len as u64;
             if !o.freed {
                 self.free_chunk(o.chunk.len as u64, o.path);
