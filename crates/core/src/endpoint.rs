@@ -18,6 +18,11 @@ pub enum AppEvent {
     /// A datagram arrived (UDP): its flow sequence number, length and the send
     /// time stamped by the sender.
     Datagram { seq: u64, len: u32, sent_at: Nanos },
+    /// A complete message handed to the application (SCTP): `offset` is its
+    /// position in the sender's written byte stream. Needed for unordered
+    /// delivery, where messages complete out of stream order and
+    /// `Delivered { total }` only counts bytes.
+    Message { offset: u64, len: u64 },
     /// Space opened in the send buffer after `write` had refused bytes.
     Writable,
     /// The peer sent FIN: no more bytes will arrive.

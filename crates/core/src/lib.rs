@@ -11,6 +11,7 @@ pub mod loss;
 pub mod mptcp;
 pub mod packet;
 pub mod rng;
+pub mod sctp;
 pub mod tcp;
 pub mod time;
 pub mod trace;

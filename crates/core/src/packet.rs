@@ -51,6 +51,8 @@ pub struct Packet {
 pub enum Payload {
     Tcp(TcpSegment),
     Udp(UdpDatagram),
+    /// An SCTP packet (boxed: chunk lists are larger than a TCP header).
+    Sctp(Box<crate::sctp::chunk::SctpPacket>),
 }
 
 impl Packet {
@@ -66,6 +68,7 @@ impl Packet {
         match &self.payload {
             Payload::Tcp(s) => s.len,
             Payload::Udp(d) => d.len,
+            Payload::Sctp(s) => s.data_len(),
         }
     }
 
