@@ -308,6 +308,7 @@ pub struct Transport {
     pub rto_min_ms: f64,
     pub window_scaling: bool,
     pub mptcp: MptcpOptions,
+    pub sctp: SctpOptions,
 }
 
 impl Default for Transport {
@@ -327,6 +328,7 @@ impl Default for Transport {
             rto_min_ms: 200.0,
             window_scaling: true,
             mptcp: MptcpOptions::default(),
+            sctp: SctpOptions::default(),
         }
     }
 }
@@ -352,6 +354,38 @@ impl Default for MptcpOptions {
             path_manager: PathManager::Fullmesh,
         }
     }
+}
+
+/// `[transport.sctp]` (used when protocol = "sctp" or "cmt-sctp"). Names are
+/// checked by the simulator, which owns the SCTP model (`mptlab list` shows them).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SctpOptions {
+    /// Start from a named configuration: "seed000" (seed 000 section 4.2 /
+    /// Table 1; the default for cmt-sctp) or "rfc" (RFC 9260 defaults plus
+    /// the CMT rules for cmt-sctp).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
+    /// CMT scheduler: "roundrobin" | "daps".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<String>,
+    /// Retransmission path: "same" | "lowest-rtt" | "largest-cwnd" | "largest-ssthresh".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retransmission: Option<String>,
+    /// Buffer splitting: "none" | "sender" | "receiver" | "both".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer_splitting: Option<String>,
+    /// Congestion control: "uncoupled" | "cmt-rpv2".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cc: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nr_sack: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunk_rescheduling: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_burst: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unordered: Option<bool>,
 }
 
 /// `[traffic]` as written: common keys plus every model's keys; `validate`

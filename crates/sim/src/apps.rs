@@ -61,6 +61,10 @@ pub struct StreamApp {
     schedule: Box<dyn Schedule>,
     next: Option<(Nanos, u32)>,
     backlog: u64,
+    /// Message-oriented transports (SCTP): sizes of messages not yet written,
+    /// each written whole once the send buffer has room for it.
+    messages: std::collections::VecDeque<u64>,
+    per_message: bool,
     finite: bool,
     log: StreamMessages,
 }
@@ -70,11 +74,43 @@ impl StreamApp {
     /// delivered (otherwise it runs until the end of the run).
     pub fn new(flow: FlowId, sender: Side, connect_at: Nanos, mut schedule: Box<dyn Schedule>, finite: bool) -> Self {
         let next = schedule.next_message();
-        StreamApp { flow, sender, connect_at, connected: false, started: false, schedule, next, backlog: 0, finite, log: StreamMessages::new(flow) }
+        StreamApp {
+            flow,
+            sender,
+            connect_at,
+            connected: false,
+            started: false,
+            schedule,
+            next,
+            backlog: 0,
+            messages: Default::default(),
+            per_message: false,
+            finite,
+            log: StreamMessages::new(flow),
+        }
+    }
+
+    /// Write each message with its own call, only when it fits whole (as an
+    /// application does over SCTP's message-oriented socket).
+    pub fn per_message(mut self, on: bool) -> Self {
+        self.per_message = on;
+        self
     }
 
     fn flush(&mut self, io: &mut AppIo) {
-        if self.connected && self.backlog > 0 {
+        if !self.connected {
+            return;
+        }
+        if self.per_message {
+            while let Some(&m) = self.messages.front() {
+                if io.send_space(self.flow, self.sender) < m {
+                    break;
+                }
+                let n = io.write(self.flow, self.sender, m);
+                debug_assert_eq!(n, m);
+                self.messages.pop_front();
+            }
+        } else if self.backlog > 0 {
             self.backlog -= io.write(self.flow, self.sender, self.backlog);
         }
     }
@@ -105,7 +141,11 @@ impl App for StreamApp {
                 break;
             }
             self.log.sent(t, bytes);
-            self.backlog += bytes as u64;
+            if self.per_message {
+                self.messages.push_back(bytes as u64);
+            } else {
+                self.backlog += bytes as u64;
+            }
             self.next = self.schedule.next_message();
         }
         self.flush(io);

@@ -42,7 +42,7 @@ pub fn run_once(scenario: &Scenario, run_index: u32) -> Result<RunOutput, String
         a.report(&mut rep);
     }
     let series = series.borrow();
-    let rt = output::tables(&b.world, &rep, (iv > 0.0).then_some(&*series), b.end, &b.drawn);
+    let rt = output::tables(&b.world, &rep, (iv > 0.0).then_some(&*series), b.end, &b.drawn, &b.layout.client_addrs);
     let mut out = RunOutput::new(run_index, scenario.run_seed(run_index));
     out.tables = rt.tables;
     for (k, v) in rt.summary {

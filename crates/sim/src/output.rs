@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use mptlab_core::endpoint::Counters;
-use mptlab_core::packet::addr_to_string;
+use mptlab_core::packet::{addr_to_string, Addr};
 use mptlab_core::time::{to_ms, Nanos};
 use mptlab_results::{schema, Table, Value as V};
 
@@ -97,7 +97,13 @@ fn median_p95_mean(v: &mut [f64]) -> (f64, f64, f64) {
     (q(0.5), q(0.95), v.iter().sum::<f64>() / v.len() as f64)
 }
 
-pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos, drawn: &[(String, f64)]) -> RunTables {
+/// The client access path (1-based) a path of an endpoint runs over: the
+/// position of its client-side address among the client's addresses.
+fn access_path(client_addrs: &[Addr], local: Addr, remote: Addr, fallback: usize) -> usize {
+    client_addrs.iter().position(|&a| a == local || a == remote).map_or(fallback, |i| i + 1)
+}
+
+pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos, drawn: &[(String, f64)], client_addrs: &[Addr]) -> RunTables {
     let mut summary = BTreeMap::new();
     let label = |f: u32| w.flows[f as usize].label.clone();
 
@@ -164,8 +170,9 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
             let sum_p: u64 = ps.iter().map(|p| p.counters.data_packets_sent).sum();
             for (pi, p) in ps.iter().enumerate() {
                 total.add(&p.counters);
+                let ap = access_path(client_addrs, p.local, p.remote, pi + 1);
                 if f.role == Role::Foreground {
-                    *fg_bytes_by_path.entry(pi).or_default() += p.counters.bytes_sent;
+                    *fg_bytes_by_path.entry(ap).or_default() += p.counters.bytes_sent;
                 }
                 let share = |a: u64, b: u64| if b == 0 { V::Null } else { V::F64(a as f64 / b as f64) };
                 let mut row = vec![
@@ -173,7 +180,7 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
                     V::Str(f.label.clone()),
                     V::Str(f.role.as_str().into()),
                     V::Str(side.into()),
-                    V::U64(pi as u64 + 1),
+                    V::U64(ap as u64),
                     V::Str(addr_to_string(p.local)),
                     V::Str(addr_to_string(p.remote)),
                     share(p.counters.bytes_sent, sum_b),
@@ -205,7 +212,7 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
     let fg_total: u64 = fg_bytes_by_path.values().sum();
     if fg_total > 0 {
         for (pi, b) in &fg_bytes_by_path {
-            summary.insert(format!("fg_share_path{}", pi + 1), *b as f64 / fg_total as f64);
+            summary.insert(format!("fg_share_path{pi}"), *b as f64 / fg_total as f64);
         }
     }
 
