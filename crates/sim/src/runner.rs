@@ -294,6 +294,9 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     if is_sctp(s.transport.protocol) {
         sctp_config(&s.transport, 0)?;
     }
+    if let sc::TrafficModel::Gaming { trace: sc::GamingTrace::File(p) } = &s.traffic.model {
+        load_game_trace(p).map_err(|e| format!("traffic.trace: {e}"))?;
+    }
     if s.background.enabled && matches!(s.topology, sc::Topology::Explicit { .. }) {
         return Err("background traffic needs a topology preset (explicit topologies have no background hosts)".into());
     }
@@ -336,10 +339,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                     let preset = format!("aoc-trace{}", name.trim_start_matches('t'));
                     Box::new(GamingSource::new(GamingConfig::preset(&preset)?)?)
                 }
-                sc::GamingTrace::File(p) => {
-                    let text = std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read gaming trace: {e}", p.display()))?;
-                    Box::new(TraceSource::new(GameTrace::from_csv(&p.display().to_string(), &text)?, 0))
-                }
+                sc::GamingTrace::File(p) => Box::new(TraceSource::new(load_game_trace(p)?, 0)),
             };
             message_app(&mut w, &mut ff, app, cl, ca, sv, sa, snd, Box::new(stream(src, "traffic/gaming")), true);
         }
@@ -367,6 +367,26 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
         background(s, &mut w, &mut ff, &layout, &spec, snd, seed)?;
     }
     Ok(Built { world: w, layout, end, drawn })
+}
+
+/// A gaming trace file: `*.csv` (time_ms,size_bytes), or a D-ITG pair given
+/// by its inter-departure file (`-Ft`, ms per line) whose packet-size file
+/// (`-Fs`, bytes per line) sits beside it with the extension `.ps`
+/// (`game.idt` + `game.ps`).
+fn load_game_trace(p: &std::path::Path) -> Result<GameTrace, String> {
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read gaming trace: {e}", p.display()));
+    let name = p.display().to_string();
+    if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) {
+        return GameTrace::from_csv(&name, &read(p)?);
+    }
+    if p.extension().is_some_and(|e| e == "ps") {
+        return Err(format!("{name}: give the D-ITG inter-departure file (-Ft), not the size file; the .ps size file is found beside it"));
+    }
+    let sizes = p.with_extension("ps");
+    if !sizes.is_file() {
+        return Err(format!("{name}: not a .csv trace, and the D-ITG size file {} (-Fs) that should go with it does not exist", sizes.display()));
+    }
+    GameTrace::from_ditg(&name, &read(p)?, &sizes.display().to_string(), &read(&sizes)?)
 }
 
 #[allow(clippy::too_many_arguments)]
