@@ -307,6 +307,9 @@ pub struct Transport {
     pub initial_cwnd_packets: u32,
     pub rto_min_ms: f64,
     pub window_scaling: bool,
+    /// HyStart++ (RFC 9406) slow-start exit for CUBIC. Off by default: Linux
+    /// runs its own HyStart (not modelled), see docs/models.md.
+    pub hystart: bool,
     pub mptcp: MptcpOptions,
     pub sctp: SctpOptions,
 }
@@ -327,6 +330,7 @@ impl Default for Transport {
             initial_cwnd_packets: 10,
             rto_min_ms: 200.0,
             window_scaling: true,
+            hystart: false,
             mptcp: MptcpOptions::default(),
             sctp: SctpOptions::default(),
         }

@@ -185,6 +185,7 @@ pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
     c.initial_cwnd = t.initial_cwnd_packets;
     c.sack = t.sack;
     c.window_scaling = t.window_scaling;
+    c.hystart = t.hystart;
     c.delayed_ack = t.delayed_ack;
     c.nagle = t.nagle;
     c.tlp = t.tlp;
