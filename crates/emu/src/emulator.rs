@@ -1,0 +1,377 @@
+//! The link emulator: packets read from one TUN device are offered to a
+//! `LinkModel` at the current time and, if the model delivers them, written to
+//! another TUN device at the delivery time it decided.
+//!
+//! One thread per direction. Each thread loops: release every queued packet
+//! that is due, read one packet if one is waiting (offer it to the model,
+//! queue it), and otherwise block in `ppoll` on its ingress device until
+//! shortly before the next release, then busy-wait the last `spin_ns` while
+//! still accepting new packets. Releasing between single reads (rather than
+//! after a batch) bounds how long a due packet waits behind arrivals.
+//!
+//! The release queue is a FIFO: the model serialises packets in arrival order
+//! and adds a constant propagation delay, so delivery times are
+//! non-decreasing in offer order. (An out-of-order time, which the model does
+//! not produce, would still be inserted at its place.)
+//!
+//! Packets are offered with the time they were read from the TUN device. The
+//! kernel queued them slightly earlier (microseconds when the thread is
+//! waiting in ppoll); that gap is part of the measured delay error.
+
+use std::collections::VecDeque;
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use mptlab_core::link::{LinkModel, LinkParams, LinkStats, Verdict};
+use mptlab_core::{Nanos, SimRng};
+
+use crate::clock::{set_min_timer_slack, Clock};
+use crate::hist::Histogram;
+use crate::tun::Tun;
+
+/// One direction of an emulated link.
+pub struct DirectionSpec {
+    /// Name for reports, e.g. "path1.up".
+    pub name: String,
+    /// Device packets are read from.
+    pub ingress: Arc<Tun>,
+    /// Device packets are written to.
+    pub egress: Arc<Tun>,
+    pub params: LinkParams,
+    /// Loss decisions depend only on this stream and the packet order.
+    pub rng: SimRng,
+}
+
+/// Tuning knobs; the defaults are what the benchmark figures were measured with.
+#[derive(Clone, Debug)]
+pub struct EmuOptions {
+    /// Busy-wait this long before a release instead of sleeping.
+    pub spin_ns: Nanos,
+    /// Largest packet read from a TUN device (device MTU).
+    pub mtu: usize,
+    /// Longest single wait, so threads notice `stop` promptly.
+    pub max_wait_ns: Nanos,
+    /// Run the direction threads SCHED_FIFO at this priority (1..=99). On a
+    /// busy host a normal (CFS) thread waking from a timer can wait
+    /// milliseconds for a core; a real-time thread preempts the CFS tasks at
+    /// once. `None` keeps the normal policy. Failure to set it (no
+    /// CAP_SYS_NICE) is reported, not fatal.
+    pub realtime_priority: Option<i32>,
+}
+
+impl Default for EmuOptions {
+    fn default() -> Self {
+        EmuOptions { spin_ns: 50_000, mtu: 1500, max_wait_ns: 20_000_000, realtime_priority: Some(10) }
+    }
+}
+
+/// What one direction did.
+#[derive(Clone, Debug, Default)]
+pub struct DirectionReport {
+    pub name: String,
+    pub stats: LinkStats,
+    /// Packets larger than the read buffer (cut short by the kernel) and dropped.
+    pub drops_oversize: u64,
+    pub read_errors: u64,
+    pub write_errors: u64,
+    /// First write error seen, for diagnosis.
+    pub first_write_error: Option<String>,
+    /// Release time minus the model's delivery time, in ns.
+    pub lateness: Histogram,
+    /// Packets still queued (discarded) when the emulator stopped.
+    pub discarded_at_stop: u64,
+    /// Time the direction ran, in ns.
+    pub elapsed_ns: Nanos,
+    /// Why the real-time priority could not be set, if it could not.
+    pub realtime_error: Option<String>,
+}
+
+/// Running emulator threads.
+pub struct Emulator {
+    clock: Clock,
+    stop: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<DirectionReport>>,
+    names: Vec<String>,
+}
+
+impl Emulator {
+    /// Start one thread per direction. Every direction shares `clock`, so
+    /// outage times in the link parameters are relative to the same instant.
+    pub fn start(dirs: Vec<DirectionSpec>, opts: EmuOptions, clock: Clock) -> io::Result<Emulator> {
+        for d in &dirs {
+            d.params
+                .validate()
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("direction {}: {e}", d.name)))?;
+        }
+        if opts.mtu < 68 || opts.mtu > 65535 {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("mtu {} out of range 68..=65535", opts.mtu)));
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut threads = Vec::new();
+        let mut names = Vec::new();
+        for d in dirs {
+            let stop2 = stop.clone();
+            let opts2 = opts.clone();
+            names.push(d.name.clone());
+            let h = std::thread::Builder::new()
+                .name(format!("emu-{}", d.name))
+                .spawn(move || run_direction(d, clock, stop2, opts2));
+            match h {
+                Ok(h) => threads.push(h),
+                Err(e) => {
+                    stop.store(true, Ordering::SeqCst);
+                    for t in threads {
+                        let _ = t.join();
+                    }
+                    return Err(io::Error::other(format!("spawn emulator thread: {e}")));
+                }
+            }
+        }
+        Ok(Emulator { clock, stop, threads, names })
+    }
+
+    pub fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    /// A flag that stops the emulator when set (e.g. from a signal thread).
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    /// Stop all directions and collect their reports.
+    pub fn stop(mut self) -> Vec<DirectionReport> {
+        self.stop_and_join()
+    }
+
+    fn stop_and_join(&mut self) -> Vec<DirectionReport> {
+        self.stop.store(true, Ordering::SeqCst);
+        let names = std::mem::take(&mut self.names);
+        std::mem::take(&mut self.threads)
+            .into_iter()
+            .zip(names)
+            .map(|(t, name)| {
+                t.join().unwrap_or_else(|_| DirectionReport {
+                    name: format!("{name} (thread panicked)"),
+                    ..Default::default()
+                })
+            })
+            .collect()
+    }
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        self.stop_and_join();
+    }
+}
+
+struct Queued {
+    at: Nanos,
+    len: usize,
+    buf: Vec<u8>,
+}
+
+fn run_direction(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts: EmuOptions) -> DirectionReport {
+    set_min_timer_slack();
+    let started = clock.now();
+    let mut rep = DirectionReport { name: spec.name.clone(), ..Default::default() };
+    if let Some(prio) = opts.realtime_priority {
+        if let Err(e) = set_realtime(prio) {
+            rep.realtime_error = Some(e.to_string());
+        }
+    }
+    let mut model = LinkModel::new(spec.params, spec.rng);
+    let mut queue: VecDeque<Queued> = VecDeque::new();
+    // Recycled buffers: no allocation per packet in steady state. One byte
+    // more than the MTU detects packets the kernel would cut short.
+    let buf_len = opts.mtu + 1;
+    let mut pool: Vec<Vec<u8>> = Vec::new();
+    let mut spare: Option<Vec<u8>> = None;
+
+    // Release every packet due at the clock's current time.
+    let release = |queue: &mut VecDeque<Queued>, pool: &mut Vec<Vec<u8>>, rep: &mut DirectionReport| loop {
+        let now = clock.now();
+        match queue.front() {
+            Some(q) if q.at <= now => {}
+            _ => return,
+        }
+        let q = queue.pop_front().expect("front checked");
+        if let Err(e) = spec.egress.send(&q.buf[..q.len]) {
+            rep.write_errors += 1;
+            if rep.first_write_error.is_none() {
+                rep.first_write_error = Some(format!("write to {}: {e}", spec.egress.name()));
+            }
+        }
+        rep.lateness.record(now - q.at);
+        pool.push(q.buf);
+    };
+
+    // Read one packet if one is waiting. Returns true if a packet was read.
+    let mut read_one = |queue: &mut VecDeque<Queued>, pool: &mut Vec<Vec<u8>>, rep: &mut DirectionReport| -> bool {
+        let mut buf = spare.take().or_else(|| pool.pop()).unwrap_or_else(|| vec![0u8; buf_len]);
+        match spec.ingress.recv(&mut buf) {
+            Ok(Some(n)) => {
+                let t = clock.now();
+                if n > opts.mtu {
+                    rep.drops_oversize += 1;
+                    pool.push(buf);
+                    return true;
+                }
+                match model.offer(t, n as u32) {
+                    Verdict::Deliver { at } => {
+                        let q = Queued { at, len: n, buf };
+                        if queue.back().map_or(true, |b| b.at <= at) {
+                            queue.push_back(q);
+                        } else {
+                            let pos = queue.partition_point(|x| x.at <= at);
+                            queue.insert(pos, q);
+                        }
+                    }
+                    _ => pool.push(buf),
+                }
+                true
+            }
+            Ok(None) => {
+                spare = Some(buf);
+                false
+            }
+            Err(_) => {
+                rep.read_errors += 1;
+                spare = Some(buf);
+                false
+            }
+        }
+    };
+
+    loop {
+        release(&mut queue, &mut pool, &mut rep);
+        if read_one(&mut queue, &mut pool, &mut rep) {
+            continue;
+        }
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let now = clock.now();
+        match queue.front().map(|q| q.at) {
+            Some(at) if at <= now + opts.spin_ns => {
+                // Busy-wait for the release, still taking arrivals.
+                while clock.now() < at {
+                    if read_one(&mut queue, &mut pool, &mut rep) {
+                        // A new arrival cannot be due before `at` (FIFO), keep spinning.
+                        continue;
+                    }
+                    std::hint::spin_loop();
+                }
+            }
+            Some(at) => {
+                let wait = (at - opts.spin_ns - now).min(opts.max_wait_ns);
+                if spec.ingress.wait_readable(wait).is_err() {
+                    rep.read_errors += 1;
+                }
+            }
+            None => {
+                if spec.ingress.wait_readable(opts.max_wait_ns).is_err() {
+                    rep.read_errors += 1;
+                    // A broken descriptor would make ppoll return at once; do not spin on it.
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
+        }
+    }
+    rep.discarded_at_stop = queue.len() as u64;
+    rep.stats = model.stats().clone();
+    rep.elapsed_ns = clock.now() - started;
+    rep
+}
+
+/// Make the calling thread SCHED_FIFO at `prio`.
+pub fn set_realtime(prio: i32) -> io::Result<()> {
+    let p = libc::sched_param { sched_priority: prio };
+    // SAFETY: valid sched_param; pid 0 is the calling thread.
+    if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) } != 0 {
+        let e = io::Error::last_os_error();
+        return Err(io::Error::new(e.kind(), format!("sched_setscheduler(SCHED_FIFO, {prio}): {e}")));
+    }
+    Ok(())
+}
+
+/// Reports as a JSON array (hand-written: the crate stays dependency-free).
+pub fn reports_to_json(reps: &[DirectionReport]) -> String {
+    let mut s = String::from("[\n");
+    for (i, r) in reps.iter().enumerate() {
+        let st = &r.stats;
+        s.push_str(&format!(
+            concat!(
+                "  {{\"direction\": {}, \"elapsed_ns\": {}, \"packets_offered\": {}, \"bytes_offered\": {}, ",
+                "\"packets_delivered\": {}, \"bytes_delivered\": {}, \"drops_queue\": {}, \"drops_loss\": {}, ",
+                "\"drops_outage\": {}, \"drops_oversize\": {}, \"max_queue_packets\": {}, \"max_queue_bytes\": {}, ",
+                "\"read_errors\": {}, \"write_errors\": {}, \"first_write_error\": {}, \"discarded_at_stop\": {}, ",
+                "\"realtime_error\": {}, ",
+                "\"release_lateness_ns\": {{\"count\": {}, \"p50\": {}, \"p99\": {}, \"max\": {}}}}}{}\n"
+            ),
+            json_str(&r.name),
+            r.elapsed_ns,
+            st.packets_offered,
+            st.bytes_offered,
+            st.packets_delivered,
+            st.bytes_delivered,
+            st.drops_queue,
+            st.drops_loss,
+            st.drops_outage,
+            r.drops_oversize,
+            st.max_queue_packets,
+            st.max_queue_bytes,
+            r.read_errors,
+            r.write_errors,
+            r.first_write_error.as_deref().map(json_str).unwrap_or_else(|| "null".into()),
+            r.discarded_at_stop,
+            r.realtime_error.as_deref().map(json_str).unwrap_or_else(|| "null".into()),
+            r.lateness.count(),
+            r.lateness.quantile(0.5),
+            r.lateness.quantile(0.99),
+            r.lateness.max(),
+            if i + 1 < reps.len() { "," } else { "" }
+        ));
+    }
+    s.push(']');
+    s
+}
+
+/// A JSON string literal.
+pub fn json_str(v: &str) -> String {
+    let mut s = String::with_capacity(v.len() + 2);
+    s.push('"');
+    for c in v.chars() {
+        match c {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            '\n' => s.push_str("\\n"),
+            c if (c as u32) < 0x20 => s.push_str(&format!("\\u{:04x}", c as u32)),
+            c => s.push(c),
+        }
+    }
+    s.push('"');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_escapes() {
+        assert_eq!(json_str("a\"b\\c\n\u{1}"), "\"a\\\"b\\\\c\\n\\u0001\"");
+    }
+
+    #[test]
+    fn reports_json_shape() {
+        let r = DirectionReport { name: "p1.up".into(), ..Default::default() };
+        let j = reports_to_json(&[r.clone(), r]);
+        assert!(j.starts_with("[\n  {\"direction\": \"p1.up\""));
+        assert_eq!(j.matches("release_lateness_ns").count(), 2);
+        assert!(j.ends_with("}\n]"));
+    }
+}
