@@ -49,6 +49,12 @@ pub struct DirectionSpec {
 pub struct EmuOptions {
     /// Busy-wait this long before a release instead of sleeping.
     pub spin_ns: Nanos,
+    /// At most this fraction of wall time is spent busy-waiting (a token
+    /// bucket); past it the thread sleeps to the exact release time and
+    /// accepts the wake-up latency. Without the cap, a busy link makes a
+    /// real-time thread spin nearly all the time and the kernel's RT
+    /// throttling (95 % per second) then freezes it for ~50 ms.
+    pub spin_fraction: f64,
     /// Largest packet read from a TUN device (device MTU).
     pub mtu: usize,
     /// Longest single wait, so threads notice `stop` promptly.
@@ -63,7 +69,7 @@ pub struct EmuOptions {
 
 impl Default for EmuOptions {
     fn default() -> Self {
-        EmuOptions { spin_ns: 50_000, mtu: 1500, max_wait_ns: 20_000_000, realtime_priority: Some(10) }
+        EmuOptions { spin_ns: 50_000, spin_fraction: 0.2, mtu: 1500, max_wait_ns: 20_000_000, realtime_priority: Some(10) }
     }
 }
 
@@ -246,6 +252,10 @@ fn run_direction(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts:
         }
     };
 
+    // Spin budget in ns (token bucket refilled at `spin_fraction`).
+    let budget_cap = (opts.spin_ns * 20) as f64;
+    let mut budget = budget_cap;
+    let mut budget_at = clock.now();
     loop {
         release(&mut queue, &mut pool, &mut rep);
         if read_one(&mut queue, &mut pool, &mut rep) {
@@ -255,8 +265,12 @@ fn run_direction(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts:
             break;
         }
         let now = clock.now();
+        budget = (budget + (now - budget_at) as f64 * opts.spin_fraction).min(budget_cap);
+        budget_at = now;
         match queue.front().map(|q| q.at) {
-            Some(at) if at <= now + opts.spin_ns => {
+            // Time passed since `release` ran: `at` may already be due.
+            Some(at) if at <= now => {}
+            Some(at) if at <= now + opts.spin_ns && budget >= (at - now) as f64 => {
                 // Busy-wait for the release, still taking arrivals.
                 while clock.now() < at {
                     if read_one(&mut queue, &mut pool, &mut rep) {
@@ -264,6 +278,14 @@ fn run_direction(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts:
                         continue;
                     }
                     std::hint::spin_loop();
+                }
+                let end = clock.now();
+                budget -= (end - now) as f64;
+            }
+            Some(at) if at <= now + opts.spin_ns => {
+                // Out of spin budget: sleep to the release time itself.
+                if spec.ingress.wait_readable((at - now).min(opts.max_wait_ns)).is_err() {
+                    rep.read_errors += 1;
                 }
             }
             Some(at) => {

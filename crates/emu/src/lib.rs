@@ -11,6 +11,7 @@
 //! Everything needs root, /dev/net/tun and a kernel with MPTCP;
 //! `netns::preflight` says clearly which is missing.
 
+pub mod bench;
 pub mod cleanup;
 pub mod clock;
 pub mod emulator;
