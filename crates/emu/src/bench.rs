@@ -142,6 +142,10 @@ fn paced_send(sock: UdpSocket, n: u64, gap: u64, burst: u64) -> io::Result<()> {
 
 /// Receive stamped datagrams until `n` arrived or a timeout; returns (seq, sent, received).
 fn collect(rx: UdpSocket, n: u64) -> io::Result<Vec<(u64, u64, u64)>> {
+    // Real-time (below the emulator) so a busy host does not make the
+    // receiver fall behind and overflow its socket buffer; the timestamps
+    // are the kernel's either way.
+    let _ = set_realtime(4);
     let mut got = Vec::with_capacity(n as usize);
     let mut buf = vec![0u8; 2048];
     while let Some((len, ts)) = recv_timestamped(rx.as_raw_fd(), &mut buf)? {
