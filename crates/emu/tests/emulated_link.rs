@@ -286,3 +286,87 @@ fn stale_namespaces_of_dead_processes_are_removed() {
     cleanup::cleanup_stale().unwrap();
     assert!(netns::exists(&topo.client_ns));
 }
+
+/// An MPTCP socket (IPPROTO_MPTCP) created in `ns`.
+fn mptcp_socket(ns: &str) -> std::os::fd::OwnedFd {
+    use std::os::fd::FromRawFd;
+    in_netns(ns, || {
+        // SAFETY: plain socket call; the descriptor is owned by the OwnedFd.
+        let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, libc::IPPROTO_MPTCP) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: fresh descriptor.
+        Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+    })
+    .unwrap()
+}
+
+fn sockaddr(ip: [u8; 4], port: u16) -> libc::sockaddr_in {
+    libc::sockaddr_in {
+        sin_family: libc::AF_INET as u16,
+        sin_port: port.to_be(),
+        sin_addr: libc::in_addr { s_addr: u32::from_be_bytes(ip).to_be() },
+        sin_zero: [0; 8],
+    }
+}
+
+#[test]
+fn mptcp_uses_both_emulated_paths() {
+    if !need_root("mptcp_uses_both_emulated_paths") {
+        return;
+    }
+    use std::os::fd::{AsRawFd, IntoRawFd};
+    let _g = serial();
+    let topo = Topology::build(&TopologyOptions::seed000()).unwrap();
+    topo.configure_mptcp().unwrap();
+    let prefix = topo.prefix.clone();
+    let paths = [PathSpec::symmetric(params(10, 10, 100)), PathSpec::symmetric(params(10, 20, 100))];
+    let emu = topo.start_emulator(&paths, 1, EmuOptions::default()).unwrap();
+
+    let len = std::mem::size_of::<libc::sockaddr_in>() as u32;
+    let lfd = mptcp_socket(&topo.server_ns);
+    let a = sockaddr([10, 0, 0, 2], 5002);
+    // SAFETY: valid descriptor and sockaddr.
+    unsafe {
+        assert_eq!(libc::bind(lfd.as_raw_fd(), &a as *const _ as *const libc::sockaddr, len), 0);
+        assert_eq!(libc::listen(lfd.as_raw_fd(), 4), 0);
+    }
+    // SAFETY: the descriptor is a listening stream socket; ownership moves.
+    let listener = unsafe { <TcpListener as std::os::fd::FromRawFd>::from_raw_fd(lfd.into_raw_fd()) };
+    let rx = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut buf = vec![0u8; 1 << 16];
+        let mut total = 0u64;
+        while let Ok(n) = s.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            total += n as u64;
+        }
+        total
+    });
+    let cfd = mptcp_socket(&topo.client_ns);
+    let b = sockaddr([10, 0, 0, 2], 5002);
+    // SAFETY: valid descriptor and sockaddr.
+    assert_eq!(unsafe { libc::connect(cfd.as_raw_fd(), &b as *const _ as *const libc::sockaddr, len) }, 0);
+    // SAFETY: a connected stream socket; ownership moves.
+    let mut tx = unsafe { <TcpStream as std::os::fd::FromRawFd>::from_raw_fd(cfd.into_raw_fd()) };
+    let chunk = vec![1u8; 1 << 16];
+    let end = Instant::now() + Duration::from_secs(4);
+    while Instant::now() < end {
+        tx.write_all(&chunk).unwrap();
+    }
+    drop(tx);
+    let total = rx.join().unwrap();
+    let reps = emu.stop();
+    drop(topo);
+    assert_gone(&prefix);
+    let up = |n: &str| reps.iter().find(|r| r.name == n).unwrap().stats.bytes_delivered;
+    let (b1, b2) = (up("path1.up"), up("path2.up"));
+    eprintln!("MPTCP received {total} B; path1.up {b1} B, path2.up {b2} B");
+    // Each path alone carries at most 10 Mbit/s x 4 s = 5 MB; together clearly more than one.
+    assert!(b1 > 1_000_000 && b2 > 1_000_000, "both subflows must carry data: {b1} / {b2}");
+    let goodput = total as f64 * 8.0 / 4.0;
+    assert!(goodput > 12e6, "aggregate goodput {goodput} bit/s should exceed one path's 10 Mbit/s");
+}
