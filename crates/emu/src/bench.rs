@@ -382,11 +382,49 @@ fn socket2_bind_connect(src: &str, dst: (&str, u16)) -> io::Result<TcpStream> {
     }
 }
 
+/// Lateness of `Clock::sleep_until` over `n` sleeps of `period` ns, with the
+/// given spin and scheduling policy, run on a fresh thread.
+pub fn timer_precision(n: u64, period: u64, spin: u64, realtime: Option<i32>) -> io::Result<Histogram> {
+    std::thread::spawn(move || {
+        if let Some(p) = realtime {
+            set_realtime(p)?;
+        }
+        set_min_timer_slack();
+        let clock = Clock::start();
+        let mut h = Histogram::default();
+        for i in 1..=n {
+            let deadline = i * period;
+            clock.sleep_until(deadline, spin);
+            h.record(clock.now() - deadline);
+        }
+        Ok(h)
+    })
+    .join()
+    .map_err(|_| err("timer thread panicked"))?
+}
+
 /// Run the whole benchmark and print a report (text and JSON of the
 /// throughput run's emulator counters).
 pub fn run(quick: bool, opts: &EmuOptions) -> io::Result<()> {
     let d = if quick { Duration::from_secs(2) } else { Duration::from_secs(5) };
-    println!("mptlab-emu benchmark (spin {} us, realtime {:?})", opts.spin_ns / 1000, opts.realtime_priority);
+    println!(
+        "mptlab-emu benchmark (spin {} us, realtime {:?}, {} thread(s) per direction)",
+        opts.spin_ns / 1000,
+        opts.realtime_priority,
+        if opts.split_threads { 2 } else { 1 }
+    );
+    println!("timer precision, 1000 sleeps of 1 ms (lateness of Clock::sleep_until):");
+    for (spin, rt) in [(0, None), (0, opts.realtime_priority), (opts.spin_ns, opts.realtime_priority)] {
+        let h = timer_precision(1000, MS, spin, rt)?;
+        println!(
+            "  spin {:>3} us, {:<12}: p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+            spin / 1000,
+            if rt.is_some() { "SCHED_FIFO" } else { "SCHED_OTHER" },
+            h.quantile(0.5) as f64 / 1e6,
+            h.quantile(0.99) as f64 / 1e6,
+            h.max() as f64 / 1e6
+        );
+    }
     println!("added-delay error (actual - model), 20 ms one-way, 1500 B UDP packets:");
     let direct = TopologyOptions::direct();
     let two = TopologyOptions::seed000();

@@ -65,11 +65,16 @@ pub struct EmuOptions {
     /// once. `None` keeps the normal policy. Failure to set it (no
     /// CAP_SYS_NICE) is reported, not fatal.
     pub realtime_priority: Option<i32>,
+    /// Two threads per direction: a reader that offers packets the moment
+    /// they arrive and a writer that releases them. Without it one thread
+    /// does both, and an arrival waits while the thread is inside a TUN
+    /// write (which runs the receiving namespaces' stack, ~10 us).
+    pub split_threads: bool,
 }
 
 impl Default for EmuOptions {
     fn default() -> Self {
-        EmuOptions { spin_ns: 50_000, spin_fraction: 0.2, mtu: 1500, max_wait_ns: 20_000_000, realtime_priority: Some(10) }
+        EmuOptions { spin_ns: 50_000, spin_fraction: 0.2, mtu: 1500, max_wait_ns: 20_000_000, realtime_priority: Some(10), split_threads: false }
     }
 }
 
@@ -123,7 +128,13 @@ impl Emulator {
             names.push(d.name.clone());
             let h = std::thread::Builder::new()
                 .name(format!("emu-{}", d.name))
-                .spawn(move || run_direction(d, clock, stop2, opts2));
+                .spawn(move || {
+                    if opts2.split_threads {
+                        run_split(d, clock, stop2, opts2)
+                    } else {
+                        run_direction(d, clock, stop2, opts2)
+                    }
+                });
             match h {
                 Ok(h) => threads.push(h),
                 Err(e) => {
@@ -305,6 +316,146 @@ fn run_direction(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts:
     }
     rep.discarded_at_stop = queue.len() as u64;
     rep.stats = model.stats().clone();
+    rep.elapsed_ns = clock.now() - started;
+    rep
+}
+
+/// Packets handed from the reader to the writer of a split direction.
+struct Handoff {
+    queue: std::sync::Mutex<(VecDeque<Queued>, Vec<Vec<u8>>)>,
+    cv: std::sync::Condvar,
+}
+
+/// Split mode: this thread releases, a helper thread reads and offers.
+fn run_split(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts: EmuOptions) -> DirectionReport {
+    set_min_timer_slack();
+    let started = clock.now();
+    let mut rep = DirectionReport { name: spec.name.clone(), ..Default::default() };
+    if let Some(prio) = opts.realtime_priority {
+        if let Err(e) = set_realtime(prio) {
+            rep.realtime_error = Some(e.to_string());
+        }
+    }
+    let h = Arc::new(Handoff { queue: std::sync::Mutex::new((VecDeque::new(), Vec::new())), cv: std::sync::Condvar::new() });
+    let reader = {
+        let h = h.clone();
+        let stop = stop.clone();
+        let ingress = spec.ingress.clone();
+        let params = spec.params.clone();
+        let rng = spec.rng.clone();
+        let opts = opts.clone();
+        std::thread::Builder::new().name(format!("emu-{}-rd", spec.name)).spawn(move || {
+            set_min_timer_slack();
+            if let Some(prio) = opts.realtime_priority {
+                let _ = set_realtime(prio);
+            }
+            let mut model = LinkModel::new(params, rng);
+            let (mut oversize, mut errors) = (0u64, 0u64);
+            let mut buf = vec![0u8; opts.mtu + 1];
+            while !stop.load(Ordering::Relaxed) {
+                match ingress.recv(&mut buf) {
+                    Ok(Some(n)) => {
+                        let t = clock.now();
+                        if n > opts.mtu {
+                            oversize += 1;
+                            continue;
+                        }
+                        if let Verdict::Deliver { at } = model.offer(t, n as u32) {
+                            let mut g = h.queue.lock().unwrap_or_else(|p| p.into_inner());
+                            let next = g.1.pop().unwrap_or_else(|| vec![0u8; opts.mtu + 1]);
+                            let full = std::mem::replace(&mut buf, next);
+                            let was_empty = g.0.is_empty();
+                            let q = Queued { at, len: n, buf: full };
+                            if g.0.back().map_or(true, |b| b.at <= at) {
+                                g.0.push_back(q);
+                            } else {
+                                let pos = g.0.partition_point(|x| x.at <= at);
+                                g.0.insert(pos, q);
+                            }
+                            drop(g);
+                            if was_empty {
+                                h.cv.notify_one();
+                            }
+                        }
+                    }
+                    Ok(None) => {
+                        if ingress.wait_readable(opts.max_wait_ns).is_err() {
+                            errors += 1;
+                            std::thread::sleep(std::time::Duration::from_millis(1));
+                        }
+                    }
+                    Err(_) => errors += 1,
+                }
+            }
+            h.cv.notify_one();
+            (model.stats().clone(), oversize, errors)
+        })
+    };
+    let reader = match reader {
+        Ok(r) => r,
+        Err(e) => {
+            rep.read_errors += 1;
+            rep.first_write_error = Some(format!("spawn reader thread: {e}"));
+            return rep;
+        }
+    };
+    let budget_cap = (opts.spin_ns * 20) as f64;
+    let mut budget = budget_cap;
+    let mut budget_at = clock.now();
+    let max_wait = std::time::Duration::from_nanos(opts.max_wait_ns);
+    let mut g = h.queue.lock().unwrap_or_else(|p| p.into_inner());
+    loop {
+        let now = clock.now();
+        match g.0.front().map(|q| q.at) {
+            None => {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                g = h.cv.wait_timeout(g, max_wait).unwrap_or_else(|p| p.into_inner()).0;
+            }
+            Some(at) if at <= now => {
+                let q = g.0.pop_front().expect("front checked");
+                drop(g);
+                if let Err(e) = spec.egress.send(&q.buf[..q.len]) {
+                    rep.write_errors += 1;
+                    if rep.first_write_error.is_none() {
+                        rep.first_write_error = Some(format!("write to {}: {e}", spec.egress.name()));
+                    }
+                }
+                rep.lateness.record(now - q.at);
+                g = h.queue.lock().unwrap_or_else(|p| p.into_inner());
+                g.1.push(q.buf);
+            }
+            Some(at) => {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                // Later arrivals are never due before the head (FIFO), so
+                // sleeping to the head's time cannot miss a release.
+                drop(g);
+                budget = (budget + (now - budget_at) as f64 * opts.spin_fraction).min(budget_cap);
+                budget_at = now;
+                let wait = (at - now).min(opts.max_wait_ns);
+                if budget >= opts.spin_ns as f64 {
+                    clock.sleep_until(now + wait, opts.spin_ns);
+                    budget -= (clock.now() - now).min(opts.spin_ns) as f64;
+                } else {
+                    clock.sleep_until(now + wait, 0);
+                }
+                g = h.queue.lock().unwrap_or_else(|p| p.into_inner());
+            }
+        }
+    }
+    rep.discarded_at_stop = g.0.len() as u64;
+    drop(g);
+    match reader.join() {
+        Ok((stats, oversize, errors)) => {
+            rep.stats = stats;
+            rep.drops_oversize = oversize;
+            rep.read_errors += errors;
+        }
+        Err(_) => rep.name = format!("{} (reader thread panicked)", rep.name),
+    }
     rep.elapsed_ns = clock.now() - started;
     rep
 }

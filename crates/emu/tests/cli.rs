@@ -17,10 +17,24 @@ fn need_root(test: &str) -> bool {
     false
 }
 
+/// Kills and reaps the child if a test fails while it runs (its SIGTERM
+/// handler then removes the namespaces).
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            // SAFETY: signalling our own child.
+            unsafe { libc::kill(self.0.id() as i32, libc::SIGTERM) };
+        }
+        let _ = self.0.wait();
+    }
+}
+
 /// Start `run` and wait for the line naming the namespaces; returns the run prefix.
-fn start(args: &[&str]) -> (Child, String) {
-    let mut child = Command::new(BIN).arg("run").args(args).stdout(Stdio::piped()).spawn().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
+fn start(args: &[&str]) -> (Running, String) {
+    let mut child = Running(Command::new(BIN).arg("run").args(args).stdout(Stdio::piped()).spawn().unwrap());
+    let mut out = BufReader::new(child.0.stdout.take().unwrap());
     let mut line = String::new();
     loop {
         line.clear();
@@ -44,8 +58,8 @@ fn sigint_stops_cleans_up_and_writes_stats() {
     let (mut child, prefix) = start(&["--stats", stats.to_str().unwrap()]);
     assert_eq!(cleanup::namespaces_with_prefix(&prefix).unwrap().len(), 3);
     // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = child.wait().unwrap();
+    unsafe { libc::kill(child.0.id() as i32, libc::SIGINT) };
+    let status = child.0.wait().unwrap();
     assert!(status.success(), "exit status {status}");
     assert!(cleanup::namespaces_with_prefix(&prefix).unwrap().is_empty());
     let json = std::fs::read_to_string(&stats).unwrap();
@@ -75,8 +89,8 @@ fn sigkilled_run_is_cleaned_by_cleanup() {
         return;
     }
     let (mut child, prefix) = start(&["--direct"]);
-    child.kill().unwrap();
-    child.wait().unwrap();
+    child.0.kill().unwrap();
+    child.0.wait().unwrap();
     assert_eq!(cleanup::namespaces_with_prefix(&prefix).unwrap().len(), 2, "SIGKILL leaves the namespaces");
     let out = Command::new(BIN).arg("cleanup").output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -370,3 +370,29 @@ fn mptcp_uses_both_emulated_paths() {
     let goodput = total as f64 * 8.0 / 4.0;
     assert!(goodput > 12e6, "aggregate goodput {goodput} bit/s should exceed one path's 10 Mbit/s");
 }
+
+#[test]
+fn split_threads_mode_keeps_the_delay() {
+    if !need_root("split_threads_mode_keeps_the_delay") {
+        return;
+    }
+    let _g = serial();
+    let topo = Topology::build(&TopologyOptions::direct()).unwrap();
+    let prefix = topo.prefix.clone();
+    let opts = EmuOptions { split_threads: true, ..EmuOptions::default() };
+    let emu = topo.start_emulator(&[PathSpec::symmetric(params(10, 5, 100))], 1, opts).unwrap();
+    let mut pinger = Pinger::new(&topo.client_ns, Ipv4Addr::new(10, 1, 0, 2), 500 * MS).unwrap();
+    let mut rtts: Vec<u64> = (0..20).map(|_| pinger.ping(Ipv4Addr::new(10, 0, 0, 2), 64).unwrap().expect("reply")).collect();
+    let reps = emu.stop();
+    drop(topo);
+    assert_gone(&prefix);
+    rtts.sort();
+    let expected = 2 * (5 * MS + tx_time(92, 10_000_000));
+    eprintln!("split mode RTT min {} p50 {} (expected {expected})", rtts[0], rtts[10]);
+    assert!(rtts[0] >= expected);
+    assert!(rtts[10] < expected + MS / 2);
+    for r in &reps {
+        assert_eq!(r.stats.packets_delivered, 20, "{}", r.name);
+        assert_eq!(r.lateness.count(), 20, "{}", r.name);
+    }
+}
