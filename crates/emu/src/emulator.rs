@@ -256,8 +256,10 @@ fn run_direction(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts:
                 false
             }
             Err(_) => {
+                // Back off: a broken device may keep failing at once.
                 rep.read_errors += 1;
                 spare = Some(buf);
+                std::thread::sleep(std::time::Duration::from_millis(1));
                 false
             }
         }
@@ -295,29 +297,26 @@ fn run_direction(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts:
             }
             Some(at) if at <= now + opts.spin_ns => {
                 // Out of spin budget: sleep to the release time itself.
-                if spec.ingress.wait_readable((at - now).min(opts.max_wait_ns)).is_err() {
-                    rep.read_errors += 1;
-                }
+                wait_ingress(&spec.ingress, (at - now).min(opts.max_wait_ns), &mut rep);
             }
-            Some(at) => {
-                let wait = (at - opts.spin_ns - now).min(opts.max_wait_ns);
-                if spec.ingress.wait_readable(wait).is_err() {
-                    rep.read_errors += 1;
-                }
-            }
-            None => {
-                if spec.ingress.wait_readable(opts.max_wait_ns).is_err() {
-                    rep.read_errors += 1;
-                    // A broken descriptor would make ppoll return at once; do not spin on it.
-                    std::thread::sleep(std::time::Duration::from_millis(1));
-                }
-            }
+            Some(at) => wait_ingress(&spec.ingress, (at - opts.spin_ns - now).min(opts.max_wait_ns), &mut rep),
+            None => wait_ingress(&spec.ingress, opts.max_wait_ns, &mut rep),
         }
     }
     rep.discarded_at_stop = queue.len() as u64;
     rep.stats = model.stats().clone();
     rep.elapsed_ns = clock.now() - started;
     rep
+}
+
+/// Wait for input on `tun` up to `ns`. A broken descriptor (device deleted)
+/// makes ppoll return at once; back off 1 ms so a real-time thread does not
+/// spin on it.
+fn wait_ingress(tun: &Tun, ns: Nanos, rep: &mut DirectionReport) {
+    if tun.wait_readable(ns).is_err() {
+        rep.read_errors += 1;
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
 }
 
 /// Packets handed from the reader to the writer of a split direction.
@@ -384,7 +383,10 @@ fn run_split(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts: Emu
                             std::thread::sleep(std::time::Duration::from_millis(1));
                         }
                     }
-                    Err(_) => errors += 1,
+                    Err(_) => {
+                        errors += 1;
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
                 }
             }
             h.cv.notify_one();

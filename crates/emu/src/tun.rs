@@ -125,6 +125,11 @@ impl Tun {
             }
             return Err(e);
         }
+        if r > 0 && pfd.revents & libc::POLLIN == 0 && pfd.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
+            // E.g. the device's namespace was deleted under us. Report it so
+            // the caller does not spin on a descriptor that is always "ready".
+            return Err(io::Error::other(format!("{}: device gone or in error (poll revents {:#x})", self.name, pfd.revents)));
+        }
         Ok(r > 0 && pfd.revents & libc::POLLIN != 0)
     }
 }
