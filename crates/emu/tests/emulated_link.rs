@@ -428,3 +428,86 @@ fn emulator_survives_its_devices_disappearing() {
     assert!(used < 150_000_000, "emulator used {used} ns of CPU in 300 ms with its devices gone");
     assert_eq!(reps.len(), 2);
 }
+
+#[test]
+fn outage_drops_packets_in_its_window() {
+    if !need_root("outage_drops_packets_in_its_window") {
+        return;
+    }
+    use mptlab_core::link::Outage;
+    let _g = serial();
+    let topo = Topology::build(&TopologyOptions::direct()).unwrap();
+    let prefix = topo.prefix.clone();
+    let mut up = params(10, 5, 100);
+    // Outage times are on the emulator's clock (zero when it started).
+    up.outages = vec![Outage { start: 300 * MS, end: 600 * MS }];
+    let emu = topo.start_emulator(&[PathSpec { up, down: params(10, 5, 100) }], 1, EmuOptions::default()).unwrap();
+    let clock = emu.clock();
+    let mut pinger = Pinger::new(&topo.client_ns, Ipv4Addr::new(10, 1, 0, 2), 50 * MS).unwrap();
+    let mut results = Vec::new(); // (send time on the emulator clock, replied)
+    while clock.now() < 900 * MS {
+        let t = clock.now();
+        let ok = pinger.ping(Ipv4Addr::new(10, 0, 0, 2), 32).unwrap().is_some();
+        results.push((t, ok));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let reps = emu.stop();
+    drop(topo);
+    assert_gone(&prefix);
+    // Margins for the time between taking `t` and the emulator reading the packet.
+    for &(t, ok) in &results {
+        if !(290 * MS..=610 * MS).contains(&t) {
+            assert!(ok, "ping at {t} ns outside the outage was lost");
+        }
+        if t > 310 * MS && t < 590 * MS {
+            assert!(!ok, "ping at {t} ns inside the outage got through");
+        }
+    }
+    let upr = reps.iter().find(|r| r.name == "path1.up").unwrap();
+    assert!(upr.stats.drops_outage >= 5, "{:?}", upr.stats);
+    assert_eq!(upr.stats.drops_outage + upr.stats.packets_delivered, upr.stats.packets_offered);
+}
+
+#[test]
+fn mahimahi_trace_sets_the_rate() {
+    if !need_root("mahimahi_trace_sets_the_rate") {
+        return;
+    }
+    use mptlab_core::trace::Trace;
+    use mptlab_emu::probe::{recv_timestamped, timestamped_udp};
+    use std::os::fd::AsRawFd;
+    let _g = serial();
+    let topo = Topology::build(&TopologyOptions::direct()).unwrap();
+    let prefix = topo.prefix.clone();
+    // One 1500-byte opportunity per ms: 12 Mbit/s.
+    let mut up = params(1, 5, 100);
+    up.trace = Some(std::sync::Arc::new(Trace::constant(1, 10)));
+    let emu = topo.start_emulator(&[PathSpec { up, down: params(10, 5, 100) }], 1, EmuOptions::default()).unwrap();
+    let rx = timestamped_udp(&topo.server_ns, "10.0.0.2:7003", 300 * MS).unwrap();
+    let client = udp_in(&topo.client_ns, "10.1.0.2:0");
+    client.connect("10.0.0.2:7003").unwrap();
+    let receiver = std::thread::spawn(move || {
+        let mut buf = [0u8; 2048];
+        let mut ts = Vec::new();
+        while let Some((_, t)) = recv_timestamped(rx.as_raw_fd(), &mut buf).unwrap() {
+            ts.push(t);
+        }
+        ts
+    });
+    // 1500-byte IP packets at 19.2 Mbit/s (8 every 5 ms; less if sleeps overrun on a
+    // busy host) for 2 s: the trace is the bottleneck.
+    for _ in 0..400 {
+        for _ in 0..8 {
+            client.send(&[0u8; 1472]).unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let ts = receiver.join().unwrap();
+    emu.stop();
+    drop(topo);
+    assert_gone(&prefix);
+    let n = ts.len() as f64;
+    let rate = (n - 1.0) * 1500.0 * 8.0 * 1e9 / (ts[ts.len() - 1] - ts[0]) as f64;
+    eprintln!("trace link: {} packets, {:.3} Mbit/s", ts.len(), rate / 1e6);
+    assert!((rate / 12e6 - 1.0).abs() < 0.03, "rate {rate} bit/s, trace gives 12 Mbit/s");
+}
