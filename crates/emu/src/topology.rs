@@ -142,8 +142,9 @@ fn up_tun(ns: &str, dev: &str, addr_cidr: &str, mtu: u32) -> io::Result<()> {
 }
 
 impl Topology {
-    /// Build a topology. On failure everything already created is removed and
-    /// the error names the step that failed.
+    /// Build a topology (after removing leftovers of killed runs). On failure
+    /// everything already created is removed and the error names the step
+    /// that failed.
     pub fn build(opts: &TopologyOptions) -> io::Result<Topology> {
         netns::preflight()?;
         if opts.paths == 0 || opts.paths > 9 {
@@ -154,6 +155,10 @@ impl Topology {
         }
         if !(576..=65535).contains(&opts.mtu) {
             return Err(err(format!("mtu must be 576..=65535, found {}", opts.mtu)));
+        }
+        // Leftovers of killed runs (dead pids only; never another live run's).
+        if let Err(e) = cleanup::cleanup_stale() {
+            eprintln!("mptlab-emu: {e}");
         }
         let prefix = cleanup::run_prefix();
         let mut t = Topology {

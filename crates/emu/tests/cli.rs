@@ -9,6 +9,14 @@ use mptlab_emu::{cleanup, netns};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mptlab-linkemu");
 
+/// One run at a time: every start removes dead runs' namespaces, which would
+/// race with the SIGKILL test looking at its leftovers.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn need_root(test: &str) -> bool {
     if netns::is_root() {
         return true;
@@ -54,6 +62,7 @@ fn sigint_stops_cleans_up_and_writes_stats() {
     if !need_root("sigint_stops_cleans_up_and_writes_stats") {
         return;
     }
+    let _g = serial();
     let stats = std::env::temp_dir().join(format!("mptl-test-stats-{}.json", std::process::id()));
     let (mut child, prefix) = start(&["--stats", stats.to_str().unwrap()]);
     assert_eq!(cleanup::namespaces_with_prefix(&prefix).unwrap().len(), 3);
@@ -74,6 +83,7 @@ fn duration_ends_the_run() {
     if !need_root("duration_ends_the_run") {
         return;
     }
+    let _g = serial();
     let out = Command::new(BIN).args(["run", "--direct", "--duration", "0.3", "--path", "rate=5mbit,delay=1ms"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -88,6 +98,7 @@ fn sigkilled_run_is_cleaned_by_cleanup() {
     if !need_root("sigkilled_run_is_cleaned_by_cleanup") {
         return;
     }
+    let _g = serial();
     let (mut child, prefix) = start(&["--direct"]);
     child.0.kill().unwrap();
     child.0.wait().unwrap();
