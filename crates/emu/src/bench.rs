@@ -408,10 +408,11 @@ pub fn timer_precision(n: u64, period: u64, spin: u64, realtime: Option<i32>) ->
 pub fn run(quick: bool, opts: &EmuOptions) -> io::Result<()> {
     let d = if quick { Duration::from_secs(2) } else { Duration::from_secs(5) };
     println!(
-        "mptlab-emu benchmark (spin {} us, realtime {:?}, {} thread(s) per direction)",
+        "mptlab-emu benchmark (spin {} us, realtime {:?}, {} thread(s) per direction, pinned: {})",
         opts.spin_ns / 1000,
         opts.realtime_priority,
-        if opts.split_threads { 2 } else { 1 }
+        if opts.split_threads { 2 } else { 1 },
+        opts.pin_cpus
     );
     println!("timer precision, 1000 sleeps of 1 ms (lateness of Clock::sleep_until):");
     for (spin, rt) in [(0, None), (0, opts.realtime_priority), (opts.spin_ns, opts.realtime_priority)] {

@@ -70,11 +70,14 @@ pub struct EmuOptions {
     /// does both, and an arrival waits while the thread is inside a TUN
     /// write (which runs the receiving namespaces' stack, ~10 us).
     pub split_threads: bool,
+    /// Pin both directions of path k (directions 2k and 2k+1 in start order)
+    /// to CPU k mod n, so a path's packets stay on one core's caches.
+    pub pin_cpus: bool,
 }
 
 impl Default for EmuOptions {
     fn default() -> Self {
-        EmuOptions { spin_ns: 50_000, spin_fraction: 0.2, mtu: 1500, max_wait_ns: 20_000_000, realtime_priority: Some(10), split_threads: false }
+        EmuOptions { spin_ns: 50_000, spin_fraction: 0.2, mtu: 1500, max_wait_ns: 20_000_000, realtime_priority: Some(10), split_threads: false, pin_cpus: false }
     }
 }
 
@@ -122,13 +125,19 @@ impl Emulator {
         let stop = Arc::new(AtomicBool::new(false));
         let mut threads = Vec::new();
         let mut names = Vec::new();
-        for d in dirs {
+        // SAFETY: sysconf has no preconditions.
+        let ncpu = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as usize;
+        for (k, d) in dirs.into_iter().enumerate() {
             let stop2 = stop.clone();
             let opts2 = opts.clone();
             names.push(d.name.clone());
+            let cpu = opts.pin_cpus.then_some((k / 2) % ncpu);
             let h = std::thread::Builder::new()
                 .name(format!("emu-{}", d.name))
                 .spawn(move || {
+                    if let Some(c) = cpu {
+                        pin_to_cpu(c);
+                    }
                     if opts2.split_threads {
                         run_split(d, clock, stop2, opts2)
                     } else {
@@ -460,6 +469,18 @@ fn run_split(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts: Emu
     }
     rep.elapsed_ns = clock.now() - started;
     rep
+}
+
+/// Best effort: restrict the calling thread to CPU `c`.
+fn pin_to_cpu(c: usize) {
+    // SAFETY: cpu_set_t is plain data; CPU_SET stays within its bounds for c < CPU_SETSIZE.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if c < libc::CPU_SETSIZE as usize {
+            libc::CPU_SET(c, &mut set);
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+        }
+    }
 }
 
 /// Make the calling thread SCHED_FIFO at `prio`.

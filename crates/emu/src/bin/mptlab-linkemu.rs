@@ -16,7 +16,7 @@ use mptlab_emu::{bench, cleanup, netns, signals, EmuOptions, PathSpec, Shape, To
 
 const USAGE: &str = "usage:
   mptlab-linkemu run [--path SPEC]... [--direct] [--seed N] [--duration SECS] [--stats FILE] [--no-mptcp]
-  mptlab-linkemu bench [--quick] [--spin-us N] [--no-realtime] [--split]
+  mptlab-linkemu bench [--quick] [--spin-us N] [--no-realtime] [--split] [--pin]
   mptlab-linkemu cleanup     remove namespaces left by killed runs
   mptlab-linkemu check       say whether this host can run emulations
 
@@ -164,6 +164,7 @@ fn cmd_bench(args: &[String]) -> Result<(), String> {
             "--quick" => quick = true,
             "--no-realtime" => opts.realtime_priority = None,
             "--split" => opts.split_threads = true,
+            "--pin" => opts.pin_cpus = true,
             "--spin-us" => {
                 opts.spin_ns = value(args, &mut i, "--spin-us")?.parse::<u64>().map_err(|_| "bad --spin-us")? * 1000
             }
