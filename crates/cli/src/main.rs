@@ -66,6 +66,38 @@ enum Command {
         #[arg(long)]
         no_parquet: bool,
     },
+    /// Run all repetitions of a scenario over the real Linux kernel (TCP,
+    /// MPTCP, UDP) between network namespaces, links shaped by mptlab's
+    /// userspace link emulator; real time, one run after another. Needs
+    /// root, TUN and MPTCP. Same tables as `run` (docs/emulation.md).
+    Emulate {
+        /// Scenario file (TOML).
+        scenario: PathBuf,
+        /// Output directory (created; written atomically when all runs succeed).
+        #[arg(long, short, value_name = "DIR")]
+        out: PathBuf,
+        /// Number of runs (overrides scenario.runs).
+        #[arg(long)]
+        runs: Option<u32>,
+        /// Base seed (overrides scenario.seed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Override a key (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<Override>,
+        /// No summary table.
+        #[arg(long, short)]
+        quiet: bool,
+        /// Overwrite results already in DIR.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Traffic agent on real hosts (live mode): `agent server` on one host,
+    /// `agent client` on the other, same scenario file (docs/emulation.md).
+    Agent {
+        #[command(subcommand)]
+        role: mptlab_emu::live::AgentCommand,
+    },
     /// Measure simulator speed: simulated data packets per wall-clock second on
     /// one core, for the benchmark scenarios (a saturated flow at 20 Mbit/s and
     /// 40 ms RTT; the seed 000 topology with background traffic).
@@ -204,6 +236,31 @@ fn main() -> ExitCode {
             }
             Err(c) => c,
         },
+        Command::Emulate { scenario, out, runs, seed, mut set, quiet, force } => {
+            if let Some(r) = runs {
+                set.push(Override { key: "scenario.runs".into(), value: r.to_string() });
+            }
+            if let Some(s) = seed {
+                set.push(Override { key: "scenario.seed".into(), value: s.to_string() });
+            }
+            let s = match Scenario::from_file_with_overrides(&scenario, &set) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            if let Err(e) = mptlab_emu::run::prepare(&s) {
+                eprintln!("error: {}: {e}", scenario.display());
+                return ExitCode::from(2);
+            }
+            let opts = runner::RunOptions { out, jobs: 1, quiet, force, csv: true, parquet: true };
+            if !quiet {
+                eprintln!("emulating {} ({} x {} s, real time)", describe(&s), s.meta.runs, s.meta.duration_s);
+            }
+            runner::run(&s, &opts, mptlab_emu::run::run_once_global)
+        }
+        Command::Agent { role } => mptlab_emu::live::main(role),
         Command::Run {
             scenario,
             out,

@@ -11,14 +11,18 @@
 //! Everything needs root, /dev/net/tun and a kernel with MPTCP;
 //! `netns::preflight` says clearly which is missing.
 
+pub mod agent;
 pub mod bench;
 pub mod cleanup;
 pub mod clock;
 pub mod emulator;
 pub mod hist;
+pub mod live;
 pub mod netns;
 pub mod probe;
+pub mod run;
 pub mod signals;
+pub mod sock;
 pub mod topology;
 pub mod tun;
 

@@ -173,6 +173,28 @@ fn topology(s: &sc::Scenario, draw: &mut Draw) -> Result<(TopologySpec, Layout),
     }
 }
 
+/// The links of a preset topology for the run with `seed`, drawn exactly as
+/// [`build`] draws them (same keys, same streams, same order of the log):
+/// one `Duplex` per access path, the server link, and the drawn values
+/// (`path1.rate_mbit`, ...). Shared with emulation (`mptlab-emu`), so an
+/// emulated run gets the very link parameters its simulated twin gets.
+pub fn preset_links(s: &sc::Scenario, seed: u64) -> Result<(Vec<Duplex>, Duplex, Vec<(String, f64)>), String> {
+    let mut drawn = Vec::new();
+    let mut draw = Draw { seed, log: &mut drawn };
+    let mut traces = HashMap::new();
+    let (ps, srv) = match &s.topology {
+        sc::Topology::Preset { paths, server_link, .. } => {
+            let mut ps = Vec::new();
+            for (i, p) in paths.iter().enumerate() {
+                ps.push(duplex(&p.link, &format!("path{}", i + 1), &mut draw, &mut traces)?);
+            }
+            (ps, duplex(server_link, "server_link", &mut draw, &mut traces)?)
+        }
+        sc::Topology::Explicit { .. } => return Err("explicit topologies have no preset links".into()),
+    };
+    Ok((ps, srv, drawn))
+}
+
 /// The TCP configuration a scenario asks for.
 pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
     let cc = match t.cc {

@@ -1,0 +1,621 @@
+//! `mptlab emulate`: one scenario run over the real kernel between network
+//! namespaces, links shaped by the emulator, traffic by the agent, results
+//! in the simulator's tables (docs/results.md, docs/emulation.md).
+
+use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use mptlab_core::time::{secs, to_ms, Nanos};
+use mptlab_core::traffic::browser::BrowserConfig;
+use mptlab_core::traffic::gaming::{GamingConfig, GamingSource};
+use mptlab_core::traffic::metrics::Jitter;
+use mptlab_core::traffic::video::{FramePhase, VideoConfig, VideoSource};
+use mptlab_core::traffic::web::Page;
+use mptlab_core::traffic::MessageSource;
+use mptlab_core::SimRng;
+use mptlab_results::{schema, RunOutput, Table, Value as V};
+use mptlab_scenario as sc;
+use mptlab_sim::apps::{Schedule, SourceSchedule};
+
+use crate::agent::{self, ClientEnv, ClockKind, Plan, Records, Server, Shared, Traffic};
+use crate::emulator::{DirectionReport, EmuOptions};
+use crate::netns::{self, ip_in};
+use crate::sock::{self, SockOpts, Stream, TcpInfo};
+use crate::topology::{client_addr, PathSpec, Topology, TopologyOptions, SERVER_ADDR};
+
+/// Port the agent's server listens on (TCP and UDP) inside the server namespace.
+pub const AGENT_PORT: u16 = 8080;
+
+/// Options of `mptlab emulate` beyond the scenario.
+#[derive(Clone, Debug, Default)]
+pub struct EmulateOptions {
+    /// Set by SIGINT/SIGTERM (see `signals::stop_on_signals`): the run stops,
+    /// everything is torn down and nothing is written.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+static GLOBAL: OnceLock<EmulateOptions> = OnceLock::new();
+
+/// Set the options `run_once_global` uses (once per process).
+pub fn set_global_options(o: EmulateOptions) {
+    let _ = GLOBAL.set(o);
+}
+
+/// `run_once` with the process-wide options, as a plain `fn` for the CLI's runner.
+pub fn run_once_global(s: &sc::Scenario, run: u32) -> Result<RunOutput, String> {
+    let o = GLOBAL.get().cloned().unwrap_or_default();
+    run_once(s, run, &o)
+}
+
+/// Everything `mptlab emulate` checks before the first run: the scenario is
+/// emulable, the host can emulate (root, TUN, MPTCP, iproute2), leftovers of
+/// killed runs are removed, and Ctrl-C / SIGTERM will stop the run cleanly.
+pub fn prepare(s: &sc::Scenario) -> Result<(), String> {
+    supported(s)?;
+    netns::preflight().map_err(|e| e.to_string())?;
+    if let Err(e) = crate::cleanup::cleanup_stale() {
+        eprintln!("mptlab: cleaning leftovers of killed runs: {e}");
+    }
+    let stop = crate::signals::stop_on_signals().map_err(|e| e.to_string())?;
+    set_global_options(EmulateOptions { stop: Some(stop) });
+    Ok(())
+}
+
+fn name<T: std::fmt::Display>(v: T) -> String {
+    v.to_string()
+}
+
+/// Whether emulation can run what the scenario asks for; the error says
+/// what is refused and why. Checked before anything is built.
+pub fn supported(s: &sc::Scenario) -> Result<(), String> {
+    let t = &s.transport;
+    match &s.topology {
+        sc::Topology::Preset { paths, .. } => {
+            if paths.is_empty() || paths.len() > 8 {
+                return Err(format!("emulation supports 1 to 8 access paths, found {}", paths.len()));
+            }
+        }
+        sc::Topology::Explicit { .. } => {
+            return Err("emulation supports the topology presets (two-path, single-path) only; explicit [[topology.node]]/[[topology.link]] topologies are not emulated".into())
+        }
+    }
+    if s.background.enabled {
+        return Err("background traffic is not emulated yet (background hosts are not built in the namespaces); set background.enabled = false".into());
+    }
+    match name(t.protocol).as_str() {
+        "tcp" | "udp" | "mptcp" => {}
+        "sctp" | "cmt-sctp" => {
+            return Err(format!("transport.protocol = \"{}\" cannot be emulated: this kernel has no SCTP (and Linux has no CMT-SCTP); use `mptlab run` to simulate it", t.protocol))
+        }
+        p => return Err(format!("transport.protocol = \"{p}\" is not emulated")),
+    }
+    match name(t.cc).as_str() {
+        "cubic" | "newreno" => {}
+        c => {
+            return Err(format!(
+                "transport.cc = \"{c}\": coupled congestion controls (lia, olia, balia, wvegas) are not in upstream Linux MPTCP; emulation supports cubic and newreno (kernel \"reno\")"
+            ))
+        }
+    }
+    if t.protocol == sc::Protocol::Mptcp {
+        match name(&t.mptcp.path_manager).as_str() {
+            "fullmesh" | "default" => {}
+            pm => {
+                return Err(format!(
+                    "transport.mptcp.path_manager = \"{pm}\" is not offered by the upstream in-kernel path manager; emulation supports \"fullmesh\" and \"default\""
+                ))
+            }
+        }
+        match name(&t.mptcp.scheduler).as_str() {
+            "default" => {}
+            sch => {
+                return Err(format!(
+                    "transport.mptcp.scheduler = \"{sch}\": upstream Linux MPTCP has only its default scheduler (no per-socket choice without BPF schedulers); emulation supports \"default\""
+                ))
+            }
+        }
+    }
+    if t.initial_cwnd_packets != 10 {
+        return Err(format!("transport.initial_cwnd_packets = {}: emulation uses the kernel's initial window of 10 packets", t.initial_cwnd_packets));
+    }
+    if (t.rto_min_ms - 200.0).abs() > 1e-9 {
+        return Err(format!("transport.rto_min_ms = {}: emulation uses the kernel's minimum RTO of 200 ms", t.rto_min_ms));
+    }
+    if !(576..=9000).contains(&t.mtu_bytes) {
+        return Err(format!("transport.mtu_bytes = {}: emulation supports 576..=9000", t.mtu_bytes));
+    }
+    if let sc::TrafficModel::Gaming { trace: sc::GamingTrace::File(p) } = &s.traffic.model {
+        return Err(format!("traffic.trace = {:?}: gaming trace files are not emulated yet; use a built-in trace (t1, t2, t3)", p.display().to_string()));
+    }
+    if t.protocol == sc::Protocol::Udp && !matches!(s.traffic.model, sc::TrafficModel::Video { .. } | sc::TrafficModel::Gaming { .. }) {
+        return Err("transport.protocol = \"udp\" carries video and gaming messages only (files, bulk and web pages need a stream)".into());
+    }
+    let n = s.topology.num_paths();
+    if !t.protocol.is_multipath() && (t.path == 0 || t.path as usize > n) {
+        return Err(format!("transport.path = {}, but the client has {n} access paths", t.path));
+    }
+    Ok(())
+}
+
+/// The message schedule of a video or gaming scenario for run seed `seed`:
+/// (time since the run origin, bytes), every message generated before `end`.
+/// Same sources and random streams as the simulator (`mptlab_sim::runner`).
+pub fn message_schedule(s: &sc::Scenario, seed: u64) -> Result<Option<Vec<(Nanos, u32)>>, String> {
+    let start = secs(s.traffic.start_s);
+    let end = secs(s.meta.duration_s);
+    let stop = s.traffic.stop_s.map(secs);
+    let (src, label): (Box<dyn MessageSource>, &str) = match &s.traffic.model {
+        sc::TrafficModel::Video { bitrate_kbit, fps } => {
+            let cfg = VideoConfig { bit_rate_bps: (bitrate_kbit * 1000.0).round() as u64, frame_rate: fps.round() as u32, phase: FramePhase::Fixed(0), max_frames: None };
+            (Box::new(VideoSource::new(cfg)?), "traffic/video")
+        }
+        sc::TrafficModel::Gaming { trace: sc::GamingTrace::Builtin(name) } => {
+            let preset = format!("aoc-trace{}", name.trim_start_matches('t'));
+            (Box::new(GamingSource::new(GamingConfig::preset(&preset)?)?), "traffic/gaming")
+        }
+        _ => return Ok(None),
+    };
+    let mut sched = SourceSchedule::new(src, SimRng::stream(seed, label), start, stop);
+    let mut v = Vec::new();
+    while let Some((t, b)) = sched.next_message() {
+        if t >= end {
+            break;
+        }
+        v.push((t, b));
+    }
+    Ok(Some(v))
+}
+
+/// The agent's plan for run seed `seed` (shared by emulation and live mode).
+pub fn plan(s: &sc::Scenario, seed: u64, clock: ClockKind, client_src: Option<Ipv4Addr>, server: SocketAddrV4) -> Result<Plan, String> {
+    let t = &s.transport;
+    let start = secs(s.traffic.start_s);
+    let traffic = match &s.traffic.model {
+        sc::TrafficModel::Video { .. } | sc::TrafficModel::Gaming { .. } => {
+            Traffic::Messages { schedule: message_schedule(s, seed)?.unwrap_or_default(), udp: t.protocol == sc::Protocol::Udp }
+        }
+        sc::TrafficModel::File { size_bytes } => Traffic::File { size: *size_bytes, start },
+        sc::TrafficModel::Bulk => Traffic::Bulk { start },
+        sc::TrafficModel::Web { page, max_connections } => {
+            let page = match page {
+                sc::WebPage::Site(name) => Page::preset(name, seed)?,
+                sc::WebPage::Objects(v) => Page::from_sizes("custom", v)?,
+            };
+            Traffic::Web { page, cfg: BrowserConfig { max_connections: *max_connections as usize, ..BrowserConfig::default() }, start }
+        }
+    };
+    let sock = SockOpts {
+        stream: if t.protocol == sc::Protocol::Mptcp { Stream::Mptcp } else { Stream::Tcp },
+        cc: if t.cc == sc::CongestionControl::NewReno { "reno".into() } else { "cubic".into() },
+        nodelay: !t.nagle,
+        sndbuf: t.sndbuf_kib as usize * 1024,
+        rcvbuf: t.rcvbuf_kib as usize * 1024,
+        quickack: !t.delayed_ack,
+    };
+    Ok(Plan { traffic, server_sends: s.traffic.direction == sc::Direction::Down, sock, clock, client_src, server })
+}
+
+/// Namespace sysctls for `[transport]` (client and server).
+fn transport_sysctls(t: &sc::Transport, ns: &str) -> Result<(), String> {
+    let b = |v: bool| if v { "1" } else { "0" };
+    for (k, v) in [
+        ("net.ipv4.tcp_sack", b(t.sack)),
+        ("net.ipv4.tcp_window_scaling", b(t.window_scaling)),
+        // 3: RACK-TLP probes on (kernel default); 0: no tail loss probes.
+        ("net.ipv4.tcp_early_retrans", if t.tlp { "3" } else { "0" }),
+        ("net.ipv4.tcp_no_metrics_save", "1"),
+    ] {
+        netns::sysctl(ns, k, v).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// In-kernel path manager: limits on both sides; with `fullmesh`, every
+/// client address other than the initial subflow's becomes a `subflow
+/// fullmesh` endpoint (the kernel opens a subflow from it to every server
+/// address); with `default`, no endpoints (the initial subflow only).
+fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
+    let n = topo.client_addrs.len().min(8).to_string();
+    for ns in [&topo.client_ns, &topo.server_ns] {
+        ip_in(ns, &["mptcp", "limits", "set", "subflow", &n, "add_addr_accepted", &n]).map_err(|e| e.to_string())?;
+    }
+    if name(&s.transport.mptcp.path_manager) == "fullmesh" {
+        for (i, a) in topo.client_addrs.iter().enumerate() {
+            if i + 1 == s.transport.path as usize {
+                continue;
+            }
+            let dev = format!("p{}", i + 1);
+            let with = ip_in(&topo.client_ns, &["mptcp", "endpoint", "add", a, "dev", &dev, "subflow", "fullmesh"]);
+            if with.is_err() {
+                // Kernels before 5.18 have no fullmesh flag; one server address makes it equivalent.
+                ip_in(&topo.client_ns, &["mptcp", "endpoint", "add", a, "dev", &dev, "subflow"]).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn opt_ms(t: Option<Nanos>) -> V {
+    t.map_or(V::Null, |t| V::F64(to_ms(t)))
+}
+
+/// Kernel counters in the order of `schema::COUNTERS`; what `tcp_info` does
+/// not expose is null (see docs/emulation.md).
+pub(crate) fn counters(i: &TcpInfo) -> Vec<Option<u64>> {
+    vec![
+        Some(i.segs_out as u64),
+        Some(i.data_segs_out as u64),
+        Some(i.bytes_sent.unwrap_or(i.bytes_acked)),
+        i.bytes_retrans,
+        Some(i.segs_in as u64),
+        Some(i.data_segs_in as u64),
+        Some(i.bytes_received),
+        None, // retrans_fast: the kernel counts retransmissions, not their cause
+        None, // retrans_rto
+        None, // retrans_tlp
+        None, // retrans_spurious
+        i.total_rto.map(|v| v as u64),
+        None, // tlp_probes
+        None, // recoveries
+        None, // dup_acks
+        i.rcv_ooopack.map(|v| v as u64),
+        None, // bytes_reinjected
+        None, // bytes_probe_extra
+        None, // penalizations
+    ]
+}
+
+fn udp_counters(c: &[u64; 4]) -> Vec<Option<u64>> {
+    let mut v = vec![None; schema::COUNTERS.len()];
+    v[0] = Some(c[0]);
+    v[1] = Some(c[0]);
+    v[2] = Some(c[1]);
+    v[4] = Some(c[2]);
+    v[5] = Some(c[2]);
+    v[6] = Some(c[3]);
+    v
+}
+
+fn add_counters(a: &mut [Option<u64>], b: &[Option<u64>]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        if let Some(y) = y {
+            *x = Some(x.unwrap_or(0) + y);
+        }
+    }
+}
+
+fn cvals(c: &[Option<u64>]) -> Vec<V> {
+    c.iter().map(|v| v.map_or(V::Null, V::U64)).collect()
+}
+
+/// One path of one side of a flow, as measured.
+pub(crate) struct PathRow {
+    pub(crate) label: String,
+    pub(crate) side: &'static str,
+    pub(crate) path: usize,
+    pub(crate) local: String,
+    pub(crate) remote: String,
+    pub(crate) c: Vec<Option<u64>>,
+}
+
+fn median_p95_mean(v: &mut [f64]) -> (f64, f64, f64) {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let q = |p: f64| v[((p * (v.len() - 1) as f64).round()) as usize];
+    (q(0.5), q(0.95), v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// Emulate run `run` (0-based) of `s` with seed `s.run_seed(run)`.
+pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOutput, String> {
+    supported(s)?;
+    let seed = s.run_seed(run);
+    let (duplexes, _server_link, drawn) = mptlab_sim::runner::preset_links(s, seed)?;
+    let specs: Vec<PathSpec> = duplexes.iter().map(|d| PathSpec { up: d.up.clone(), down: d.down.clone() }).collect();
+    let npaths = specs.len();
+    let topo = Topology::build(&TopologyOptions { shape: crate::Shape::Core, paths: npaths, mtu: s.transport.mtu_bytes }).map_err(|e| e.to_string())?;
+    for ns in [&topo.client_ns, &topo.server_ns] {
+        transport_sysctls(&s.transport, ns)?;
+    }
+    let mptcp = s.transport.protocol == sc::Protocol::Mptcp;
+    if mptcp {
+        configure_mptcp(&topo, s)?;
+    }
+    let path = (s.transport.path as usize).clamp(1, npaths);
+    let src: Ipv4Addr = client_addr(path).parse().unwrap();
+    let server = SocketAddrV4::new(SERVER_ADDR.parse().unwrap(), AGENT_PORT);
+    let plan = Arc::new(plan(s, seed, ClockKind::Monotonic, Some(src), server)?);
+
+    let rec: Shared = Arc::new(Mutex::new(Records::default()));
+    let so = plan.sock.clone();
+    let listener = netns::in_netns(&topo.server_ns, move || sock::listen(&so, server)).map_err(|e| e.to_string())?;
+    let udp = if matches!(plan.traffic, Traffic::Messages { udp: true, .. }) {
+        Some(netns::in_netns(&topo.server_ns, move || sock::udp_socket(server)).map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
+    let srv = Server::start(listener, udp, plan.clone(), rec.clone()).map_err(|e| e.to_string())?;
+    let stop = Arc::new(AtomicBool::new(false));
+    if let Some(ext) = &o.stop {
+        let (ext, st) = (ext.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !st.load(Ordering::Relaxed) {
+                if ext.load(Ordering::Relaxed) {
+                    st.store(true, Ordering::Relaxed);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+    }
+    let (cns, so) = (topo.client_ns.clone(), plan.sock.clone());
+    let make_socket = move || {
+        let so = so.clone();
+        netns::in_netns(&cns, move || sock::stream_socket(&so))
+    };
+    let cns = topo.client_ns.clone();
+    let make_udp = move || netns::in_netns(&cns, move || sock::udp_socket(SocketAddrV4::new(src, AGENT_PORT + 1)).map(UdpSocket::from));
+    let env = ClientEnv { make_socket: &make_socket, make_udp: &make_udp };
+
+    let end = secs(s.meta.duration_s);
+    // Time 0 of the run is the emulator's clock origin (outage times are relative to it).
+    let emu = match topo.start_emulator(&specs, seed, EmuOptions::default()) {
+        Ok(e) => e,
+        Err(e) => {
+            stop.store(true, Ordering::Relaxed);
+            srv.stop(Some(&topo.server_ns));
+            return Err(e.to_string());
+        }
+    };
+    let origin = emu.clock().origin();
+    let client_result = agent::run_client(&plan, &env, origin, end, &stop, &rec);
+    let elapsed = crate::clock::monotonic_ns().saturating_sub(origin).min(end).max(1);
+
+    // Kernel counters while the connections are still open.
+    let mut prow: Vec<PathRow> = Vec::new();
+    let client_addrs: Vec<String> = topo.client_addrs.clone();
+    let access = |a: &str, b: &str| client_addrs.iter().position(|c| c == a || c == b).map_or(path, |i| i + 1);
+    {
+        let r = rec.lock().unwrap();
+        for c in &r.conns {
+            let fd = c.stream.as_raw_fd();
+            let (l, rmt) = sock::addrs(&c.stream);
+            let subs = if mptcp { sock::mptcp_subflows(fd).ok().filter(|v| !v.is_empty()) } else { None };
+            match subs {
+                Some(subs) => {
+                    for sf in subs {
+                        let (la, ra) = (sf.local.ip().to_string(), sf.remote.ip().to_string());
+                        prow.push(PathRow { label: c.label.clone(), side: c.side, path: access(&la, &ra), local: la, remote: ra, c: counters(&sf.info) });
+                    }
+                }
+                None => {
+                    if let Ok(i) = sock::tcp_info(fd) {
+                        prow.push(PathRow { label: c.label.clone(), side: c.side, path: access(&l, &rmt), local: l, remote: rmt, c: counters(&i) });
+                    }
+                }
+            }
+        }
+    }
+    // Stop: close the connections (wakes blocked readers and writers), the
+    // server, then the emulator; the topology goes when `topo` is dropped.
+    stop.store(true, Ordering::Relaxed);
+    let (conns, active) = {
+        let mut r = rec.lock().unwrap();
+        (std::mem::take(&mut r.conns), r.active.clone())
+    };
+    for c in &conns {
+        let _ = c.stream.shutdown(std::net::Shutdown::Both);
+    }
+    srv.stop(Some(&topo.server_ns));
+    let t_wait = std::time::Instant::now();
+    while active.load(Ordering::SeqCst) > 0 && t_wait.elapsed() < Duration::from_secs(3) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drop(conns);
+    let reports = emu.stop();
+    drop(topo);
+    if o.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+        return Err("interrupted".into());
+    }
+    client_result.map_err(|e| format!("traffic agent: {e}"))?;
+    let rec = std::mem::take(&mut *rec.lock().unwrap());
+    if let Some(e) = rec.errors.first() {
+        return Err(format!("traffic agent: {e}"));
+    }
+    if active.load(Ordering::SeqCst) > 0 {
+        return Err("traffic agent threads did not finish within 3 s of the end of the run".into());
+    }
+    Ok(tables(s, run, seed, &plan, rec, prow, &reports, elapsed, &drawn))
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn tables(s: &sc::Scenario, run: u32, seed: u64, plan: &Plan, rec: Records, prow: Vec<PathRow>, reports: &[DirectionReport], elapsed: Nanos, drawn: &[(String, f64)]) -> RunOutput {
+    let mut out = RunOutput::new(run, seed);
+    let proto = name(s.transport.protocol);
+    // Flow ids in order of first appearance (the simulator numbers flows as it creates them).
+    let mut labels: Vec<String> = Vec::new();
+    let flow_of = |l: &str, labels: &mut Vec<String>| -> u64 {
+        match labels.iter().position(|x| x == l) {
+            Some(i) => i as u64,
+            None => {
+                labels.push(l.to_string());
+                labels.len() as u64 - 1
+            }
+        }
+    };
+    match &plan.traffic {
+        Traffic::Messages { .. } => {
+            flow_of("fg", &mut labels);
+        }
+        Traffic::File { size, .. } => {
+            flow_of(&format!("file-{size}"), &mut labels);
+        }
+        Traffic::Bulk { .. } => {
+            flow_of("bulk", &mut labels);
+        }
+        Traffic::Web { .. } => {}
+    }
+    for p in &prow {
+        flow_of(&p.label, &mut labels);
+    }
+    for l in rec.delivered.keys() {
+        flow_of(l, &mut labels);
+    }
+
+    // messages: every message generated before the end, in id order.
+    let mut msgs = schema::messages();
+    let mut summary: Vec<(String, f64)> = Vec::new();
+    if let Traffic::Messages { schedule, .. } = &plan.traffic {
+        let mut got: Vec<&agent::MsgRec> = rec.messages.iter().collect();
+        got.sort_by_key(|m| (m.delivery, m.id));
+        let mut jitter = Jitter::default();
+        let mut by_id = std::collections::BTreeMap::new();
+        for m in got {
+            if let Some(d) = m.delivery {
+                jitter.update(m.send, d);
+                by_id.insert(m.id, (d, jitter.ns()));
+            }
+        }
+        let end = secs(s.meta.duration_s);
+        let mut delays = Vec::new();
+        for (id, &(at, bytes)) in schedule.iter().enumerate() {
+            if at >= end.min(elapsed.max(at)) && !by_id.contains_key(&(id as u64)) {
+                continue;
+            }
+            let (d, j) = by_id.get(&(id as u64)).map_or((None, None), |&(d, j)| (Some(d), Some(j)));
+            let delay = d.map(|d| d.saturating_sub(at));
+            if let Some(x) = delay {
+                delays.push(to_ms(x));
+            }
+            msgs.push_row(vec![V::U64(0), V::Str("fg".into()), V::U64(id as u64), V::U64(bytes as u64), V::F64(to_ms(at)), opt_ms(d), opt_ms(delay), j.map_or(V::Null, |j| V::F64(j / 1e6))])
+                .expect("messages schema");
+        }
+        summary.push(("messages".into(), msgs.num_rows() as f64));
+        summary.push(("messages_delivered".into(), delays.len() as f64));
+        if !delays.is_empty() {
+            let (m, p, a) = median_p95_mean(&mut delays);
+            summary.push(("delay_ms_median".into(), m));
+            summary.push(("delay_ms_p95".into(), p));
+            summary.push(("delay_ms_mean".into(), a));
+        }
+        if !rec.send_lateness.is_empty() {
+            let mut l: Vec<f64> = rec.send_lateness.iter().map(|&x| x as f64 / 1e6).collect();
+            let (m, p, _) = median_p95_mean(&mut l);
+            summary.push(("emu.send_lateness_ms_median".into(), m));
+            summary.push(("emu.send_lateness_ms_p95".into(), p));
+        }
+    }
+
+    let mut transfers = schema::transfers();
+    for t in &rec.transfers {
+        let ct = t.end.map(|e| e.saturating_sub(t.start));
+        let fl = if t.kind == "page" { flow_of("web0", &mut labels) } else { flow_of(&t.label, &mut labels) };
+        transfers
+            .push_row(vec![V::U64(fl), V::Str(t.label.clone()), V::Str(t.kind.into()), V::U64(t.objects as u64), V::U64(t.bytes), V::F64(to_ms(t.start)), opt_ms(t.end), opt_ms(ct)])
+            .expect("transfers schema");
+        if let Some(ct) = ct {
+            summary.push(("completion_time_ms".into(), to_ms(ct)));
+        }
+    }
+
+    // paths and flows
+    let mut paths = schema::paths();
+    let mut flows = schema::flows();
+    let secs_f = elapsed as f64 / 1e9;
+    let mut fg_by_path: std::collections::BTreeMap<usize, u64> = Default::default();
+    let mut fg_received = 0u64;
+    for (fid, l) in labels.iter().enumerate() {
+        let mut total = vec![None; schema::COUNTERS.len()];
+        let mut rows: Vec<(&'static str, usize, String, String, Vec<Option<u64>>)> =
+            prow.iter().filter(|p| &p.label == l).map(|p| (p.side, p.path, p.local.clone(), p.remote.clone(), p.c.clone())).collect();
+        if proto == "udp" {
+            let ca = plan.client_src.map(|a| a.to_string()).unwrap_or_default();
+            let sa = plan.server.ip().to_string();
+            let p = s.transport.path as usize;
+            for side in ["client", "server"] {
+                if let Some(c) = rec.udp.get(side) {
+                    let (lo, re) = if side == "client" { (ca.clone(), sa.clone()) } else { (sa.clone(), ca.clone()) };
+                    rows.push((side, p, lo, re, udp_counters(c)));
+                }
+            }
+        }
+        for side in ["client", "server"] {
+            let mine: Vec<_> = rows.iter().filter(|r| r.0 == side).collect();
+            let sum_b: u64 = mine.iter().map(|r| r.4[2].unwrap_or(0)).sum();
+            let sum_p: u64 = mine.iter().map(|r| r.4[1].unwrap_or(0)).sum();
+            for r in mine {
+                add_counters(&mut total, &r.4);
+                *fg_by_path.entry(r.1).or_default() += r.4[2].unwrap_or(0);
+                let share = |a: Option<u64>, b: u64| if b == 0 { V::Null } else { V::F64(a.unwrap_or(0) as f64 / b as f64) };
+                let mut row = vec![
+                    V::U64(fid as u64),
+                    V::Str(l.clone()),
+                    V::Str("foreground".into()),
+                    V::Str(side.into()),
+                    V::U64(r.1 as u64),
+                    V::Str(r.2.clone()),
+                    V::Str(r.3.clone()),
+                    share(r.4[2], sum_b),
+                    share(r.4[1], sum_p),
+                ];
+                row.extend(cvals(&r.4));
+                paths.push_row(row).expect("paths schema");
+            }
+        }
+        let delivered = rec.delivered.get(l).copied().unwrap_or(0);
+        fg_received += delivered;
+        let mut row = vec![V::U64(fid as u64), V::Str(l.clone()), V::Str("foreground".into()), V::Str(proto.clone()), V::U64(delivered), V::F64(delivered as f64 * 8.0 / secs_f / 1e6)];
+        row.extend(cvals(&total));
+        flows.push_row(row).expect("flows schema");
+    }
+    summary.push(("fg_throughput_mbit".into(), fg_received as f64 * 8.0 / secs_f / 1e6));
+    let fg_total: u64 = fg_by_path.values().sum();
+    if fg_total > 0 {
+        for (p, b) in &fg_by_path {
+            summary.push((format!("fg_share_path{p}"), *b as f64 / fg_total as f64));
+        }
+    }
+
+    // links: the emulator's per-direction counters (path<i>.up / .down).
+    let mut links = schema::links();
+    let mut late = crate::hist::Histogram::default();
+    for r in reports {
+        let (link, dir) = r.name.split_once('.').unwrap_or((&r.name, ""));
+        let (from, to) = if dir == "up" { ("client", "core") } else { ("core", "client") };
+        let st = &r.stats;
+        let sent = st.packets_offered - st.drops_queue - st.drops_outage;
+        let mean_q = if sent > 0 { V::F64(st.queue_delay_sum as f64 / sent as f64 / 1e6) } else { V::Null };
+        links
+            .push_row(vec![
+                V::Str(link.into()),
+                V::Str(dir.into()),
+                V::Str(from.into()),
+                V::Str(to.into()),
+                V::U64(st.packets_offered),
+                V::U64(st.bytes_offered),
+                V::U64(st.packets_delivered),
+                V::U64(st.bytes_delivered),
+                V::U64(st.drops_queue),
+                V::U64(st.drops_loss),
+                V::U64(st.drops_outage),
+                V::U64(st.max_queue_packets),
+                V::U64(st.max_queue_bytes),
+                mean_q,
+            ])
+            .expect("links schema");
+        late.merge(&r.lateness);
+    }
+    if late.count() > 0 {
+        summary.push(("emu.release_lateness_us_p99".into(), late.quantile(0.99) as f64 / 1e3));
+    }
+    let ts: Table = schema::timeseries();
+    out.tables = vec![msgs, transfers, flows, paths, links, ts];
+    for (k, v) in drawn {
+        summary.push((format!("drawn.{k}"), *v));
+    }
+    summary.push(("emu_time_s".into(), elapsed as f64 / 1e9));
+    for (k, v) in summary {
+        out.set_metric(k, v);
+    }
+    out
+}
