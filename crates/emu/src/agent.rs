@@ -23,7 +23,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
-use std::net::{Ipv4Addr, Shutdown, SocketAddrV4, TcpListener, TcpStream, UdpSocket};
+use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -281,14 +281,23 @@ fn write_bytes(s: &mut TcpStream, mut n: u64, stop: &AtomicBool) -> io::Result<(
     Ok(())
 }
 
-/// Read until EOF or `size` bytes; returns (bytes, time the size was reached).
-fn read_bytes(s: &mut TcpStream, size: Option<u64>, clock: ClockKind, origin: u64, quickack: bool) -> (u64, Option<Nanos>) {
+/// Read until EOF, `size` bytes or the absolute `deadline` of `clock`;
+/// returns (bytes, time the size was reached).
+fn read_bytes(s: &mut TcpStream, size: Option<u64>, clock: ClockKind, origin: u64, quickack: bool, deadline: Option<u64>) -> (u64, Option<Nanos>) {
     let mut buf = vec![0u8; 256 * 1024];
     let mut total = 0u64;
     let mut done = None;
+    if deadline.is_some() {
+        let _ = s.set_read_timeout(Some(Duration::from_millis(20)));
+    }
     loop {
+        if deadline.is_some_and(|d| clock.now() >= d) {
+            break;
+        }
         match s.read(&mut buf) {
-            Ok(0) | Err(_) => break,
+            Ok(0) => break,
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted) => continue,
+            Err(_) => break,
             Ok(n) => {
                 total += n as u64;
                 if quickack {
@@ -365,11 +374,13 @@ fn serve_conn(mut s: TcpStream, plan: Arc<Plan>, stop: Arc<AtomicBool>, rec: Sha
         }
         Traffic::File { size, .. } => {
             if plan.server_sends {
+                // No shutdown after the last byte: a half-closed MPTCP
+                // connection accepts no new subflows (and an HTTP-like
+                // server keeps its connection open); the client knows the size.
                 let _ = write_bytes(&mut s, *size, &stop);
-                let _ = s.shutdown(Shutdown::Write);
                 let _ = s.read(&mut [0u8; 16]); // until the client closes
             } else {
-                let (n, end) = read_bytes(&mut s, Some(*size), clock, origin, quickack);
+                let (n, end) = read_bytes(&mut s, Some(*size), clock, origin, quickack, None);
                 let mut r = rec.lock().unwrap();
                 *r.delivered.entry(label.clone()).or_default() += n;
                 if let Some(t) = r.transfers.iter_mut().find(|t| t.label == label) {
@@ -381,7 +392,7 @@ fn serve_conn(mut s: TcpStream, plan: Arc<Plan>, stop: Arc<AtomicBool>, rec: Sha
             if plan.server_sends {
                 let _ = write_bytes(&mut s, u64::MAX, &stop);
             } else {
-                let (n, _) = read_bytes(&mut s, None, clock, origin, quickack);
+                let (n, _) = read_bytes(&mut s, None, clock, origin, quickack, None);
                 *rec.lock().unwrap().delivered.entry(label).or_default() += n;
             }
         }
@@ -679,7 +690,7 @@ pub fn run_client(plan: &Plan, env: &ClientEnv, origin: u64, end: Nanos, stop: &
             let mut s = open(plan, env, KIND_FILE, 0, origin)?;
             rec.lock().unwrap().conns.push(ConnRec { label: label.clone(), side: "client", stream: s.try_clone()? });
             if plan.server_sends {
-                let (n, end_t) = read_bytes(&mut s, Some(*size), clock, origin, plan.sock.quickack);
+                let (n, end_t) = read_bytes(&mut s, Some(*size), clock, origin, plan.sock.quickack, Some(deadline));
                 let mut r = rec.lock().unwrap();
                 *r.delivered.entry(label.clone()).or_default() += n;
                 if let Some(t) = r.transfers.iter_mut().find(|t| t.label == label) {
@@ -702,7 +713,7 @@ pub fn run_client(plan: &Plan, env: &ClientEnv, origin: u64, end: Nanos, stop: &
             if plan.server_sends {
                 std::thread::spawn(move || {
                     let _b = busy;
-                    let (n, _) = read_bytes(&mut s2, None, clock, origin, q);
+                    let (n, _) = read_bytes(&mut s2, None, clock, origin, q, None);
                     *r.lock().unwrap().delivered.entry("bulk".into()).or_default() += n;
                 });
             } else {
