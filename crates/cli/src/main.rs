@@ -91,6 +91,10 @@ enum Command {
         /// Overwrite results already in DIR.
         #[arg(long)]
         force: bool,
+        /// Also write a pcap per namespace interface into CAPDIR (needs
+        /// dumpcap or tshark; skipped with a note otherwise).
+        #[arg(long, value_name = "CAPDIR")]
+        capture: Option<PathBuf>,
     },
     /// Traffic agent on real hosts (live mode): `agent server` on one host,
     /// `agent client` on the other, same scenario file (docs/emulation.md).
@@ -236,7 +240,7 @@ fn main() -> ExitCode {
             }
             Err(c) => c,
         },
-        Command::Emulate { scenario, out, runs, seed, mut set, quiet, force } => {
+        Command::Emulate { scenario, out, runs, seed, mut set, quiet, force, capture } => {
             if let Some(r) = runs {
                 set.push(Override { key: "scenario.runs".into(), value: r.to_string() });
             }
@@ -250,7 +254,7 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            if let Err(e) = mptlab_emu::run::prepare(&s) {
+            if let Err(e) = mptlab_emu::run::prepare(&s, capture) {
                 eprintln!("error: {}: {e}", scenario.display());
                 return ExitCode::from(2);
             }

@@ -13,6 +13,7 @@
 
 pub mod agent;
 pub mod bench;
+pub mod capture;
 pub mod cleanup;
 pub mod clock;
 pub mod emulator;

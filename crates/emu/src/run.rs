@@ -2,7 +2,7 @@
 //! namespaces, links shaped by the emulator, traffic by the agent, results
 //! in the simulator's tables (docs/results.md, docs/emulation.md).
 
-use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
+use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -35,6 +35,9 @@ pub struct EmulateOptions {
     /// Set by SIGINT/SIGTERM (see `signals::stop_on_signals`): the run stops,
     /// everything is torn down and nothing is written.
     pub stop: Option<Arc<AtomicBool>>,
+    /// Write a pcap per namespace interface into this directory
+    /// (`run<k>-<c|r|s>-<dev>.pcap`; needs dumpcap or tshark, skipped otherwise).
+    pub capture: Option<std::path::PathBuf>,
 }
 
 static GLOBAL: OnceLock<EmulateOptions> = OnceLock::new();
@@ -53,14 +56,14 @@ pub fn run_once_global(s: &sc::Scenario, run: u32) -> Result<RunOutput, String> 
 /// Everything `mptlab emulate` checks before the first run: the scenario is
 /// emulable, the host can emulate (root, TUN, MPTCP, iproute2), leftovers of
 /// killed runs are removed, and Ctrl-C / SIGTERM will stop the run cleanly.
-pub fn prepare(s: &sc::Scenario) -> Result<(), String> {
+pub fn prepare(s: &sc::Scenario, capture: Option<std::path::PathBuf>) -> Result<(), String> {
     supported(s)?;
     netns::preflight().map_err(|e| e.to_string())?;
     if let Err(e) = crate::cleanup::cleanup_stale() {
         eprintln!("mptlab: cleaning leftovers of killed runs: {e}");
     }
     let stop = crate::signals::stop_on_signals().map_err(|e| e.to_string())?;
-    set_global_options(EmulateOptions { stop: Some(stop) });
+    set_global_options(EmulateOptions { stop: Some(stop), capture });
     Ok(())
 }
 
@@ -101,7 +104,7 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
         }
     }
     if t.protocol == sc::Protocol::Mptcp {
-        match name(&t.mptcp.path_manager).as_str() {
+        match t.mptcp.path_manager.to_string().as_str() {
             "fullmesh" | "default" => {}
             pm => {
                 return Err(format!(
@@ -109,7 +112,7 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
                 ))
             }
         }
-        match name(&t.mptcp.scheduler).as_str() {
+        match t.mptcp.scheduler.to_string().as_str() {
             "default" => {}
             sch => {
                 return Err(format!(
@@ -222,7 +225,7 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
     for ns in [&topo.client_ns, &topo.server_ns] {
         ip_in(ns, &["mptcp", "limits", "set", "subflow", &n, "add_addr_accepted", &n]).map_err(|e| e.to_string())?;
     }
-    if name(&s.transport.mptcp.path_manager) == "fullmesh" {
+    if s.transport.mptcp.path_manager.to_string() == "fullmesh" {
         for (i, a) in topo.client_addrs.iter().enumerate() {
             if i + 1 == s.transport.path as usize {
                 continue;
@@ -354,9 +357,32 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         netns::in_netns(&cns, move || sock::stream_socket(&so))
     };
     let cns = topo.client_ns.clone();
-    let make_udp = move || netns::in_netns(&cns, move || sock::udp_socket(SocketAddrV4::new(src, AGENT_PORT + 1)).map(UdpSocket::from));
+    let make_udp = move || netns::in_netns(&cns, move || sock::udp_socket(SocketAddrV4::new(src, AGENT_PORT + 1)));
     let env = ClientEnv { make_socket: &make_socket, make_udp: &make_udp };
 
+    let capture = match &o.capture {
+        Some(dir) => {
+            let mut ifs = Vec::new();
+            for i in 1..=npaths {
+                ifs.push((topo.client_ns.clone(), "c".to_string(), format!("p{i}")));
+                if let Some(r) = &topo.core_ns {
+                    ifs.push((r.clone(), "r".to_string(), format!("p{i}")));
+                }
+            }
+            if let Some(r) = &topo.core_ns {
+                ifs.push((r.clone(), "r".to_string(), "srv".to_string()));
+            }
+            ifs.push((topo.server_ns.clone(), "s".to_string(), "srv".to_string()));
+            match crate::capture::Capture::start(dir, &format!("run{run}-"), &ifs) {
+                Ok(c) => c,
+                Err(e) => {
+                    srv.stop(Some(&topo.server_ns));
+                    return Err(e);
+                }
+            }
+        }
+        None => None,
+    };
     let end = secs(s.meta.duration_s);
     // Time 0 of the run is the emulator's clock origin (outage times are relative to it).
     let emu = match topo.start_emulator(&specs, seed, EmuOptions::default()) {
@@ -413,6 +439,7 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     }
     drop(conns);
     let reports = emu.stop();
+    let pcaps = capture.map(|c| c.stop()).unwrap_or_default();
     drop(topo);
     if o.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
         return Err("interrupted".into());
@@ -425,7 +452,11 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     if active.load(Ordering::SeqCst) > 0 {
         return Err("traffic agent threads did not finish within 3 s of the end of the run".into());
     }
-    Ok(tables(s, run, seed, &plan, rec, prow, &reports, elapsed, &drawn))
+    let mut out = tables(s, run, seed, &plan, rec, prow, &reports, elapsed, &drawn);
+    if !pcaps.is_empty() {
+        out.set_metric("emu.pcap_files", pcaps.len() as f64);
+    }
+    Ok(out)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -526,6 +557,7 @@ pub(crate) fn tables(s: &sc::Scenario, run: u32, seed: u64, plan: &Plan, rec: Re
     let mut fg_received = 0u64;
     for (fid, l) in labels.iter().enumerate() {
         let mut total = vec![None; schema::COUNTERS.len()];
+        #[allow(clippy::type_complexity)]
         let mut rows: Vec<(&'static str, usize, String, String, Vec<Option<u64>>)> =
             prow.iter().filter(|p| &p.label == l).map(|p| (p.side, p.path, p.local.clone(), p.remote.clone(), p.c.clone())).collect();
         if proto == "udp" {

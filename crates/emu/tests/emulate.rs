@@ -199,7 +199,7 @@ fn interrupted_run_cleans_up_and_writes_nothing() {
         st.store(true, std::sync::atomic::Ordering::SeqCst);
     });
     let t = std::time::Instant::now();
-    let e = run_once(&s, 0, &EmulateOptions { stop: Some(stop) }).unwrap_err();
+    let e = run_once(&s, 0, &EmulateOptions { stop: Some(stop), ..Default::default() }).unwrap_err();
     assert_eq!(e, "interrupted");
     assert!(t.elapsed().as_secs_f64() < 4.0, "took {:?}", t.elapsed());
     assert!(my_namespaces().is_empty(), "{:?}", my_namespaces());

@@ -173,12 +173,15 @@ fn topology(s: &sc::Scenario, draw: &mut Draw) -> Result<(TopologySpec, Layout),
     }
 }
 
+/// Access paths, server link, drawn values (see [`preset_links`]).
+pub type PresetLinks = (Vec<Duplex>, Duplex, Vec<(String, f64)>);
+
 /// The links of a preset topology for the run with `seed`, drawn exactly as
 /// [`build`] draws them (same keys, same streams, same order of the log):
 /// one `Duplex` per access path, the server link, and the drawn values
 /// (`path1.rate_mbit`, ...). Shared with emulation (`mptlab-emu`), so an
 /// emulated run gets the very link parameters its simulated twin gets.
-pub fn preset_links(s: &sc::Scenario, seed: u64) -> Result<(Vec<Duplex>, Duplex, Vec<(String, f64)>), String> {
+pub fn preset_links(s: &sc::Scenario, seed: u64) -> Result<PresetLinks, String> {
     let mut drawn = Vec::new();
     let mut draw = Draw { seed, log: &mut drawn };
     let mut traces = HashMap::new();

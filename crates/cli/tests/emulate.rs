@@ -1,0 +1,136 @@
+//! `mptlab emulate` and `mptlab agent` through the binary (root for the
+//! network tests; they use only namespaces they create).
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Mutex;
+
+use mptlab_core::link::{LinkParams, QueueLimit};
+use mptlab_core::loss::LossModel;
+use mptlab_emu::{netns, EmuOptions, PathSpec, Topology, TopologyOptions};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_mptlab")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mptlab-cli-emu-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn write_scenario(dir: &std::path::Path, body: &str) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let p = dir.join("s.toml");
+    std::fs::write(&p, format!("[scenario]\nname = \"cli-emu\"\nduration_s = 2.0\nruns = 1\n[topology]\npreset = \"two-path\"\npaths = [\"wlan\", \"3g\"]\n{body}")).unwrap();
+    p
+}
+
+const FILE: &str = "[transport]\nprotocol = \"tcp\"\n[traffic]\nmodel = \"file\"\nsize_bytes = 200000\nstart_s = 0.1\n";
+
+#[test]
+fn emulate_refuses_unsupported_with_exit_2_and_writes_nothing() {
+    let d = tmp("refuse");
+    let s = write_scenario(&d, FILE);
+    let out = d.join("out");
+    let o = Command::new(bin()).args(["emulate"]).arg(&s).arg("--out").arg(&out).args(["--set", "transport.protocol=sctp"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no SCTP"), "{err}");
+    assert!(!out.exists());
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn emulate_refuses_without_root() {
+    if !netns::is_root() || !std::path::Path::new("/usr/bin/setpriv").exists() {
+        eprintln!("skipping emulate_refuses_without_root: needs root and setpriv to drop to nobody");
+        return;
+    }
+    let d = std::env::temp_dir().join(format!("mptlab-cli-emu-nonroot-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::set_permissions(&d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let s = write_scenario(&d, FILE);
+    std::fs::set_permissions(&s, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    let out = d.join("out");
+    let o = Command::new("setpriv").args(["--reuid=65534", "--regid=65534", "--clear-groups", bin(), "emulate"]).arg(&s).arg("--out").arg(&out).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("must run as root"));
+    assert!(!out.exists());
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn emulate_writes_tables_and_optional_capture() {
+    if !netns::is_root() {
+        eprintln!("skipping emulate_writes_tables_and_optional_capture: needs root");
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tmp("run");
+    let s = write_scenario(&d, FILE);
+    let (out, cap) = (d.join("out"), d.join("cap"));
+    let o = Command::new(bin()).arg("emulate").arg(&s).arg("--out").arg(&out).arg("--capture").arg(&cap).arg("-q").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for t in ["messages", "transfers", "flows", "paths", "links", "timeseries"] {
+        assert!(out.join(format!("{t}.csv")).exists(), "{t}");
+    }
+    let tr = std::fs::read_to_string(out.join("transfers.csv")).unwrap();
+    assert!(tr.lines().nth(1).is_some_and(|l| !l.ends_with(',')), "{tr}");
+    if mptlab_emu::capture::tool().is_some() {
+        assert!(cap.join("run0-c-p1.pcap").metadata().unwrap().len() > 1000);
+        assert!(cap.join("run0-s-srv.pcap").exists());
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+fn link(rate_mbit: u64, delay_ms: u64) -> LinkParams {
+    LinkParams { rate_bps: rate_mbit * 1_000_000, delay: delay_ms * 1_000_000, queue: QueueLimit::Packets(100), loss: LossModel::None, trace: None, outages: Vec::new() }
+}
+
+#[test]
+fn live_agent_between_two_namespaces() {
+    if !netns::is_root() {
+        eprintln!("skipping live_agent_between_two_namespaces: needs root");
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tmp("live");
+    let s = write_scenario(&d, "[transport]\nprotocol = \"tcp\"\n[traffic]\nmodel = \"video\"\nbitrate_kbit = 500\nfps = 25\nstart_s = 0.2\n");
+    let topo = Topology::build(&TopologyOptions::seed000()).unwrap();
+    let emu = topo.start_emulator(&[PathSpec::symmetric(link(20, 15)), PathSpec::symmetric(link(5, 40))], 1, EmuOptions::default()).unwrap();
+    let mut server = Command::new("ip")
+        .args(["netns", "exec", &topo.server_ns, bin(), "agent", "server"])
+        .arg(&s)
+        .args(["--listen", "10.0.0.2:9000"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let out = d.join("out");
+    let o = Command::new("ip")
+        .args(["netns", "exec", &topo.client_ns, bin(), "agent", "client"])
+        .arg(&s)
+        .args(["--connect", "10.0.0.2:9000", "--bind", "10.1.0.2", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    // SAFETY: signalling our own child (`ip netns exec` execs the agent).
+    unsafe { libc::kill(server.id() as i32, libc::SIGTERM) };
+    let st = server.wait().unwrap();
+    emu.stop();
+    drop(topo);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(st.success(), "server exit {st:?}");
+    let m = std::fs::read_to_string(out.join("messages.csv")).unwrap();
+    let delays: Vec<f64> = m.lines().skip(1).filter_map(|l| l.split(',').nth(8)?.parse().ok()).collect();
+    assert!(delays.len() > 30, "{m}");
+    // one host, so CLOCK_REALTIME is one clock here: delay >= the 15 ms one-way delay
+    assert!(delays.iter().all(|&x| x >= 15.0), "{delays:?}");
+    let mut v = delays.clone();
+    v.sort_by(|a, b| a.total_cmp(b));
+    assert!(v[v.len() / 2] < 20.0, "median {}", v[v.len() / 2]);
+    std::fs::remove_dir_all(&d).unwrap();
+}
