@@ -206,7 +206,7 @@ fn send_messages(mut s: TcpStream, schedule: &[(Nanos, u32)], origin: u64, end: 
     let mut buf = vec![0u8; 64 * 1024];
     let mut late = Vec::with_capacity(schedule.len());
     for (id, &(at, bytes)) in schedule.iter().enumerate() {
-        if at >= end || stop.load(Ordering::Relaxed) {
+        if at > end || stop.load(Ordering::Relaxed) {
             break;
         }
         let t = origin + at;

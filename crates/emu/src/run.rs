@@ -144,7 +144,7 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
 }
 
 /// The message schedule of a video or gaming scenario for run seed `seed`:
-/// (time since the run origin, bytes), every message generated before `end`.
+/// (time since the run origin, bytes), every message generated up to `end`.
 /// Same sources and random streams as the simulator (`mptlab_sim::runner`).
 pub fn message_schedule(s: &sc::Scenario, seed: u64) -> Result<Option<Vec<(Nanos, u32)>>, String> {
     let start = secs(s.traffic.start_s);
@@ -164,7 +164,8 @@ pub fn message_schedule(s: &sc::Scenario, seed: u64) -> Result<Option<Vec<(Nanos
     let mut sched = SourceSchedule::new(src, SimRng::stream(seed, label), start, stop);
     let mut v = Vec::new();
     while let Some((t, b)) = sched.next_message() {
-        if t >= end {
+        // The simulator runs until `end` inclusive: a message due at `end` is generated.
+        if t > end {
             break;
         }
         v.push((t, b));
@@ -507,12 +508,8 @@ pub(crate) fn tables(s: &sc::Scenario, run: u32, seed: u64, plan: &Plan, rec: Re
                 by_id.insert(m.id, (d, jitter.ns()));
             }
         }
-        let end = secs(s.meta.duration_s);
         let mut delays = Vec::new();
         for (id, &(at, bytes)) in schedule.iter().enumerate() {
-            if at >= end.min(elapsed.max(at)) && !by_id.contains_key(&(id as u64)) {
-                continue;
-            }
             let (d, j) = by_id.get(&(id as u64)).map_or((None, None), |&(d, j)| (Some(d), Some(j)));
             let delay = d.map(|d| d.saturating_sub(at));
             if let Some(x) = delay {

@@ -179,6 +179,11 @@ fn message_schedule_is_deterministic_and_matches_the_simulator() {
     for (r, (t, b)) in rows.iter().zip(&a) {
         assert!((r.1 - *t as f64 / 1e6).abs() < 1e-6 && r.2 == *b as u64, "{r:?} vs {t} {b}");
     }
+    // video too (a frame falls due exactly at the end of the run)
+    let v = scenario("[transport]\nprotocol = \"tcp\"\n[traffic]\nmodel = \"video\"\nbitrate_kbit = 950\nfps = 30\nstart_s = 1.0\n");
+    let a = message_schedule(&v, v.run_seed(0)).unwrap().unwrap();
+    let sim = mptlab_sim::run_once(&v, 0).unwrap();
+    assert_eq!(a.len(), sim.table("messages").unwrap().num_rows());
     // and the links are drawn as the simulator draws them
     let (_, _, drawn) = mptlab_sim::runner::preset_links(&s, s.run_seed(0)).unwrap();
     let built = mptlab_sim::runner::build(&s, 0).unwrap();
