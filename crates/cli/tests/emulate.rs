@@ -134,3 +134,55 @@ fn live_agent_between_two_namespaces() {
     assert!(v[v.len() / 2] < 20.0, "median {}", v[v.len() / 2]);
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+fn namespaces_of(pid: u32) -> Vec<String> {
+    let p = format!("mptl-{pid}-");
+    netns::list().unwrap().into_iter().filter(|n| n.starts_with(&p)).collect()
+}
+
+fn wait_for_namespaces(pid: u32) -> bool {
+    for _ in 0..100 {
+        if namespaces_of(pid).len() >= 3 {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn ctrl_c_and_kill_leave_nothing_behind() {
+    if !netns::is_root() {
+        eprintln!("skipping ctrl_c_and_kill_leave_nothing_behind: needs root");
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tmp("signals");
+    let s = write_scenario(&d, "[transport]\nprotocol = \"mptcp\"\n[traffic]\nmodel = \"bulk\"\n");
+    let out = d.join("out");
+    // SIGINT: the run stops, tears down, writes nothing, exit 1.
+    let mut ch = Command::new(bin()).arg("emulate").arg(&s).arg("--out").arg(&out).args(["--set", "scenario.duration_s=30"]).spawn().unwrap();
+    assert!(wait_for_namespaces(ch.id()), "no namespaces appeared");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(ch.id() as i32, libc::SIGINT) };
+    let t = std::time::Instant::now();
+    let st = ch.wait().unwrap();
+    assert_eq!(st.code(), Some(1));
+    assert!(t.elapsed().as_secs_f64() < 5.0);
+    assert!(namespaces_of(ch.id()).is_empty(), "{:?}", namespaces_of(ch.id()));
+    assert!(!out.exists());
+    // SIGKILL: leftovers stay until the next start removes them.
+    let mut ch = Command::new(bin()).arg("emulate").arg(&s).arg("--out").arg(&out).args(["--set", "scenario.duration_s=30"]).spawn().unwrap();
+    assert!(wait_for_namespaces(ch.id()));
+    ch.kill().unwrap();
+    ch.wait().unwrap();
+    let dead = ch.id();
+    assert!(!namespaces_of(dead).is_empty(), "a killed run cannot clean up itself");
+    let s2 = write_scenario(&d.join("next"), FILE);
+    let o = Command::new(bin()).arg("emulate").arg(&s2).arg("--out").arg(d.join("out2")).arg("-q").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(namespaces_of(dead).is_empty(), "leftovers of the killed run: {:?}", namespaces_of(dead));
+    assert!(!out.exists());
+    std::fs::remove_dir_all(&d).unwrap();
+}
