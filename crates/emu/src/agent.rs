@@ -146,6 +146,8 @@ pub struct Records {
     pub errors: Vec<String>,
     /// Send lateness (write start minus scheduled time), ns, per message.
     pub send_lateness: Vec<u64>,
+    /// Time series samples: (t since origin, flow label, side, path, metric, value).
+    pub series: Vec<(Nanos, String, &'static str, usize, &'static str, f64)>,
     /// Agent threads still running (they record on exit).
     pub active: Arc<std::sync::atomic::AtomicUsize>,
 }

@@ -305,6 +305,53 @@ pub(crate) struct PathRow {
     pub(crate) c: Vec<Option<u64>>,
 }
 
+/// Sample the kernel's per-connection (per-subflow for MPTCP) counters every
+/// `interval` until `stop`: `send_mbit` (bytes sent in the interval, incl.
+/// retransmissions), and with `cwnd` also `cwnd_bytes` and `srtt_ms`, as the
+/// simulator's time series.
+#[allow(clippy::too_many_arguments)]
+fn sampler(rec: Shared, origin: u64, interval: Nanos, cwnd: bool, mptcp: bool, client_addrs: Vec<String>, default_path: usize, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut last: std::collections::BTreeMap<(String, &'static str, String, String), (u64, u64)> = Default::default();
+        let mut k = 1u64;
+        loop {
+            crate::clock::sleep_abs(origin + k * interval);
+            k += 1;
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let now = crate::clock::monotonic_ns();
+            let t = now.saturating_sub(origin);
+            let mut rows = Vec::new();
+            {
+                let r = rec.lock().unwrap();
+                for c in &r.conns {
+                    let fd = c.stream.as_raw_fd();
+                    let (l, rm) = sock::addrs(&c.stream);
+                    let subs: Vec<(String, String, TcpInfo)> = match if mptcp { sock::mptcp_subflows(fd).ok() } else { None } {
+                        Some(v) => v.into_iter().map(|s| (s.local.ip().to_string(), s.remote.ip().to_string(), s.info)).collect(),
+                        None => sock::tcp_info(fd).map(|i| vec![(l.clone(), rm.clone(), i)]).unwrap_or_default(),
+                    };
+                    for (la, ra, i) in subs {
+                        let path = client_addrs.iter().position(|a| *a == la || *a == ra).map_or(default_path, |p| p + 1);
+                        let b = i.bytes_sent.unwrap_or(i.bytes_acked);
+                        let key = (c.label.clone(), c.side, la, ra);
+                        let (pb, pt) = last.insert(key, (b, now)).unwrap_or((0, origin));
+                        if now > pt && b >= pb && b > 0 {
+                            rows.push((t, c.label.clone(), c.side, path, "send_mbit", (b - pb) as f64 * 8.0 / ((now - pt) as f64 / 1e9) / 1e6));
+                        }
+                        if cwnd {
+                            rows.push((t, c.label.clone(), c.side, path, "cwnd_bytes", i.snd_cwnd as f64 * i.snd_mss as f64));
+                            rows.push((t, c.label.clone(), c.side, path, "srtt_ms", i.rtt_us as f64 / 1e3));
+                        }
+                    }
+                }
+            }
+            rec.lock().unwrap().series.extend(rows);
+        }
+    })
+}
+
 fn median_p95_mean(v: &mut [f64]) -> (f64, f64, f64) {
     v.sort_by(|a, b| a.total_cmp(b));
     let q = |p: f64| v[((p * (v.len() - 1) as f64).round()) as usize];
@@ -395,6 +442,11 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         }
     };
     let origin = emu.clock().origin();
+    let iv = s.output.timeseries_interval_ms;
+    let sampling = (iv > 0.0).then(|| {
+        let every = ((iv * 1e6).round() as Nanos).max(1_000_000);
+        sampler(rec.clone(), origin, every, s.output.cwnd_series, mptcp, topo.client_addrs.clone(), path, stop.clone())
+    });
     let client_result = agent::run_client(&plan, &env, origin, end, &stop, &rec);
     let elapsed = crate::clock::monotonic_ns().saturating_sub(origin).min(end).max(1);
 
@@ -426,6 +478,9 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     // Stop: close the connections (wakes blocked readers and writers), the
     // server, then the emulator; the topology goes when `topo` is dropped.
     stop.store(true, Ordering::Relaxed);
+    if let Some(h) = sampling {
+        let _ = h.join();
+    }
     let (conns, active) = {
         let mut r = rec.lock().unwrap();
         (std::mem::take(&mut r.conns), r.active.clone())
@@ -637,7 +692,14 @@ pub(crate) fn tables(s: &sc::Scenario, run: u32, seed: u64, plan: &Plan, rec: Re
     if late.count() > 0 {
         summary.push(("emu.release_lateness_us_p99".into(), late.quantile(0.99) as f64 / 1e3));
     }
-    let ts: Table = schema::timeseries();
+    let mut ts: Table = schema::timeseries();
+    for (t, l, side, p, m, v) in &rec.series {
+        if *t > elapsed {
+            continue;
+        }
+        let fid = flow_of(l, &mut labels);
+        ts.push_row(vec![V::F64(to_ms(*t)), V::U64(fid), V::Str(l.clone()), V::Str((*side).into()), V::U64(*p as u64), V::Str((*m).into()), V::F64(*v)]).expect("timeseries schema");
+    }
     out.tables = vec![msgs, transfers, flows, paths, links, ts];
     for (k, v) in drawn {
         summary.push((format!("drawn.{k}"), *v));

@@ -117,7 +117,7 @@ fn cbr_video_delay_is_one_way_delay_at_low_load() {
         return;
     }
     let _g = serial();
-    let s = scenario("[transport]\nprotocol = \"tcp\"\npath = 1\n[traffic]\nmodel = \"video\"\nbitrate_kbit = 500\nfps = 25\nstart_s = 0.3\n");
+    let s = scenario("[transport]\nprotocol = \"tcp\"\npath = 1\n[traffic]\nmodel = \"video\"\nbitrate_kbit = 500\nfps = 25\nstart_s = 0.3\n[output]\ntimeseries_interval_ms = 100\ncwnd_series = true\n");
     let mut s = s;
     s.meta.duration_s = 3.0;
     let o = emulate(&s);
@@ -131,6 +131,16 @@ fn cbr_video_delay_is_one_way_delay_at_low_load() {
     // a 2.5 KB frame at >= 20 Mbit/s serialises in < 1 ms; loss retransmissions only touch the tail
     assert!(med < owd + 3.0, "median {med} ms vs one-way delay {owd} ms");
     assert!(col(m, "jitter_ms").iter().any(|j| j.as_f64().is_some()));
+    // time series sampled from TCP_INFO: the server's sending rate near the video's bit rate
+    let ts = table(&o, "timeseries");
+    let rates: Vec<f64> = (0..ts.num_rows())
+        .filter(|&r| col(ts, "metric")[r] == Value::Str("send_mbit".into()) && col(ts, "side")[r] == Value::Str("server".into()) && f(&col(ts, "t_ms")[r]) > 1000.0)
+        .map(|r| f(&col(ts, "value")[r]))
+        .collect();
+    assert!(rates.len() >= 10, "{rates:?}");
+    let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+    assert!((0.4..0.7).contains(&mean), "mean send rate {mean} Mbit/s for 500 kbit/s video");
+    assert!(col(ts, "metric").contains(&Value::Str("srtt_ms".into())));
     // same schedule as the simulator's
     let sched = message_schedule(&s, s.run_seed(0)).unwrap().unwrap();
     let sent: Vec<f64> = col(m, "send_time_ms").iter().map(f).collect();
