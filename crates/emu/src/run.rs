@@ -452,6 +452,7 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
 
     // Kernel counters while the connections are still open.
     let mut prow: Vec<PathRow> = Vec::new();
+    let mut subflow_counters_missing = false;
     let client_addrs: Vec<String> = topo.client_addrs.clone();
     let access = |a: &str, b: &str| client_addrs.iter().position(|c| c == a || c == b).map_or(path, |i| i + 1);
     {
@@ -460,6 +461,9 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
             let fd = c.stream.as_raw_fd();
             let (l, rmt) = sock::addrs(&c.stream);
             let subs = if mptcp { sock::mptcp_subflows(fd).ok().filter(|v| !v.is_empty()) } else { None };
+            if mptcp && subs.is_none() {
+                subflow_counters_missing = true;
+            }
             match subs {
                 Some(subs) => {
                     for sf in subs {
@@ -509,6 +513,20 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         return Err("traffic agent threads did not finish within 3 s of the end of the run".into());
     }
     let mut out = tables(s, run, seed, &plan, rec, prow, &reports, elapsed, &drawn);
+    if subflow_counters_missing {
+        // Kernel without MPTCP_TCPINFO / MPTCP_SUBFLOW_ADDRS (< 5.16): the
+        // per-path shares come from the emulator's per-path byte counters in
+        // the direction the data flows (headers and ACKs included).
+        let dir = if plan.server_sends { ".down" } else { ".up" };
+        let per: Vec<(usize, u64)> = reports.iter().filter(|r| r.name.ends_with(dir)).map(|r| (r.name.trim_start_matches("path").split('.').next().and_then(|n| n.parse().ok()).unwrap_or(0), r.stats.bytes_delivered)).collect();
+        let total: u64 = per.iter().map(|p| p.1).sum();
+        if total > 0 {
+            for (p, b) in per {
+                out.set_metric(format!("fg_share_path{p}"), b as f64 / total as f64);
+            }
+            out.set_metric("emu.shares_from_links", 1.0);
+        }
+    }
     if !pcaps.is_empty() {
         out.set_metric("emu.pcap_files", pcaps.len() as f64);
     }

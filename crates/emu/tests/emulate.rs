@@ -82,6 +82,14 @@ fn tcp_file_download_over_two_paths() {
     assert_eq!(metric(&o, "fg_share_path1"), 1.0);
     let fl = table(&o, "flows");
     assert_eq!(col(fl, "bytes_delivered")[0], Value::U64(500_000));
+    // TCP_INFO counters at the right offsets: the server sent the file (plus retransmissions)
+    let paths = table(&o, "paths");
+    let server = (0..paths.num_rows()).find(|&r| col(paths, "side")[r] == Value::Str("server".into())).unwrap();
+    let sent = f(&col(paths, "bytes_sent")[server]);
+    let retr = f(&col(paths, "bytes_retransmitted")[server]);
+    assert!(sent >= 500_000.0 && sent - retr <= 500_100.0, "bytes_sent {sent}, retransmitted {retr}");
+    assert!(f(&col(paths, "data_packets_sent")[server]) >= 500_000.0 / 1448.0);
+    assert_eq!(col(paths, "retrans_fast")[server], Value::Null, "not exposed by the kernel: null, not 0");
     let links = table(&o, "links");
     assert_eq!(links.num_rows(), 4);
     assert!(col(links, "bytes_delivered").iter().map(f).sum::<f64>() > 500_000.0);
