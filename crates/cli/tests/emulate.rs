@@ -91,6 +91,41 @@ fn link(rate_mbit: u64, delay_ms: u64) -> LinkParams {
     LinkParams { rate_bps: rate_mbit * 1_000_000, delay: delay_ms * 1_000_000, queue: QueueLimit::Packets(100), loss: LossModel::None, trace: None, outages: Vec::new() }
 }
 
+/// Run `agent server` and `agent client` in the server and client
+/// namespaces; returns the client's and the server's output directories.
+fn live(topo: &Topology, d: &std::path::Path, s: &std::path::Path, set: &[&str], port: u16) -> (PathBuf, PathBuf) {
+    let (cout, sout) = (d.join(format!("client{port}")), d.join(format!("server{port}")));
+    let listen = format!("10.0.0.2:{port}");
+    let mut server = Command::new("ip")
+        .args(["netns", "exec", &topo.server_ns, bin(), "agent", "server"])
+        .arg(s)
+        .args(["--listen", &listen, "--out"])
+        .arg(&sout)
+        .args(set)
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let o = Command::new("ip")
+        .args(["netns", "exec", &topo.client_ns, bin(), "agent", "client"])
+        .arg(s)
+        .args(["--connect", &listen, "--bind", "10.1.0.2", "--out"])
+        .arg(&cout)
+        .args(set)
+        .output()
+        .unwrap();
+    // SAFETY: signalling our own child (`ip netns exec` execs the agent).
+    unsafe { libc::kill(server.id() as i32, libc::SIGTERM) };
+    let st = server.wait().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(st.success(), "server exit {st:?}");
+    (cout, sout)
+}
+
+fn delays(dir: &std::path::Path) -> Vec<f64> {
+    let m = std::fs::read_to_string(dir.join("messages.csv")).unwrap();
+    m.lines().skip(1).filter_map(|l| l.split(',').nth(8)?.parse().ok()).collect()
+}
+
 #[test]
 fn live_agent_between_two_namespaces() {
     if !netns::is_root() {
@@ -102,36 +137,20 @@ fn live_agent_between_two_namespaces() {
     let s = write_scenario(&d, "[transport]\nprotocol = \"tcp\"\n[traffic]\nmodel = \"video\"\nbitrate_kbit = 500\nfps = 25\nstart_s = 0.2\n");
     let topo = Topology::build(&TopologyOptions::seed000()).unwrap();
     let emu = topo.start_emulator(&[PathSpec::symmetric(link(20, 15)), PathSpec::symmetric(link(5, 40))], 1, EmuOptions::default()).unwrap();
-    let mut server = Command::new("ip")
-        .args(["netns", "exec", &topo.server_ns, bin(), "agent", "server"])
-        .arg(&s)
-        .args(["--listen", "10.0.0.2:9000"])
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    let out = d.join("out");
-    let o = Command::new("ip")
-        .args(["netns", "exec", &topo.client_ns, bin(), "agent", "client"])
-        .arg(&s)
-        .args(["--connect", "10.0.0.2:9000", "--bind", "10.1.0.2", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    // SAFETY: signalling our own child (`ip netns exec` execs the agent).
-    unsafe { libc::kill(server.id() as i32, libc::SIGTERM) };
-    let st = server.wait().unwrap();
+    // down: the client measures
+    let (cout, _) = live(&topo, &d, &s, &[], 9000);
+    // up: the server measures and writes its tables on SIGTERM
+    let (_, sout) = live(&topo, &d, &s, &["--set", "traffic.direction=up"], 9001);
     emu.stop();
     drop(topo);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(st.success(), "server exit {st:?}");
-    let m = std::fs::read_to_string(out.join("messages.csv")).unwrap();
-    let delays: Vec<f64> = m.lines().skip(1).filter_map(|l| l.split(',').nth(8)?.parse().ok()).collect();
-    assert!(delays.len() > 30, "{m}");
-    // one host, so CLOCK_REALTIME is one clock here: delay >= the 15 ms one-way delay
-    assert!(delays.iter().all(|&x| x >= 15.0), "{delays:?}");
-    let mut v = delays.clone();
-    v.sort_by(|a, b| a.total_cmp(b));
-    assert!(v[v.len() / 2] < 20.0, "median {}", v[v.len() / 2]);
+    for dir in [cout, sout] {
+        let mut v = delays(&dir);
+        assert!(v.len() > 30, "{}: {v:?}", dir.display());
+        // one host, so CLOCK_REALTIME is one clock here: delay >= the 15 ms one-way delay
+        assert!(v.iter().all(|&x| x >= 15.0), "{v:?}");
+        v.sort_by(|a, b| a.total_cmp(b));
+        assert!(v[v.len() / 2] < 20.0, "median {}", v[v.len() / 2]);
+    }
     std::fs::remove_dir_all(&d).unwrap();
 }
 

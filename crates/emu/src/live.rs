@@ -35,6 +35,10 @@ pub enum AgentCommand {
         run: u32,
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<Override>,
+        /// On Ctrl-C, write the tables of what this side received (messages
+        /// of an "up" scenario) into DIR.
+        #[arg(long, short, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
     /// Run the scenario's client side against a server and write the result tables.
     Client {
@@ -80,7 +84,7 @@ pub fn main(cmd: AgentCommand) -> ExitCode {
 fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
     let stop = crate::signals::stop_on_signals().map_err(|e| e.to_string())?;
     match cmd {
-        AgentCommand::Server { scenario, listen, run, set } => {
+        AgentCommand::Server { scenario, listen, run, set, out } => {
             let s = match load(&scenario, &set) {
                 Ok(s) => s,
                 Err(c) => return Ok(c),
@@ -99,8 +103,19 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
                 let _ = c.stream.shutdown(std::net::Shutdown::Both);
             }
             srv.stop(None);
-            let r = rec.lock().unwrap();
-            eprintln!("mptlab agent: received {} messages, {:?} bytes per flow", r.messages.len(), r.delivered);
+            let recs = std::mem::take(&mut *rec.lock().unwrap());
+            eprintln!("mptlab agent: received {} messages, {:?} bytes per flow", recs.messages.len(), recs.delivered);
+            if let Some(out) = out {
+                let seed = s.run_seed(run);
+                let p = plan(&s, seed, ClockKind::Realtime, None, listen)?;
+                let o = tables(&s, run, seed, &p, recs, Vec::new(), &[], secs(s.meta.duration_s), &[]);
+                let mut w = WriteOptions::default();
+                w.meta.insert("scenario".into(), s.meta.name.clone().into());
+                w.meta.insert("mode".into(), "live-server".into());
+                w.meta.insert("clock".into(), "CLOCK_REALTIME (delays depend on host clock synchronisation)".into());
+                write_results(&out, &[o], &w).map_err(|e| e.to_string())?;
+                eprintln!("wrote results to {}", out.display());
+            }
             Ok(ExitCode::SUCCESS)
         }
         AgentCommand::Client { scenario, connect, bind, run, set, out, force } => {
