@@ -11,6 +11,7 @@ use std::time::Duration;
 use mptlab_core::time::{secs, to_ms, Nanos};
 use mptlab_core::traffic::browser::BrowserConfig;
 use mptlab_core::traffic::gaming::{GamingConfig, GamingSource};
+use mptlab_core::traffic::gaming_trace::TraceSource;
 use mptlab_core::traffic::metrics::Jitter;
 use mptlab_core::traffic::video::{FramePhase, VideoConfig, VideoSource};
 use mptlab_core::traffic::web::Page;
@@ -121,17 +122,17 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
             }
         }
     }
-    if t.initial_cwnd_packets != 10 {
-        return Err(format!("transport.initial_cwnd_packets = {}: emulation uses the kernel's initial window of 10 packets", t.initial_cwnd_packets));
+    if t.initial_cwnd_packets == 0 || t.initial_cwnd_packets > 1000 {
+        return Err(format!("transport.initial_cwnd_packets = {}: the kernel's route attribute initcwnd takes 1..=1000", t.initial_cwnd_packets));
     }
-    if (t.rto_min_ms - 200.0).abs() > 1e-9 {
-        return Err(format!("transport.rto_min_ms = {}: emulation uses the kernel's minimum RTO of 200 ms", t.rto_min_ms));
+    if t.rto_min_ms < 1.0 || t.rto_min_ms > 120_000.0 {
+        return Err(format!("transport.rto_min_ms = {}: the kernel's route attribute rto_min takes 1..=120000 ms", t.rto_min_ms));
     }
     if !(576..=9000).contains(&t.mtu_bytes) {
         return Err(format!("transport.mtu_bytes = {}: emulation supports 576..=9000", t.mtu_bytes));
     }
     if let sc::TrafficModel::Gaming { trace: sc::GamingTrace::File(p) } = &s.traffic.model {
-        return Err(format!("traffic.trace = {:?}: gaming trace files are not emulated yet; use a built-in trace (t1, t2, t3)", p.display().to_string()));
+        mptlab_sim::runner::load_game_trace(p).map_err(|e| format!("traffic.trace: {e}"))?;
     }
     if t.protocol == sc::Protocol::Udp && !matches!(s.traffic.model, sc::TrafficModel::Video { .. } | sc::TrafficModel::Gaming { .. }) {
         return Err("transport.protocol = \"udp\" carries video and gaming messages only (files, bulk and web pages need a stream)".into());
@@ -158,6 +159,9 @@ pub fn message_schedule(s: &sc::Scenario, seed: u64) -> Result<Option<Vec<(Nanos
         sc::TrafficModel::Gaming { trace: sc::GamingTrace::Builtin(name) } => {
             let preset = format!("aoc-trace{}", name.trim_start_matches('t'));
             (Box::new(GamingSource::new(GamingConfig::preset(&preset)?)?), "traffic/gaming")
+        }
+        sc::TrafficModel::Gaming { trace: sc::GamingTrace::File(p) } => {
+            (Box::new(TraceSource::new(mptlab_sim::runner::load_game_trace(p)?, 0)), "traffic/gaming")
         }
         _ => return Ok(None),
     };
@@ -213,6 +217,32 @@ fn transport_sysctls(t: &sc::Transport, ns: &str) -> Result<(), String> {
         ("net.ipv4.tcp_no_metrics_save", "1"),
     ] {
         netns::sysctl(ns, k, v).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// `initial_cwnd_packets` and `rto_min_ms` as route attributes (`initcwnd`,
+/// `rto_min`) on every route the client and server use (kernel defaults:
+/// 10 packets, 200 ms; set always, so the values are explicit).
+fn route_attrs(topo: &Topology, t: &sc::Transport) -> Result<(), String> {
+    let iw = t.initial_cwnd_packets.to_string();
+    let rto = format!("{}ms", t.rto_min_ms.round() as u64);
+    let attrs = ["initcwnd", iw.as_str(), "rto_min", rto.as_str()];
+    let change = |ns: &str, route: &[&str]| -> Result<(), String> {
+        let mut a = vec!["route", "change"];
+        a.extend_from_slice(route);
+        a.extend_from_slice(&attrs);
+        ip_in(ns, &a).map_err(|e| e.to_string())
+    };
+    for i in 1..=topo.client_addrs.len() {
+        let (dev, table) = (format!("p{i}"), i.to_string());
+        change(&topo.client_ns, &["default", "dev", &dev, "table", &table])?;
+        if i == 1 {
+            change(&topo.client_ns, &["default", "dev", &dev, "src", &topo.client_addrs[0]])?;
+        }
+    }
+    if topo.core_ns.is_some() {
+        change(&topo.server_ns, &["default", "via", "10.0.0.1", "dev", "srv"])?;
     }
     Ok(())
 }
@@ -369,6 +399,7 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     for ns in [&topo.client_ns, &topo.server_ns] {
         transport_sysctls(&s.transport, ns)?;
     }
+    route_attrs(&topo, &s.transport)?;
     let mptcp = s.transport.protocol == sc::Protocol::Mptcp;
     if mptcp {
         configure_mptcp(&topo, s)?;

@@ -125,7 +125,7 @@ fn cbr_video_delay_is_one_way_delay_at_low_load() {
         return;
     }
     let _g = serial();
-    let s = scenario("[transport]\nprotocol = \"tcp\"\npath = 1\n[traffic]\nmodel = \"video\"\nbitrate_kbit = 500\nfps = 25\nstart_s = 0.3\n[output]\ntimeseries_interval_ms = 100\ncwnd_series = true\n");
+    let s = scenario("[transport]\nprotocol = \"tcp\"\npath = 1\ninitial_cwnd_packets = 4\n[traffic]\nmodel = \"video\"\nbitrate_kbit = 500\nfps = 25\nstart_s = 0.3\n[output]\ntimeseries_interval_ms = 100\ncwnd_series = true\n");
     let mut s = s;
     s.meta.duration_s = 3.0;
     let o = emulate(&s);
@@ -149,6 +149,10 @@ fn cbr_video_delay_is_one_way_delay_at_low_load() {
     let mean = rates.iter().sum::<f64>() / rates.len() as f64;
     assert!((0.4..0.7).contains(&mean), "mean send rate {mean} Mbit/s for 500 kbit/s video");
     assert!(col(ts, "metric").contains(&Value::Str("srtt_ms".into())));
+    // initial_cwnd_packets = 4 (route attribute initcwnd): the server's window before any data
+    let first = (0..ts.num_rows()).find(|&r| col(ts, "metric")[r] == Value::Str("cwnd_bytes".into()) && col(ts, "side")[r] == Value::Str("server".into())).unwrap();
+    assert!(f(&col(ts, "t_ms")[first]) < 300.0);
+    assert_eq!(f(&col(ts, "value")[first]), 4.0 * 1448.0);
     // same schedule as the simulator's
     let sched = message_schedule(&s, s.run_seed(0)).unwrap().unwrap();
     let sent: Vec<f64> = col(m, "send_time_ms").iter().map(f).collect();
@@ -236,7 +240,7 @@ fn unsupported_options_are_refused_clearly() {
         ("[transport]\nprotocol = \"mptcp\"\ncc = \"lia\"\n[traffic]\nmodel = \"bulk\"\n", "not in upstream Linux"),
         ("[transport]\nprotocol = \"mptcp\"\n[transport.mptcp]\npath_manager = \"ndiffports\"\n[traffic]\nmodel = \"bulk\"\n", "path_manager"),
         ("[transport]\nprotocol = \"mptcp\"\n[transport.mptcp]\nscheduler = \"roundrobin\"\n[traffic]\nmodel = \"bulk\"\n", "default scheduler"),
-        ("[transport]\ninitial_cwnd_packets = 4\n[traffic]\nmodel = \"bulk\"\n", "initial window"),
+        ("[transport]\ninitial_cwnd_packets = 2000\n[traffic]\nmodel = \"bulk\"\n", "initcwnd"),
         ("[background]\nenabled = true\n[traffic]\nmodel = \"bulk\"\n", "background"),
     ];
     for (body, want) in cases {

@@ -401,7 +401,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
 /// by its inter-departure file (`-Ft`, ms per line) whose packet-size file
 /// (`-Fs`, bytes per line) sits beside it with the extension `.ps`
 /// (`game.idt` + `game.ps`).
-fn load_game_trace(p: &std::path::Path) -> Result<GameTrace, String> {
+pub fn load_game_trace(p: &std::path::Path) -> Result<GameTrace, String> {
     let read = |p: &std::path::Path| std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read gaming trace: {e}", p.display()));
     let name = p.display().to_string();
     if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) {
