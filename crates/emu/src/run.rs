@@ -392,10 +392,10 @@ fn median_p95_mean(v: &mut [f64]) -> (f64, f64, f64) {
 pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOutput, String> {
     supported(s)?;
     let seed = s.run_seed(run);
-    let (duplexes, _server_link, drawn) = mptlab_sim::runner::preset_links(s, seed)?;
+    let (duplexes, server_link, drawn) = mptlab_sim::runner::preset_links(s, seed)?;
     let specs: Vec<PathSpec> = duplexes.iter().map(|d| PathSpec { up: d.up.clone(), down: d.down.clone() }).collect();
     let npaths = specs.len();
-    let topo = Topology::build(&TopologyOptions { shape: crate::Shape::Core, paths: npaths, mtu: s.transport.mtu_bytes }).map_err(|e| e.to_string())?;
+    let topo = Topology::build(&TopologyOptions { shape: crate::Shape::Core, paths: npaths, mtu: s.transport.mtu_bytes, emulate_server_link: true }).map_err(|e| e.to_string())?;
     for ns in [&topo.client_ns, &topo.server_ns] {
         transport_sysctls(&s.transport, ns)?;
     }
@@ -464,7 +464,8 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     };
     let end = secs(s.meta.duration_s);
     // Time 0 of the run is the emulator's clock origin (outage times are relative to it).
-    let emu = match topo.start_emulator(&specs, seed, EmuOptions::default()) {
+    let srv_spec = PathSpec { up: server_link.up.clone(), down: server_link.down.clone() };
+    let emu = match topo.start_emulator_with_server(&specs, &srv_spec, seed, EmuOptions::default()) {
         Ok(e) => e,
         Err(e) => {
             stop.store(true, Ordering::Relaxed);
@@ -549,7 +550,7 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         // per-path shares come from the emulator's per-path byte counters in
         // the direction the data flows (headers and ACKs included).
         let dir = if plan.server_sends { ".down" } else { ".up" };
-        let per: Vec<(usize, u64)> = reports.iter().filter(|r| r.name.ends_with(dir)).map(|r| (r.name.trim_start_matches("path").split('.').next().and_then(|n| n.parse().ok()).unwrap_or(0), r.stats.bytes_delivered)).collect();
+        let per: Vec<(usize, u64)> = reports.iter().filter(|r| r.name.starts_with("path") && r.name.ends_with(dir)).map(|r| (r.name.trim_start_matches("path").split('.').next().and_then(|n| n.parse().ok()).unwrap_or(0), r.stats.bytes_delivered)).collect();
         let total: u64 = per.iter().map(|p| p.1).sum();
         if total > 0 {
             for (p, b) in per {
@@ -714,7 +715,12 @@ pub(crate) fn tables(s: &sc::Scenario, run: u32, seed: u64, plan: &Plan, rec: Re
     let mut late = crate::hist::Histogram::default();
     for r in reports {
         let (link, dir) = r.name.split_once('.').unwrap_or((&r.name, ""));
-        let (from, to) = if dir == "up" { ("client", "core") } else { ("core", "client") };
+        let (from, to) = match (link, dir) {
+            ("server", "up") => ("core", "server"),
+            ("server", _) => ("server", "core"),
+            (_, "up") => ("client", "core"),
+            _ => ("core", "client"),
+        };
         let st = &r.stats;
         let sent = st.packets_offered - st.drops_queue - st.drops_outage;
         let mean_q = if sent > 0 { V::F64(st.queue_delay_sum as f64 / sent as f64 / 1e6) } else { V::Null };

@@ -67,17 +67,21 @@ pub struct TopologyOptions {
     pub paths: usize,
     /// MTU of the TUN devices.
     pub mtu: u32,
+    /// `Shape::Core` only: the core-server link is a TUN pair bridged by
+    /// the emulator (direction names `server.up` / `server.down`, shaped by
+    /// the `server` spec of `start_emulator_with_server`) instead of a veth.
+    pub emulate_server_link: bool,
 }
 
 impl TopologyOptions {
     /// Seed 000: two paths through a core router.
     pub fn seed000() -> Self {
-        TopologyOptions { shape: Shape::Core, paths: 2, mtu: 1500 }
+        TopologyOptions { shape: Shape::Core, paths: 2, mtu: 1500, emulate_server_link: false }
     }
 
     /// Two namespaces joined by one emulated link.
     pub fn direct() -> Self {
-        TopologyOptions { shape: Shape::Direct, paths: 1, mtu: 1500 }
+        TopologyOptions { shape: Shape::Direct, paths: 1, mtu: 1500, emulate_server_link: false }
     }
 }
 
@@ -100,6 +104,9 @@ pub struct Topology {
     pub client_addrs: Vec<String>,
     pub server_addr: String,
     pub paths: Vec<PathDevices>,
+    /// The emulated core-server link (`emulate_server_link`): `client` is the
+    /// core side, `far` the server side.
+    pub server_link: Option<PathDevices>,
     pub mtu: u32,
     torn_down: bool,
 }
@@ -170,6 +177,7 @@ impl Topology {
             client_addrs: (1..=opts.paths).map(client_addr).collect(),
             server_addr: SERVER_ADDR.into(),
             paths: Vec::new(),
+            server_link: None,
             mtu: opts.mtu,
             torn_down: false,
         };
@@ -189,11 +197,19 @@ impl Topology {
             Some(r) => {
                 netns::add(r)?;
                 prepare_ns(r, true)?;
-                ip_in(r, &["link", "add", "srv", "type", "veth", "peer", "name", "srv", "netns", &s])?;
-                ip_in(r, &["addr", "add", "10.0.0.1/24", "dev", "srv"])?;
-                ip_in(r, &["link", "set", "srv", "up"])?;
-                ip_in(&s, &["addr", "add", "10.0.0.2/24", "dev", "srv"])?;
-                ip_in(&s, &["link", "set", "srv", "up"])?;
+                if opts.emulate_server_link {
+                    let core = tun_in(r, "srv")?;
+                    let server = tun_in(&s, "srv")?;
+                    up_tun(r, "srv", "10.0.0.1/24", opts.mtu)?;
+                    up_tun(&s, "srv", "10.0.0.2/24", opts.mtu)?;
+                    self.server_link = Some(PathDevices { client: core, far: server });
+                } else {
+                    ip_in(r, &["link", "add", "srv", "type", "veth", "peer", "name", "srv", "netns", &s])?;
+                    ip_in(r, &["addr", "add", "10.0.0.1/24", "dev", "srv"])?;
+                    ip_in(r, &["link", "set", "srv", "up"])?;
+                    ip_in(&s, &["addr", "add", "10.0.0.2/24", "dev", "srv"])?;
+                    ip_in(&s, &["link", "set", "srv", "up"])?;
+                }
                 ip_in(&s, &["route", "add", "default", "via", "10.0.0.1", "dev", "srv"])?;
                 r.clone()
             }
@@ -263,8 +279,36 @@ impl Topology {
 
     /// Start the emulator on every path.
     pub fn start_emulator(&self, paths: &[PathSpec], seed: u64, opts: EmuOptions) -> io::Result<Emulator> {
+        if self.server_link.is_some() {
+            return Err(err("this topology emulates the server link: use start_emulator_with_server"));
+        }
         let opts = EmuOptions { mtu: self.mtu as usize, ..opts };
         Emulator::start(self.directions(paths, seed)?, opts, Clock::start())
+    }
+
+    /// Start the emulator on every path and on the emulated server link
+    /// (`server.up` is core to server, i.e. the client's upstream direction;
+    /// loss streams `emu/server/up|down`).
+    pub fn start_emulator_with_server(&self, paths: &[PathSpec], server: &PathSpec, seed: u64, opts: EmuOptions) -> io::Result<Emulator> {
+        let mut dirs = self.directions(paths, seed)?;
+        if let Some(devs) = &self.server_link {
+            dirs.push(DirectionSpec {
+                name: "server.up".into(),
+                ingress: devs.client.clone(),
+                egress: devs.far.clone(),
+                params: server.up.clone(),
+                rng: SimRng::stream(seed, "emu/server/up"),
+            });
+            dirs.push(DirectionSpec {
+                name: "server.down".into(),
+                ingress: devs.far.clone(),
+                egress: devs.client.clone(),
+                params: server.down.clone(),
+                rng: SimRng::stream(seed, "emu/server/down"),
+            });
+        }
+        let opts = EmuOptions { mtu: self.mtu as usize, ..opts };
+        Emulator::start(dirs, opts, Clock::start())
     }
 
     /// Basic in-kernel MPTCP path-manager setup for seed 000: the client
@@ -291,6 +335,7 @@ impl Topology {
         self.torn_down = true;
         // Close our TUN descriptors (the emulator may still hold clones).
         self.paths.clear();
+        self.server_link = None;
         cleanup::remove_prefix(&self.prefix)
     }
 }

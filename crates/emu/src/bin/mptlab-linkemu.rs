@@ -133,6 +133,7 @@ fn cmd_run(args: &[String]) -> Result<(), String> {
         shape: if direct { Shape::Direct } else { Shape::Core },
         paths: paths.len(),
         mtu: 1500,
+        emulate_server_link: false,
     };
     let topo = Topology::build(&opts).map_err(|e| e.to_string())?;
     if mptcp {
