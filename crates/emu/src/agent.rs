@@ -337,11 +337,7 @@ fn serve_conn(mut s: TcpStream, plan: Arc<Plan>, stop: Arc<AtomicBool>, rec: Sha
         return;
     }
     if &first == b"GET " {
-        let label = format!("web{idx}");
-        if let Ok(c) = s.try_clone() {
-            rec.lock().unwrap().conns.push(ConnRec { label: label.clone(), side: "server", stream: c });
-        }
-        serve_http(s, first.to_vec(), &label, &rec);
+        serve_http(s, first.to_vec(), idx, &rec);
         return;
     }
     if &first != MAGIC {
@@ -405,14 +401,25 @@ fn serve_conn(mut s: TcpStream, plan: Arc<Plan>, stop: Arc<AtomicBool>, rec: Sha
 /// Minimal HTTP/1.1 server: persistent connections, `GET /o/<object>?b=<bytes>`
 /// answered with `Content-Length: <bytes>` and that many body bytes; headers
 /// padded (`X-Pad`) to the browser model's 250 response header bytes.
-fn serve_http(mut s: TcpStream, mut inbuf: Vec<u8>, label: &str, rec: &Shared) {
+/// The connection is labelled `web<i>` by the browser's connection index
+/// from the `X-Mptlab-Conn` request header (accept order if absent).
+fn serve_http(mut s: TcpStream, mut inbuf: Vec<u8>, idx: usize, rec: &Shared) {
     let body = vec![b'x'; 64 * 1024];
     let mut buf = [0u8; 4096];
     let mut got = inbuf.len() as u64;
+    let mut label: Option<String> = None;
     loop {
         while let Some(p) = find(&inbuf, b"\r\n\r\n") {
             let head = String::from_utf8_lossy(&inbuf[..p]).to_string();
             inbuf.drain(..p + 4);
+            if label.is_none() {
+                let i = head.lines().find_map(|l| l.strip_prefix("X-Mptlab-Conn:")).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(idx);
+                let l = format!("web{i}");
+                if let Ok(c) = s.try_clone() {
+                    rec.lock().unwrap().conns.push(ConnRec { label: l.clone(), side: "server", stream: c });
+                }
+                label = Some(l);
+            }
             let line = head.lines().next().unwrap_or("");
             let n: Option<u64> = line.split_whitespace().nth(1).and_then(|path| path.split("b=").nth(1)).and_then(|v| v.parse().ok());
             let (status, n) = match (line.starts_with("GET "), n) {
@@ -443,7 +450,8 @@ fn serve_http(mut s: TcpStream, mut inbuf: Vec<u8>, label: &str, rec: &Shared) {
             }
         }
     }
-    *rec.lock().unwrap().delivered.entry(label.into()).or_default() += got;
+    let label = label.unwrap_or_else(|| format!("web{idx}"));
+    *rec.lock().unwrap().delivered.entry(label).or_default() += got;
 }
 
 fn find(h: &[u8], pat: &[u8]) -> Option<usize> {
@@ -787,7 +795,7 @@ fn web_client(plan: &Plan, env: &ClientEnv, page: Page, cfg: BrowserConfig, star
                 }
                 BrowserAction::SendRequest { conn, object, request_bytes, .. } => {
                     let body = objects[object];
-                    let mut req = format!("GET /o/{object}?b={body} HTTP/1.1\r\nHost: {}\r\nUser-Agent: mptlab\r\n", plan.server.ip());
+                    let mut req = format!("GET /o/{object}?b={body} HTTP/1.1\r\nHost: {}\r\nUser-Agent: mptlab\r\nX-Mptlab-Conn: {conn}\r\n", plan.server.ip());
                     let base = req.len() + "X-Pad: \r\n\r\n".len();
                     req.push_str(&format!("X-Pad: {}\r\n\r\n", "p".repeat((request_bytes as usize).saturating_sub(base))));
                     let c = &mut conns[conn];
