@@ -24,7 +24,11 @@ fn tmp(name: &str) -> PathBuf {
 fn write_scenario(dir: &std::path::Path, body: &str) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
     let p = dir.join("s.toml");
-    std::fs::write(&p, format!("[scenario]\nname = \"cli-emu\"\nduration_s = 2.0\nruns = 1\n[topology]\npreset = \"two-path\"\npaths = [\"wlan\", \"3g\"]\n{body}")).unwrap();
+    std::fs::write(
+        &p,
+        format!("[scenario]\nname = \"cli-emu\"\nduration_s = 2.0\nruns = 1\n[topology]\npreset = \"two-path\"\npaths = [\"wlan\", \"3g\"]\n{body}"),
+    )
+    .unwrap();
     p
 }
 
@@ -35,7 +39,14 @@ fn emulate_refuses_unsupported_with_exit_2_and_writes_nothing() {
     let d = tmp("refuse");
     let s = write_scenario(&d, FILE);
     let out = d.join("out");
-    let o = Command::new(bin()).args(["emulate"]).arg(&s).arg("--out").arg(&out).args(["--set", "transport.protocol=sctp"]).output().unwrap();
+    let o = Command::new(bin())
+        .args(["emulate"])
+        .arg(&s)
+        .arg("--out")
+        .arg(&out)
+        .args(["--set", "transport.protocol=sctp"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("no SCTP"), "{err}");
@@ -56,7 +67,13 @@ fn emulate_refuses_without_root() {
     let s = write_scenario(&d, FILE);
     std::fs::set_permissions(&s, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
     let out = d.join("out");
-    let o = Command::new("setpriv").args(["--reuid=65534", "--regid=65534", "--clear-groups", bin(), "emulate"]).arg(&s).arg("--out").arg(&out).output().unwrap();
+    let o = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", bin(), "emulate"])
+        .arg(&s)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("must run as root"));
     assert!(!out.exists());
@@ -73,7 +90,16 @@ fn emulate_writes_tables_and_optional_capture() {
     let d = tmp("run");
     let s = write_scenario(&d, FILE);
     let (out, cap) = (d.join("out"), d.join("cap"));
-    let o = Command::new(bin()).arg("emulate").arg(&s).arg("--out").arg(&out).arg("--capture").arg(&cap).arg("-q").output().unwrap();
+    let o = Command::new(bin())
+        .arg("emulate")
+        .arg(&s)
+        .arg("--out")
+        .arg(&out)
+        .arg("--capture")
+        .arg(&cap)
+        .arg("-q")
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for t in ["messages", "transfers", "flows", "paths", "links", "timeseries"] {
         assert!(out.join(format!("{t}.csv")).exists(), "{t}");
@@ -88,7 +114,14 @@ fn emulate_writes_tables_and_optional_capture() {
 }
 
 fn link(rate_mbit: u64, delay_ms: u64) -> LinkParams {
-    LinkParams { rate_bps: rate_mbit * 1_000_000, delay: delay_ms * 1_000_000, queue: QueueLimit::Packets(100), loss: LossModel::None, trace: None, outages: Vec::new() }
+    LinkParams {
+        rate_bps: rate_mbit * 1_000_000,
+        delay: delay_ms * 1_000_000,
+        queue: QueueLimit::Packets(100),
+        loss: LossModel::None,
+        trace: None,
+        outages: Vec::new(),
+    }
 }
 
 /// Run `agent server` and `agent client` in the server and client
@@ -134,9 +167,14 @@ fn live_agent_between_two_namespaces() {
     }
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let d = tmp("live");
-    let s = write_scenario(&d, "[transport]\nprotocol = \"tcp\"\n[traffic]\nmodel = \"video\"\nbitrate_kbit = 500\nfps = 25\nstart_s = 0.2\n");
+    let s = write_scenario(
+        &d,
+        "[transport]\nprotocol = \"tcp\"\n[traffic]\nmodel = \"video\"\nbitrate_kbit = 500\nfps = 25\nstart_s = 0.2\n",
+    );
     let topo = Topology::build(&TopologyOptions::seed000()).unwrap();
-    let emu = topo.start_emulator(&[PathSpec::symmetric(link(20, 15)), PathSpec::symmetric(link(5, 40))], 1, EmuOptions::default()).unwrap();
+    let emu = topo
+        .start_emulator(&[PathSpec::symmetric(link(20, 15)), PathSpec::symmetric(link(5, 40))], 1, EmuOptions::default())
+        .unwrap();
     // down: the client measures
     let (cout, _) = live(&topo, &d, &s, &[], 9000);
     // up: the server measures and writes its tables on SIGTERM
@@ -180,7 +218,14 @@ fn ctrl_c_and_kill_leave_nothing_behind() {
     let s = write_scenario(&d, "[transport]\nprotocol = \"mptcp\"\n[traffic]\nmodel = \"bulk\"\n");
     let out = d.join("out");
     // SIGINT: the run stops, tears down, writes nothing, exit 1.
-    let mut ch = Command::new(bin()).arg("emulate").arg(&s).arg("--out").arg(&out).args(["--set", "scenario.duration_s=30"]).spawn().unwrap();
+    let mut ch = Command::new(bin())
+        .arg("emulate")
+        .arg(&s)
+        .arg("--out")
+        .arg(&out)
+        .args(["--set", "scenario.duration_s=30"])
+        .spawn()
+        .unwrap();
     assert!(wait_for_namespaces(ch.id()), "no namespaces appeared");
     std::thread::sleep(std::time::Duration::from_millis(500));
     // SAFETY: signalling our own child.
@@ -192,14 +237,28 @@ fn ctrl_c_and_kill_leave_nothing_behind() {
     assert!(namespaces_of(ch.id()).is_empty(), "{:?}", namespaces_of(ch.id()));
     assert!(!out.exists());
     // SIGKILL: leftovers stay until the next start removes them.
-    let mut ch = Command::new(bin()).arg("emulate").arg(&s).arg("--out").arg(&out).args(["--set", "scenario.duration_s=30"]).spawn().unwrap();
+    let mut ch = Command::new(bin())
+        .arg("emulate")
+        .arg(&s)
+        .arg("--out")
+        .arg(&out)
+        .args(["--set", "scenario.duration_s=30"])
+        .spawn()
+        .unwrap();
     assert!(wait_for_namespaces(ch.id()));
     ch.kill().unwrap();
     ch.wait().unwrap();
     let dead = ch.id();
     assert!(!namespaces_of(dead).is_empty(), "a killed run cannot clean up itself");
     let s2 = write_scenario(&d.join("next"), FILE);
-    let o = Command::new(bin()).arg("emulate").arg(&s2).arg("--out").arg(d.join("out2")).arg("-q").output().unwrap();
+    let o = Command::new(bin())
+        .arg("emulate")
+        .arg(&s2)
+        .arg("--out")
+        .arg(d.join("out2"))
+        .arg("-q")
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(namespaces_of(dead).is_empty(), "leftovers of the killed run: {:?}", namespaces_of(dead));
     assert!(!out.exists());

@@ -85,10 +85,22 @@ impl ClockKind {
 #[derive(Clone, Debug)]
 pub enum Traffic {
     /// Video / gaming: timed messages (offsets from the origin, bytes).
-    Messages { schedule: Vec<(Nanos, u32)>, udp: bool },
-    File { size: u64, start: Nanos },
-    Bulk { start: Nanos },
-    Web { page: Page, cfg: BrowserConfig, start: Nanos },
+    Messages {
+        schedule: Vec<(Nanos, u32)>,
+        udp: bool,
+    },
+    File {
+        size: u64,
+        start: Nanos,
+    },
+    Bulk {
+        start: Nanos,
+    },
+    Web {
+        page: Page,
+        cfg: BrowserConfig,
+        start: Nanos,
+    },
 }
 
 /// Everything both sides must agree on.
@@ -262,7 +274,12 @@ fn recv_messages(mut s: TcpStream, origin: u64, clock: ClockKind, quickack: bool
                 need -= take;
                 i += take;
                 if need == 0 {
-                    out.push(MsgRec { id, bytes: len, send: ts.saturating_sub(origin), delivery: Some(now.saturating_sub(origin)) });
+                    out.push(MsgRec {
+                        id,
+                        bytes: len,
+                        send: ts.saturating_sub(origin),
+                        delivery: Some(now.saturating_sub(origin)),
+                    });
                     cur = None;
                 }
             }
@@ -360,7 +377,11 @@ fn serve_conn(mut s: TcpStream, plan: Arc<Plan>, stop: Arc<AtomicBool>, rec: Sha
         }
     };
     if let Ok(c) = s.try_clone() {
-        rec.lock().unwrap().conns.push(ConnRec { label: label.clone(), side: "server", stream: c });
+        rec.lock().unwrap().conns.push(ConnRec {
+            label: label.clone(),
+            side: "server",
+            stream: c,
+        });
     }
     match &plan.traffic {
         Traffic::Messages { schedule, .. } => {
@@ -413,15 +434,27 @@ fn serve_http(mut s: TcpStream, mut inbuf: Vec<u8>, idx: usize, rec: &Shared) {
             let head = String::from_utf8_lossy(&inbuf[..p]).to_string();
             inbuf.drain(..p + 4);
             if label.is_none() {
-                let i = head.lines().find_map(|l| l.strip_prefix("X-Mptlab-Conn:")).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(idx);
+                let i = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("X-Mptlab-Conn:"))
+                    .and_then(|v| v.trim().parse::<usize>().ok())
+                    .unwrap_or(idx);
                 let l = format!("web{i}");
                 if let Ok(c) = s.try_clone() {
-                    rec.lock().unwrap().conns.push(ConnRec { label: l.clone(), side: "server", stream: c });
+                    rec.lock().unwrap().conns.push(ConnRec {
+                        label: l.clone(),
+                        side: "server",
+                        stream: c,
+                    });
                 }
                 label = Some(l);
             }
             let line = head.lines().next().unwrap_or("");
-            let n: Option<u64> = line.split_whitespace().nth(1).and_then(|path| path.split("b=").nth(1)).and_then(|v| v.parse().ok());
+            let n: Option<u64> = line
+                .split_whitespace()
+                .nth(1)
+                .and_then(|path| path.split("b=").nth(1))
+                .and_then(|v| v.parse().ok());
             let (status, n) = match (line.starts_with("GET "), n) {
                 (true, Some(n)) => ("200 OK", n),
                 _ => ("404 Not Found", 0),
@@ -493,7 +526,13 @@ impl Server {
             }
             None => None,
         };
-        Ok(Server { stop, accept: Some(accept), addr, clock: plan.clock, udp })
+        Ok(Server {
+            stop,
+            accept: Some(accept),
+            addr,
+            clock: plan.clock,
+            udp,
+        })
     }
 
     /// Stop accepting (wakes the accept loop with a connection to itself).
@@ -609,7 +648,12 @@ fn udp_recv(u: &UdpSocket, hello: Option<[u8; HELLO_LEN]>, clock: ClockKind, sto
         let e = parts.entry(id).or_insert((0, chunks, ts, len));
         e.0 += 1;
         if e.0 == e.1 {
-            out.push(MsgRec { id, bytes: len, send: ts.saturating_sub(origin), delivery: Some(now.saturating_sub(origin)) });
+            out.push(MsgRec {
+                id,
+                bytes: len,
+                send: ts.saturating_sub(origin),
+                delivery: Some(now.saturating_sub(origin)),
+            });
             parts.remove(&id);
         }
     }
@@ -655,7 +699,11 @@ pub fn run_client(plan: &Plan, env: &ClientEnv, origin: u64, end: Nanos, stop: &
         Traffic::Messages { schedule, udp: false } => {
             // Connect at time 0, as the simulator's StreamApp does.
             let s = open(plan, env, KIND_MESSAGES, 0, origin)?;
-            rec.lock().unwrap().conns.push(ConnRec { label: "fg".into(), side: "client", stream: s.try_clone()? });
+            rec.lock().unwrap().conns.push(ConnRec {
+                label: "fg".into(),
+                side: "client",
+                stream: s.try_clone()?,
+            });
             let (sched, st, r) = (schedule.clone(), stop.clone(), rec.clone());
             let q = plan.sock.quickack;
             let busy = Busy::new(rec);
@@ -696,9 +744,20 @@ pub fn run_client(plan: &Plan, env: &ClientEnv, origin: u64, end: Nanos, stop: &
         Traffic::File { size, start } => {
             clock.sleep_until(origin + start);
             let label = file_label(*size);
-            rec.lock().unwrap().transfers.push(TransferRec { label: label.clone(), kind: "file", objects: 1, bytes: *size, start: *start, end: None });
+            rec.lock().unwrap().transfers.push(TransferRec {
+                label: label.clone(),
+                kind: "file",
+                objects: 1,
+                bytes: *size,
+                start: *start,
+                end: None,
+            });
             let mut s = open(plan, env, KIND_FILE, 0, origin)?;
-            rec.lock().unwrap().conns.push(ConnRec { label: label.clone(), side: "client", stream: s.try_clone()? });
+            rec.lock().unwrap().conns.push(ConnRec {
+                label: label.clone(),
+                side: "client",
+                stream: s.try_clone()?,
+            });
             if plan.server_sends {
                 let (n, end_t) = read_bytes(&mut s, Some(*size), clock, origin, plan.sock.quickack, Some(deadline));
                 let mut r = rec.lock().unwrap();
@@ -715,7 +774,11 @@ pub fn run_client(plan: &Plan, env: &ClientEnv, origin: u64, end: Nanos, stop: &
         Traffic::Bulk { start } => {
             clock.sleep_until(origin + start);
             let s = open(plan, env, KIND_BULK, 0, origin)?;
-            rec.lock().unwrap().conns.push(ConnRec { label: "bulk".into(), side: "client", stream: s.try_clone()? });
+            rec.lock().unwrap().conns.push(ConnRec {
+                label: "bulk".into(),
+                side: "client",
+                stream: s.try_clone()?,
+            });
             let (st, r) = (stop.clone(), rec.clone());
             let q = plan.sock.quickack;
             let mut s2 = s;
@@ -758,7 +821,17 @@ struct WebConn {
 /// padded to the model's request size, each response is framed by its
 /// `Content-Length`.
 #[allow(clippy::too_many_arguments)]
-fn web_client(plan: &Plan, env: &ClientEnv, page: Page, cfg: BrowserConfig, start: Nanos, origin: u64, deadline: u64, stop: &AtomicBool, rec: &Shared) -> io::Result<()> {
+fn web_client(
+    plan: &Plan,
+    env: &ClientEnv,
+    page: Page,
+    cfg: BrowserConfig,
+    start: Nanos,
+    origin: u64,
+    deadline: u64,
+    stop: &AtomicBool,
+    rec: &Shared,
+) -> io::Result<()> {
     let clock = plan.clock;
     let now = || clock.now().saturating_sub(origin);
     let label = page.name.clone();
@@ -780,22 +853,47 @@ fn web_client(plan: &Plan, env: &ClientEnv, page: Page, cfg: BrowserConfig, star
                     let sa = libc::sockaddr_in {
                         sin_family: libc::AF_INET as libc::sa_family_t,
                         sin_port: plan.server.port().to_be(),
-                        sin_addr: libc::in_addr { s_addr: u32::from(*plan.server.ip()).to_be() },
+                        sin_addr: libc::in_addr {
+                            s_addr: u32::from(*plan.server.ip()).to_be(),
+                        },
                         sin_zero: [0; 8],
                     };
                     // SAFETY: a valid sockaddr_in.
-                    let r = unsafe { libc::connect(s.as_raw_fd(), &sa as *const _ as *const libc::sockaddr, std::mem::size_of::<libc::sockaddr_in>() as u32) };
+                    let r = unsafe {
+                        libc::connect(
+                            s.as_raw_fd(),
+                            &sa as *const _ as *const libc::sockaddr,
+                            std::mem::size_of::<libc::sockaddr_in>() as u32,
+                        )
+                    };
                     if r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINPROGRESS) {
                         result = Err(err(format!("connect {}: {}", plan.server, io::Error::last_os_error())));
                         break 'outer;
                     }
-                    rec.lock().unwrap().conns.push(ConnRec { label: format!("web{c}"), side: "client", stream: s.try_clone()? });
+                    rec.lock().unwrap().conns.push(ConnRec {
+                        label: format!("web{c}"),
+                        side: "client",
+                        stream: s.try_clone()?,
+                    });
                     debug_assert_eq!(c, conns.len());
-                    conns.push(WebConn { s, connected: false, out: Vec::new(), inbuf: Vec::new(), body_left: None, busy: false, rx: 0 });
+                    conns.push(WebConn {
+                        s,
+                        connected: false,
+                        out: Vec::new(),
+                        inbuf: Vec::new(),
+                        body_left: None,
+                        busy: false,
+                        rx: 0,
+                    });
                 }
-                BrowserAction::SendRequest { conn, object, request_bytes, .. } => {
+                BrowserAction::SendRequest {
+                    conn, object, request_bytes, ..
+                } => {
                     let body = objects[object];
-                    let mut req = format!("GET /o/{object}?b={body} HTTP/1.1\r\nHost: {}\r\nUser-Agent: mptlab\r\nX-Mptlab-Conn: {conn}\r\n", plan.server.ip());
+                    let mut req = format!(
+                        "GET /o/{object}?b={body} HTTP/1.1\r\nHost: {}\r\nUser-Agent: mptlab\r\nX-Mptlab-Conn: {conn}\r\n",
+                        plan.server.ip()
+                    );
                     let base = req.len() + "X-Pad: \r\n\r\n".len();
                     req.push_str(&format!("X-Pad: {}\r\n\r\n", "p".repeat((request_bytes as usize).saturating_sub(base))));
                     let c = &mut conns[conn];
@@ -809,7 +907,11 @@ fn web_client(plan: &Plan, env: &ClientEnv, page: Page, cfg: BrowserConfig, star
             .iter()
             .map(|c| libc::pollfd {
                 fd: c.s.as_raw_fd(),
-                events: if !c.connected { libc::POLLOUT } else { libc::POLLIN | if c.out.is_empty() { 0 } else { libc::POLLOUT } },
+                events: if !c.connected {
+                    libc::POLLOUT
+                } else {
+                    libc::POLLIN | if c.out.is_empty() { 0 } else { libc::POLLOUT }
+                },
                 revents: 0,
             })
             .collect();
@@ -874,7 +976,10 @@ fn web_client(plan: &Plan, env: &ClientEnv, page: Page, cfg: BrowserConfig, star
                             let Some(p) = find(&c.inbuf, b"\r\n\r\n") else { break };
                             let head = String::from_utf8_lossy(&c.inbuf[..p]).to_ascii_lowercase();
                             c.inbuf.drain(..p + 4);
-                            let len = head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|v| v.trim().parse::<u64>().ok());
+                            let len = head
+                                .lines()
+                                .find_map(|l| l.strip_prefix("content-length:"))
+                                .and_then(|v| v.trim().parse::<u64>().ok());
                             match len {
                                 Some(l) => c.body_left = Some(l),
                                 None => {

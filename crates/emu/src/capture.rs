@@ -7,9 +7,9 @@ use std::process::{Child, Command, Stdio};
 
 /// The capture tool found on PATH, if any.
 pub fn tool() -> Option<&'static str> {
-    ["dumpcap", "tshark"].into_iter().find(|t| {
-        std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(t).is_file()))
-    })
+    ["dumpcap", "tshark"]
+        .into_iter()
+        .find(|t| std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(t).is_file())))
 }
 
 /// Running capture processes; stopped (SIGTERM, then waited for) on `stop` or drop.
@@ -30,7 +30,11 @@ impl Capture {
         for (ns, role, dev) in ifaces {
             let file = dir.join(format!("{prefix}{role}-{dev}.pcap"));
             let mut cmd = Command::new("ip");
-            cmd.args(["netns", "exec", ns, tool, "-q", "-i", dev, "-w"]).arg(&file).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+            cmd.args(["netns", "exec", ns, tool, "-q", "-i", dev, "-w"])
+                .arg(&file)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
             // The emulate command blocks SIGINT/SIGTERM in its threads
             // (signals.rs); the mask is inherited across exec, so unblock it.
             // SAFETY: only async-signal-safe calls between fork and exec.

@@ -84,7 +84,13 @@ pub fn main(cmd: AgentCommand) -> ExitCode {
 fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
     let stop = crate::signals::stop_on_signals().map_err(|e| e.to_string())?;
     match cmd {
-        AgentCommand::Server { scenario, listen, run, set, out } => {
+        AgentCommand::Server {
+            scenario,
+            listen,
+            run,
+            set,
+            out,
+        } => {
             let s = match load(&scenario, &set) {
                 Ok(s) => s,
                 Err(c) => return Ok(c),
@@ -92,7 +98,11 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
             let p = Arc::new(plan(&s, s.run_seed(run), ClockKind::Realtime, None, listen)?);
             let rec: Shared = Arc::new(Mutex::new(Records::default()));
             let l = sock::listen(&p.sock, listen).map_err(|e| e.to_string())?;
-            let udp = if matches!(p.traffic, Traffic::Messages { udp: true, .. }) { Some(sock::udp_socket(listen).map_err(|e| e.to_string())?) } else { None };
+            let udp = if matches!(p.traffic, Traffic::Messages { udp: true, .. }) {
+                Some(sock::udp_socket(listen).map_err(|e| e.to_string())?)
+            } else {
+                None
+            };
             let srv = Server::start(l, udp, p, rec.clone()).map_err(|e| e.to_string())?;
             eprintln!("mptlab agent: serving {} (run {run}) on {listen}; Ctrl-C to stop", s.meta.name);
             while !stop.load(Ordering::Relaxed) {
@@ -112,13 +122,22 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
                 let mut w = WriteOptions::default();
                 w.meta.insert("scenario".into(), s.meta.name.clone().into());
                 w.meta.insert("mode".into(), "live-server".into());
-                w.meta.insert("clock".into(), "CLOCK_REALTIME (delays depend on host clock synchronisation)".into());
+                w.meta
+                    .insert("clock".into(), "CLOCK_REALTIME (delays depend on host clock synchronisation)".into());
                 write_results(&out, &[o], &w).map_err(|e| e.to_string())?;
                 eprintln!("wrote results to {}", out.display());
             }
             Ok(ExitCode::SUCCESS)
         }
-        AgentCommand::Client { scenario, connect, bind, run, set, out, force } => {
+        AgentCommand::Client {
+            scenario,
+            connect,
+            bind,
+            run,
+            set,
+            out,
+            force,
+        } => {
             let s = match load(&scenario, &set) {
                 Ok(s) => s,
                 Err(c) => return Ok(c),
@@ -127,7 +146,12 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
                 eprintln!("error: {} already holds results; use --force", out.display());
                 return Ok(ExitCode::from(2));
             }
-            if !s.traffic.direction.to_string().eq("down") && matches!(s.traffic.model, mptlab_scenario::TrafficModel::Video { .. } | mptlab_scenario::TrafficModel::Gaming { .. }) {
+            if !s.traffic.direction.to_string().eq("down")
+                && matches!(
+                    s.traffic.model,
+                    mptlab_scenario::TrafficModel::Video { .. } | mptlab_scenario::TrafficModel::Gaming { .. }
+                )
+            {
                 eprintln!("note: direction \"up\": the messages are measured at the server (its log), the client's tables hold no message rows");
             }
             let seed = s.run_seed(run);
@@ -137,7 +161,10 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
             let make_socket = move || sock::stream_socket(&so);
             let ubind = SocketAddrV4::new(bind.unwrap_or(Ipv4Addr::UNSPECIFIED), 0);
             let make_udp = move || UdpSocket::bind(SocketAddr::V4(ubind));
-            let env = ClientEnv { make_socket: &make_socket, make_udp: &make_udp };
+            let env = ClientEnv {
+                make_socket: &make_socket,
+                make_udp: &make_udp,
+            };
             let origin = ClockKind::Realtime.now();
             let end = secs(s.meta.duration_s);
             let st = Arc::new(AtomicBool::new(false));
@@ -157,7 +184,14 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
                 if let Ok(i) = sock::tcp_info(c.stream.as_raw_fd()) {
                     rtts.push(i.rtt_us as f64 / 1e3);
                     let (l, r) = sock::addrs(&c.stream);
-                    prow.push(PathRow { label: c.label.clone(), side: c.side, path: s.transport.path as usize, local: l, remote: r, c: counters(&i) });
+                    prow.push(PathRow {
+                        label: c.label.clone(),
+                        side: c.side,
+                        path: s.transport.path as usize,
+                        local: l,
+                        remote: r,
+                        c: counters(&i),
+                    });
                 }
             }
             st.store(true, Ordering::Relaxed);
@@ -178,7 +212,8 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
             let mut w = WriteOptions::default();
             w.meta.insert("scenario".into(), s.meta.name.clone().into());
             w.meta.insert("mode".into(), "live".into());
-            w.meta.insert("clock".into(), "CLOCK_REALTIME (delays depend on host clock synchronisation)".into());
+            w.meta
+                .insert("clock".into(), "CLOCK_REALTIME (delays depend on host clock synchronisation)".into());
             w.extra_files.push(("scenario.toml".into(), s.effective_toml.clone().into_bytes()));
             write_results(&out, &[o], &w).map_err(|e| e.to_string())?;
             eprintln!("wrote results to {}", out.display());

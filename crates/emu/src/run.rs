@@ -82,9 +82,10 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
                 return Err(format!("emulation supports 1 to 8 access paths, found {}", paths.len()));
             }
         }
-        sc::Topology::Explicit { .. } => {
-            return Err("emulation supports the topology presets (two-path, single-path) only; explicit [[topology.node]]/[[topology.link]] topologies are not emulated".into())
-        }
+        sc::Topology::Explicit { .. } => return Err(
+            "emulation supports the topology presets (two-path, single-path) only; explicit [[topology.node]]/[[topology.link]] topologies are not emulated"
+                .into(),
+        ),
     }
     if s.background.enabled {
         return Err("background traffic is not emulated yet (background hosts are not built in the namespaces); set background.enabled = false".into());
@@ -92,7 +93,10 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     match name(t.protocol).as_str() {
         "tcp" | "udp" | "mptcp" => {}
         "sctp" | "cmt-sctp" => {
-            return Err(format!("transport.protocol = \"{}\" cannot be emulated: this kernel has no SCTP (and Linux has no CMT-SCTP); use `mptlab run` to simulate it", t.protocol))
+            return Err(format!(
+                "transport.protocol = \"{}\" cannot be emulated: this kernel has no SCTP (and Linux has no CMT-SCTP); use `mptlab run` to simulate it",
+                t.protocol
+            ))
         }
         p => return Err(format!("transport.protocol = \"{p}\" is not emulated")),
     }
@@ -123,15 +127,24 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
         }
     }
     if t.initial_cwnd_packets == 0 || t.initial_cwnd_packets > 1000 {
-        return Err(format!("transport.initial_cwnd_packets = {}: the kernel's route attribute initcwnd takes 1..=1000", t.initial_cwnd_packets));
+        return Err(format!(
+            "transport.initial_cwnd_packets = {}: the kernel's route attribute initcwnd takes 1..=1000",
+            t.initial_cwnd_packets
+        ));
     }
     if t.rto_min_ms < 1.0 || t.rto_min_ms > 120_000.0 {
-        return Err(format!("transport.rto_min_ms = {}: the kernel's route attribute rto_min takes 1..=120000 ms", t.rto_min_ms));
+        return Err(format!(
+            "transport.rto_min_ms = {}: the kernel's route attribute rto_min takes 1..=120000 ms",
+            t.rto_min_ms
+        ));
     }
     if !(576..=9000).contains(&t.mtu_bytes) {
         return Err(format!("transport.mtu_bytes = {}: emulation supports 576..=9000", t.mtu_bytes));
     }
-    if let sc::TrafficModel::Gaming { trace: sc::GamingTrace::File(p) } = &s.traffic.model {
+    if let sc::TrafficModel::Gaming {
+        trace: sc::GamingTrace::File(p),
+    } = &s.traffic.model
+    {
         mptlab_sim::runner::load_game_trace(p).map_err(|e| format!("traffic.trace: {e}"))?;
     }
     if t.protocol == sc::Protocol::Udp && !matches!(s.traffic.model, sc::TrafficModel::Video { .. } | sc::TrafficModel::Gaming { .. }) {
@@ -153,16 +166,23 @@ pub fn message_schedule(s: &sc::Scenario, seed: u64) -> Result<Option<Vec<(Nanos
     let stop = s.traffic.stop_s.map(secs);
     let (src, label): (Box<dyn MessageSource>, &str) = match &s.traffic.model {
         sc::TrafficModel::Video { bitrate_kbit, fps } => {
-            let cfg = VideoConfig { bit_rate_bps: (bitrate_kbit * 1000.0).round() as u64, frame_rate: fps.round() as u32, phase: FramePhase::Fixed(0), max_frames: None };
+            let cfg = VideoConfig {
+                bit_rate_bps: (bitrate_kbit * 1000.0).round() as u64,
+                frame_rate: fps.round() as u32,
+                phase: FramePhase::Fixed(0),
+                max_frames: None,
+            };
             (Box::new(VideoSource::new(cfg)?), "traffic/video")
         }
-        sc::TrafficModel::Gaming { trace: sc::GamingTrace::Builtin(name) } => {
+        sc::TrafficModel::Gaming {
+            trace: sc::GamingTrace::Builtin(name),
+        } => {
             let preset = format!("aoc-trace{}", name.trim_start_matches('t'));
             (Box::new(GamingSource::new(GamingConfig::preset(&preset)?)?), "traffic/gaming")
         }
-        sc::TrafficModel::Gaming { trace: sc::GamingTrace::File(p) } => {
-            (Box::new(TraceSource::new(mptlab_sim::runner::load_game_trace(p)?, 0)), "traffic/gaming")
-        }
+        sc::TrafficModel::Gaming {
+            trace: sc::GamingTrace::File(p),
+        } => (Box::new(TraceSource::new(mptlab_sim::runner::load_game_trace(p)?, 0)), "traffic/gaming"),
         _ => return Ok(None),
     };
     let mut sched = SourceSchedule::new(src, SimRng::stream(seed, label), start, stop);
@@ -182,9 +202,10 @@ pub fn plan(s: &sc::Scenario, seed: u64, clock: ClockKind, client_src: Option<Ip
     let t = &s.transport;
     let start = secs(s.traffic.start_s);
     let traffic = match &s.traffic.model {
-        sc::TrafficModel::Video { .. } | sc::TrafficModel::Gaming { .. } => {
-            Traffic::Messages { schedule: message_schedule(s, seed)?.unwrap_or_default(), udp: t.protocol == sc::Protocol::Udp }
-        }
+        sc::TrafficModel::Video { .. } | sc::TrafficModel::Gaming { .. } => Traffic::Messages {
+            schedule: message_schedule(s, seed)?.unwrap_or_default(),
+            udp: t.protocol == sc::Protocol::Udp,
+        },
         sc::TrafficModel::File { size_bytes } => Traffic::File { size: *size_bytes, start },
         sc::TrafficModel::Bulk => Traffic::Bulk { start },
         sc::TrafficModel::Web { page, max_connections } => {
@@ -192,18 +213,36 @@ pub fn plan(s: &sc::Scenario, seed: u64, clock: ClockKind, client_src: Option<Ip
                 sc::WebPage::Site(name) => Page::preset(name, seed)?,
                 sc::WebPage::Objects(v) => Page::from_sizes("custom", v)?,
             };
-            Traffic::Web { page, cfg: BrowserConfig { max_connections: *max_connections as usize, ..BrowserConfig::default() }, start }
+            Traffic::Web {
+                page,
+                cfg: BrowserConfig {
+                    max_connections: *max_connections as usize,
+                    ..BrowserConfig::default()
+                },
+                start,
+            }
         }
     };
     let sock = SockOpts {
         stream: if t.protocol == sc::Protocol::Mptcp { Stream::Mptcp } else { Stream::Tcp },
-        cc: if t.cc == sc::CongestionControl::NewReno { "reno".into() } else { "cubic".into() },
+        cc: if t.cc == sc::CongestionControl::NewReno {
+            "reno".into()
+        } else {
+            "cubic".into()
+        },
         nodelay: !t.nagle,
         sndbuf: t.sndbuf_kib as usize * 1024,
         rcvbuf: t.rcvbuf_kib as usize * 1024,
         quickack: !t.delayed_ack,
     };
-    Ok(Plan { traffic, server_sends: s.traffic.direction == sc::Direction::Down, sock, clock, client_src, server })
+    Ok(Plan {
+        traffic,
+        server_sends: s.traffic.direction == sc::Direction::Down,
+        sock,
+        clock,
+        client_src,
+        server,
+    })
 }
 
 /// Namespace sysctls for `[transport]` (client and server).
@@ -340,7 +379,16 @@ pub(crate) struct PathRow {
 /// retransmissions), and with `cwnd` also `cwnd_bytes` and `srtt_ms`, as the
 /// simulator's time series.
 #[allow(clippy::too_many_arguments)]
-fn sampler(rec: Shared, origin: u64, interval: Nanos, cwnd: bool, mptcp: bool, client_addrs: Vec<String>, default_path: usize, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
+fn sampler(
+    rec: Shared,
+    origin: u64,
+    interval: Nanos,
+    cwnd: bool,
+    mptcp: bool,
+    client_addrs: Vec<String>,
+    default_path: usize,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         let mut last: std::collections::BTreeMap<(String, &'static str, String, String), (u64, u64)> = Default::default();
         let mut k = 1u64;
@@ -368,7 +416,14 @@ fn sampler(rec: Shared, origin: u64, interval: Nanos, cwnd: bool, mptcp: bool, c
                         let key = (c.label.clone(), c.side, la, ra);
                         let (pb, pt) = last.insert(key, (b, now)).unwrap_or((0, origin));
                         if now > pt && b >= pb && b > 0 {
-                            rows.push((t, c.label.clone(), c.side, path, "send_mbit", (b - pb) as f64 * 8.0 / ((now - pt) as f64 / 1e9) / 1e6));
+                            rows.push((
+                                t,
+                                c.label.clone(),
+                                c.side,
+                                path,
+                                "send_mbit",
+                                (b - pb) as f64 * 8.0 / ((now - pt) as f64 / 1e9) / 1e6,
+                            ));
                         }
                         if cwnd {
                             rows.push((t, c.label.clone(), c.side, path, "cwnd_bytes", i.snd_cwnd as f64 * i.snd_mss as f64));
@@ -393,9 +448,21 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     supported(s)?;
     let seed = s.run_seed(run);
     let (duplexes, server_link, drawn) = mptlab_sim::runner::preset_links(s, seed)?;
-    let specs: Vec<PathSpec> = duplexes.iter().map(|d| PathSpec { up: d.up.clone(), down: d.down.clone() }).collect();
+    let specs: Vec<PathSpec> = duplexes
+        .iter()
+        .map(|d| PathSpec {
+            up: d.up.clone(),
+            down: d.down.clone(),
+        })
+        .collect();
     let npaths = specs.len();
-    let topo = Topology::build(&TopologyOptions { shape: crate::Shape::Core, paths: npaths, mtu: s.transport.mtu_bytes, emulate_server_link: true }).map_err(|e| e.to_string())?;
+    let topo = Topology::build(&TopologyOptions {
+        shape: crate::Shape::Core,
+        paths: npaths,
+        mtu: s.transport.mtu_bytes,
+        emulate_server_link: true,
+    })
+    .map_err(|e| e.to_string())?;
     for ns in [&topo.client_ns, &topo.server_ns] {
         transport_sysctls(&s.transport, ns)?;
     }
@@ -437,7 +504,10 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     };
     let cns = topo.client_ns.clone();
     let make_udp = move || netns::in_netns(&cns, move || sock::udp_socket(SocketAddrV4::new(src, AGENT_PORT + 1)));
-    let env = ClientEnv { make_socket: &make_socket, make_udp: &make_udp };
+    let env = ClientEnv {
+        make_socket: &make_socket,
+        make_udp: &make_udp,
+    };
 
     let capture = match &o.capture {
         Some(dir) => {
@@ -464,7 +534,10 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     };
     let end = secs(s.meta.duration_s);
     // Time 0 of the run is the emulator's clock origin (outage times are relative to it).
-    let srv_spec = PathSpec { up: server_link.up.clone(), down: server_link.down.clone() };
+    let srv_spec = PathSpec {
+        up: server_link.up.clone(),
+        down: server_link.down.clone(),
+    };
     let emu = match topo.start_emulator_with_server(&specs, &srv_spec, seed, EmuOptions::default()) {
         Ok(e) => e,
         Err(e) => {
@@ -477,7 +550,16 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     let iv = s.output.timeseries_interval_ms;
     let sampling = (iv > 0.0).then(|| {
         let every = ((iv * 1e6).round() as Nanos).max(1_000_000);
-        sampler(rec.clone(), origin, every, s.output.cwnd_series, mptcp, topo.client_addrs.clone(), path, stop.clone())
+        sampler(
+            rec.clone(),
+            origin,
+            every,
+            s.output.cwnd_series,
+            mptcp,
+            topo.client_addrs.clone(),
+            path,
+            stop.clone(),
+        )
     });
     let client_result = agent::run_client(&plan, &env, origin, end, &stop, &rec);
     let elapsed = crate::clock::monotonic_ns().saturating_sub(origin).min(end).max(1);
@@ -492,7 +574,11 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         for c in &r.conns {
             let fd = c.stream.as_raw_fd();
             let (l, rmt) = sock::addrs(&c.stream);
-            let subs = if mptcp { sock::mptcp_subflows(fd).ok().filter(|v| !v.is_empty()) } else { None };
+            let subs = if mptcp {
+                sock::mptcp_subflows(fd).ok().filter(|v| !v.is_empty())
+            } else {
+                None
+            };
             if mptcp && subs.is_none() {
                 subflow_counters_missing = true;
             }
@@ -500,12 +586,26 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
                 Some(subs) => {
                     for sf in subs {
                         let (la, ra) = (sf.local.ip().to_string(), sf.remote.ip().to_string());
-                        prow.push(PathRow { label: c.label.clone(), side: c.side, path: access(&la, &ra), local: la, remote: ra, c: counters(&sf.info) });
+                        prow.push(PathRow {
+                            label: c.label.clone(),
+                            side: c.side,
+                            path: access(&la, &ra),
+                            local: la,
+                            remote: ra,
+                            c: counters(&sf.info),
+                        });
                     }
                 }
                 None => {
                     if let Ok(i) = sock::tcp_info(fd) {
-                        prow.push(PathRow { label: c.label.clone(), side: c.side, path: access(&l, &rmt), local: l, remote: rmt, c: counters(&i) });
+                        prow.push(PathRow {
+                            label: c.label.clone(),
+                            side: c.side,
+                            path: access(&l, &rmt),
+                            local: l,
+                            remote: rmt,
+                            c: counters(&i),
+                        });
                     }
                 }
             }
@@ -550,7 +650,16 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         // per-path shares come from the emulator's per-path byte counters in
         // the direction the data flows (headers and ACKs included).
         let dir = if plan.server_sends { ".down" } else { ".up" };
-        let per: Vec<(usize, u64)> = reports.iter().filter(|r| r.name.starts_with("path") && r.name.ends_with(dir)).map(|r| (r.name.trim_start_matches("path").split('.').next().and_then(|n| n.parse().ok()).unwrap_or(0), r.stats.bytes_delivered)).collect();
+        let per: Vec<(usize, u64)> = reports
+            .iter()
+            .filter(|r| r.name.starts_with("path") && r.name.ends_with(dir))
+            .map(|r| {
+                (
+                    r.name.trim_start_matches("path").split('.').next().and_then(|n| n.parse().ok()).unwrap_or(0),
+                    r.stats.bytes_delivered,
+                )
+            })
+            .collect();
         let total: u64 = per.iter().map(|p| p.1).sum();
         if total > 0 {
             for (p, b) in per {
@@ -566,7 +675,17 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn tables(s: &sc::Scenario, run: u32, seed: u64, plan: &Plan, rec: Records, prow: Vec<PathRow>, reports: &[DirectionReport], elapsed: Nanos, drawn: &[(String, f64)]) -> RunOutput {
+pub(crate) fn tables(
+    s: &sc::Scenario,
+    run: u32,
+    seed: u64,
+    plan: &Plan,
+    rec: Records,
+    prow: Vec<PathRow>,
+    reports: &[DirectionReport],
+    elapsed: Nanos,
+    drawn: &[(String, f64)],
+) -> RunOutput {
     let mut out = RunOutput::new(run, seed);
     let proto = name(s.transport.protocol);
     // Flow ids in order of first appearance (the simulator numbers flows as it creates them).
@@ -620,8 +739,17 @@ pub(crate) fn tables(s: &sc::Scenario, run: u32, seed: u64, plan: &Plan, rec: Re
             if let Some(x) = delay {
                 delays.push(to_ms(x));
             }
-            msgs.push_row(vec![V::U64(0), V::Str("fg".into()), V::U64(id as u64), V::U64(bytes as u64), V::F64(to_ms(at)), opt_ms(d), opt_ms(delay), j.map_or(V::Null, |j| V::F64(j / 1e6))])
-                .expect("messages schema");
+            msgs.push_row(vec![
+                V::U64(0),
+                V::Str("fg".into()),
+                V::U64(id as u64),
+                V::U64(bytes as u64),
+                V::F64(to_ms(at)),
+                opt_ms(d),
+                opt_ms(delay),
+                j.map_or(V::Null, |j| V::F64(j / 1e6)),
+            ])
+            .expect("messages schema");
         }
         summary.push(("messages".into(), msgs.num_rows() as f64));
         summary.push(("messages_delivered".into(), delays.len() as f64));
@@ -642,9 +770,22 @@ pub(crate) fn tables(s: &sc::Scenario, run: u32, seed: u64, plan: &Plan, rec: Re
     let mut transfers = schema::transfers();
     for t in &rec.transfers {
         let ct = t.end.map(|e| e.saturating_sub(t.start));
-        let fl = if t.kind == "page" { flow_of("web0", &mut labels) } else { flow_of(&t.label, &mut labels) };
+        let fl = if t.kind == "page" {
+            flow_of("web0", &mut labels)
+        } else {
+            flow_of(&t.label, &mut labels)
+        };
         transfers
-            .push_row(vec![V::U64(fl), V::Str(t.label.clone()), V::Str(t.kind.into()), V::U64(t.objects as u64), V::U64(t.bytes), V::F64(to_ms(t.start)), opt_ms(t.end), opt_ms(ct)])
+            .push_row(vec![
+                V::U64(fl),
+                V::Str(t.label.clone()),
+                V::Str(t.kind.into()),
+                V::U64(t.objects as u64),
+                V::U64(t.bytes),
+                V::F64(to_ms(t.start)),
+                opt_ms(t.end),
+                opt_ms(ct),
+            ])
             .expect("transfers schema");
         if let Some(ct) = ct {
             summary.push(("completion_time_ms".into(), to_ms(ct)));
@@ -660,15 +801,22 @@ pub(crate) fn tables(s: &sc::Scenario, run: u32, seed: u64, plan: &Plan, rec: Re
     for (fid, l) in labels.iter().enumerate() {
         let mut total = vec![None; schema::COUNTERS.len()];
         #[allow(clippy::type_complexity)]
-        let mut rows: Vec<(&'static str, usize, String, String, Vec<Option<u64>>)> =
-            prow.iter().filter(|p| &p.label == l).map(|p| (p.side, p.path, p.local.clone(), p.remote.clone(), p.c.clone())).collect();
+        let mut rows: Vec<(&'static str, usize, String, String, Vec<Option<u64>>)> = prow
+            .iter()
+            .filter(|p| &p.label == l)
+            .map(|p| (p.side, p.path, p.local.clone(), p.remote.clone(), p.c.clone()))
+            .collect();
         if proto == "udp" {
             let ca = plan.client_src.map(|a| a.to_string()).unwrap_or_default();
             let sa = plan.server.ip().to_string();
             let p = s.transport.path as usize;
             for side in ["client", "server"] {
                 if let Some(c) = rec.udp.get(side) {
-                    let (lo, re) = if side == "client" { (ca.clone(), sa.clone()) } else { (sa.clone(), ca.clone()) };
+                    let (lo, re) = if side == "client" {
+                        (ca.clone(), sa.clone())
+                    } else {
+                        (sa.clone(), ca.clone())
+                    };
                     rows.push((side, p, lo, re, udp_counters(c)));
                 }
             }
@@ -698,7 +846,14 @@ pub(crate) fn tables(s: &sc::Scenario, run: u32, seed: u64, plan: &Plan, rec: Re
         }
         let delivered = rec.delivered.get(l).copied().unwrap_or(0);
         fg_received += delivered;
-        let mut row = vec![V::U64(fid as u64), V::Str(l.clone()), V::Str("foreground".into()), V::Str(proto.clone()), V::U64(delivered), V::F64(delivered as f64 * 8.0 / secs_f / 1e6)];
+        let mut row = vec![
+            V::U64(fid as u64),
+            V::Str(l.clone()),
+            V::Str("foreground".into()),
+            V::Str(proto.clone()),
+            V::U64(delivered),
+            V::F64(delivered as f64 * 8.0 / secs_f / 1e6),
+        ];
         row.extend(cvals(&total));
         flows.push_row(row).expect("flows schema");
     }
@@ -723,7 +878,11 @@ pub(crate) fn tables(s: &sc::Scenario, run: u32, seed: u64, plan: &Plan, rec: Re
         };
         let st = &r.stats;
         let sent = st.packets_offered - st.drops_queue - st.drops_outage;
-        let mean_q = if sent > 0 { V::F64(st.queue_delay_sum as f64 / sent as f64 / 1e6) } else { V::Null };
+        let mean_q = if sent > 0 {
+            V::F64(st.queue_delay_sum as f64 / sent as f64 / 1e6)
+        } else {
+            V::Null
+        };
         links
             .push_row(vec![
                 V::Str(link.into()),
@@ -753,7 +912,16 @@ pub(crate) fn tables(s: &sc::Scenario, run: u32, seed: u64, plan: &Plan, rec: Re
             continue;
         }
         let fid = flow_of(l, &mut labels);
-        ts.push_row(vec![V::F64(to_ms(*t)), V::U64(fid), V::Str(l.clone()), V::Str((*side).into()), V::U64(*p as u64), V::Str((*m).into()), V::F64(*v)]).expect("timeseries schema");
+        ts.push_row(vec![
+            V::F64(to_ms(*t)),
+            V::U64(fid),
+            V::Str(l.clone()),
+            V::Str((*side).into()),
+            V::U64(*p as u64),
+            V::Str((*m).into()),
+            V::F64(*v),
+        ])
+        .expect("timeseries schema");
     }
     out.tables = vec![msgs, transfers, flows, paths, links, ts];
     for (k, v) in drawn {

@@ -43,7 +43,14 @@ pub struct SockOpts {
 
 impl Default for SockOpts {
     fn default() -> Self {
-        SockOpts { stream: Stream::Tcp, cc: "cubic".into(), nodelay: true, sndbuf: 0, rcvbuf: 0, quickack: false }
+        SockOpts {
+            stream: Stream::Tcp,
+            cc: "cubic".into(),
+            nodelay: true,
+            sndbuf: 0,
+            rcvbuf: 0,
+            quickack: false,
+        }
     }
 }
 
@@ -57,7 +64,15 @@ fn cvt(r: i32, what: &str) -> io::Result<i32> {
 
 fn setopt<T>(fd: RawFd, level: i32, name: i32, v: &T, what: &str) -> io::Result<()> {
     // SAFETY: v points at a live T of the given size.
-    let r = unsafe { libc::setsockopt(fd, level, name, v as *const T as *const libc::c_void, std::mem::size_of::<T>() as libc::socklen_t) };
+    let r = unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            v as *const T as *const libc::c_void,
+            std::mem::size_of::<T>() as libc::socklen_t,
+        )
+    };
     cvt(r, what).map(|_| ())
 }
 
@@ -65,7 +80,9 @@ fn sockaddr(a: SocketAddrV4) -> libc::sockaddr_in {
     libc::sockaddr_in {
         sin_family: libc::AF_INET as libc::sa_family_t,
         sin_port: a.port().to_be(),
-        sin_addr: libc::in_addr { s_addr: u32::from(*a.ip()).to_be() },
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(*a.ip()).to_be(),
+        },
         sin_zero: [0; 8],
     }
 }
@@ -94,8 +111,22 @@ pub fn stream_socket(o: &SockOpts) -> io::Result<OwnedFd> {
     setopt(raw, libc::SOL_SOCKET, libc::SO_REUSEADDR, &one, "SO_REUSEADDR")?;
     let cc = o.cc.as_bytes();
     // SAFETY: cc points at cc.len() bytes.
-    let r = unsafe { libc::setsockopt(raw, libc::IPPROTO_TCP, libc::TCP_CONGESTION, cc.as_ptr() as *const libc::c_void, cc.len() as libc::socklen_t) };
-    cvt(r, &format!("TCP_CONGESTION {:?} (is the module loaded? see /proc/sys/net/ipv4/tcp_available_congestion_control)", o.cc))?;
+    let r = unsafe {
+        libc::setsockopt(
+            raw,
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            cc.as_ptr() as *const libc::c_void,
+            cc.len() as libc::socklen_t,
+        )
+    };
+    cvt(
+        r,
+        &format!(
+            "TCP_CONGESTION {:?} (is the module loaded? see /proc/sys/net/ipv4/tcp_available_congestion_control)",
+            o.cc
+        ),
+    )?;
     if o.nodelay {
         setopt(raw, libc::IPPROTO_TCP, libc::TCP_NODELAY, &one, "TCP_NODELAY")?;
     }
@@ -113,7 +144,13 @@ pub fn stream_socket(o: &SockOpts) -> io::Result<OwnedFd> {
 pub fn bind(fd: &OwnedFd, a: SocketAddrV4) -> io::Result<()> {
     let sa = sockaddr(a);
     // SAFETY: sa is a valid sockaddr_in.
-    let r = unsafe { libc::bind(fd.as_raw_fd(), &sa as *const _ as *const libc::sockaddr, std::mem::size_of::<libc::sockaddr_in>() as u32) };
+    let r = unsafe {
+        libc::bind(
+            fd.as_raw_fd(),
+            &sa as *const _ as *const libc::sockaddr,
+            std::mem::size_of::<libc::sockaddr_in>() as u32,
+        )
+    };
     cvt(r, &format!("bind {a}")).map(|_| ())
 }
 
@@ -124,7 +161,13 @@ pub fn connect(fd: OwnedFd, src: Option<Ipv4Addr>, dst: SocketAddrV4) -> io::Res
     }
     let sa = sockaddr(dst);
     // SAFETY: sa is a valid sockaddr_in.
-    let r = unsafe { libc::connect(fd.as_raw_fd(), &sa as *const _ as *const libc::sockaddr, std::mem::size_of::<libc::sockaddr_in>() as u32) };
+    let r = unsafe {
+        libc::connect(
+            fd.as_raw_fd(),
+            &sa as *const _ as *const libc::sockaddr,
+            std::mem::size_of::<libc::sockaddr_in>() as u32,
+        )
+    };
     cvt(r, &format!("connect to {dst}"))?;
     Ok(TcpStream::from(fd))
 }
@@ -255,7 +298,11 @@ pub fn mptcp_subflows(fd: RawFd) -> io::Result<Vec<Subflow>> {
     Ok(addrs
         .iter()
         .zip(&infos)
-        .map(|(a, i)| Subflow { local: sin_at(a, 0), remote: sin_at(a, 128), info: parse_tcp_info(i) })
+        .map(|(a, i)| Subflow {
+            local: sin_at(a, 0),
+            remote: sin_at(a, 128),
+            info: parse_tcp_info(i),
+        })
         .collect())
 }
 

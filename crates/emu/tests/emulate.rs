@@ -47,7 +47,10 @@ fn f(v: &Value) -> f64 {
 }
 
 fn metric(o: &RunOutput, k: &str) -> f64 {
-    o.summary.get(k).and_then(|v| v.as_f64()).unwrap_or_else(|| panic!("no metric {k}: {:?}", o.summary.keys().collect::<Vec<_>>()))
+    o.summary
+        .get(k)
+        .and_then(|v| v.as_f64())
+        .unwrap_or_else(|| panic!("no metric {k}: {:?}", o.summary.keys().collect::<Vec<_>>()))
 }
 
 fn emulate(s: &Scenario) -> RunOutput {
@@ -112,9 +115,15 @@ fn mptcp_file_download_uses_both_paths() {
     assert!(p1 > 0.05 && p2 > 0.05, "shares {p1} {p2}");
     // per-subflow rows from MPTCP_TCPINFO: the server sent on both paths
     let paths = table(&o, "paths");
-    let rows: Vec<(Value, Value, f64)> = (0..paths.num_rows()).map(|r| (col(paths, "side")[r].clone(), col(paths, "path")[r].clone(), f(&col(paths, "bytes_sent")[r]))).collect();
+    let rows: Vec<(Value, Value, f64)> = (0..paths.num_rows())
+        .map(|r| (col(paths, "side")[r].clone(), col(paths, "path")[r].clone(), f(&col(paths, "bytes_sent")[r])))
+        .collect();
     for p in [1u64, 2] {
-        assert!(rows.iter().any(|(s, q, b)| *s == Value::Str("server".into()) && *q == Value::U64(p) && *b > 100_000.0), "{rows:?}");
+        assert!(
+            rows.iter()
+                .any(|(s, q, b)| *s == Value::Str("server".into()) && *q == Value::U64(p) && *b > 100_000.0),
+            "{rows:?}"
+        );
     }
     check_written(o, &s);
 }
@@ -142,7 +151,9 @@ fn cbr_video_delay_is_one_way_delay_at_low_load() {
     // time series sampled from TCP_INFO: the server's sending rate near the video's bit rate
     let ts = table(&o, "timeseries");
     let rates: Vec<f64> = (0..ts.num_rows())
-        .filter(|&r| col(ts, "metric")[r] == Value::Str("send_mbit".into()) && col(ts, "side")[r] == Value::Str("server".into()) && f(&col(ts, "t_ms")[r]) > 1000.0)
+        .filter(|&r| {
+            col(ts, "metric")[r] == Value::Str("send_mbit".into()) && col(ts, "side")[r] == Value::Str("server".into()) && f(&col(ts, "t_ms")[r]) > 1000.0
+        })
         .map(|r| f(&col(ts, "value")[r]))
         .collect();
     assert!(rates.len() >= 10, "{rates:?}");
@@ -150,7 +161,9 @@ fn cbr_video_delay_is_one_way_delay_at_low_load() {
     assert!((0.4..0.7).contains(&mean), "mean send rate {mean} Mbit/s for 500 kbit/s video");
     assert!(col(ts, "metric").contains(&Value::Str("srtt_ms".into())));
     // initial_cwnd_packets = 4 (route attribute initcwnd): the server's window before any data
-    let first = (0..ts.num_rows()).find(|&r| col(ts, "metric")[r] == Value::Str("cwnd_bytes".into()) && col(ts, "side")[r] == Value::Str("server".into())).unwrap();
+    let first = (0..ts.num_rows())
+        .find(|&r| col(ts, "metric")[r] == Value::Str("cwnd_bytes".into()) && col(ts, "side")[r] == Value::Str("server".into()))
+        .unwrap();
     assert!(f(&col(ts, "t_ms")[first]) < 300.0);
     assert_eq!(f(&col(ts, "value")[first]), 4.0 * 1448.0);
     // same schedule as the simulator's
@@ -226,7 +239,15 @@ fn interrupted_run_cleans_up_and_writes_nothing() {
         st.store(true, std::sync::atomic::Ordering::SeqCst);
     });
     let t = std::time::Instant::now();
-    let e = run_once(&s, 0, &EmulateOptions { stop: Some(stop), ..Default::default() }).unwrap_err();
+    let e = run_once(
+        &s,
+        0,
+        &EmulateOptions {
+            stop: Some(stop),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
     assert_eq!(e, "interrupted");
     assert!(t.elapsed().as_secs_f64() < 4.0, "took {:?}", t.elapsed());
     assert!(my_namespaces().is_empty(), "{:?}", my_namespaces());
@@ -237,9 +258,18 @@ fn unsupported_options_are_refused_clearly() {
     let cases = [
         ("[transport]\nprotocol = \"sctp\"\n[traffic]\nmodel = \"bulk\"\n", "no SCTP"),
         ("[transport]\nprotocol = \"cmt-sctp\"\n[traffic]\nmodel = \"bulk\"\n", "no SCTP"),
-        ("[transport]\nprotocol = \"mptcp\"\ncc = \"lia\"\n[traffic]\nmodel = \"bulk\"\n", "not in upstream Linux"),
-        ("[transport]\nprotocol = \"mptcp\"\n[transport.mptcp]\npath_manager = \"ndiffports\"\n[traffic]\nmodel = \"bulk\"\n", "path_manager"),
-        ("[transport]\nprotocol = \"mptcp\"\n[transport.mptcp]\nscheduler = \"roundrobin\"\n[traffic]\nmodel = \"bulk\"\n", "default scheduler"),
+        (
+            "[transport]\nprotocol = \"mptcp\"\ncc = \"lia\"\n[traffic]\nmodel = \"bulk\"\n",
+            "not in upstream Linux",
+        ),
+        (
+            "[transport]\nprotocol = \"mptcp\"\n[transport.mptcp]\npath_manager = \"ndiffports\"\n[traffic]\nmodel = \"bulk\"\n",
+            "path_manager",
+        ),
+        (
+            "[transport]\nprotocol = \"mptcp\"\n[transport.mptcp]\nscheduler = \"roundrobin\"\n[traffic]\nmodel = \"bulk\"\n",
+            "default scheduler",
+        ),
         ("[transport]\ninitial_cwnd_packets = 2000\n[traffic]\nmodel = \"bulk\"\n", "initcwnd"),
         ("[background]\nenabled = true\n[traffic]\nmodel = \"bulk\"\n", "background"),
     ];
