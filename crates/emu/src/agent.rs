@@ -238,12 +238,53 @@ fn send_messages(mut s: TcpStream, schedule: &[(Nanos, u32)], origin: u64, end: 
     rec.lock().unwrap().send_lateness.extend(late);
 }
 
+/// Finds message boundaries in a byte stream of header-framed messages.
+#[derive(Default)]
+pub struct Framer {
+    /// Header bytes of the message in progress.
+    pending: Vec<u8>,
+    /// Bytes still missing of the current message (after its header).
+    need: usize,
+    /// (id, generation time, model length) of the message in progress.
+    cur: Option<(u64, u64, u32)>,
+}
+
+impl Framer {
+    /// Feed bytes; returns (id, generation time, model length) of every
+    /// message completed by them.
+    pub fn feed(&mut self, data: &[u8]) -> Vec<(u64, u64, u32)> {
+        let mut done = Vec::new();
+        let mut i = 0;
+        while i < data.len() {
+            if self.cur.is_none() {
+                let take = (HDR_LEN - self.pending.len()).min(data.len() - i);
+                self.pending.extend_from_slice(&data[i..i + take]);
+                i += take;
+                if self.pending.len() == HDR_LEN {
+                    let (id, ts, _, _, len) = parse_hdr(&self.pending);
+                    self.pending.clear();
+                    self.cur = Some((id, ts, len));
+                    self.need = (len as usize).max(HDR_LEN) - HDR_LEN;
+                }
+            }
+            if let Some(m) = self.cur {
+                let take = self.need.min(data.len() - i);
+                self.need -= take;
+                i += take;
+                if self.need == 0 {
+                    done.push(m);
+                    self.cur = None;
+                }
+            }
+        }
+        done
+    }
+}
+
 /// Read timed messages from a stream until EOF; one record per complete message.
 fn recv_messages(mut s: TcpStream, origin: u64, clock: ClockKind, quickack: bool, label: &str, rec: &Shared) {
     let mut buf = vec![0u8; 256 * 1024];
-    let mut pending: Vec<u8> = Vec::new(); // header bytes of the message in progress
-    let mut need: usize = 0; // bytes still missing of the current message (after header)
-    let mut cur: Option<(u64, u64, u32)> = None;
+    let mut framer = Framer::default();
     let mut total = 0u64;
     let mut out = Vec::new();
     loop {
@@ -256,33 +297,8 @@ fn recv_messages(mut s: TcpStream, origin: u64, clock: ClockKind, quickack: bool
             sock::set_quickack(s.as_raw_fd());
         }
         total += n as u64;
-        let mut i = 0;
-        while i < n {
-            if cur.is_none() {
-                let take = (HDR_LEN - pending.len()).min(n - i);
-                pending.extend_from_slice(&buf[i..i + take]);
-                i += take;
-                if pending.len() == HDR_LEN {
-                    let (id, ts, _, _, len) = parse_hdr(&pending);
-                    pending.clear();
-                    cur = Some((id, ts, len));
-                    need = (len as usize).max(HDR_LEN) - HDR_LEN;
-                }
-            }
-            if let Some((id, ts, len)) = cur {
-                let take = need.min(n - i);
-                need -= take;
-                i += take;
-                if need == 0 {
-                    out.push(MsgRec {
-                        id,
-                        bytes: len,
-                        send: ts.saturating_sub(origin),
-                        delivery: Some(now.saturating_sub(origin)),
-                    });
-                    cur = None;
-                }
-            }
+        for (id, ts, len) in framer.feed(&buf[..n]) {
+            out.push(MsgRec { id, bytes: len, send: ts.saturating_sub(origin), delivery: Some(now.saturating_sub(origin)) });
         }
     }
     let mut r = rec.lock().unwrap();
@@ -1026,4 +1042,37 @@ fn web_client(
         end: b.page_load_time().map(|t| start + t),
     });
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_round_trip_and_hello_layout() {
+        let h = hdr(7, 123_456_789_012, 2, 3, 4000);
+        assert_eq!(parse_hdr(&h), (7, 123_456_789_012, 2, 3, 4000));
+        let g = hello(KIND_FILE, 5, 99);
+        assert_eq!(&g[0..4], MAGIC);
+        assert_eq!((g[4], g[5]), (KIND_FILE, 5));
+        assert_eq!(u64::from_be_bytes(g[8..16].try_into().unwrap()), 99);
+    }
+
+    #[test]
+    fn stream_framing_over_arbitrary_reads() {
+        // Messages of 10 (sent padded to the header), 100 and 3000 bytes, fed in 7-byte pieces.
+        let mut wire = Vec::new();
+        for (id, bytes) in [(0u64, 10u32), (1, 100), (2, 3000)] {
+            let mut m = vec![0u8; (bytes as usize).max(HDR_LEN)];
+            m[..HDR_LEN].copy_from_slice(&hdr(id, 1_000 + id, 0, 1, bytes));
+            wire.extend(m);
+        }
+        assert_eq!(wire.len(), 24 + 100 + 3000);
+        let mut f = Framer::default();
+        let got: Vec<_> = wire.chunks(7).flat_map(|c| f.feed(c)).collect();
+        assert_eq!(got, vec![(0, 1000, 10), (1, 1001, 100), (2, 1002, 3000)]);
+        // and all at once
+        let mut f = Framer::default();
+        assert_eq!(f.feed(&wire).len(), 3);
+    }
 }

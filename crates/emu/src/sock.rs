@@ -311,3 +311,27 @@ pub fn addrs(s: &TcpStream) -> (String, String) {
     let f = |r: io::Result<std::net::SocketAddr>| r.map(|a| a.ip().to_string()).unwrap_or_default();
     (f(s.local_addr()), f(s.peer_addr()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tcp_info_offsets() {
+        let mut b = vec![0u8; TCP_INFO_LEN];
+        b[16..20].copy_from_slice(&1448u32.to_ne_bytes());
+        b[68..72].copy_from_slice(&40_000u32.to_ne_bytes());
+        b[80..84].copy_from_slice(&10u32.to_ne_bytes());
+        b[128..136].copy_from_slice(&1_000_000u64.to_ne_bytes());
+        b[156..160].copy_from_slice(&700u32.to_ne_bytes());
+        b[200..208].copy_from_slice(&1_016_808u64.to_ne_bytes());
+        b[208..216].copy_from_slice(&16_808u64.to_ne_bytes());
+        b[240..242].copy_from_slice(&2u16.to_ne_bytes());
+        let i = parse_tcp_info(&b);
+        assert_eq!((i.snd_mss, i.rtt_us, i.snd_cwnd, i.bytes_received, i.data_segs_out), (1448, 40_000, 10, 1_000_000, 700));
+        assert_eq!((i.bytes_sent, i.bytes_retrans, i.total_rto), (Some(1_016_808), Some(16_808), Some(2)));
+        // an older kernel fills less: the newer fields are unknown, not zero
+        let old = parse_tcp_info(&b[..192]);
+        assert_eq!((old.bytes_sent, old.total_rto), (None, None));
+    }
+}
