@@ -345,13 +345,29 @@ impl Transport {
 pub struct MptcpOptions {
     pub scheduler: MptcpScheduler,
     pub path_manager: PathManager,
+    /// fullmesh: subflows per pair of local and remote addresses.
+    pub subflows_per_path: u32,
+    /// ndiffports / binder: subflows in total over the first address pair.
+    pub ndiffports: u32,
+    /// Client access paths (1-based) whose subflows are backup subflows.
+    pub backup_paths: Vec<u32>,
+    /// "subflow" (RFC 8985 TLP per subflow) or "mptcp-level" (seed 001).
+    pub tlp: MptcpTlp,
+    /// false: the server is not MPTCP-capable and the connection falls back
+    /// to TCP (RFC 8684 3.7).
+    pub server_capable: bool,
 }
 
 impl Default for MptcpOptions {
     fn default() -> Self {
         MptcpOptions {
-            scheduler: MptcpScheduler::Default,
+            scheduler: MptcpScheduler::Minrtt,
             path_manager: PathManager::Fullmesh,
+            subflows_per_path: 1,
+            ndiffports: 2,
+            backup_paths: Vec::new(),
+            tlp: MptcpTlp::Subflow,
+            server_capable: true,
         }
     }
 }
