@@ -911,7 +911,7 @@ impl Endpoint for MptcpConnection {
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
-        let mut t = self.fin_timer;
+        let mut t = self.fin_timer.filter(|_| !self.send.fin_acked);
         for sf in &self.sfs {
             for x in [sf.syn_timer, sf.snd.next_timeout(), sf.rcv.delack_deadline].into_iter().flatten() {
                 t = Some(t.map_or(x, |y| y.min(x)));
@@ -961,8 +961,8 @@ impl Endpoint for MptcpConnection {
             }
         }
         if let Some(t) = self.fin_timer {
-            if now >= t && !self.send.fin_acked {
-                self.fin_timer = None; // resend on the next poll
+            if now >= t {
+                self.fin_timer = None; // resend on the next poll unless acked
             }
         }
     }
