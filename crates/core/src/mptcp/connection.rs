@@ -768,6 +768,12 @@ impl MptcpConnection {
 
     /// Everything to transmit now, appended to `out`.
     fn fill(&mut self, now: Nanos) {
+        // A subflow with a full window is cwnd-limited while the connection
+        // holds data (v0.9x mptcp_write_xmit -> tcp_cwnd_validate).
+        let pending = self.send.unsent() > 0 || !self.send.reinject.is_empty();
+        for sf in &mut self.sfs {
+            sf.snd.owner_has_data = pending;
+        }
         for i in 0..self.sfs.len() {
             if self.sfs[i].syn_pending {
                 let sf = &mut self.sfs[i];
