@@ -5,7 +5,6 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use mptlab_core::endpoint::Endpoint;
 use mptlab_core::link::{LinkParams, Outage, QueueLimit};
 use mptlab_core::mptcp::{MptcpConfig, MptcpConnection, PmKind, Role as MpRole};
 use mptlab_core::tcp::{CcKind, Role as TcpRole, TcpConfig, TcpEndpoint};

@@ -226,3 +226,64 @@ fn fallback_to_tcp_when_the_server_is_not_mptcp_capable() {
     assert!(synack.1.tcp().unwrap().mptcp.is_none());
     assert!(w.log.iter().filter(|(_, p)| p.tcp().unwrap().len > 0).all(|(_, p)| p.tcp().unwrap().mptcp.is_none()));
 }
+
+/// Seed 001's tail-loss scenario: a burst over a fast (20 ms RTT) and a slow
+/// (80 ms RTT) subflow whose last segment is lost once on `lossy` (A1 fast,
+/// A2 slow). Returns (completion time after the write, bytes_probe_extra).
+fn tail_loss_burst(mptcp_tlp: bool, lossy: Addr, segs: u64) -> (Nanos, u64) {
+    let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
+    c.mptcp_tlp = mptcp_tlp;
+    let mut w = Wire::new(c.clone(), c);
+    w.c.connect(0);
+    w.run(300 * MS);
+    assert_eq!(w.s.sfs.len(), 2);
+    let mss = w.s.sfs[0].snd.mss as u64;
+    let bytes = segs * mss;
+    let end = 1 + bytes;
+    let mut dropped = false;
+    w.drop = Box::new(move |_, p| {
+        let s = p.tcp().unwrap();
+        let last = s.len > 0 && s.mptcp.and_then(|o| o.dss).and_then(|d| d.dsn).is_some_and(|d| d + s.len as u64 == end);
+        if last && p.dst == lossy && !dropped {
+            dropped = true;
+            return true;
+        }
+        false
+    });
+    let t0 = w.now;
+    w.s.write(t0, bytes);
+    let mut done = None;
+    while w.now < t0 + 3 * SEC {
+        let next = w.now + MS;
+        w.run(next);
+        if done.is_none() && w.c.recv.delivered >= bytes {
+            done = Some(w.now - t0);
+        }
+    }
+    let extra: u64 = w.s.sfs.iter().map(|s| s.snd.counters.bytes_probe_extra).sum();
+    let on_lossy = w.log.iter().any(|(t, p)| *t >= t0 && p.dst == lossy && p.tcp().unwrap().len > 0);
+    assert!(on_lossy);
+    (done.expect("burst completes"), extra)
+}
+
+/// Seed 001: the MPTCP-level probe shortens a burst whose tail is lost on
+/// the slow subflow (the copy goes on the fast one), and costs extra bytes
+/// without gain when the tail is lost on the fast subflow.
+#[test]
+fn mptcp_level_tlp_helps_when_the_tail_is_lost_on_the_slow_subflow() {
+    // 15 segments: 10 on the fast subflow (its initial window), the last 5 on the slow one.
+    let (plain, e0) = tail_loss_burst(false, A2, 15);
+    let (probe, e1) = tail_loss_burst(true, A2, 15);
+    eprintln!("tail lost on the slow subflow: {} ms with subflow TLP, {} ms with MPTCP-level TLP (extra {e1} bytes)", plain / MS, probe / MS);
+    assert_eq!(e0, 0);
+    assert!(e1 > 0);
+    assert!(probe + 20 * MS <= plain, "{probe} vs {plain}");
+    // 8 segments: all on the fast subflow; its own probe repairs the loss
+    // as early as the copy on the slow subflow could.
+    let (plain, e0) = tail_loss_burst(false, A1, 8);
+    let (probe, e1) = tail_loss_burst(true, A1, 8);
+    eprintln!("tail lost on the fast subflow: {} ms with subflow TLP, {} ms with MPTCP-level TLP (extra {e1} bytes)", plain / MS, probe / MS);
+    assert_eq!(e0, 0);
+    assert!(e1 > 0, "the copy on the slow subflow is sent anyway");
+    assert_eq!(probe, plain, "no gain");
+}
