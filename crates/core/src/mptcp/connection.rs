@@ -153,6 +153,8 @@ pub struct MptcpConnection {
     add_addr_pending: VecDeque<(u8, Addr)>,
     fin_timer: Option<Nanos>,
     fallback_fin_pushed: bool,
+    /// The redundant scheduler: copies of sent segments go to subflows that lack them.
+    redundant: bool,
 }
 
 impl std::fmt::Debug for MptcpConnection {
@@ -177,6 +179,7 @@ impl MptcpConnection {
     pub fn new(cfg: MptcpConfig, flow: FlowId, role: Role, local_addrs: &[Addr], local_port: u16, remote_addrs: &[Addr], remote_port: u16) -> Result<Self, String> {
         cfg.validate()?;
         let sched = super::sched::by_name(&cfg.scheduler).expect("validated");
+        let cfg_redundant = sched.name() == "redundant";
         let coupled = super::cc::by_name(&cfg.cc).map(|c| Rc::new(RefCell::new(c)));
         let key = 0x1234_5678_9abc_def0u64 ^ ((flow as u64) << 17) ^ if role == Role::Server { 0xfeed_0000_0000 } else { 0 };
         let mut tcp = cfg.tcp.clone();
@@ -209,6 +212,7 @@ impl MptcpConnection {
             add_addr_pending: VecDeque::new(),
             fin_timer: None,
             fallback_fin_pushed: false,
+            redundant: cfg_redundant,
         })
     }
 
@@ -698,7 +702,12 @@ impl MptcpConnection {
         let Some(mss) = mss else { return };
         for _ in 0..100_000 {
             let views = self.sched_views();
+            let redundant_copy = if self.redundant { self.redundant_candidate(&views) } else { None };
             let (dsn, len, reinj) = if let Some((d, l)) = self.send.next_reinject() {
+                (d, l, true)
+            } else if let Some((d, l)) = redundant_copy {
+                // v0.9x redundant scheduler: a subflow with room first sends
+                // the unacked segments it has not carried yet.
                 (d, l, true)
             } else if let Some((d, l)) = self.send.peek_new(mss) {
                 (d, l, false)
@@ -729,7 +738,7 @@ impl MptcpConnection {
             for id in ids {
                 if self.send_on(now, id, dsn, len) {
                     sent = true;
-                    if reinj {
+                    if reinj && redundant_copy.is_none() {
                         self.sfs[id].snd.counters.bytes_reinjected += len as u64;
                     }
                 }
@@ -737,10 +746,19 @@ impl MptcpConnection {
             if !sent {
                 break;
             }
-            if reinj {
+            if reinj && redundant_copy.is_none() {
                 self.send.reinject.pop_front();
             }
         }
+    }
+
+    /// Oldest unacked segment that some available subflow has not carried.
+    fn redundant_candidate(&self, views: &[SubflowView]) -> Option<(u64, u32)> {
+        let avail: u64 = views.iter().filter(|v| v.available() && !v.backup).fold(0, |m, v| m | (1u64 << v.id));
+        if avail == 0 {
+            return None;
+        }
+        self.send.inflight.iter().take(512).find(|(_, s)| avail & !s.sent_on != 0).map(|(&d, s)| (d, s.len))
     }
 
     /// Seed 001's MPTCP-level TLP: the probe due on subflow `i` is also sent
