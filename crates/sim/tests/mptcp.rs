@@ -348,3 +348,18 @@ fn minrtt_retransmits_and_penalises_when_the_receive_window_blocks() {
     assert_eq!(pen2, 0);
     assert!(t > t2, "minrtt {t} vs roundrobin {t2}");
 }
+
+/// Seed 002: the connection-level out-of-order delay grows with the RTT
+/// difference of the paths; runs are deterministic.
+#[test]
+fn ofo_delay_grows_with_path_asymmetry_and_runs_repeat_exactly() {
+    let base = ASYM.replace("rcvbuf_kib = 64", "rcvbuf_kib = 4096");
+    let equal = run(&base, &["profile.slow.delay_ms=10"]);
+    let asym = run(&base, &[]);
+    let (e, a) = (metric(&equal, "ofo_delay_ms_p95"), metric(&asym, "ofo_delay_ms_p95"));
+    let (he, ha) = (metric(&equal, "hol_blocking_ms"), metric(&asym, "hol_blocking_ms"));
+    eprintln!("ofo delay p95: {e:.1} ms with equal RTTs, {a:.1} ms with 20 vs 200 ms RTT; HoL blocking {he:.0} vs {ha:.0} ms");
+    assert!(a > e + 50.0, "{a} vs {e}");
+    let again = run(&base, &[]);
+    assert_eq!(asym[0].summary, again[0].summary);
+}
