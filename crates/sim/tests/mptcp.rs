@@ -281,7 +281,42 @@ fn backup_path_carries_data_only_after_the_regular_one_fails() {
     let share2 = metric(&r, "fg_share_path2");
     eprintln!("backup path 2 share: {share2:.4}");
     assert!(share2 < 0.01, "backup unused while path 1 works: {share2}");
+    // Seed 004 handover: WLAN (path 1) down from 10 s to 20 s; the backup
+    // cellular subflow carries the transfer meanwhile.
+    let r = run(HANDOVER_BACKUP, &[]);
+    let (t, share2) = (metric(&r, "fg_throughput_mbit"), metric(&r, "fg_share_path2"));
+    eprintln!("WLAN outage with a backup cellular path: {t:.2} Mbit/s, backup share {share2:.3}");
+    assert!(share2 > 0.2 && t > 8.0, "{share2} {t}");
 }
+
+const HANDOVER_BACKUP: &str = r#"[scenario]
+name = "handover-backup"
+duration_s = 30
+runs = 1
+[profile.wl]
+rate_mbit = 20
+delay_ms = 10
+queue_packets = 100
+outages = [{ at_s = 10, duration_s = 10 }]
+[profile.cell]
+rate_mbit = 5
+delay_ms = 40
+queue_packets = 100
+[topology]
+preset = "two-path"
+paths = ["wl", "cell"]
+[transport]
+protocol = "mptcp"
+cc = "lia"
+sndbuf_kib = 4096
+rcvbuf_kib = 4096
+[transport.mptcp]
+backup_paths = [2]
+[traffic]
+model = "bulk"
+[output]
+timeseries_interval_ms = 0
+"#;
 
 #[test]
 fn fallback_when_the_server_is_not_mptcp_capable() {
