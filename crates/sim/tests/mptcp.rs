@@ -20,9 +20,7 @@ fn link(rate_mbit: u64, delay_ms: u64, queue: u32) -> Duplex {
 }
 
 fn mptcp_cfg(cc: &str) -> MptcpConfig {
-    let mut tcp = TcpConfig::default();
-    tcp.sndbuf = 4 << 20;
-    tcp.rcvbuf = 8 << 20;
+    let tcp = TcpConfig { sndbuf: 4 << 20, rcvbuf: 8 << 20, ..TcpConfig::default() };
     MptcpConfig { tcp, cc: cc.into(), ..MptcpConfig::default() }
 }
 
@@ -41,10 +39,7 @@ fn add_mptcp(w: &mut World, lay: &Layout, cfg: &MptcpConfig) -> usize {
 fn add_tcp(w: &mut World, lay: &Layout, i: usize, cc: CcKind) -> usize {
     let flow = w.next_flow_id();
     let app = w.next_app_id();
-    let mut cfg = TcpConfig::default();
-    cfg.cc = cc;
-    cfg.sndbuf = 4 << 20;
-    cfg.rcvbuf = 8 << 20;
+    let cfg = TcpConfig { cc, sndbuf: 4 << 20, rcvbuf: 8 << 20, ..TcpConfig::default() };
     let ca = lay.client_addrs[i];
     let c = TcpEndpoint::new(&cfg, flow, ca, 41000 + flow as u16, lay.server_addr, 80, TcpRole::Client);
     let s = TcpEndpoint::new(&cfg, flow, lay.server_addr, 80, ca, 41000 + flow as u16, TcpRole::Server);

@@ -273,7 +273,7 @@ impl MptcpConnection {
                     srtt,
                     rttvar: s.snd.rtt.rttvar,
                     mss: s.snd.mss,
-                    pacing_rate_bps: if srtt > 0 { cwnd as u64 * s.snd.mss as u64 * 8 * 1_000_000_000 / srtt } else { 0 },
+                    pacing_rate_bps: (cwnd as u64 * s.snd.mss as u64 * 8 * 1_000_000_000).checked_div(srtt).unwrap_or(0),
                     queued_bytes: s.snd.unsent(),
                     unacked_bytes: s.snd.buffered(),
                     last_used: 0,

@@ -13,6 +13,8 @@ const A1: Addr = addr(10, 1, 0, 2);
 const A2: Addr = addr(10, 2, 0, 2);
 const S1: Addr = addr(10, 0, 0, 2);
 
+type DropFn = Box<dyn FnMut(Nanos, &Packet) -> bool>;
+
 struct Wire {
     now: Nanos,
     c: MptcpConnection,
@@ -20,7 +22,7 @@ struct Wire {
     /// (arrival, to_server, packet)
     q: Vec<(Nanos, bool, Packet)>,
     delay: fn(Addr) -> Nanos,
-    drop: Box<dyn FnMut(Nanos, &Packet) -> bool>,
+    drop: DropFn,
     log: Vec<(Nanos, Packet)>,
     c_events: Vec<AppEvent>,
     s_events: Vec<AppEvent>,
