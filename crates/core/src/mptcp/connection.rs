@@ -155,6 +155,8 @@ pub struct MptcpConnection {
     fallback_fin_pushed: bool,
     /// The redundant scheduler: copies of sent segments go to subflows that lack them.
     redundant: bool,
+    /// Something happened since the last `fill` (packet, timer, app call).
+    dirty: bool,
 }
 
 impl std::fmt::Debug for MptcpConnection {
@@ -213,6 +215,7 @@ impl MptcpConnection {
             fin_timer: None,
             fallback_fin_pushed: false,
             redundant: cfg_redundant,
+            dirty: true,
         })
     }
 
@@ -826,6 +829,7 @@ impl MptcpConnection {
 
 impl Endpoint for MptcpConnection {
     fn connect(&mut self, now: Nanos) {
+        self.dirty = true;
         if self.role == Role::Client && self.sfs.is_empty() {
             let (l, r) = (self.local_addrs[0], self.remote_addrs[0]);
             let i = self.add_subflow(l, self.base_port, r, self.remote_port, SfState::SynSent);
@@ -835,6 +839,7 @@ impl Endpoint for MptcpConnection {
     }
 
     fn handle_packet(&mut self, now: Nanos, pkt: &Packet) {
+        self.dirty = true;
         let Payload::Tcp(seg) = &pkt.payload else { return };
         let Some(i) = self.sfs.iter().position(|s| s.matches(pkt, seg)) else {
             if self.role == Role::Server && seg.has(flags::SYN) && !seg.has(flags::ACK) {
@@ -929,6 +934,10 @@ impl Endpoint for MptcpConnection {
         if let Some(p) = self.out.pop_front() {
             return Some(p);
         }
+        if !self.dirty {
+            return None;
+        }
+        self.dirty = false;
         self.fill(now);
         self.after_activity();
         self.out.pop_front()
@@ -945,6 +954,7 @@ impl Endpoint for MptcpConnection {
     }
 
     fn handle_timeout(&mut self, now: Nanos) {
+        self.dirty = true;
         for i in 0..self.sfs.len() {
             if let Some(t) = self.sfs[i].syn_timer {
                 if now >= t {
@@ -996,6 +1006,7 @@ impl Endpoint for MptcpConnection {
     }
 
     fn write(&mut self, _now: Nanos, len: u64) -> u64 {
+        self.dirty = true;
         if self.app_closed {
             return 0;
         }
@@ -1011,6 +1022,7 @@ impl Endpoint for MptcpConnection {
     }
 
     fn close(&mut self, _now: Nanos) {
+        self.dirty = true;
         if !self.app_closed {
             self.app_closed = true;
             self.send.fin_queued = true;
