@@ -141,6 +141,7 @@ named_enum! {
         Fullmesh = "fullmesh": "one subflow per pair of local and remote addresses",
         Default = "default": "only the initial subflow",
         Ndiffports = "ndiffports": "several subflows over the same address pair (count: transport.mptcp.ndiffports)",
+        Upstream = "upstream": "upstream Linux pm_netlink endpoints with subflow/signal/backup/fullmesh flags (transport.mptcp.endpoints, server_endpoints)",
         Binder = "binder": "Binder: extra subflows loose-source-routed through other gateways; the network ignores LSRR (seed 003), so they follow the initial path",
     }
 }

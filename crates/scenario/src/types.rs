@@ -356,6 +356,11 @@ pub struct MptcpOptions {
     /// false: the server is not MPTCP-capable and the connection falls back
     /// to TCP (RFC 8684 3.7).
     pub server_capable: bool,
+    /// path_manager = "upstream": endpoint flags of client path i+1
+    /// ("subflow", "signal", "backup", "fullmesh", comma separated).
+    pub endpoints: Vec<String>,
+    /// path_manager = "upstream": endpoint flags of server address i+1.
+    pub server_endpoints: Vec<String>,
 }
 
 impl Default for MptcpOptions {
@@ -368,6 +373,8 @@ impl Default for MptcpOptions {
             backup_paths: Vec::new(),
             tlp: MptcpTlp::Subflow,
             server_capable: true,
+            endpoints: Vec::new(),
+            server_endpoints: Vec::new(),
         }
     }
 }

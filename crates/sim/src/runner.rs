@@ -9,7 +9,7 @@ use mptlab_core::endpoint::Endpoint;
 use mptlab_core::link::{LinkParams, Outage, QueueLimit};
 use mptlab_core::loss::LossModel;
 use mptlab_core::packet::Addr;
-use mptlab_core::mptcp::{MptcpConfig, MptcpConnection, PmKind, Role as MpRole};
+use mptlab_core::mptcp::{EpFlags, MptcpConfig, MptcpConnection, PmKind, Role as MpRole};
 use mptlab_core::sctp::{SctpAssociation, SctpConfig};
 use mptlab_core::tcp::{CcKind, Role as TcpRole, TcpConfig, TcpEndpoint};
 use mptlab_core::time::{secs, Nanos, MS};
@@ -212,6 +212,7 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
         sc::PathManager::Fullmesh => PmKind::Fullmesh { per_pair: o.subflows_per_path },
         sc::PathManager::Ndiffports => PmKind::Ndiffports { n: o.ndiffports },
         sc::PathManager::Binder => PmKind::Binder { n: o.ndiffports },
+        sc::PathManager::Upstream => PmKind::Upstream,
     };
     if o.subflows_per_path == 0 || o.subflows_per_path > 8 {
         return Err(format!("transport.mptcp.subflows_per_path: expected 1..8, found {}", o.subflows_per_path));
@@ -227,7 +228,28 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
             None => return Err(format!("transport.mptcp.backup_paths: path {b} does not exist (the client has {} access paths)", client_addrs.len())),
         }
     }
+    let mut endpoints = Vec::new();
+    for (i, f) in o.endpoints.iter().enumerate() {
+        let flags = EpFlags::parse(f).map_err(|e| format!("transport.mptcp.endpoints[{i}]: {e}"))?;
+        if flags.backup {
+            if let Some(&a) = client_addrs.get(i) {
+                backup_addrs.push(a);
+            }
+        }
+        if let Some(&a) = client_addrs.get(i) {
+            endpoints.push((a, flags));
+        } else if !client_addrs.is_empty() {
+            return Err(format!("transport.mptcp.endpoints: entry {} names client path {}, but the client has {} access paths", i + 1, i + 1, client_addrs.len()));
+        }
+    }
+    for (i, f) in o.server_endpoints.iter().enumerate() {
+        EpFlags::parse(f).map_err(|e| format!("transport.mptcp.server_endpoints[{i}]: {e}"))?;
+    }
+    if o.path_manager != sc::PathManager::Upstream && !(o.endpoints.is_empty() && o.server_endpoints.is_empty()) {
+        return Err("transport.mptcp.endpoints / server_endpoints need path_manager = \"upstream\"".into());
+    }
     let c = MptcpConfig {
+        endpoints,
         tcp: tcp_config(t)?,
         cc: t.cc.name().to_string(),
         scheduler: scheduler.to_string(),
@@ -250,6 +272,8 @@ struct FlowFactory {
     server_capable: bool,
     /// Multi-homed servers (explicit topologies): every server address, the first one first.
     server_addrs: Vec<Addr>,
+    /// Upstream path manager: the server's endpoint flags by address.
+    server_endpoints: Vec<(Addr, EpFlags)>,
     /// Multi-homed protocols: the client's addresses, the chosen path first
     /// (it becomes SCTP's primary path).
     client_addrs: Vec<Addr>,
@@ -270,6 +294,8 @@ impl FlowFactory {
             sa_all.extend(self.server_addrs.iter().copied().filter(|&a| a != sa));
             let mut srv = cfg.clone();
             srv.capable = self.server_capable;
+            srv.backup_addrs.clear();
+            srv.endpoints = self.server_endpoints.clone();
             (
                 Box::new(MptcpConnection::new(cfg.clone(), flow, MpRole::Client, &self.client_addrs, cp, &[sa], sp).expect("validated")),
                 Box::new(MptcpConnection::new(srv, flow, MpRole::Server, &sa_all, sp, &[], cp).expect("validated")),
@@ -388,6 +414,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
         mptcp,
         server_capable: s.transport.mptcp.server_capable,
         server_addrs: layout.server_addrs.clone(),
+        server_endpoints: layout.server_addrs.iter().zip(&s.transport.mptcp.server_endpoints).map(|(&a, f)| (a, EpFlags::parse(f).unwrap_or_default())).collect(),
         client_addrs,
         next_port: 40000,
     };
@@ -463,7 +490,7 @@ fn background(s: &sc::Scenario, w: &mut World, ff: &mut FlowFactory, lay: &Layou
     let (bgs, bgs_addr) = lay.bg_server.ok_or("background hosts missing")?;
     let mut tcp = TcpConfig::default();
     tcp.nagle = false;
-    let mut bg_ff = FlowFactory { protocol: sc::Protocol::Tcp, tcp, sctp: None, mptcp: None, server_capable: true, server_addrs: Vec::new(), client_addrs: Vec::new(), next_port: 50000 };
+    let mut bg_ff = FlowFactory { protocol: sc::Protocol::Tcp, tcp, sctp: None, mptcp: None, server_capable: true, server_addrs: Vec::new(), server_endpoints: Vec::new(), client_addrs: Vec::new(), next_port: 50000 };
     let _ = ff;
     for (i, &(bgc, bgc_addr)) in lay.bg_clients.iter().enumerate() {
         for k in 0..s.background.tcp_flows {

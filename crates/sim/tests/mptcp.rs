@@ -393,3 +393,31 @@ fn ofo_delay_grows_with_path_asymmetry_and_runs_repeat_exactly() {
     let again = run(&base, &[]);
     assert_eq!(asym[0].summary, again[0].summary);
 }
+
+/// Upstream Linux endpoints on the 2x2 mesh: a `subflow` endpoint on the
+/// second client address adds a subflow (aggregation); with `backup` it
+/// stays idle; a server `signal` endpoint is joined from the first address.
+#[test]
+fn upstream_endpoints_on_the_2x2_mesh() {
+    let pm = "transport.mptcp.path_manager=upstream";
+    let none = run(MESH_2X2, &[pm]);
+    let sub = run(MESH_2X2, &[pm, "transport.mptcp.endpoints=[\"\", \"subflow\"]"]);
+    let bk = run(MESH_2X2, &[pm, "transport.mptcp.endpoints=[\"\", \"subflow,backup\"]"]);
+    let sig = run(MESH_2X2, &[pm, "transport.mptcp.server_endpoints=[\"\", \"signal\"]"]);
+    let t = |r: &[mptlab_results::RunOutput]| metric(r, "fg_throughput_mbit");
+    let rows = |r: &[mptlab_results::RunOutput]| r[0].tables.iter().find(|t| t.name == "paths").unwrap().num_rows() / 2;
+    eprintln!(
+        "upstream: no endpoints {:.2} Mbit/s ({} subflows); subflow endpoint {:.2} ({}); subflow,backup {:.2} (path 2 share {:.3}); server signal {:.2} ({})",
+        t(&none), rows(&none), t(&sub), rows(&sub), t(&bk), metric(&bk, "fg_share_path2"), t(&sig), rows(&sig)
+    );
+    assert_eq!(rows(&none), 1);
+    assert!(t(&none) < 10.0);
+    assert_eq!(rows(&sub), 2);
+    assert!(t(&sub) > 16.0);
+    assert!(metric(&bk, "fg_share_path2") < 0.01);
+    assert_eq!(rows(&sig), 2, "one subflow to the announced address, from the first client address");
+    assert!(metric(&sig, "fg_share_path1") > 0.999);
+    let ov: Vec<Override> = vec![pm.parse().unwrap(), "transport.mptcp.endpoints=[\"subflow,turbo\"]".parse().unwrap()];
+    let e = mptlab_sim::supported(&Scenario::from_str_with_overrides(MESH_2X2, "test", &ov).unwrap()).unwrap_err();
+    assert!(e.contains("turbo"), "{e}");
+}

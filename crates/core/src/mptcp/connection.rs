@@ -52,7 +52,7 @@ use super::cc::CoupledCc;
 use super::coupled::CoupledAdapter;
 use super::meta_recv::MetaRecv;
 use super::meta_send::MetaSend;
-use super::pm::{missing, PmKind};
+use super::pm::{missing, upstream_wanted, EpFlags, PmKind};
 use super::sched::{tlp_alternate, ConnView, Decision, HeadOfLine, SchedOutcome, Scheduler, Segment, SubflowView};
 use super::subflow::{seg_mut, SfState, Subflow};
 
@@ -98,6 +98,8 @@ pub struct MptcpConfig {
     pub mptcp_tlp: bool,
     /// This end speaks MPTCP (false: a plain TCP peer, for fallback).
     pub capable: bool,
+    /// Upstream path manager: flags of this host's endpoints by address.
+    pub endpoints: Vec<(Addr, EpFlags)>,
 }
 
 impl Default for MptcpConfig {
@@ -110,6 +112,7 @@ impl Default for MptcpConfig {
             backup_addrs: Vec::new(),
             mptcp_tlp: false,
             capable: true,
+            endpoints: Vec::new(),
         }
     }
 }
@@ -480,7 +483,10 @@ impl MptcpConnection {
         if self.role != Role::Client || self.mode != Mode::Mptcp || !self.sfs.first().is_some_and(|s| s.established()) {
             return;
         }
-        let wanted = self.cfg.pm.wanted(&self.local_addrs, &self.remote_addrs);
+        let wanted = match self.cfg.pm {
+            PmKind::Upstream => upstream_wanted(&self.local_addrs, &self.remote_addrs, &self.cfg.endpoints),
+            pm => pm.wanted(&self.local_addrs, &self.remote_addrs),
+        };
         let existing: Vec<(Addr, Addr)> = self.sfs.iter().map(|s| (s.local, s.remote)).collect();
         for (l, r) in missing(&wanted, &existing) {
             if self.sfs.len() >= MAX_SUBFLOWS {
@@ -892,10 +898,14 @@ impl Endpoint for MptcpConnection {
                     self.sfs[i].state = SfState::Established;
                     if self.sfs[i].initial {
                         self.events.push_back(AppEvent::Connected);
-                        if self.mode == Mode::Mptcp && self.cfg.pm.announces() {
+                        if self.mode == Mode::Mptcp {
                             let first = self.sfs[0].local;
                             for (k, &a) in self.local_addrs.iter().enumerate() {
-                                if a != first {
+                                let signal = match self.cfg.pm {
+                                    PmKind::Upstream => self.cfg.endpoints.iter().any(|&(e, f)| e == a && f.signal),
+                                    pm => pm.announces(),
+                                };
+                                if a != first && signal {
                                     self.add_addr_pending.push_back((k as u8, a));
                                 }
                             }

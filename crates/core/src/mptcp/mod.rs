@@ -26,4 +26,4 @@ pub mod subflow;
 mod tests;
 
 pub use connection::{Mode, MptcpConfig, MptcpConnection, Role};
-pub use pm::PmKind;
+pub use pm::{EpFlags, PmKind};

@@ -26,6 +26,66 @@ pub enum PmKind {
     /// option, so they follow the initial path: modelled exactly like
     /// ndiffports.
     Binder { n: u32 },
+    /// Upstream Linux `pm_netlink` endpoints: per-address flags (`EpFlags`,
+    /// in `MptcpConfig::endpoints`). The client opens a subflow from each
+    /// `subflow` endpoint to the server's first address (to every known
+    /// server address with `fullmesh`), and one from its first address to
+    /// every address the server announces; the server announces its
+    /// `signal` endpoints with ADD_ADDR; `backup` marks subflows backup.
+    Upstream,
+}
+
+/// Flags of an upstream endpoint (`ip mptcp endpoint add ADDR FLAGS`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EpFlags {
+    pub subflow: bool,
+    pub signal: bool,
+    pub backup: bool,
+    pub fullmesh: bool,
+}
+
+impl EpFlags {
+    /// Parse "subflow,backup" (comma or space separated; "" = no flags).
+    pub fn parse(s: &str) -> Result<EpFlags, String> {
+        let mut f = EpFlags::default();
+        for w in s.split([',', ' ']).filter(|w| !w.is_empty()) {
+            match w {
+                "subflow" => f.subflow = true,
+                "signal" => f.signal = true,
+                "backup" => f.backup = true,
+                "fullmesh" => f.fullmesh = true,
+                other => return Err(format!("unknown endpoint flag \"{other}\" (available: subflow, signal, backup, fullmesh)")),
+            }
+        }
+        Ok(f)
+    }
+}
+
+/// Upstream's maximum of extra subflows here (`ip mptcp limits subflows`; the
+/// kernel allows at most 8).
+pub const UPSTREAM_MAX_SUBFLOWS: usize = 8;
+
+/// Subflows (local, remote) an upstream client wants: see `PmKind::Upstream`.
+pub fn upstream_wanted(local: &[Addr], remote: &[Addr], eps: &[(Addr, EpFlags)]) -> Vec<(Addr, Addr)> {
+    let (l0, r0) = (local[0], remote[0]);
+    let mut v = vec![(l0, r0)];
+    for &(a, f) in eps {
+        if !f.subflow || a == l0 || !local.contains(&a) {
+            continue;
+        }
+        if f.fullmesh {
+            v.extend(remote.iter().map(|&r| (a, r)));
+        } else {
+            v.push((a, r0));
+        }
+    }
+    for &r in &remote[1..] {
+        if !v.contains(&(l0, r)) {
+            v.push((l0, r));
+        }
+    }
+    v.truncate(1 + UPSTREAM_MAX_SUBFLOWS);
+    v
 }
 
 impl PmKind {
@@ -35,6 +95,7 @@ impl PmKind {
             PmKind::Fullmesh { .. } => "fullmesh",
             PmKind::Ndiffports { .. } => "ndiffports",
             PmKind::Binder { .. } => "binder",
+            PmKind::Upstream => "upstream",
         }
     }
 
@@ -49,7 +110,7 @@ impl PmKind {
     pub fn wanted(self, local: &[Addr], remote: &[Addr]) -> Vec<(Addr, Addr)> {
         let (l0, r0) = (local[0], remote[0]);
         match self {
-            PmKind::Default => vec![(l0, r0)],
+            PmKind::Default | PmKind::Upstream => vec![(l0, r0)],
             PmKind::Ndiffports { n } | PmKind::Binder { n } => vec![(l0, r0); n.max(1) as usize],
             PmKind::Fullmesh { per_pair } => {
                 let mut v = vec![(l0, r0)];
@@ -95,5 +156,18 @@ mod tests {
         assert_eq!(PmKind::Default.wanted(&l, &r), vec![(1, 10)]);
         assert_eq!(missing(&fm, &[(1, 10), (2, 10)]), vec![(1, 20), (2, 20)]);
         assert_eq!(PmKind::Fullmesh { per_pair: 2 }.wanted(&[1, 2], &[10]).len(), 4);
+    }
+
+    #[test]
+    fn upstream_endpoints() {
+        let sub = EpFlags::parse("subflow").unwrap();
+        let sub_fm = EpFlags::parse("subflow,fullmesh").unwrap();
+        assert_eq!(upstream_wanted(&[1, 2], &[10], &[(2, sub)]), vec![(1, 10), (2, 10)]);
+        // an announced server address: a subflow from the first address to it
+        assert_eq!(upstream_wanted(&[1, 2], &[10, 20], &[(2, sub)]), vec![(1, 10), (2, 10), (1, 20)]);
+        assert_eq!(upstream_wanted(&[1, 2], &[10, 20], &[(2, sub_fm)]), vec![(1, 10), (2, 10), (2, 20), (1, 20)]);
+        assert_eq!(upstream_wanted(&[1, 2], &[10], &[]), vec![(1, 10)]);
+        assert!(EpFlags::parse("subflow,bogus").is_err());
+        assert!(EpFlags::parse("signal backup").unwrap().backup);
     }
 }
