@@ -245,6 +245,9 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
     for (i, f) in o.server_endpoints.iter().enumerate() {
         EpFlags::parse(f).map_err(|e| format!("transport.mptcp.server_endpoints[{i}]: {e}"))?;
     }
+    if o.tlp == sc::MptcpTlp::MptcpLevel && !(t.tlp && t.sack) {
+        return Err("transport.mptcp.tlp = \"mptcp-level\" needs transport.tlp = true and transport.sack = true (TLP requires SACK, RFC 8985 7.2)".into());
+    }
     if o.path_manager != sc::PathManager::Upstream && !(o.endpoints.is_empty() && o.server_endpoints.is_empty()) {
         return Err("transport.mptcp.endpoints / server_endpoints need path_manager = \"upstream\"".into());
     }
