@@ -681,6 +681,8 @@ impl MptcpConnection {
             if let Some((dsn, s)) = self.send.head() {
                 if self.send_on(now, id, dsn, s.len) {
                     self.sfs[id].snd.counters.bytes_reinjected += s.len as u64;
+                    // the scheduler loop stops here: look again on the next poll
+                    self.dirty = true;
                 }
             }
             return true;
