@@ -424,6 +424,10 @@ pub struct Background {
     pub tcp_flows: u32,
     /// Pareto on/off UDP at this share of each bottleneck's rate.
     pub udp_share_percent: f64,
+    /// Congestion control of the background TCP flows (single-path: newreno
+    /// or cubic). Linux's default is cubic; seed 000's OMNeT++/INET
+    /// simulations ran INET's NewReno-style TCP.
+    pub tcp_cc: CongestionControl,
 }
 
 impl Default for Background {
@@ -432,6 +436,7 @@ impl Default for Background {
             enabled: false,
             tcp_flows: 1,
             udp_share_percent: 10.0,
+            tcp_cc: CongestionControl::Cubic,
         }
     }
 }

@@ -300,6 +300,9 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     if let sc::TrafficModel::Gaming { trace: sc::GamingTrace::File(p) } = &s.traffic.model {
         load_game_trace(p).map_err(|e| format!("traffic.trace: {e}"))?;
     }
+    if s.background.enabled && s.background.tcp_cc.is_coupled() {
+        return Err(format!("background.tcp_cc = \"{}\": background flows are single-path TCP (newreno or cubic)", s.background.tcp_cc));
+    }
     if s.background.enabled && matches!(s.topology, sc::Topology::Explicit { .. }) {
         return Err("background traffic needs a topology preset (explicit topologies have no background hosts)".into());
     }
@@ -411,7 +414,24 @@ fn message_app(w: &mut World, ff: &mut FlowFactory, app: usize, cl: NodeId, ca: 
 /// all starting at time 0, in the foreground's direction.
 fn background(s: &sc::Scenario, w: &mut World, ff: &mut FlowFactory, lay: &Layout, spec: &TopologySpec, snd: Side, seed: u64) -> Result<(), String> {
     let (bgs, bgs_addr) = lay.bg_server.ok_or("background hosts missing")?;
-    let tcp = TcpConfig { nagle: false, ..TcpConfig::default() };
+    // The background hosts share the foreground hosts' system settings
+    // (seed 000 section 4.5.3 sets the buffers per scenario, not per flow),
+    // so background TCP uses the scenario's buffers, with Nagle off as
+    // NetPerfMeter does and the congestion control `background.tcp_cc`.
+    let t = &s.transport;
+    let cc = match s.background.tcp_cc {
+        sc::CongestionControl::NewReno => CcKind::NewReno,
+        sc::CongestionControl::Cubic => CcKind::Cubic,
+        other => return Err(format!("background.tcp_cc = \"{other}\": background flows are single-path TCP (newreno or cubic)")),
+    };
+    let tcp = TcpConfig {
+        nagle: false,
+        cc,
+        sndbuf: t.sndbuf_kib as u64 * 1024,
+        rcvbuf: t.rcvbuf_kib as u64 * 1024,
+        mtu: t.mtu_bytes,
+        ..TcpConfig::default()
+    };
     let mut bg_ff = FlowFactory { protocol: sc::Protocol::Tcp, tcp, sctp: None, client_addrs: Vec::new(), next_port: 50000 };
     let _ = ff;
     for (i, &(bgc, bgc_addr)) in lay.bg_clients.iter().enumerate() {
