@@ -228,6 +228,12 @@ impl Scenario {
         Self::parse(text, origin, PathBuf::new(), overrides)
     }
 
+    /// Parse and validate scenario text whose relative paths (traces)
+    /// resolve against `base_dir` (a point's effective TOML on a Dask worker).
+    pub fn from_str_in(text: &str, origin: &str, base_dir: PathBuf) -> Result<Scenario, ScenarioError> {
+        Self::parse(text, origin, base_dir, &[])
+    }
+
     /// Seed of run `run` (0-based).
     pub fn run_seed(&self, run: u32) -> u64 {
         run_seed(self.meta.seed, run)
