@@ -22,9 +22,19 @@ def run_on_dask(job: Any, scheduler: Any, progress: Optional[Callable[[int, int]
     """Submit the pending runs of ``job`` (a ``_core.SweepJob``) to
     ``scheduler`` (an address such as ``tcp://host:8786`` or a
     ``distributed.Client``); returns the number of runs done."""
-    from distributed import Client, as_completed
+    from ._errors import SimulationError
 
-    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    try:
+        from distributed import Client, as_completed
+    except ImportError as e:
+        raise SimulationError(f"the Dask path needs dask and distributed (pip install dask distributed): {e}") from None
+    if isinstance(scheduler, Client):
+        client = scheduler
+    else:
+        try:
+            client = Client(scheduler, timeout="30s")
+        except Exception as e:  # distributed raises OSError, TimeoutError, ValueError...
+            raise SimulationError(f"cannot connect to the Dask scheduler {scheduler}: {e}") from None
     try:
         pending = job.pending()
         tasks = {}
