@@ -16,12 +16,12 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Union
 
-from . import _core
+from . import _core, stats
 from ._errors import MptlabError, ScenarioError, SimulationError
 from ._results import Results, load
 
 __version__ = _core.__version__
-__all__ = ["run", "sweep", "load", "check", "Results", "ScenarioError", "SimulationError",
+__all__ = ["run", "sweep", "load", "check", "stats", "Results", "ScenarioError", "SimulationError",
            "MptlabError", "__version__"]
 
 PathLike = Union[str, Path]

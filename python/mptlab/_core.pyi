@@ -1,7 +1,7 @@
 """Type stubs of the compiled module (crates/py/src/lib.rs)."""
 
 from pathlib import Path
-from typing import List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 __version__: str
 
@@ -11,6 +11,8 @@ def run(path: _P, out: _P, runs: Optional[int] = None, seed: Optional[int] = Non
         set: List[str] = ..., jobs: Optional[int] = None, force: bool = False) -> None: ...
 def run_toml(text: str, origin: str, base_dir: _P, run: int) -> bytes: ...
 def check(path: _P, set: List[str] = ...) -> int: ...
+def describe(values: List[float]) -> Optional[Dict[str, Any]]: ...
+def t975(df: int) -> float: ...
 
 class SweepJob:
     def __init__(self, path: _P, out: _P, runs: Optional[int] = None, seed: Optional[int] = None,

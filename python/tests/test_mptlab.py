@@ -151,3 +151,13 @@ def test_dask_sweep_equals_local(sweep_file: Path, tmp_path: Path) -> None:
     assert merged_bytes(tmp_path / "local") == merged_bytes(tmp_path / "dask")
     assert merged_bytes(tmp_path / "local") == merged_bytes(tmp_path / "addr")
     assert remote.messages.equals(local.messages) and by_addr.paths.equals(local.paths)
+
+
+def test_stats_match_known_values() -> None:
+    assert abs(mptlab.stats.t975(10) - 2.2281389) < 2e-6
+    d = mptlab.stats.describe([2, 4, 4, 4, 5, 5, 7, 9])
+    assert d["n"] == 8 and d["mean"] == 5.0 and d["median"] == 4.5
+    assert abs(d["ci95_low"] - 3.212504) < 1e-5
+    assert d["boxplot"]["q1"] == 4.0 and d["boxplot"]["outliers"] == [9.0]  # fence 5.5 + 1.5 * 1.5
+    assert d["boxplot"]["whisker_high"] == 7.0
+    assert mptlab.stats.describe([float("nan")]) is None

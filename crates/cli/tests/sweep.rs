@@ -86,3 +86,30 @@ fn bad_axis_exits_2_names_file_key_value_and_writes_nothing() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// A real `kill -9` at an arbitrary moment: whatever had finished is kept,
+/// and the resumed sweep writes exactly what an uninterrupted one does.
+/// (The outcome does not depend on when the kill lands, so no timing is asserted.)
+#[test]
+fn killed_sweep_resumes_to_identical_results() {
+    let d = tmp("kill");
+    let scen = d.join("s.toml");
+    // about 1 s of work: a kill after 200 ms usually lands mid-sweep
+    let long = SCEN.replace("duration_s = 4", "duration_s = 600").replace("runs = 3", "runs = 4");
+    std::fs::write(&scen, long.replace("model = \"video\"\nbitrate_kbit = 500", "model = \"bulk\"")).unwrap();
+    let s = scen.to_str().unwrap();
+    let (a, b) = (d.join("a"), d.join("b"));
+    let o = mptlab(&["sweep", s, "--out", a.to_str().unwrap(), "--quiet"], None);
+    assert!(o.status.success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mptlab"))
+        .args(["sweep", s, "--out", b.to_str().unwrap(), "--quiet", "--jobs", "2"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let _ = child.kill(); // SIGKILL
+    let _ = child.wait();
+    let o = mptlab(&["sweep", s, "--out", b.to_str().unwrap(), "--quiet"], None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(files(&a), files(&b));
+    std::fs::remove_dir_all(&d).unwrap();
+}

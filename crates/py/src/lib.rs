@@ -268,12 +268,30 @@ fn check(py: Python<'_>, path: PathBuf, set: Vec<String>) -> PyResult<usize> {
     Ok(sweep.points.len())
 }
 
+/// Statistics of a sample (non-finite values dropped), as in sweep
+/// summaries: n, mean, median, stddev, min, max, ci95_low/high, boxplot.
+/// None for no finite value.
+#[pyfunction]
+fn describe(py: Python<'_>, values: Vec<f64>) -> PyResult<Option<Py<PyAny>>> {
+    let Some(d) = mptlab_results::stats::Describe::of(&values) else { return Ok(None) };
+    let json = serde_json::to_string(&d).expect("serialises");
+    Ok(Some(py.import("json")?.call_method1("loads", (json,))?.unbind()))
+}
+
+/// Two-sided 95 % Student t quantile t(0.975, df).
+#[pyfunction]
+fn t975(df: u64) -> f64 {
+    mptlab_results::stats::t975(df)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", VERSION)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_toml, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(describe, m)?)?;
+    m.add_function(wrap_pyfunction!(t975, m)?)?;
     m.add_class::<SweepJob>()?;
     Ok(())
 }

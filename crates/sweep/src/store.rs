@@ -128,6 +128,13 @@ impl Store {
             )));
         }
         fs::create_dir_all(&runs_dir).map_err(|e| io(&runs_dir, e))?;
+        // merged tables are staged in `.partial-*` (see write_results); an
+        // interrupted final write leaves one behind
+        for e in fs::read_dir(dir).map_err(|e| io(dir, e))?.flatten() {
+            if e.file_name().to_string_lossy().starts_with(".partial-") && e.path().is_dir() {
+                let _ = fs::remove_dir_all(e.path());
+            }
+        }
         write_atomic(&mpath, &serde_json::to_vec_pretty(&want).expect("serialises"))?;
         let mut done = Vec::new();
         for p in &sweep.points {
