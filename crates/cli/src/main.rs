@@ -27,7 +27,7 @@ enum Command {
     /// List everything a scenario can choose: protocols, congestion controls,
     /// traffic models, loss models, link profiles, topology presets.
     List,
-    /// Validate a scenario file without running it.
+    /// Validate a scenario file without running it (with a [sweep]: every point).
     Check {
         /// Scenario file (TOML).
         scenario: PathBuf,
@@ -234,6 +234,24 @@ fn main() -> ExitCode {
             list();
             ExitCode::SUCCESS
         }
+        // a [sweep]: every point is checked (the base alone need not be valid)
+        Command::Check { scenario, set } if mptlab_scenario::sweep::file_has_sweep(&scenario) => match sweep::plan(&scenario, &set, None) {
+            Ok(sw) => {
+                println!(
+                    "ok: {}: sweep of {} point(s) x {} run(s); first point {}: {}",
+                    scenario.display(),
+                    sw.points.len(),
+                    sw.runs,
+                    sw.points[0].label,
+                    describe(&sw.points[0].scenario)
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
         Command::Check { scenario, set } => match load(&scenario, &set) {
             Ok(s) => {
                 println!("ok: {}: {}", scenario.display(), describe(&s));

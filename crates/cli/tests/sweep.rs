@@ -113,3 +113,19 @@ fn killed_sweep_resumes_to_identical_results() {
     assert_eq!(files(&a), files(&b));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn check_validates_every_point() {
+    let d = tmp("check");
+    let scen = d.join("s.toml");
+    std::fs::write(&scen, SCEN).unwrap();
+    let o = mptlab(&["check", scen.to_str().unwrap()], None);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success());
+    assert!(out.contains("sweep of 4 point(s) x 3 run(s); first point path=1,cc=newreno"), "{out}");
+    std::fs::write(&scen, SCEN.replace("[1, 2]", "[2, 4]")).unwrap();
+    let o = mptlab(&["check", scen.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("transport.path = 4"));
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -278,6 +278,15 @@ impl Sweep {
     }
 }
 
+/// Whether the file at `path` parses as TOML with a top-level `sweep` key
+/// (false when it cannot be read or parsed: the scenario parser reports that).
+pub fn file_has_sweep(path: &Path) -> bool {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| toml::from_str::<toml::Table>(&t).ok())
+        .is_some_and(|d| d.contains_key("sweep"))
+}
+
 /// Nested tables -> dotted keys (`transport = { cc = [..] }` is `transport.cc`).
 fn flatten(t: &toml::Table, prefix: &str, out: &mut Vec<(String, toml::Value)>) {
     for (k, v) in t {
