@@ -161,3 +161,40 @@ def test_stats_match_known_values() -> None:
     assert d["boxplot"]["q1"] == 4.0 and d["boxplot"]["outliers"] == [9.0]  # fence 5.5 + 1.5 * 1.5
     assert d["boxplot"]["whisker_high"] == 7.0
     assert mptlab.stats.describe([float("nan")]) is None
+
+
+def _cli() -> Path:
+    import os
+
+    root = Path(__file__).resolve().parents[2]
+    target = Path(os.environ.get("CARGO_TARGET_DIR", root / "target"))
+    exe = target / "release" / "mptlab"
+    if not exe.is_file():
+        pytest.skip(f"no CLI binary at {exe} (cargo build --release)")
+    return exe
+
+
+@pytest.mark.slow
+def test_cli_scheduler_hands_over_to_python(sweep_file: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    distributed = pytest.importorskip("distributed")
+    exe = _cli()
+    env = dict(os.environ, MPTLAB_PYTHON=sys.executable)
+    local = subprocess.run([str(exe), "sweep", str(sweep_file), "--out", str(tmp_path / "l"), "-q"], env=env)
+    assert local.returncode == 0
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
+                                  dashboard_address=None) as cluster:
+        addr = cluster.scheduler_address
+        r = subprocess.run([str(exe), "sweep", str(sweep_file), "--out", str(tmp_path / "d"), "-q",
+                            "--scheduler", addr], env=env, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        bad = tmp_path / "bad.toml"
+        bad.write_text(SWEEP.replace("[1, 2]", "[1, 9]"))
+        r = subprocess.run([str(exe), "sweep", str(bad), "--out", str(tmp_path / "x"), "--scheduler", addr],
+                           env=env, capture_output=True, text=True)
+        assert r.returncode == 2 and "transport.path = 9" in r.stderr and "Traceback" not in r.stderr
+        assert not (tmp_path / "x").exists()
+    assert merged_bytes(tmp_path / "l") == merged_bytes(tmp_path / "d")
