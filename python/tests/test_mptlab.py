@@ -198,3 +198,14 @@ def test_cli_scheduler_hands_over_to_python(sweep_file: Path, tmp_path: Path) ->
         assert r.returncode == 2 and "transport.path = 9" in r.stderr and "Traceback" not in r.stderr
         assert not (tmp_path / "x").exists()
     assert merged_bytes(tmp_path / "l") == merged_bytes(tmp_path / "d")
+
+
+def test_load_and_set_errors(scen: Path, tmp_path: Path) -> None:
+    with pytest.raises(mptlab.SimulationError, match="no summary.json"):
+        mptlab.load(tmp_path)
+    with pytest.raises(mptlab.ScenarioError, match="cannot express"):
+        mptlab.run(scen, set={"transport.cc": object()})
+    # csv only: load falls back to CSV
+    r = mptlab.sweep(scen, out=tmp_path / "c", parquet=False, runs=1)
+    assert not list((tmp_path / "c").glob("*.parquet"))
+    assert r.messages.height > 0 and r.messages["point_label"][0] == "base"
