@@ -71,6 +71,9 @@ pub struct Network {
     pub dlinks: Vec<DLink>,
     /// Host interfaces: address -> (host, outgoing directed link).
     iface: HashMap<Addr, (NodeId, DLinkId)>,
+    /// Per host: its (address, outgoing directed link) pairs; a linear scan
+    /// of these few entries is cheaper than hashing on every packet.
+    host_ifaces: Vec<Vec<(Addr, DLinkId)>>,
     /// Per router: (destination address, outgoing directed link).
     routes: Vec<Vec<(Addr, DLinkId)>>,
     pub drops_no_route: u64,
@@ -160,7 +163,13 @@ impl Network {
             }
             let _ = host;
         }
-        Ok(Network { nodes: spec.nodes.clone(), dlinks, iface, routes, drops_no_route: 0 })
+        let mut host_ifaces = vec![Vec::new(); n];
+        let mut all: Vec<_> = iface.iter().map(|(a, &(h, dl))| (h, *a, dl)).collect();
+        all.sort();
+        for (h, a, dl) in all {
+            host_ifaces[h].push((a, dl));
+        }
+        Ok(Network { nodes: spec.nodes.clone(), dlinks, iface, host_ifaces, routes, drops_no_route: 0 })
     }
 
     /// The host owning an address.
@@ -172,9 +181,9 @@ impl Network {
     #[inline]
     pub fn send_from(&mut self, at: NodeId, now: Nanos, pkt: Packet) -> Sent {
         let out = match self.nodes[at].kind {
-            NodeKind::Host => match self.iface.get(&pkt.src) {
-                Some(&(h, dl)) if h == at => dl,
-                _ => {
+            NodeKind::Host => match self.host_ifaces[at].iter().find(|(a, _)| *a == pkt.src) {
+                Some(&(_, dl)) => dl,
+                None => {
                     self.drops_no_route += 1;
                     return Sent::NoRoute;
                 }

@@ -178,25 +178,28 @@ fn topology(s: &sc::Scenario, draw: &mut Draw) -> Result<(TopologySpec, Layout),
 
 /// The TCP configuration a scenario asks for.
 pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
-    let mut c = TcpConfig::default();
-    c.mtu = t.mtu_bytes;
-    c.cc = match t.cc {
+    let cc = match t.cc {
         sc::CongestionControl::NewReno => CcKind::NewReno,
         sc::CongestionControl::Cubic => CcKind::Cubic,
         // MPTCP subflows use the coupled controller instead (mptcp_config).
         _ if t.protocol == sc::Protocol::Mptcp => CcKind::NewReno,
         other => return Err(format!("transport.cc = \"{other}\" is a coupled multipath algorithm; single-path TCP supports newreno and cubic")),
     };
-    c.initial_cwnd = t.initial_cwnd_packets;
-    c.sack = t.sack;
-    c.window_scaling = t.window_scaling;
-    c.delayed_ack = t.delayed_ack;
-    c.nagle = t.nagle;
-    c.tlp = t.tlp;
-    c.sndbuf = t.sndbuf_kib as u64 * 1024;
-    c.rcvbuf = t.rcvbuf_kib as u64 * 1024;
-    c.rto_min = (t.rto_min_ms * MS as f64).round() as Nanos;
-    Ok(c)
+    Ok(TcpConfig {
+        mtu: t.mtu_bytes,
+        cc,
+        initial_cwnd: t.initial_cwnd_packets,
+        sack: t.sack,
+        window_scaling: t.window_scaling,
+        hystart: t.hystart,
+        delayed_ack: t.delayed_ack,
+        nagle: t.nagle,
+        tlp: t.tlp,
+        sndbuf: t.sndbuf_kib as u64 * 1024,
+        rcvbuf: t.rcvbuf_kib as u64 * 1024,
+        rto_min: (t.rto_min_ms * MS as f64).round() as Nanos,
+        ..TcpConfig::default()
+    })
 }
 
 /// The MPTCP configuration a scenario asks for (`[transport.mptcp]`);
@@ -386,6 +389,12 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     if is_sctp(s.transport.protocol) {
         sctp_config(&s.transport, 0)?;
     }
+    if let sc::TrafficModel::Gaming { trace: sc::GamingTrace::File(p) } = &s.traffic.model {
+        load_game_trace(p).map_err(|e| format!("traffic.trace: {e}"))?;
+    }
+    if s.background.enabled && s.background.tcp_cc.is_coupled() {
+        return Err(format!("background.tcp_cc = \"{}\": background flows are single-path TCP (newreno or cubic)", s.background.tcp_cc));
+    }
     if s.background.enabled && matches!(s.topology, sc::Topology::Explicit { .. }) {
         return Err("background traffic needs a topology preset (explicit topologies have no background hosts)".into());
     }
@@ -439,10 +448,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                     let preset = format!("aoc-trace{}", name.trim_start_matches('t'));
                     Box::new(GamingSource::new(GamingConfig::preset(&preset)?)?)
                 }
-                sc::GamingTrace::File(p) => {
-                    let text = std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read gaming trace: {e}", p.display()))?;
-                    Box::new(TraceSource::new(GameTrace::from_csv(&p.display().to_string(), &text)?, 0))
-                }
+                sc::GamingTrace::File(p) => Box::new(TraceSource::new(load_game_trace(p)?, 0)),
             };
             message_app(&mut w, &mut ff, app, cl, ca, sv, sa, snd, Box::new(stream(src, "traffic/gaming")), true);
         }
@@ -472,6 +478,26 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
     Ok(Built { world: w, layout, end, drawn })
 }
 
+/// A gaming trace file: `*.csv` (time_ms,size_bytes), or a D-ITG pair given
+/// by its inter-departure file (`-Ft`, ms per line) whose packet-size file
+/// (`-Fs`, bytes per line) sits beside it with the extension `.ps`
+/// (`game.idt` + `game.ps`).
+fn load_game_trace(p: &std::path::Path) -> Result<GameTrace, String> {
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read gaming trace: {e}", p.display()));
+    let name = p.display().to_string();
+    if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) {
+        return GameTrace::from_csv(&name, &read(p)?);
+    }
+    if p.extension().is_some_and(|e| e == "ps") {
+        return Err(format!("{name}: give the D-ITG inter-departure file (-Ft), not the size file; the .ps size file is found beside it"));
+    }
+    let sizes = p.with_extension("ps");
+    if !sizes.is_file() {
+        return Err(format!("{name}: not a .csv trace, and the D-ITG size file {} (-Fs) that should go with it does not exist", sizes.display()));
+    }
+    GameTrace::from_ditg(&name, &read(p)?, &sizes.display().to_string(), &read(&sizes)?)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn message_app(w: &mut World, ff: &mut FlowFactory, app: usize, cl: NodeId, ca: Addr, sv: NodeId, sa: Addr, snd: Side, sched: Box<SourceSchedule>, finite: bool) {
     let udp = ff.protocol == sc::Protocol::Udp;
@@ -491,8 +517,24 @@ fn message_app(w: &mut World, ff: &mut FlowFactory, app: usize, cl: NodeId, ca: 
 /// all starting at time 0, in the foreground's direction.
 fn background(s: &sc::Scenario, w: &mut World, ff: &mut FlowFactory, lay: &Layout, spec: &TopologySpec, snd: Side, seed: u64) -> Result<(), String> {
     let (bgs, bgs_addr) = lay.bg_server.ok_or("background hosts missing")?;
-    let mut tcp = TcpConfig::default();
-    tcp.nagle = false;
+    // The background hosts share the foreground hosts' system settings
+    // (seed 000 section 4.5.3 sets the buffers per scenario, not per flow),
+    // so background TCP uses the scenario's buffers, with Nagle off as
+    // NetPerfMeter does and the congestion control `background.tcp_cc`.
+    let t = &s.transport;
+    let cc = match s.background.tcp_cc {
+        sc::CongestionControl::NewReno => CcKind::NewReno,
+        sc::CongestionControl::Cubic => CcKind::Cubic,
+        other => return Err(format!("background.tcp_cc = \"{other}\": background flows are single-path TCP (newreno or cubic)")),
+    };
+    let tcp = TcpConfig {
+        nagle: false,
+        cc,
+        sndbuf: t.sndbuf_kib as u64 * 1024,
+        rcvbuf: t.rcvbuf_kib as u64 * 1024,
+        mtu: t.mtu_bytes,
+        ..TcpConfig::default()
+    };
     let mut bg_ff = FlowFactory { protocol: sc::Protocol::Tcp, tcp, sctp: None, mptcp: None, server_capable: true, server_addrs: Vec::new(), server_endpoints: Vec::new(), client_addrs: Vec::new(), next_port: 50000 };
     let _ = ff;
     for (i, &(bgc, bgc_addr)) in lay.bg_clients.iter().enumerate() {

@@ -1,0 +1,52 @@
+//! Gaming traces from files: CSV and D-ITG (-Ft/-Fs) pairs replay the same
+//! message schedule; a size file given alone is refused.
+
+use mptlab_scenario::Scenario;
+use mptlab_results::Value;
+
+fn scenario(dir: &std::path::Path, trace: &str) -> Scenario {
+    let text = format!(
+        r#"
+[scenario]
+name = "g"
+duration_s = 5
+[topology]
+preset = "two-path"
+paths = ["wlan", "3g"]
+[traffic]
+model = "gaming"
+trace = "{trace}"
+start_s = 1
+"#
+    );
+    let p = dir.join("s.toml");
+    std::fs::write(&p, text).unwrap();
+    Scenario::from_file(&p).unwrap()
+}
+
+fn schedule(s: &Scenario) -> Vec<(u64, f64)> {
+    let out = mptlab_sim::run_once(s, 0).unwrap();
+    let t = out.table("messages").unwrap();
+    (0..t.num_rows())
+        .map(|i| match (t.get(i, "bytes").unwrap(), t.get(i, "send_time_ms").unwrap()) {
+            (Value::U64(b), Value::F64(ms)) => (b, ms),
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn csv_and_ditg_traces_replay_the_same_schedule() {
+    let dir = std::env::temp_dir().join(format!("mptlab-gt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("g.idt"), "50\n100\n100\n").unwrap();
+    std::fs::write(dir.join("g.ps"), "100\n200\n1400\n").unwrap();
+    std::fs::write(dir.join("g.csv"), "time_ms,size_bytes\n0,100\n50,200\n150,1400\n").unwrap();
+    let a = schedule(&scenario(&dir, "g.idt"));
+    let b = schedule(&scenario(&dir, "g.csv"));
+    assert_eq!(a, vec![(100, 1000.0), (200, 1050.0), (1400, 1150.0)]);
+    assert_eq!(a, b);
+    let e = mptlab_sim::supported(&scenario(&dir, "g.ps")).unwrap_err();
+    assert!(e.contains("traffic.trace") && e.contains("-Ft"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
