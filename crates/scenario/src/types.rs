@@ -307,6 +307,9 @@ pub struct Transport {
     pub initial_cwnd_packets: u32,
     pub rto_min_ms: f64,
     pub window_scaling: bool,
+    /// HyStart++ (RFC 9406) slow-start exit for CUBIC. Off by default: Linux
+    /// runs its own HyStart (not modelled), see docs/models.md.
+    pub hystart: bool,
     pub mptcp: MptcpOptions,
     pub sctp: SctpOptions,
 }
@@ -327,6 +330,7 @@ impl Default for Transport {
             initial_cwnd_packets: 10,
             rto_min_ms: 200.0,
             window_scaling: true,
+            hystart: false,
             mptcp: MptcpOptions::default(),
             sctp: SctpOptions::default(),
         }
@@ -420,6 +424,10 @@ pub struct Background {
     pub tcp_flows: u32,
     /// Pareto on/off UDP at this share of each bottleneck's rate.
     pub udp_share_percent: f64,
+    /// Congestion control of the background TCP flows (single-path: newreno
+    /// or cubic). Linux's default is cubic; seed 000's OMNeT++/INET
+    /// simulations ran INET's NewReno-style TCP.
+    pub tcp_cc: CongestionControl,
 }
 
 impl Default for Background {
@@ -428,6 +436,7 @@ impl Default for Background {
             enabled: false,
             tcp_flows: 1,
             udp_share_percent: 10.0,
+            tcp_cc: CongestionControl::Cubic,
         }
     }
 }

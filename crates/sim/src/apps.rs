@@ -202,11 +202,10 @@ impl App for FileApp {
     fn on_event(&mut self, _flow: FlowId, side: Side, ev: AppEvent, io: &mut AppIo) {
         match ev {
             AppEvent::Connected | AppEvent::Writable if side == self.sender => self.fill(io),
-            AppEvent::Delivered { total } if side != self.sender => {
-                if total >= self.size && self.end.is_none() {
+            AppEvent::Delivered { total } if side != self.sender
+                && total >= self.size && self.end.is_none() => {
                     self.end = Some(io.now);
                 }
-            }
             _ => {}
         }
     }

@@ -175,23 +175,26 @@ fn topology(s: &sc::Scenario, draw: &mut Draw) -> Result<(TopologySpec, Layout),
 
 /// The TCP configuration a scenario asks for.
 pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
-    let mut c = TcpConfig::default();
-    c.mtu = t.mtu_bytes;
-    c.cc = match t.cc {
+    let cc = match t.cc {
         sc::CongestionControl::NewReno => CcKind::NewReno,
         sc::CongestionControl::Cubic => CcKind::Cubic,
         other => return Err(format!("transport.cc = \"{other}\" is a coupled multipath algorithm; single-path TCP supports newreno and cubic")),
     };
-    c.initial_cwnd = t.initial_cwnd_packets;
-    c.sack = t.sack;
-    c.window_scaling = t.window_scaling;
-    c.delayed_ack = t.delayed_ack;
-    c.nagle = t.nagle;
-    c.tlp = t.tlp;
-    c.sndbuf = t.sndbuf_kib as u64 * 1024;
-    c.rcvbuf = t.rcvbuf_kib as u64 * 1024;
-    c.rto_min = (t.rto_min_ms * MS as f64).round() as Nanos;
-    Ok(c)
+    Ok(TcpConfig {
+        mtu: t.mtu_bytes,
+        cc,
+        initial_cwnd: t.initial_cwnd_packets,
+        sack: t.sack,
+        window_scaling: t.window_scaling,
+        hystart: t.hystart,
+        delayed_ack: t.delayed_ack,
+        nagle: t.nagle,
+        tlp: t.tlp,
+        sndbuf: t.sndbuf_kib as u64 * 1024,
+        rcvbuf: t.rcvbuf_kib as u64 * 1024,
+        rto_min: (t.rto_min_ms * MS as f64).round() as Nanos,
+        ..TcpConfig::default()
+    })
 }
 
 /// Creates flows of the scenario's transport protocol between two hosts.
@@ -296,6 +299,9 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     }
     if let sc::TrafficModel::Gaming { trace: sc::GamingTrace::File(p) } = &s.traffic.model {
         load_game_trace(p).map_err(|e| format!("traffic.trace: {e}"))?;
+    }
+    if s.background.enabled && s.background.tcp_cc.is_coupled() {
+        return Err(format!("background.tcp_cc = \"{}\": background flows are single-path TCP (newreno or cubic)", s.background.tcp_cc));
     }
     if s.background.enabled && matches!(s.topology, sc::Topology::Explicit { .. }) {
         return Err("background traffic needs a topology preset (explicit topologies have no background hosts)".into());
@@ -408,8 +414,24 @@ fn message_app(w: &mut World, ff: &mut FlowFactory, app: usize, cl: NodeId, ca: 
 /// all starting at time 0, in the foreground's direction.
 fn background(s: &sc::Scenario, w: &mut World, ff: &mut FlowFactory, lay: &Layout, spec: &TopologySpec, snd: Side, seed: u64) -> Result<(), String> {
     let (bgs, bgs_addr) = lay.bg_server.ok_or("background hosts missing")?;
-    let mut tcp = TcpConfig::default();
-    tcp.nagle = false;
+    // The background hosts share the foreground hosts' system settings
+    // (seed 000 section 4.5.3 sets the buffers per scenario, not per flow),
+    // so background TCP uses the scenario's buffers, with Nagle off as
+    // NetPerfMeter does and the congestion control `background.tcp_cc`.
+    let t = &s.transport;
+    let cc = match s.background.tcp_cc {
+        sc::CongestionControl::NewReno => CcKind::NewReno,
+        sc::CongestionControl::Cubic => CcKind::Cubic,
+        other => return Err(format!("background.tcp_cc = \"{other}\": background flows are single-path TCP (newreno or cubic)")),
+    };
+    let tcp = TcpConfig {
+        nagle: false,
+        cc,
+        sndbuf: t.sndbuf_kib as u64 * 1024,
+        rcvbuf: t.rcvbuf_kib as u64 * 1024,
+        mtu: t.mtu_bytes,
+        ..TcpConfig::default()
+    };
     let mut bg_ff = FlowFactory { protocol: sc::Protocol::Tcp, tcp, sctp: None, client_addrs: Vec::new(), next_port: 50000 };
     let _ = ff;
     for (i, &(bgc, bgc_addr)) in lay.bg_clients.iter().enumerate() {

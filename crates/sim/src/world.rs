@@ -21,6 +21,8 @@ use crate::events::EventQueue;
 use crate::network::{NodeId, NodeKind, Network, Sent};
 
 pub type EpId = usize;
+/// A callback run at every sampling instant (time series).
+pub type Sampler = Box<dyn FnMut(&World)>;
 pub type AppId = usize;
 
 /// Which end of a flow: the client opened it, the server accepted it.
@@ -165,7 +167,7 @@ pub struct World {
     pub data_packets_delivered: u64,
     sample_interval: Nanos,
     /// Called at every sampling instant with the world.
-    pub sampler: Option<Box<dyn FnMut(&World)>>,
+    pub sampler: Option<Sampler>,
 }
 
 impl World {
@@ -240,7 +242,7 @@ impl World {
     }
 
     /// Sample every `interval` (0 = never) by calling `sampler`.
-    pub fn set_sampling(&mut self, interval: Nanos, sampler: Box<dyn FnMut(&World)>) {
+    pub fn set_sampling(&mut self, interval: Nanos, sampler: Sampler) {
         self.sample_interval = interval;
         self.sampler = Some(sampler);
     }

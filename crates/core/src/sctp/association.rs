@@ -539,7 +539,7 @@ impl SctpAssociation {
 
     fn on_sack(&mut self, now: Nanos, s: &SackChunk) {
         if let (Some(old), new) = (self.peer_cum, s.cum_tsn) {
-            if new.map_or(true, |n| n < old) {
+            if new.is_none_or(|n| n < old) {
                 return; // older SACK (section 6.2.1 D i)
             }
         }

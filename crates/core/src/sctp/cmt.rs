@@ -67,7 +67,7 @@ pub struct SackFacts {
 /// SACK acknowledges when every newly acked TSN on that destination is above
 /// the missing one.
 pub fn sfr_miss_increment(f: &SackFacts, tsn: u64, dac: bool, dac_packets: u8) -> u32 {
-    if !f.saw_newack || !f.highest_newly_acked.is_some_and(|h| tsn < h) {
+    if !f.saw_newack || f.highest_newly_acked.is_none_or(|h| tsn >= h) {
         return 0;
     }
     if dac && dac_packets >= 2 && f.lowest_newly_acked.is_some_and(|l| l > tsn) {

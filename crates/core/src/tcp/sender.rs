@@ -313,6 +313,11 @@ impl PathSender {
         self.packets_out - (self.sacked_out + self.lost_out) + self.retrans_out
     }
 
+    /// SACK was negotiated (else NewReno with emulated SACKs).
+    pub fn sack_ok(&self) -> bool {
+        self.sack_ok
+    }
+
     pub fn ca_state(&self) -> CaState {
         self.cc_state.ca_state
     }
@@ -865,11 +870,34 @@ impl PathSender {
             let (n, d) = self.process_sack(a.sack, a.ack);
             newly_sacked = n;
             dsack = d;
-        } else if !self.sack_ok && is_dup {
-            // Linux tcp_add_reno_sack: each dup ACK emulates one SACKed packet.
-            self.sacked_out += 1;
-            newly_sacked = 1;
-            self.limit_reno_sacked();
+        } else if !self.sack_ok {
+            let st = self.cc_state.ca_state;
+            // Linux tcp_fastretrans_alert / tcp_process_loss: in Loss dup ACKs
+            // count only once new data above high_seq is out (before that
+            // they answer go-back-N resends already counted as lost); in
+            // Recovery or Loss held at SND.UNA == high_seq (see
+            // reno_hold_at_recover) they do not count at all.
+            let counts = match st {
+                CaState::Loss => self.snd_nxt > self.high_seq && self.snd_una < self.high_seq,
+                CaState::Recovery => self.snd_una < self.high_seq,
+                _ => true,
+            };
+            if is_dup && counts {
+                // Linux tcp_add_reno_sack: each dup ACK emulates one SACKed packet.
+                self.sacked_out += 1;
+                newly_sacked = 1;
+                self.limit_reno_sacked();
+            } else if advanced && self.cc_state.ca_state != CaState::Recovery {
+                // Linux tcp_reset_reno_sack (tcp_fastretrans_alert default
+                // branch, tcp_process_loss): an ACK that advances SND.UNA in
+                // Open/Disorder/Loss ends the dup-ACK run, so the emulated
+                // SACKs are forgotten. tcp_remove_reno_sacks above only eats
+                // acked-1 of them, so a lone dup ACK followed by one-segment
+                // ACKs would otherwise keep sacked_out > 0 forever, pipe would
+                // undercount by it and the sender would exceed cwnd (RFC 5681
+                // 3.2 / RFC 6582 count dup ACKs only until new data is ACKed).
+                self.sacked_out = 0;
+            }
         }
 
         // --- RTT sample (RFC 6298 / RFC 7323 4) ---
@@ -914,7 +942,15 @@ impl PathSender {
         };
         match self.cc_state.ca_state {
             CaState::Recovery => {
-                if self.snd_una >= self.high_seq {
+                if self.snd_una >= self.high_seq && !self.sack_ok {
+                    // Linux tcp_fastretrans_alert (state exit, Recovery):
+                    // tcp_reset_reno_sack. RFC 6582 3.2 (3): the full ACK
+                    // ends recovery; dup ACKs counted in it are void.
+                    self.sacked_out = 0;
+                }
+                if self.reno_hold_at_recover() {
+                    // held: no exit yet (Linux tcp_try_undo_recovery)
+                } else if self.snd_una >= self.high_seq {
                     self.undo_until = self.snd_nxt;
                     if self.may_undo(a.ts_ecr) {
                         // Linux tcp_try_undo_recovery: the reduction was spurious.
@@ -939,7 +975,7 @@ impl PathSender {
                     // Linux tcp_try_undo_loss: spurious RTO (Eifel, RFC 3522, or
                     // all retransmissions D-SACKed): restore and stop go-back-N.
                     self.undo(true, now);
-                } else if self.snd_una >= self.high_seq {
+                } else if self.snd_una >= self.high_seq && !self.reno_hold_at_recover() {
                     self.undo_until = self.snd_nxt;
                     self.set_ca_state(CaState::Open, now);
                 }
@@ -1122,6 +1158,19 @@ impl PathSender {
         // Linux: force the fast retransmit on entering recovery.
         sndcnt = sndcnt.max(if self.prr_out == 0 { 1 } else { 0 });
         self.cc_state.cwnd = (in_flight + sndcnt.max(0)) as u32;
+    }
+
+    /// Non-SACK only: SND.UNA reached high_seq (RFC 6582 "recover") but
+    /// nothing above it is acknowledged yet: stay in Recovery/Loss (Linux
+    /// tcp_try_undo_recovery: "Hold old state until something *above*
+    /// high_seq is ACKed. For Reno it is MUST to prevent false fast
+    /// retransmits"). Duplicate ACKs now are typically caused by needless
+    /// go-back-N or partial-ACK resends of data the receiver already holds;
+    /// counting them or entering a new fast retransmit on them is what RFC
+    /// 6582 3.2 (1) and 4.1 forbid (dup ACKs that do not cover more than
+    /// recover do not start fast retransmit).
+    fn reno_hold_at_recover(&self) -> bool {
+        !self.sack_ok && self.snd_una == self.high_seq
     }
 
     /// Linux tcp_limit_reno_sacked: emulated SACKs never exceed the packets

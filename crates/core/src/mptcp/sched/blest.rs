@@ -157,7 +157,7 @@ impl Blest {
             let r = self.srtt_range.entry(s.id).or_insert((s.srtt, s.srtt));
             r.0 = r.0.min(s.srtt);
             r.1 = r.1.max(s.srtt);
-            if minsk.map_or(true, |m| s.srtt < subflows[m].srtt) {
+            if minsk.is_none_or(|m| s.srtt < subflows[m].srtt) {
                 minsk = Some(i);
             }
         }

@@ -73,7 +73,7 @@ impl Ecf {
     ) -> Option<usize> {
         let mut minsk: Option<usize> = None;
         for (i, s) in subflows.iter().enumerate().filter(|(_, s)| s.established) {
-            if minsk.map_or(true, |m| s.srtt < subflows[m].srtt) {
+            if minsk.is_none_or(|m| s.srtt < subflows[m].srtt) {
                 minsk = Some(i);
             }
         }

@@ -359,7 +359,7 @@ pub(crate) fn rcv_buf_opt(
     // Penalise only when receive-window limited (penal) or the application
     // is send-buffer limited, and at most once per srtt of the fast subflow.
     let may_penalize = (penal || conn.send_buf_full)
-        && last_penal.map_or(true, |t| now.saturating_sub(t) >= tp.srtt);
+        && last_penal.is_none_or(|t| now.saturating_sub(t) >= tp.srtt);
     if may_penalize {
         for (i, it) in subflows.iter().enumerate() {
             if i == fast || !holds(it) {

@@ -70,7 +70,7 @@ impl Upstream {
             }
             let linger = linger_time(s.unacked_bytes, pace);
             let slot = &mut pick[s.backup as usize];
-            if slot.map_or(true, |(l, _)| linger < l) {
+            if slot.is_none_or(|(l, _)| linger < l) {
                 *slot = Some((linger, i));
             }
         }

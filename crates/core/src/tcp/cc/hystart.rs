@@ -58,7 +58,7 @@ impl HyStartPP {
             return;
         }
         // RFC 9406 4.2: a round ends when the ACK passes windowEnd.
-        if self.window_end.map_or(true, |w| s.snd_una >= w) {
+        if self.window_end.is_none_or(|w| s.snd_una >= w) {
             self.window_end = Some(s.snd_nxt);
             self.last_round_min_rtt = self.current_round_min_rtt;
             self.current_round_min_rtt = Nanos::MAX;

@@ -1,0 +1,573 @@
+//! The link emulator: packets read from one TUN device are offered to a
+//! `LinkModel` at the current time and, if the model delivers them, written to
+//! another TUN device at the delivery time it decided.
+//!
+//! One thread per direction. Each thread loops: release every queued packet
+//! that is due, read one packet if one is waiting (offer it to the model,
+//! queue it), and otherwise block in `ppoll` on its ingress device until
+//! shortly before the next release, then busy-wait the last `spin_ns` while
+//! still accepting new packets. Releasing between single reads (rather than
+//! after a batch) bounds how long a due packet waits behind arrivals.
+//!
+//! The release queue is a FIFO: the model serialises packets in arrival order
+//! and adds a constant propagation delay, so delivery times are
+//! non-decreasing in offer order. (An out-of-order time, which the model does
+//! not produce, would still be inserted at its place.)
+//!
+//! Packets are offered with the time they were read from the TUN device. The
+//! kernel queued them slightly earlier (microseconds when the thread is
+//! waiting in ppoll); that gap is part of the measured delay error.
+
+use std::collections::VecDeque;
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use mptlab_core::link::{LinkModel, LinkParams, LinkStats, Verdict};
+use mptlab_core::{Nanos, SimRng};
+
+use crate::clock::{set_min_timer_slack, Clock};
+use crate::hist::Histogram;
+use crate::tun::Tun;
+
+/// One direction of an emulated link.
+pub struct DirectionSpec {
+    /// Name for reports, e.g. "path1.up".
+    pub name: String,
+    /// Device packets are read from.
+    pub ingress: Arc<Tun>,
+    /// Device packets are written to.
+    pub egress: Arc<Tun>,
+    pub params: LinkParams,
+    /// Loss decisions depend only on this stream and the packet order.
+    pub rng: SimRng,
+}
+
+/// Tuning knobs; the defaults are what the benchmark figures were measured with.
+#[derive(Clone, Debug)]
+pub struct EmuOptions {
+    /// Busy-wait this long before a release instead of sleeping.
+    pub spin_ns: Nanos,
+    /// At most this fraction of wall time is spent busy-waiting (a token
+    /// bucket); past it the thread sleeps to the exact release time and
+    /// accepts the wake-up latency. Without the cap, a busy link makes a
+    /// real-time thread spin nearly all the time and the kernel's RT
+    /// throttling (95 % per second) then freezes it for ~50 ms.
+    pub spin_fraction: f64,
+    /// Largest packet read from a TUN device (device MTU).
+    pub mtu: usize,
+    /// Longest single wait, so threads notice `stop` promptly.
+    pub max_wait_ns: Nanos,
+    /// Run the direction threads SCHED_FIFO at this priority (1..=99). On a
+    /// busy host a normal (CFS) thread waking from a timer can wait
+    /// milliseconds for a core; a real-time thread preempts the CFS tasks at
+    /// once. `None` keeps the normal policy. Failure to set it (no
+    /// CAP_SYS_NICE) is reported, not fatal.
+    pub realtime_priority: Option<i32>,
+    /// Two threads per direction: a reader that offers packets the moment
+    /// they arrive and a writer that releases them. Without it one thread
+    /// does both, and an arrival waits while the thread is inside a TUN
+    /// write (which runs the receiving namespaces' stack, ~10 us).
+    pub split_threads: bool,
+    /// Pin both directions of path k (directions 2k and 2k+1 in start order)
+    /// to CPU k mod n, so a path's packets stay on one core's caches.
+    pub pin_cpus: bool,
+}
+
+impl Default for EmuOptions {
+    fn default() -> Self {
+        EmuOptions { spin_ns: 50_000, spin_fraction: 0.2, mtu: 1500, max_wait_ns: 20_000_000, realtime_priority: Some(10), split_threads: false, pin_cpus: false }
+    }
+}
+
+/// What one direction did.
+#[derive(Clone, Debug, Default)]
+pub struct DirectionReport {
+    pub name: String,
+    pub stats: LinkStats,
+    /// Packets larger than the read buffer (cut short by the kernel) and dropped.
+    pub drops_oversize: u64,
+    pub read_errors: u64,
+    pub write_errors: u64,
+    /// First write error seen, for diagnosis.
+    pub first_write_error: Option<String>,
+    /// Release time minus the model's delivery time, in ns.
+    pub lateness: Histogram,
+    /// Packets still queued (discarded) when the emulator stopped.
+    pub discarded_at_stop: u64,
+    /// Time the direction ran, in ns.
+    pub elapsed_ns: Nanos,
+    /// Why the real-time priority could not be set, if it could not.
+    pub realtime_error: Option<String>,
+}
+
+/// Running emulator threads.
+pub struct Emulator {
+    clock: Clock,
+    stop: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<DirectionReport>>,
+    names: Vec<String>,
+}
+
+impl Emulator {
+    /// Start one thread per direction. Every direction shares `clock`, so
+    /// outage times in the link parameters are relative to the same instant.
+    pub fn start(dirs: Vec<DirectionSpec>, opts: EmuOptions, clock: Clock) -> io::Result<Emulator> {
+        for d in &dirs {
+            d.params
+                .validate()
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("direction {}: {e}", d.name)))?;
+        }
+        if opts.mtu < 68 || opts.mtu > 65535 {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("mtu {} out of range 68..=65535", opts.mtu)));
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut threads = Vec::new();
+        let mut names = Vec::new();
+        // SAFETY: sysconf has no preconditions.
+        let ncpu = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as usize;
+        for (k, d) in dirs.into_iter().enumerate() {
+            let stop2 = stop.clone();
+            let opts2 = opts.clone();
+            names.push(d.name.clone());
+            let cpu = opts.pin_cpus.then_some((k / 2) % ncpu);
+            let h = std::thread::Builder::new()
+                .name(format!("emu-{}", d.name))
+                .spawn(move || {
+                    if let Some(c) = cpu {
+                        pin_to_cpu(c);
+                    }
+                    if opts2.split_threads {
+                        run_split(d, clock, stop2, opts2)
+                    } else {
+                        run_direction(d, clock, stop2, opts2)
+                    }
+                });
+            match h {
+                Ok(h) => threads.push(h),
+                Err(e) => {
+                    stop.store(true, Ordering::SeqCst);
+                    for t in threads {
+                        let _ = t.join();
+                    }
+                    return Err(io::Error::other(format!("spawn emulator thread: {e}")));
+                }
+            }
+        }
+        Ok(Emulator { clock, stop, threads, names })
+    }
+
+    pub fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    /// A flag that stops the emulator when set (e.g. from a signal thread).
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    /// Stop all directions and collect their reports.
+    pub fn stop(mut self) -> Vec<DirectionReport> {
+        self.stop_and_join()
+    }
+
+    fn stop_and_join(&mut self) -> Vec<DirectionReport> {
+        self.stop.store(true, Ordering::SeqCst);
+        let names = std::mem::take(&mut self.names);
+        std::mem::take(&mut self.threads)
+            .into_iter()
+            .zip(names)
+            .map(|(t, name)| {
+                t.join().unwrap_or_else(|_| DirectionReport {
+                    name: format!("{name} (thread panicked)"),
+                    ..Default::default()
+                })
+            })
+            .collect()
+    }
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        self.stop_and_join();
+    }
+}
+
+struct Queued {
+    at: Nanos,
+    len: usize,
+    buf: Vec<u8>,
+}
+
+fn run_direction(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts: EmuOptions) -> DirectionReport {
+    set_min_timer_slack();
+    let started = clock.now();
+    let mut rep = DirectionReport { name: spec.name.clone(), ..Default::default() };
+    if let Some(prio) = opts.realtime_priority {
+        if let Err(e) = set_realtime(prio) {
+            rep.realtime_error = Some(e.to_string());
+        }
+    }
+    let mut model = LinkModel::new(spec.params, spec.rng);
+    let mut queue: VecDeque<Queued> = VecDeque::new();
+    // Recycled buffers: no allocation per packet in steady state. One byte
+    // more than the MTU detects packets the kernel would cut short.
+    let buf_len = opts.mtu + 1;
+    let mut pool: Vec<Vec<u8>> = Vec::new();
+    let mut spare: Option<Vec<u8>> = None;
+
+    // Release every packet due at the clock's current time.
+    let release = |queue: &mut VecDeque<Queued>, pool: &mut Vec<Vec<u8>>, rep: &mut DirectionReport| loop {
+        let now = clock.now();
+        match queue.front() {
+            Some(q) if q.at <= now => {}
+            _ => return,
+        }
+        let q = queue.pop_front().expect("front checked");
+        if let Err(e) = spec.egress.send(&q.buf[..q.len]) {
+            rep.write_errors += 1;
+            if rep.first_write_error.is_none() {
+                rep.first_write_error = Some(format!("write to {}: {e}", spec.egress.name()));
+            }
+        }
+        rep.lateness.record(now - q.at);
+        pool.push(q.buf);
+    };
+
+    // Read one packet if one is waiting. Returns true if a packet was read.
+    let mut read_one = |queue: &mut VecDeque<Queued>, pool: &mut Vec<Vec<u8>>, rep: &mut DirectionReport| -> bool {
+        let mut buf = spare.take().or_else(|| pool.pop()).unwrap_or_else(|| vec![0u8; buf_len]);
+        match spec.ingress.recv(&mut buf) {
+            Ok(Some(n)) => {
+                let t = clock.now();
+                if n > opts.mtu {
+                    rep.drops_oversize += 1;
+                    pool.push(buf);
+                    return true;
+                }
+                match model.offer(t, n as u32) {
+                    Verdict::Deliver { at } => {
+                        let q = Queued { at, len: n, buf };
+                        if queue.back().map_or(true, |b| b.at <= at) {
+                            queue.push_back(q);
+                        } else {
+                            let pos = queue.partition_point(|x| x.at <= at);
+                            queue.insert(pos, q);
+                        }
+                    }
+                    _ => pool.push(buf),
+                }
+                true
+            }
+            Ok(None) => {
+                spare = Some(buf);
+                false
+            }
+            Err(_) => {
+                // Back off: a broken device may keep failing at once.
+                rep.read_errors += 1;
+                spare = Some(buf);
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                false
+            }
+        }
+    };
+
+    // Spin budget in ns (token bucket refilled at `spin_fraction`).
+    let budget_cap = (opts.spin_ns * 20) as f64;
+    let mut budget = budget_cap;
+    let mut budget_at = clock.now();
+    loop {
+        release(&mut queue, &mut pool, &mut rep);
+        if read_one(&mut queue, &mut pool, &mut rep) {
+            continue;
+        }
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let now = clock.now();
+        budget = (budget + (now - budget_at) as f64 * opts.spin_fraction).min(budget_cap);
+        budget_at = now;
+        match queue.front().map(|q| q.at) {
+            // Time passed since `release` ran: `at` may already be due.
+            Some(at) if at <= now => {}
+            Some(at) if at <= now + opts.spin_ns && budget >= (at - now) as f64 => {
+                // Busy-wait for the release, still taking arrivals.
+                while clock.now() < at {
+                    if read_one(&mut queue, &mut pool, &mut rep) {
+                        // A new arrival cannot be due before `at` (FIFO), keep spinning.
+                        continue;
+                    }
+                    std::hint::spin_loop();
+                }
+                let end = clock.now();
+                budget -= (end - now) as f64;
+            }
+            Some(at) if at <= now + opts.spin_ns => {
+                // Out of spin budget: sleep to the release time itself.
+                wait_ingress(&spec.ingress, (at - now).min(opts.max_wait_ns), &mut rep);
+            }
+            Some(at) => wait_ingress(&spec.ingress, (at - opts.spin_ns - now).min(opts.max_wait_ns), &mut rep),
+            None => wait_ingress(&spec.ingress, opts.max_wait_ns, &mut rep),
+        }
+    }
+    rep.discarded_at_stop = queue.len() as u64;
+    rep.stats = model.stats().clone();
+    rep.elapsed_ns = clock.now() - started;
+    rep
+}
+
+/// Wait for input on `tun` up to `ns`. A broken descriptor (device deleted)
+/// makes ppoll return at once; back off 1 ms so a real-time thread does not
+/// spin on it.
+fn wait_ingress(tun: &Tun, ns: Nanos, rep: &mut DirectionReport) {
+    if tun.wait_readable(ns).is_err() {
+        rep.read_errors += 1;
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// Packets handed from the reader to the writer of a split direction.
+struct Handoff {
+    queue: std::sync::Mutex<(VecDeque<Queued>, Vec<Vec<u8>>)>,
+    cv: std::sync::Condvar,
+}
+
+/// Split mode: this thread releases, a helper thread reads and offers.
+fn run_split(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts: EmuOptions) -> DirectionReport {
+    set_min_timer_slack();
+    let started = clock.now();
+    let mut rep = DirectionReport { name: spec.name.clone(), ..Default::default() };
+    if let Some(prio) = opts.realtime_priority {
+        if let Err(e) = set_realtime(prio) {
+            rep.realtime_error = Some(e.to_string());
+        }
+    }
+    let h = Arc::new(Handoff { queue: std::sync::Mutex::new((VecDeque::new(), Vec::new())), cv: std::sync::Condvar::new() });
+    let reader = {
+        let h = h.clone();
+        let stop = stop.clone();
+        let ingress = spec.ingress.clone();
+        let params = spec.params.clone();
+        let rng = spec.rng.clone();
+        let opts = opts.clone();
+        std::thread::Builder::new().name(format!("emu-{}-rd", spec.name)).spawn(move || {
+            set_min_timer_slack();
+            if let Some(prio) = opts.realtime_priority {
+                let _ = set_realtime(prio);
+            }
+            let mut model = LinkModel::new(params, rng);
+            let (mut oversize, mut errors) = (0u64, 0u64);
+            let mut buf = vec![0u8; opts.mtu + 1];
+            while !stop.load(Ordering::Relaxed) {
+                match ingress.recv(&mut buf) {
+                    Ok(Some(n)) => {
+                        let t = clock.now();
+                        if n > opts.mtu {
+                            oversize += 1;
+                            continue;
+                        }
+                        if let Verdict::Deliver { at } = model.offer(t, n as u32) {
+                            let mut g = h.queue.lock().unwrap_or_else(|p| p.into_inner());
+                            let next = g.1.pop().unwrap_or_else(|| vec![0u8; opts.mtu + 1]);
+                            let full = std::mem::replace(&mut buf, next);
+                            let was_empty = g.0.is_empty();
+                            let q = Queued { at, len: n, buf: full };
+                            if g.0.back().map_or(true, |b| b.at <= at) {
+                                g.0.push_back(q);
+                            } else {
+                                let pos = g.0.partition_point(|x| x.at <= at);
+                                g.0.insert(pos, q);
+                            }
+                            drop(g);
+                            if was_empty {
+                                h.cv.notify_one();
+                            }
+                        }
+                    }
+                    Ok(None) => {
+                        if ingress.wait_readable(opts.max_wait_ns).is_err() {
+                            errors += 1;
+                            std::thread::sleep(std::time::Duration::from_millis(1));
+                        }
+                    }
+                    Err(_) => {
+                        errors += 1;
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
+                }
+            }
+            h.cv.notify_one();
+            (model.stats().clone(), oversize, errors)
+        })
+    };
+    let reader = match reader {
+        Ok(r) => r,
+        Err(e) => {
+            rep.read_errors += 1;
+            rep.first_write_error = Some(format!("spawn reader thread: {e}"));
+            return rep;
+        }
+    };
+    let budget_cap = (opts.spin_ns * 20) as f64;
+    let mut budget = budget_cap;
+    let mut budget_at = clock.now();
+    let max_wait = std::time::Duration::from_nanos(opts.max_wait_ns);
+    let mut g = h.queue.lock().unwrap_or_else(|p| p.into_inner());
+    loop {
+        let now = clock.now();
+        match g.0.front().map(|q| q.at) {
+            None => {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                g = h.cv.wait_timeout(g, max_wait).unwrap_or_else(|p| p.into_inner()).0;
+            }
+            Some(at) if at <= now => {
+                let q = g.0.pop_front().expect("front checked");
+                drop(g);
+                if let Err(e) = spec.egress.send(&q.buf[..q.len]) {
+                    rep.write_errors += 1;
+                    if rep.first_write_error.is_none() {
+                        rep.first_write_error = Some(format!("write to {}: {e}", spec.egress.name()));
+                    }
+                }
+                rep.lateness.record(now - q.at);
+                g = h.queue.lock().unwrap_or_else(|p| p.into_inner());
+                g.1.push(q.buf);
+            }
+            Some(at) => {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                // Later arrivals are never due before the head (FIFO), so
+                // sleeping to the head's time cannot miss a release.
+                drop(g);
+                budget = (budget + (now - budget_at) as f64 * opts.spin_fraction).min(budget_cap);
+                budget_at = now;
+                let wait = (at - now).min(opts.max_wait_ns);
+                if budget >= opts.spin_ns as f64 {
+                    clock.sleep_until(now + wait, opts.spin_ns);
+                    budget -= (clock.now() - now).min(opts.spin_ns) as f64;
+                } else {
+                    clock.sleep_until(now + wait, 0);
+                }
+                g = h.queue.lock().unwrap_or_else(|p| p.into_inner());
+            }
+        }
+    }
+    rep.discarded_at_stop = g.0.len() as u64;
+    drop(g);
+    match reader.join() {
+        Ok((stats, oversize, errors)) => {
+            rep.stats = stats;
+            rep.drops_oversize = oversize;
+            rep.read_errors += errors;
+        }
+        Err(_) => rep.name = format!("{} (reader thread panicked)", rep.name),
+    }
+    rep.elapsed_ns = clock.now() - started;
+    rep
+}
+
+/// Best effort: restrict the calling thread to CPU `c`.
+fn pin_to_cpu(c: usize) {
+    // SAFETY: cpu_set_t is plain data; CPU_SET stays within its bounds for c < CPU_SETSIZE.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if c < libc::CPU_SETSIZE as usize {
+            libc::CPU_SET(c, &mut set);
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+        }
+    }
+}
+
+/// Make the calling thread SCHED_FIFO at `prio`.
+pub fn set_realtime(prio: i32) -> io::Result<()> {
+    let p = libc::sched_param { sched_priority: prio };
+    // SAFETY: valid sched_param; pid 0 is the calling thread.
+    if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) } != 0 {
+        let e = io::Error::last_os_error();
+        return Err(io::Error::new(e.kind(), format!("sched_setscheduler(SCHED_FIFO, {prio}): {e}")));
+    }
+    Ok(())
+}
+
+/// Reports as a JSON array (hand-written: the crate stays dependency-free).
+pub fn reports_to_json(reps: &[DirectionReport]) -> String {
+    let mut s = String::from("[\n");
+    for (i, r) in reps.iter().enumerate() {
+        let st = &r.stats;
+        s.push_str(&format!(
+            concat!(
+                "  {{\"direction\": {}, \"elapsed_ns\": {}, \"packets_offered\": {}, \"bytes_offered\": {}, ",
+                "\"packets_delivered\": {}, \"bytes_delivered\": {}, \"drops_queue\": {}, \"drops_loss\": {}, ",
+                "\"drops_outage\": {}, \"drops_oversize\": {}, \"max_queue_packets\": {}, \"max_queue_bytes\": {}, ",
+                "\"read_errors\": {}, \"write_errors\": {}, \"first_write_error\": {}, \"discarded_at_stop\": {}, ",
+                "\"realtime_error\": {}, ",
+                "\"release_lateness_ns\": {{\"count\": {}, \"p50\": {}, \"p99\": {}, \"max\": {}}}}}{}\n"
+            ),
+            json_str(&r.name),
+            r.elapsed_ns,
+            st.packets_offered,
+            st.bytes_offered,
+            st.packets_delivered,
+            st.bytes_delivered,
+            st.drops_queue,
+            st.drops_loss,
+            st.drops_outage,
+            r.drops_oversize,
+            st.max_queue_packets,
+            st.max_queue_bytes,
+            r.read_errors,
+            r.write_errors,
+            r.first_write_error.as_deref().map(json_str).unwrap_or_else(|| "null".into()),
+            r.discarded_at_stop,
+            r.realtime_error.as_deref().map(json_str).unwrap_or_else(|| "null".into()),
+            r.lateness.count(),
+            r.lateness.quantile(0.5),
+            r.lateness.quantile(0.99),
+            r.lateness.max(),
+            if i + 1 < reps.len() { "," } else { "" }
+        ));
+    }
+    s.push(']');
+    s
+}
+
+/// A JSON string literal.
+pub fn json_str(v: &str) -> String {
+    let mut s = String::with_capacity(v.len() + 2);
+    s.push('"');
+    for c in v.chars() {
+        match c {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            '\n' => s.push_str("\\n"),
+            c if (c as u32) < 0x20 => s.push_str(&format!("\\u{:04x}", c as u32)),
+            c => s.push(c),
+        }
+    }
+    s.push('"');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_escapes() {
+        assert_eq!(json_str("a\"b\\c\n\u{1}"), "\"a\\\"b\\\\c\\n\\u0001\"");
+    }
+
+    #[test]
+    fn reports_json_shape() {
+        let r = DirectionReport { name: "p1.up".into(), ..Default::default() };
+        let j = reports_to_json(&[r.clone(), r]);
+        assert!(j.starts_with("[\n  {\"direction\": \"p1.up\""));
+        assert_eq!(j.matches("release_lateness_ns").count(), 2);
+        assert!(j.ends_with("}\n]"));
+    }
+}
