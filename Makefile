@@ -7,7 +7,8 @@ CARGO ?= cargo
 OUT ?= out
 
 .PHONY: setup build demo test python pytest bench clean
-PYTHON ?= python3
+# ./.venv when setup made one (see scripts/setup.sh)
+PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 
 setup:
 	@bash scripts/setup.sh
@@ -20,7 +21,9 @@ demo: build
 
 test: setup
 	$(CARGO) test --release --workspace
-	@if [ "$${MPTLAB_NO_PYTHON:-0}" != 1 ] && command -v $(PYTHON) >/dev/null; then $(MAKE) --no-print-directory pytest; fi
+	@if [ "$${MPTLAB_NO_PYTHON:-0}" = 1 ]; then echo "make test: Python tests skipped (MPTLAB_NO_PYTHON=1)"; \
+	elif $(PYTHON) -c "import maturin, polars, pytest" 2>/dev/null; then $(MAKE) --no-print-directory pytest PYTHON=$(PYTHON); \
+	else echo "make test: WARNING: Python tests SKIPPED: no Python tooling (see scripts/setup.sh)"; fi
 
 # editable install: python/mptlab plus the compiled mptlab._core (incremental cargo build)
 python: setup

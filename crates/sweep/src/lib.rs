@@ -89,7 +89,7 @@ pub fn execute(
                         failed.store(true, Ordering::Relaxed);
                         let mut fe = first_err.lock().unwrap();
                         // report the earliest failing pair, whatever the thread timing
-                        if fe.as_ref().map_or(true, |(j, _)| i < *j) {
+                        if fe.as_ref().is_none_or(|(j, _)| i < *j) {
                             *fe = Some((i, e));
                         }
                         return;
