@@ -245,9 +245,9 @@ fn results_are_byte_identical_across_runs_and_jobs() {
 fn unsimulated_protocol_is_refused_up_front() {
     let ex = repo().join("scenarios/video-wlan-3g.toml");
     let out = tmp("unsupported");
-    let o = mptlab(&["run", ex.to_str().unwrap(), "--out", out.to_str().unwrap(), "--set", "transport.protocol=mptcp", "--set", "transport.cc=lia"]);
+    let o = mptlab(&["run", ex.to_str().unwrap(), "--out", out.to_str().unwrap(), "--set", "transport.protocol=sctp", "--set", "transport.sctp.unordered=true"]);
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
-    assert!(err.contains("video-wlan-3g.toml") && err.contains("mptcp") && err.contains("not simulated yet"), "{err}");
+    assert!(err.contains("video-wlan-3g.toml") && err.contains("unordered") && err.contains("not measured yet"), "{err}");
     assert!(!out.exists());
 }

@@ -117,6 +117,16 @@ pub struct PathReport {
     pub counters: Counters,
 }
 
+/// Connection-level reordering measurements of a multipath receiver (seed
+/// 002's out-of-order delay): per delivered segment the time it waited in the
+/// connection-level out-of-order queue (0 when it arrived in order), and the
+/// total time during which the receiver held data behind a missing one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OfoStats {
+    pub delays: Vec<Nanos>,
+    pub hol_time: Nanos,
+}
+
 /// A transport endpoint (one side of one flow).
 pub trait Endpoint {
     /// Start an active open (client side). Passive endpoints never get this
@@ -155,4 +165,9 @@ pub trait Endpoint {
 
     /// Sender state per path, for time series.
     fn path_states(&self) -> Vec<PathState>;
+
+    /// Connection-level reordering measurements (multipath receivers only).
+    fn ofo_stats(&self) -> Option<OfoStats> {
+        None
+    }
 }

@@ -60,6 +60,12 @@ pub fn run_once_global(s: &sc::Scenario, run: u32) -> Result<RunOutput, String> 
 pub fn prepare(s: &sc::Scenario, capture: Option<std::path::PathBuf>) -> Result<(), String> {
     supported(s)?;
     netns::preflight().map_err(|e| e.to_string())?;
+    if s.transport.protocol == sc::Protocol::Mptcp && s.transport.mptcp.scheduler.to_string() != "upstream" {
+        eprintln!(
+            "note: transport.mptcp.scheduler = \"{}\" runs with the kernel's (upstream) scheduler, the only one Linux offers (docs/emulation.md)",
+            s.transport.mptcp.scheduler
+        );
+    }
     if let Err(e) = crate::cleanup::cleanup_stale() {
         eprintln!("mptlab: cleaning leftovers of killed runs: {e}");
     }
@@ -109,20 +115,40 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
         }
     }
     if t.protocol == sc::Protocol::Mptcp {
-        match t.mptcp.path_manager.to_string().as_str() {
-            "fullmesh" | "default" => {}
+        let m = &t.mptcp;
+        match m.path_manager.to_string().as_str() {
+            "fullmesh" | "default" | "upstream" => {}
             pm => {
                 return Err(format!(
-                    "transport.mptcp.path_manager = \"{pm}\" is not offered by the upstream in-kernel path manager; emulation supports \"fullmesh\" and \"default\""
+                    "transport.mptcp.path_manager = \"{pm}\" is not offered by the upstream in-kernel path manager; emulation supports \"fullmesh\", \"default\" and \"upstream\" (endpoints)"
                 ))
             }
         }
-        match t.mptcp.scheduler.to_string().as_str() {
-            "default" => {}
+        match m.scheduler.to_string().as_str() {
+            // The kernel's only scheduler; minrtt/default are approximated by it (docs/emulation.md).
+            "upstream" | "default" | "minrtt" => {}
             sch => {
                 return Err(format!(
-                    "transport.mptcp.scheduler = \"{sch}\": upstream Linux MPTCP has only its default scheduler (no per-socket choice without BPF schedulers); emulation supports \"default\""
+                    "transport.mptcp.scheduler = \"{sch}\": upstream Linux MPTCP has one scheduler (no per-socket choice without BPF schedulers); emulation supports \"upstream\" (and \"minrtt\"/\"default\", run with the upstream scheduler)"
                 ))
+            }
+        }
+        if m.subflows_per_path != 1 {
+            return Err(format!("transport.mptcp.subflows_per_path = {}: the upstream path manager opens one subflow per address pair", m.subflows_per_path));
+        }
+        if m.tlp.to_string() != "subflow" {
+            return Err(format!("transport.mptcp.tlp = \"{}\": Linux sends tail loss probes per subflow only", m.tlp));
+        }
+        let n = s.topology.num_paths();
+        if let Some(p) = m.backup_paths.iter().find(|&&p| p == 0 || p as usize > n) {
+            return Err(format!("transport.mptcp.backup_paths: path {p} does not exist (1..={n})"));
+        }
+        if m.server_endpoints.len() > 1 {
+            return Err("transport.mptcp.server_endpoints: the emulated server has one address (10.0.0.2)".into());
+        }
+        for f in m.endpoints.iter().chain(&m.server_endpoints).flat_map(|e| e.split(',')).map(str::trim).filter(|f| !f.is_empty()) {
+            if !["subflow", "signal", "backup", "fullmesh"].contains(&f) {
+                return Err(format!("transport.mptcp endpoint flag \"{f}\": expected subflow, signal, backup or fullmesh"));
             }
         }
     }
@@ -291,22 +317,54 @@ fn route_attrs(topo: &Topology, t: &sc::Transport) -> Result<(), String> {
 /// fullmesh` endpoint (the kernel opens a subflow from it to every server
 /// address); with `default`, no endpoints (the initial subflow only).
 fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
+    let m = &s.transport.mptcp;
     let n = topo.client_addrs.len().min(8).to_string();
     for ns in [&topo.client_ns, &topo.server_ns] {
         ip_in(ns, &["mptcp", "limits", "set", "subflow", &n, "add_addr_accepted", &n]).map_err(|e| e.to_string())?;
     }
-    if s.transport.mptcp.path_manager.to_string() == "fullmesh" {
-        for (i, a) in topo.client_addrs.iter().enumerate() {
-            if i + 1 == s.transport.path as usize {
-                continue;
-            }
-            let dev = format!("p{}", i + 1);
-            let with = ip_in(&topo.client_ns, &["mptcp", "endpoint", "add", a, "dev", &dev, "subflow", "fullmesh"]);
-            if with.is_err() {
-                // Kernels before 5.18 have no fullmesh flag; one server address makes it equivalent.
-                ip_in(&topo.client_ns, &["mptcp", "endpoint", "add", a, "dev", &dev, "subflow"]).map_err(|e| e.to_string())?;
+    let backup = |i: usize| m.backup_paths.contains(&(i as u32 + 1));
+    let add = |ns: &str, addr: &str, dev: &str, flags: &[&str]| -> Result<(), String> {
+        let mut a = vec!["mptcp", "endpoint", "add", addr, "dev", dev];
+        a.extend_from_slice(flags);
+        ip_in(ns, &a).map_err(|e| e.to_string())
+    };
+    match m.path_manager.to_string().as_str() {
+        "fullmesh" => {
+            for (i, a) in topo.client_addrs.iter().enumerate() {
+                let dev = format!("p{}", i + 1);
+                let b: &[&str] = if backup(i) { &["backup"] } else { &[] };
+                if i + 1 == s.transport.path as usize {
+                    // The initial subflow's address: an endpoint only to mark it backup.
+                    if backup(i) {
+                        add(&topo.client_ns, a, &dev, b)?;
+                    }
+                    continue;
+                }
+                let mut f = vec!["subflow", "fullmesh"];
+                f.extend_from_slice(b);
+                if add(&topo.client_ns, a, &dev, &f).is_err() {
+                    // Kernels before 5.18 have no fullmesh flag; one server address makes it equivalent.
+                    f.retain(|x| *x != "fullmesh");
+                    add(&topo.client_ns, a, &dev, &f)?;
+                }
             }
         }
+        "upstream" => {
+            // Endpoint flags exactly as given (`ip mptcp endpoint add ... <flags>`).
+            for (i, flags) in m.endpoints.iter().enumerate().take(topo.client_addrs.len()) {
+                let f: Vec<&str> = flags.split(',').map(str::trim).filter(|x| !x.is_empty()).collect();
+                if !f.is_empty() {
+                    add(&topo.client_ns, &topo.client_addrs[i], &format!("p{}", i + 1), &f)?;
+                }
+            }
+            if let Some(flags) = m.server_endpoints.first() {
+                let f: Vec<&str> = flags.split(',').map(str::trim).filter(|x| !x.is_empty()).collect();
+                if !f.is_empty() {
+                    add(&topo.server_ns, SERVER_ADDR, "srv", &f)?;
+                }
+            }
+        }
+        _ => {} // "default": the initial subflow only
     }
     Ok(())
 }
@@ -477,7 +535,11 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     let plan = Arc::new(plan(s, seed, ClockKind::Monotonic, Some(src), server)?);
 
     let rec: Shared = Arc::new(Mutex::new(Records::default()));
-    let so = plan.sock.clone();
+    let mut so = plan.sock.clone();
+    if mptcp && !s.transport.mptcp.server_capable {
+        // Not MPTCP-capable: a plain TCP listener; the client falls back to TCP (RFC 8684 3.7).
+        so.stream = Stream::Tcp;
+    }
     let listener = netns::in_netns(&topo.server_ns, move || sock::listen(&so, server)).map_err(|e| e.to_string())?;
     let udp = if matches!(plan.traffic, Traffic::Messages { udp: true, .. }) {
         Some(netns::in_netns(&topo.server_ns, move || sock::udp_socket(server)).map_err(|e| e.to_string())?)

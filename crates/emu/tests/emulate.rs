@@ -268,7 +268,15 @@ fn unsupported_options_are_refused_clearly() {
         ),
         (
             "[transport]\nprotocol = \"mptcp\"\n[transport.mptcp]\nscheduler = \"roundrobin\"\n[traffic]\nmodel = \"bulk\"\n",
-            "default scheduler",
+            "one scheduler",
+        ),
+        (
+            "[transport]\nprotocol = \"mptcp\"\n[transport.mptcp]\ntlp = \"mptcp-level\"\n[traffic]\nmodel = \"bulk\"\n",
+            "per subflow",
+        ),
+        (
+            "[transport]\nprotocol = \"mptcp\"\n[transport.mptcp]\npath_manager = \"binder\"\n[traffic]\nmodel = \"bulk\"\n",
+            "path_manager",
         ),
         ("[transport]\ninitial_cwnd_packets = 2000\n[traffic]\nmodel = \"bulk\"\n", "initcwnd"),
         ("[background]\nenabled = true\n[traffic]\nmodel = \"bulk\"\n", "background"),

@@ -6,20 +6,25 @@
 //! * [`schema`]: the standard tables every driver fills (see `docs/results.md`).
 //! * [`RunOutput`]: what one run produces; [`merge_runs`] tags rows with `run`
 //!   and `seed`; [`write_results`] writes CSV, Parquet and `summary.json`
-//!   atomically.
+//!   atomically; [`write_tables`] writes tables merged elsewhere (sweeps).
+//! * [`stats`]: confidence intervals, box plots, path shares for summaries.
+//! * [`runfile`]: one run as a JSON document (sweep persistence).
 
 pub mod csv;
 mod output;
 pub mod parquet_writer;
+pub mod runfile;
 pub mod schema;
+pub mod stats;
 mod table;
 
 pub use csv::{read_csv, write_csv};
 pub use output::{
-    aggregate, merge_runs, summary_json, write_results, RunOutput, Stats, WriteError, WriteOptions,
+    aggregate, merge_runs, summary_json, write_results, write_tables, RunOutput, Stats, WriteError, WriteOptions,
     SUMMARY_FILE,
 };
 pub use parquet_writer::write_parquet;
+pub use runfile::{decode_run, encode_run};
 pub use table::{Column, ColumnData, ColumnType, Table, TableError, Value};
 
 #[cfg(test)]

@@ -228,13 +228,25 @@ pub fn write_results(
 ) -> Result<Vec<PathBuf>, WriteError> {
     let tables =
         merge_runs(runs).map_err(|e| WriteError(format!("cannot merge run outputs: {e}")))?;
+    write_tables(dir, &tables, &summary_json(runs, &opts.meta), opts)
+}
+
+/// Write already merged `tables` and the `summary` document into `dir`,
+/// exactly as [`write_results`] does (sweeps build their own summary; its
+/// `opts.meta` is not used here).
+pub fn write_tables(
+    dir: &Path,
+    tables: &[Table],
+    summary: &Json,
+    opts: &WriteOptions,
+) -> Result<Vec<PathBuf>, WriteError> {
     let created = !dir.exists();
     fs::create_dir_all(dir)
         .map_err(|e| WriteError(format!("cannot create {}: {e}", dir.display())))?;
     static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!(".partial-{}-{n}", std::process::id()));
-    let result = write_into(&tmp, dir, &tables, runs, opts);
+    let result = write_into(&tmp, dir, tables, summary, opts);
     let _ = fs::remove_dir_all(&tmp);
     if result.is_err() && created {
         let _ = fs::remove_dir(dir); // only succeeds if empty
@@ -246,7 +258,7 @@ fn write_into(
     tmp: &Path,
     dir: &Path,
     tables: &[Table],
-    runs: &[RunOutput],
+    summary: &Json,
     opts: &WriteOptions,
 ) -> Result<Vec<PathBuf>, WriteError> {
     let io = |p: &Path, e: std::io::Error| WriteError(format!("cannot write {}: {e}", p.display()));
@@ -281,9 +293,8 @@ fn write_into(
             w.write_all(bytes).map_err(|e| e.to_string())
         })?;
     }
-    let summary = summary_json(runs, &opts.meta);
     put(SUMMARY_FILE.to_string(), &|w| {
-        serde_json::to_writer_pretty(&mut *w, &summary).map_err(|e| e.to_string())?;
+        serde_json::to_writer_pretty(&mut *w, summary).map_err(|e| e.to_string())?;
         w.write_all(b"\n").map_err(|e| e.to_string())
     })?;
     // All complete. An older result set in `dir` stops being "complete"

@@ -330,6 +330,28 @@ impl Table {
         Ok(())
     }
 
+    /// A table from whole columns (used to read persisted runs back); the
+    /// columns must have equal lengths and distinct names.
+    pub fn from_columns(name: impl Into<String>, columns: Vec<Column>) -> Result<Table, TableError> {
+        let mut t = Table::new(name);
+        let n = columns.first().map_or(0, |c| c.data.len());
+        for c in columns {
+            if c.data.len() != n {
+                return Err(TableError(format!(
+                    "table `{}`: column `{}` has {} values, expected {n}",
+                    t.name,
+                    c.name,
+                    c.data.len()
+                )));
+            }
+            if t.column(&c.name).is_some() {
+                return Err(TableError(format!("table `{}`: duplicate column `{}`", t.name, c.name)));
+            }
+            t.columns.push(c);
+        }
+        Ok(t)
+    }
+
     /// A copy with leading constant columns (e.g. `run`, `seed`) added.
     pub fn with_leading(&self, lead: &[(&str, Value, ColumnType)]) -> Result<Table, TableError> {
         let mut t = Table::new(self.name.clone());

@@ -16,6 +16,7 @@ mod locate;
 mod overrides;
 pub mod profiles;
 pub mod registry;
+pub mod sweep;
 pub mod types;
 mod validate;
 pub mod value;
@@ -23,6 +24,7 @@ pub mod value;
 pub use error::{ErrorKind, ScenarioError};
 pub use overrides::{apply_override, Override};
 pub use registry::*;
+pub use sweep::{Sweep, SweepPoint};
 pub use types::*;
 pub use value::Range;
 
@@ -226,6 +228,12 @@ impl Scenario {
         Self::parse(text, origin, PathBuf::new(), overrides)
     }
 
+    /// Parse and validate scenario text whose relative paths (traces)
+    /// resolve against `base_dir` (a point's effective TOML on a Dask worker).
+    pub fn from_str_in(text: &str, origin: &str, base_dir: PathBuf) -> Result<Scenario, ScenarioError> {
+        Self::parse(text, origin, base_dir, &[])
+    }
+
     /// Seed of run `run` (0-based).
     pub fn run_seed(&self, run: u32) -> u64 {
         run_seed(self.meta.seed, run)
@@ -247,8 +255,11 @@ impl Scenario {
             toml::from_str(text).map_err(|e| loc.toml_error(ErrorKind::Syntax, &e, None))?;
         let index = KeyIndex::new(text);
         let loc = Locator { index, ..loc };
-        // 2. overrides
-        let effective = if overrides.is_empty() {
+        // 2. overrides; a `[sweep]` table belongs to `mptlab sweep` (see
+        // `sweep.rs`), a single scenario is the base document without it
+        let had_sweep = doc.remove("sweep").is_some();
+        let rewritten = had_sweep || !overrides.is_empty();
+        let effective = if !rewritten {
             text.to_string()
         } else {
             for o in overrides {
@@ -263,7 +274,7 @@ impl Scenario {
         };
         // 3. types
         let file: ScenarioFile = toml::from_str(&effective).map_err(|e| {
-            let eff_index = if overrides.is_empty() {
+            let eff_index = if !rewritten {
                 None
             } else {
                 KeyIndex::new(&effective)
@@ -278,7 +289,7 @@ impl Scenario {
                 .replace("unknown field", "unknown key")
                 .replace("missing field", "missing key");
             let mut err = loc.at_key(ErrorKind::Schema, key.as_deref(), msg);
-            if overrides.is_empty() && key.is_some() {
+            if !rewritten && key.is_some() {
                 // spans refer to the file itself: use them exactly
                 if let Some(s) = e.span() {
                     loc.set_pos(&mut err, s.start);

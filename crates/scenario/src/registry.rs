@@ -125,9 +125,13 @@ named_enum! {
 named_enum! {
     /// MPTCP packet schedulers.
     pub enum MptcpScheduler {
-        Default = "default": "lowest RTT first among subflows with cwnd space (Linux default)",
-        RoundRobin = "roundrobin": "round robin over subflows",
+        Minrtt = "minrtt": "lowest RTT first among subflows with cwnd space, with opportunistic retransmission and penalisation (Linux v0.9x default)",
+        Default = "default": "alias of minrtt",
+        RoundRobin = "roundrobin": "round robin over subflows with cwnd space",
         Redundant = "redundant": "send every segment on all subflows",
+        Blest = "blest": "BLEST: blocking estimation, waits for the fast subflow when sending on the slow one would block it",
+        Ecf = "ecf": "ECF: earliest completion first, waits for the fast subflow when it completes sooner",
+        Upstream = "upstream": "upstream Linux (net/mptcp) scheduler: lowest linger time by pacing rate, backup only when needed",
     }
 }
 
@@ -136,7 +140,17 @@ named_enum! {
     pub enum PathManager {
         Fullmesh = "fullmesh": "one subflow per pair of local and remote addresses",
         Default = "default": "only the initial subflow",
-        Ndiffports = "ndiffports": "several subflows over the same address pair",
+        Ndiffports = "ndiffports": "several subflows over the same address pair (count: transport.mptcp.ndiffports)",
+        Upstream = "upstream": "upstream Linux pm_netlink endpoints with subflow/signal/backup/fullmesh flags (transport.mptcp.endpoints, server_endpoints)",
+        Binder = "binder": "Binder: extra subflows loose-source-routed through other gateways; the network ignores LSRR (seed 003), so they follow the initial path",
+    }
+}
+
+named_enum! {
+    /// Tail loss probe flavour of MPTCP subflows.
+    pub enum MptcpTlp {
+        Subflow = "subflow": "RFC 8985 TLP on each subflow (Linux)",
+        MptcpLevel = "mptcp-level": "seed 001: the probe is also sent on an alternate subflow chosen by the scheduler",
     }
 }
 
@@ -203,6 +217,12 @@ pub fn categories() -> Vec<Category> {
             "mptcp path managers",
             "transport.mptcp.path_manager",
             PathManager::ALL,
+            |p| (p.name(), p.description()),
+        ),
+        cat(
+            "mptcp tail loss probes",
+            "transport.mptcp.tlp",
+            MptcpTlp::ALL,
             |p| (p.name(), p.description()),
         ),
         cat(

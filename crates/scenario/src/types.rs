@@ -349,13 +349,36 @@ impl Transport {
 pub struct MptcpOptions {
     pub scheduler: MptcpScheduler,
     pub path_manager: PathManager,
+    /// fullmesh: subflows per pair of local and remote addresses.
+    pub subflows_per_path: u32,
+    /// ndiffports / binder: subflows in total over the first address pair.
+    pub ndiffports: u32,
+    /// Client access paths (1-based) whose subflows are backup subflows.
+    pub backup_paths: Vec<u32>,
+    /// "subflow" (RFC 8985 TLP per subflow) or "mptcp-level" (seed 001).
+    pub tlp: MptcpTlp,
+    /// false: the server is not MPTCP-capable and the connection falls back
+    /// to TCP (RFC 8684 3.7).
+    pub server_capable: bool,
+    /// path_manager = "upstream": endpoint flags of client path i+1
+    /// ("subflow", "signal", "backup", "fullmesh", comma separated).
+    pub endpoints: Vec<String>,
+    /// path_manager = "upstream": endpoint flags of server address i+1.
+    pub server_endpoints: Vec<String>,
 }
 
 impl Default for MptcpOptions {
     fn default() -> Self {
         MptcpOptions {
-            scheduler: MptcpScheduler::Default,
+            scheduler: MptcpScheduler::Minrtt,
             path_manager: PathManager::Fullmesh,
+            subflows_per_path: 1,
+            ndiffports: 2,
+            backup_paths: Vec::new(),
+            tlp: MptcpTlp::Subflow,
+            server_capable: true,
+            endpoints: Vec::new(),
+            server_endpoints: Vec::new(),
         }
     }
 }
@@ -424,6 +447,10 @@ pub struct Background {
     pub tcp_flows: u32,
     /// Pareto on/off UDP at this share of each bottleneck's rate.
     pub udp_share_percent: f64,
+    /// Congestion control of the background TCP flows (single-path: newreno
+    /// or cubic). Linux's default is cubic; seed 000's OMNeT++/INET
+    /// simulations ran INET's NewReno-style TCP.
+    pub tcp_cc: CongestionControl,
 }
 
 impl Default for Background {
@@ -432,6 +459,7 @@ impl Default for Background {
             enabled: false,
             tcp_flows: 1,
             udp_share_percent: 10.0,
+            tcp_cc: CongestionControl::Cubic,
         }
     }
 }

@@ -93,5 +93,38 @@ timeseries_interval_ms = 0
 "#
             ),
         ),
+        (
+            // htsim's classic MPTCP example: one LIA connection over a 3G path
+            // (166 packets/s of 1500 bytes = 1.992 Mbit/s, 150 ms RTT) and a
+            // Wi-Fi path (8000 packets/s = 96 Mbit/s, 10 ms RTT).
+            "mptcp-lia-3g-wifi",
+            format!(
+                r#"
+[scenario]
+name = "bench-mptcp"
+duration_s = {duration_s}
+[topology]
+preset = "two-path"
+paths = ["wifi", "threeg"]
+[profile.wifi]
+rate_mbit = 96
+delay_ms = 5
+queue_packets = 100
+[profile.threeg]
+rate_mbit = 1.992
+delay_ms = 75
+queue_packets = 100
+[transport]
+protocol = "mptcp"
+cc = "lia"
+sndbuf_kib = 8192
+rcvbuf_kib = 8192
+[traffic]
+model = "bulk"
+[output]
+timeseries_interval_ms = 0
+"#
+            ),
+        ),
     ]
 }

@@ -18,6 +18,10 @@ use mptlab_core::time::MS;
 use mptlab_results::RunOutput;
 use mptlab_scenario::Scenario;
 
+/// Names a scenario may use that the simulator does not implement yet, per
+/// scenario key; `mptlab list` marks them. Keep in step with `supported`.
+pub const NOT_SIMULATED: &[(&str, &str)] = &[];
+
 /// Whether the simulator implements everything `scenario` asks for; the
 /// error says what is missing. Checked before any run starts.
 pub fn supported(scenario: &Scenario) -> Result<(), String> {

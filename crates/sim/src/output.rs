@@ -209,6 +209,28 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
         flows.push_row(row).expect("flows schema");
     }
     summary.insert("fg_throughput_mbit".into(), fg_received as f64 * 8.0 / secs / 1e6);
+    // Seed 002: time segments wait in a multipath receiver's connection-level
+    // out-of-order queue, and head-of-line blocking time (foreground flows).
+    let mut ofo: Vec<f64> = Vec::new();
+    let mut hol = 0;
+    let mut any_ofo = false;
+    for f in w.flows.iter().filter(|f| f.role == Role::Foreground) {
+        for ep in [f.client_ep, f.server_ep] {
+            if let Some(st) = w.eps[ep].ofo_stats() {
+                any_ofo = true;
+                ofo.extend(st.delays.iter().map(|&d| to_ms(d)));
+                hol += st.hol_time;
+            }
+        }
+    }
+    if any_ofo {
+        if !ofo.is_empty() {
+            let (_, p95, mean) = median_p95_mean(&mut ofo);
+            summary.insert("ofo_delay_ms_mean".into(), mean);
+            summary.insert("ofo_delay_ms_p95".into(), p95);
+        }
+        summary.insert("hol_blocking_ms".into(), to_ms(hol));
+    }
     let fg_total: u64 = fg_bytes_by_path.values().sum();
     if fg_total > 0 {
         for (pi, b) in &fg_bytes_by_path {

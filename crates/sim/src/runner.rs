@@ -9,6 +9,7 @@ use mptlab_core::endpoint::Endpoint;
 use mptlab_core::link::{LinkParams, Outage, QueueLimit};
 use mptlab_core::loss::LossModel;
 use mptlab_core::packet::Addr;
+use mptlab_core::mptcp::{EpFlags, MptcpConfig, MptcpConnection, PmKind, Role as MpRole};
 use mptlab_core::sctp::{SctpAssociation, SctpConfig};
 use mptlab_core::tcp::{CcKind, Role as TcpRole, TcpConfig, TcpEndpoint};
 use mptlab_core::time::{secs, Nanos, MS};
@@ -158,13 +159,15 @@ fn topology(s: &sc::Scenario, draw: &mut Draw) -> Result<(TopologySpec, Layout),
             let sv = spec.node(server).ok_or_else(|| format!("unknown server node {server}"))?;
             let addrs = |name: &str| nodes.iter().find(|n| n.name == name).map(|n| n.addresses.iter().map(|a| u32::from(*a)).collect::<Vec<_>>()).unwrap_or_default();
             let client_addrs = addrs(client);
-            let server_addr = *addrs(server).first().ok_or("the server host needs an address")?;
+            let server_addrs = addrs(server);
+            let server_addr = *server_addrs.first().ok_or("the server host needs an address")?;
             let layout = Layout {
                 client: c,
                 server: sv,
                 path_links: (0..client_addrs.len()).map(|i| format!("client-if{}", i + 1)).collect(),
                 client_addrs,
                 server_addr,
+                server_addrs,
                 bg_clients: Vec::new(),
                 bg_server: None,
             };
@@ -203,6 +206,8 @@ pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
     let cc = match t.cc {
         sc::CongestionControl::NewReno => CcKind::NewReno,
         sc::CongestionControl::Cubic => CcKind::Cubic,
+        // MPTCP subflows use the coupled controller instead (mptcp_config).
+        _ if t.protocol == sc::Protocol::Mptcp => CcKind::NewReno,
         other => return Err(format!("transport.cc = \"{other}\" is a coupled multipath algorithm; single-path TCP supports newreno and cubic")),
     };
     Ok(TcpConfig {
@@ -222,11 +227,84 @@ pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
     })
 }
 
+/// The MPTCP configuration a scenario asks for (`[transport.mptcp]`);
+/// `client_addrs` are the client's access-path addresses in path order.
+pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpConfig, String> {
+    let o = &t.mptcp;
+    let scheduler = match o.scheduler {
+        sc::MptcpScheduler::Default | sc::MptcpScheduler::Minrtt => "minrtt",
+        other => other.name(),
+    };
+    let pm = match o.path_manager {
+        sc::PathManager::Default => PmKind::Default,
+        sc::PathManager::Fullmesh => PmKind::Fullmesh { per_pair: o.subflows_per_path },
+        sc::PathManager::Ndiffports => PmKind::Ndiffports { n: o.ndiffports },
+        sc::PathManager::Binder => PmKind::Binder { n: o.ndiffports },
+        sc::PathManager::Upstream => PmKind::Upstream,
+    };
+    if o.subflows_per_path == 0 || o.subflows_per_path > 8 {
+        return Err(format!("transport.mptcp.subflows_per_path: expected 1..8, found {}", o.subflows_per_path));
+    }
+    if o.ndiffports == 0 || o.ndiffports > 16 {
+        return Err(format!("transport.mptcp.ndiffports: expected 1..16, found {}", o.ndiffports));
+    }
+    let mut backup_addrs = Vec::new();
+    for &b in &o.backup_paths {
+        match client_addrs.get((b as usize).wrapping_sub(1)) {
+            Some(&a) => backup_addrs.push(a),
+            None if client_addrs.is_empty() => {}
+            None => return Err(format!("transport.mptcp.backup_paths: path {b} does not exist (the client has {} access paths)", client_addrs.len())),
+        }
+    }
+    let mut endpoints = Vec::new();
+    for (i, f) in o.endpoints.iter().enumerate() {
+        let flags = EpFlags::parse(f).map_err(|e| format!("transport.mptcp.endpoints[{i}]: {e}"))?;
+        if flags.backup {
+            if let Some(&a) = client_addrs.get(i) {
+                backup_addrs.push(a);
+            }
+        }
+        if let Some(&a) = client_addrs.get(i) {
+            endpoints.push((a, flags));
+        } else if !client_addrs.is_empty() {
+            return Err(format!("transport.mptcp.endpoints: entry {} names client path {}, but the client has {} access paths", i + 1, i + 1, client_addrs.len()));
+        }
+    }
+    for (i, f) in o.server_endpoints.iter().enumerate() {
+        EpFlags::parse(f).map_err(|e| format!("transport.mptcp.server_endpoints[{i}]: {e}"))?;
+    }
+    if o.tlp == sc::MptcpTlp::MptcpLevel && !(t.tlp && t.sack) {
+        return Err("transport.mptcp.tlp = \"mptcp-level\" needs transport.tlp = true and transport.sack = true (TLP requires SACK, RFC 8985 7.2)".into());
+    }
+    if o.path_manager != sc::PathManager::Upstream && !(o.endpoints.is_empty() && o.server_endpoints.is_empty()) {
+        return Err("transport.mptcp.endpoints / server_endpoints need path_manager = \"upstream\"".into());
+    }
+    let c = MptcpConfig {
+        endpoints,
+        tcp: tcp_config(t)?,
+        cc: t.cc.name().to_string(),
+        scheduler: scheduler.to_string(),
+        pm,
+        backup_addrs,
+        mptcp_tlp: o.tlp == sc::MptcpTlp::MptcpLevel,
+        capable: true,
+    };
+    c.validate()?;
+    Ok(c)
+}
+
 /// Creates flows of the scenario's transport protocol between two hosts.
 struct FlowFactory {
     protocol: sc::Protocol,
     tcp: TcpConfig,
     sctp: Option<SctpConfig>,
+    mptcp: Option<MptcpConfig>,
+    /// MPTCP: the server is not MPTCP-capable (fallback).
+    server_capable: bool,
+    /// Multi-homed servers (explicit topologies): every server address, the first one first.
+    server_addrs: Vec<Addr>,
+    /// Upstream path manager: the server's endpoint flags by address.
+    server_endpoints: Vec<(Addr, EpFlags)>,
     /// Multi-homed protocols: the client's addresses, the chosen path first
     /// (it becomes SCTP's primary path).
     client_addrs: Vec<Addr>,
@@ -242,6 +320,18 @@ impl FlowFactory {
         let sp = 80;
         let (c, s, proto): (Box<dyn Endpoint>, Box<dyn Endpoint>, &str) = if udp || self.protocol == sc::Protocol::Udp {
             (Box::new(UdpEndpoint::new(flow, ca, cp, sa, sp)), Box::new(UdpEndpoint::new(flow, sa, sp, ca, cp)), "udp")
+        } else if let Some(cfg) = &self.mptcp {
+            let mut sa_all = vec![sa];
+            sa_all.extend(self.server_addrs.iter().copied().filter(|&a| a != sa));
+            let mut srv = cfg.clone();
+            srv.capable = self.server_capable;
+            srv.backup_addrs.clear();
+            srv.endpoints = self.server_endpoints.clone();
+            (
+                Box::new(MptcpConnection::new(cfg.clone(), flow, MpRole::Client, &self.client_addrs, cp, &[sa], sp).expect("validated")),
+                Box::new(MptcpConnection::new(srv, flow, MpRole::Server, &sa_all, sp, &[], cp).expect("validated")),
+                "mptcp",
+            )
         } else if let Some(cfg) = &self.sctp {
             // Both ends multi-homed as SCTP sees them: every client address,
             // the chosen path first (the primary), one server address.
@@ -313,8 +403,10 @@ fn is_sctp(p: sc::Protocol) -> bool {
 /// Whether the simulator implements what the scenario asks for.
 pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     match s.transport.protocol {
-        sc::Protocol::Tcp | sc::Protocol::Udp | sc::Protocol::Sctp | sc::Protocol::CmtSctp => {}
-        p => return Err(format!("transport.protocol = \"{p}\" is not simulated yet (available: tcp, udp, sctp, cmt-sctp)")),
+        sc::Protocol::Tcp | sc::Protocol::Udp | sc::Protocol::Sctp | sc::Protocol::CmtSctp | sc::Protocol::Mptcp => {}
+    }
+    if s.transport.protocol == sc::Protocol::Mptcp {
+        mptcp_config(&s.transport, &[])?;
     }
     if s.transport.protocol == sc::Protocol::Tcp {
         tcp_config(&s.transport)?;
@@ -324,6 +416,9 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     }
     if let sc::TrafficModel::Gaming { trace: sc::GamingTrace::File(p) } = &s.traffic.model {
         load_game_trace(p).map_err(|e| format!("traffic.trace: {e}"))?;
+    }
+    if s.background.enabled && s.background.tcp_cc.is_coupled() {
+        return Err(format!("background.tcp_cc = \"{}\": background flows are single-path TCP (newreno or cubic)", s.background.tcp_cc));
     }
     if s.background.enabled && matches!(s.topology, sc::Topology::Explicit { .. }) {
         return Err("background traffic needs a topology preset (explicit topologies have no background hosts)".into());
@@ -348,7 +443,18 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
     let mut client_addrs = vec![ca];
     client_addrs.extend(layout.client_addrs.iter().copied().filter(|&a| a != ca));
     let sctp = if is_sctp(s.transport.protocol) { Some(sctp_config(&s.transport, SimRng::stream(seed, "sctp").below(u64::MAX))?) } else { None };
-    let mut ff = FlowFactory { protocol: s.transport.protocol, tcp: tcp_config(&s.transport)?, sctp, client_addrs, next_port: 40000 };
+    let mptcp = if s.transport.protocol == sc::Protocol::Mptcp { Some(mptcp_config(&s.transport, &layout.client_addrs)?) } else { None };
+    let mut ff = FlowFactory {
+        protocol: s.transport.protocol,
+        tcp: tcp_config(&s.transport)?,
+        sctp,
+        mptcp,
+        server_capable: s.transport.mptcp.server_capable,
+        server_addrs: layout.server_addrs.clone(),
+        server_endpoints: layout.server_addrs.iter().zip(&s.transport.mptcp.server_endpoints).map(|(&a, f)| (a, EpFlags::parse(f).unwrap_or_default())).collect(),
+        client_addrs,
+        next_port: 40000,
+    };
     let start = secs(s.traffic.start_s);
     let stop = s.traffic.stop_s.map(secs);
     let snd = sender(s.traffic.direction);
@@ -436,8 +542,25 @@ fn message_app(w: &mut World, ff: &mut FlowFactory, app: usize, cl: NodeId, ca: 
 /// all starting at time 0, in the foreground's direction.
 fn background(s: &sc::Scenario, w: &mut World, ff: &mut FlowFactory, lay: &Layout, spec: &TopologySpec, snd: Side, seed: u64) -> Result<(), String> {
     let (bgs, bgs_addr) = lay.bg_server.ok_or("background hosts missing")?;
-    let tcp = TcpConfig { nagle: false, ..TcpConfig::default() };
-    let mut bg_ff = FlowFactory { protocol: sc::Protocol::Tcp, tcp, sctp: None, client_addrs: Vec::new(), next_port: 50000 };
+    // The background hosts share the foreground hosts' system settings
+    // (seed 000 section 4.5.3 sets the buffers per scenario, not per flow),
+    // so background TCP uses the scenario's buffers, with Nagle off as
+    // NetPerfMeter does and the congestion control `background.tcp_cc`.
+    let t = &s.transport;
+    let cc = match s.background.tcp_cc {
+        sc::CongestionControl::NewReno => CcKind::NewReno,
+        sc::CongestionControl::Cubic => CcKind::Cubic,
+        other => return Err(format!("background.tcp_cc = \"{other}\": background flows are single-path TCP (newreno or cubic)")),
+    };
+    let tcp = TcpConfig {
+        nagle: false,
+        cc,
+        sndbuf: t.sndbuf_kib as u64 * 1024,
+        rcvbuf: t.rcvbuf_kib as u64 * 1024,
+        mtu: t.mtu_bytes,
+        ..TcpConfig::default()
+    };
+    let mut bg_ff = FlowFactory { protocol: sc::Protocol::Tcp, tcp, sctp: None, mptcp: None, server_capable: true, server_addrs: Vec::new(), server_endpoints: Vec::new(), client_addrs: Vec::new(), next_port: 50000 };
     let _ = ff;
     for (i, &(bgc, bgc_addr)) in lay.bg_clients.iter().enumerate() {
         for k in 0..s.background.tcp_flows {

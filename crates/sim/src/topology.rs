@@ -49,6 +49,9 @@ pub struct Layout {
     /// Client address on each access path, in path order.
     pub client_addrs: Vec<Addr>,
     pub server_addr: Addr,
+    /// Every server address (multi-homed servers of explicit topologies),
+    /// `server_addr` first.
+    pub server_addrs: Vec<Addr>,
     /// Link names of the access paths, in path order.
     pub path_links: Vec<String>,
     /// Background hosts on the client side of each path, and their addresses.
@@ -95,6 +98,7 @@ pub fn multi_path(paths: &[Duplex], server_link: &Duplex, background: bool) -> (
         server,
         client_addrs: Vec::new(),
         server_addr: SERVER_ADDR,
+        server_addrs: vec![SERVER_ADDR],
         path_links: Vec::new(),
         bg_clients: Vec::new(),
         bg_server: None,
@@ -137,6 +141,7 @@ pub fn single_link(l: &Duplex) -> (TopologySpec, Layout) {
         server: 1,
         client_addrs: vec![ca],
         server_addr: SERVER_ADDR,
+        server_addrs: vec![SERVER_ADDR],
         path_links: vec!["path1".into()],
         bg_clients: Vec::new(),
         bg_server: None,

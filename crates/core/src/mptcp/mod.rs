@@ -14,4 +14,16 @@
 //! simplifications.
 
 pub mod cc;
+pub mod connection;
+pub mod coupled;
+pub mod meta_recv;
+pub mod meta_send;
+pub mod pm;
 pub mod sched;
+pub mod subflow;
+
+#[cfg(test)]
+mod tests;
+
+pub use connection::{Mode, MptcpConfig, MptcpConnection, Role};
+pub use pm::{EpFlags, PmKind};

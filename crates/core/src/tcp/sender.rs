@@ -185,6 +185,10 @@ pub struct PathSender {
     last_send: Nanos,
     /// This path's counters (send and receive side, the owner adds the latter).
     pub counters: Counters,
+    /// Hook for a multipath owner: it holds data not yet handed to this
+    /// path, so a full window counts as cwnd-limited (Linux MPTCP passes the
+    /// meta socket's state to tcp_cwnd_validate). Always false for TCP.
+    pub owner_has_data: bool,
 }
 
 impl PathSender {
@@ -256,6 +260,7 @@ impl PathSender {
             cwnd_usage_seq: 1,
             last_send: 0,
             counters: Counters::default(),
+            owner_has_data: false,
         }
     }
 
@@ -690,7 +695,7 @@ impl PathSender {
         let cwnd = self.cc_state.cwnd;
         let has_new = self.unsent() > 0 || (self.fin_queued && !self.fin_sent);
         if in_flight >= cwnd {
-            let limited = has_new || self.lost_out > self.retrans_out;
+            let limited = has_new || self.owner_has_data || self.lost_out > self.retrans_out;
             self.cwnd_validate(limited);
             return None;
         }

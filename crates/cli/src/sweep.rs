@@ -1,0 +1,131 @@
+//! `mptlab sweep`: every point x run of a `[sweep]`, each run persisted as it
+//! finishes (so an interrupted sweep resumes), then the merged tables.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mptlab_results::WriteOptions;
+use mptlab_scenario::{Override, Sweep};
+use mptlab_sweep::{execute, finish, meta, ExecError, Store, StoreError};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Test hook: stop after this many runs, as an interruption would.
+pub const STOP_ENV: &str = "MPTLAB_SWEEP_STOP_AFTER";
+
+pub struct SweepOptions {
+    pub out: PathBuf,
+    pub jobs: usize,
+    pub runs: Option<u32>,
+    pub set: Vec<Override>,
+    pub quiet: bool,
+    pub force: bool,
+    pub csv: bool,
+    pub parquet: bool,
+}
+
+/// Plan and check every point; errors are the user's (exit 2).
+pub fn plan(path: &Path, set: &[Override], runs: Option<u32>) -> Result<Sweep, String> {
+    let sweep = Sweep::from_file(path, set, runs).map_err(|e| e.to_string())?;
+    for p in &sweep.points {
+        mptlab_sim::supported(&p.scenario).map_err(|e| format!("{}: sweep point `{}`: {e}", path.display(), p.label))?;
+    }
+    Ok(sweep)
+}
+
+pub fn run(path: &Path, o: &SweepOptions) -> ExitCode {
+    let sweep = match plan(path, &o.set, o.runs) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let stop_after = match std::env::var(STOP_ENV) {
+        Ok(v) => match v.parse::<usize>() {
+            Ok(k) => Some(k),
+            Err(_) => {
+                eprintln!("error: {STOP_ENV}={v}: expected a number of runs");
+                return ExitCode::from(2);
+            }
+        },
+        Err(_) => None,
+    };
+    let store = match Store::open(&o.out, &sweep, o.force) {
+        Ok(s) => s,
+        Err(StoreError::Refused(m)) => {
+            eprintln!("error: {m}");
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let total = store.total() as u64;
+    let done = total - store.pending().len() as u64;
+    if !o.quiet {
+        eprintln!(
+            "{}: {} point(s) x {} run(s){}",
+            sweep.origin,
+            sweep.points.len(),
+            sweep.runs,
+            if done > 0 { format!(", resuming: {done} run(s) already done") } else { String::new() }
+        );
+    }
+    let bar = if o.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        b.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs (eta {eta})")
+                .expect("valid template"),
+        );
+        b.set_position(done);
+        b.reset_eta(); // the ETA counts this session's pace only
+        b
+    };
+    let r = execute(&sweep, &store, o.jobs, &mptlab_sim::run_once, stop_after, &|| bar.inc(1));
+    bar.finish_and_clear();
+    match r {
+        Ok(_) => {}
+        Err(e @ ExecError::Stopped(_)) => {
+            eprintln!("stopped: {e}");
+            return ExitCode::from(1);
+        }
+        Err(e) => {
+            eprintln!("error: {}: {e}; finished runs are kept in {}/runs, the merged tables are not written", sweep.origin, o.out.display());
+            return ExitCode::from(1);
+        }
+    }
+    let opts = WriteOptions {
+        csv: o.csv,
+        parquet: o.parquet,
+        meta: meta(&sweep, env!("CARGO_PKG_VERSION")),
+        extra_files: Vec::new(),
+    };
+    match finish(&sweep, &store, &opts) {
+        Ok(files) => {
+            if !o.quiet {
+                eprintln!("wrote {} files to {}", files.len(), o.out.display());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `--scheduler ADDRESS`: the Dask path lives in the Python package; hand
+/// the whole command to it.
+pub fn via_python(args: &[String]) -> ExitCode {
+    let py = std::env::var("MPTLAB_PYTHON").unwrap_or_else(|_| "python3".into());
+    match std::process::Command::new(&py).args(["-m", "mptlab"]).args(args).status() {
+        Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(0, 255) as u8)),
+        Err(e) => {
+            eprintln!("error: --scheduler needs the mptlab Python package (pip install ., see docs/python.md): cannot start {py}: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,1069 @@
+//! An MPTCP connection (RFC 8684) as a sans-IO `Endpoint`, modelled on the
+//! Linux out-of-tree implementation v0.89-v0.96 (`net/mptcp/mptcp_ctrl.c`,
+//! `mptcp_input.c`, `mptcp_output.c`).
+//!
+//! Structure (one concern per file):
+//! - `subflow`: per-subflow `PathSender` + `PathReceiver` (the TCP machinery),
+//!   4-tuple, handshake state, DSS mappings;
+//! - `meta_send`: connection send buffer, DSN allocation, DATA_ACK,
+//!   reinjection queue; `meta_recv`: connection reassembly, shared window,
+//!   out-of-order delay and head-of-line measurements;
+//! - `pm`: path managers; `coupled`: coupled CC adapter; `sched`: schedulers.
+//!
+//! Life of a connection:
+//! - The client sends SYN + MP_CAPABLE on its first address (the scenario's
+//!   `transport.path`) to the server's first address (RFC 8684 3.1). A
+//!   server configured as not MPTCP-capable answers without MP_CAPABLE and
+//!   both ends fall back to plain TCP on that subflow (RFC 8684 3.7).
+//! - Only when that subflow is established does the client's path manager
+//!   open more subflows with MP_JOIN (RFC 8684 3.2); a joining subflow
+//!   carries data after the 4th ACK (the ACK of the third ACK, Linux
+//!   `pre_established`). A fullmesh server announces its other addresses with
+//!   ADD_ADDR (RFC 8684 3.4.1).
+//! - Data: the scheduler hands one segment at a time (<= MSS) to a subflow
+//!   and the segment carries one DSS mapping (RFC 8684 3.3.1) plus the
+//!   DATA_ACK; every subflow advertises the connection-level window
+//!   (RFC 8684 3.3.5). DATA_FIN (RFC 8684 3.3.3) goes on a pure ACK once all
+//!   data is handed out and is retransmitted until DATA_ACKed.
+//! - Loss (v0.9x): fast retransmit and TLP stay on the subflow (its
+//!   `PathSender`). On an RTO the subflow retransmits as TCP does, its
+//!   unacknowledged data is queued for reinjection through the scheduler
+//!   (`mptcp_reinject_data`, `__mptcp_reinject_data`) and it is marked
+//!   potentially failed until an ACK makes progress (`tp->pf`). Optionally
+//!   the MPTCP-level TLP of seed 001 also sends the probe on an alternate
+//!   subflow chosen by the scheduler (`bytes_probe_extra`).
+//!
+//! Simplifications (see docs/mptcp.md): keys/tokens/HMACs are plain numbers
+//! and never verified beyond the token; no DSS checksum; no subflow FIN or
+//! connection teardown beyond DATA_FIN (subflows are dropped at close); the
+//! receive window is not scaled per subflow; subflows are never removed.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use crate::endpoint::{AppEvent, Endpoint, OfoStats, PathReport, PathState};
+use crate::packet::{flags, Addr, AddAddr, Dss, FlowId, MpCapable, MpJoin, MptcpOptions, Packet, Payload, TcpSegment};
+use crate::tcp::cc::{CaState, PathView, INFINITE_SSTHRESH};
+use crate::tcp::{AckInfo, CcKind, PathSender, TcpConfig, TlpProbe, Tx, TxKind};
+use crate::time::{Nanos, MS};
+
+use super::cc::CoupledCc;
+use super::coupled::CoupledAdapter;
+use super::meta_recv::MetaRecv;
+use super::meta_send::MetaSend;
+use super::pm::{missing, upstream_wanted, EpFlags, PmKind};
+use super::sched::{tlp_alternate, ConnView, Decision, HeadOfLine, SchedOutcome, Scheduler, Segment, SubflowView};
+use super::subflow::{seg_mut, SfState, Subflow};
+
+/// Subflow-level window given to each `PathSender`: the connection-level
+/// window is enforced by the connection (RFC 8684 3.3.5).
+const SUBFLOW_WND: u64 = 1 << 40;
+/// DSS with DATA_ACK and mapping (26 bytes) beside timestamps: 24 more option
+/// bytes than timestamps alone, so the subflow MSS shrinks by 24 (Linux
+/// v0.9x `mptcp_sub_len_dss` reduces `mss_cache` likewise).
+const DSS_MSS_OVERHEAD: u32 = 24;
+/// Linux MPTCP_MAX_SUBFLOWS-ish bound; ids must stay < 64 (scheduler masks).
+const MAX_SUBFLOWS: usize = 32;
+
+/// Which side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Client,
+    Server,
+}
+
+/// What the connection runs as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// First subflow not yet established.
+    Handshake,
+    Mptcp,
+    /// The peer did not agree on MPTCP: plain TCP on the first subflow.
+    Fallback,
+}
+
+#[derive(Clone, Debug)]
+pub struct MptcpConfig {
+    /// Per-subflow TCP settings (sndbuf/rcvbuf are connection-level here).
+    pub tcp: TcpConfig,
+    /// "newreno" | "cubic" (uncoupled per subflow) | "lia" | "olia" | "balia" | "wvegas".
+    pub cc: String,
+    /// Scheduler name (`sched::names()`).
+    pub scheduler: String,
+    pub pm: PmKind,
+    /// Local addresses whose subflows are backup (MP_JOIN backup bit).
+    pub backup_addrs: Vec<Addr>,
+    /// Seed 001's MPTCP-level tail loss probe.
+    pub mptcp_tlp: bool,
+    /// This end speaks MPTCP (false: a plain TCP peer, for fallback).
+    pub capable: bool,
+    /// Upstream path manager: flags of this host's endpoints by address.
+    pub endpoints: Vec<(Addr, EpFlags)>,
+}
+
+impl Default for MptcpConfig {
+    fn default() -> Self {
+        MptcpConfig {
+            tcp: TcpConfig::default(),
+            cc: "lia".into(),
+            scheduler: "minrtt".into(),
+            pm: PmKind::Fullmesh { per_pair: 1 },
+            backup_addrs: Vec::new(),
+            mptcp_tlp: false,
+            capable: true,
+            endpoints: Vec::new(),
+        }
+    }
+}
+
+impl MptcpConfig {
+    /// Check the names (congestion control, scheduler).
+    pub fn validate(&self) -> Result<(), String> {
+        if super::sched::by_name(&self.scheduler).is_none() {
+            return Err(format!("unknown MPTCP scheduler \"{}\" (available: {})", self.scheduler, super::sched::names().join(", ")));
+        }
+        if super::cc::by_name(&self.cc).is_none() && CcKind::from_name(&self.cc).is_err() {
+            return Err(format!("unknown congestion control \"{}\" for MPTCP", self.cc));
+        }
+        Ok(())
+    }
+}
+
+pub struct MptcpConnection {
+    cfg: MptcpConfig,
+    flow: FlowId,
+    pub role: Role,
+    local_addrs: Vec<Addr>,
+    remote_addrs: Vec<Addr>,
+    base_port: u16,
+    remote_port: u16,
+    pub sfs: Vec<Subflow>,
+    pub mode: Mode,
+    key: u64,
+    peer_key: Option<u64>,
+    pub send: MetaSend,
+    pub recv: MetaRecv,
+    sched: Box<dyn Scheduler>,
+    coupled: Option<Rc<RefCell<Box<dyn CoupledCc>>>>,
+    events: VecDeque<AppEvent>,
+    out: VecDeque<Packet>,
+    write_blocked: bool,
+    app_closed: bool,
+    close_reported: bool,
+    peer_closed_reported: bool,
+    /// ADD_ADDR options still to send (address id, address).
+    add_addr_pending: VecDeque<(u8, Addr)>,
+    fin_timer: Option<Nanos>,
+    fallback_fin_pushed: bool,
+    /// The redundant scheduler: copies of sent segments go to subflows that lack them.
+    redundant: bool,
+    /// Something happened since the last `fill` (packet, timer, app call).
+    dirty: bool,
+}
+
+impl std::fmt::Debug for MptcpConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MptcpConnection").field("role", &self.role).field("mode", &self.mode).field("subflows", &self.sfs.len()).finish()
+    }
+}
+
+/// Token of a key (RFC 8684 3.2: most significant 32 bits of SHA-256(key);
+/// here a fixed mixing function, keys being plain numbers).
+pub fn token_of(key: u64) -> u32 {
+    let mut x = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^= x >> 29;
+    (x >> 32) as u32
+}
+
+impl MptcpConnection {
+    /// `local_addrs`: this host's addresses, the initial one first (for the
+    /// client, the scenario's path). `remote_addrs`: the peer's addresses
+    /// known in advance (the client knows the server's first address only;
+    /// a server learns client addresses from joins).
+    pub fn new(cfg: MptcpConfig, flow: FlowId, role: Role, local_addrs: &[Addr], local_port: u16, remote_addrs: &[Addr], remote_port: u16) -> Result<Self, String> {
+        cfg.validate()?;
+        let sched = super::sched::by_name(&cfg.scheduler).expect("validated");
+        let cfg_redundant = sched.name() == "redundant";
+        let coupled = super::cc::by_name(&cfg.cc).map(|c| Rc::new(RefCell::new(c)));
+        let key = 0x1234_5678_9abc_def0u64 ^ ((flow as u64) << 17) ^ if role == Role::Server { 0xfeed_0000_0000 } else { 0 };
+        let mut tcp = cfg.tcp.clone();
+        // The meta socket applies Nagle; subflows get whole segments.
+        tcp.nagle = false;
+        let send = MetaSend::new(cfg.tcp.sndbuf);
+        let recv = MetaRecv::new(cfg.tcp.rcvbuf);
+        Ok(MptcpConnection {
+            cfg: MptcpConfig { tcp, ..cfg },
+            flow,
+            role,
+            local_addrs: local_addrs.to_vec(),
+            remote_addrs: remote_addrs.to_vec(),
+            base_port: local_port,
+            remote_port,
+            sfs: Vec::new(),
+            mode: Mode::Handshake,
+            key,
+            peer_key: None,
+            send,
+            recv,
+            sched,
+            coupled,
+            events: VecDeque::new(),
+            out: VecDeque::new(),
+            write_blocked: false,
+            app_closed: false,
+            close_reported: false,
+            peer_closed_reported: false,
+            add_addr_pending: VecDeque::new(),
+            fin_timer: None,
+            fallback_fin_pushed: false,
+            redundant: cfg_redundant,
+            dirty: true,
+        })
+    }
+
+    pub fn scheduler_name(&self) -> &'static str {
+        self.sched.name()
+    }
+
+    fn new_sender(&self, idx: usize) -> PathSender {
+        let cc: Box<dyn crate::tcp::CongestionControl> = match &self.coupled {
+            Some(c) => Box::new(CoupledAdapter::new(c.clone())),
+            None => CcKind::from_name(&self.cfg.cc).expect("validated").build_with(self.cfg.tcp.hystart),
+        };
+        let mut s = PathSender::new(&self.cfg.tcp, cc);
+        s.cc_state.path_index = idx;
+        s
+    }
+
+    fn add_subflow(&mut self, local: Addr, lport: u16, remote: Addr, rport: u16, state: SfState) -> usize {
+        let id = self.sfs.len();
+        let snd = self.new_sender(id);
+        let mut sf = Subflow::new(id, &self.cfg.tcp, snd, local, lport, remote, rport, state);
+        sf.backup = self.cfg.backup_addrs.contains(&local) && id > 0;
+        self.sfs.push(sf);
+        id
+    }
+
+    /// Per-subflow views for coupled congestion control, in index order.
+    fn path_views(&self) -> Vec<PathView> {
+        self.sfs
+            .iter()
+            .map(|s| {
+                let mut v = s.snd.view();
+                if !s.established() {
+                    v.srtt = 0;
+                }
+                v
+            })
+            .collect()
+    }
+
+    fn sched_views(&self) -> Vec<SubflowView> {
+        self.sfs
+            .iter()
+            .map(|s| {
+                let ss = s.snd.ssthresh();
+                let srtt = s.snd.rtt.srtt;
+                let cwnd = s.snd.cwnd();
+                SubflowView {
+                    id: s.id,
+                    established: s.established() && self.mode != Mode::Handshake,
+                    potentially_failed: s.pf,
+                    in_loss: s.snd.ca_state() == CaState::Loss,
+                    ca_open: s.snd.ca_state() == CaState::Open,
+                    backup: s.backup,
+                    cwnd_pkts: cwnd,
+                    ssthresh_pkts: if ss >= INFINITE_SSTHRESH { u32::MAX } else { ss },
+                    inflight_pkts: s.snd.in_flight(),
+                    srtt,
+                    rttvar: s.snd.rtt.rttvar,
+                    mss: s.snd.mss,
+                    pacing_rate_bps: (cwnd as u64 * s.snd.mss as u64 * 8 * 1_000_000_000).checked_div(srtt).unwrap_or(0),
+                    queued_bytes: s.snd.unsent(),
+                    unacked_bytes: s.snd.buffered(),
+                    last_used: 0,
+                }
+            })
+            .collect()
+    }
+
+    fn conn_view(&self, fits: bool) -> ConnView {
+        ConnView {
+            send_queue_bytes: self.send.unsent(),
+            snd_wnd: self.send.peer_wnd,
+            fits_rwnd: fits,
+            send_buf_full: self.write_blocked,
+            head: self.send.head().map(|(_, s)| HeadOfLine { len: s.len, sent_on: s.sent_on }),
+        }
+    }
+
+    // ---- packets ------------------------------------------------------------
+
+    fn finish(&mut self, i: usize, mut p: Packet) {
+        let s = seg_mut(&mut p);
+        p.size = s.header_len() + s.len;
+        self.sfs[i].snd.counters.packets_sent += 1;
+        self.out.push_back(p);
+    }
+
+    /// Options every segment of an established MPTCP subflow carries: the
+    /// DATA_ACK (RFC 8684 3.3.2) plus pending signalling.
+    fn base_options(&mut self, i: usize) -> Option<MptcpOptions> {
+        if self.mode != Mode::Mptcp {
+            return None;
+        }
+        let mut o = MptcpOptions { dss: Some(Dss { data_ack: Some(self.recv.rcv_nxt), ..Default::default() }), ..Default::default() };
+        let sf = &mut self.sfs[i];
+        if sf.third_ack_pending {
+            sf.third_ack_pending = false;
+            if sf.initial {
+                // RFC 8684 3.1: the third ACK echoes both keys.
+                o.capable = Some(MpCapable { sender_key: self.key, receiver_key: self.peer_key });
+            } else {
+                o.join = Some(MpJoin { token: 0, addr_id: 0, backup: sf.backup });
+            }
+        }
+        if sf.established() {
+            if let Some((id, a)) = self.add_addr_pending.pop_front() {
+                o.add_addr = Some(AddAddr { addr_id: id, addr: a, port: None });
+            }
+        }
+        Some(o)
+    }
+
+    fn build_syn(&mut self, i: usize, now: Nanos) {
+        let flow = self.flow;
+        let mptcp = if self.sfs[i].initial {
+            let capable = self.cfg.capable && (self.role == Role::Client || self.mode == Mode::Mptcp);
+            capable.then(|| MptcpOptions { capable: Some(MpCapable { sender_key: self.key, receiver_key: None }), ..Default::default() })
+        } else {
+            let token = self.peer_key.map(token_of).unwrap_or(0);
+            let addr_id = self.local_addrs.iter().position(|&a| a == self.sfs[i].local).unwrap_or(0) as u8;
+            Some(MptcpOptions { join: Some(MpJoin { token, addr_id, backup: self.sfs[i].backup }), ..Default::default() })
+        };
+        let cfg = &self.cfg.tcp;
+        let server = self.role == Role::Server;
+        let sf = &mut self.sfs[i];
+        let mut p = sf.new_packet(flow);
+        let s = seg_mut(&mut p);
+        s.seq = 0;
+        s.flags = flags::SYN;
+        s.mss = Some(cfg.mss_option() as u16);
+        s.window = cfg.rcvbuf.min(65535);
+        if cfg.window_scaling {
+            s.wscale = Some(14);
+        }
+        s.sack_permitted = cfg.sack;
+        if server {
+            s.flags |= flags::ACK;
+            s.ack = 1;
+            if sf.rcv.rcv_wscale.is_none() {
+                s.wscale = None;
+            }
+            s.sack_permitted = sf.rcv.sack_ok;
+            if sf.rcv.ts_ok {
+                s.ts = Some((now, sf.rcv.ts_recent()));
+            }
+        } else if cfg.timestamps {
+            s.ts = Some((now, 0));
+        }
+        s.mptcp = mptcp;
+        self.finish(i, p);
+    }
+
+    fn build_tx(&mut self, i: usize, now: Nanos, tx: Tx) {
+        let opts = self.base_options(i);
+        let wnd = self.recv.window();
+        let flow = self.flow;
+        let sf = &mut self.sfs[i];
+        let mut p = sf.new_packet(flow);
+        let s = seg_mut(&mut p);
+        s.seq = tx.seq;
+        s.len = tx.len;
+        s.flags = flags::ACK;
+        if tx.fin {
+            s.flags |= flags::FIN;
+        }
+        if tx.len > 0 && tx.kind == TxKind::New && sf.snd.unsent() == 0 {
+            s.flags |= flags::PSH;
+        }
+        sf.rcv.fill_ack(s, now);
+        s.window = wnd;
+        s.mptcp = opts;
+        if tx.len > 0 {
+            if let (Some(m), Some(o)) = (sf.map_of(tx.seq), s.mptcp.as_mut()) {
+                // One mapping per segment (RFC 8684 3.3.1).
+                debug_assert!(tx.seq + tx.len as u64 <= m.sseq + m.len as u64, "segment spans two mappings");
+                let d = o.dss.get_or_insert_with(Dss::default);
+                d.dsn = Some(m.dsn + (tx.seq - m.sseq));
+                d.map_len = tx.len;
+            }
+        }
+        self.finish(i, p);
+    }
+
+    fn build_ack(&mut self, i: usize, now: Nanos) {
+        let opts = self.base_options(i);
+        let wnd = self.recv.window();
+        let flow = self.flow;
+        let sf = &mut self.sfs[i];
+        let mut p = sf.new_packet(flow);
+        let s = seg_mut(&mut p);
+        s.seq = sf.snd.snd_nxt;
+        s.flags = flags::ACK;
+        sf.rcv.fill_ack(s, now);
+        s.window = wnd;
+        s.mptcp = opts;
+        self.finish(i, p);
+    }
+
+    /// DATA_FIN on a pure ACK (RFC 8684 3.3.3), on the best usable subflow.
+    fn build_data_fin(&mut self, now: Nanos) {
+        let Some(i) = self.best_subflow() else { return };
+        let dsn = self.send.write_seq;
+        self.build_ack(i, now);
+        if let Some(p) = self.out.back_mut() {
+            let s = seg_mut(p);
+            if let Some(d) = s.mptcp.as_mut().and_then(|o| o.dss.as_mut()) {
+                d.dsn = Some(dsn);
+                d.map_len = 0;
+                d.data_fin = true;
+            }
+            p.size = s.header_len();
+        }
+        let srtt = self.sfs[i].snd.rtt.srtt;
+        self.fin_timer = Some(now + (2 * srtt).max(200 * MS));
+    }
+
+    fn best_subflow(&self) -> Option<usize> {
+        self.sfs.iter().filter(|s| s.established() && !s.pf).min_by_key(|s| (s.backup, s.snd.rtt.srtt)).or_else(|| self.sfs.iter().find(|s| s.established())).map(|s| s.id)
+    }
+
+    // ---- handshake -------------------------------------------------------------
+
+    fn negotiate(&mut self, i: usize, seg: &TcpSegment) {
+        let cfg = &self.cfg.tcp;
+        let mptcp = self.mode == Mode::Mptcp || (self.mode == Mode::Handshake && seg.mptcp.is_some_and(|o| o.capable.is_some() || o.join.is_some()));
+        let sf = &mut self.sfs[i];
+        let ts_ok = cfg.timestamps && seg.ts.is_some();
+        sf.rcv.ts_ok = ts_ok;
+        sf.rcv.sack_ok = cfg.sack && seg.sack_permitted;
+        sf.rcv.rcv_wscale = if cfg.window_scaling && seg.wscale.is_some() { Some(14) } else { None };
+        let peer_mss = seg.mss.map(|m| m as u32).unwrap_or(536);
+        let mut mss = peer_mss.min(cfg.mss_option()) - if ts_ok { 12 } else { 0 };
+        if mptcp && self.cfg.capable {
+            mss -= DSS_MSS_OVERHEAD;
+        }
+        sf.rcv.rcv_mss = mss;
+        sf.snd.mss = mss;
+        sf.snd.cc_state.mss = mss;
+    }
+
+    fn establish(&mut self, i: usize, now: Nanos) {
+        let sf = &mut self.sfs[i];
+        if sf.syn_retx == 0 {
+            sf.snd.rtt.sample(now - sf.syn_sent_at);
+        }
+        let (mss, sack, ts) = (sf.snd.mss, sf.rcv.sack_ok, sf.rcv.ts_ok);
+        sf.snd.established(now, mss, sack, ts, SUBFLOW_WND);
+        if sf.syn_retx > 0 {
+            sf.snd.rtt.syn_lost_fallback(3 * crate::time::SEC);
+        }
+        if sf.syn_retx > 1 {
+            sf.snd.cc_state.cwnd = 1;
+        }
+        sf.syn_timer = None;
+        sf.syn_pending = false;
+    }
+
+    /// Client path manager: open the subflows still missing (only once the
+    /// first subflow is established and MPTCP was agreed).
+    fn pm_create(&mut self, now: Nanos) {
+        if self.role != Role::Client || self.mode != Mode::Mptcp || !self.sfs.first().is_some_and(|s| s.established()) {
+            return;
+        }
+        let wanted = match self.cfg.pm {
+            PmKind::Upstream => upstream_wanted(&self.local_addrs, &self.remote_addrs, &self.cfg.endpoints),
+            pm => pm.wanted(&self.local_addrs, &self.remote_addrs),
+        };
+        let existing: Vec<(Addr, Addr)> = self.sfs.iter().map(|s| (s.local, s.remote)).collect();
+        for (l, r) in missing(&wanted, &existing) {
+            if self.sfs.len() >= MAX_SUBFLOWS {
+                break;
+            }
+            let port = self.base_port.wrapping_add(1 + self.sfs.len() as u16 * 97);
+            let i = self.add_subflow(l, port, r, self.remote_port, SfState::SynSent);
+            let sf = &mut self.sfs[i];
+            sf.syn_pending = true;
+            sf.syn_sent_at = now;
+        }
+    }
+
+    fn on_new_syn(&mut self, now: Nanos, pkt: &Packet, seg: &TcpSegment) {
+        let (local, remote) = (pkt.dst, pkt.src);
+        let i = if self.sfs.is_empty() {
+            let capable = seg.mptcp.is_some_and(|o| o.capable.is_some());
+            self.mode = if capable && self.cfg.capable { Mode::Mptcp } else { Mode::Fallback };
+            self.peer_key = seg.mptcp.and_then(|o| o.capable).map(|c| c.sender_key);
+            self.add_subflow(local, seg.dst_port, remote, seg.src_port, SfState::SynRcvd)
+        } else {
+            // RFC 8684 3.2: a join must name our token.
+            let Some(j) = seg.mptcp.and_then(|o| o.join) else { return };
+            if self.mode != Mode::Mptcp || j.token != token_of(self.key) || self.sfs.len() >= MAX_SUBFLOWS {
+                return;
+            }
+            let i = self.add_subflow(local, seg.dst_port, remote, seg.src_port, SfState::SynRcvd);
+            self.sfs[i].backup = j.backup;
+            if !self.remote_addrs.contains(&remote) {
+                self.remote_addrs.push(remote);
+            }
+            i
+        };
+        self.negotiate(i, seg);
+        let sf = &mut self.sfs[i];
+        sf.rcv.on_syn(seg.ts.map(|t| t.0));
+        sf.syn_pending = true;
+        sf.syn_sent_at = now;
+    }
+
+    // ---- data path ---------------------------------------------------------------
+
+    fn on_segment(&mut self, now: Nanos, i: usize, seg: &TcpSegment) {
+        let opts = seg.mptcp.unwrap_or_default();
+        if let Some(a) = opts.add_addr {
+            if !self.remote_addrs.contains(&a.addr) {
+                self.remote_addrs.push(a.addr);
+                self.pm_create(now);
+            }
+        }
+        if let Some(b) = opts.prio_backup {
+            self.sfs[i].backup = b;
+        }
+        if seg.has(flags::ACK) {
+            let views = self.path_views();
+            let sf = &mut self.sfs[i];
+            let before = sf.snd.snd_una;
+            let ai = AckInfo {
+                ack: seg.ack,
+                window: SUBFLOW_WND,
+                sack: seg.sack_blocks(),
+                ts_ecr: if sf.rcv.ts_ok { seg.ts.map(|t| t.1) } else { None },
+                carries_data: seg.len > 0 || seg.has(flags::FIN) || seg.has(flags::SYN),
+            };
+            sf.snd.on_ack(now, &ai, Some(&views));
+            if sf.snd.snd_una > before {
+                // v0.9x: new ACK progress clears "potentially failed".
+                sf.pf = false;
+                sf.prune_maps();
+            }
+            match self.mode {
+                Mode::Mptcp => {
+                    if let Some(da) = opts.dss.and_then(|d| d.data_ack) {
+                        self.send.on_data_ack(da, seg.window);
+                    }
+                }
+                Mode::Fallback => {
+                    // Infinite mapping: DSN == subflow sequence number.
+                    let una = self.sfs[i].snd.snd_una;
+                    self.send.on_data_ack(una, seg.window);
+                }
+                Mode::Handshake => {}
+            }
+        }
+        let sf = &mut self.sfs[i];
+        if seg.len > 0 || seg.has(flags::FIN) || seg.seq < sf.rcv.rcv_nxt {
+            if seg.len > 0 {
+                let dsn = match self.mode {
+                    Mode::Fallback => Some(seg.seq),
+                    _ => opts.dss.and_then(|d| d.dsn),
+                };
+                if let Some(d) = dsn {
+                    sf.rx_maps.entry(seg.seq).or_insert((d, seg.len));
+                }
+            }
+            let out = sf.rcv.on_segment(now, seg.seq, seg.len, seg.has(flags::FIN), seg.ts.map(|t| t.0));
+            if out.ooo {
+                sf.snd.counters.ooo_segments += 1;
+            }
+            // Subflow-level in-order data reaches the meta level (Linux
+            // mptcp_data_ready after the subflow's own reassembly).
+            let nxt = sf.rcv.rcv_nxt;
+            let mut delivered = 0;
+            let mut fin = false;
+            while let Some((&s, &(d, l))) = sf.rx_maps.iter().next() {
+                if s + l as u64 > nxt {
+                    break;
+                }
+                sf.rx_maps.remove(&s);
+                let r = self.recv.on_data(now, d, l);
+                delivered += r.delivered;
+                fin |= r.fin;
+            }
+            if out.fin && self.mode == Mode::Fallback {
+                fin |= self.recv.on_data_fin(self.recv.rcv_nxt).fin;
+            }
+            if delivered > 0 {
+                self.events.push_back(AppEvent::Delivered { total: self.recv.delivered });
+            }
+            if fin {
+                self.peer_closed();
+            }
+        }
+        if let Some(d) = opts.dss {
+            if d.data_fin {
+                if let Some(dsn) = d.dsn.map(|x| x + d.map_len as u64) {
+                    if self.recv.on_data_fin(dsn).fin {
+                        self.peer_closed();
+                    }
+                    // acknowledge the DATA_FIN at once
+                    self.sfs[i].rcv.force_ack();
+                }
+            }
+        }
+    }
+
+    fn peer_closed(&mut self) {
+        if !self.peer_closed_reported {
+            self.peer_closed_reported = true;
+            self.events.push_back(AppEvent::PeerClosed);
+        }
+    }
+
+    fn after_activity(&mut self) {
+        if self.write_blocked {
+            let free = self.send.space();
+            if free * 2 >= self.send.buffered() && free > 0 {
+                self.write_blocked = false;
+                self.events.push_back(AppEvent::Writable);
+            }
+        }
+        let done = match self.mode {
+            Mode::Mptcp => self.send.fin_acked && self.recv.fin_received,
+            Mode::Fallback => self.sfs[0].snd.fin_acked() && self.recv.fin_received,
+            Mode::Handshake => false,
+        };
+        if !self.close_reported && self.app_closed && done {
+            self.close_reported = true;
+            self.fin_timer = None;
+            self.events.push_back(AppEvent::Closed);
+        }
+    }
+
+    /// Hand segment [dsn, dsn+len) to subflow `id` and transmit what it can.
+    fn send_on(&mut self, now: Nanos, id: usize, dsn: u64, len: u32) -> bool {
+        if self.sfs[id].snd.unsent() > 0 {
+            return false; // one mapping per segment: never merge chunks
+        }
+        self.sfs[id].push(dsn, len);
+        self.send.mark_sent(dsn, len, id);
+        self.drain_subflow(now, id);
+        true
+    }
+
+    fn drain_subflow(&mut self, now: Nanos, i: usize) {
+        if !matches!(self.sfs[i].state, SfState::Established | SfState::PreEstablished) {
+            return;
+        }
+        while let Some(tx) = self.sfs[i].snd.next_tx(now) {
+            self.build_tx(i, now, tx);
+        }
+    }
+
+    fn apply(&mut self, now: Nanos, out: &SchedOutcome) -> bool {
+        for p in &out.penalize {
+            let s = &mut self.sfs[p.subflow];
+            s.snd.cc_state.cwnd = p.new_cwnd;
+            s.snd.cc_state.ssthresh = if p.new_ssthresh == u32::MAX { INFINITE_SSTHRESH } else { p.new_ssthresh };
+            s.snd.counters.penalizations += 1;
+        }
+        if let Some(id) = out.retransmit_head_on {
+            if let Some((dsn, s)) = self.send.head() {
+                if self.send_on(now, id, dsn, s.len) {
+                    self.sfs[id].snd.counters.bytes_reinjected += s.len as u64;
+                    // the scheduler loop stops here: look again on the next poll
+                    self.dirty = true;
+                }
+            }
+            return true;
+        }
+        false
+    }
+
+    /// The connection-level scheduler loop (Linux `mptcp_write_xmit`): offer
+    /// the reinjection queue's head, else the next new segment.
+    fn schedule(&mut self, now: Nanos) {
+        if self.mode == Mode::Handshake {
+            return;
+        }
+        if self.mode == Mode::Fallback {
+            while let Some((dsn, len)) = self.send.peek_new(self.sfs[0].snd.mss) {
+                if !self.send_on(now, 0, dsn, len) {
+                    break;
+                }
+            }
+            if self.app_closed && !self.fallback_fin_pushed && self.send.unsent() == 0 {
+                self.fallback_fin_pushed = true;
+                self.sfs[0].snd.push_fin();
+                self.drain_subflow(now, 0);
+            }
+            return;
+        }
+        let mss = self.sfs.iter().filter(|s| s.established()).map(|s| s.snd.mss).min();
+        let Some(mss) = mss else { return };
+        for _ in 0..100_000 {
+            let views = self.sched_views();
+            let redundant_copy = if self.redundant { self.redundant_candidate(&views) } else { None };
+            let (dsn, len, reinj) = if let Some((d, l)) = self.send.next_reinject() {
+                (d, l, true)
+            } else if let Some((d, l)) = redundant_copy {
+                // v0.9x redundant scheduler: a subflow with room first sends
+                // the unacked segments it has not carried yet.
+                (d, l, true)
+            } else if let Some((d, l)) = self.send.peek_new(mss) {
+                (d, l, false)
+            } else {
+                if self.write_blocked {
+                    let conn = self.conn_view(true);
+                    let out = self.sched.on_send_blocked(now, &views, &conn);
+                    self.apply(now, &out);
+                }
+                break;
+            };
+            let fits = reinj || dsn + len as u64 <= self.send.wnd_end();
+            let conn = self.conn_view(fits);
+            let seg = Segment { len, reinjection: reinj, sent_on: if reinj { self.send.sent_on(dsn) } else { 0 } };
+            let out = self.sched.schedule(now, &views, &conn, &seg);
+            if self.apply(now, &out) {
+                break;
+            }
+            let ids = match out.decision {
+                Decision::Send(id) => vec![id],
+                Decision::SendMany(ids) => ids,
+                Decision::Wait | Decision::NoneAvailable => break,
+            };
+            if !fits {
+                break;
+            }
+            let mut sent = false;
+            for id in ids {
+                if self.send_on(now, id, dsn, len) {
+                    sent = true;
+                    if reinj && redundant_copy.is_none() {
+                        self.sfs[id].snd.counters.bytes_reinjected += len as u64;
+                    }
+                }
+            }
+            if !sent {
+                break;
+            }
+            if reinj && redundant_copy.is_none() {
+                self.send.reinject.pop_front();
+            }
+        }
+    }
+
+    /// Oldest unacked segment that some available subflow has not carried.
+    fn redundant_candidate(&self, views: &[SubflowView]) -> Option<(u64, u32)> {
+        let avail: u64 = views.iter().filter(|v| v.available() && !v.backup).fold(0, |m, v| m | (1u64 << v.id));
+        if avail == 0 {
+            return None;
+        }
+        self.send.inflight.iter().take(512).find(|(_, s)| avail & !s.sent_on != 0).map(|(&d, s)| (d, s.len))
+    }
+
+    /// Seed 001's MPTCP-level TLP: the probe due on subflow `i` is also sent
+    /// on an alternate subflow chosen by the scheduler.
+    fn mptcp_level_tlp(&mut self, now: Nanos, i: usize) {
+        let sf = &self.sfs[i];
+        let m = match sf.snd.tlp_probe() {
+            Some(TlpProbe::NewData { .. }) => sf.map_of(sf.snd.snd_nxt),
+            Some(TlpProbe::Retransmit { seq, .. }) => sf.map_of(seq),
+            None => None,
+        };
+        let Some(m) = m else { return };
+        if m.dsn + m.len as u64 <= self.send.una {
+            return;
+        }
+        let views = self.sched_views();
+        let conn = self.conn_view(true);
+        let probe = Segment { len: m.len, reinjection: true, sent_on: self.send.sent_on(m.dsn) };
+        if let Some(a) = tlp_alternate(self.sched.as_mut(), now, &views, &conn, &probe, self.sfs[i].id) {
+            if self.send_on(now, a, m.dsn, m.len) {
+                self.sfs[a].snd.counters.bytes_probe_extra += m.len as u64;
+            }
+        }
+    }
+
+    /// Everything to transmit now, appended to `out`.
+    fn fill(&mut self, now: Nanos) {
+        // A subflow with a full window is cwnd-limited while the connection
+        // holds data (v0.9x mptcp_write_xmit -> tcp_cwnd_validate).
+        let pending = self.send.unsent() > 0 || !self.send.reinject.is_empty();
+        for sf in &mut self.sfs {
+            sf.snd.owner_has_data = pending;
+        }
+        for i in 0..self.sfs.len() {
+            if self.sfs[i].syn_pending {
+                let sf = &mut self.sfs[i];
+                sf.syn_pending = false;
+                if sf.syn_retx == 0 {
+                    sf.syn_sent_at = now;
+                }
+                sf.syn_timer = Some(now + sf.syn_rto);
+                self.build_syn(i, now);
+            }
+        }
+        for i in 0..self.sfs.len() {
+            self.drain_subflow(now, i);
+        }
+        self.schedule(now);
+        if self.mode == Mode::Mptcp && self.send.fin_ready() && self.fin_timer.is_none() {
+            self.build_data_fin(now);
+        }
+        for i in 0..self.sfs.len() {
+            let sf = &self.sfs[i];
+            let signal = sf.third_ack_pending || (sf.initial && sf.established() && !self.add_addr_pending.is_empty());
+            if matches!(sf.state, SfState::Established | SfState::PreEstablished) && (sf.rcv.ack_due() || signal) {
+                self.build_ack(i, now);
+            }
+        }
+    }
+
+    pub fn ofo(&self) -> &MetaRecv {
+        &self.recv
+    }
+}
+
+impl Endpoint for MptcpConnection {
+    fn connect(&mut self, now: Nanos) {
+        self.dirty = true;
+        if self.role == Role::Client && self.sfs.is_empty() {
+            let (l, r) = (self.local_addrs[0], self.remote_addrs[0]);
+            let i = self.add_subflow(l, self.base_port, r, self.remote_port, SfState::SynSent);
+            self.sfs[i].syn_pending = true;
+            self.sfs[i].syn_sent_at = now;
+        }
+    }
+
+    fn handle_packet(&mut self, now: Nanos, pkt: &Packet) {
+        self.dirty = true;
+        let Payload::Tcp(seg) = &pkt.payload else { return };
+        let Some(i) = self.sfs.iter().position(|s| s.matches(pkt, seg)) else {
+            if self.role == Role::Server && seg.has(flags::SYN) && !seg.has(flags::ACK) {
+                self.on_new_syn(now, pkt, seg);
+                if let Some(sf) = self.sfs.last_mut() {
+                    let c = &mut sf.snd.counters;
+                    c.packets_received += 1;
+                }
+            }
+            return;
+        };
+        {
+            let c = &mut self.sfs[i].snd.counters;
+            c.packets_received += 1;
+            if seg.len > 0 {
+                c.data_packets_received += 1;
+                c.bytes_received += seg.len as u64;
+            }
+        }
+        match self.sfs[i].state {
+            SfState::SynSent => {
+                if seg.has(flags::SYN) && seg.has(flags::ACK) && seg.ack == 1 {
+                    if self.sfs[i].initial {
+                        let cap = seg.mptcp.and_then(|o| o.capable);
+                        self.mode = if cap.is_some() && self.cfg.capable { Mode::Mptcp } else { Mode::Fallback };
+                        self.peer_key = cap.map(|c| c.sender_key);
+                    }
+                    self.negotiate(i, seg);
+                    self.sfs[i].rcv.on_syn(seg.ts.map(|t| t.0));
+                    self.establish(i, now);
+                    let sf = &mut self.sfs[i];
+                    sf.rcv.force_ack();
+                    if sf.initial {
+                        sf.state = SfState::Established;
+                        sf.third_ack_pending = self.mode == Mode::Mptcp;
+                        self.events.push_back(AppEvent::Connected);
+                        self.pm_create(now);
+                    } else {
+                        sf.state = SfState::PreEstablished;
+                        sf.third_ack_pending = true;
+                    }
+                }
+            }
+            SfState::SynRcvd => {
+                if seg.has(flags::SYN) {
+                    self.sfs[i].syn_pending = true;
+                    self.sfs[i].syn_retx += 1;
+                } else if seg.has(flags::ACK) && seg.ack >= 1 {
+                    self.establish(i, now);
+                    self.sfs[i].state = SfState::Established;
+                    if self.sfs[i].initial {
+                        self.events.push_back(AppEvent::Connected);
+                        if self.mode == Mode::Mptcp {
+                            let first = self.sfs[0].local;
+                            for (k, &a) in self.local_addrs.iter().enumerate() {
+                                let signal = match self.cfg.pm {
+                                    PmKind::Upstream => self.cfg.endpoints.iter().any(|&(e, f)| e == a && f.signal),
+                                    pm => pm.announces(),
+                                };
+                                if a != first && signal {
+                                    self.add_addr_pending.push_back((k as u8, a));
+                                }
+                            }
+                        }
+                    } else {
+                        // RFC 8684 3.2: ACK the third ACK so the initiator may send.
+                        self.sfs[i].rcv.force_ack();
+                    }
+                    self.on_segment(now, i, seg);
+                }
+            }
+            SfState::PreEstablished => {
+                if seg.has(flags::SYN) {
+                    self.sfs[i].third_ack_pending = true;
+                    self.sfs[i].rcv.force_ack();
+                } else {
+                    self.sfs[i].state = SfState::Established;
+                    self.on_segment(now, i, seg);
+                }
+            }
+            SfState::Established => {
+                if seg.has(flags::SYN) {
+                    if self.sfs[i].initial && self.mode == Mode::Mptcp {
+                        self.sfs[i].third_ack_pending = true;
+                    }
+                    self.sfs[i].rcv.force_ack();
+                    return;
+                }
+                self.on_segment(now, i, seg);
+            }
+        }
+        self.after_activity();
+    }
+
+    fn poll_transmit(&mut self, now: Nanos) -> Option<Packet> {
+        if let Some(p) = self.out.pop_front() {
+            return Some(p);
+        }
+        if !self.dirty {
+            return None;
+        }
+        self.dirty = false;
+        self.fill(now);
+        self.after_activity();
+        self.out.pop_front()
+    }
+
+    fn poll_timeout(&self) -> Option<Nanos> {
+        let mut t = self.fin_timer.filter(|_| !self.send.fin_acked);
+        for sf in &self.sfs {
+            for x in [sf.syn_timer, sf.snd.next_timeout(), sf.rcv.delack_deadline].into_iter().flatten() {
+                t = Some(t.map_or(x, |y| y.min(x)));
+            }
+        }
+        t
+    }
+
+    fn handle_timeout(&mut self, now: Nanos) {
+        self.dirty = true;
+        for i in 0..self.sfs.len() {
+            if let Some(t) = self.sfs[i].syn_timer {
+                if now >= t {
+                    let sf = &mut self.sfs[i];
+                    sf.syn_timer = None;
+                    if sf.syn_retx >= self.cfg.tcp.syn_retries {
+                        if sf.initial && self.mode == Mode::Handshake {
+                            self.events.push_back(AppEvent::Closed);
+                        }
+                        continue;
+                    }
+                    sf.syn_retx += 1;
+                    sf.snd.counters.rto_events += 1;
+                    sf.syn_rto = (sf.syn_rto * 2).min(self.cfg.tcp.rto_max);
+                    sf.syn_pending = true;
+                }
+            }
+            self.sfs[i].rcv.on_timeout(now);
+            if !matches!(self.sfs[i].state, SfState::Established | SfState::PreEstablished) {
+                continue;
+            }
+            let views = self.path_views();
+            let rto_before = self.sfs[i].snd.counters.rto_events;
+            self.sfs[i].snd.on_timeout(now, Some(&views));
+            if self.sfs[i].snd.counters.rto_events > rto_before && self.mode == Mode::Mptcp {
+                // v0.9x mptcp_retransmit_timer path: mark the subflow
+                // potentially failed and reinject its unacked data at the
+                // connection level (mptcp_reinject_data).
+                let sf = &mut self.sfs[i];
+                sf.pf = true;
+                let maps: Vec<_> = sf.tx_maps.iter().copied().collect();
+                for m in maps {
+                    self.send.queue_reinject(m.dsn, m.len);
+                }
+            }
+            if self.cfg.mptcp_tlp && self.mode == Mode::Mptcp && self.sfs[i].snd.tlp_due() {
+                self.mptcp_level_tlp(now, i);
+            }
+        }
+        if let Some(t) = self.fin_timer {
+            if now >= t {
+                self.fin_timer = None; // resend on the next poll unless acked
+            }
+        }
+    }
+
+    fn poll_event(&mut self) -> Option<AppEvent> {
+        self.events.pop_front()
+    }
+
+    fn write(&mut self, _now: Nanos, len: u64) -> u64 {
+        self.dirty = true;
+        if self.app_closed {
+            return 0;
+        }
+        let n = self.send.write(len);
+        if n < len {
+            self.write_blocked = true;
+        }
+        n
+    }
+
+    fn send_space(&self) -> u64 {
+        self.send.space()
+    }
+
+    fn close(&mut self, _now: Nanos) {
+        self.dirty = true;
+        if !self.app_closed {
+            self.app_closed = true;
+            self.send.fin_queued = true;
+        }
+    }
+
+    fn paths(&self) -> Vec<PathReport> {
+        self.sfs.iter().map(|s| PathReport { local: s.local, remote: s.remote, counters: s.snd.counters.clone() }).collect()
+    }
+
+    fn path_states(&self) -> Vec<PathState> {
+        self.sfs
+            .iter()
+            .map(|s| {
+                let mss = s.snd.mss as u64;
+                let ss = s.snd.ssthresh();
+                PathState {
+                    local: s.local,
+                    remote: s.remote,
+                    cwnd_bytes: s.snd.cwnd() as u64 * mss,
+                    ssthresh_bytes: if ss >= INFINITE_SSTHRESH { u64::MAX } else { ss as u64 * mss },
+                    srtt: s.snd.rtt.srtt,
+                    inflight_bytes: s.snd.in_flight() as u64 * mss,
+                }
+            })
+            .collect()
+    }
+
+    fn ofo_stats(&self) -> Option<OfoStats> {
+        Some(OfoStats { delays: self.recv.ofo_delays.clone(), hol_time: self.recv.hol_time })
+    }
+}

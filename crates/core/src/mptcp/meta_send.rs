@@ -1,0 +1,178 @@
+//! Connection-level ("meta") send side: the application's byte stream in
+//! data sequence numbers (DSN), the send buffer, what was handed to which
+//! subflow, the DATA_ACK, and the reinjection queue (Linux v0.9x
+//! `mptcp_output.c`: the meta write queue and `mpcb->reinject_queue`).
+//!
+//! DSNs are 64-bit offsets with the first data byte at 1 (RFC 8684 3.3.1:
+//! IDSN + 1; the IDSN derived from the key is irrelevant here). A DATA_FIN
+//! occupies one DSN after the last byte (RFC 8684 3.3.3).
+
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::time::Nanos;
+
+/// A connection-level segment handed to at least one subflow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sent {
+    pub len: u32,
+    /// Subflow ids it was sent on (bit `1 << id`).
+    pub sent_on: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct MetaSend {
+    /// Oldest DSN not covered by a DATA_ACK.
+    pub una: u64,
+    /// Next DSN never handed to a subflow.
+    pub nxt: u64,
+    /// End of the application's data (next DSN to write).
+    pub write_seq: u64,
+    /// Send buffer size in bytes (unacked + unsent, Linux sk_sndbuf of the meta socket).
+    pub sndbuf: u64,
+    /// Peer's connection-level window (RFC 8684 3.3.5: relative to DATA_ACK).
+    pub peer_wnd: u64,
+    /// The application closed: DATA_FIN at `write_seq` once all data is sent.
+    pub fin_queued: bool,
+    /// DATA_FIN acknowledged (DATA_ACK = write_seq + 1).
+    pub fin_acked: bool,
+    pub fin_sent_at: Option<Nanos>,
+    /// Segments handed to subflows and not yet DATA_ACKed, by DSN.
+    pub inflight: BTreeMap<u64, Sent>,
+    /// Segments to send again through the scheduler (RTO on a subflow).
+    pub reinject: VecDeque<(u64, u32)>,
+}
+
+impl MetaSend {
+    pub fn new(sndbuf: u64) -> Self {
+        MetaSend { una: 1, nxt: 1, write_seq: 1, sndbuf, peer_wnd: 65535, ..Default::default() }
+    }
+
+    pub fn buffered(&self) -> u64 {
+        self.write_seq - self.una.min(self.write_seq)
+    }
+
+    pub fn space(&self) -> u64 {
+        self.sndbuf.saturating_sub(self.buffered())
+    }
+
+    pub fn write(&mut self, len: u64) -> u64 {
+        if self.fin_queued {
+            return 0;
+        }
+        let n = len.min(self.space());
+        self.write_seq += n;
+        n
+    }
+
+    pub fn unsent(&self) -> u64 {
+        self.write_seq - self.nxt
+    }
+
+    /// Right edge of the peer's receive window.
+    pub fn wnd_end(&self) -> u64 {
+        self.una + self.peer_wnd
+    }
+
+    /// Take the next new segment of at most `mss` bytes (not yet committed).
+    pub fn peek_new(&self, mss: u32) -> Option<(u64, u32)> {
+        let n = self.unsent().min(mss as u64) as u32;
+        (n > 0).then_some((self.nxt, n))
+    }
+
+    /// The segment at `dsn` was handed to subflow `id`.
+    pub fn mark_sent(&mut self, dsn: u64, len: u32, id: usize) {
+        let e = self.inflight.entry(dsn).or_insert(Sent { len, sent_on: 0 });
+        e.sent_on |= 1u64 << id;
+        if dsn == self.nxt {
+            self.nxt += len as u64;
+        }
+    }
+
+    /// The oldest unacknowledged segment that was sent.
+    pub fn head(&self) -> Option<(u64, Sent)> {
+        self.inflight.iter().next().map(|(&d, &s)| (d, s))
+    }
+
+    /// A DATA_ACK and window arrived (RFC 8684 3.3.2). Returns bytes newly acked.
+    pub fn on_data_ack(&mut self, ack: u64, wnd: u64) -> u64 {
+        let fin_dsn = self.write_seq + 1;
+        if self.fin_queued && ack >= fin_dsn {
+            self.fin_acked = true;
+        }
+        let ack = ack.min(self.write_seq);
+        if ack < self.una {
+            return 0;
+        }
+        // Window updates from older ACKs are ignored (ack < una above).
+        self.peer_wnd = wnd;
+        let newly = ack - self.una;
+        self.una = ack;
+        if self.nxt < self.una {
+            self.nxt = self.una;
+        }
+        while let Some((&d, s)) = self.inflight.iter().next() {
+            if d + s.len as u64 <= ack {
+                self.inflight.remove(&d);
+            } else {
+                break;
+            }
+        }
+        self.reinject.retain(|&(d, l)| d + l as u64 > ack);
+        newly
+    }
+
+    /// Queue a segment for reinjection unless acked or already queued.
+    pub fn queue_reinject(&mut self, dsn: u64, len: u32) -> bool {
+        if dsn + len as u64 <= self.una || self.reinject.iter().any(|&(d, _)| d == dsn) {
+            return false;
+        }
+        self.reinject.push_back((dsn, len));
+        true
+    }
+
+    /// Front of the reinjection queue, dropping acked entries.
+    pub fn next_reinject(&mut self) -> Option<(u64, u32)> {
+        while let Some(&(d, l)) = self.reinject.front() {
+            if d + l as u64 <= self.una {
+                self.reinject.pop_front();
+            } else {
+                return Some((d, l));
+            }
+        }
+        None
+    }
+
+    pub fn sent_on(&self, dsn: u64) -> u64 {
+        self.inflight.get(&dsn).map_or(0, |s| s.sent_on)
+    }
+
+    /// Everything written is handed out and the DATA_FIN may go.
+    pub fn fin_ready(&self) -> bool {
+        self.fin_queued && self.nxt >= self.write_seq && !self.fin_acked
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_ack_frees_buffer_and_inflight() {
+        let mut m = MetaSend::new(10_000);
+        assert_eq!(m.write(12_000), 10_000);
+        let (d, l) = m.peek_new(1000).unwrap();
+        assert_eq!((d, l), (1, 1000));
+        m.mark_sent(d, l, 0);
+        m.mark_sent(1001, 1000, 1);
+        assert_eq!(m.head().unwrap().0, 1);
+        m.on_data_ack(1001, 5000);
+        assert_eq!(m.head().unwrap().0, 1001);
+        assert_eq!(m.space(), 1000);
+        assert_eq!(m.wnd_end(), 6001);
+        assert!(m.queue_reinject(1001, 1000));
+        assert!(!m.queue_reinject(1001, 1000));
+        assert!(!m.queue_reinject(1, 1000), "acked data is never reinjected");
+        m.on_data_ack(2001, 5000);
+        assert_eq!(m.next_reinject(), None);
+    }
+}

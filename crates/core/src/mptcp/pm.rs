@@ -1,0 +1,173 @@
+//! Path managers: which subflows a host opens (Linux v0.9x
+//! `mptcp_fullmesh.c`, `mptcp_ndiffports.c`, `mptcp_binder.c`; upstream
+//! `pm_netlink.c` endpoints are approximated by `backup` addresses).
+//!
+//! Only the connection's initiator (the client) opens subflows, and only once
+//! the first subflow is established (v0.9x `mptcp_fm_create_subflows` /
+//! `create_subflow_worker` run after the MP_CAPABLE handshake; RFC 8684 3.2).
+//! The passive side (server) never opens subflows (it may be behind no NAT,
+//! but v0.9x servers do not either); with `fullmesh` it announces its other
+//! addresses with ADD_ADDR (RFC 8684 3.4.1), and the client's fullmesh then
+//! adds subflows towards them.
+
+use crate::packet::Addr;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PmKind {
+    /// No extra subflows from this host; accepts joins (v0.9x "default").
+    Default,
+    /// A subflow per (local, remote) address pair, `per_pair` of them.
+    Fullmesh { per_pair: u32 },
+    /// `n` subflows in total over the first address pair, different source ports.
+    Ndiffports { n: u32 },
+    /// Binder (seed 003, Boccassino et al.): `n` subflows over the first
+    /// address pair that would be source-routed through other gateways with
+    /// IPv4 loose source routing. The network of seed 003 ignores the LSRR
+    /// option, so they follow the initial path: modelled exactly like
+    /// ndiffports.
+    Binder { n: u32 },
+    /// Upstream Linux `pm_netlink` endpoints: per-address flags (`EpFlags`,
+    /// in `MptcpConfig::endpoints`). The client opens a subflow from each
+    /// `subflow` endpoint to the server's first address (to every known
+    /// server address with `fullmesh`), and one from its first address to
+    /// every address the server announces; the server announces its
+    /// `signal` endpoints with ADD_ADDR; `backup` marks subflows backup.
+    Upstream,
+}
+
+/// Flags of an upstream endpoint (`ip mptcp endpoint add ADDR FLAGS`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EpFlags {
+    pub subflow: bool,
+    pub signal: bool,
+    pub backup: bool,
+    pub fullmesh: bool,
+}
+
+impl EpFlags {
+    /// Parse "subflow,backup" (comma or space separated; "" = no flags).
+    pub fn parse(s: &str) -> Result<EpFlags, String> {
+        let mut f = EpFlags::default();
+        for w in s.split([',', ' ']).filter(|w| !w.is_empty()) {
+            match w {
+                "subflow" => f.subflow = true,
+                "signal" => f.signal = true,
+                "backup" => f.backup = true,
+                "fullmesh" => f.fullmesh = true,
+                other => return Err(format!("unknown endpoint flag \"{other}\" (available: subflow, signal, backup, fullmesh)")),
+            }
+        }
+        Ok(f)
+    }
+}
+
+/// Upstream's maximum of extra subflows here (`ip mptcp limits subflows`; the
+/// kernel allows at most 8).
+pub const UPSTREAM_MAX_SUBFLOWS: usize = 8;
+
+/// Subflows (local, remote) an upstream client wants: see `PmKind::Upstream`.
+pub fn upstream_wanted(local: &[Addr], remote: &[Addr], eps: &[(Addr, EpFlags)]) -> Vec<(Addr, Addr)> {
+    let (l0, r0) = (local[0], remote[0]);
+    let mut v = vec![(l0, r0)];
+    for &(a, f) in eps {
+        if !f.subflow || a == l0 || !local.contains(&a) {
+            continue;
+        }
+        if f.fullmesh {
+            v.extend(remote.iter().map(|&r| (a, r)));
+        } else {
+            v.push((a, r0));
+        }
+    }
+    for &r in &remote[1..] {
+        if !v.contains(&(l0, r)) {
+            v.push((l0, r));
+        }
+    }
+    v.truncate(1 + UPSTREAM_MAX_SUBFLOWS);
+    v
+}
+
+impl PmKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            PmKind::Default => "default",
+            PmKind::Fullmesh { .. } => "fullmesh",
+            PmKind::Ndiffports { .. } => "ndiffports",
+            PmKind::Binder { .. } => "binder",
+            PmKind::Upstream => "upstream",
+        }
+    }
+
+    /// Announce our other addresses with ADD_ADDR.
+    pub fn announces(self) -> bool {
+        matches!(self, PmKind::Fullmesh { .. })
+    }
+
+    /// The subflows (local, remote) the client wants in total, given its
+    /// addresses (the initial one first) and the peer's known addresses
+    /// (the initial one first). The first entry is the initial subflow.
+    pub fn wanted(self, local: &[Addr], remote: &[Addr]) -> Vec<(Addr, Addr)> {
+        let (l0, r0) = (local[0], remote[0]);
+        match self {
+            PmKind::Default | PmKind::Upstream => vec![(l0, r0)],
+            PmKind::Ndiffports { n } | PmKind::Binder { n } => vec![(l0, r0); n.max(1) as usize],
+            PmKind::Fullmesh { per_pair } => {
+                let mut v = vec![(l0, r0)];
+                for &l in local {
+                    for &r in remote {
+                        let have = v.iter().filter(|&&p| p == (l, r)).count() as u32;
+                        for _ in have..per_pair.max(1) {
+                            v.push((l, r));
+                        }
+                    }
+                }
+                v
+            }
+        }
+    }
+}
+
+/// Subflows still to open: `wanted` minus what exists (as a multiset).
+pub fn missing(wanted: &[(Addr, Addr)], existing: &[(Addr, Addr)]) -> Vec<(Addr, Addr)> {
+    let mut have = existing.to_vec();
+    let mut out = Vec::new();
+    for w in wanted {
+        if let Some(i) = have.iter().position(|e| e == w) {
+            have.swap_remove(i);
+        } else {
+            out.push(*w);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fullmesh_2x2_is_four_subflows_ndiffports_stays_on_the_first_pair() {
+        let (l, r) = ([1, 2], [10, 20]);
+        let fm = PmKind::Fullmesh { per_pair: 1 }.wanted(&l, &r);
+        assert_eq!(fm, vec![(1, 10), (1, 20), (2, 10), (2, 20)]);
+        assert_eq!(PmKind::Ndiffports { n: 3 }.wanted(&l, &r), vec![(1, 10); 3]);
+        assert_eq!(PmKind::Binder { n: 2 }.wanted(&l, &r), vec![(1, 10); 2]);
+        assert_eq!(PmKind::Default.wanted(&l, &r), vec![(1, 10)]);
+        assert_eq!(missing(&fm, &[(1, 10), (2, 10)]), vec![(1, 20), (2, 20)]);
+        assert_eq!(PmKind::Fullmesh { per_pair: 2 }.wanted(&[1, 2], &[10]).len(), 4);
+    }
+
+    #[test]
+    fn upstream_endpoints() {
+        let sub = EpFlags::parse("subflow").unwrap();
+        let sub_fm = EpFlags::parse("subflow,fullmesh").unwrap();
+        assert_eq!(upstream_wanted(&[1, 2], &[10], &[(2, sub)]), vec![(1, 10), (2, 10)]);
+        // an announced server address: a subflow from the first address to it
+        assert_eq!(upstream_wanted(&[1, 2], &[10, 20], &[(2, sub)]), vec![(1, 10), (2, 10), (1, 20)]);
+        assert_eq!(upstream_wanted(&[1, 2], &[10, 20], &[(2, sub_fm)]), vec![(1, 10), (2, 10), (2, 20), (1, 20)]);
+        assert_eq!(upstream_wanted(&[1, 2], &[10], &[]), vec![(1, 10)]);
+        assert!(EpFlags::parse("subflow,bogus").is_err());
+        assert!(EpFlags::parse("signal backup").unwrap().backup);
+    }
+}

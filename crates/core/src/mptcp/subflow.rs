@@ -1,0 +1,135 @@
+//! One MPTCP subflow: a TCP `PathSender` + `PathReceiver` pair (the same
+//! machinery as the single-path socket, see `tcp/mod.rs`), its 4-tuple, its
+//! handshake state, and the DSS mappings of what it carries (RFC 8684 3.3.1:
+//! subflow sequence numbers -> data sequence numbers).
+
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::packet::{Addr, FlowId, Packet, Payload, TcpSegment};
+use crate::tcp::{PathReceiver, PathSender, TcpConfig};
+use crate::time::Nanos;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SfState {
+    /// Client: SYN (MP_CAPABLE or MP_JOIN) sent.
+    SynSent,
+    /// Server: SYN received, SYN-ACK to (re)send.
+    SynRcvd,
+    /// MP_JOIN initiator after the third ACK: waits for the peer's ACK of it
+    /// before sending data (RFC 8684 3.2, Linux `pre_established`).
+    PreEstablished,
+    Established,
+}
+
+/// A mapping of subflow bytes to DSNs, one per segment (RFC 8684 3.3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    pub sseq: u64,
+    pub dsn: u64,
+    pub len: u32,
+}
+
+#[derive(Debug)]
+pub struct Subflow {
+    /// Stable id (index in the connection's subflow list), < 64.
+    pub id: usize,
+    pub local: Addr,
+    pub lport: u16,
+    pub remote: Addr,
+    pub rport: u16,
+    pub state: SfState,
+    pub snd: PathSender,
+    pub rcv: PathReceiver,
+    /// The MP_CAPABLE (first) subflow.
+    pub initial: bool,
+    /// Backup priority (MP_JOIN backup bit / MP_PRIO), either direction.
+    pub backup: bool,
+    /// Potentially failed after an RTO (v0.9x `tp->pf`), cleared by ACK progress.
+    pub pf: bool,
+    /// Mappings of data handed to the sender, not yet acked at subflow level.
+    pub tx_maps: VecDeque<Mapping>,
+    /// Received mappings waiting for subflow-level in-order delivery.
+    pub rx_maps: BTreeMap<u64, (u64, u32)>,
+    pub syn_pending: bool,
+    pub syn_sent_at: Nanos,
+    pub syn_timer: Option<Nanos>,
+    pub syn_rto: Nanos,
+    pub syn_retx: u32,
+    /// An ACK carrying MP_CAPABLE keys / MP_JOIN third ACK must go out.
+    pub third_ack_pending: bool,
+}
+
+impl Subflow {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: usize, cfg: &TcpConfig, snd: PathSender, local: Addr, lport: u16, remote: Addr, rport: u16, state: SfState) -> Self {
+        let mut rcv_cfg = cfg.clone();
+        // The subflow's own receiver never limits: the connection-level
+        // window is what every subflow advertises (RFC 8684 3.3.5).
+        rcv_cfg.rcvbuf = 1 << 40;
+        Subflow {
+            id,
+            local,
+            lport,
+            remote,
+            rport,
+            state,
+            snd,
+            rcv: PathReceiver::new(&rcv_cfg),
+            initial: id == 0,
+            backup: false,
+            pf: false,
+            tx_maps: VecDeque::new(),
+            rx_maps: BTreeMap::new(),
+            syn_pending: false,
+            syn_sent_at: 0,
+            syn_timer: None,
+            syn_rto: cfg.rto_initial,
+            syn_retx: 0,
+            third_ack_pending: false,
+        }
+    }
+
+    pub fn established(&self) -> bool {
+        self.state == SfState::Established
+    }
+
+    pub fn matches(&self, pkt: &Packet, seg: &TcpSegment) -> bool {
+        pkt.dst == self.local && pkt.src == self.remote && seg.dst_port == self.lport && seg.src_port == self.rport
+    }
+
+    pub fn new_packet(&self, flow: FlowId) -> Packet {
+        Packet { src: self.local, dst: self.remote, flow, size: 0, payload: Payload::Tcp(TcpSegment::new(self.lport, self.rport)) }
+    }
+
+    /// Hand one segment's worth of connection data to this subflow.
+    pub fn push(&mut self, dsn: u64, len: u32) {
+        let sseq = self.snd.write_seq;
+        self.snd.push_data(len as u64);
+        self.tx_maps.push_back(Mapping { sseq, dsn, len });
+    }
+
+    /// The mapping covering subflow sequence `sseq`.
+    pub fn map_of(&self, sseq: u64) -> Option<Mapping> {
+        let i = self.tx_maps.partition_point(|m| m.sseq + m.len as u64 <= sseq);
+        self.tx_maps.get(i).copied().filter(|m| m.sseq <= sseq)
+    }
+
+    /// Forget mappings acked at subflow level.
+    pub fn prune_maps(&mut self) {
+        let una = self.snd.snd_una;
+        while let Some(m) = self.tx_maps.front() {
+            if m.sseq + m.len as u64 <= una {
+                self.tx_maps.pop_front();
+            } else {
+                break;
+            }
+        }
+    }
+}
+
+pub fn seg_mut(p: &mut Packet) -> &mut TcpSegment {
+    match &mut p.payload {
+        Payload::Tcp(s) => s,
+        _ => unreachable!("MPTCP subflows build TCP packets"),
+    }
+}

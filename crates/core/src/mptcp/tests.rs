@@ -1,0 +1,291 @@
+//! Connection-level unit tests in the smoltcp style: two `MptcpConnection`s
+//! joined by a tiny wire with a fixed one-way delay per client address, and
+//! a drop filter.
+
+use crate::endpoint::{AppEvent, Endpoint};
+use crate::packet::{addr, flags, Addr, Packet};
+use crate::time::{Nanos, MS, SEC};
+
+use super::connection::token_of;
+use super::*;
+
+const A1: Addr = addr(10, 1, 0, 2);
+const A2: Addr = addr(10, 2, 0, 2);
+const S1: Addr = addr(10, 0, 0, 2);
+
+type DropFn = Box<dyn FnMut(Nanos, &Packet) -> bool>;
+
+struct Wire {
+    now: Nanos,
+    c: MptcpConnection,
+    s: MptcpConnection,
+    /// (arrival, to_server, packet)
+    q: Vec<(Nanos, bool, Packet)>,
+    delay: fn(Addr) -> Nanos,
+    drop: DropFn,
+    log: Vec<(Nanos, Packet)>,
+    c_events: Vec<AppEvent>,
+    s_events: Vec<AppEvent>,
+}
+
+fn delay_of(a: Addr) -> Nanos {
+    if a == A2 { 40 * MS } else { 10 * MS }
+}
+
+impl Wire {
+    fn new(cfg_c: MptcpConfig, cfg_s: MptcpConfig) -> Wire {
+        let c = MptcpConnection::new(cfg_c, 0, Role::Client, &[A1, A2], 40000, &[S1], 80).unwrap();
+        let s = MptcpConnection::new(cfg_s, 0, Role::Server, &[S1], 80, &[], 40000).unwrap();
+        Wire { now: 0, c, s, q: Vec::new(), delay: delay_of, drop: Box::new(|_, _| false), log: Vec::new(), c_events: Vec::new(), s_events: Vec::new() }
+    }
+
+    fn pump(&mut self) {
+        loop {
+            let mut any = false;
+            while let Some(p) = self.c.poll_transmit(self.now) {
+                any = true;
+                self.log.push((self.now, p.clone()));
+                if !(self.drop)(self.now, &p) {
+                    let d = (self.delay)(p.src);
+                    self.q.push((self.now + d, true, p));
+                }
+            }
+            while let Some(p) = self.s.poll_transmit(self.now) {
+                any = true;
+                self.log.push((self.now, p.clone()));
+                if !(self.drop)(self.now, &p) {
+                    let d = (self.delay)(p.dst);
+                    self.q.push((self.now + d, false, p));
+                }
+            }
+            while let Some(e) = self.c.poll_event() {
+                self.c_events.push(e);
+            }
+            while let Some(e) = self.s.poll_event() {
+                self.s_events.push(e);
+            }
+            if !any {
+                break;
+            }
+        }
+    }
+
+    /// Advance to `until`, delivering packets and firing timers in order.
+    fn run(&mut self, until: Nanos) {
+        self.pump();
+        loop {
+            let next_pkt = self.q.iter().map(|x| x.0).min();
+            let next_t = [self.c.poll_timeout(), self.s.poll_timeout()].into_iter().flatten().min();
+            let t = match (next_pkt, next_t) {
+                (Some(a), Some(b)) => a.min(b),
+                (a, b) => match a.or(b) {
+                    Some(x) => x,
+                    None => break,
+                },
+            };
+            if t > until {
+                break;
+            }
+            self.now = self.now.max(t);
+            if next_pkt == Some(t) {
+                let i = self.q.iter().position(|x| x.0 == t).unwrap();
+                let (_, to_server, p) = self.q.remove(i);
+                if to_server {
+                    self.s.handle_packet(self.now, &p);
+                } else {
+                    self.c.handle_packet(self.now, &p);
+                }
+            } else {
+                self.c.handle_timeout(self.now);
+                self.s.handle_timeout(self.now);
+            }
+            self.pump();
+        }
+        self.now = until;
+    }
+}
+
+fn cfg(pm: PmKind) -> MptcpConfig {
+    MptcpConfig { pm, cc: "lia".into(), ..MptcpConfig::default() }
+}
+
+fn syns(log: &[(Nanos, Packet)]) -> Vec<(Nanos, Packet)> {
+    log.iter().filter(|(_, p)| p.tcp().is_some_and(|s| s.has(flags::SYN) && !s.has(flags::ACK))).cloned().collect()
+}
+
+#[test]
+fn mp_capable_then_join_only_after_the_first_subflow_is_established() {
+    let mut w = Wire::new(cfg(PmKind::Fullmesh { per_pair: 1 }), cfg(PmKind::Fullmesh { per_pair: 1 }));
+    w.c.connect(0);
+    w.run(5 * MS);
+    let s = syns(&w.log);
+    assert_eq!(s.len(), 1, "only the MP_CAPABLE SYN before the handshake completes");
+    let first = s[0].1.tcp().unwrap().mptcp.unwrap();
+    assert!(first.capable.is_some() && first.join.is_none());
+    assert_eq!(s[0].1.src, A1, "initial subflow on the default (first) address");
+    w.run(200 * MS);
+    let s = syns(&w.log);
+    assert_eq!(s.len(), 2);
+    let (t_join, join) = (&s[1].0, s[1].1.tcp().unwrap().mptcp.unwrap().join.unwrap());
+    // SYN-ACK arrives at 20 ms: the join goes out then, not before.
+    assert_eq!(*t_join, 20 * MS);
+    assert_eq!(s[1].1.src, A2);
+    assert_ne!(join.token, 0, "the join names the server's token");
+    let _ = token_of;
+    assert_eq!(w.s.sfs.len(), 2, "server accepted the join");
+    assert!(w.s.sfs.iter().all(|s| s.established()));
+    assert_eq!(w.c.mode, Mode::Mptcp);
+    assert_eq!(w.c_events.first(), Some(&AppEvent::Connected));
+    // The third ACK of the first subflow echoes both keys (RFC 8684 3.1).
+    let third = w.log.iter().find(|(_, p)| p.src == A1 && p.tcp().unwrap().mptcp.is_some_and(|o| o.capable.is_some_and(|c| c.receiver_key.is_some()))).is_some();
+    assert!(third);
+}
+
+#[test]
+fn join_with_a_wrong_token_is_ignored() {
+    let mut w = Wire::new(cfg(PmKind::Default), cfg(PmKind::Default));
+    w.c.connect(0);
+    w.run(100 * MS);
+    assert_eq!(w.c.sfs.len(), 1, "default path manager opens no subflows");
+    let mut p = w.log.iter().find(|(_, p)| p.src == A1).unwrap().1.clone();
+    p.src = A2;
+    if let crate::packet::Payload::Tcp(s) = &mut p.payload {
+        s.src_port = 999;
+        s.mptcp = Some(crate::packet::MptcpOptions { join: Some(crate::packet::MpJoin { token: 7, addr_id: 1, backup: false }), ..Default::default() });
+    }
+    w.s.handle_packet(w.now, &p);
+    assert_eq!(w.s.sfs.len(), 1);
+}
+
+fn transfer(w: &mut Wire, bytes: u64, until: Nanos) {
+    w.s.write(w.now, bytes);
+    w.s.close(w.now);
+    w.run(until);
+}
+
+#[test]
+fn dss_mappings_and_data_ack_carry_a_transfer_over_two_subflows() {
+    let mut w = Wire::new(cfg(PmKind::Fullmesh { per_pair: 1 }), cfg(PmKind::Fullmesh { per_pair: 1 }));
+    w.c.connect(0);
+    w.run(200 * MS);
+    transfer(&mut w, 300_000, 5 * SEC);
+    assert_eq!(w.c.recv.delivered, 300_000);
+    assert!(w.c_events.contains(&AppEvent::PeerClosed));
+    // Every data segment carries one mapping that covers exactly its payload.
+    let mut data = 0;
+    for (_, p) in &w.log {
+        let s = p.tcp().unwrap();
+        if s.len > 0 {
+            let d = s.mptcp.unwrap().dss.unwrap();
+            assert_eq!(d.map_len, s.len);
+            assert!(d.dsn.is_some() && d.data_ack.is_some());
+            data += 1;
+        }
+    }
+    assert!(data >= 300_000 / 1424);
+    // Both subflows carried data; DATA_ACK covers everything plus DATA_FIN.
+    let per: Vec<u64> = w.s.sfs.iter().map(|s| s.snd.counters.bytes_sent).collect();
+    assert!(per.iter().all(|&b| b > 0), "{per:?}");
+    assert!(w.s.send.fin_acked);
+    assert_eq!(w.s.send.una, 300_001);
+    w.c.close(w.now);
+    w.run(w.now + SEC);
+    assert!(w.s_events.contains(&AppEvent::Closed));
+}
+
+#[test]
+fn rto_on_a_subflow_reinjects_its_data_on_the_other() {
+    let mut w = Wire::new(cfg(PmKind::Fullmesh { per_pair: 1 }), cfg(PmKind::Fullmesh { per_pair: 1 }));
+    w.c.connect(0);
+    w.run(300 * MS);
+    assert_eq!(w.s.sfs.len(), 2);
+    // Path 2 becomes a black hole from now on.
+    let t0 = w.now;
+    w.drop = Box::new(move |now, p| now >= t0 && (p.src == A2 || p.dst == A2));
+    transfer(&mut w, 500_000, 10 * SEC);
+    assert_eq!(w.c.recv.delivered, 500_000, "the transfer completes on path 1");
+    let sf2 = w.s.sfs.iter().find(|s| s.remote == A2).unwrap();
+    let sf1 = w.s.sfs.iter().find(|s| s.remote == A1).unwrap();
+    assert!(sf2.snd.counters.rto_events > 0);
+    assert!(sf2.pf, "potentially failed after the RTO");
+    assert!(sf1.snd.counters.bytes_reinjected > 0, "data of subflow 2 reinjected on subflow 1");
+}
+
+#[test]
+fn fallback_to_tcp_when_the_server_is_not_mptcp_capable() {
+    let mut srv = cfg(PmKind::Fullmesh { per_pair: 1 });
+    srv.capable = false;
+    let mut w = Wire::new(cfg(PmKind::Fullmesh { per_pair: 1 }), srv);
+    w.c.connect(0);
+    w.run(200 * MS);
+    assert_eq!(w.c.mode, Mode::Fallback);
+    assert_eq!(w.s.mode, Mode::Fallback);
+    assert_eq!(w.c.sfs.len(), 1, "no joins after fallback");
+    transfer(&mut w, 100_000, 3 * SEC);
+    assert_eq!(w.c.recv.delivered, 100_000);
+    assert!(w.c_events.contains(&AppEvent::PeerClosed));
+    let synack = w.log.iter().find(|(_, p)| p.tcp().unwrap().has(flags::SYN) && p.tcp().unwrap().has(flags::ACK)).unwrap();
+    assert!(synack.1.tcp().unwrap().mptcp.is_none());
+    assert!(w.log.iter().filter(|(_, p)| p.tcp().unwrap().len > 0).all(|(_, p)| p.tcp().unwrap().mptcp.is_none()));
+}
+
+/// Seed 001's tail-loss scenario: a burst over a fast (20 ms RTT) and a slow
+/// (80 ms RTT) subflow whose last segment is lost once on `lossy` (A1 fast,
+/// A2 slow). Returns (completion time after the write, bytes_probe_extra).
+fn tail_loss_burst(mptcp_tlp: bool, lossy: Addr, segs: u64) -> (Nanos, u64) {
+    let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
+    c.mptcp_tlp = mptcp_tlp;
+    let mut w = Wire::new(c.clone(), c);
+    w.c.connect(0);
+    w.run(300 * MS);
+    assert_eq!(w.s.sfs.len(), 2);
+    let mss = w.s.sfs[0].snd.mss as u64;
+    let bytes = segs * mss;
+    let end = 1 + bytes;
+    let mut dropped = false;
+    w.drop = Box::new(move |_, p| {
+        let s = p.tcp().unwrap();
+        let last = s.len > 0 && s.mptcp.and_then(|o| o.dss).and_then(|d| d.dsn).is_some_and(|d| d + s.len as u64 == end);
+        if last && p.dst == lossy && !dropped {
+            dropped = true;
+            return true;
+        }
+        false
+    });
+    let t0 = w.now;
+    w.s.write(t0, bytes);
+    let mut done = None;
+    while w.now < t0 + 3 * SEC {
+        let next = w.now + MS;
+        w.run(next);
+        if done.is_none() && w.c.recv.delivered >= bytes {
+            done = Some(w.now - t0);
+        }
+    }
+    let extra: u64 = w.s.sfs.iter().map(|s| s.snd.counters.bytes_probe_extra).sum();
+    let on_lossy = w.log.iter().any(|(t, p)| *t >= t0 && p.dst == lossy && p.tcp().unwrap().len > 0);
+    assert!(on_lossy);
+    (done.expect("burst completes"), extra)
+}
+
+/// Seed 001: the MPTCP-level probe shortens a burst whose tail is lost on
+/// the slow subflow (the copy goes on the fast one), and costs extra bytes
+/// without gain when the tail is lost on the fast subflow.
+#[test]
+fn mptcp_level_tlp_helps_when_the_tail_is_lost_on_the_slow_subflow() {
+    // 15 segments: 10 on the fast subflow (its initial window), the last 5 on the slow one.
+    let (plain, e0) = tail_loss_burst(false, A2, 15);
+    let (probe, e1) = tail_loss_burst(true, A2, 15);
+    eprintln!("tail lost on the slow subflow: {} ms with subflow TLP, {} ms with MPTCP-level TLP (extra {e1} bytes)", plain / MS, probe / MS);
+    assert_eq!(e0, 0);
+    assert!(e1 > 0);
+    assert!(probe + 20 * MS <= plain, "{probe} vs {plain}");
+    // 8 segments: all on the fast subflow; its own probe repairs the loss
+    // as early as the copy on the slow subflow could.
+    let (plain, e0) = tail_loss_burst(false, A1, 8);
+    let (probe, e1) = tail_loss_burst(true, A1, 8);
+    eprintln!("tail lost on the fast subflow: {} ms with subflow TLP, {} ms with MPTCP-level TLP (extra {e1} bytes)", plain / MS, probe / MS);
+    assert_eq!(e0, 0);
+    assert!(e1 > 0, "the copy on the slow subflow is sent anyway");
+    assert_eq!(probe, plain, "no gain");
+}

@@ -1,0 +1,154 @@
+//! One run's output as a self-contained JSON document, for sweeps that
+//! persist every finished run (and for Dask workers shipping results back).
+//!
+//! ```json
+//! {"format":"mptlab-run/1","run":0,"seed":7,"summary":{...},
+//!  "tables":[{"name":"messages","columns":[{"name":"flow","type":"u64","values":[0,1,null]}]}]}
+//! ```
+//! Columnar, so it stays compact. Floats are written in their shortest
+//! round-trip form and read back exactly (serde_json's `float_roundtrip`);
+//! non-finite floats, which JSON lacks, are the strings `"NaN"`, `"inf"`,
+//! `"-inf"`. `decode(encode(x)) == x` for every [`RunOutput`].
+
+use crate::output::RunOutput;
+use crate::table::{Column, ColumnData, ColumnType, Table};
+use serde_json::{json, Map, Value as Json};
+
+pub const RUN_FORMAT: &str = "mptlab-run/1";
+
+fn f64_json(x: f64) -> Json {
+    match serde_json::Number::from_f64(x) {
+        Some(n) => Json::Number(n),
+        None if x.is_nan() => json!("NaN"),
+        None if x > 0.0 => json!("inf"),
+        None => json!("-inf"),
+    }
+}
+
+fn column_json(c: &Column) -> Json {
+    let values: Vec<Json> = match &c.data {
+        ColumnData::U64(v) => v.iter().map(|x| x.map_or(Json::Null, |x| json!(x))).collect(),
+        ColumnData::I64(v) => v.iter().map(|x| x.map_or(Json::Null, |x| json!(x))).collect(),
+        ColumnData::F64(v) => v.iter().map(|x| x.map_or(Json::Null, f64_json)).collect(),
+        ColumnData::Str(v) => v.iter().map(|x| x.as_ref().map_or(Json::Null, |x| json!(x))).collect(),
+        ColumnData::Bool(v) => v.iter().map(|x| x.map_or(Json::Null, |x| json!(x))).collect(),
+    };
+    json!({ "name": c.name, "type": c.data.ty().to_string(), "values": values })
+}
+
+/// The document for one run.
+pub fn encode_run(o: &RunOutput) -> Vec<u8> {
+    let tables: Vec<Json> = o
+        .tables
+        .iter()
+        .map(|t| json!({ "name": t.name, "columns": t.columns().iter().map(column_json).collect::<Vec<_>>() }))
+        .collect();
+    let doc = json!({
+        "format": RUN_FORMAT,
+        "run": o.run,
+        "seed": o.seed,
+        "summary": o.summary,
+        "tables": tables,
+    });
+    serde_json::to_vec(&doc).expect("JSON values always serialise")
+}
+
+fn values<T>(v: &[Json], f: impl Fn(&Json) -> Option<T>) -> Result<Vec<Option<T>>, String> {
+    v.iter()
+        .map(|x| match x {
+            Json::Null => Ok(None),
+            x => f(x).map(Some).ok_or_else(|| format!("bad value {x}")),
+        })
+        .collect()
+}
+
+fn column_from(c: &Json) -> Result<Column, String> {
+    let name = c["name"].as_str().ok_or("column without a name")?.to_string();
+    let vals = c["values"].as_array().ok_or_else(|| format!("column `{name}` without values"))?;
+    let ty = c["type"].as_str().unwrap_or("");
+    let data = match ty {
+        "u64" => ColumnData::U64(values(vals, Json::as_u64)?),
+        "i64" => ColumnData::I64(values(vals, Json::as_i64)?),
+        "f64" => ColumnData::F64(values(vals, |x| match x {
+            Json::String(s) => match s.as_str() {
+                "NaN" => Some(f64::NAN),
+                "inf" => Some(f64::INFINITY),
+                "-inf" => Some(f64::NEG_INFINITY),
+                _ => None,
+            },
+            x => x.as_f64(),
+        })?),
+        "string" => ColumnData::Str(values(vals, |x| x.as_str().map(str::to_string))?),
+        "bool" => ColumnData::Bool(values(vals, Json::as_bool)?),
+        t => return Err(format!("column `{name}`: unknown type `{t}`")),
+    };
+    debug_assert!(matches!(data.ty(), ColumnType::U64 | ColumnType::I64 | ColumnType::F64 | ColumnType::Str | ColumnType::Bool));
+    Ok(Column { name, data })
+}
+
+/// Read a document written by [`encode_run`].
+pub fn decode_run(bytes: &[u8]) -> Result<RunOutput, String> {
+    let doc: Json = serde_json::from_slice(bytes).map_err(|e| format!("not a run file: {e}"))?;
+    if doc["format"] != RUN_FORMAT {
+        return Err(format!("not a run file (format {}, expected {RUN_FORMAT})", doc["format"]));
+    }
+    let run = doc["run"].as_u64().and_then(|r| u32::try_from(r).ok()).ok_or("bad `run`")?;
+    let seed = doc["seed"].as_u64().ok_or("bad `seed`")?;
+    let summary: Map<String, Json> = doc["summary"].as_object().cloned().ok_or("bad `summary`")?;
+    let mut o = RunOutput::new(run, seed);
+    o.summary = summary.into_iter().collect();
+    for t in doc["tables"].as_array().ok_or("bad `tables`")? {
+        let name = t["name"].as_str().ok_or("table without a name")?;
+        let cols = t["columns"]
+            .as_array()
+            .ok_or_else(|| format!("table `{name}` without columns"))?
+            .iter()
+            .map(column_from)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("table `{name}`: {e}"))?;
+        o.tables.push(Table::from_columns(name, cols).map_err(|e| e.to_string())?);
+    }
+    Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Value;
+
+    #[test]
+    fn round_trip_is_exact() {
+        let mut o = RunOutput::new(3, u64::MAX - 5);
+        o.set_metric("delay_ms", 0.1 + 0.2);
+        o.summary.insert("note".into(), json!("x"));
+        let t = o.table_mut("messages");
+        for (i, d) in [Some(1.0 / 3.0), None, Some(f64::NAN), Some(f64::NEG_INFINITY), Some(5e-324)].iter().enumerate() {
+            t.push_named(&[
+                ("flow", Value::U64(u64::MAX)),
+                ("flow_label", if i == 1 { Value::Null } else { Value::Str("fg \"q\"\n".into()) }),
+                ("delay_ms", d.map_or(Value::Null, Value::F64)),
+            ])
+            .unwrap();
+        }
+        let mut x = Table::new("extra");
+        x.add_column("i", ColumnType::I64).unwrap();
+        x.add_column("b", ColumnType::Bool).unwrap();
+        x.push_row(vec![Value::I64(-7), Value::Bool(true)]).unwrap();
+        o.tables.push(x);
+        let back = decode_run(&encode_run(&o)).unwrap();
+        // NaN != NaN: compare the encodings, and the bits of the NaN
+        assert_eq!(encode_run(&back), encode_run(&o));
+        assert_eq!(back.run, 3);
+        assert_eq!(back.tables.len(), 2);
+        match &back.tables[0].column("delay_ms").unwrap().data {
+            ColumnData::F64(v) => {
+                assert_eq!(v[0], Some(1.0 / 3.0));
+                assert!(v[2].unwrap().is_nan());
+                assert_eq!(v[4], Some(5e-324));
+            }
+            _ => panic!("type lost"),
+        }
+        assert!(decode_run(b"{\"format\":\"other\"}").is_err());
+        assert!(decode_run(b"{\"format\":\"mptlab-run/1\",\"run\":0,\"seed\":0,\"summary\":{},\"tables\":[{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"u64\",\"values\":[1]},{\"name\":\"b\",\"type\":\"u64\",\"values\":[]}]}]}").is_err());
+    }
+}
