@@ -26,6 +26,7 @@ use crate::sock;
 pub enum AgentCommand {
     /// Serve the scenario's traffic (sender for "down", receiver for "up") until Ctrl-C.
     Server {
+        /// Scenario file (TOML), the same on both hosts.
         scenario: PathBuf,
         /// Address and port to listen on (TCP, and UDP for udp scenarios).
         #[arg(long, value_name = "ADDR:PORT")]
@@ -33,6 +34,7 @@ pub enum AgentCommand {
         /// Run index (selects the seed, as `mptlab run`).
         #[arg(long, default_value_t = 0)]
         run: u32,
+        /// Override a key (repeatable); the same on both hosts.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<Override>,
         /// On Ctrl-C, write the tables of what this side received (messages
@@ -42,18 +44,24 @@ pub enum AgentCommand {
     },
     /// Run the scenario's client side against a server and write the result tables.
     Client {
+        /// Scenario file (TOML), the same on both hosts.
         scenario: PathBuf,
+        /// The server's address and port.
         #[arg(long, value_name = "ADDR:PORT")]
         connect: SocketAddrV4,
         /// Source address (TCP; MPTCP's initial subflow). Default: the kernel's choice.
         #[arg(long, value_name = "ADDR")]
         bind: Option<Ipv4Addr>,
+        /// Run index (selects the seed, as `mptlab run`); the same on both hosts.
         #[arg(long, default_value_t = 0)]
         run: u32,
+        /// Override a key (repeatable); the same on both hosts.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<Override>,
+        /// Output directory for the result tables.
         #[arg(long, short, value_name = "DIR")]
         out: PathBuf,
+        /// Overwrite results already in DIR.
         #[arg(long)]
         force: bool,
     },
