@@ -62,7 +62,7 @@ use super::path::Path;
 use super::recv::{DeliveredMsg, Reassembly, ReorderStats};
 use super::sack::TsnTracker;
 use super::sched::{daps_plan, round_robin_order};
-use crate::endpoint::{AppEvent, Endpoint, PathReport, PathState};
+use crate::endpoint::{AppEvent, Endpoint, OfoStats, PathReport, PathState};
 use crate::packet::{Addr, FlowId, Packet, Payload, IPV4_HEADER};
 use crate::rng::SimRng;
 use crate::time::Nanos;
@@ -141,6 +141,15 @@ pub struct SctpAssociation {
     rr_current: Option<usize>,
     // ---- receive side ----
     tsns: TsnTracker,
+    /// Out-of-order TSNs waiting for the cumulative TSN to reach them, with
+    /// their arrival times (seed 002's out-of-order delay at the TSN level).
+    ooo_waiting: std::collections::VecDeque<(u64, Nanos)>,
+    /// Per received DATA chunk: time from arrival until every lower TSN had
+    /// arrived (0 for a chunk that arrived in order).
+    ooo_delays: Vec<Nanos>,
+    /// Since when the receiver holds data behind a missing TSN, and the total.
+    gap_since: Option<Nanos>,
+    hol_time: Nanos,
     reasm: Reassembly,
     delivered_total: u64,
     sack_pending: bool,
@@ -220,6 +229,10 @@ impl SctpAssociation {
             send_seq: 0,
             rr_current: None,
             tsns: TsnTracker::default(),
+            ooo_waiting: std::collections::VecDeque::new(),
+            ooo_delays: Vec::new(),
+            gap_since: None,
+            hol_time: 0,
             reasm: Reassembly::default(),
             delivered_total: 0,
             sack_pending: false,
@@ -467,6 +480,34 @@ impl SctpAssociation {
     // Receive side
     // ------------------------------------------------------------------
 
+    /// Out-of-order delay and head-of-line time at the TSN level, measured
+    /// like MPTCP's connection-level out-of-order queue (`ofo_stats`).
+    fn track_reordering(&mut self, now: Nanos, tsn: u64, expected: u64) {
+        if tsn == expected {
+            self.ooo_delays.push(0);
+        } else {
+            // keep the queue sorted by TSN (arrivals are mostly increasing)
+            let pos = self.ooo_waiting.partition_point(|&(t, _)| t < tsn);
+            self.ooo_waiting.insert(pos, (tsn, now));
+        }
+        let cum = self.tsns.cum;
+        while let Some(&(t, at)) = self.ooo_waiting.front() {
+            if cum.is_none_or(|c| t > c) {
+                break;
+            }
+            self.ooo_waiting.pop_front();
+            self.ooo_delays.push(now - at);
+        }
+        match (self.tsns.has_gaps(), self.gap_since) {
+            (true, None) => self.gap_since = Some(now),
+            (false, Some(since)) => {
+                self.hol_time += now - since;
+                self.gap_since = None;
+            }
+            _ => {}
+        }
+    }
+
     fn on_data(&mut self, now: Nanos, path: usize, d: &DataChunk, delivered: &mut Vec<DeliveredMsg>) -> bool {
         let was_gap = self.tsns.has_gaps();
         let expected = self.tsns.cum.map_or(0, |c| c + 1);
@@ -477,6 +518,7 @@ impl SctpAssociation {
         if d.tsn != expected {
             self.paths[path].counters.ooo_segments += 1;
         }
+        self.track_reordering(now, d.tsn, expected);
         if was_gap || self.tsns.has_gaps() {
             // out of order or filling a gap: SACK at once (section 6.7),
             // unless DAC keeps delaying (Iyengar et al. section 4.3).
@@ -1567,6 +1609,14 @@ impl Endpoint for SctpAssociation {
 
     fn paths(&self) -> Vec<PathReport> {
         self.paths.iter().map(|p| PathReport { local: p.local, remote: p.remote, counters: p.counters.clone() }).collect()
+    }
+
+    fn ofo_stats(&self) -> Option<OfoStats> {
+        // Only a receiver that got data has something to report.
+        if self.ooo_delays.is_empty() {
+            return None;
+        }
+        Some(OfoStats { delays: self.ooo_delays.clone(), hol_time: self.hol_time })
     }
 
     fn path_states(&self) -> Vec<PathState> {

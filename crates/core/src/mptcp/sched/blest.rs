@@ -31,7 +31,7 @@
 use std::collections::BTreeMap;
 
 use super::{
-    get_available_subflow, nothing_now, rcv_buf_opt, ConnView, Decision, SchedOutcome, Scheduler,
+    get_available_subflow, nothing_now, ConnView, Decision, RbufOpt, SchedOutcome, Scheduler,
     Segment, SubflowView,
 };
 use crate::time::Nanos;
@@ -49,7 +49,7 @@ pub struct Blest {
     last_lambda_update: Option<Nanos>,
     /// Per subflow id: (smallest, largest) srtt seen.
     srtt_range: BTreeMap<usize, (Nanos, Nanos)>,
-    last_penal: BTreeMap<usize, Nanos>,
+    rbuf: RbufOpt,
 }
 
 impl Default for Blest {
@@ -59,7 +59,7 @@ impl Default for Blest {
             retrans_flag: false,
             last_lambda_update: None,
             srtt_range: BTreeMap::new(),
-            last_penal: BTreeMap::new(),
+            rbuf: RbufOpt::default(),
         }
     }
 }
@@ -134,13 +134,7 @@ impl Blest {
             // A head-of-line event: make lambda more conservative.
             self.retrans_flag = true;
         }
-        let id = subflows[fast].id;
-        let mut last = self.last_penal.get(&id).copied();
-        let out = rcv_buf_opt(now, subflows, conn, fast, penal, &mut last, true);
-        if let Some(t) = last {
-            self.last_penal.insert(id, t);
-        }
-        out
+        self.rbuf.run(now, subflows, conn, fast, penal, true)
     }
 
     /// `blest_get_available_subflow`: an index or None (wait / none).

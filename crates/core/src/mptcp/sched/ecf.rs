@@ -22,19 +22,15 @@
 //! queue (`ConnView::send_queue_bytes`), where the kernel derives it from the
 //! meta socket's queued memory minus what the subflows hold.
 
-use super::{
-    get_available_subflow, nothing_now, rcv_buf_opt, ConnView, Decision, SchedOutcome, Scheduler,
-    Segment, SubflowView,
-};
+use super::{get_available_subflow, ConnView, RbufOpt, SchedOutcome, Scheduler, Segment, SubflowView};
 use crate::time::Nanos;
-use std::collections::BTreeMap;
 
 pub const R_BETA: u128 = 4;
 
 #[derive(Clone, Debug, Default)]
 pub struct Ecf {
     waiting: bool,
-    last_penal: BTreeMap<usize, Nanos>,
+    rbuf: RbufOpt,
 }
 
 impl Ecf {
@@ -88,23 +84,6 @@ impl Ecf {
             _ => Some(best),
         }
     }
-
-    fn rbuf(
-        &mut self,
-        now: Nanos,
-        subflows: &[SubflowView],
-        conn: &ConnView,
-        fast: usize,
-        penal: bool,
-    ) -> SchedOutcome {
-        let id = subflows[fast].id;
-        let mut last = self.last_penal.get(&id).copied();
-        let out = rcv_buf_opt(now, subflows, conn, fast, penal, &mut last, false);
-        if let Some(t) = last {
-            self.last_penal.insert(id, t);
-        }
-        out
-    }
 }
 
 impl Scheduler for Ecf {
@@ -119,13 +98,8 @@ impl Scheduler for Ecf {
         conn: &ConnView,
         seg: &Segment,
     ) -> SchedOutcome {
-        let Some(i) = self.choose(subflows, conn, Some(seg)) else {
-            return SchedOutcome::just(nothing_now(subflows));
-        };
-        if !seg.reinjection && !conn.fits_rwnd {
-            return self.rbuf(now, subflows, conn, i, true);
-        }
-        SchedOutcome::just(Decision::Send(subflows[i].id))
+        let pick = self.choose(subflows, conn, Some(seg));
+        self.rbuf.outcome(now, subflows, conn, seg, pick, false)
     }
 
     fn on_send_blocked(
@@ -134,16 +108,15 @@ impl Scheduler for Ecf {
         subflows: &[SubflowView],
         conn: &ConnView,
     ) -> SchedOutcome {
-        match self.choose(subflows, conn, None) {
-            Some(i) => self.rbuf(now, subflows, conn, i, false),
-            None => SchedOutcome::just(nothing_now(subflows)),
-        }
+        let pick = self.choose(subflows, conn, None);
+        self.rbuf.blocked(now, subflows, conn, pick, false)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::testutil::*;
+    use super::super::Decision;
     use super::*;
 
     /// Fast subflow 0 (10 ms, cwnd 10, full), slow subflow 1 (100 ms, cwnd

@@ -16,37 +16,12 @@
 //! (`defsched_init`), so no penalisation happens in its first srtt; here a
 //! subflow that never penalised may do so at once.
 
-use std::collections::BTreeMap;
-
-use super::{
-    get_available_subflow, nothing_now, rcv_buf_opt, ConnView, Decision, SchedOutcome, Scheduler,
-    Segment, SubflowView,
-};
+use super::{get_available_subflow, ConnView, RbufOpt, SchedOutcome, Scheduler, Segment, SubflowView};
 use crate::time::Nanos;
 
 #[derive(Clone, Debug, Default)]
 pub struct MinRtt {
-    /// Per fast subflow id: time of its last penalisation (`last_rbuf_opti`).
-    last_penal: BTreeMap<usize, Nanos>,
-}
-
-impl MinRtt {
-    fn rbuf(
-        &mut self,
-        now: Nanos,
-        subflows: &[SubflowView],
-        conn: &ConnView,
-        fast: usize,
-        penal: bool,
-    ) -> SchedOutcome {
-        let id = subflows[fast].id;
-        let mut last = self.last_penal.get(&id).copied();
-        let out = rcv_buf_opt(now, subflows, conn, fast, penal, &mut last, false);
-        if let Some(t) = last {
-            self.last_penal.insert(id, t);
-        }
-        out
-    }
+    rbuf: RbufOpt,
 }
 
 impl Scheduler for MinRtt {
@@ -61,13 +36,8 @@ impl Scheduler for MinRtt {
         conn: &ConnView,
         seg: &Segment,
     ) -> SchedOutcome {
-        let Some(i) = get_available_subflow(subflows, Some(seg)) else {
-            return SchedOutcome::just(nothing_now(subflows));
-        };
-        if !seg.reinjection && !conn.fits_rwnd {
-            return self.rbuf(now, subflows, conn, i, true);
-        }
-        SchedOutcome::just(Decision::Send(subflows[i].id))
+        let pick = get_available_subflow(subflows, Some(seg));
+        self.rbuf.outcome(now, subflows, conn, seg, pick, false)
     }
 
     fn on_send_blocked(
@@ -76,17 +46,15 @@ impl Scheduler for MinRtt {
         subflows: &[SubflowView],
         conn: &ConnView,
     ) -> SchedOutcome {
-        match get_available_subflow(subflows, None) {
-            Some(i) => self.rbuf(now, subflows, conn, i, false),
-            None => SchedOutcome::just(nothing_now(subflows)),
-        }
+        let pick = get_available_subflow(subflows, None);
+        self.rbuf.blocked(now, subflows, conn, pick, false)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::testutil::*;
-    use super::super::{HeadOfLine, Penalize};
+    use super::super::{Decision, HeadOfLine, Penalize};
     use super::*;
     use crate::time::MS;
 

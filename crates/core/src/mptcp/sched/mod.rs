@@ -334,6 +334,48 @@ pub fn get_available_subflow(subflows: &[SubflowView], seg: Option<&Segment>) ->
     None
 }
 
+/// The v0.9x receive-buffer optimisation ("retransmission and
+/// penalisation") with its per-fast-subflow clock (`last_rbuf_opti`), and the
+/// step every lowest-RTT-family scheduler (minrtt, BLEST, ECF) ends with once
+/// it has picked a subflow: send there, or, when the segment does not fit the
+/// peer's receive window, retransmit the head of line and penalise.
+#[derive(Clone, Debug, Default)]
+pub struct RbufOpt {
+    last_penal: std::collections::BTreeMap<usize, Nanos>,
+}
+
+impl RbufOpt {
+    /// Run the optimisation for fast subflow index `fast` (see `rcv_buf_opt`).
+    pub fn run(&mut self, now: Nanos, subflows: &[SubflowView], conn: &ConnView, fast: usize, penal: bool, all: bool) -> SchedOutcome {
+        let id = subflows[fast].id;
+        let mut last = self.last_penal.get(&id).copied();
+        let out = rcv_buf_opt(now, subflows, conn, fast, penal, &mut last, all);
+        if let Some(t) = last {
+            self.last_penal.insert(id, t);
+        }
+        out
+    }
+
+    /// The outcome for `seg` once the scheduler picked subflow index `pick`.
+    pub fn outcome(&mut self, now: Nanos, subflows: &[SubflowView], conn: &ConnView, seg: &Segment, pick: Option<usize>, all: bool) -> SchedOutcome {
+        let Some(i) = pick else {
+            return SchedOutcome::just(nothing_now(subflows));
+        };
+        if !seg.reinjection && !conn.fits_rwnd {
+            return self.run(now, subflows, conn, i, true, all);
+        }
+        SchedOutcome::just(Decision::Send(subflows[i].id))
+    }
+
+    /// The outcome when the connection could not send (send window full).
+    pub fn blocked(&mut self, now: Nanos, subflows: &[SubflowView], conn: &ConnView, pick: Option<usize>, all: bool) -> SchedOutcome {
+        match pick {
+            Some(i) => self.run(now, subflows, conn, i, false, all),
+            None => SchedOutcome::just(nothing_now(subflows)),
+        }
+    }
+}
+
 /// Linux `mptcp_rcv_buf_optimization(sk, penal)` for the chosen subflow
 /// `fast` (an index): decides whether to retransmit the head-of-line segment
 /// on it and which slower subflows holding that segment to penalise.
