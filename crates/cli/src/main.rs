@@ -4,6 +4,7 @@
 //! written); 1 simulation or output error (nothing written).
 
 mod runner;
+mod validate;
 mod sweep;
 
 use clap::{Parser, Subcommand};
@@ -138,6 +139,22 @@ enum Command {
     Agent {
         #[command(subcommand)]
         role: mptlab_emu::live::AgentCommand,
+    },
+    /// Run the validation scenarios (scenarios/validate) in the simulator and
+    /// over the real kernel, and print the medians side by side. Needs root.
+    Validate {
+        /// Directory of validation scenarios.
+        #[arg(long, default_value = "scenarios/validate")]
+        dir: PathBuf,
+        /// Also write validation.csv / validation.txt here.
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// Runs per scenario (overrides scenario.runs).
+        #[arg(long)]
+        runs: Option<u32>,
+        /// Only scenarios whose file name contains this text.
+        #[arg(long)]
+        only: Option<String>,
     },
     /// Measure simulator speed: simulated data packets per wall-clock second on
     /// one core, for the benchmark scenarios (a saturated flow at 20 Mbit/s and
@@ -306,6 +323,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Bench { duration, repeat } => bench(duration, repeat),
+        Command::Validate { dir, out, runs, only } => validate::run(validate::Options { dir, out, runs, only }),
         Command::List => {
             list();
             ExitCode::SUCCESS

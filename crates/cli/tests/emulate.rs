@@ -264,3 +264,34 @@ fn ctrl_c_and_kill_leave_nothing_behind() {
     assert!(!out.exists());
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// `mptlab validate` runs a validation scenario in both the simulator and the
+/// kernel and writes the side-by-side table.
+#[test]
+fn validate_compares_simulation_and_emulation() {
+    if !netns::is_root() {
+        eprintln!("skipping validate_compares_simulation_and_emulation: needs root");
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tmp("validate");
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let o = Command::new(bin())
+        .args(["validate", "--runs", "1", "--only", "file-256k-tcp", "--dir"])
+        .arg(repo.join("scenarios/validate"))
+        .arg("--out")
+        .arg(&d)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let csv = std::fs::read_to_string(d.join("validation.csv")).unwrap();
+    let row = csv.lines().find(|l| l.starts_with("file-256k-tcp,completion_time_ms,")).expect(&csv);
+    let f: Vec<f64> = row.split(',').skip(2).take(2).map(|x| x.parse().unwrap()).collect();
+    // Same link parameters, same TCP: the kernel and the model finish a
+    // 256 KiB download over a 20 Mbit/s, 2 x 10 ms path within 25 %.
+    assert!((f[1] - f[0]).abs() / f[0] < 0.25, "{row}");
+    // Bad input: exit 2, nothing written.
+    let o = Command::new(bin()).args(["validate", "--only", "no-such-scenario"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_dir_all(&d).unwrap();
+}
