@@ -249,7 +249,7 @@ fn run_direction(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts:
                 match model.offer(t, n as u32) {
                     Verdict::Deliver { at } => {
                         let q = Queued { at, len: n, buf };
-                        if queue.back().map_or(true, |b| b.at <= at) {
+                        if queue.back().is_none_or(|b| b.at <= at) {
                             queue.push_back(q);
                         } else {
                             let pos = queue.partition_point(|x| x.at <= at);
@@ -374,7 +374,7 @@ fn run_split(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts: Emu
                             let full = std::mem::replace(&mut buf, next);
                             let was_empty = g.0.is_empty();
                             let q = Queued { at, len: n, buf: full };
-                            if g.0.back().map_or(true, |b| b.at <= at) {
+                            if g.0.back().is_none_or(|b| b.at <= at) {
                                 g.0.push_back(q);
                             } else {
                                 let pos = g.0.partition_point(|x| x.at <= at);

@@ -143,7 +143,7 @@ fn cmd_run(args: &[String]) -> Result<(), String> {
     println!("namespaces: client {} core {} server {}", topo.client_ns, topo.core_ns.as_deref().unwrap_or("-"), topo.server_ns);
     println!("client addresses {} ; server {}", topo.client_addrs.join(" "), topo.server_addr);
     let start = Instant::now();
-    while !stop.load(Ordering::SeqCst) && duration.map_or(true, |d| start.elapsed() < d) {
+    while !stop.load(Ordering::SeqCst) && duration.is_none_or(|d| start.elapsed() < d) {
         std::thread::sleep(Duration::from_millis(50));
     }
     let reps = emu.stop();
