@@ -67,52 +67,79 @@ fn goodputs(w: &mut World, eps: &[usize], warm: Nanos, end: Nanos) -> Vec<f64> {
 }
 
 /// Both client addresses reach the server through one shared 10 Mbit/s
-/// bottleneck (the server link); the access paths are fast.
-fn shared_bottleneck(seed: u64) -> (World, Layout) {
-    let (spec, lay) = multi_path(&[link(1000, 5, 1000), link(1000, 5, 1000)], &link(10, 20, 100), false);
+/// bottleneck (the server link, 100-packet drop-tail queue, Bernoulli loss
+/// `loss` on the data direction); the access paths are fast.
+fn shared_bottleneck(seed: u64, loss: f64) -> (World, Layout) {
+    let mut bl = link(10, 20, 100);
+    if loss > 0.0 {
+        bl.down.loss = mptlab_core::loss::LossModel::Bernoulli { p: loss };
+    }
+    let (spec, lay) = multi_path(&[link(1000, 5, 1000), link(1000, 5, 1000)], &bl, false);
     (World::new(Network::build(&spec, seed).unwrap()), lay)
 }
 
-/// RFC 6356 section 2, goals 2 (do no harm) at a shared bottleneck: a
+/// Median over seeds of (first flow's goodput / competing TCP flow's goodput)
+/// at the shared bottleneck. `first` adds the flow under test.
+fn median_ratio(first: &dyn Fn(&mut World, &Layout) -> usize, tcp: CcKind) -> (f64, Vec<f64>) {
+    // 0.1 % random loss and several seeds: with drop-tail alone and constant
+    // delays every run is the same deterministic phase pattern (the seed
+    // changes nothing) and two plain NewReno flows split 1.20 : 1 after 60 s.
+    let (warm, end) = (10 * SEC, 250 * SEC);
+    let mut r: Vec<f64> = (1..=7u64)
+        .map(|seed| {
+            let (mut w, lay) = shared_bottleneck(seed, 0.001);
+            let m = first(&mut w, &lay);
+            let t = add_tcp(&mut w, &lay, 0, tcp);
+            let g = goodputs(&mut w, &[m, t], warm, end);
+            assert!(g[0] + g[1] > 8.0, "bottleneck used: {g:?}");
+            g[0] / g[1]
+        })
+        .collect();
+    let all = r.clone();
+    r.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    (r[r.len() / 2], all)
+}
+
+/// RFC 6356 section 2, goal 2 (do no harm) at a shared bottleneck: a
 /// two-subflow coupled connection takes about what one TCP flow takes there;
-/// uncoupled CUBIC subflows take more.
+/// uncoupled CUBIC subflows take more. References: a second TCP NewReno flow
+/// and a one-subflow MPTCP connection against the same TCP flow.
 #[test]
 fn coupled_cc_takes_its_fair_share_at_a_shared_bottleneck() {
-    let (warm, end) = (10 * SEC, 70 * SEC);
-    // Reference: a one-subflow MPTCP connection (path manager "default")
-    // against the same TCP flow; the MSS and start-up differ slightly.
-    let (mut w, lay) = shared_bottleneck(1);
-    let mut one = mptcp_cfg("lia");
-    one.pm = PmKind::Default;
-    let m = add_mptcp(&mut w, &lay, &one);
-    let t = add_tcp(&mut w, &lay, 0, CcKind::NewReno);
-    let g = goodputs(&mut w, &[m, t], warm, end);
-    let base = g[0] / g[1];
-    eprintln!("one subflow: mptcp {:.2} Mbit/s, tcp newreno {:.2} Mbit/s, ratio {base:.2}", g[0], g[1]);
-    let mut ratios = Vec::new();
+    let show = |what: &str, (m, all): &(f64, Vec<f64>)| {
+        let v: Vec<String> = all.iter().map(|x| format!("{x:.2}")).collect();
+        eprintln!("{what}: median ratio {m:.2} over seeds {v:?}");
+    };
+    let tcp_ref = median_ratio(&|w, lay| add_tcp(w, lay, 1, CcKind::NewReno), CcKind::NewReno);
+    show("tcp newreno vs tcp newreno", &tcp_ref);
+    assert!((0.8..1.25).contains(&tcp_ref.0), "the setup itself is fair: {}", tcp_ref.0);
+    let one = median_ratio(
+        &|w, lay| {
+            let mut one = mptcp_cfg("lia");
+            one.pm = PmKind::Default;
+            add_mptcp(w, lay, &one)
+        },
+        CcKind::NewReno,
+    );
+    show("one-subflow mptcp vs tcp newreno", &one);
+    assert!((0.8..1.25).contains(&one.0), "one subflow is one TCP flow: {}", one.0);
+    let mut coupled = Vec::new();
     for cc in ["lia", "olia", "balia"] {
-        let (mut w, lay) = shared_bottleneck(1);
-        let m = add_mptcp(&mut w, &lay, &mptcp_cfg(cc));
-        let t = add_tcp(&mut w, &lay, 0, CcKind::NewReno);
-        let g = goodputs(&mut w, &[m, t], warm, end);
-        let subflows = w.eps[m].paths().len();
-        eprintln!("{cc}: mptcp {:.2} Mbit/s ({subflows} subflows), tcp newreno {:.2} Mbit/s, ratio {:.2}", g[0], g[1], g[0] / g[1]);
-        assert_eq!(subflows, 2);
-        assert!(g[0] + g[1] > 8.5, "bottleneck used: {g:?}");
-        let r = g[0] / g[1];
-        assert!((0.6..1.6).contains(&r), "{cc}: ratio {r}");
-        assert!(r < 1.3 * base, "{cc}: two coupled subflows take about what one does: {r} vs {base}");
-        ratios.push(r);
+        let r = median_ratio(&|w, lay| add_mptcp(w, lay, &mptcp_cfg(cc)), CcKind::NewReno);
+        show(&format!("{cc} (2 subflows) vs tcp newreno"), &r);
+        assert!((0.75..1.3).contains(&r.0), "{cc}: median ratio {}", r.0);
+        coupled.push(r.0);
     }
-    let (mut w, lay) = shared_bottleneck(1);
-    let m = add_mptcp(&mut w, &lay, &mptcp_cfg("cubic"));
-    let t = add_tcp(&mut w, &lay, 0, CcKind::Cubic);
-    let g = goodputs(&mut w, &[m, t], warm, end);
-    let r = g[0] / g[1];
-    eprintln!("uncoupled cubic: mptcp {:.2} Mbit/s, tcp cubic {:.2} Mbit/s, ratio {r:.2}", g[0], g[1]);
-    assert!(r > 1.4, "two uncoupled CUBIC subflows take more than one CUBIC flow: {r}");
-    for x in ratios {
-        assert!(r > x + 0.3, "uncoupled {r} vs coupled {x}");
+    let (mut w, lay) = shared_bottleneck(1, 0.001);
+    let m = add_mptcp(&mut w, &lay, &mptcp_cfg("lia"));
+    add_tcp(&mut w, &lay, 0, CcKind::NewReno);
+    w.run(5 * SEC);
+    assert_eq!(w.eps[m].paths().len(), 2, "two subflows");
+    let cubic = median_ratio(&|w, lay| add_mptcp(w, lay, &mptcp_cfg("cubic")), CcKind::Cubic);
+    show("uncoupled cubic (2 subflows) vs tcp cubic", &cubic);
+    assert!(cubic.0 > 1.5, "two uncoupled CUBIC subflows take more than one CUBIC flow: {}", cubic.0);
+    for x in coupled {
+        assert!(cubic.0 > x + 0.5, "uncoupled {} vs coupled {x}", cubic.0);
     }
 }
 
@@ -420,4 +447,21 @@ fn upstream_endpoints_on_the_2x2_mesh() {
     let ov: Vec<Override> = vec![pm.parse().unwrap(), "transport.mptcp.endpoints=[\"subflow,turbo\"]".parse().unwrap()];
     let e = mptlab_sim::supported(&Scenario::from_str_with_overrides(MESH_2X2, "test", &ov).unwrap()).unwrap_err();
     assert!(e.contains("turbo"), "{e}");
+}
+
+/// wVegas fills uncontended paths, keeping its alpha packets queued
+/// (Cao et al. ICNP 2012: a Vegas equilibrium with diff == alpha per subflow).
+/// Before the ca_rtt and drain-reference fixes: 3.59 and 5.42 Mbit/s.
+#[test]
+fn wvegas_fills_uncontended_paths() {
+    let (warm, end) = (5 * SEC, 35 * SEC);
+    let srv = link(1000, 1, 1000);
+    for (paths, cap) in [(vec![link(10, 20, 100)], 10.0), (vec![link(10, 20, 100), link(5, 40, 100)], 15.0)] {
+        let (spec, lay) = multi_path(&paths, &srv, false);
+        let mut w = World::new(Network::build(&spec, 1).unwrap());
+        let m = add_mptcp(&mut w, &lay, &mptcp_cfg("wvegas"));
+        let g = goodputs(&mut w, &[m], warm, end)[0];
+        eprintln!("wvegas over {} path(s): {g:.2} Mbit/s of {cap}", paths.len());
+        assert!(g >= 0.85 * cap, "wvegas over {} path(s): {g} of {cap}", paths.len());
+    }
 }

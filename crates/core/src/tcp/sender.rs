@@ -811,6 +811,9 @@ impl PathSender {
         // --- cumulative ACK ---
         let mut acked_pkts = 0u32;
         let mut first_ackt: Option<Nanos> = None;
+        // Linux tcp_clean_rtx_queue: the newest never-retransmitted segment
+        // this ACK covers; its RTT (ca_rtt_us) is what congestion control sees.
+        let mut last_ackt: Option<Nanos> = None;
         let mut retrans_data_acked = false;
         while let Some(s) = self.sb.front() {
             if s.end() > a.ack {
@@ -847,9 +850,12 @@ impl PathSender {
                 }
                 self.recent_retx[self.recent_retx_i] = (s.start, s.end(), spurious);
                 self.recent_retx_i = (self.recent_retx_i + 1) % RECENT_RETX;
-            } else if first_ackt.is_none() && !s.has(SACKED) {
+            } else if !s.has(SACKED) {
                 // Karn's rule (RFC 6298 3): sample only never-retransmitted segments.
-                first_ackt = Some(s.sent);
+                if first_ackt.is_none() {
+                    first_ackt = Some(s.sent);
+                }
+                last_ackt = Some(s.sent);
             }
         }
         if !self.sack_ok && acked_pkts > 0 {
@@ -925,7 +931,17 @@ impl PathSender {
         self.sync_cc();
         let delivered = acked_pkts + newly_sacked;
         if delivered > 0 {
-            self.cc.pkts_acked(&self.cc_state, delivered, rtt_sample, now);
+            // Linux (>= 4.1, tcp_clean_rtx_queue / tcp_ack_update_rtt) hands
+            // congestion control ca_rtt_us, the RTT of the most recently sent
+            // acked segment, not seq_rtt_us (the oldest one): with delayed or
+            // stretch ACKs the oldest segment's sample includes the time the
+            // receiver held the ACK back, which delay-based algorithms (Vegas,
+            // wVegas) would read as queueing.
+            let ca_rtt = match last_ackt {
+                Some(t) if advanced => Some(now.saturating_sub(t)),
+                _ => rtt_sample,
+            };
+            self.cc.pkts_acked(&self.cc_state, delivered, ca_rtt, now);
         }
 
         // --- loss marking ---
