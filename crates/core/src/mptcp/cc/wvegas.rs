@@ -11,9 +11,8 @@
 //!   avoidance:   if diff_i >= alpha_i: weight_i = x_i / sum_k x_k, x = w / rtt,
 //!                                      alpha_i = max(2, weight_i * total_alpha)
 //!                if diff_i > alpha_i: w_i -= 1;  if diff_i < alpha_i: w_i += 1
-//!   queue drain: q_i = rtt_i - base_rtt_i; if diff_i >= alpha_i: queue_delay_i = min(queue_delay_i, q_i)
-//!                if queue_delay_i set and q_i >= 2 queue_delay_i:
-//!                    w_i = w_i base_rtt_i / (2 rtt_i), unset queue_delay_i
+//!   queue drain: q_i = rtt_i - base_rtt_i; queue_delay_i = min seen (0 = unset);
+//!                if q_i >= 2 queue_delay_i: w_i = w_i base_rtt_i / (2 rtt_i), reset queue_delay_i
 //! ```
 //!
 //! Constants are the module defaults: initial_alpha = 2, total_alpha = 10,
@@ -22,20 +21,9 @@
 //! the Open state (recovery) wVegas is disabled and Reno runs; returning to
 //! Open re-enables it with fresh per-round state.
 //!
-//! Departure from the kernel (drain reference). `mptcp_wvegas_cong_avoid`
-//! takes the reference queue_delay as the minimum q of *every* avoidance
-//! round since the last drain. A subflow that grows from an empty queue then
-//! has a reference near zero (here 0.1-1.2 ms on a 10 Mbit/s path) and drains
-//! (roughly halves) as soon as it builds a backlog of one or two packets, so
-//! it never reaches the equilibrium diff == alpha that the same function
-//! steers to; measured: 4.2 Mbit/s on an uncontended 10 Mbit/s path. The
-//! drain exists to correct an overestimated base_rtt (queueing that is not
-//! the subflow's own alpha backlog), so the reference here is sampled only in
-//! rounds with diff >= alpha, i.e. with the subflow at or above its target
-//! backlog, and no drain happens before such a reference exists. This is our
-//! reading of the mechanism, not a rule stated in the kernel source; the
-//! ICNP 2012 text should be checked against it. (The q = 0 repeated drain of
-//! the kernel rule cannot occur: diff >= alpha >= 2 implies q > 0.)
+//! Note (kernel behaviour, kept): right after a queue drain `queue_delay` is 0,
+//! so the next round with rtt == base_rtt (q = 0) satisfies q >= 2 * 0 and
+//! drains again (halves the window).
 
 use super::{ensure, reno_ssthresh, rtt_s, slow_start, CoupledCc, CwndAcc, CwndUpdate, SubflowCc};
 use crate::time::Nanos;
@@ -156,17 +144,13 @@ impl WVegas {
             } else if diff < alpha {
                 cwnd += 1;
             }
-            // Drain the queue so base_rtt can be re-measured. The reference
-            // (minimum) queueing delay is sampled only in rounds where the
-            // subflow holds at least its target backlog (diff >= alpha, the
-            // Vegas equilibrium); see the module note for why this departs
-            // from the kernel.
+            // Drain the queue so base_rtt can be re-measured.
             let q = rtt - base;
             let st = &mut self.subs[me];
-            if diff >= alpha && (st.queue_delay == 0 || st.queue_delay > q) {
+            if st.queue_delay == 0 || st.queue_delay > q {
                 st.queue_delay = q;
             }
-            if st.queue_delay > 0 && q >= 2 * st.queue_delay {
+            if q >= 2 * st.queue_delay {
                 cwnd = (cwnd as u128 * base as u128 / (2 * rtt as u128)) as u32;
                 st.queue_delay = 0;
             }
@@ -256,50 +240,35 @@ mod tests {
         u
     }
 
-    /// Growing towards the target backlog never drains: the kernel rule
-    /// (reference = min q of any round) would drain in round 2 below
-    /// (50 ms >= 2 * 25 ms, cwnd -> floor(22 * 100 / 300) = 7), so a subflow
-    /// starting from an empty queue could never hold its alpha packets.
     #[test]
-    fn growth_below_target_never_drains() {
+    fn avoidance_increase_then_queue_drain() {
         let mut s = [sf(20, 100)];
         s[0].ssthresh = 10;
         let mut cc = WVegas::default();
         // Round 1: base 100 ms (one sample), mean rtt (100+125+125+150)/4 = 125 ms.
         // diff = floor(20 * 25 / 125) = 4 >= alpha 2 -> rate update, single
         // subflow: weight 1, alpha = max(2, 10) = 10; 4 < 10 -> cwnd 21.
-        // diff < alpha: below the target backlog, no reference queue delay.
+        // q = 25 ms -> queue_delay 25 ms; 25 < 50 no drain.
         // ssthresh = max(10, 10 + 5) = 15.
         let u = round(&mut cc, 0, &mut s, 20_000, &[100, 125, 125, 150]);
-        assert_eq!(u, CwndUpdate { cwnd: 21, ssthresh: 15 });
-        assert_eq!(cc.subs[0].queue_delay, 0);
+        assert_eq!(
+            u,
+            CwndUpdate {
+                cwnd: 21,
+                ssthresh: 15
+            }
+        );
         // Round 2: 3 samples of 150 ms: diff = floor(21 * 50 / 150) = 7 < 10 -> 22;
-        // still below target: no reference, no drain.
-        // ssthresh = max(15, 11 + 5) = 16.
+        // q = 50 ms >= 2 * 25 ms -> drain: floor(22 * 100 / 300) = 7.
+        // ssthresh = max(15, 3 + 1) = 15.
         let u = round(&mut cc, 0, &mut s, 200_000, &[150, 150, 150]);
-        assert_eq!(u, CwndUpdate { cwnd: 22, ssthresh: 16 });
-        assert_eq!(cc.subs[0].queue_delay, 0);
-    }
-
-    #[test]
-    fn drain_against_the_queue_delay_at_equilibrium() {
-        let mut s = [sf(40, 100)];
-        s[0].ssthresh = 10;
-        let mut cc = WVegas::default();
-        // Round 1: base 100 ms, mean (100+150+150+160)/4 = 140 ms.
-        // diff = floor(40 * 40 / 140) = 11 >= 2 -> alpha 10 (one subflow);
-        // 11 >= 10: at/above the target backlog -> reference q = 40 ms;
-        // 11 > 10 -> cwnd 39, ssthresh min(10, 38) = 10; no drain (40 < 80);
-        // ssthresh = max(10, 19 + 9) = 28.
-        let u = round(&mut cc, 0, &mut s, 40_000, &[100, 150, 150, 160]);
-        assert_eq!(u, CwndUpdate { cwnd: 39, ssthresh: 28 });
-        assert_eq!(cc.subs[0].queue_delay, 40 * MS);
-        // Round 2: mean 200 ms: diff = floor(39 * 100 / 200) = 19 > 10 -> 38;
-        // q = 100 ms >= 2 * 40 ms -> drain: floor(38 * 100 / 400) = 9,
-        // reference reset; ssthresh = max(min(28, 37), 4 + 2) = 28.
-        let u = round(&mut cc, 0, &mut s, 400_000, &[200, 200, 200]);
-        assert_eq!(u, CwndUpdate { cwnd: 9, ssthresh: 28 });
-        assert_eq!(cc.subs[0].queue_delay, 0);
+        assert_eq!(
+            u,
+            CwndUpdate {
+                cwnd: 7,
+                ssthresh: 15
+            }
+        );
     }
 
     #[test]
@@ -313,8 +282,7 @@ mod tests {
         cc.subs[1].instant_rate = 240.0;
         // Subflow 0: rtt 125 ms, base 100 ms -> diff 4 >= 2;
         // rate 20 / 0.125 = 160, weight 160 / 400 = 0.4 -> alpha = max(2, 4) = 4;
-        // diff == alpha -> window unchanged at 20; at the target backlog, so
-        // q = 25 ms is the reference; 25 < 50 -> no drain.
+        // diff == alpha -> window unchanged at 20; q = 25 ms first -> no drain.
         let u = round(&mut cc, 0, &mut s, 20_000, &[100, 125, 125, 150]);
         assert_eq!(u.cwnd, 20);
         assert_eq!(cc.subs[0].alpha, 4);
