@@ -1,0 +1,488 @@
+"""HTML report of ``mptlab reproduce``: ``python -m mptlab.report DIR``.
+
+Reads ``DIR/reproduce.json`` (written by ``mptlab reproduce``) and the
+``summary.json`` of every sweep under ``DIR/runs/``, computes the paper's
+comparisons (seed 000: multipath vs the mean of the two single paths in
+homogeneous scenarios, vs the WLAN path in WLAN-3G), a Fig. 19-style matrix
+and per-claim verdicts against ``docs/claims/claims.toml``, and writes
+``DIR/report.html`` with its figures in ``DIR/figures/``. The rules are in
+docs/report.md and docs/claims/README.md; only the standard library, numpy
+and matplotlib are used (no compiled mptlab module needed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import math
+import re
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+try:
+    import tomllib  # Python >= 3.11
+except ModuleNotFoundError:  # pragma: no cover
+    import tomli as tomllib  # type: ignore
+
+import numpy as np
+
+__all__ = ["generate", "main", "THRESHOLD", "BOOTSTRAP", "categorize", "paired_r"]
+
+#: significance threshold S between "slight" and "significant" (relative)
+THRESHOLD = 0.10
+#: bootstrap resamples for the 95 % CI of r
+BOOTSTRAP = 10_000
+#: equivalence margin of "no change" claims
+TAU = 0.10
+
+CATS = ["significant-degradation", "no-change", "slight-improvement", "significant-improvement"]
+ABBR = {"significant-improvement": "SI", "slight-improvement": "sI", "no-change": "NC",
+        "significant-degradation": "SD", None: "-"}
+COLOR = {"SI": "#1a9850", "sI": "#a6d96a", "NC": "#fee08b", "SD": "#d73027", "-": "#eeeeee"}
+PS_LABEL = {"wlanwlan": "WLAN-WLAN", "3g3g": "3G-3G", "wlan3g": "WLAN-3G"}
+PS_ORDER = ["wlanwlan", "3g3g", "wlan3g"]
+PROTO_ORDER = ["tcp1", "tcp2", "mptcp", "sctp1", "sctp2", "cmt-sctp"]
+PROTO_LABEL = {"tcp1": "TCP p1", "tcp2": "TCP p2", "mptcp": "MPTCP", "sctp1": "SCTP p1",
+               "sctp2": "SCTP p2", "cmt-sctp": "CMT-SCTP"}
+#: multipath protocol -> its single-path counterpart (prefix of tcp1/tcp2)
+MP = {"mptcp": "tcp", "cmt-sctp": "sctp"}
+#: claim id name of the multipath protocol
+MP_CLAIM = {"mptcp": "mptcp", "cmt-sctp": "cmt"}
+#: traffic-share table of seed 000 per (traffic, multipath protocol)
+SHARE_TABLE = {("video", "cmt-sctp"): 4, ("video", "mptcp"): 5, ("gaming", "cmt-sctp"): 7,
+               ("gaming", "mptcp"): 8, ("web", "cmt-sctp"): 10, ("web", "mptcp"): 11}
+
+
+def metric_for(traffic: str) -> str:
+    """The paper's per-run quantity: mean message delay (video, gaming),
+    page completion time (web)."""
+    return "completion_time_ms" if traffic in ("wikipedia", "amazon", "huffpost", "web") else "delay_ms_mean"
+
+
+# ---------------------------------------------------------------- loading
+
+def _proto_key(values: Dict[str, Any]) -> str:
+    p = values.get("transport.protocol")
+    if p in ("tcp", "sctp"):
+        return f"{p}{values.get('transport.path', 1)}"
+    return str(p)
+
+
+def _parse_name(stem: str) -> Tuple[str, str, str]:
+    """`video-wlan3g-tcp` -> (traffic, path scenario, family)."""
+    parts = stem.split("-")
+    return "-".join(parts[:-2]), parts[-2], parts[-1]
+
+
+def load_runs(out: Path) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
+    """Manifest and one record per (sweep point, run): traffic, ps, bg,
+    proto, run, seed and the run's summary metrics."""
+    manifest = json.loads((out / "reproduce.json").read_text())
+    recs: List[Dict[str, Any]] = []
+    for sw in manifest["sweeps"]:
+        d = out / sw["dir"]
+        sf = d / "summary.json"
+        if not sf.exists():
+            continue
+        summ = json.loads(sf.read_text())
+        traffic, ps, fam = _parse_name(sw["name"].split("/")[-1])
+        for pt in summ["points"]:
+            vals = pt["values"]
+            for pr in pt["per_run"]:
+                recs.append(dict(sweep=sw["name"], traffic=traffic, ps=ps, family=fam,
+                                 bg=bool(vals.get("background.enabled", False)),
+                                 proto=_proto_key(vals), run=pr["run"], seed=pr["seed"],
+                                 metrics=pr["metrics"]))
+    return manifest, recs
+
+
+def _series(recs, traffic, ps, bg, proto, metric) -> Dict[int, float]:
+    out = {}
+    for r in recs:
+        if (r["traffic"], r["ps"], r["bg"], r["proto"]) == (traffic, ps, bg, proto):
+            v = r["metrics"].get(metric)
+            if v is not None and math.isfinite(v):
+                out[r["run"]] = float(v)
+    return out
+
+
+# ------------------------------------------------------------- statistics
+
+def paired_r(cand: np.ndarray, ref: np.ndarray, *, resamples: int = BOOTSTRAP,
+             seed: int = 0) -> Tuple[float, float, float]:
+    """r = mean(cand - ref) / mean(ref) over paired runs and its 95 %
+    percentile bootstrap CI (runs resampled with their pairing)."""
+    cand = np.asarray(cand, float)
+    ref = np.asarray(ref, float)
+    n = len(cand)
+    r = float(np.mean(cand - ref) / np.mean(ref))
+    if n < 2:
+        return r, float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(resamples, n))
+    rs = (cand[idx] - ref[idx]).mean(axis=1) / ref[idx].mean(axis=1)
+    lo, hi = np.percentile(rs, [2.5, 97.5])
+    return r, float(lo), float(hi)
+
+
+def categorize(r: float, lo: float, hi: float, threshold: float = THRESHOLD) -> Optional[str]:
+    """Fig. 19 category of a delay-like r (negative = improvement), rules of
+    docs/claims/README.md: CI wholly below 0 -> improvement (significant if
+    |r| >= S), CI wholly above 0 and r >= S -> significant degradation,
+    everything else -> no change."""
+    if not math.isfinite(r) or not math.isfinite(lo) or not math.isfinite(hi):
+        return None
+    if hi < 0:
+        return "significant-improvement" if -r >= threshold else "slight-improvement"
+    if lo > 0 and r >= threshold:
+        return "significant-degradation"
+    return "no-change"
+
+
+def compare(recs, traffic: str, ps: str, bg: bool, mp: str) -> Optional[Dict[str, Any]]:
+    """The paper's comparison rule for one cell."""
+    metric = metric_for(traffic)
+    sp = MP[mp]
+    m = _series(recs, traffic, ps, bg, mp, metric)
+    s1 = _series(recs, traffic, ps, bg, f"{sp}1", metric)
+    s2 = _series(recs, traffic, ps, bg, f"{sp}2", metric)
+    homogeneous = ps in ("wlanwlan", "3g3g")
+    runs = sorted(set(m) & set(s1) & (set(s2) if homogeneous else set(s1)))
+    if len(runs) == 0:
+        return None
+    cand = np.array([m[i] for i in runs])
+    ref = np.array([(s1[i] + s2[i]) / 2 if homogeneous else s1[i] for i in runs])
+    r, lo, hi = paired_r(cand, ref)
+    return dict(traffic=traffic, ps=ps, bg=bg, mp=mp, metric=metric, n=len(runs),
+                cand_mean=float(cand.mean()), ref_mean=float(ref.mean()), r=r, lo=lo, hi=hi,
+                reference=f"mean({sp} p1, {sp} p2)" if homogeneous else f"{sp} p1 (WLAN)",
+                category=categorize(r, lo, hi))
+
+
+def share_values(recs, traffic, ps, bg, mp) -> List[float]:
+    """Per-run foreground share on path 1 (fraction)."""
+    return [r["metrics"]["fg_share_path1"] for r in recs
+            if (r["traffic"], r["ps"], r["bg"], r["proto"]) == (traffic, ps, bg, mp)
+            and r["metrics"].get("fg_share_path1") is not None]
+
+
+# ----------------------------------------------------------------- claims
+
+def load_claims(path: Optional[Path] = None) -> List[Dict[str, Any]]:
+    if path is None:
+        for c in (Path(__file__).resolve().parents[2] / "docs/claims/claims.toml",
+                  Path.cwd() / "docs/claims/claims.toml"):
+            if c.exists():
+                path = c
+                break
+    if path is None or not path.exists():
+        return []
+    return tomllib.loads(path.read_text())["claim"]
+
+
+FIG19 = re.compile(r"^s000-fig19-(mptcp|cmt)-(\w+)-(bg|nobg)-(wlanwlan|3g3g|wlan3g)$")
+SHARE = re.compile(r"^s000-share-table(\d+)-(\w+?)(?:-(bg|nobg))?-(wlanwlan|3g3g|wlan3g)$")
+
+
+def _steps(a: str, b: str) -> int:
+    return abs(CATS.index(a) - CATS.index(b))
+
+
+def verdict_fig19(claim, cell) -> Tuple[str, str]:
+    meas = cell["category"]
+    if meas is None:
+        return "not checkable", "fewer than 2 paired runs"
+    exp = claim["category"]
+    if meas == exp:
+        v = "reproduced"
+    elif meas == claim.get("alt_category") or _steps(meas, exp) == 1:
+        v = "partly"
+    else:
+        v = "not reproduced"
+    return v, (f"measured {ABBR[meas]} (r = {cell['r']:+.1%}, 95 % CI [{cell['lo']:+.1%}, {cell['hi']:+.1%}], "
+               f"n = {cell['n']}; {cell['metric']} {cell['cand_mean']:.1f} vs reference {cell['ref_mean']:.1f}); "
+               f"paper {ABBR[exp]} (reconstruction confidence {claim.get('confidence', '?')}, "
+               f"alt {ABBR.get(claim.get('alt_category'))})")
+
+
+def verdict_share(claim, shares: List[float], ps: str) -> Tuple[str, str]:
+    nums = [float(x) for x in re.findall(r"([\d.]+)\s*%", claim.get("paper_value", ""))]
+    if len(nums) < 1 or not shares:
+        return "not checkable", "no paper value or no runs"
+    p1 = nums[0]
+    p2 = nums[1] if len(nums) > 1 else 100 - p1
+    if ps in ("wlanwlan", "3g3g"):
+        # symmetric paths: path labels are exchangeable; compare the share of
+        # the more-used path of each run with the paper's larger share
+        ours = 100 * float(np.mean([max(s, 1 - s) for s in shares]))
+        paper, what = max(p1, p2), "more-used path"
+    else:
+        ours = 100 * float(np.mean(shares))
+        paper, what = p1, "path 1 (WLAN)"
+    diff = abs(ours - paper)
+    same_regime = (max(paper, 100 - paper) >= 90) == (max(ours, 100 - ours) >= 90)
+    if diff <= 10 and same_regime:
+        v = "reproduced"
+    elif (same_regime and diff <= 25) or (diff <= 10 and not same_regime):
+        v = "partly"
+    else:
+        v = "not reproduced"
+    return v, f"{what}: mptlab {ours:.1f} % (mean of {len(shares)} runs) vs paper {paper:.1f} % ({diff:.1f} pp)"
+
+
+def verdict_bg_no_effect(recs) -> Optional[Tuple[str, str]]:
+    """s000-bg-no-effect-wlanwlan, video part: every protocol, WLAN-WLAN,
+    r = (bg - nobg) / nobg within +-tau (equivalence)."""
+    parts, vs = [], []
+    for proto in PROTO_ORDER:
+        a = _series(recs, "video", "wlanwlan", False, proto, "delay_ms_mean")
+        b = _series(recs, "video", "wlanwlan", True, proto, "delay_ms_mean")
+        runs = sorted(set(a) & set(b))
+        if len(runs) < 2:
+            continue
+        r, lo, hi = paired_r(np.array([b[i] for i in runs]), np.array([a[i] for i in runs]))
+        if -TAU <= lo and hi <= TAU:
+            vs.append(2)
+        elif -TAU <= r <= TAU:
+            vs.append(1)
+        else:
+            vs.append(0)
+        parts.append(f"{PROTO_LABEL[proto]} r = {r:+.1%} [{lo:+.1%}, {hi:+.1%}]")
+    if not vs:
+        return None
+    # every protocol equivalent -> reproduced; none even by point estimate -> not reproduced
+    v = "reproduced" if min(vs) == 2 else ("not reproduced" if max(vs) == 0 else "partly")
+    return v, "video only (gaming not run yet): " + "; ".join(parts)
+
+
+# ---------------------------------------------------------------- figures
+
+def _boxplots(recs, traffic, figdir: Path) -> List[Tuple[str, str]]:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metric = metric_for(traffic)
+    out = []
+    for ps in PS_ORDER:
+        for bg in (False, True):
+            data, labels = [], []
+            for proto in PROTO_ORDER:
+                v = list(_series(recs, traffic, ps, bg, proto, metric).values())
+                if v:
+                    data.append(v)
+                    labels.append(PROTO_LABEL[proto])
+            if not data:
+                continue
+            fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
+            ax.boxplot(data, whis=1.5)
+            ax.set_xticks(range(1, len(labels) + 1), labels)
+            ax.set_ylabel(f"{metric} per run")
+            ax.set_title(f"{traffic}, {PS_LABEL.get(ps, ps)}, background {'on' if bg else 'off'}")
+            ax.grid(axis="y", alpha=0.3)
+            fig.tight_layout()
+            name = f"box-{traffic}-{ps}-{'bg' if bg else 'nobg'}.png"
+            fig.savefig(figdir / name)
+            plt.close(fig)
+            out.append((f"figures/{name}", f"{traffic} {PS_LABEL.get(ps, ps)} background {'on' if bg else 'off'}"))
+    return out
+
+
+# ------------------------------------------------------------------- HTML
+
+def _e(s: Any) -> str:
+    return html.escape(str(s))
+
+
+def _cell(cat: Optional[str], title: str = "") -> str:
+    a = ABBR.get(cat, "-")
+    return f'<td class="cat" style="background:{COLOR[a]}" title="{_e(title)}">{a}</td>'
+
+
+CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:3px 7px;font-size:13px}
+th{background:#f2f2f2}td.cat{text-align:center;font-weight:bold;min-width:3em}
+.reproduced{background:#d9f0d3}.partly{background:#fff3bf}.not-reproduced{background:#f8d0cc}
+.figs img{max-width:48%;margin:4px;border:1px solid #ddd}.note{color:#555;font-size:13px}"""
+
+
+def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
+    """Write out/report.html (and out/figures/*.png); return its path."""
+    out = Path(out)
+    manifest, recs = load_runs(out)
+    figdir = out / "figures"
+    figdir.mkdir(exist_ok=True)
+    claims = load_claims(claims_path)
+    traffics = sorted({r["traffic"] for r in recs}, key=lambda t: ["video", "gaming-t1", "gaming-t2", "gaming-t3",
+                                                                    "wikipedia", "amazon", "huffpost"].index(t)
+                      if t in ("video", "gaming-t1", "gaming-t2", "gaming-t3", "wikipedia", "amazon", "huffpost") else 99)
+    cells: Dict[Tuple[str, str, bool, str], Dict[str, Any]] = {}
+    for t in traffics:
+        for ps in PS_ORDER:
+            for bg in (False, True):
+                for mp in MP:
+                    c = compare(recs, t, ps, bg, mp)
+                    if c:
+                        cells[(t, ps, bg, mp)] = c
+
+    h: List[str] = []
+    h.append(f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>mptlab reproduce: seed "
+             f"{_e(', '.join(manifest['seeds']))}</title><style>{CSS}</style></head><body>")
+    h.append(f"<h1>mptlab reproduce: seed {_e(', '.join(manifest['seeds']))}</h1>")
+    mode = "QUICK pass (not the paper's run counts or duration)" if manifest.get("quick") else "full run counts of the library"
+    h.append(f"<p>Mode: <b>{_e(mode)}</b>; runs override: {_e(manifest.get('runs_override'))}; duration override: "
+             f"{_e(manifest.get('duration_override_s'))} s; sweeps: {len(manifest['sweeps'])}; "
+             f"sweep wall time {manifest.get('sweep_wall_s', 0):.1f} s with {_e(manifest.get('jobs'))} job(s); "
+             f"{len(recs)} runs in total.</p>")
+    h.append("<p class='note'>Simulated with mptlab's packet-level simulator, not the paper's CORE emulation / OMNeT++. "
+             "Traffic in this slice: " + _e(", ".join(traffics) or "none") + ". Gaming and web are not in the library yet.</p>")
+
+    # rules
+    h.append("<h2 id='rules'>How cells and verdicts are decided</h2><ul>"
+             "<li><b>Comparison rule</b> (seed 000 sec. 5): homogeneous paths (WLAN-WLAN, 3G-3G): multipath vs the mean of "
+             "the single-path protocol on path 1 and on path 2, run by run; heterogeneous (WLAN-3G): vs the single-path "
+             "protocol on the WLAN path (path 1). MPTCP is compared with TCP, CMT-SCTP with SCTP.</li>"
+             "<li>Unit of analysis: one run; metric: the run's mean message delay <code>delay_ms_mean</code> "
+             "(web: <code>completion_time_ms</code>). All points of a sweep use the same run seeds, so run <i>i</i> of the "
+             "multipath protocol is paired with run <i>i</i> of the reference.</li>"
+             f"<li><code>r = mean(mp - ref) / mean(ref)</code>; 95 % CI: percentile bootstrap over runs "
+             f"({BOOTSTRAP} resamples, pairs kept, fixed RNG seed).</li>"
+             f"<li>Cells (threshold S = {THRESHOLD:.0%}, a subjective choice: the paper defines none): "
+             "<b>SI</b> significant improvement = CI entirely below 0 and |r| &ge; S; <b>sI</b> slight improvement = CI "
+             "entirely below 0 and |r| &lt; S; <b>SD</b> significant degradation = CI entirely above 0 and r &ge; S; "
+             "<b>NC</b> otherwise (CI contains 0, or a degradation smaller than S: the paper's legend has no 'slight "
+             "degradation').</li>"
+             "<li>Fig. 19 verdicts: <b>reproduced</b> if the measured cell equals the paper's reconstructed category; "
+             "<b>partly</b> if it equals the alternative reading or is one step away (SD &lt; NC &lt; sI &lt; SI); "
+             "<b>not reproduced</b> otherwise. Share verdicts: within 10 pp and same regime (&ge; 90 % on one path vs "
+             "split) = reproduced; same regime within 25 pp, or within 10 pp across the regime boundary = partly. "
+             "Homogeneous scenarios compare the more-used path (path labels are exchangeable there).</li>"
+             "<li>Nothing is tuned to match the paper; differences are reported as they are.</li></ul>")
+
+    # matrix
+    h.append("<h2 id='matrix'>Fig. 19-style matrix</h2>")
+    h.append("<p>Each cell: <b>mptlab</b> (measured, left) | <b>paper</b> (reconstructed, right). Hover for r and CI.</p>")
+    cmap = {c["id"]: c for c in claims}
+    h.append("<table id='fig19'><tr><th>traffic</th>")
+    for mp in MP:
+        for ps in PS_ORDER:
+            h.append(f"<th colspan=2>{_e(PROTO_LABEL[mp])} {_e(PS_LABEL[ps])}</th>")
+    h.append("</tr>")
+    for t in traffics:
+        for bg in (False, True):
+            h.append(f"<tr><th>{_e(t)}{' + BG' if bg else ''}</th>")
+            for mp in MP:
+                for ps in PS_ORDER:
+                    c = cells.get((t, ps, bg, mp))
+                    cid = f"s000-fig19-{MP_CLAIM[mp]}-{t}-{'bg' if bg else 'nobg'}-{ps}"
+                    paper = cmap.get(cid, {}).get("category")
+                    tip = (f"r = {c['r']:+.1%} [{c['lo']:+.1%}, {c['hi']:+.1%}], n = {c['n']}" if c else "not run")
+                    h.append(_cell(c["category"] if c else None, tip))
+                    h.append(_cell(paper, f"paper ({cmap.get(cid, {}).get('confidence', '')})"))
+            h.append("</tr>")
+    h.append("</table>")
+
+    # comparison table
+    h.append("<h2 id='comparisons'>Comparisons (numbers)</h2><table><tr><th>traffic</th><th>paths</th><th>BG</th>"
+             "<th>multipath</th><th>reference</th><th>n</th><th>mp mean</th><th>ref mean</th><th>r</th>"
+             "<th>95 % CI</th><th>cell</th></tr>")
+    for (t, ps, bg, mp), c in cells.items():
+        h.append(f"<tr><td>{_e(t)}</td><td>{PS_LABEL[ps]}</td><td>{'on' if bg else 'off'}</td><td>{PROTO_LABEL[mp]}</td>"
+                 f"<td>{_e(c['reference'])}</td><td>{c['n']}</td><td>{c['cand_mean']:.1f}</td><td>{c['ref_mean']:.1f}</td>"
+                 f"<td>{c['r']:+.1%}</td><td>[{c['lo']:+.1%}, {c['hi']:+.1%}]</td>{_cell(c['category'])}</tr>")
+    h.append("</table>")
+
+    # figures
+    h.append("<h2 id='figures'>Per-run delay, box plots</h2><p class='note'>Boxes: quartiles; whiskers: 1.5 IQR; "
+             "one value per run (the run's mean message delay).</p>")
+    for t in traffics:
+        h.append("<div class='figs'>")
+        for src, alt in _boxplots(recs, t, figdir):
+            h.append(f"<img src='{_e(src)}' alt='{_e(alt)}'>")
+        h.append("</div>")
+
+    # shares
+    h.append("<h2 id='shares'>Traffic shares (foreground bytes on path 1)</h2><table><tr><th>traffic</th><th>paths</th>"
+             "<th>BG</th><th>protocol</th><th>runs</th><th>path 1 mean</th><th>min</th><th>max</th></tr>")
+    for t in traffics:
+        for ps in PS_ORDER:
+            for bg in (False, True):
+                for mp in MP:
+                    s = share_values(recs, t, ps, bg, mp)
+                    if s:
+                        h.append(f"<tr><td>{_e(t)}</td><td>{PS_LABEL[ps]}</td><td>{'on' if bg else 'off'}</td>"
+                                 f"<td>{PROTO_LABEL[mp]}</td><td>{len(s)}</td><td>{100 * np.mean(s):.1f} %</td>"
+                                 f"<td>{100 * min(s):.1f} %</td><td>{100 * max(s):.1f} %</td></tr>")
+    h.append("</table>")
+
+    # claims
+    rows = []
+    counts: Dict[str, int] = {}
+    for cl in claims:
+        if cl.get("seed") not in manifest["seeds"]:
+            continue
+        v = detail = None
+        m = FIG19.match(cl["id"])
+        s = SHARE.match(cl["id"])
+        if m:
+            mp = "mptcp" if m.group(1) == "mptcp" else "cmt-sctp"
+            c = cells.get((m.group(2), m.group(4), m.group(3) == "bg", mp))
+            if c:
+                v, detail = verdict_fig19(cl, c)
+        elif s:
+            table, t, bgs, ps = int(s.group(1)), s.group(2), s.group(3), s.group(4)
+            mp = next((k[1] for k, n in SHARE_TABLE.items() if n == table), None)
+            if mp and t in traffics:
+                v, detail = verdict_share(cl, share_values(recs, t, ps, bgs == "bg", mp), ps)
+        elif cl["id"] == "s000-bg-no-effect-wlanwlan" and "video" in traffics:
+            res = verdict_bg_no_effect(recs)
+            if res:
+                v, detail = res
+        if not cl.get("verdict_bearing", True):
+            v, detail = "method", "applied by the report, no verdict"
+        elif cl.get("fidelity") == "not-modelled":
+            v, detail = "not checkable", "not modelled in mptlab: " + cl.get("notes", "")
+        if v is None:
+            continue  # not covered by the runs of this slice; counted below
+        counts[v] = counts.get(v, 0) + 1
+        rows.append((cl, v, detail))
+    total = sum(1 for c in claims if c.get("seed") in manifest["seeds"])
+    h.append(f"<h2 id='claims'>Claims</h2><p>{len(rows)} of {total} claims of seed(s) "
+             f"{_e(', '.join(manifest['seeds']))} are covered by these runs: "
+             + ", ".join(f"{_e(k)}: {n}" for k, n in sorted(counts.items()))
+             + ". The others need traffic, scenarios or tests not in this slice yet.</p>")
+    h.append("<table id='claims-table'><tr><th>claim</th><th>kind</th><th>verdict</th><th>numbers</th><th>expected</th></tr>")
+    for cl, v, detail in rows:
+        appr = " (approximate setting)" if cl.get("fidelity") == "approximate" else ""
+        h.append(f"<tr class='{_e(v.replace(' ', '-'))}'><td>{_e(cl['id'])}</td><td>{_e(cl['kind'])}</td>"
+                 f"<td>{_e(v + appr)}</td><td>{_e(detail)}</td><td>{_e(cl.get('expected', ''))}</td></tr>")
+    h.append("</table>")
+    h.append("<p class='note'>Generated by <code>python -m mptlab.report</code>; rules in docs/report.md and "
+             "docs/claims/README.md.</p></body></html>")
+    path = out / "report.html"
+    path.write_text("\n".join(h))
+    (out / "verdicts.json").write_text(json.dumps(
+        {"cells": [{k: v for k, v in c.items()} for c in cells.values()],
+         "claims": [{"id": cl["id"], "verdict": v, "detail": d} for cl, v, d in rows]}, indent=1))
+    return path
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m mptlab.report",
+                                 description="HTML report of an `mptlab reproduce` output directory")
+    ap.add_argument("dir")
+    ap.add_argument("--claims", type=Path, help="claims.toml (default: docs/claims/claims.toml of the repository)")
+    a = ap.parse_args(argv)
+    d = Path(a.dir)
+    if not (d / "reproduce.json").exists():
+        print(f"error: {d}: no reproduce.json (run `mptlab reproduce ... --out {d}` first)", file=sys.stderr)
+        return 2
+    p = generate(d, a.claims)
+    print(f"wrote {p}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
