@@ -19,6 +19,13 @@ TRAFFIC = {
     # name -> ([traffic] lines, duration_s, runs (tcp family), runs (sctp family))
     "video": (['model = "video"', 'direction = "down"', "bitrate_kbit = 950", "fps = 30", "start_s = 5.0"],
               65.0, 30, 128),
+    # Age of Conan traces T1-T3 (synthetic models), 600 s trace after a 5 s background head start
+    **{f"gaming-{t}": ([f'model = "gaming"', 'direction = "down"', f'trace = "{t}"', "start_s = 5.0"], 605.0, 30, 128)
+       for t in ("t1", "t2", "t3")},
+    # one page load per run at 5 s, run cut at 120 s; paper: CMT-SCTP 256 runs without and 1024 with
+    # background; one file holds both, so 256 here (docs/report.md)
+    **{site: ([f'model = "web"', f'site = "{site}"', "max_connections = 6", "start_s = 5.0"], 120.0, 30, 256)
+       for site in ("wikipedia", "amazon", "huffpost")},
 }
 FAMILIES = {
     "tcp": [

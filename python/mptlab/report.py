@@ -50,9 +50,10 @@ PROTO_LABEL = {"tcp1": "TCP p1", "tcp2": "TCP p2", "mptcp": "MPTCP", "sctp1": "S
 MP = {"mptcp": "tcp", "cmt-sctp": "sctp"}
 #: claim id name of the multipath protocol
 MP_CLAIM = {"mptcp": "mptcp", "cmt-sctp": "cmt"}
-#: traffic-share table of seed 000 per (traffic, multipath protocol)
-SHARE_TABLE = {("video", "cmt-sctp"): 4, ("video", "mptcp"): 5, ("gaming", "cmt-sctp"): 7,
-               ("gaming", "mptcp"): 8, ("web", "cmt-sctp"): 10, ("web", "mptcp"): 11}
+#: multipath protocol of seed 000's traffic-share tables (4/5 video, 7/8 gaming, 10/11 web)
+SHARE_TABLE = {4: "cmt-sctp", 5: "mptcp", 7: "cmt-sctp", 8: "mptcp", 10: "cmt-sctp", 11: "mptcp"}
+GAMING = ("gaming-t1", "gaming-t2", "gaming-t3")
+TRAFFIC_ORDER = ["video", "gaming", *GAMING, "wikipedia", "amazon", "huffpost"]
 
 
 def metric_for(traffic: str) -> str:
@@ -98,6 +99,10 @@ def load_runs(out: Path) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
     return manifest, recs
 
 
+def _finite(v: Any) -> bool:
+    return v is not None and math.isfinite(v)
+
+
 def _series(recs, traffic, ps, bg, proto, metric) -> Dict[int, float]:
     out = {}
     for r in recs:
@@ -118,13 +123,21 @@ def paired_r(cand: np.ndarray, ref: np.ndarray, *, resamples: int = BOOTSTRAP,
     ref = np.asarray(ref, float)
     n = len(cand)
     r = float(np.mean(cand - ref) / np.mean(ref))
-    if n < 2:
+    rs = _boot(cand, ref, resamples, seed)
+    if rs is None:
         return r, float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(resamples, n))
-    rs = (cand[idx] - ref[idx]).mean(axis=1) / ref[idx].mean(axis=1)
     lo, hi = np.percentile(rs, [2.5, 97.5])
     return r, float(lo), float(hi)
+
+
+def _boot(cand: np.ndarray, ref: np.ndarray, resamples: int = BOOTSTRAP, seed: int = 0) -> Optional[np.ndarray]:
+    """Bootstrap distribution of r (runs resampled with their pairing)."""
+    n = len(cand)
+    if n < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(resamples, n))
+    return (cand[idx] - ref[idx]).mean(axis=1) / ref[idx].mean(axis=1)
 
 
 def categorize(r: float, lo: float, hi: float, threshold: float = THRESHOLD) -> Optional[str]:
@@ -142,7 +155,25 @@ def categorize(r: float, lo: float, hi: float, threshold: float = THRESHOLD) -> 
 
 
 def compare(recs, traffic: str, ps: str, bg: bool, mp: str) -> Optional[Dict[str, Any]]:
-    """The paper's comparison rule for one cell."""
+    """The paper's comparison rule for one cell. `gaming` pools the three
+    traces: r = mean of the traces' r, CI from the mean of their (independent)
+    bootstrap distributions (docs/claims/README.md)."""
+    if traffic == "gaming":
+        parts = [c for c in (compare(recs, t, ps, bg, mp) for t in GAMING) if c]
+        if not parts:
+            return None
+        r = float(np.mean([c["r"] for c in parts]))
+        dists = [c.pop("_boot") for c in parts]
+        if any(d is None for d in dists):
+            lo = hi = float("nan")
+        else:
+            lo, hi = (float(x) for x in np.percentile(np.mean(dists, axis=0), [2.5, 97.5]))
+        return dict(traffic="gaming", ps=ps, bg=bg, mp=mp, metric=parts[0]["metric"],
+                    n=min(c["n"] for c in parts), cand_mean=float(np.mean([c["cand_mean"] for c in parts])),
+                    ref_mean=float(np.mean([c["ref_mean"] for c in parts])), r=r, lo=lo, hi=hi,
+                    reference=parts[0]["reference"] + f", pooled over {len(parts)} trace(s)",
+                    missing="; ".join(f"{c['traffic']}: {c['missing']}" for c in parts if c["missing"]),
+                    category=categorize(r, lo, hi))
     metric = metric_for(traffic)
     sp = MP[mp]
     m = _series(recs, traffic, ps, bg, mp, metric)
@@ -150,6 +181,10 @@ def compare(recs, traffic: str, ps: str, bg: bool, mp: str) -> Optional[Dict[str
     s2 = _series(recs, traffic, ps, bg, f"{sp}2", metric)
     homogeneous = ps in ("wlanwlan", "3g3g")
     runs = sorted(set(m) & set(s1) & (set(s2) if homogeneous else set(s1)))
+    # runs without a finite metric (e.g. a page not loaded before the cut)
+    protos = (mp, f"{sp}1", f"{sp}2") if homogeneous else (mp, f"{sp}1")
+    missing = {p: sum(1 for r in recs if (r["traffic"], r["ps"], r["bg"], r["proto"]) == (traffic, ps, bg, p)
+                      and not _finite(r["metrics"].get(metric))) for p in protos}
     if len(runs) == 0:
         return None
     cand = np.array([m[i] for i in runs])
@@ -158,7 +193,8 @@ def compare(recs, traffic: str, ps: str, bg: bool, mp: str) -> Optional[Dict[str
     return dict(traffic=traffic, ps=ps, bg=bg, mp=mp, metric=metric, n=len(runs),
                 cand_mean=float(cand.mean()), ref_mean=float(ref.mean()), r=r, lo=lo, hi=hi,
                 reference=f"mean({sp} p1, {sp} p2)" if homogeneous else f"{sp} p1 (WLAN)",
-                category=categorize(r, lo, hi))
+                category=categorize(r, lo, hi), _boot=_boot(cand, ref),
+                missing=", ".join(f"{PROTO_LABEL[p]} {k}" for p, k in missing.items() if k) or "")
 
 
 def share_values(recs, traffic, ps, bg, mp) -> List[float]:
@@ -183,7 +219,7 @@ def load_claims(path: Optional[Path] = None) -> List[Dict[str, Any]]:
 
 
 FIG19 = re.compile(r"^s000-fig19-(mptcp|cmt)-(\w+)-(bg|nobg)-(wlanwlan|3g3g|wlan3g)$")
-SHARE = re.compile(r"^s000-share-table(\d+)-(\w+?)(?:-(bg|nobg))?-(wlanwlan|3g3g|wlan3g)$")
+SHARE = re.compile(r"^s000-share-table(\d+)-([\w-]+?)(?:-(bg|nobg))?-(wlanwlan|3g3g|wlan3g)$")
 
 
 def _steps(a: str, b: str) -> int:
@@ -315,9 +351,10 @@ def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
     figdir = out / "figures"
     figdir.mkdir(exist_ok=True)
     claims = load_claims(claims_path)
-    traffics = sorted({r["traffic"] for r in recs}, key=lambda t: ["video", "gaming-t1", "gaming-t2", "gaming-t3",
-                                                                    "wikipedia", "amazon", "huffpost"].index(t)
-                      if t in ("video", "gaming-t1", "gaming-t2", "gaming-t3", "wikipedia", "amazon", "huffpost") else 99)
+    present = {r["traffic"] for r in recs}
+    if present & set(GAMING):
+        present.add("gaming")
+    traffics = sorted(present, key=lambda t: TRAFFIC_ORDER.index(t) if t in TRAFFIC_ORDER else 99)
     cells: Dict[Tuple[str, str, bool, str], Dict[str, Any]] = {}
     for t in traffics:
         for ps in PS_ORDER:
@@ -325,6 +362,7 @@ def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
                 for mp in MP:
                     c = compare(recs, t, ps, bg, mp)
                     if c:
+                        c.pop("_boot", None)
                         cells[(t, ps, bg, mp)] = c
 
     h: List[str] = []
@@ -387,11 +425,12 @@ def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
     # comparison table
     h.append("<h2 id='comparisons'>Comparisons (numbers)</h2><table><tr><th>traffic</th><th>paths</th><th>BG</th>"
              "<th>multipath</th><th>reference</th><th>n</th><th>mp mean</th><th>ref mean</th><th>r</th>"
-             "<th>95 % CI</th><th>cell</th></tr>")
+             "<th>95 % CI</th><th>cell</th><th>runs without a value (unfinished page / no message)</th></tr>")
     for (t, ps, bg, mp), c in cells.items():
         h.append(f"<tr><td>{_e(t)}</td><td>{PS_LABEL[ps]}</td><td>{'on' if bg else 'off'}</td><td>{PROTO_LABEL[mp]}</td>"
                  f"<td>{_e(c['reference'])}</td><td>{c['n']}</td><td>{c['cand_mean']:.1f}</td><td>{c['ref_mean']:.1f}</td>"
-                 f"<td>{c['r']:+.1%}</td><td>[{c['lo']:+.1%}, {c['hi']:+.1%}]</td>{_cell(c['category'])}</tr>")
+                 f"<td>{c['r']:+.1%}</td><td>[{c['lo']:+.1%}, {c['hi']:+.1%}]</td>{_cell(c['category'])}"
+                 f"<td>{_e(c.get('missing', ''))}</td></tr>")
     h.append("</table>")
 
     # figures
@@ -433,7 +472,7 @@ def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
                 v, detail = verdict_fig19(cl, c)
         elif s:
             table, t, bgs, ps = int(s.group(1)), s.group(2), s.group(3), s.group(4)
-            mp = next((k[1] for k, n in SHARE_TABLE.items() if n == table), None)
+            mp = SHARE_TABLE.get(table)
             if mp and t in traffics:
                 v, detail = verdict_share(cl, share_values(recs, t, ps, bgs == "bg", mp), ps)
         elif cl["id"] == "s000-bg-no-effect-wlanwlan" and "video" in traffics:

@@ -115,7 +115,7 @@ enum Command {
         /// Output directory: runs/<seed>/<file>/ (sweeps), report.html, figures.
         #[arg(long, short, value_name = "DIR")]
         out: PathBuf,
-        /// Quick pass: 3 runs per point of 20 s (not the paper's counts).
+        /// Quick pass: 3 runs per point, video and gaming runs cut to 20 s (not the paper's counts).
         #[arg(long)]
         quick: bool,
         /// Runs per point (overrides the library's and --quick's).

@@ -5,13 +5,13 @@
 //! package (`python3 -m mptlab.report DIR`). See docs/report.md.
 
 use crate::sweep::{self, SweepOptions};
-use mptlab_scenario::Override;
+use mptlab_scenario::{Override, TrafficModel};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Seeds with a scenario library.
 pub const SEEDS: &[&str] = &["000"];
-/// `--quick`: runs per point and run duration (s).
+/// `--quick`: runs per point and run duration (s; video and gaming only).
 pub const QUICK_RUNS: u32 = 3;
 pub const QUICK_DURATION_S: f64 = 20.0;
 
@@ -91,17 +91,24 @@ pub fn run(o: &Options) -> ExitCode {
         eprintln!("error: --only {:?} matches no scenario file", o.only);
         return ExitCode::from(2);
     }
-    let mut set = Vec::new();
-    let mut runs = o.runs;
-    if o.quick {
-        set.push(Override { key: "scenario.duration_s".into(), value: format!("{QUICK_DURATION_S:?}") });
-        runs = runs.or(Some(QUICK_RUNS));
-    }
+    let runs = if o.quick { o.runs.or(Some(QUICK_RUNS)) } else { o.runs };
+    // per file: the overrides (--quick shortens video and gaming runs; a web
+    // run is one page load, cut at the file's duration, which stays)
+    let mut sets: Vec<Vec<Override>> = Vec::new();
     for (_, f) in &jobs {
-        if let Err(e) = sweep::plan(f, &set, runs) {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
+        let sw = match sweep::plan(f, &[], runs) {
+            Ok(sw) => sw,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let s0 = &sw.points[0].scenario;
+        let mut set = Vec::new();
+        if o.quick && !matches!(s0.traffic.model, TrafficModel::Web { .. }) && s0.meta.duration_s > QUICK_DURATION_S {
+            set.push(Override { key: "scenario.duration_s".into(), value: format!("{QUICK_DURATION_S:?}") });
         }
+        sets.push(set);
     }
     if let Err(e) = std::fs::create_dir_all(o.out.join("runs")) {
         eprintln!("error: {}: {e}", o.out.display());
@@ -112,6 +119,7 @@ pub fn run(o: &Options) -> ExitCode {
         "quick": o.quick,
         "runs_override": runs,
         "duration_override_s": if o.quick { Some(QUICK_DURATION_S) } else { None },
+        "duration_override_applies_to": "video and gaming (web keeps its page-load cut)",
         "sweeps": jobs.iter().map(|(name, f)| serde_json::json!({
             "name": name,
             "file": f.display().to_string(),
@@ -127,7 +135,7 @@ pub fn run(o: &Options) -> ExitCode {
             out: o.out.join("runs").join(name),
             jobs: o.jobs,
             runs,
-            set: set.clone(),
+            set: sets[i].clone(),
             quiet: o.quiet,
             force: false,
             csv: false,
