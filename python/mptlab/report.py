@@ -307,6 +307,110 @@ def verdict_bg_no_effect(recs) -> Optional[Tuple[str, str]]:
     return v, "video only (gaming not run yet): " + "; ".join(parts)
 
 
+def _mean(recs, traffic, ps, bg, proto, metric="delay_ms_mean") -> Optional[float]:
+    v = list(_series(recs, traffic, ps, bg, proto, metric).values())
+    return float(np.mean(v)) if v else None
+
+
+def _gmean(recs, ps, bg, proto) -> Optional[float]:
+    """Mean over the gaming traces present."""
+    v = [m for m in (_mean(recs, t, ps, bg, proto) for t in GAMING) if m is not None]
+    return float(np.mean(v)) if v else None
+
+
+def _grade(full: bool, some: bool) -> str:
+    return "reproduced" if full else ("partly" if some else "not reproduced")
+
+
+def _h_bufferbloat(recs):
+    parts, full, some = [], True, True
+    for p in ("sctp1", "sctp2", "cmt-sctp"):
+        a, b = _mean(recs, "video", "3g3g", False, p), _mean(recs, "video", "3g3g", True, p)
+        if a is None or b is None:
+            return None
+        ok = 560 <= b <= 1040 and 70 <= a <= 100 and b / a >= 5
+        full &= ok
+        some &= b / a >= 5 or (420 <= b <= 1200)
+        parts.append(f"{PROTO_LABEL[p]}: {a:.0f} ms without, {b:.0f} ms with background ({b / a:.1f}x)")
+    return _grade(full, some), "; ".join(parts) + " (paper ~800 vs 80-90 ms)"
+
+
+def _h_3g_5s(recs):
+    d = _mean(recs, "video", "wlan3g", True, "sctp2")
+    d33 = _mean(recs, "video", "3g3g", True, "sctp2")
+    if d is None:
+        return None
+    above = d33 is None or d > d33
+    return (_grade(3500 <= d <= 6500 and above, 2000 <= d <= 8000 and above),
+            f"SCTP on 3G, WLAN-3G with background: {d:.0f} ms (paper almost 5 s)"
+            + (f"; 3G-3G with background: {d33:.0f} ms" if d33 is not None else ""))
+
+
+def _h_cmt_18(recs):
+    c, s1, s2 = (_mean(recs, "video", "wlan3g", True, p) for p in ("cmt-sctp", "sctp1", "sctp2"))
+    if None in (c, s1, s2):
+        return None
+    order = s2 > c > s1
+    return (_grade(1200 <= c <= 2400 and order, order),
+            f"CMT-SCTP {c:.0f} ms, SCTP on 3G {s2:.0f} ms, SCTP on WLAN {s1:.0f} ms (paper ~1.8 s, almost 5 s, lower)")
+
+
+def _h_gaming_2s(recs):
+    c, s2 = _gmean(recs, "wlan3g", True, "cmt-sctp"), _gmean(recs, "wlan3g", True, "sctp2")
+    if c is None or s2 is None:
+        return None
+    return (_grade(c >= 1400 and c < s2, c >= 1400 or c < s2),
+            f"gaming (mean over traces) CMT-SCTP {c:.0f} ms, SCTP on 3G {s2:.0f} ms (paper >= 2 s, below 3G)")
+
+
+def _h_one_path(recs):
+    sh = share_values(recs, "video", "3g3g", False, "mptcp")
+    if not sh:
+        return None
+    frac = float(np.mean([max(x, 1 - x) >= 0.98 for x in sh]))
+    mean = 100 * float(np.mean([max(x, 1 - x) for x in sh]))
+    return (_grade(frac > 0.5, mean >= 90),
+            f"more-used path share >= 98 % in {frac:.0%} of {len(sh)} runs; mean {mean:.1f} % (paper 99.84 %)")
+
+
+def _h_split(recs):
+    a = share_values(recs, "video", "3g3g", False, "mptcp")
+    b = share_values(recs, "video", "3g3g", True, "mptcp")
+    if not a or not b:
+        return None
+    ma = 100 * float(np.mean([min(x, 1 - x) for x in a]))
+    mb = 100 * float(np.mean([min(x, 1 - x) for x in b]))
+    return (_grade(5 <= mb <= 30 and mb > ma, mb > ma),
+            f"minor-path share {mb:.1f} % with vs {ma:.1f} % without background (paper 14.76 vs 0.16 %)")
+
+
+def _h_mostly_wlan(recs):
+    vals = []
+    for t in (*GAMING, "wikipedia", "amazon", "huffpost"):
+        for bg in (False, True):
+            sh = share_values(recs, t, "wlan3g", bg, "mptcp")
+            if sh:
+                vals.append((t, bg, 100 * float(np.mean(sh))))
+    if not vals:
+        return None
+    ok = [v >= 90 for _, _, v in vals]
+    return (_grade(all(ok), any(ok)),
+            "WLAN share: " + ", ".join(f"{t}{' bg' if bg else ''} {v:.1f} %" for t, bg, v in vals)
+            + " (paper web 98.9-99.9 %, gaming 94.0-99.3 %)")
+
+
+#: hand-coded tests of headline claims: id -> f(recs) -> (verdict, numbers) or None
+HEADLINE = {
+    "s000-video-3g3g-bg-bufferbloat-800ms": _h_bufferbloat,
+    "s000-video-wlan3g-bg-3g-almost-5s": _h_3g_5s,
+    "s000-video-wlan3g-bg-cmt-1p8s": _h_cmt_18,
+    "s000-gaming-wlan3g-bg-cmt-at-least-2s": _h_gaming_2s,
+    "s000-video-mptcp-3g3g-one-path": _h_one_path,
+    "s000-video-mptcp-3g3g-bg-split": _h_split,
+    "s000-mptcp-wlan3g-mostly-wlan": _h_mostly_wlan,
+}
+
+
 # ---------------------------------------------------------------- figures
 
 def _boxplots(recs, traffic, figdir: Path) -> List[Tuple[str, str]]:
@@ -504,6 +608,10 @@ def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
             mp = SHARE_TABLE.get(table)
             if mp and t in traffics:
                 v, detail = verdict_share(cl, share_values(recs, t, ps, bgs == "bg", mp), ps)
+        elif cl["id"] in HEADLINE:
+            res = HEADLINE[cl["id"]](recs)
+            if res:
+                v, detail = res
         elif cl["id"] == "s000-bg-no-effect-wlanwlan" and "video" in traffics:
             res = verdict_bg_no_effect(recs)
             if res:
