@@ -133,6 +133,9 @@ enum Command {
         /// Run the sweeps only; no report.
         #[arg(long)]
         no_report: bool,
+        /// Also write each sweep's merged Parquet tables (large: about 1 GB per gaming file at full run counts).
+        #[arg(long)]
+        tables: bool,
         /// No progress bars or messages.
         #[arg(long, short)]
         quiet: bool,
@@ -447,7 +450,7 @@ fn main() -> ExitCode {
             }
             runner::run(&s, &opts, mptlab_emu::run::run_once_global)
         }
-        Command::Reproduce { seed, out, quick, runs, jobs, only, library, no_report, quiet } => reproduce::run(&reproduce::Options {
+        Command::Reproduce { seed, out, quick, runs, jobs, only, library, no_report, tables, quiet } => reproduce::run(&reproduce::Options {
             seed,
             out,
             quick,
@@ -458,6 +461,7 @@ fn main() -> ExitCode {
             only,
             library,
             no_report,
+            tables,
             quiet,
         }),
         Command::Agent { role } => mptlab_emu::live::main(role),

@@ -24,6 +24,7 @@ pub struct Options {
     pub only: Vec<String>,
     pub library: Option<PathBuf>,
     pub no_report: bool,
+    pub tables: bool,
     pub quiet: bool,
 }
 
@@ -117,6 +118,7 @@ pub fn run(o: &Options) -> ExitCode {
     let manifest = serde_json::json!({
         "seeds": seeds,
         "quick": o.quick,
+        "tables": o.tables,
         "runs_override": runs,
         "duration_override_s": if o.quick { Some(QUICK_DURATION_S) } else { None },
         "duration_override_applies_to": "video and gaming (web keeps its page-load cut)",
@@ -139,7 +141,9 @@ pub fn run(o: &Options) -> ExitCode {
             quiet: o.quiet,
             force: false,
             csv: false,
-            parquet: true,
+            // merged tables are large (one gaming file: ~850 MB of messages);
+            // the report needs summary.json only, the run files stay
+            parquet: o.tables,
         };
         let code = sweep::run(f, &so);
         if code != ExitCode::SUCCESS {
