@@ -528,7 +528,17 @@ def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
 
     # matrix
     h.append("<h2 id='matrix'>Fig. 19-style matrix</h2>")
-    h.append("<p>Each cell: <b>mptlab</b> (measured, left) | <b>paper</b> (reconstructed, right). Hover for r and CI.</p>")
+    agree = {"reproduced": 0, "partly": 0, "not reproduced": 0}
+    for cid, cl in ((c["id"], c) for c in claims):
+        m = FIG19.match(cid)
+        if m:
+            c = cells.get((m.group(2), m.group(4), m.group(3) == "bg", "mptcp" if m.group(1) == "mptcp" else "cmt-sctp"))
+            if c and c["category"]:
+                agree[verdict_fig19(cl, c)[0]] += 1
+    h.append("<p>Each cell: <b>mptlab</b> (measured, left) | <b>paper</b> (reconstructed, right). Hover for r and CI. "
+             "SI significant improvement, sI slight improvement, NC no improvement but no significant degradation, "
+             "SD significant degradation (rules above). Paper cells with a measured counterpart: "
+             + ", ".join(f"{k} {n}" for k, n in agree.items()) + ".</p>")
     cmap = {c["id"]: c for c in claims}
     h.append("<table id='fig19'><tr><th>traffic</th>")
     for mp in MP:
