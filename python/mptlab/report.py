@@ -304,7 +304,7 @@ def verdict_bg_no_effect(recs) -> Optional[Tuple[str, str]]:
         return None
     # every protocol equivalent -> reproduced; none even by point estimate -> not reproduced
     v = "reproduced" if min(vs) == 2 else ("not reproduced" if max(vs) == 0 else "partly")
-    return v, "video only (gaming not run yet): " + "; ".join(parts)
+    return v, "video only (the gaming part is not checked yet): " + "; ".join(parts)
 
 
 def _mean(recs, traffic, ps, bg, proto, metric="delay_ms_mean") -> Optional[float]:
