@@ -283,12 +283,12 @@ def verdict_share(claim, shares: List[float], ps: str) -> Tuple[str, str]:
 
 
 def verdict_bg_no_effect(recs) -> Optional[Tuple[str, str]]:
-    """s000-bg-no-effect-wlanwlan, video part: every protocol, WLAN-WLAN,
+    """s000-bg-no-effect-wlanwlan: video and gaming traces, every protocol, WLAN-WLAN,
     r = (bg - nobg) / nobg within +-tau (equivalence)."""
     parts, vs = [], []
-    for proto in PROTO_ORDER:
-        a = _series(recs, "video", "wlanwlan", False, proto, "delay_ms_mean")
-        b = _series(recs, "video", "wlanwlan", True, proto, "delay_ms_mean")
+    for traffic, proto in ((t, p) for t in ("video", *GAMING) for p in PROTO_ORDER):
+        a = _series(recs, traffic, "wlanwlan", False, proto, "delay_ms_mean")
+        b = _series(recs, traffic, "wlanwlan", True, proto, "delay_ms_mean")
         runs = sorted(set(a) & set(b))
         if len(runs) < 2:
             continue
@@ -299,12 +299,12 @@ def verdict_bg_no_effect(recs) -> Optional[Tuple[str, str]]:
             vs.append(1)
         else:
             vs.append(0)
-        parts.append(f"{PROTO_LABEL[proto]} r = {r:+.1%} [{lo:+.1%}, {hi:+.1%}]")
+        parts.append(f"{traffic} {PROTO_LABEL[proto]} r = {r:+.1%} [{lo:+.1%}, {hi:+.1%}]")
     if not vs:
         return None
     # every protocol equivalent -> reproduced; none even by point estimate -> not reproduced
     v = "reproduced" if min(vs) == 2 else ("not reproduced" if max(vs) == 0 else "partly")
-    return v, "video only (the gaming part is not checked yet): " + "; ".join(parts)
+    return v, f"{len(vs)} (traffic, protocol) pairs, r = (bg - no bg) / no bg: " + "; ".join(parts)
 
 
 def _mean(recs, traffic, ps, bg, proto, metric="delay_ms_mean") -> Optional[float]:
