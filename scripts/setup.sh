@@ -13,7 +13,8 @@ fi
 echo "setup: $(cargo --version)"
 
 # Python package tooling (docs/python.md): maturin builds mptlab._core;
-# polars/pandas/pyarrow read results; dask/distributed run sweeps on clusters.
+# polars/pandas/pyarrow read results; dask/distributed run sweeps on clusters;
+# matplotlib draws the figures of the reproduce report (python/mptlab/report.py).
 if [ "${MPTLAB_NO_PYTHON:-0}" = "1" ]; then
     echo "setup: skipping Python (MPTLAB_NO_PYTHON=1)"
     exit 0
@@ -26,8 +27,8 @@ if ! command -v "$PY" >/dev/null 2>&1; then
     echo "setup: WARNING: $PY not found; the Python package and its tests are skipped" >&2
     exit 0
 fi
-PKGS=("maturin>=1.5,<2" polars pandas pyarrow dask distributed pytest)
-have() { "$1" -c "import maturin, polars, pandas, pyarrow, dask, distributed, pytest" >/dev/null 2>&1; }
+PKGS=("maturin>=1.5,<2" polars pandas pyarrow dask distributed pytest matplotlib)
+have() { "$1" -c "import maturin, polars, pandas, pyarrow, dask, distributed, pytest, matplotlib" >/dev/null 2>&1; }
 if have "$PY"; then
     echo "setup: $("$PY" --version) ($PY), Python tooling present"
     exit 0

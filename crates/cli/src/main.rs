@@ -6,6 +6,7 @@
 mod runner;
 mod validate;
 mod sweep;
+mod reproduce;
 
 use clap::{Parser, Subcommand};
 use mptlab_scenario::{registry, Override, Scenario, Topology, TrafficModel};
@@ -103,6 +104,41 @@ enum Command {
         /// Run on a Dask cluster (e.g. tcp://host:8786) through the Python package.
         #[arg(long, value_name = "ADDRESS")]
         scheduler: Option<String>,
+    },
+    /// Reproduce a seed paper: run its scenario library (scenarios/seed<SEED>/,
+    /// one resumable sweep per file under DIR/runs/), then write the HTML
+    /// report DIR/report.html with the Python package (docs/report.md).
+    Reproduce {
+        /// Seed paper (`000`) or `all`.
+        #[arg(default_value = "all")]
+        seed: String,
+        /// Output directory: runs/<seed>/<file>/ (sweeps), report.html, figures.
+        #[arg(long, short, value_name = "DIR")]
+        out: PathBuf,
+        /// Quick pass: 3 runs per point, video and gaming runs cut to 20 s (not the paper's counts).
+        #[arg(long)]
+        quick: bool,
+        /// Runs per point (overrides the library's and --quick's).
+        #[arg(long)]
+        runs: Option<u32>,
+        /// Parallel jobs (default: all cores). Results do not depend on it.
+        #[arg(long, short)]
+        jobs: Option<usize>,
+        /// Only the library files whose name contains this (repeatable), e.g. --only video-wlan3g.
+        #[arg(long, value_name = "SUBSTRING")]
+        only: Vec<String>,
+        /// Scenario library root (default: ./scenarios, else next to the executable).
+        #[arg(long, value_name = "DIR")]
+        library: Option<PathBuf>,
+        /// Run the sweeps only; no report.
+        #[arg(long)]
+        no_report: bool,
+        /// Also write each sweep's merged Parquet tables (large: about 1 GB per gaming file at full run counts).
+        #[arg(long)]
+        tables: bool,
+        /// No progress bars or messages.
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Run all repetitions of a scenario over the real Linux kernel (TCP,
     /// MPTCP, UDP) between network namespaces, links shaped by mptlab's
@@ -414,6 +450,20 @@ fn main() -> ExitCode {
             }
             runner::run(&s, &opts, mptlab_emu::run::run_once_global)
         }
+        Command::Reproduce { seed, out, quick, runs, jobs, only, library, no_report, tables, quiet } => reproduce::run(&reproduce::Options {
+            seed,
+            out,
+            quick,
+            jobs: jobs
+                .filter(|&j| j > 0)
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            runs,
+            only,
+            library,
+            no_report,
+            tables,
+            quiet,
+        }),
         Command::Agent { role } => mptlab_emu::live::main(role),
         Command::Run {
             scenario,

@@ -1,0 +1,207 @@
+//! `mptlab reproduce [SEED|all] --out DIR [--quick]`: run a seed paper's
+//! scenario library (`scenarios/seed<SEED>/*.toml`, one sweep per file) with
+//! the sweep engine, each sweep persisted and resumable under
+//! `DIR/runs/<file stem>/`, then write the HTML report with the Python
+//! package (`python3 -m mptlab.report DIR`). See docs/report.md.
+
+use crate::sweep::{self, SweepOptions};
+use mptlab_scenario::{Override, TrafficModel};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Seeds with a scenario library.
+pub const SEEDS: &[&str] = &["000"];
+/// `--quick`: runs per point and run duration (s; video and gaming only).
+pub const QUICK_RUNS: u32 = 3;
+pub const QUICK_DURATION_S: f64 = 20.0;
+
+pub struct Options {
+    pub seed: String,
+    pub out: PathBuf,
+    pub quick: bool,
+    pub jobs: usize,
+    pub runs: Option<u32>,
+    pub only: Vec<String>,
+    pub library: Option<PathBuf>,
+    pub no_report: bool,
+    pub tables: bool,
+    pub quiet: bool,
+}
+
+/// `scenarios/` next to the working directory, else relative to the
+/// executable (target/release/mptlab -> ../../scenarios).
+fn library_root(explicit: &Option<PathBuf>) -> Option<PathBuf> {
+    if let Some(p) = explicit {
+        return Some(p.clone());
+    }
+    let cwd = PathBuf::from("scenarios");
+    if cwd.is_dir() {
+        return Some(cwd);
+    }
+    let exe = std::env::current_exe().ok()?;
+    let p = exe.parent()?.parent()?.parent()?.join("scenarios");
+    p.is_dir().then_some(p)
+}
+
+fn library(root: &Path, seed: &str) -> Result<Vec<PathBuf>, String> {
+    let dir = root.join(format!("seed{seed}"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("{}: no scenario files", dir.display()));
+    }
+    Ok(files)
+}
+
+pub fn run(o: &Options) -> ExitCode {
+    let seeds: Vec<&str> = if o.seed == "all" {
+        SEEDS.to_vec()
+    } else if let Some(s) = SEEDS.iter().find(|s| **s == o.seed) {
+        vec![*s]
+    } else {
+        eprintln!("error: seed `{}`: no scenario library yet (have: {}, or `all`)", o.seed, SEEDS.join(", "));
+        return ExitCode::from(2);
+    };
+    let Some(root) = library_root(&o.library) else {
+        eprintln!("error: cannot find the scenario library (scenarios/seed<SEED>/); run from the repository or pass --library DIR");
+        return ExitCode::from(2);
+    };
+    // plan everything first: a bad file runs nothing
+    let mut jobs: Vec<(String, PathBuf)> = Vec::new();
+    for seed in &seeds {
+        match library(&root, seed) {
+            Ok(files) => {
+                for f in files {
+                    let stem = f.file_stem().unwrap().to_string_lossy().to_string();
+                    if o.only.is_empty() || o.only.iter().any(|s| stem.contains(s.as_str())) {
+                        jobs.push((format!("seed{seed}/{stem}"), f));
+                    }
+                }
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if jobs.is_empty() {
+        eprintln!("error: --only {:?} matches no scenario file", o.only);
+        return ExitCode::from(2);
+    }
+    let runs = if o.quick { o.runs.or(Some(QUICK_RUNS)) } else { o.runs };
+    // per file: the overrides (--quick shortens video and gaming runs; a web
+    // run is one page load, cut at the file's duration, which stays)
+    let mut sets: Vec<Vec<Override>> = Vec::new();
+    for (_, f) in &jobs {
+        let sw = match sweep::plan(f, &[], runs) {
+            Ok(sw) => sw,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let s0 = &sw.points[0].scenario;
+        let mut set = Vec::new();
+        if o.quick && !matches!(s0.traffic.model, TrafficModel::Web { .. }) && s0.meta.duration_s > QUICK_DURATION_S {
+            set.push(Override { key: "scenario.duration_s".into(), value: format!("{QUICK_DURATION_S:?}") });
+        }
+        sets.push(set);
+    }
+    if let Err(e) = std::fs::create_dir_all(o.out.join("runs")) {
+        eprintln!("error: {}: {e}", o.out.display());
+        return ExitCode::from(1);
+    }
+    let manifest = serde_json::json!({
+        "seeds": seeds,
+        "quick": o.quick,
+        "tables": o.tables,
+        "runs_override": runs,
+        "duration_override_s": if o.quick { Some(QUICK_DURATION_S) } else { None },
+        "duration_override_applies_to": "video and gaming (web keeps its page-load cut)",
+        "sweeps": jobs.iter().map(|(name, f)| serde_json::json!({
+            "name": name,
+            "file": f.display().to_string(),
+            "dir": format!("runs/{}", name),
+        })).collect::<Vec<_>>(),
+    });
+    let t0 = std::time::Instant::now();
+    for (i, (name, f)) in jobs.iter().enumerate() {
+        if !o.quiet {
+            eprintln!("reproduce [{}/{}] {name}", i + 1, jobs.len());
+        }
+        let so = SweepOptions {
+            out: o.out.join("runs").join(name),
+            jobs: o.jobs,
+            runs,
+            set: sets[i].clone(),
+            quiet: o.quiet,
+            force: false,
+            csv: false,
+            // merged tables are large (one gaming file: ~850 MB of messages);
+            // the report needs summary.json only, the run files stay
+            parquet: o.tables,
+        };
+        let code = sweep::run(f, &so);
+        if code != ExitCode::SUCCESS {
+            eprintln!(
+                "error: reproduce: sweep {name} failed; finished runs are kept in {} (same command resumes; \
+                 quick and full runs cannot share an output directory)",
+                so.out.display()
+            );
+            return code;
+        }
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    let mut manifest = manifest;
+    manifest["sweep_wall_s"] = serde_json::json!(wall);
+    manifest["jobs"] = serde_json::json!(o.jobs);
+    if let Err(e) = std::fs::write(o.out.join("reproduce.json"), serde_json::to_string_pretty(&manifest).unwrap()) {
+        eprintln!("error: {}: {e}", o.out.display());
+        return ExitCode::from(1);
+    }
+    if !o.quiet {
+        eprintln!("reproduce: {} sweep(s) done in {wall:.1} s", jobs.len());
+    }
+    if o.no_report {
+        return ExitCode::SUCCESS;
+    }
+    report(&o.out)
+}
+
+fn report(out: &Path) -> ExitCode {
+    let py = std::env::var("MPTLAB_PYTHON").unwrap_or_else(|_| "python3".into());
+    let hint = format!(
+        "the sweep results are kept in {}/runs; install the Python package (bash scripts/setup.sh && pip install ., \
+         docs/python.md) and run `{py} -m mptlab.report {}`",
+        out.display(),
+        out.display()
+    );
+    match std::process::Command::new(&py).args(["-c", "import mptlab.report"]).output() {
+        Ok(r) if r.status.success() => {}
+        Ok(r) => {
+            let err = String::from_utf8_lossy(&r.stderr);
+            let last = err.lines().last().unwrap_or("").to_string();
+            eprintln!("error: reproduce: the report needs the mptlab Python package with matplotlib and polars ({py}: {last}); {hint}");
+            return ExitCode::from(1);
+        }
+        Err(e) => {
+            eprintln!("error: reproduce: cannot start {py} for the report ({e}); {hint}");
+            return ExitCode::from(1);
+        }
+    }
+    match std::process::Command::new(&py).args(["-m", "mptlab.report"]).arg(out).status() {
+        Ok(s) if s.success() => ExitCode::SUCCESS,
+        Ok(s) => {
+            eprintln!("error: reproduce: the report generator failed ({s}); {hint}");
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            eprintln!("error: reproduce: cannot start {py}: {e}; {hint}");
+            ExitCode::from(1)
+        }
+    }
+}

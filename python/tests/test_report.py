@@ -1,0 +1,123 @@
+"""`mptlab reproduce 000 --quick` on a small subset, and its HTML report
+(static checks, then a headless Chromium render when Chromium is present)."""
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mptlab import report
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _cli() -> Path:
+    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    exe = target / "release" / "mptlab"
+    if not exe.is_file():
+        pytest.skip(f"no CLI binary at {exe} (cargo build --release)")
+    return exe
+
+
+@pytest.fixture(scope="module")
+def reproduced(tmp_path_factory) -> Path:
+    """reproduce 000 --quick, WLAN-3G only (2 sweeps x 6 points x 2 runs)."""
+    out = tmp_path_factory.mktemp("repro") / "out"
+    r = subprocess.run([str(_cli()), "reproduce", "000", "--quick", "--runs", "2", "--only", "video-wlan3g",
+                        "--out", str(out), "-q", "--jobs", "2"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_categories_follow_the_rules() -> None:
+    assert report.categorize(-0.2, -0.3, -0.1) == "significant-improvement"
+    assert report.categorize(-0.05, -0.08, -0.01) == "slight-improvement"
+    assert report.categorize(-0.2, -0.4, 0.01) == "no-change"
+    assert report.categorize(0.05, 0.01, 0.09) == "no-change"  # slight degradation -> NC
+    assert report.categorize(0.3, 0.1, 0.5) == "significant-degradation"
+    r, lo, hi = report.paired_r(np.array([8.0, 9.0, 10.0, 11.0]), np.array([10.0, 10.0, 12.0, 12.0]))
+    assert abs(r - (-6.0 / 44.0)) < 1e-12 and lo <= r <= hi
+
+
+def test_report_html_references_images_and_matrix(reproduced: Path) -> None:
+    html = (reproduced / "report.html").read_text()
+    assert "id='fig19'" in html and "Fig. 19-style matrix" in html
+    imgs = re.findall(r"<img src='([^']+)'", html)
+    assert len(imgs) == 2  # WLAN-3G, background off / on
+    for src in imgs:
+        p = reproduced / src
+        assert p.is_file() and p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", src
+    # the comparison rule for WLAN-3G: against the WLAN path
+    assert "tcp p1 (WLAN)" in html and "sctp p1 (WLAN)" in html
+    # every WLAN-3G video Fig. 19 claim gets a verdict
+    for mp in ("mptcp", "cmt"):
+        for bg in ("bg", "nobg"):
+            assert f"s000-fig19-{mp}-video-{bg}-wlan3g" in html
+    # not run: no verdict row, but listed among the claims not covered
+    table = html[html.index("id='claims-table'"):html.index("claims not covered")]
+    assert "s000-fig19-mptcp-video-bg-wlanwlan" not in table
+    assert "s000-fig19-mptcp-video-bg-wlanwlan" in html[html.index("claims not covered"):]
+
+
+def test_reproduce_resumes_and_refuses_unknown_seed(reproduced: Path) -> None:
+    exe = _cli()
+    r = subprocess.run([str(exe), "reproduce", "000", "--quick", "--runs", "2", "--only", "video-wlan3g",
+                        "--out", str(reproduced), "--no-report"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0 and "already done" in r.stderr, r.stderr
+    r = subprocess.run([str(exe), "reproduce", "003", "--out", str(reproduced)], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "no scenario library" in r.stderr
+
+
+def test_reproduce_without_python_package_keeps_runs(tmp_path: Path) -> None:
+    env = dict(os.environ, MPTLAB_PYTHON=str(tmp_path / "no-such-python"))
+    r = subprocess.run([str(_cli()), "reproduce", "000", "--quick", "--runs", "1", "--only", "video-wlan3g-tcp",
+                        "--out", str(tmp_path / "o"), "-q"], cwd=ROOT, capture_output=True, text=True, env=env)
+    assert r.returncode == 1 and "results are kept" in r.stderr, r.stderr
+    assert (tmp_path / "o/runs/seed000/video-wlan3g-tcp/summary.json").is_file()
+
+
+def _chromium(*args: str) -> subprocess.CompletedProcess:
+    prof = tempfile.mkdtemp(prefix="mptlab-chromium-")
+    try:
+        return subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                               "--disable-background-networking", "--disable-component-update", "--no-first-run",
+                               f"--user-data-dir={prof}", *args], capture_output=True, text=True, timeout=120)
+    finally:
+        shutil.rmtree(prof, ignore_errors=True)
+
+
+def test_report_renders_in_headless_chromium(reproduced: Path, tmp_path: Path) -> None:
+    if not os.access(CHROMIUM, os.X_OK):
+        print(f"skip: {CHROMIUM} missing (apt-get install -y chromium)")
+        pytest.skip(f"{CHROMIUM} missing (apt-get install -y chromium)")
+    url = (reproduced / "report.html").resolve().as_uri()
+    # images that loaded have a natural width; a script writes it into the DOM
+    probe = tmp_path / "probe.html"
+    probe.write_text(
+        "<html><body><iframe id=f src='" + url + "' width=1200 height=800></iframe><pre id=o>pending</pre><script>"
+        "document.getElementById('f').onload=function(){var d=this.contentDocument;var im=d.images;var s=[];"
+        "for(var i=0;i<im.length;i++){s.push(im[i].complete&&im[i].naturalWidth>0?'ok':'broken')}"
+        "document.getElementById('o').textContent='imgs:'+s.join(',')+' cells:'"
+        "+d.querySelectorAll('#fig19 td.cat').length};</script></body></html>")
+    r = _chromium("--allow-file-access-from-files", "--virtual-time-budget=10000", "--dump-dom", probe.as_uri())
+    assert r.returncode == 0, r.stderr[-2000:]
+    m = re.search(r"imgs:([a-z,]*) cells:(\d+)", r.stdout)
+    assert m, r.stdout[-2000:]
+    states = m.group(1).split(",")
+    assert states == ["ok", "ok"], states
+    assert int(m.group(2)) == 2 * 2 * 6  # video x bg/nobg rows, 6 columns x (mptlab, paper)
+    # and a screenshot that is not blank
+    shot = tmp_path / "shot.png"
+    r = _chromium("--window-size=1200,1600", f"--screenshot={shot}", url)
+    assert r.returncode == 0 and shot.is_file(), r.stderr[-2000:]
+    import matplotlib.image as mpimg
+
+    a = mpimg.imread(str(shot))
+    assert a.shape[0] > 100 and float(a[..., :3].std()) > 0.02
