@@ -548,7 +548,7 @@ def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
              f"sweep wall time {manifest.get('sweep_wall_s', 0):.1f} s with {_e(manifest.get('jobs'))} job(s); "
              f"{len(recs)} runs in total.</p>")
     h.append("<p class='note'>Simulated with mptlab's packet-level simulator, not the paper's CORE emulation / OMNeT++. "
-             "Traffic in this slice: " + _e(", ".join(traffics) or "none") + ". Gaming and web are not in the library yet.</p>")
+             "Traffic in these runs: " + _e(", ".join(traffics) or "none") + ".</p>")
 
     h.append("<h2 id='deviations'>Deviations from the paper</h2><ul>"
              "<li>Simulated with mptlab, not the paper's CORE emulation (MPTCP, Linux v0.89) or OMNeT++ (CMT-SCTP).</li>"
