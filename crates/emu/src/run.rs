@@ -2,6 +2,7 @@
 //! namespaces, links shaped by the emulator, traffic by the agent, results
 //! in the simulator's tables (docs/results.md, docs/emulation.md).
 
+use mptlab_sim::output::{median_p95_mean, opt_ms};
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -369,10 +370,6 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
     Ok(())
 }
 
-fn opt_ms(t: Option<Nanos>) -> V {
-    t.map_or(V::Null, |t| V::F64(to_ms(t)))
-}
-
 /// Kernel counters in the order of `schema::COUNTERS`; what `tcp_info` does
 /// not expose is null (see docs/emulation.md).
 pub(crate) fn counters(i: &TcpInfo) -> Vec<Option<u64>> {
@@ -493,12 +490,6 @@ fn sampler(
             rec.lock().unwrap().series.extend(rows);
         }
     })
-}
-
-fn median_p95_mean(v: &mut [f64]) -> (f64, f64, f64) {
-    v.sort_by(|a, b| a.total_cmp(b));
-    let q = |p: f64| v[((p * (v.len() - 1) as f64).round()) as usize];
-    (q(0.5), q(0.95), v.iter().sum::<f64>() / v.len() as f64)
 }
 
 /// Emulate run `run` (0-based) of `s` with seed `s.run_seed(run)`.
