@@ -16,7 +16,7 @@
 //! ssthresh = max(w - md, 1); Linux truncates alpha to an integer first
 //! (`div64_u64(max_rate, rate)`), we keep the real alpha of the draft.
 
-use super::{ensure, reno_ssthresh, rtt_s, slow_start, CoupledCc, CwndAcc, CwndUpdate, SubflowCc};
+use super::{ensure, linked_increase, reno_ssthresh, rtt_s, CoupledCc, CwndAcc, CwndUpdate, SubflowCc};
 
 /// (x_r, sum_k x_k, max_k x_k) over the coupled subflows, x in packets/s.
 fn rates(me: usize, subflows: &[SubflowCc]) -> (f64, f64, f64) {
@@ -67,22 +67,7 @@ impl CoupledCc for Balia {
     }
 
     fn on_ack(&mut self, me: usize, subflows: &[SubflowCc], acked_pkts: u32) -> CwndUpdate {
-        ensure(&mut self.acc, subflows.len());
-        let s = subflows[me];
-        let (mut cwnd, mut left) = (s.cwnd, acked_pkts);
-        if s.in_slow_start() {
-            (cwnd, left) = slow_start(cwnd, s.ssthresh, acked_pkts);
-        }
-        if left > 0 {
-            let mut snap = subflows.to_vec();
-            snap[me].cwnd = cwnd;
-            let inc = increase_per_ack(me, &snap) * left as f64;
-            cwnd = self.acc[me].apply(cwnd, inc);
-        }
-        CwndUpdate {
-            cwnd,
-            ssthresh: s.ssthresh,
-        }
+        linked_increase(&mut self.acc, me, subflows, acked_pkts, increase_per_ack)
     }
 
     fn ssthresh_on_loss(&mut self, me: usize, subflows: &[SubflowCc]) -> u32 {

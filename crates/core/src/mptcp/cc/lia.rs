@@ -14,7 +14,7 @@
 //! only on loss, on cwnd changes and in slow start; we recompute it from the
 //! snapshot on every ACK (the RFC's definition, no staleness).
 
-use super::{ensure, reno_ssthresh, rtt_s, slow_start, CoupledCc, CwndAcc, CwndUpdate, SubflowCc};
+use super::{ensure, linked_increase, reno_ssthresh, rtt_s, CoupledCc, CwndAcc, CwndUpdate, SubflowCc};
 
 /// RFC 6356 section 3, the equation for alpha:
 ///
@@ -80,22 +80,7 @@ impl CoupledCc for Lia {
     }
 
     fn on_ack(&mut self, me: usize, subflows: &[SubflowCc], acked_pkts: u32) -> CwndUpdate {
-        ensure(&mut self.acc, subflows.len());
-        let s = subflows[me];
-        let (mut cwnd, mut left) = (s.cwnd, acked_pkts);
-        if s.in_slow_start() {
-            (cwnd, left) = slow_start(cwnd, s.ssthresh, acked_pkts);
-        }
-        if left > 0 {
-            let mut snap = subflows.to_vec();
-            snap[me].cwnd = cwnd;
-            let inc = increase_per_ack(me, &snap) * left as f64;
-            cwnd = self.acc[me].apply(cwnd, inc);
-        }
-        CwndUpdate {
-            cwnd,
-            ssthresh: s.ssthresh,
-        }
+        linked_increase(&mut self.acc, me, subflows, acked_pkts, increase_per_ack)
     }
 
     /// RFC 6356 section 3: "the decrease is unchanged", Reno halving.

@@ -149,6 +149,31 @@ impl CwndAcc {
 }
 
 /// Grow a per-subflow state vector so that index `me` exists.
+/// One ACK for subflow `me` under a linked-increase algorithm (LIA, BALIA):
+/// slow start as in TCP for the packets below ssthresh, then the
+/// algorithm's per-packet congestion-avoidance increase `inc(me, snapshot)`
+/// for the rest, evaluated with `me`'s window after slow start.
+pub(crate) fn linked_increase(
+    acc: &mut Vec<CwndAcc>,
+    me: usize,
+    subflows: &[SubflowCc],
+    acked_pkts: u32,
+    inc: impl Fn(usize, &[SubflowCc]) -> f64,
+) -> CwndUpdate {
+    ensure(acc, subflows.len());
+    let s = subflows[me];
+    let (mut cwnd, mut left) = (s.cwnd, acked_pkts);
+    if s.in_slow_start() {
+        (cwnd, left) = slow_start(cwnd, s.ssthresh, acked_pkts);
+    }
+    if left > 0 {
+        let mut snap = subflows.to_vec();
+        snap[me].cwnd = cwnd;
+        cwnd = acc[me].apply(cwnd, inc(me, &snap) * left as f64);
+    }
+    CwndUpdate { cwnd, ssthresh: s.ssthresh }
+}
+
 pub(crate) fn ensure<T: Default>(v: &mut Vec<T>, len: usize) {
     while v.len() < len {
         v.push(T::default());
