@@ -70,7 +70,7 @@ def test_reproduce_resumes_and_refuses_unknown_seed(reproduced: Path) -> None:
     r = subprocess.run([str(exe), "reproduce", "000", "--quick", "--runs", "2", "--only", "video-wlan3g",
                         "--out", str(reproduced), "--no-report"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0 and "already done" in r.stderr, r.stderr
-    r = subprocess.run([str(exe), "reproduce", "003", "--out", str(reproduced)], cwd=ROOT,
+    r = subprocess.run([str(exe), "reproduce", "007", "--out", str(reproduced)], cwd=ROOT,
                        capture_output=True, text=True)
     assert r.returncode == 2 and "no scenario library" in r.stderr
 

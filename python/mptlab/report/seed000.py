@@ -1,46 +1,29 @@
-"""HTML report of ``mptlab reproduce``: ``python -m mptlab.report DIR``.
+"""Seed 000 (Computer Networks 2016): video, gaming and web over WLAN-WLAN,
+3G-3G and WLAN-3G with TCP, MPTCP, SCTP and CMT-SCTP.
 
-Reads ``DIR/reproduce.json`` (written by ``mptlab reproduce``) and the
-``summary.json`` of every sweep under ``DIR/runs/``, computes the paper's
-comparisons (seed 000: multipath vs the mean of the two single paths in
-homogeneous scenarios, vs the WLAN path in WLAN-3G), a Fig. 19-style matrix
-and per-claim verdicts against ``docs/claims/claims.toml``, and writes
-``DIR/report.html`` with its figures in ``DIR/figures/``. The rules are in
-docs/report.md and docs/claims/README.md; only the standard library, numpy
-and matplotlib are used (no compiled mptlab module needed).
+Computes the paper's comparisons (multipath vs the mean of the two single
+paths in homogeneous scenarios, vs the WLAN path in WLAN-3G), a Fig. 19-style
+matrix, box plots, traffic-share tables and the verdicts of the seed's
+claims. Rules: docs/report.md and docs/claims/README.md.
 """
 
 from __future__ import annotations
 
-import argparse
-import html
-import json
 import math
 import re
-import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-try:
-    import tomllib  # Python >= 3.11
-except ModuleNotFoundError:  # pragma: no cover
-    import tomli as tomllib  # type: ignore
-
 import numpy as np
 
-__all__ = ["generate", "main", "THRESHOLD", "BOOTSTRAP", "categorize", "paired_r"]
+from .common import (ABBR, BOOTSTRAP, CATS, TAU, THRESHOLD, Run, Section, categorize, paired_r,
+                     pyplot)
+from .common import boot as _boot
+from .common import cat_cell as _cell
+from .common import e as _e
+from .common import finite as _finite
+from .common import grade as _grade
 
-#: significance threshold S between "slight" and "significant" (relative)
-THRESHOLD = 0.10
-#: bootstrap resamples for the 95 % CI of r
-BOOTSTRAP = 10_000
-#: equivalence margin of "no change" claims
-TAU = 0.10
-
-CATS = ["significant-degradation", "no-change", "slight-improvement", "significant-improvement"]
-ABBR = {"significant-improvement": "SI", "slight-improvement": "sI", "no-change": "NC",
-        "significant-degradation": "SD", None: "-"}
-COLOR = {"SI": "#1a9850", "sI": "#a6d96a", "NC": "#fee08b", "SD": "#d73027", "-": "#eeeeee"}
 PS_LABEL = {"wlanwlan": "WLAN-WLAN", "3g3g": "3G-3G", "wlan3g": "WLAN-3G"}
 PS_ORDER = ["wlanwlan", "3g3g", "wlan3g"]
 PROTO_ORDER = ["tcp1", "tcp2", "mptcp", "sctp1", "sctp2", "cmt-sctp"]
@@ -77,30 +60,18 @@ def _parse_name(stem: str) -> Tuple[str, str, str]:
     return "-".join(parts[:-2]), parts[-2], parts[-1]
 
 
-def load_runs(out: Path) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
-    """Manifest and one record per (sweep point, run): traffic, ps, bg,
-    proto, run, seed and the run's summary metrics."""
-    manifest = json.loads((out / "reproduce.json").read_text())
+def records(runs: List[Run]) -> List[Dict[str, Any]]:
+    """One record per seed-000 (sweep point, run): traffic, ps, bg, proto,
+    run, seed and the run's summary metrics."""
     recs: List[Dict[str, Any]] = []
-    for sw in manifest["sweeps"]:
-        d = out / sw["dir"]
-        sf = d / "summary.json"
-        if not sf.exists():
+    for r in runs:
+        if r.seed != "000":
             continue
-        summ = json.loads(sf.read_text())
-        traffic, ps, fam = _parse_name(sw["name"].split("/")[-1])
-        for pt in summ["points"]:
-            vals = pt["values"]
-            for pr in pt["per_run"]:
-                recs.append(dict(sweep=sw["name"], traffic=traffic, ps=ps, family=fam,
-                                 bg=bool(vals.get("background.enabled", False)),
-                                 proto=_proto_key(vals), run=pr["run"], seed=pr["seed"],
-                                 metrics=pr["metrics"]))
-    return manifest, recs
-
-
-def _finite(v: Any) -> bool:
-    return v is not None and math.isfinite(v)
+        traffic, ps, fam = _parse_name(r.stem)
+        recs.append(dict(sweep=r.stem, traffic=traffic, ps=ps, family=fam,
+                         bg=bool(r.values.get("background.enabled", False)),
+                         proto=_proto_key(r.values), run=r.run, seed=r.rng_seed, metrics=r.metrics))
+    return recs
 
 
 def _series(recs, traffic, ps, bg, proto, metric) -> Dict[int, float]:
@@ -114,45 +85,6 @@ def _series(recs, traffic, ps, bg, proto, metric) -> Dict[int, float]:
 
 
 # ------------------------------------------------------------- statistics
-
-def paired_r(cand: np.ndarray, ref: np.ndarray, *, resamples: int = BOOTSTRAP,
-             seed: int = 0) -> Tuple[float, float, float]:
-    """r = mean(cand - ref) / mean(ref) over paired runs and its 95 %
-    percentile bootstrap CI (runs resampled with their pairing)."""
-    cand = np.asarray(cand, float)
-    ref = np.asarray(ref, float)
-    n = len(cand)
-    r = float(np.mean(cand - ref) / np.mean(ref))
-    rs = _boot(cand, ref, resamples, seed)
-    if rs is None:
-        return r, float("nan"), float("nan")
-    lo, hi = np.percentile(rs, [2.5, 97.5])
-    return r, float(lo), float(hi)
-
-
-def _boot(cand: np.ndarray, ref: np.ndarray, resamples: int = BOOTSTRAP, seed: int = 0) -> Optional[np.ndarray]:
-    """Bootstrap distribution of r (runs resampled with their pairing)."""
-    n = len(cand)
-    if n < 2:
-        return None
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(resamples, n))
-    return (cand[idx] - ref[idx]).mean(axis=1) / ref[idx].mean(axis=1)
-
-
-def categorize(r: float, lo: float, hi: float, threshold: float = THRESHOLD) -> Optional[str]:
-    """Fig. 19 category of a delay-like r (negative = improvement), rules of
-    docs/claims/README.md: CI wholly below 0 -> improvement (significant if
-    |r| >= S), CI wholly above 0 and r >= S -> significant degradation,
-    everything else -> no change."""
-    if not math.isfinite(r) or not math.isfinite(lo) or not math.isfinite(hi):
-        return None
-    if hi < 0:
-        return "significant-improvement" if -r >= threshold else "slight-improvement"
-    if lo > 0 and r >= threshold:
-        return "significant-degradation"
-    return "no-change"
-
 
 def compare(recs, traffic: str, ps: str, bg: bool, mp: str) -> Optional[Dict[str, Any]]:
     """The paper's comparison rule for one cell. `gaming` pools the three
@@ -219,18 +151,6 @@ def _context(recs, traffic, ps, bg, mp, metric) -> str:
 
 
 # ----------------------------------------------------------------- claims
-
-def load_claims(path: Optional[Path] = None) -> List[Dict[str, Any]]:
-    if path is None:
-        for c in (Path(__file__).resolve().parents[2] / "docs/claims/claims.toml",
-                  Path.cwd() / "docs/claims/claims.toml"):
-            if c.exists():
-                path = c
-                break
-    if path is None or not path.exists():
-        return []
-    return tomllib.loads(path.read_text())["claim"]
-
 
 FIG19 = re.compile(r"^s000-fig19-(mptcp|cmt)-(\w+)-(bg|nobg)-(wlanwlan|3g3g|wlan3g)$")
 SHARE = re.compile(r"^s000-share-table(\d+)-([\w-]+?)(?:-(bg|nobg))?-(wlanwlan|3g3g|wlan3g)$")
@@ -316,10 +236,6 @@ def _gmean(recs, ps, bg, proto) -> Optional[float]:
     """Mean over the gaming traces present."""
     v = [m for m in (_mean(recs, t, ps, bg, proto) for t in GAMING) if m is not None]
     return float(np.mean(v)) if v else None
-
-
-def _grade(full: bool, some: bool) -> str:
-    return "reproduced" if full else ("partly" if some else "not reproduced")
 
 
 def _h_bufferbloat(recs):
@@ -468,9 +384,7 @@ def pairing_check(recs) -> Tuple[int, int]:
 # ---------------------------------------------------------------- figures
 
 def _boxplots(recs, traffic, figdir: Path) -> List[Tuple[str, str]]:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     metric = metric_for(traffic)
     out = []
@@ -498,31 +412,11 @@ def _boxplots(recs, traffic, figdir: Path) -> List[Tuple[str, str]]:
     return out
 
 
-# ------------------------------------------------------------------- HTML
 
-def _e(s: Any) -> str:
-    return html.escape(str(s))
-
-
-def _cell(cat: Optional[str], title: str = "") -> str:
-    a = ABBR.get(cat, "-")
-    return f'<td class="cat" style="background:{COLOR[a]}" title="{_e(title)}">{a}</td>'
-
-
-CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:3px 7px;font-size:13px}
-th{background:#f2f2f2}td.cat{text-align:center;font-weight:bold;min-width:3em}
-.reproduced{background:#d9f0d3}.partly{background:#fff3bf}.not-reproduced{background:#f8d0cc}
-.figs img{max-width:48%;margin:4px;border:1px solid #ddd}.note{color:#555;font-size:13px}"""
-
-
-def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
-    """Write out/report.html (and out/figures/*.png); return its path."""
-    out = Path(out)
-    manifest, recs = load_runs(out)
-    figdir = out / "figures"
-    figdir.mkdir(exist_ok=True)
-    claims = load_claims(claims_path)
+def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, Any]], figdir: Path) -> Section:
+    """Seed 000's part of the report."""
+    recs = records(runs)
+    sec = Section()
     present = {r["traffic"] for r in recs}
     if present & set(GAMING):
         present.add("gaming")
@@ -536,21 +430,13 @@ def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
                     if c:
                         c.pop("_boot", None)
                         cells[(t, ps, bg, mp)] = c
-
+    sec.data["cells"] = list(cells.values())
     pair_bad, pair_tot = pairing_check(recs)
-    h: List[str] = []
-    h.append(f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>mptlab reproduce: seed "
-             f"{_e(', '.join(manifest['seeds']))}</title><style>{CSS}</style></head><body>")
-    h.append(f"<h1>mptlab reproduce: seed {_e(', '.join(manifest['seeds']))}</h1>")
-    mode = "QUICK pass (not the paper's run counts or duration)" if manifest.get("quick") else "full run counts of the library"
-    h.append(f"<p>Mode: <b>{_e(mode)}</b>; runs override: {_e(manifest.get('runs_override'))}; duration override: "
-             f"{_e(manifest.get('duration_override_s'))} s; sweeps: {len(manifest['sweeps'])}; "
-             f"sweep wall time {manifest.get('sweep_wall_s', 0):.1f} s with {_e(manifest.get('jobs'))} job(s); "
-             f"{len(recs)} runs in total.</p>")
-    h.append("<p class='note'>Simulated with mptlab's packet-level simulator, not the paper's CORE emulation / OMNeT++. "
-             "Traffic in these runs: " + _e(", ".join(traffics) or "none") + ".</p>")
-
-    h.append("<h2 id='deviations'>Deviations from the paper</h2><ul>"
+    h = sec.html
+    h.append("<h2 id='seed000'>Seed 000: video, gaming and web over WLAN and 3G (Computer Networks 2016)</h2>")
+    h.append("<p class='note'>Simulated with mptlab's packet-level simulator, not the paper's CORE emulation / "
+             "OMNeT++. Traffic in these runs: " + _e(", ".join(traffics) or "none") + ".</p>")
+    h.append("<h3 id='deviations'>Deviations from the paper</h3><ul>"
              "<li>Simulated with mptlab, not the paper's CORE emulation (MPTCP, Linux v0.89) or OMNeT++ (CMT-SCTP).</li>"
              "<li>MPTCP starts its initial subflow on path 1 in every run (the paper: a random path in homogeneous "
              "scenarios). Homogeneous share claims therefore compare the more-used path.</li>"
@@ -560,7 +446,7 @@ def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
              "reconstruction confidence a mismatch says as much about the reconstruction as about mptlab.</li>"
              "</ul>")
     # rules
-    h.append("<h2 id='rules'>How cells and verdicts are decided</h2><ul>"
+    h.append("<h3 id='rules'>How cells and verdicts are decided</h3><ul>"
              "<li><b>Comparison rule</b> (seed 000 sec. 5): homogeneous paths (WLAN-WLAN, 3G-3G): multipath vs the mean of "
              "the single-path protocol on path 1 and on path 2, run by run; heterogeneous (WLAN-3G): vs the single-path "
              "protocol on the WLAN path (path 1). MPTCP is compared with TCP, CMT-SCTP with SCTP.</li>"
@@ -586,7 +472,7 @@ def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
              "<li>Nothing is tuned to match the paper; differences are reported as they are.</li></ul>")
 
     # matrix
-    h.append("<h2 id='matrix'>Fig. 19-style matrix</h2>")
+    h.append("<h3 id='matrix'>Fig. 19-style matrix</h3>")
     agree = {"reproduced": 0, "partly": 0, "not reproduced": 0}
     for cid, cl in ((c["id"], c) for c in claims):
         m = FIG19.match(cid)
@@ -619,7 +505,7 @@ def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
     h.append("</table>")
 
     # comparison table
-    h.append("<h2 id='comparisons'>Comparisons (numbers)</h2><table><tr><th>traffic</th><th>paths</th><th>BG</th>"
+    h.append("<h3 id='comparisons'>Comparisons (numbers)</h3><table><tr><th>traffic</th><th>paths</th><th>BG</th>"
              "<th>multipath</th><th>reference</th><th>n</th><th>mp mean</th><th>ref mean</th><th>r</th>"
              "<th>95 % CI</th><th>cell</th><th>context</th><th>runs without a value (unfinished page / no message)</th></tr>")
     for (t, ps, bg, mp), c in cells.items():
@@ -636,7 +522,7 @@ def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
              "compare the numbers before reading a verdict.</p>")
 
     # figures
-    h.append("<h2 id='figures'>Per-run delay, box plots</h2><p class='note'>Boxes: quartiles; whiskers: 1.5 IQR; "
+    h.append("<h3 id='figures'>Per-run delay, box plots</h3><p class='note'>Boxes: quartiles; whiskers: 1.5 IQR; "
              "one value per run (the run's mean message delay).</p>")
     for t in traffics:
         h.append("<div class='figs'>")
@@ -645,7 +531,7 @@ def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
         h.append("</div>")
 
     # shares
-    h.append("<h2 id='shares'>Traffic shares (foreground bytes on path 1)</h2><table><tr><th>traffic</th><th>paths</th>"
+    h.append("<h3 id='shares'>Traffic shares (foreground bytes on path 1)</h3><table><tr><th>traffic</th><th>paths</th>"
              "<th>BG</th><th>protocol</th><th>runs</th><th>path 1 mean</th><th>min</th><th>max</th></tr>")
     for t in traffics:
         for ps in PS_ORDER:
@@ -659,81 +545,26 @@ def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
     h.append("</table>")
 
     # claims
-    rows = []
-    counts: Dict[str, int] = {}
     for cl in claims:
-        if cl.get("seed") not in manifest["seeds"]:
+        if cl.get("seed") != "000":
             continue
-        v = detail = None
+        res = None
         m = FIG19.match(cl["id"])
         s = SHARE.match(cl["id"])
         if m:
             mp = "mptcp" if m.group(1) == "mptcp" else "cmt-sctp"
             c = cells.get((m.group(2), m.group(4), m.group(3) == "bg", mp))
             if c:
-                v, detail = verdict_fig19(cl, c)
+                res = verdict_fig19(cl, c)
         elif s:
             table, t, bgs, ps = int(s.group(1)), s.group(2), s.group(3), s.group(4)
             mp = SHARE_TABLE.get(table)
             if mp and t in traffics:
-                v, detail = verdict_share(cl, share_values(recs, t, ps, bgs == "bg", mp), ps)
+                res = verdict_share(cl, share_values(recs, t, ps, bgs == "bg", mp), ps)
         elif cl["id"] in HEADLINE:
             res = HEADLINE[cl["id"]](recs)
-            if res:
-                v, detail = res
         elif cl["id"] == "s000-bg-no-effect-wlanwlan" and "video" in traffics:
             res = verdict_bg_no_effect(recs)
-            if res:
-                v, detail = res
-        if not cl.get("verdict_bearing", True):
-            v, detail = "method", "applied by the report, no verdict"
-        elif cl.get("fidelity") == "not-modelled":
-            v, detail = "not checkable", "not modelled in mptlab: " + cl.get("notes", "")
-        if v is None:
-            continue  # not covered by the runs of this slice; counted below
-        counts[v] = counts.get(v, 0) + 1
-        rows.append((cl, v, detail))
-    total = sum(1 for c in claims if c.get("seed") in manifest["seeds"])
-    h.append(f"<h2 id='claims'>Claims</h2><p>{len(rows)} of {total} claims of seed(s) "
-             f"{_e(', '.join(manifest['seeds']))} are covered by these runs: "
-             + ", ".join(f"{_e(k)}: {n}" for k, n in sorted(counts.items()))
-             + ". The others need traffic, scenarios or tests not in this slice yet.</p>")
-    h.append("<table id='claims-table'><tr><th>claim</th><th>kind</th><th>verdict</th><th>numbers</th><th>expected</th></tr>")
-    for cl, v, detail in rows:
-        appr = " (approximate setting)" if cl.get("fidelity") == "approximate" else ""
-        h.append(f"<tr class='{_e(v.replace(' ', '-'))}'><td>{_e(cl['id'])}</td><td>{_e(cl['kind'])}</td>"
-                 f"<td>{_e(v + appr)}</td><td>{_e(detail)}</td><td>{_e(cl.get('expected', ''))}</td></tr>")
-    h.append("</table>")
-    covered = {cl["id"] for cl, _, _ in rows}
-    rest = [c for c in claims if c.get("seed") in manifest["seeds"] and c["id"] not in covered]
-    if rest:
-        h.append(f"<details><summary>{len(rest)} claims not covered by these runs</summary><ul>"
-                 + "".join(f"<li><code>{_e(c['id'])}</code>: {_e(c.get('compare', ''))}</li>" for c in rest)
-                 + "</ul></details>")
-    h.append("<p class='note'>Generated by <code>python -m mptlab.report</code>; rules in docs/report.md and "
-             "docs/claims/README.md.</p></body></html>")
-    path = out / "report.html"
-    path.write_text("\n".join(h))
-    (out / "verdicts.json").write_text(json.dumps(
-        {"cells": [{k: v for k, v in c.items()} for c in cells.values()],
-         "claims": [{"id": cl["id"], "verdict": v, "detail": d} for cl, v, d in rows]}, indent=1))
-    return path
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m mptlab.report",
-                                 description="HTML report of an `mptlab reproduce` output directory")
-    ap.add_argument("dir")
-    ap.add_argument("--claims", type=Path, help="claims.toml (default: docs/claims/claims.toml of the repository)")
-    a = ap.parse_args(argv)
-    d = Path(a.dir)
-    if not (d / "reproduce.json").exists():
-        print(f"error: {d}: no reproduce.json (run `mptlab reproduce ... --out {d}` first)", file=sys.stderr)
-        return 2
-    p = generate(d, a.claims)
-    print(f"wrote {p}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        if res:
+            sec.verdicts[cl["id"]] = res
+    return sec

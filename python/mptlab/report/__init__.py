@@ -1,0 +1,131 @@
+"""HTML report of ``mptlab reproduce``: ``python -m mptlab.report DIR``.
+
+Reads ``DIR/reproduce.json`` (written by ``mptlab reproduce``) and the
+``summary.json`` of every sweep under ``DIR/runs/``; each seed with runs
+contributes a section (module ``seedNNN``: the paper's comparisons, figures
+and the verdicts of its claims in ``docs/claims/claims.toml``). Writes
+``DIR/report.html``, its figures in ``DIR/figures/`` and every verdict in
+``DIR/verdicts.json``. The rules are in docs/report.md and
+docs/claims/README.md; only the standard library, numpy and matplotlib are
+used (no compiled mptlab module needed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+from .common import (BOOTSTRAP, CSS, THRESHOLD, Section, categorize, direction_verdict, e,
+                     equivalence_verdict, load_claims, load_manifest, load_runs, paired_r)
+
+__all__ = ["generate", "main", "THRESHOLD", "BOOTSTRAP", "categorize", "paired_r", "direction_verdict",
+           "equivalence_verdict", "SEEDS"]
+
+#: seed -> (module, title); a seed's section is written when its runs are present
+SEEDS = {
+    "000": "seed000",
+    "001": "seed001",
+    "002": "seed002",
+    "003": "seed003",
+    "004": "seed004",
+}
+
+
+def _module(seed: str):
+    try:
+        return importlib.import_module(f".{SEEDS[seed]}", __name__)
+    except ModuleNotFoundError:
+        return None
+
+
+def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
+    """Write out/report.html (and out/figures/*.png, out/verdicts.json); return its path."""
+    out = Path(out)
+    manifest = load_manifest(out)
+    runs = load_runs(out, manifest)
+    figdir = out / "figures"
+    figdir.mkdir(exist_ok=True)
+    claims = load_claims(claims_path)
+    seeds: List[str] = list(manifest["seeds"])
+    sections: Dict[str, Section] = {}
+    for seed in seeds:
+        mod = _module(seed)
+        seed_runs = [r for r in runs if r.seed == seed]
+        if mod is not None and seed_runs:
+            sections[seed] = mod.section(manifest, seed_runs, claims, figdir)
+
+    title = f"mptlab reproduce: seed {', '.join(seeds)}"
+    h: List[str] = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{e(title)}</title>"
+                    f"<style>{CSS}</style></head><body>", f"<h1>{e(title)}</h1>"]
+    mode = "QUICK pass (not the paper's run counts or duration)" if manifest.get("quick") else "full run counts of the library"
+    h.append(f"<p>Mode: <b>{e(mode)}</b>; runs override: {e(manifest.get('runs_override'))}; duration override: "
+             f"{e(manifest.get('duration_override_s'))} s; sweeps: {len(manifest['sweeps'])}; "
+             f"sweep wall time {manifest.get('sweep_wall_s', 0):.1f} s with {e(manifest.get('jobs'))} job(s); "
+             f"{len(runs)} runs in total.</p>")
+    if len(sections) > 1:
+        h.append("<p>Sections: " + ", ".join(f"<a href='#seed{s}'>seed {s}</a>" for s in sections)
+                 + ", <a href='#claims'>claims</a>.</p>")
+    for sec in sections.values():
+        h.extend(sec.html)
+
+    # claims of every seed in this report, with the verdicts the sections gave
+    rows: List[Tuple[Dict[str, Any], str, str]] = []
+    counts: Dict[str, int] = {}
+    for cl in claims:
+        if cl.get("seed") not in seeds:
+            continue
+        sec = sections.get(cl["seed"])
+        res = sec.verdicts.get(cl["id"]) if sec else None
+        if not cl.get("verdict_bearing", True):
+            res = ("method", "applied by the report, no verdict")
+        elif cl.get("fidelity") == "not-modelled":
+            res = ("not checkable", "not modelled in mptlab: " + cl.get("notes", ""))
+        if res is None:
+            continue  # not covered by the runs of this slice; listed below
+        counts[res[0]] = counts.get(res[0], 0) + 1
+        rows.append((cl, res[0], res[1]))
+    total = sum(1 for c in claims if c.get("seed") in seeds)
+    h.append(f"<h2 id='claims'>Claims</h2><p>{len(rows)} of {total} claims of seed(s) "
+             f"{e(', '.join(seeds))} are covered by these runs: "
+             + ", ".join(f"{e(k)}: {n}" for k, n in sorted(counts.items()))
+             + ". The others need traffic, scenarios or tests not in this slice yet.</p>")
+    h.append("<table id='claims-table'><tr><th>claim</th><th>kind</th><th>verdict</th><th>numbers</th><th>expected</th></tr>")
+    for cl, v, detail in rows:
+        appr = " (approximate setting)" if cl.get("fidelity") == "approximate" else ""
+        h.append(f"<tr class='{e(v.replace(' ', '-'))}'><td>{e(cl['id'])}</td><td>{e(cl['kind'])}</td>"
+                 f"<td>{e(v + appr)}</td><td>{e(detail)}</td><td>{e(cl.get('expected', ''))}</td></tr>")
+    h.append("</table>")
+    covered = {cl["id"] for cl, _, _ in rows}
+    rest = [c for c in claims if c.get("seed") in seeds and c["id"] not in covered]
+    if rest:
+        h.append(f"<details><summary>{len(rest)} claims not covered by these runs</summary><ul>"
+                 + "".join(f"<li><code>{e(c['id'])}</code>: {e(c.get('compare', ''))}</li>" for c in rest)
+                 + "</ul></details>")
+    h.append("<p class='note'>Generated by <code>python -m mptlab.report</code>; rules in docs/report.md and "
+             "docs/claims/README.md.</p></body></html>")
+    path = out / "report.html"
+    path.write_text("\n".join(h))
+    (out / "verdicts.json").write_text(json.dumps(
+        {"cells": sections["000"].data.get("cells", []) if "000" in sections else [],
+         "seeds": {s: sec.data for s, sec in sections.items() if s != "000"},
+         "claims": [{"id": cl["id"], "verdict": v, "detail": d} for cl, v, d in rows]}, indent=1))
+    return path
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m mptlab.report",
+                                 description="HTML report of an `mptlab reproduce` output directory")
+    ap.add_argument("dir")
+    ap.add_argument("--claims", type=Path, help="claims.toml (default: docs/claims/claims.toml of the repository)")
+    a = ap.parse_args(argv)
+    d = Path(a.dir)
+    if not (d / "reproduce.json").exists():
+        print(f"error: {d}: no reproduce.json (run `mptlab reproduce ... --out {d}` first)", file=sys.stderr)
+        return 2
+    p = generate(d, a.claims)
+    print(f"wrote {p}")
+    return 0

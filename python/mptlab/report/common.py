@@ -1,0 +1,234 @@
+"""What every seed's report section shares: loading the runs of an
+``mptlab reproduce`` directory, the claims catalogue, the paired bootstrap
+and the verdict rules of docs/claims/README.md, and HTML helpers.
+
+Only the standard library and numpy; matplotlib is imported where a figure
+is drawn."""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+try:
+    import tomllib  # Python >= 3.11
+except ModuleNotFoundError:  # pragma: no cover
+    import tomli as tomllib  # type: ignore
+
+import numpy as np
+
+#: significance threshold S between "slight" and "significant" (relative)
+THRESHOLD = 0.10
+#: bootstrap resamples for the 95 % CI of r
+BOOTSTRAP = 10_000
+#: equivalence margin of "no change" claims
+TAU = 0.10
+
+CATS = ["significant-degradation", "no-change", "slight-improvement", "significant-improvement"]
+ABBR = {"significant-improvement": "SI", "slight-improvement": "sI", "no-change": "NC",
+        "significant-degradation": "SD", None: "-"}
+COLOR = {"SI": "#1a9850", "sI": "#a6d96a", "NC": "#fee08b", "SD": "#d73027", "-": "#eeeeee"}
+
+#: a claim's verdict and the numbers behind it
+Verdict = Tuple[str, str]
+
+
+# ---------------------------------------------------------------- loading
+
+@dataclass
+class Run:
+    """One run of one sweep point: which seed's library and file it came
+    from, the point's axis values and the run's summary metrics."""
+    seed: str          # "000" .. "004"
+    stem: str          # library file stem, e.g. "video-wlan3g-tcp"
+    values: Dict[str, Any]
+    run: int
+    rng_seed: int
+    metrics: Dict[str, Any]
+
+    def get(self, metric: str) -> Optional[float]:
+        v = self.metrics.get(metric)
+        return float(v) if finite(v) else None
+
+
+def load_manifest(out: Path) -> Dict[str, Any]:
+    return json.loads((Path(out) / "reproduce.json").read_text())
+
+
+def load_runs(out: Path, manifest: Dict[str, Any]) -> List[Run]:
+    """Every (sweep point, run) of every finished sweep in the manifest."""
+    runs: List[Run] = []
+    for sw in manifest["sweeps"]:
+        sf = Path(out) / sw["dir"] / "summary.json"
+        if not sf.exists():
+            continue
+        seed_dir, stem = sw["name"].split("/")[-2:]
+        summ = json.loads(sf.read_text())
+        for pt in summ["points"]:
+            for pr in pt["per_run"]:
+                runs.append(Run(seed=seed_dir.removeprefix("seed"), stem=stem, values=pt["values"],
+                                run=pr["run"], rng_seed=pr["seed"], metrics=pr["metrics"]))
+    return runs
+
+
+def load_claims(path: Optional[Path] = None) -> List[Dict[str, Any]]:
+    if path is None:
+        for c in (Path(__file__).resolve().parents[3] / "docs/claims/claims.toml",
+                  Path.cwd() / "docs/claims/claims.toml"):
+            if c.exists():
+                path = c
+                break
+    if path is None or not path.exists():
+        return []
+    return tomllib.loads(path.read_text())["claim"]
+
+
+def finite(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+# ------------------------------------------------------------- statistics
+
+def paired_r(cand: np.ndarray, ref: np.ndarray, *, resamples: int = BOOTSTRAP,
+             seed: int = 0) -> Tuple[float, float, float]:
+    """r = mean(cand - ref) / mean(ref) over paired runs and its 95 %
+    percentile bootstrap CI (runs resampled with their pairing)."""
+    cand = np.asarray(cand, float)
+    ref = np.asarray(ref, float)
+    r = float(np.mean(cand - ref) / np.mean(ref))
+    rs = boot(cand, ref, resamples, seed)
+    if rs is None:
+        return r, float("nan"), float("nan")
+    lo, hi = np.percentile(rs, [2.5, 97.5])
+    return r, float(lo), float(hi)
+
+
+def boot(cand: np.ndarray, ref: np.ndarray, resamples: int = BOOTSTRAP, seed: int = 0) -> Optional[np.ndarray]:
+    """Bootstrap distribution of r (runs resampled with their pairing)."""
+    n = len(cand)
+    if n < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(resamples, n))
+    return (cand[idx] - ref[idx]).mean(axis=1) / ref[idx].mean(axis=1)
+
+
+def unpaired_r(cand: Sequence[float], ref: Sequence[float], *, resamples: int = BOOTSTRAP,
+               seed: int = 0) -> Tuple[float, float, float]:
+    """r = (mean(cand) - mean(ref)) / mean(ref) with a 95 % percentile CI from
+    resampling each group on its own (docs/claims/README.md: where pairing is
+    impossible)."""
+    c = np.asarray(cand, float)
+    f = np.asarray(ref, float)
+    r = float((c.mean() - f.mean()) / f.mean())
+    if len(c) < 2 or len(f) < 2:
+        return r, float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    cm = c[rng.integers(0, len(c), size=(resamples, len(c)))].mean(axis=1)
+    fm = f[rng.integers(0, len(f), size=(resamples, len(f)))].mean(axis=1)
+    lo, hi = np.percentile((cm - fm) / fm, [2.5, 97.5])
+    return r, float(lo), float(hi)
+
+
+def mean_ci(x: Sequence[float], *, resamples: int = BOOTSTRAP, seed: int = 0) -> Tuple[float, float, float]:
+    """Mean and its 95 % percentile bootstrap CI."""
+    a = np.asarray(x, float)
+    m = float(a.mean())
+    if len(a) < 2:
+        return m, float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    ms = a[rng.integers(0, len(a), size=(resamples, len(a)))].mean(axis=1)
+    lo, hi = np.percentile(ms, [2.5, 97.5])
+    return m, float(lo), float(hi)
+
+
+def categorize(r: float, lo: float, hi: float, threshold: float = THRESHOLD) -> Optional[str]:
+    """Fig. 19 category of a delay-like r (negative = improvement), rules of
+    docs/claims/README.md: CI wholly below 0 -> improvement (significant if
+    |r| >= S), CI wholly above 0 and r >= S -> significant degradation,
+    everything else -> no change."""
+    if not math.isfinite(r) or not math.isfinite(lo) or not math.isfinite(hi):
+        return None
+    if hi < 0:
+        return "significant-improvement" if -r >= threshold else "slight-improvement"
+    if lo > 0 and r >= threshold:
+        return "significant-degradation"
+    return "no-change"
+
+
+def direction_verdict(r: float, lo: float, hi: float, side: int, size: float = 0.0) -> str:
+    """`direction` claims (docs/claims/README.md): the claimed side is
+    side = -1 (candidate lower) or +1 (candidate higher). Reproduced: the CI
+    excludes 0 on the claimed side and |r| reaches `size`; partly: the point
+    estimate is on the claimed side; not reproduced otherwise."""
+    on_side = r * side > 0
+    ci_ok = math.isfinite(lo) and math.isfinite(hi) and (hi < 0 if side < 0 else lo > 0)
+    if on_side and ci_ok and abs(r) >= size:
+        return "reproduced"
+    return "partly" if on_side else "not reproduced"
+
+
+def equivalence_verdict(r: float, lo: float, hi: float, tau: float = TAU) -> str:
+    """"No change" claims: reproduced if the CI lies in [-tau, tau], partly if
+    the point estimate does, not reproduced otherwise."""
+    if math.isfinite(lo) and math.isfinite(hi) and -tau <= lo and hi <= tau:
+        return "reproduced"
+    return "partly" if -tau <= r <= tau else "not reproduced"
+
+
+def grade(full: bool, some: bool) -> str:
+    """A hand-coded test's verdict: every condition met, some met, none."""
+    return "reproduced" if full else ("partly" if some else "not reproduced")
+
+
+def fmt_r(r: float, lo: float, hi: float) -> str:
+    return f"r = {r:+.1%} [{lo:+.1%}, {hi:+.1%}]"
+
+
+# ------------------------------------------------------------------- HTML
+
+def e(s: Any) -> str:
+    return html.escape(str(s))
+
+
+def cat_cell(cat: Optional[str], title: str = "") -> str:
+    a = ABBR.get(cat, "-")
+    return f'<td class="cat" style="background:{COLOR[a]}" title="{e(title)}">{a}</td>'
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[Any]], attrs: str = "") -> str:
+    """An HTML table; cells are escaped."""
+    h = [f"<table{(' ' + attrs) if attrs else ''}><tr>" + "".join(f"<th>{e(c)}</th>" for c in header) + "</tr>"]
+    for r in rows:
+        h.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>")
+    h.append("</table>")
+    return "".join(h)
+
+
+def pyplot():
+    """matplotlib.pyplot with the headless backend."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:3px 7px;font-size:13px}
+th{background:#f2f2f2}td.cat{text-align:center;font-weight:bold;min-width:3em}
+.reproduced{background:#d9f0d3}.partly{background:#fff3bf}.not-reproduced{background:#f8d0cc}
+.figs img{max-width:48%;margin:4px;border:1px solid #ddd}.note{color:#555;font-size:13px}"""
+
+
+@dataclass
+class Section:
+    """What a seed module contributes to the report: its HTML (figures
+    already written to the figure directory), verdicts per claim id, and
+    extra machine-readable results for verdicts.json."""
+    html: List[str] = field(default_factory=list)
+    verdicts: Dict[str, Verdict] = field(default_factory=dict)
+    data: Dict[str, Any] = field(default_factory=dict)
