@@ -84,6 +84,10 @@ def render(traffic, ps, fam):
             out.append(f'"{k}" = {v}')
         if p["transport.protocol"] == '"mptcp"':
             out.append('"transport.cc" = "olia"')
+            if paths[0] == paths[1]:
+                # homogeneous paths: the initial subflow's path is drawn per run
+                # (sec. 5: "the user will most likely pick one of the WLANs randomly")
+                out.append('"transport.random_path" = true')
         out.append("")
     return name, "\n".join(out)
 

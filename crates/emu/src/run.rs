@@ -496,7 +496,19 @@ fn sampler(
 pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOutput, String> {
     supported(s)?;
     let seed = s.run_seed(run);
-    let (duplexes, server_link, drawn) = mptlab_sim::runner::preset_links(s, seed)?;
+    let (duplexes, server_link, mut drawn) = mptlab_sim::runner::preset_links(s, seed)?;
+    // `transport.random_path`: the same draw as the simulator's for this run
+    let resolved;
+    let s = if s.transport.random_path {
+        let mut r = s.clone();
+        r.transport.path = s.client_path(seed, duplexes.len());
+        r.transport.random_path = false;
+        drawn.push(("initial_path".to_string(), r.transport.path as f64));
+        resolved = r;
+        &resolved
+    } else {
+        s
+    };
     let specs: Vec<PathSpec> = duplexes
         .iter()
         .map(|d| PathSpec {

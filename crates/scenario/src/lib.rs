@@ -174,13 +174,15 @@ pub enum WebPage {
 /// Seed of run `run` of a scenario with base seed `seed` (SplitMix64 mix, so
 /// neighbouring runs get unrelated seeds).
 pub fn run_seed(seed: u64, run: u32) -> u64 {
-    fn mix(mut z: u64) -> u64 {
-        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
     mix(seed ^ mix(run as u64 ^ 0x6d70_746c_6162_0000))
+}
+
+/// SplitMix64's finaliser: a well-mixed 64-bit value from any input.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 impl Scenario {
@@ -237,6 +239,19 @@ impl Scenario {
     /// Seed of run `run` (0-based).
     pub fn run_seed(&self, run: u32) -> u64 {
         run_seed(self.meta.seed, run)
+    }
+
+    /// The client path (1-based) of the foreground flow in the run with
+    /// seed `run_seed`: `transport.path`, or with `transport.random_path` a
+    /// uniform draw over `npaths` from its own random stream, so the draw
+    /// does not shift any other random choice of the run and every protocol
+    /// of a sweep point with the same run seed gets the same path.
+    pub fn client_path(&self, run_seed: u64, npaths: usize) -> u32 {
+        if !self.transport.random_path || npaths == 0 {
+            return self.transport.path;
+        }
+        // modulo bias is below 2^-60 for any realistic number of paths
+        1 + (mix(run_seed ^ 0x7061_7468_7261_6e64) % npaths as u64) as u32 // "pathrand"
     }
 
     fn parse(

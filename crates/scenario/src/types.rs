@@ -296,6 +296,10 @@ pub struct Transport {
     pub cc: CongestionControl,
     /// Single-path protocols: which client access path (1-based).
     pub path: u32,
+    /// Draw the client path per run, uniformly over the client's paths,
+    /// instead of `path` (seed 000 section 5: in homogeneous scenarios "the
+    /// user will most likely pick one of the WLANs randomly").
+    pub random_path: bool,
     pub nagle: bool,
     pub delayed_ack: bool,
     pub sack: bool,
@@ -320,6 +324,7 @@ impl Default for Transport {
             protocol: Protocol::Tcp,
             cc: CongestionControl::Cubic,
             path: 1,
+            random_path: false,
             nagle: false,
             delayed_ack: true,
             sack: true,

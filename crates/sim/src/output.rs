@@ -162,7 +162,9 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
     let secs = (w.now.min(duration).max(1)) as f64 / 1e9;
     let mut flows = schema::flows();
     let mut paths = schema::paths();
-    let mut fg_bytes_by_path: BTreeMap<usize, u64> = BTreeMap::new();
+    // every client path has a share, 0 when unused (a path manager that never
+    // opened a subflow there), so per-run shares average over all runs
+    let mut fg_bytes_by_path: BTreeMap<usize, u64> = (1..=client_addrs.len()).map(|p| (p, 0)).collect();
     let mut fg_received = 0u64;
     for (fid, f) in w.flows.iter().enumerate() {
         let mut total = Counters::default();

@@ -435,7 +435,10 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
     let net = Network::build(&spec, seed)?;
     let mut w = World::new(net);
     let end = secs(s.meta.duration_s);
-    let path = s.transport.path as usize;
+    let path = s.client_path(seed, layout.client_addrs.len()) as usize;
+    if s.transport.random_path {
+        drawn.push(("initial_path".to_string(), path as f64));
+    }
     let ca = *layout
         .client_addrs
         .get(path.wrapping_sub(1))

@@ -465,3 +465,41 @@ fn wvegas_kernel_faithful_throughput_is_pinned() {
     eprintln!("wvegas over one 10 Mbit/s path: {g:.2} Mbit/s");
     assert!(g > 2.0 && g < 7.0, "{g}");
 }
+
+/// `transport.random_path` (seed 000's homogeneous scenarios: the user picks
+/// one of the two paths at random): each run draws its initial path, both
+/// paths occur, the draw is recorded, the same run seed gives the same path
+/// whatever the protocol, and the initial subflow carries the first bytes.
+#[test]
+fn random_initial_path_is_drawn_per_run_and_shared_by_protocols() {
+    let text = r#"
+[scenario]
+name = "random-path"
+duration_s = 3.0
+runs = 12
+[topology]
+preset = "two-path"
+paths = ["wlan", "wlan"]
+[transport]
+protocol = "mptcp"
+cc = "olia"
+random_path = true
+[transport.mptcp]
+path_manager = "default"
+[traffic]
+model = "file"
+size_bytes = 20000
+[output]
+timeseries_interval_ms = 0
+"#;
+    let mp = run(text, &[]);
+    let tcp = run(text, &["transport.protocol=tcp", "transport.cc=cubic"]);
+    let paths: Vec<f64> = mp.iter().map(|r| r.summary["drawn.initial_path"].as_f64().unwrap()).collect();
+    assert!(paths.contains(&1.0) && paths.contains(&2.0), "{paths:?}");
+    for ((m, t), p) in mp.iter().zip(&tcp).zip(&paths) {
+        assert_eq!(t.summary["drawn.initial_path"].as_f64().unwrap(), *p);
+        // default path manager: everything on the drawn path
+        let share1 = m.summary["fg_share_path1"].as_f64().unwrap();
+        assert_eq!(share1, if *p == 1.0 { 1.0 } else { 0.0 }, "run {} path {p}", m.run);
+    }
+}
