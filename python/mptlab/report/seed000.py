@@ -16,8 +16,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .common import (ABBR, BOOTSTRAP, CATS, TAU, THRESHOLD, Run, Section, categorize, paired_r,
-                     pyplot)
+from .common import (ABBR, BOOTSTRAP, CATS, TAU, THRESHOLD, Run, Section, categorize, equivalence_verdict,
+                     fmt_r, paired_r, pyplot)
 from .common import boot as _boot
 from .common import cat_cell as _cell
 from .common import e as _e
@@ -35,6 +35,9 @@ MP = {"mptcp": "tcp", "cmt-sctp": "sctp"}
 MP_CLAIM = {"mptcp": "mptcp", "cmt-sctp": "cmt"}
 #: multipath protocol of seed 000's traffic-share tables (4/5 video, 7/8 gaming, 10/11 web)
 SHARE_TABLE = {4: "cmt-sctp", 5: "mptcp", 7: "cmt-sctp", 8: "mptcp", 10: "cmt-sctp", 11: "mptcp"}
+#: NorNet Edge (sec. 6, live) MPTCP share tables: 6 video, 9 gaming, 12 web
+NORNET_TABLES = (6, 9, 12)
+NORNET = "nornet-"
 GAMING = ("gaming-t1", "gaming-t2", "gaming-t3")
 TRAFFIC_ORDER = ["video", "gaming", *GAMING, "wikipedia", "amazon", "huffpost"]
 
@@ -60,14 +63,16 @@ def _parse_name(stem: str) -> Tuple[str, str, str]:
     return "-".join(parts[:-2]), parts[-2], parts[-1]
 
 
-def records(runs: List[Run]) -> List[Dict[str, Any]]:
+def records(runs: List[Run], nornet: bool = False) -> List[Dict[str, Any]]:
     """One record per seed-000 (sweep point, run): traffic, ps, bg, proto,
-    run, seed and the run's summary metrics."""
+    run, seed and the run's summary metrics. `nornet`: the NorNet Edge
+    approximation files (`nornet-*`, sec. 6) instead of the emulation matrix."""
     recs: List[Dict[str, Any]] = []
     for r in runs:
-        if r.seed != "000":
+        if r.seed != "000" or r.stem.startswith(NORNET) != nornet:
             continue
-        traffic, ps, fam = _parse_name(r.stem)
+        stem = r.stem[len(NORNET):] + "-tcp" if nornet else r.stem
+        traffic, ps, fam = _parse_name(stem)
         recs.append(dict(sweep=r.stem, traffic=traffic, ps=ps, family=fam,
                          bg=bool(r.values.get("background.enabled", False)),
                          proto=_proto_key(r.values), run=r.run, seed=r.rng_seed, metrics=r.metrics))
@@ -350,6 +355,75 @@ def _h_gaming_vs_video(recs):
             f"3G share gaming {g3:.1f} %, video {v3:.1f} % (paper 0.7-5.7 % vs 48 %)")
 
 
+def _nn_between(nrecs):
+    """s000-nornet-video-homog-between-paths: tcp_best < mptcp < tcp_worst and
+    closer to the best path, in WLAN-WLAN and 3G-3G."""
+    parts, full, some = [], [], []
+    for ps in ("wlanwlan", "3g3g"):
+        m, a, b = (_mean(nrecs, "video", ps, False, p) for p in ("mptcp", "tcp1", "tcp2"))
+        if None in (m, a, b):
+            continue
+        best, worst = min(a, b), max(a, b)
+        between = best < m < worst
+        full.append(between and m - best < worst - m)
+        some.append(between or m - best < worst - m)
+        parts.append(f"{PS_LABEL[ps]}: TCP {a:.1f} / {b:.1f} ms, MPTCP {m:.1f} ms")
+    if not full:
+        return None
+    return _grade(all(full), any(some)), "; ".join(parts) + " (mean message delay)"
+
+
+def _nn_wlan3g_above(nrecs):
+    parts, full, some = [], [], []
+    for t in ("video", "gaming", "wikipedia", "amazon", "huffpost"):
+        c = compare(nrecs, t, "wlan3g", False, "mptcp")
+        if not c:
+            continue
+        full.append(c["lo"] > 0)
+        some.append(c["r"] > 0)
+        parts.append(f"{t} r = {c['r']:+.1%} [{c['lo']:+.1%}, {c['hi']:+.1%}]")
+    if not full:
+        return None
+    return _grade(all(full), all(some)), "MPTCP vs TCP on WLAN: " + "; ".join(parts)
+
+
+def _nn_gaming_similar(nrecs):
+    parts, vs = [], []
+    for t in GAMING:
+        for ps in ("wlanwlan", "3g3g"):
+            c = compare(nrecs, t, ps, False, "mptcp")
+            if c:
+                vs.append(equivalence_verdict(c["r"], c["lo"], c["hi"]))
+                parts.append(f"{t} {PS_LABEL[ps]} r = {c['r']:+.1%} [{c['lo']:+.1%}, {c['hi']:+.1%}]")
+    if not vs:
+        return None
+    v = "reproduced" if all(x == "reproduced" for x in vs) else (
+        "not reproduced" if all(x == "not reproduced" for x in vs) else "partly")
+    return v, "MPTCP vs mean TCP, equivalence margin 10 %: " + "; ".join(parts)
+
+
+def _nn_web_amazon_only(nrecs):
+    parts, ok = [], []
+    for ps in ("wlanwlan", "3g3g"):
+        for site, side in (("amazon", -1), ("wikipedia", 1), ("huffpost", 1)):
+            c = compare(nrecs, site, ps, False, "mptcp")
+            if c:
+                ok.append(c["r"] * side > 0)
+                parts.append(f"{PS_LABEL[ps]} {site} r = {c['r']:+.1%} [{c['lo']:+.1%}, {c['hi']:+.1%}]")
+    if not ok:
+        return None
+    return _grade(all(ok), sum(ok) > len(ok) / 2), "MPTCP vs mean TCP (paper: amazon lower, the others higher): " + "; ".join(parts)
+
+
+#: NorNet Edge claims, tested on the `nornet-*` runs
+NORNET_CLAIMS = {
+    "s000-nornet-video-homog-between-paths": _nn_between,
+    "s000-nornet-wlan3g-mptcp-above-wlan": _nn_wlan3g_above,
+    "s000-nornet-gaming-homog-similar": _nn_gaming_similar,
+    "s000-nornet-web-wlanwlan-amazon-only": _nn_web_amazon_only,
+}
+
+
 #: hand-coded tests of headline claims: id -> f(recs) -> (verdict, numbers) or None
 HEADLINE = {
     "s000-video-3g3g-bg-bufferbloat-800ms": _h_bufferbloat,
@@ -416,6 +490,7 @@ def _boxplots(recs, traffic, figdir: Path) -> List[Tuple[str, str]]:
 def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, Any]], figdir: Path) -> Section:
     """Seed 000's part of the report."""
     recs = records(runs)
+    nrecs = records(runs, nornet=True)
     sec = Section()
     present = {r["traffic"] for r in recs}
     if present & set(GAMING):
@@ -545,6 +620,33 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
                                  f"<td>{100 * min(s):.1f} %</td><td>{100 * max(s):.1f} %</td></tr>")
     h.append("</table>")
 
+    if nrecs:
+        h.append("<h3 id='nornet'>NorNet Edge (sec. 6), approximated</h3><p class='note'>The paper's live runs over "
+                 "NorNet Edge give no path parameters. mptlab's stand-in (docs/claims/matrix.md): two dissimilar paths of "
+                 "one technology (WLAN 20 ms / 1 % loss and 35 ms / 2 % loss; 3G 65 ms and 90 ms; path 1 is the better "
+                 "one), WLAN-3G with the built-in profiles, no background, 30 runs. It checks whether the paper's trends "
+                 "follow from moderate path heterogeneity; interference on a shared 802.11 medium and UMTS channel "
+                 "behaviour are not modelled. Homogeneous MPTCP runs draw their initial path per run.</p>")
+        h.append("<table id='nornet-table'><tr><th>traffic</th><th>paths</th><th>TCP p1</th><th>TCP p2</th><th>MPTCP</th>"
+                 "<th>r (rule of sec. 5)</th><th>MPTCP share of the more-used path / of path 1</th></tr>")
+        nt = sorted({r["traffic"] for r in nrecs}, key=lambda t: TRAFFIC_ORDER.index(t) if t in TRAFFIC_ORDER else 99)
+        for t in nt:
+            metric = metric_for(t)
+            for ps in PS_ORDER:
+                ms = [_mean(nrecs, t, ps, False, p, metric) for p in ("tcp1", "tcp2", "mptcp")]
+                if all(m is None for m in ms):
+                    continue
+                c = compare(nrecs, t, ps, False, "mptcp")
+                sh = share_values(nrecs, t, ps, False, "mptcp")
+                rs = fmt_r(c["r"], c["lo"], c["hi"]) if c else ""
+                shs = (f"{100 * np.mean([max(x, 1 - x) for x in sh]):.1f} % / {100 * np.mean(sh):.1f} %" if sh else "")
+                h.append(f"<tr><td>{_e(t)}</td><td>{PS_LABEL[ps]}</td>"
+                         + "".join(f"<td>{m:.1f}</td>" if m is not None else "<td></td>" for m in ms)
+                         + f"<td>{_e(rs)}</td>"
+                         f"<td>{_e(shs)}</td></tr>")
+        h.append("</table><p class='note'>Means over runs of the per-run mean message delay (ms; web: page completion "
+                 "time). r: MPTCP vs the mean of TCP on the two paths (homogeneous) or vs TCP on WLAN (WLAN-3G).</p>")
+
     # claims
     for cl in claims:
         if cl.get("seed") != "000":
@@ -562,6 +664,12 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
             mp = SHARE_TABLE.get(table)
             if mp and t in traffics:
                 res = verdict_share(cl, share_values(recs, t, ps, bgs == "bg", mp), ps)
+            elif table in NORNET_TABLES:
+                sh = share_values(nrecs, t, ps, False, "mptcp")
+                if sh:
+                    res = verdict_share(cl, sh, ps)
+        elif cl["id"] in NORNET_CLAIMS:
+            res = NORNET_CLAIMS[cl["id"]](nrecs) if nrecs else None
         elif cl["id"] in HEADLINE:
             res = HEADLINE[cl["id"]](recs)
         elif cl["id"] == "s000-bg-no-effect-wlanwlan" and "video" in traffics:
