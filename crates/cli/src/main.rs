@@ -334,6 +334,7 @@ fn describe(s: &Scenario) -> String {
         TrafficModel::Gaming { .. } => "gaming".into(),
         TrafficModel::Web { .. } => "web".into(),
         TrafficModel::File { size_bytes } => format!("file {size_bytes} bytes"),
+        TrafficModel::Bursts { count, size_bytes, interval_s } => format!("{count} bursts of {size_bytes} bytes every {interval_s} s"),
         TrafficModel::Bulk => "bulk".into(),
     };
     format!(
