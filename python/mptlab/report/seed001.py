@@ -308,6 +308,11 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
              "(RFC 8985), and both variants send it at the same instant. The copy on the alternate path saves only "
              "the difference of the one-way delays (at most 35 ms here) out of a completion time of 400-800 ms. "
              "The big gains come when the probe is lost too: then the standard TLP waits for the RTO. "
+             "Where the MPTCP-level TLP is <i>slower</i> (30-segment bursts, tail loss only), the bursts span several "
+             "rounds and the loss path's window matters: a check run with uncoupled CUBIC instead of LIA gave equal "
+             "completion times (tail1, 30 segments, ratio 1, 4 runs: 789 vs 789 ms; LIA 768 vs 830 ms), so the "
+             "slowdown comes from LIA's coupled increase once the alternate subflow carries probe copies, not from "
+             "the probe itself. "
              "The claim <code>s001-mptcp-latency-symmetric-vs-asymmetric</code> restates seed 000 and is judged "
              "from seed 000's runs, not here.</p>")
     sec.data["configs"] = [{"pattern": k[0], "segments": k[1], "alternate": k[2],
