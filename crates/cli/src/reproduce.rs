@@ -13,7 +13,7 @@ use std::process::ExitCode;
 /// library `scenarios/seed<SEED>/` exists.
 pub const SEEDS: &[&str] = &["000", "001", "002", "003", "004"];
 /// `--quick`: runs per point and run duration (s; video, gaming, bulk and
-/// the other open-ended traffic; web and file runs keep their cut).
+/// the other open-ended traffic; web, file and bursts runs keep their cut).
 pub const QUICK_RUNS: u32 = 3;
 pub const QUICK_DURATION_S: f64 = 20.0;
 /// `--quick`: bursts per run of the `bursts` model (a run ends when its last
@@ -135,7 +135,7 @@ pub fn run(o: &Options) -> ExitCode {
         "tables": o.tables,
         "runs_override": runs,
         "duration_override_s": if o.quick { Some(QUICK_DURATION_S) } else { None },
-        "duration_override_applies_to": "video, gaming and bulk (web and file runs keep their cut)",
+        "duration_override_applies_to": "video, gaming and bulk (web, file and bursts runs keep their cut; bursts runs get bursts_override bursts)",
         "bursts_override": if o.quick { Some(QUICK_BURSTS) } else { None },
         "sweeps": jobs.iter().map(|(name, f)| serde_json::json!({
             "name": name,
