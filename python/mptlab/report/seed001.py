@@ -293,12 +293,16 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
     std_runs = [r for r in runs if r.values.get("transport.mptcp.tlp") == "subflow" and r.get("fg_rto_events") is not None]
     if std_runs:
         reinj_wo_rto = sum(1 for r in std_runs if (r.get("fg_bytes_reinjected") or 0) > 0 and (r.get("fg_rto_events") or 0) == 0)
-        rto_wo_retx = sum(1 for r in std_runs if (r.get("fg_rto_events") or 0) > 0 and (r.get("fg_retrans_rto") or 0) == 0)
+        odd = [r for r in std_runs if (r.get("fg_rto_events") or 0) > 0 and (r.get("fg_retrans_rto") or 0) == 0]
+        rto_wo_retx = len(odd)
+        where = sorted({r.stem for r in odd})
         with_reinj = sum(1 for r in std_runs if (r.get("fg_bytes_reinjected") or 0) > 0)
         v["s001-linux-loss-recovery-heuristic"] = (grade(reinj_wo_rto == 0 and rto_wo_retx == 0, reinj_wo_rto == 0), (
             f"standard-TLP runs: {with_reinj} of {len(std_runs)} reinjected data on the other subflow, "
             f"{reinj_wo_rto} of them without an RTO; {rto_wo_retx} runs had an RTO without a retransmission on "
-            "the original subflow. Fast retransmits stay on the loss path by construction here (the alternate is a "
+            "the original subflow" + (f" (in {', '.join(where)}; they retransmitted and reinjected no data at all, "
+                                      "so the timer was not a data RTO; not investigated further)" if odd else "")
+            + ". Fast retransmits stay on the loss path by construction here (the alternate is a "
             "backup subflow), so that part is not tested separately"))
     h.append("<h3>Verdicts (seed 001)</h3><ul>" + "".join(
         f"<li class='{e(vv[0].replace(' ', '-'))}'><code>{e(cid)}</code>: <b>{e(vv[0])}</b> (approximate setting): "
