@@ -109,13 +109,13 @@ enum Command {
     /// one resumable sweep per file under DIR/runs/), then write the HTML
     /// report DIR/report.html with the Python package (docs/report.md).
     Reproduce {
-        /// Seed paper (`000`) or `all`.
+        /// Seed paper (`000`, `001`, `002`, ...) or `all`.
         #[arg(default_value = "all")]
         seed: String,
         /// Output directory: runs/<seed>/<file>/ (sweeps), report.html, figures.
         #[arg(long, short, value_name = "DIR")]
         out: PathBuf,
-        /// Quick pass: 3 runs per point, video and gaming runs cut to 20 s (not the paper's counts).
+        /// Quick pass: 3 runs per point, video and gaming runs cut to 20 s, at most 20 bursts (not the paper's counts).
         #[arg(long)]
         quick: bool,
         /// Runs per point (overrides the library's and --quick's).
@@ -334,6 +334,7 @@ fn describe(s: &Scenario) -> String {
         TrafficModel::Gaming { .. } => "gaming".into(),
         TrafficModel::Web { .. } => "web".into(),
         TrafficModel::File { size_bytes } => format!("file {size_bytes} bytes"),
+        TrafficModel::Bursts { count, size_bytes, interval_s } => format!("{count} bursts of {size_bytes} bytes every {interval_s} s"),
         TrafficModel::Bulk => "bulk".into(),
     };
     format!(

@@ -13,9 +13,12 @@ use std::process::ExitCode;
 /// library `scenarios/seed<SEED>/` exists.
 pub const SEEDS: &[&str] = &["000", "001", "002", "003", "004"];
 /// `--quick`: runs per point and run duration (s; video, gaming, bulk and
-/// the other open-ended traffic; web and file runs keep their cut).
+/// the other open-ended traffic; web, file and bursts runs keep their cut).
 pub const QUICK_RUNS: u32 = 3;
 pub const QUICK_DURATION_S: f64 = 20.0;
+/// `--quick`: bursts per run of the `bursts` model (a run ends when its last
+/// burst is delivered, so fewer bursts rather than a cut keep every burst whole).
+pub const QUICK_BURSTS: u32 = 20;
 
 pub struct Options {
     pub seed: String,
@@ -111,9 +114,14 @@ pub fn run(o: &Options) -> ExitCode {
         let mut set = Vec::new();
         // a web or file run ends with its page or file; cutting it shorter
         // would turn slow transfers into unfinished ones
-        let open_ended = !matches!(s0.traffic.model, TrafficModel::Web { .. } | TrafficModel::File { .. });
+        let open_ended = !matches!(s0.traffic.model, TrafficModel::Web { .. } | TrafficModel::File { .. } | TrafficModel::Bursts { .. });
         if o.quick && open_ended && s0.meta.duration_s > QUICK_DURATION_S {
             set.push(Override { key: "scenario.duration_s".into(), value: format!("{QUICK_DURATION_S:?}") });
+        }
+        if let TrafficModel::Bursts { count, .. } = s0.traffic.model {
+            if o.quick && count > QUICK_BURSTS {
+                set.push(Override { key: "traffic.count".into(), value: QUICK_BURSTS.to_string() });
+            }
         }
         sets.push(set);
     }
@@ -127,7 +135,8 @@ pub fn run(o: &Options) -> ExitCode {
         "tables": o.tables,
         "runs_override": runs,
         "duration_override_s": if o.quick { Some(QUICK_DURATION_S) } else { None },
-        "duration_override_applies_to": "video, gaming and bulk (web and file runs keep their cut)",
+        "duration_override_applies_to": "video, gaming and bulk (web, file and bursts runs keep their cut; bursts runs get bursts_override bursts)",
+        "bursts_override": if o.quick { Some(QUICK_BURSTS) } else { None },
         "sweeps": jobs.iter().map(|(name, f)| serde_json::json!({
             "name": name,
             "file": f.display().to_string(),

@@ -214,6 +214,13 @@ impl LinkModel {
 
     /// Offer a packet of `size` bytes to the link at `now`.
     pub fn offer(&mut self, now: Nanos, size: u32) -> Verdict {
+        self.offer_packet(now, size, size)
+    }
+
+    /// Offer a packet of `size` bytes carrying `payload` bytes of
+    /// application data (0 for pure control packets; the `Train` loss model
+    /// counts data packets only).
+    pub fn offer_packet(&mut self, now: Nanos, size: u32, payload: u32) -> Verdict {
         self.stats.packets_offered += 1;
         self.stats.bytes_offered += size as u64;
         if self.params.is_down(now) {
@@ -263,7 +270,7 @@ impl LinkModel {
             }
         }
         self.stats.queue_delay_sum += (start - now) as u128;
-        if self.loss.lose() {
+        if self.loss.lose_packet(now, payload) {
             self.stats.drops_loss += 1;
             return Verdict::DropLoss;
         }

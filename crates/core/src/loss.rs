@@ -7,14 +7,23 @@
 //!   `loss_bad = 1` it is the simple Gilbert model of bursty loss. The mean
 //!   loss rate is pi_B * loss_bad + pi_G * loss_good with
 //!   pi_B = p_gb / (p_gb + p_bg) (see `mean_loss`).
+//! - Train (deterministic, seed 001's controlled tail losses): data packets
+//!   are grouped into trains (a data packet after an idle gap of at least
+//!   `gap` starts a new one); the packets at the 1-based positions `drop` of
+//!   every train are lost, and with `blackout > 0` everything offered within
+//!   `blackout` after a train's first loss is lost too (a short path failure
+//!   that also swallows a tail loss probe). Packets without payload (ACKs,
+//!   SYNs) are never counted and only lost inside a blackout.
 
 use crate::rng::SimRng;
+use crate::time::Nanos;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum LossModel {
     None,
     Bernoulli { p: f64 },
     GilbertElliott { p_gb: f64, p_bg: f64, loss_good: f64, loss_bad: f64 },
+    Train { gap: Nanos, drop: Vec<u32>, blackout: Nanos },
 }
 
 impl LossModel {
@@ -30,6 +39,8 @@ impl LossModel {
                 let pi_b = p_gb / (p_gb + p_bg);
                 pi_b * loss_bad + (1.0 - pi_b) * loss_good
             }
+            // depends on the traffic's train lengths; not a per-packet rate
+            LossModel::Train { .. } => f64::NAN,
         }
     }
 
@@ -51,11 +62,20 @@ impl LossModel {
                 check("loss_good", loss_good)?;
                 check("loss_bad", loss_bad)
             }
+            LossModel::Train { gap, ref drop, .. } => {
+                if gap == 0 {
+                    return Err("train: gap must be > 0".into());
+                }
+                if drop.is_empty() || drop.contains(&0) {
+                    return Err("train: drop must list 1-based packet positions".into());
+                }
+                Ok(())
+            }
         }
     }
 
     pub fn names() -> &'static [&'static str] {
-        &["none", "bernoulli", "gilbert-elliott"]
+        &["none", "bernoulli", "gilbert-elliott", "train"]
     }
 }
 
@@ -65,17 +85,58 @@ pub struct LossProcess {
     model: LossModel,
     bad: bool,
     rng: SimRng,
+    train: TrainState,
+}
+
+/// Position in the current train (model `Train`).
+#[derive(Clone, Debug, Default)]
+struct TrainState {
+    last_data: Option<Nanos>,
+    index: u32,
+    blackout_until: Option<Nanos>,
 }
 
 impl LossProcess {
     pub fn new(model: LossModel, rng: SimRng) -> Self {
-        LossProcess { model, bad: false, rng }
+        LossProcess { model, bad: false, rng, train: TrainState::default() }
     }
 
-    /// Decide whether the next packet is lost.
+    /// Decide whether the next packet is lost (random models; a `Train`
+    /// model needs [`LossProcess::lose_packet`] and loses nothing here).
     #[inline]
     pub fn lose(&mut self) -> bool {
+        self.lose_packet(0, 0)
+    }
+
+    /// Decide whether a packet offered at `now` carrying `payload` bytes of
+    /// application data is lost.
+    #[inline]
+    pub fn lose_packet(&mut self, now: Nanos, payload: u32) -> bool {
         match self.model {
+            LossModel::Train { gap, ref drop, blackout } => {
+                let t = &mut self.train;
+                if t.blackout_until.is_some_and(|u| now < u) {
+                    if payload > 0 {
+                        t.last_data = Some(now);
+                        t.index += 1;
+                    }
+                    return true;
+                }
+                if payload == 0 {
+                    return false;
+                }
+                if t.last_data.is_none_or(|l| now.saturating_sub(l) >= gap) {
+                    t.index = 0;
+                    t.blackout_until = None;
+                }
+                t.last_data = Some(now);
+                t.index += 1;
+                let lost = drop.contains(&t.index);
+                if lost && blackout > 0 && t.blackout_until.is_none() {
+                    t.blackout_until = Some(now + blackout);
+                }
+                lost
+            }
             LossModel::None => false,
             LossModel::Bernoulli { p } => self.rng.chance(p),
             LossModel::GilbertElliott { p_gb, p_bg, loss_good, loss_bad } => {
@@ -133,6 +194,48 @@ mod tests {
         }
         let mean_burst = lost as f64 / bursts as f64;
         assert!((mean_burst - 1.0 / 0.3).abs() < 0.15, "{mean_burst}");
+    }
+
+    /// Seed 001: the last packet of every 10-packet train is lost; ACKs are
+    /// not counted; a packet after a gap starts a new train.
+    #[test]
+    fn train_drops_the_tail_of_every_train() {
+        use crate::time::MS;
+        let m = LossModel::Train { gap: 100 * MS, drop: vec![10], blackout: 0 };
+        assert!(m.validate().is_ok());
+        let mut lp = LossProcess::new(m, SimRng::from_u64(1));
+        for burst in 0..3u64 {
+            let t0 = burst * 1000 * MS;
+            let mut lost = Vec::new();
+            for i in 0..12u64 {
+                // an ACK between data packets changes nothing
+                assert!(!lp.lose_packet(t0 + i * MS, 0));
+                if lp.lose_packet(t0 + i * MS, 1448) {
+                    lost.push(i + 1);
+                }
+            }
+            assert_eq!(lost, vec![10], "burst {burst}");
+        }
+        // 99 ms later is the same train (position 13), 100 ms later a new one
+        assert!(!lp.lose_packet(2011 * MS + 99 * MS, 1448));
+    }
+
+    /// With a blackout the probe sent soon after the tail is lost too, and
+    /// ACKs inside the blackout as well; the next train starts clean.
+    #[test]
+    fn train_blackout_swallows_the_probe() {
+        use crate::time::MS;
+        let m = LossModel::Train { gap: 300 * MS, drop: vec![3], blackout: 150 * MS };
+        let mut lp = LossProcess::new(m, SimRng::from_u64(1));
+        assert!(!lp.lose_packet(0, 1000));
+        assert!(!lp.lose_packet(MS, 1000));
+        assert!(lp.lose_packet(2 * MS, 1000)); // tail
+        assert!(lp.lose_packet(60 * MS, 0)); // ACK in the blackout
+        assert!(lp.lose_packet(100 * MS, 1000)); // the probe
+        assert!(!lp.lose_packet(160 * MS, 1000)); // after the blackout
+        assert!(!lp.lose_packet(1000 * MS, 1000)); // next train, position 1
+        assert!(LossModel::Train { gap: 0, drop: vec![1], blackout: 0 }.validate().is_err());
+        assert!(LossModel::Train { gap: MS, drop: vec![0], blackout: 0 }.validate().is_err());
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use mptlab_core::time::{secs, to_ms, Nanos};
 use mptlab_core::traffic::browser::BrowserConfig;
+use mptlab_core::traffic::bursts::{BurstSource, BurstsConfig};
 use mptlab_core::traffic::gaming::{GamingConfig, GamingSource};
 use mptlab_core::traffic::gaming_trace::TraceSource;
 use mptlab_core::traffic::metrics::Jitter;
@@ -210,6 +211,10 @@ pub fn message_schedule(s: &sc::Scenario, seed: u64) -> Result<Option<Vec<(Nanos
         sc::TrafficModel::Gaming {
             trace: sc::GamingTrace::File(p),
         } => (Box::new(TraceSource::new(mptlab_sim::runner::load_game_trace(p)?, 0)), "traffic/gaming"),
+        sc::TrafficModel::Bursts { count, size_bytes, interval_s } => (
+            Box::new(BurstSource::new(BurstsConfig::from_scenario(*count, *size_bytes, *interval_s))?),
+            "traffic/bursts",
+        ),
         _ => return Ok(None),
     };
     let mut sched = SourceSchedule::new(src, SimRng::stream(seed, label), start, stop);
@@ -229,7 +234,7 @@ pub fn plan(s: &sc::Scenario, seed: u64, clock: ClockKind, client_src: Option<Ip
     let t = &s.transport;
     let start = secs(s.traffic.start_s);
     let traffic = match &s.traffic.model {
-        sc::TrafficModel::Video { .. } | sc::TrafficModel::Gaming { .. } => Traffic::Messages {
+        sc::TrafficModel::Video { .. } | sc::TrafficModel::Gaming { .. } | sc::TrafficModel::Bursts { .. } => Traffic::Messages {
             schedule: message_schedule(s, seed)?.unwrap_or_default(),
             udp: t.protocol == sc::Protocol::Udp,
         },

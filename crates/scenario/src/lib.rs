@@ -153,6 +153,8 @@ pub enum TrafficModel {
     Gaming { trace: GamingTrace },
     Web { page: WebPage, max_connections: u32 },
     File { size_bytes: u64 },
+    /// `count` bursts of `size_bytes`, one every `interval_s` (seed 001).
+    Bursts { count: u32, size_bytes: u64, interval_s: f64 },
     Bulk,
 }
 

@@ -76,6 +76,7 @@ named_enum! {
         Gaming = "gaming": "online game update messages from a trace (key: trace)",
         Web = "web": "web page download with parallel connections (keys: site or objects_bytes, max_connections)",
         File = "file": "one file download/upload (key: size_bytes)",
+        Bursts = "bursts": "request/response bursts, each a message whose delay is its completion time (keys: count, size_bytes, interval_s)",
         Bulk = "bulk": "saturated sender for the whole run (no keys)",
     }
 }
@@ -94,6 +95,7 @@ named_enum! {
         None = "none": "no random loss",
         Bernoulli = "bernoulli": "independent loss (key: percent)",
         GilbertElliott = "gilbert-elliott": "two-state bursty loss (keys: p_gb, p_bg, loss_good_percent, loss_bad_percent)",
+        Train = "train": "deterministic loss of given data-packet positions in every packet train (keys: drop_packets, gap_ms, blackout_ms)",
     }
 }
 

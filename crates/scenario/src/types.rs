@@ -204,6 +204,15 @@ pub enum LossModel {
         loss_good_percent: Range,
         loss_bad_percent: Range,
     },
+    /// Deterministic: the data packets at the 1-based positions
+    /// `drop_packets` of every train (a data packet after `gap_ms` without
+    /// data starts a train) are lost, and with `blackout_ms > 0` everything
+    /// within `blackout_ms` after a train's first loss (seed 001 tail losses).
+    Train {
+        gap_ms: f64,
+        drop_packets: Vec<u32>,
+        blackout_ms: f64,
+    },
 }
 
 #[derive(Deserialize)]
@@ -215,6 +224,9 @@ struct LossTable {
     p_bg: Option<Range>,
     loss_good_percent: Option<Range>,
     loss_bad_percent: Option<Range>,
+    gap_ms: Option<f64>,
+    drop_packets: Option<Vec<u32>>,
+    blackout_ms: Option<f64>,
 }
 
 impl<'de> Deserialize<'de> for LossModel {
@@ -225,7 +237,7 @@ impl<'de> Deserialize<'de> for LossModel {
             type Value = LossModel;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str(
-                    "\"none\" or a table { model = \"bernoulli\" | \"gilbert-elliott\", ... }",
+                    "\"none\" or a table { model = \"bernoulli\" | \"gilbert-elliott\" | \"train\", ... }",
                 )
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<LossModel, E> {
@@ -244,6 +256,9 @@ impl<'de> Deserialize<'de> for LossModel {
                     ("p_bg", t.p_bg.is_some()),
                     ("loss_good_percent", t.loss_good_percent.is_some()),
                     ("loss_bad_percent", t.loss_bad_percent.is_some()),
+                    ("gap_ms", t.gap_ms.is_some()),
+                    ("drop_packets", t.drop_packets.is_some()),
+                    ("blackout_ms", t.blackout_ms.is_some()),
                 ];
                 let allowed: &[&str] = match t.model {
                     LossModelName::None => &[],
@@ -251,6 +266,7 @@ impl<'de> Deserialize<'de> for LossModel {
                     LossModelName::GilbertElliott => {
                         &["p_gb", "p_bg", "loss_good_percent", "loss_bad_percent"]
                     }
+                    LossModelName::Train => &["gap_ms", "drop_packets", "blackout_ms"],
                 };
                 for (k, present) in keys {
                     if present && !allowed.contains(&k) {
@@ -280,6 +296,13 @@ impl<'de> Deserialize<'de> for LossModel {
                         p_bg: need(t.p_bg, "p_bg")?,
                         loss_good_percent: t.loss_good_percent.unwrap_or(Range::Fixed(0.0)),
                         loss_bad_percent: t.loss_bad_percent.unwrap_or(Range::Fixed(100.0)),
+                    },
+                    LossModelName::Train => LossModel::Train {
+                        gap_ms: t.gap_ms.unwrap_or(100.0),
+                        drop_packets: t.drop_packets.ok_or_else(|| {
+                            A::Error::custom("loss model \"train\" requires key `drop_packets`")
+                        })?,
+                        blackout_ms: t.blackout_ms.unwrap_or(0.0),
                     },
                 })
             }
@@ -438,6 +461,8 @@ pub struct TrafficSpec {
     pub objects_bytes: Option<Vec<u64>>,
     pub max_connections: Option<u32>,
     pub size_bytes: Option<u64>,
+    pub count: Option<u32>,
+    pub interval_s: Option<f64>,
 }
 fn default_direction() -> Direction {
     Direction::Down

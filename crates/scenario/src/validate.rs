@@ -102,6 +102,17 @@ fn check_loss(key: &str, l: &LossModel) -> VResult<()> {
                 "a loss percentage",
             )
         }
+        LossModel::Train { gap_ms, drop_packets, blackout_ms } => {
+            num(&format!("{key}.gap_ms"), *gap_ms, 0.0, true, 1e9, "an idle gap in ms")?;
+            num(&format!("{key}.blackout_ms"), *blackout_ms, 0.0, false, 1e9, "a blackout in ms (0 = none)")?;
+            if drop_packets.is_empty() || drop_packets.contains(&0) {
+                return err(
+                    format!("{key}.drop_packets"),
+                    format!("expected a non-empty list of 1-based packet positions, found {drop_packets:?}"),
+                );
+            }
+            Ok(())
+        }
     }
 }
 
@@ -625,12 +636,15 @@ pub(crate) fn validate(
         ("objects_bytes", tf.objects_bytes.is_some()),
         ("max_connections", tf.max_connections.is_some()),
         ("size_bytes", tf.size_bytes.is_some()),
+        ("count", tf.count.is_some()),
+        ("interval_s", tf.interval_s.is_some()),
     ];
     let allowed: &[&str] = match tf.model {
         TrafficModelName::Video => &["bitrate_kbit", "fps"],
         TrafficModelName::Gaming => &["trace"],
         TrafficModelName::Web => &["site", "objects_bytes", "max_connections"],
         TrafficModelName::File => &["size_bytes"],
+        TrafficModelName::Bursts => &["count", "size_bytes", "interval_s"],
         TrafficModelName::Bulk => &[],
     };
     for (k, present) in keys {
@@ -755,12 +769,22 @@ pub(crate) fn validate(
             }
             TrafficModel::File { size_bytes }
         }
+        TrafficModelName::Bursts => {
+            let missing = |k: &str| ("traffic".to_string(), format!("missing key `{k}` for model \"bursts\""));
+            let count = tf.count.ok_or_else(|| missing("count"))?;
+            let size_bytes = tf.size_bytes.ok_or_else(|| missing("size_bytes"))?;
+            let interval_s = tf.interval_s.ok_or_else(|| missing("interval_s"))?;
+            num("traffic.count", count as f64, 1.0, false, 1e7, "a burst count")?;
+            num("traffic.size_bytes", size_bytes as f64, 1.0, false, u32::MAX as f64, "a burst size in bytes")?;
+            num("traffic.interval_s", interval_s, 0.0, true, 1e6, "an interval in s")?;
+            TrafficModel::Bursts { count, size_bytes, interval_s }
+        }
         TrafficModelName::Bulk => TrafficModel::Bulk,
     };
     if !file.transport.protocol.is_reliable()
         && matches!(
             model,
-            TrafficModel::Web { .. } | TrafficModel::File { .. } | TrafficModel::Bulk
+            TrafficModel::Web { .. } | TrafficModel::File { .. } | TrafficModel::Bursts { .. } | TrafficModel::Bulk
         )
     {
         return err(

@@ -197,7 +197,7 @@ impl Network {
             },
         };
         let link = &mut self.dlinks[out];
-        match link.model.offer(now, pkt.size) {
+        match link.model.offer_packet(now, pkt.size, pkt.payload_len()) {
             Verdict::Deliver { at } => {
                 let head = link.pipe.is_empty();
                 link.pipe.push_back((at, pkt));

@@ -166,6 +166,7 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
     // opened a subflow there), so per-run shares average over all runs
     let mut fg_bytes_by_path: BTreeMap<usize, u64> = (1..=client_addrs.len()).map(|p| (p, 0)).collect();
     let mut fg_received = 0u64;
+    let mut fg_counters = Counters::default();
     for (fid, f) in w.flows.iter().enumerate() {
         let mut total = Counters::default();
         for (side, ep) in [("client", f.client_ep), ("server", f.server_ep)] {
@@ -200,6 +201,7 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
         let tput = delivered as f64 * 8.0 / secs / 1e6;
         if f.role == Role::Foreground {
             fg_received += delivered;
+            fg_counters.add(&total);
         }
         let mut row = vec![
             V::U64(fid as u64),
@@ -213,6 +215,21 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
         flows.push_row(row).expect("flows schema");
     }
     summary.insert("fg_throughput_mbit".into(), fg_received as f64 * 8.0 / secs / 1e6);
+    // Seed 001: what loss recovery cost the foreground flows (both ends, all paths)
+    let c = &fg_counters;
+    for (k, v) in [
+        ("fg_bytes_sent", c.bytes_sent),
+        ("fg_bytes_retransmitted", c.bytes_retransmitted),
+        ("fg_bytes_reinjected", c.bytes_reinjected),
+        ("fg_bytes_probe_extra", c.bytes_probe_extra),
+        ("fg_retrans_fast", c.retrans_fast),
+        ("fg_retrans_rto", c.retrans_rto),
+        ("fg_retrans_tlp", c.retrans_tlp),
+        ("fg_rto_events", c.rto_events),
+        ("fg_tlp_probes", c.tlp_probes),
+    ] {
+        summary.insert(k.into(), v as f64);
+    }
     // Seed 002: time segments wait in a multipath receiver's connection-level
     // out-of-order queue, and head-of-line blocking time (foreground flows).
     let mut ofo: Vec<f64> = Vec::new();
@@ -229,6 +246,12 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
     }
     if any_ofo {
         if !ofo.is_empty() {
+            // seed 002 sec. 5: the share of packets that arrive out of order
+            // at the connection level, and of those waiting > 150 ms (the
+            // interactivity bound)
+            let n = ofo.len() as f64;
+            summary.insert("ofo_fraction".into(), ofo.iter().filter(|&&d| d > 0.0).count() as f64 / n);
+            summary.insert("ofo_fraction_over_150ms".into(), ofo.iter().filter(|&&d| d > 150.0).count() as f64 / n);
             let (_, p95, mean) = median_p95_mean(&mut ofo);
             summary.insert("ofo_delay_ms_mean".into(), mean);
             summary.insert("ofo_delay_ms_p95".into(), p95);
@@ -266,6 +289,12 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
             .expect("links schema");
     }
 
+    if let Some(s) = series {
+        for (k, v) in srtt_means(w, s, client_addrs) {
+            summary.insert(k, v);
+        }
+    }
+
     let mut ts = schema::timeseries();
     if let Some(s) = series {
         for (t, f, l, side, p, m, v) in &s.rows {
@@ -280,4 +309,27 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
     summary.insert("events".into(), w.events.popped() as f64);
     summary.insert("data_packets".into(), w.data_packets_delivered as f64);
     RunTables { tables: vec![msgs, transfers, flows, paths, links, ts], summary }
+}
+
+/// Seed 002 Table 6: per client access path, the mean of the smoothed RTT
+/// samples (`output.cwnd_series`) of the foreground flows' data sender (the
+/// side that sent more payload), skipping samples before the path has an
+/// RTT estimate: `srtt_ms_mean_path<N>`.
+fn srtt_means(w: &World, s: &Series, client_addrs: &[Addr]) -> BTreeMap<String, f64> {
+    let mut acc: BTreeMap<usize, (f64, u64)> = BTreeMap::new();
+    for (fid, f) in w.flows.iter().enumerate().filter(|(_, f)| f.role == Role::Foreground) {
+        let sent = |ep: usize| w.eps[ep].paths().iter().map(|p| p.counters.bytes_sent).sum::<u64>();
+        let (side, ep) = if sent(f.server_ep) >= sent(f.client_ep) { ("server", f.server_ep) } else { ("client", f.client_ep) };
+        let paths = w.eps[ep].paths();
+        for (_, flow, _, sd, pi, m, v) in &s.rows {
+            if *flow as usize != fid || *sd != side || *m != "srtt_ms" || *v <= 0.0 {
+                continue;
+            }
+            let Some(p) = paths.get(*pi as usize - 1) else { continue };
+            let e = acc.entry(access_path(client_addrs, p.local, p.remote, *pi as usize)).or_default();
+            e.0 += v;
+            e.1 += 1;
+        }
+    }
+    acc.into_iter().map(|(p, (sum, n))| (format!("srtt_ms_mean_path{p}"), sum / n as f64)).collect()
 }

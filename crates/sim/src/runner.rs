@@ -15,6 +15,7 @@ use mptlab_core::tcp::{CcKind, Role as TcpRole, TcpConfig, TcpEndpoint};
 use mptlab_core::time::{secs, Nanos, MS};
 use mptlab_core::trace::Trace;
 use mptlab_core::traffic::browser::{Browser, BrowserConfig};
+use mptlab_core::traffic::bursts::{BurstSource, BurstsConfig};
 use mptlab_core::traffic::gaming::{GamingConfig, GamingSource};
 use mptlab_core::traffic::gaming_trace::{Trace as GameTrace, TraceSource};
 use mptlab_core::traffic::onoff::{background_plan, OnOffConfig, OnOffSource};
@@ -72,6 +73,11 @@ fn link_dir(d: &sc::LinkDir, key: &str, dir: &str, draw: &mut Draw, traces: &mut
     };
     let loss = match &d.loss {
         sc::LossModel::None => LossModel::None,
+        sc::LossModel::Train { gap_ms, drop_packets, blackout_ms } => LossModel::Train {
+            gap: (gap_ms * MS as f64).round() as Nanos,
+            drop: drop_packets.clone(),
+            blackout: (blackout_ms * MS as f64).round() as Nanos,
+        },
         sc::LossModel::Bernoulli { percent } => {
             let p = draw.value(&format!("{key}.loss_percent"), percent) / 100.0;
             if p > 0.0 {
@@ -494,6 +500,11 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
         sc::TrafficModel::File { size_bytes } => {
             let f = ff.add(&mut w, "file".into(), Role::Foreground, app, cl, ca, sv, sa, false);
             w.add_app(Box::new(FileApp::new(f, snd, start, *size_bytes, format!("file-{size_bytes}"))));
+        }
+        sc::TrafficModel::Bursts { count, size_bytes, interval_s } => {
+            // each burst is a message: its delay is the burst completion time
+            let src = BurstSource::new(BurstsConfig::from_scenario(*count, *size_bytes, *interval_s))?;
+            message_app(&mut w, &mut ff, app, cl, ca, sv, sa, snd, Box::new(stream(Box::new(src), "traffic/bursts")), true);
         }
         sc::TrafficModel::Bulk => {
             let f = ff.add(&mut w, "bulk".into(), Role::Foreground, app, cl, ca, sv, sa, false);

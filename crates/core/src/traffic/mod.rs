@@ -11,6 +11,7 @@
 
 pub mod browser;
 pub mod bulk;
+pub mod bursts;
 pub mod gaming;
 pub mod gaming_trace;
 pub mod metrics;
@@ -67,6 +68,7 @@ pub fn names() -> &'static [&'static str] {
         "gaming-synthetic",
         "web",
         "file",
+        "bursts",
         "bulk",
         "pareto-onoff",
         "background-tcp",
@@ -103,6 +105,7 @@ pub enum OpenLoop {
     Gaming(gaming::GamingSource),
     OnOff(onoff::OnOffSource),
     File(bulk::FileSource),
+    Bursts(bursts::BurstSource),
 }
 
 impl MessageSource for OpenLoop {
@@ -113,6 +116,7 @@ impl MessageSource for OpenLoop {
             OpenLoop::Gaming(s) => s.next(rng),
             OpenLoop::OnOff(s) => s.next(rng),
             OpenLoop::File(s) => s.next(rng),
+            OpenLoop::Bursts(s) => s.next(rng),
         }
     }
 }
@@ -157,6 +161,7 @@ mod tests {
                         .unwrap(),
                 ),
                 OpenLoop::File(bulk::FileSource::new(bulk::FileConfig::new(8192)).unwrap()),
+                OpenLoop::Bursts(bursts::BurstSource::new(bursts::BurstsConfig { count: 5, bytes: 4000, interval: crate::time::SEC }).unwrap()),
             ]
         };
         let run = |seed: u64| {
