@@ -155,8 +155,44 @@ static void CongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongSta
     if (now == TcpSocketState::CA_LOSS) g_res.rto_events++;
     if (now == TcpSocketState::CA_RECOVERY) g_res.fast_recoveries++;
 }
+// Optional event trace (--trace FILE): one line "t_ms,kind,value" per change of the
+// sender's cwnd / ssthresh (bytes), bytes in flight, congestion state, plus random
+// losses (seq of the lost segment) and the sender's segments (seq; retransmissions
+// marked).
+static FILE* g_trace = nullptr;
+static void TrU32(const char* kind, uint32_t v) {
+    fprintf(g_trace, "%.6f,%s,%u\n", Simulator::Now().GetSeconds() * 1000.0, kind, v);
+}
+static void TrCwnd(uint32_t, uint32_t v) { TrU32("cwnd", v); }
+static void TrSsth(uint32_t, uint32_t v) { TrU32("ssthresh", v); }
+static void TrInfl(uint32_t, uint32_t v) { TrU32("inflight", v); }
+static void TrState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now) {
+    TrU32("state", uint32_t(now));  // 0 OPEN 1 DISORDER 2 CWR 3 RECOVERY 4 LOSS
+}
+static void TrRtt(Time, Time v) { TrU32("srtt_us", uint32_t(v.GetMicroSeconds())); }
+static void TrTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>) {
+    if (p->GetSize() == 0) return;
+    bool re = g_anyTx && h.GetSequenceNumber() < g_highTx;
+    TrU32(re ? "retx" : "tx", h.GetSequenceNumber().GetValue());
+}
+static void TrRxDrop(Ptr<const Packet> p) {
+    Ptr<Packet> q = p->Copy();
+    PppHeader ppp; q->RemoveHeader(ppp);
+    Ipv4Header ip; q->RemoveHeader(ip);
+    TcpHeader t; q->PeekHeader(t);
+    TrU32("lost", t.GetSequenceNumber().GetValue());
+}
+static void TrQDrop(Ptr<const Packet>) { TrU32("qdrop", 0); }
 static void HookSocket(Ptr<Application> app) {
     Ptr<Socket> s = DynamicCast<BulkSendApplication>(app)->GetSocket();
+    if (g_trace) {  // before SockTx, so TrTx sees g_highTx of the previous segment
+        s->TraceConnectWithoutContext("Tx", MakeCallback(&TrTx));
+        s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&TrCwnd));
+        s->TraceConnectWithoutContext("SlowStartThreshold", MakeCallback(&TrSsth));
+        s->TraceConnectWithoutContext("BytesInFlight", MakeCallback(&TrInfl));
+        s->TraceConnectWithoutContext("CongState", MakeCallback(&TrState));
+        s->TraceConnectWithoutContext("RTT", MakeCallback(&TrRtt));
+    }
     s->TraceConnectWithoutContext("Tx", MakeCallback(&SockTx));
     s->TraceConnectWithoutContext("CongState", MakeCallback(&CongState));
 }
@@ -180,6 +216,7 @@ struct Params {
     uint32_t retx_threshold = 3;
     double max_sim_s = 600;
     double start_s = 0.1;
+    std::string trace_path = "";
 };
 
 static void ApplyDefaults(const Params& P) {
@@ -276,8 +313,16 @@ RunResult RunTransfer(const Params& P) {
     nodes.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
         "TcDrop", MakeCallback(&QueueDrop));
 
+    if (!P.trace_path.empty()) {
+        g_trace = fopen(P.trace_path.c_str(), "w");
+        devs.Get(1)->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&TrRxDrop));
+        nodes.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+            "TcDrop", MakeCallback(&TrQDrop));
+    }
+
     Simulator::Stop(Seconds(P.start_s + P.max_sim_s));
     Simulator::Run();
+    if (g_trace) { fclose(g_trace); g_trace = nullptr; }
     g_res.rx_bytes = g_rx;
     g_res.sim_end_s = Simulator::Now().GetSeconds();
     if (!g_done.IsNegative()) g_res.completion_ms = (g_done - g_start).GetSeconds() * 1000.0;
@@ -571,6 +616,13 @@ def main(argv=None):
     ap.add_argument("--bench-rate-mbit", type=float, default=20)
     ap.add_argument("--bench-delay-ms", type=float, default=20, help="one-way (RTT = 2x)")
     ap.add_argument("--bench-sim-s", type=float, default=60)
+    ap.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="event trace of the sender (cwnd, ssthresh, bytes in flight, congestion state, "
+        "srtt, segments sent, random losses, tail drops) as CSV t_ms,kind,value; "
+        "runs one transfer only (first combo, cc, size and seed given)",
+    )
     ap.add_argument("--dump-config", metavar="FILE", help="write effective ns-3 attributes and exit")
     a = ap.parse_args(argv)
 
@@ -603,6 +655,19 @@ def main(argv=None):
             ap.error(f"unknown cc {c!r}; known: {', '.join(KNOWN_CCS)}")
     sizes = [int(s) for s in a.sizes.split(",")]
     seeds = list(range(a.seed_start, a.seed_start + a.seeds))
+
+    if a.trace:
+        cppyy, _ = load_ns3()
+        P = make_params(cfg, combos[0], ccs[0], sizes[0], seeds[0])
+        P.trace_path = a.trace
+        r = cppyy.gbl.mptlab_ns3.RunTransfer(P)
+        print(
+            f"{combos[0].name} {ccs[0]} {size_label(sizes[0])} seed {seeds[0]}: "
+            f"{r.completion_ms:.1f} ms, {r.lost_random} random losses, {r.dropped_queue} tail drops, "
+            f"{r.fast_recoveries} recoveries, {r.rto_events} RTOs, {r.retransmissions} retransmissions; "
+            f"trace in {a.trace}"
+        )
+        return 0
 
     tasks = [(cfg, c, cc, s, sd) for c in combos for cc in ccs for s in sizes for sd in seeds]
     # longest first (simulated duration ~ size / rate) for better load balance
