@@ -75,6 +75,7 @@ DEFAULTS = dict(
     queue_packets=100,  # DropTail device queue at the bottleneck
     mtu=1500,
     hystart=True,  # ns-3 TcpCubic default, same as Linux CUBIC
+    linux_exit=False,  # --linux-exit: Linux's cwnd update on the ACK ending recovery (see CPP)
     limited_transmit=True,
     retx_threshold=3,
     max_sim_s=600.0,  # safety cap; a run that does not finish is reported empty
@@ -200,6 +201,100 @@ static void PhyTx(Ptr<const Packet> p) { if (p->GetSize() > 200) g_res.data_pkts
 static void PhyRxDrop(Ptr<const Packet>) { g_res.lost_random++; }
 static void QueueDrop(Ptr<const Packet>) { g_res.dropped_queue++; }
 
+// --linux-exit: Linux's window update on the ACK that ends fast recovery.
+//
+// ns-3 3.44 TcpSocketBase::ProcessAck, on the cumulative ACK that ends CA_RECOVERY, sets
+// cwnd = ssthresh and then calls IncreaseWindow(segsAcked) with segsAcked recomputed as
+// (ackNumber - oldHeadSequence) / MSS: the whole cumulative jump, which includes every
+// segment SACKed during the recovery (those were already counted as delivered when their
+// SACK arrived). Linux (tcp_ack -> tcp_cong_control -> tcp_cong_avoid) passes acked_sacked,
+// the packets newly delivered by this ACK. Linux also clears the linear-increase counter
+// when a reduction starts (tcp_init_cwnd_reduction / tcp_enter_loss: snd_cwnd_cnt = 0);
+// ns-3's TcpLinuxReno keeps its m_cWndCnt across the recovery.
+// These two classes change only that: on the exit ACK the algorithm sees the bytes newly
+// delivered by the ACK (TcpSocketState::m_lastAckedSackedBytes, which ns-3 computes for every
+// ACK) instead of the cumulative jump; the Reno one also restarts its counter at a reduction.
+class MptlabLinuxRenoLx : public TcpLinuxReno {
+  public:
+    static TypeId GetTypeId() {
+        static TypeId tid = TypeId("ns3::MptlabLinuxRenoLx")
+                                .SetParent<TcpLinuxReno>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<MptlabLinuxRenoLx>();
+        return tid;
+    }
+    MptlabLinuxRenoLx() = default;
+    MptlabLinuxRenoLx(const MptlabLinuxRenoLx& o) : TcpLinuxReno(o) {}
+    std::string GetName() const override { return "MptlabLinuxRenoLx"; }
+    Ptr<TcpCongestionOps> Fork() override { return CopyObject<MptlabLinuxRenoLx>(this); }
+    void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t ev) override {
+        if (ev == TcpSocketState::CA_EVENT_COMPLETE_CWR) m_exitAck = true;
+        TcpLinuxReno::CwndEvent(tcb, ev);
+    }
+    void CongestionStateSet(Ptr<TcpSocketState> tcb,
+                            const TcpSocketState::TcpCongState_t st) override {
+        if (st == TcpSocketState::CA_RECOVERY || st == TcpSocketState::CA_LOSS) m_cnt = 0;
+        TcpLinuxReno::CongestionStateSet(tcb, st);
+    }
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segs) override {
+        if (m_exitAck) {
+            m_exitAck = false;
+            segs = tcb->m_lastAckedSackedBytes / tcb->m_segmentSize;
+        }
+        TcpLinuxReno::IncreaseWindow(tcb, segs);
+    }
+
+  protected:
+    // Linux tcp_cong_avoid_ai(tp, w = cwnd, acked), with a counter this class can reset.
+    void CongestionAvoidance(Ptr<TcpSocketState> tcb, uint32_t acked) override {
+        if (!tcb->m_isCwndLimited) return;
+        uint32_t w = std::max<uint32_t>(1, tcb->m_cWnd / tcb->m_segmentSize);
+        if (m_cnt >= w) {
+            m_cnt = 0;
+            tcb->m_cWnd += tcb->m_segmentSize;
+        }
+        m_cnt += acked;
+        if (m_cnt >= w) {
+            uint32_t d = m_cnt / w;
+            m_cnt -= d * w;
+            tcb->m_cWnd += d * tcb->m_segmentSize;
+        }
+    }
+
+  private:
+    bool m_exitAck = false;
+    uint32_t m_cnt = 0;
+};
+
+class MptlabCubicLx : public TcpCubic {
+  public:
+    static TypeId GetTypeId() {
+        static TypeId tid = TypeId("ns3::MptlabCubicLx")
+                                .SetParent<TcpCubic>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<MptlabCubicLx>();
+        return tid;
+    }
+    MptlabCubicLx() = default;
+    MptlabCubicLx(const MptlabCubicLx& o) : TcpCubic(o) {}
+    std::string GetName() const override { return "MptlabCubicLx"; }
+    Ptr<TcpCongestionOps> Fork() override { return CopyObject<MptlabCubicLx>(this); }
+    void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t ev) override {
+        if (ev == TcpSocketState::CA_EVENT_COMPLETE_CWR) m_exitAck = true;
+        TcpCubic::CwndEvent(tcb, ev);
+    }
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segs) override {
+        if (m_exitAck) {
+            m_exitAck = false;
+            segs = tcb->m_lastAckedSackedBytes / tcb->m_segmentSize;
+        }
+        TcpCubic::IncreaseWindow(tcb, segs);
+    }
+
+  private:
+    bool m_exitAck = false;
+};
+
 struct Params {
     double rate_mbit = 10, delay_ms = 10, loss_percent = 0;
     std::string cc = "newreno";
@@ -217,12 +312,15 @@ struct Params {
     double max_sim_s = 600;
     double start_s = 0.1;
     std::string trace_path = "";
+    bool linux_exit = false;
 };
 
 static void ApplyDefaults(const Params& P) {
+    MptlabLinuxRenoLx::GetTypeId();  // register the --linux-exit variants
+    MptlabCubicLx::GetTypeId();
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
-                       StringValue(P.cc == "cubic"       ? "ns3::TcpCubic"
-                                   : P.cc == "linuxreno" ? "ns3::TcpLinuxReno"
+                       StringValue(P.cc == "cubic"       ? (P.linux_exit ? "ns3::MptlabCubicLx" : "ns3::TcpCubic")
+                                   : P.cc == "linuxreno" ? (P.linux_exit ? "ns3::MptlabLinuxRenoLx" : "ns3::TcpLinuxReno")
                                                          : "ns3::TcpNewReno"));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", StringValue("ns3::TcpPrrRecovery"));
     Config::SetDefault("ns3::TcpL4Protocol::RttEstimatorType", StringValue("ns3::RttMeanDeviation"));
@@ -445,7 +543,7 @@ def make_params(cfg: dict, combo: Combo, cc: str, size: int, seed: int):
         "max_sim_s",
     ):
         setattr(P, k, float(cfg[k]))
-    for k in ("sack", "timestamps", "window_scaling", "hystart", "limited_transmit"):
+    for k in ("sack", "timestamps", "window_scaling", "hystart", "limited_transmit", "linux_exit"):
         setattr(P, k, bool(cfg[k]))
     return P
 
@@ -612,6 +710,13 @@ def main(argv=None):
     ap.add_argument("--queue-packets", type=int, default=DEFAULTS["queue_packets"])
     ap.add_argument("--delack-timeout-ms", type=float, default=DEFAULTS["delack_timeout_ms"])
     ap.add_argument("--no-hystart", action="store_true", help="turn TcpCubic HyStart off")
+    ap.add_argument(
+        "--linux-exit",
+        action="store_true",
+        help="linuxreno/cubic: on the ACK that ends fast recovery, grow cwnd by the segments "
+        "that ACK newly delivered (Linux) instead of ns-3's whole cumulative jump; linuxreno "
+        "also restarts its increase counter at a reduction (Linux). See README",
+    )
     ap.add_argument("--bench", action="store_true", help="only run the packets/s benchmark")
     ap.add_argument("--bench-rate-mbit", type=float, default=20)
     ap.add_argument("--bench-delay-ms", type=float, default=20, help="one-way (RTT = 2x)")
@@ -631,6 +736,7 @@ def main(argv=None):
     cfg["queue_packets"] = a.queue_packets
     cfg["delack_timeout_ms"] = a.delack_timeout_ms
     cfg["hystart"] = not a.no_hystart
+    cfg["linux_exit"] = a.linux_exit
 
     if a.dump_config:
         dump_config(a.dump_config)
