@@ -76,6 +76,7 @@ DEFAULTS = dict(
     mtu=1500,
     hystart=True,  # ns-3 TcpCubic default, same as Linux CUBIC
     linux_exit=False,  # --linux-exit: Linux's cwnd update on the ACK ending recovery (see CPP)
+    linux_prr=False,  # --linux-prr: PRR as Linux runs it (see CPP)
     limited_transmit=True,
     retx_threshold=3,
     max_sim_s=600.0,  # safety cap; a run that does not finish is reported empty
@@ -295,6 +296,61 @@ class MptlabCubicLx : public TcpCubic {
     bool m_exitAck = false;
 };
 
+// --linux-prr: PRR as Linux tcp_cwnd_reduction runs it (RFC 6937).
+//
+// ns-3 3.44 TcpPrrRecovery differs from Linux in two ways that both let it send more
+// during recovery: DoRecovery adds one extra segment to DeliveredData on every duplicate
+// ACK (while prr_delivered < RecoverFS), although with SACK the ACK's newly SACKed bytes
+// are already in deliveredBytes, so each dupACK counts twice; and RecoverFS is the pipe
+// at entry (bytes in flight, after the SACKed and lost segments left it) where Linux
+// uses prior_cwnd, the cwnd before the reduction. This class is PRR without the dupACK
+// bonus and with RecoverFS = cwnd at entry; the rest (PRR-CRB, +1 segment for PRR-SSRB
+// when retransmitted data was ACKed, the forced fast retransmit) is as in ns-3.
+class MptlabPrrLinux : public TcpRecoveryOps {
+  public:
+    static TypeId GetTypeId() {
+        static TypeId tid = TypeId("ns3::MptlabPrrLinux")
+                                .SetParent<TcpRecoveryOps>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<MptlabPrrLinux>();
+        return tid;
+    }
+    MptlabPrrLinux() = default;
+    MptlabPrrLinux(const MptlabPrrLinux& o) : TcpRecoveryOps(o) {}
+    std::string GetName() const override { return "MptlabPrrLinux"; }
+    Ptr<TcpRecoveryOps> Fork() override { return CopyObject<MptlabPrrLinux>(this); }
+    void EnterRecovery(Ptr<TcpSocketState> tcb, uint32_t, uint32_t, uint32_t delivered) override {
+        m_out = 0;
+        m_delivered = 0;
+        m_recoverFs = std::max<uint32_t>(tcb->m_cWnd.Get(), 1);  // Linux prior_cwnd
+        DoRecovery(tcb, delivered, true);
+    }
+    void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t delivered, bool) override {
+        if (delivered == 0) return;
+        m_delivered += delivered;
+        int64_t inflight = tcb->m_bytesInFlight.Get();
+        int64_t ssthresh = tcb->m_ssThresh.Get();
+        int64_t mss = tcb->m_segmentSize;
+        int64_t snd;
+        if (inflight > ssthresh) {
+            snd = int64_t(std::ceil(double(m_delivered) * double(ssthresh) / double(m_recoverFs))) -
+                  int64_t(m_out);
+        } else {
+            int64_t limit = std::max<int64_t>(int64_t(m_delivered) - int64_t(m_out), delivered);
+            if (tcb->m_isRetransDataAcked) limit += mss;
+            snd = std::min<int64_t>(limit, ssthresh - inflight);
+        }
+        snd = std::max<int64_t>(snd, m_out > 0 ? 0 : mss);
+        tcb->m_cWnd = uint32_t(std::max<int64_t>(inflight + snd, 0));
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+    void ExitRecovery(Ptr<TcpSocketState> tcb) override { tcb->m_cWndInfl = tcb->m_cWnd; }
+    void UpdateBytesSent(uint32_t n) override { m_out += n; }
+
+  private:
+    uint64_t m_delivered = 0, m_out = 0, m_recoverFs = 1;
+};
+
 struct Params {
     double rate_mbit = 10, delay_ms = 10, loss_percent = 0;
     std::string cc = "newreno";
@@ -313,6 +369,7 @@ struct Params {
     double start_s = 0.1;
     std::string trace_path = "";
     bool linux_exit = false;
+    bool linux_prr = false;
 };
 
 static void ApplyDefaults(const Params& P) {
@@ -322,7 +379,9 @@ static void ApplyDefaults(const Params& P) {
                        StringValue(P.cc == "cubic"       ? (P.linux_exit ? "ns3::MptlabCubicLx" : "ns3::TcpCubic")
                                    : P.cc == "linuxreno" ? (P.linux_exit ? "ns3::MptlabLinuxRenoLx" : "ns3::TcpLinuxReno")
                                                          : "ns3::TcpNewReno"));
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", StringValue("ns3::TcpPrrRecovery"));
+    MptlabPrrLinux::GetTypeId();
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       StringValue(P.linux_prr ? "ns3::MptlabPrrLinux" : "ns3::TcpPrrRecovery"));
     Config::SetDefault("ns3::TcpL4Protocol::RttEstimatorType", StringValue("ns3::RttMeanDeviation"));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(P.segment_size));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(P.initial_cwnd));
@@ -543,7 +602,7 @@ def make_params(cfg: dict, combo: Combo, cc: str, size: int, seed: int):
         "max_sim_s",
     ):
         setattr(P, k, float(cfg[k]))
-    for k in ("sack", "timestamps", "window_scaling", "hystart", "limited_transmit", "linux_exit"):
+    for k in ("sack", "timestamps", "window_scaling", "hystart", "limited_transmit", "linux_exit", "linux_prr"):
         setattr(P, k, bool(cfg[k]))
     return P
 
@@ -717,6 +776,13 @@ def main(argv=None):
         "that ACK newly delivered (Linux) instead of ns-3's whole cumulative jump; linuxreno "
         "also restarts its increase counter at a reduction (Linux). See README",
     )
+    ap.add_argument(
+        "--linux-prr",
+        action="store_true",
+        help="PRR as Linux runs it: no extra segment per duplicate ACK, RecoverFS = cwnd at "
+        "entry (ns-3: pipe). See README",
+    )
+    ap.add_argument("--linux-like", action="store_true", help="--linux-exit and --linux-prr")
     ap.add_argument("--bench", action="store_true", help="only run the packets/s benchmark")
     ap.add_argument("--bench-rate-mbit", type=float, default=20)
     ap.add_argument("--bench-delay-ms", type=float, default=20, help="one-way (RTT = 2x)")
@@ -736,7 +802,8 @@ def main(argv=None):
     cfg["queue_packets"] = a.queue_packets
     cfg["delack_timeout_ms"] = a.delack_timeout_ms
     cfg["hystart"] = not a.no_hystart
-    cfg["linux_exit"] = a.linux_exit
+    cfg["linux_exit"] = a.linux_exit or a.linux_like
+    cfg["linux_prr"] = a.linux_prr or a.linux_like
 
     if a.dump_config:
         dump_config(a.dump_config)
