@@ -792,7 +792,8 @@ def main(argv=None):
         metavar="FILE",
         help="event trace of the sender (cwnd, ssthresh, bytes in flight, congestion state, "
         "srtt, segments sent, random losses, tail drops) as CSV t_ms,kind,value; "
-        "runs one transfer only (first combo, cc, size and seed given)",
+        "runs the first combo, cc and size given, for each seed ({seed} in FILE is "
+        "replaced by the seed)",
     )
     ap.add_argument("--dump-config", metavar="FILE", help="write effective ns-3 attributes and exit")
     a = ap.parse_args(argv)
@@ -831,15 +832,18 @@ def main(argv=None):
 
     if a.trace:
         cppyy, _ = load_ns3()
-        P = make_params(cfg, combos[0], ccs[0], sizes[0], seeds[0])
-        P.trace_path = a.trace
-        r = cppyy.gbl.mptlab_ns3.RunTransfer(P)
-        print(
-            f"{combos[0].name} {ccs[0]} {size_label(sizes[0])} seed {seeds[0]}: "
-            f"{r.completion_ms:.1f} ms, {r.lost_random} random losses, {r.dropped_queue} tail drops, "
-            f"{r.fast_recoveries} recoveries, {r.rto_events} RTOs, {r.retransmissions} retransmissions; "
-            f"trace in {a.trace}"
-        )
+        if len(seeds) > 1 and "{seed}" not in a.trace:
+            ap.error("--trace with several seeds needs {seed} in the file name")
+        for seed in seeds:
+            P = make_params(cfg, combos[0], ccs[0], sizes[0], seed)
+            P.trace_path = a.trace.replace("{seed}", str(seed))
+            r = cppyy.gbl.mptlab_ns3.RunTransfer(P)
+            print(
+                f"{combos[0].name} {ccs[0]} {size_label(sizes[0])} seed {seed}: "
+                f"{r.completion_ms:.1f} ms, {r.lost_random} random losses, {r.dropped_queue} tail drops, "
+                f"{r.fast_recoveries} recoveries, {r.rto_events} RTOs, {r.retransmissions} retransmissions; "
+                f"trace in {P.trace_path}"
+            )
         return 0
 
     tasks = [(cfg, c, cc, s, sd) for c in combos for cc in ccs for s in sizes for sd in seeds]
