@@ -75,6 +75,8 @@ DEFAULTS = dict(
     queue_packets=100,  # DropTail device queue at the bottleneck
     mtu=1500,
     hystart=True,  # ns-3 TcpCubic default, same as Linux CUBIC
+    linux_exit=False,  # --linux-exit: Linux's cwnd update on the ACK ending recovery (see CPP)
+    linux_prr=False,  # --linux-prr: PRR as Linux runs it (see CPP)
     limited_transmit=True,
     retx_threshold=3,
     max_sim_s=600.0,  # safety cap; a run that does not finish is reported empty
@@ -155,14 +157,199 @@ static void CongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongSta
     if (now == TcpSocketState::CA_LOSS) g_res.rto_events++;
     if (now == TcpSocketState::CA_RECOVERY) g_res.fast_recoveries++;
 }
+// Optional event trace (--trace FILE): one line "t_ms,kind,value" per change of the
+// sender's cwnd / ssthresh (bytes), bytes in flight, congestion state, plus random
+// losses (seq of the lost segment) and the sender's segments (seq; retransmissions
+// marked).
+static FILE* g_trace = nullptr;
+static void TrU32(const char* kind, uint32_t v) {
+    fprintf(g_trace, "%.6f,%s,%u\n", Simulator::Now().GetSeconds() * 1000.0, kind, v);
+}
+static void TrCwnd(uint32_t, uint32_t v) { TrU32("cwnd", v); }
+static void TrSsth(uint32_t, uint32_t v) { TrU32("ssthresh", v); }
+static void TrInfl(uint32_t, uint32_t v) { TrU32("inflight", v); }
+static void TrState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now) {
+    TrU32("state", uint32_t(now));  // 0 OPEN 1 DISORDER 2 CWR 3 RECOVERY 4 LOSS
+}
+static void TrRtt(Time, Time v) { TrU32("srtt_us", uint32_t(v.GetMicroSeconds())); }
+static void TrTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>) {
+    if (p->GetSize() == 0) return;
+    bool re = g_anyTx && h.GetSequenceNumber() < g_highTx;
+    TrU32(re ? "retx" : "tx", h.GetSequenceNumber().GetValue());
+}
+static void TrRxDrop(Ptr<const Packet> p) {
+    Ptr<Packet> q = p->Copy();
+    PppHeader ppp; q->RemoveHeader(ppp);
+    Ipv4Header ip; q->RemoveHeader(ip);
+    TcpHeader t; q->PeekHeader(t);
+    TrU32("lost", t.GetSequenceNumber().GetValue());
+}
+static void TrQDrop(Ptr<const Packet>) { TrU32("qdrop", 0); }
 static void HookSocket(Ptr<Application> app) {
     Ptr<Socket> s = DynamicCast<BulkSendApplication>(app)->GetSocket();
+    if (g_trace) {  // before SockTx, so TrTx sees g_highTx of the previous segment
+        s->TraceConnectWithoutContext("Tx", MakeCallback(&TrTx));
+        s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&TrCwnd));
+        s->TraceConnectWithoutContext("SlowStartThreshold", MakeCallback(&TrSsth));
+        s->TraceConnectWithoutContext("BytesInFlight", MakeCallback(&TrInfl));
+        s->TraceConnectWithoutContext("CongState", MakeCallback(&TrState));
+        s->TraceConnectWithoutContext("RTT", MakeCallback(&TrRtt));
+    }
     s->TraceConnectWithoutContext("Tx", MakeCallback(&SockTx));
     s->TraceConnectWithoutContext("CongState", MakeCallback(&CongState));
 }
 static void PhyTx(Ptr<const Packet> p) { if (p->GetSize() > 200) g_res.data_pkts_sent++; }
 static void PhyRxDrop(Ptr<const Packet>) { g_res.lost_random++; }
 static void QueueDrop(Ptr<const Packet>) { g_res.dropped_queue++; }
+
+// --linux-exit: Linux's window update on the ACK that ends fast recovery.
+//
+// ns-3 3.44 TcpSocketBase::ProcessAck, on the cumulative ACK that ends CA_RECOVERY, sets
+// cwnd = ssthresh and then calls IncreaseWindow(segsAcked) with segsAcked recomputed as
+// (ackNumber - oldHeadSequence) / MSS: the whole cumulative jump, which includes every
+// segment SACKed during the recovery (those were already counted as delivered when their
+// SACK arrived). Linux (tcp_ack -> tcp_cong_control -> tcp_cong_avoid) passes acked_sacked,
+// the packets newly delivered by this ACK. Linux also clears the linear-increase counter
+// when a reduction starts (tcp_init_cwnd_reduction / tcp_enter_loss: snd_cwnd_cnt = 0);
+// ns-3's TcpLinuxReno keeps its m_cWndCnt across the recovery.
+// These two classes change only that: on the exit ACK the algorithm sees the bytes newly
+// delivered by the ACK (TcpSocketState::m_lastAckedSackedBytes, which ns-3 computes for every
+// ACK) instead of the cumulative jump; the Reno one also restarts its counter at a reduction.
+class MptlabLinuxRenoLx : public TcpLinuxReno {
+  public:
+    static TypeId GetTypeId() {
+        static TypeId tid = TypeId("ns3::MptlabLinuxRenoLx")
+                                .SetParent<TcpLinuxReno>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<MptlabLinuxRenoLx>();
+        return tid;
+    }
+    MptlabLinuxRenoLx() = default;
+    MptlabLinuxRenoLx(const MptlabLinuxRenoLx& o) : TcpLinuxReno(o) {}
+    std::string GetName() const override { return "MptlabLinuxRenoLx"; }
+    Ptr<TcpCongestionOps> Fork() override { return CopyObject<MptlabLinuxRenoLx>(this); }
+    void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t ev) override {
+        if (ev == TcpSocketState::CA_EVENT_COMPLETE_CWR) m_exitAck = true;
+        TcpLinuxReno::CwndEvent(tcb, ev);
+    }
+    void CongestionStateSet(Ptr<TcpSocketState> tcb,
+                            const TcpSocketState::TcpCongState_t st) override {
+        if (st == TcpSocketState::CA_RECOVERY || st == TcpSocketState::CA_LOSS) m_cnt = 0;
+        TcpLinuxReno::CongestionStateSet(tcb, st);
+    }
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segs) override {
+        if (m_exitAck) {
+            m_exitAck = false;
+            segs = tcb->m_lastAckedSackedBytes / tcb->m_segmentSize;
+        }
+        TcpLinuxReno::IncreaseWindow(tcb, segs);
+    }
+
+  protected:
+    // Linux tcp_cong_avoid_ai(tp, w = cwnd, acked), with a counter this class can reset.
+    void CongestionAvoidance(Ptr<TcpSocketState> tcb, uint32_t acked) override {
+        if (!tcb->m_isCwndLimited) return;
+        uint32_t w = std::max<uint32_t>(1, tcb->m_cWnd / tcb->m_segmentSize);
+        if (m_cnt >= w) {
+            m_cnt = 0;
+            tcb->m_cWnd += tcb->m_segmentSize;
+        }
+        m_cnt += acked;
+        if (m_cnt >= w) {
+            uint32_t d = m_cnt / w;
+            m_cnt -= d * w;
+            tcb->m_cWnd += d * tcb->m_segmentSize;
+        }
+    }
+
+  private:
+    bool m_exitAck = false;
+    uint32_t m_cnt = 0;
+};
+
+class MptlabCubicLx : public TcpCubic {
+  public:
+    static TypeId GetTypeId() {
+        static TypeId tid = TypeId("ns3::MptlabCubicLx")
+                                .SetParent<TcpCubic>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<MptlabCubicLx>();
+        return tid;
+    }
+    MptlabCubicLx() = default;
+    MptlabCubicLx(const MptlabCubicLx& o) : TcpCubic(o) {}
+    std::string GetName() const override { return "MptlabCubicLx"; }
+    Ptr<TcpCongestionOps> Fork() override { return CopyObject<MptlabCubicLx>(this); }
+    void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t ev) override {
+        if (ev == TcpSocketState::CA_EVENT_COMPLETE_CWR) m_exitAck = true;
+        TcpCubic::CwndEvent(tcb, ev);
+    }
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segs) override {
+        if (m_exitAck) {
+            m_exitAck = false;
+            segs = tcb->m_lastAckedSackedBytes / tcb->m_segmentSize;
+        }
+        TcpCubic::IncreaseWindow(tcb, segs);
+    }
+
+  private:
+    bool m_exitAck = false;
+};
+
+// --linux-prr: PRR as Linux tcp_cwnd_reduction runs it (RFC 6937).
+//
+// ns-3 3.44 TcpPrrRecovery differs from Linux in two ways that both let it send more
+// during recovery: DoRecovery adds one extra segment to DeliveredData on every duplicate
+// ACK (while prr_delivered < RecoverFS), although with SACK the ACK's newly SACKed bytes
+// are already in deliveredBytes, so each dupACK counts twice; and RecoverFS is the pipe
+// at entry (bytes in flight, after the SACKed and lost segments left it) where Linux
+// uses prior_cwnd, the cwnd before the reduction. This class is PRR without the dupACK
+// bonus and with RecoverFS = cwnd at entry; the rest (PRR-CRB, +1 segment for PRR-SSRB
+// when retransmitted data was ACKed, the forced fast retransmit) is as in ns-3.
+class MptlabPrrLinux : public TcpRecoveryOps {
+  public:
+    static TypeId GetTypeId() {
+        static TypeId tid = TypeId("ns3::MptlabPrrLinux")
+                                .SetParent<TcpRecoveryOps>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<MptlabPrrLinux>();
+        return tid;
+    }
+    MptlabPrrLinux() = default;
+    MptlabPrrLinux(const MptlabPrrLinux& o) : TcpRecoveryOps(o) {}
+    std::string GetName() const override { return "MptlabPrrLinux"; }
+    Ptr<TcpRecoveryOps> Fork() override { return CopyObject<MptlabPrrLinux>(this); }
+    void EnterRecovery(Ptr<TcpSocketState> tcb, uint32_t, uint32_t, uint32_t delivered) override {
+        m_out = 0;
+        m_delivered = 0;
+        m_recoverFs = std::max<uint32_t>(tcb->m_cWnd.Get(), 1);  // Linux prior_cwnd
+        DoRecovery(tcb, delivered, true);
+    }
+    void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t delivered, bool) override {
+        if (delivered == 0) return;
+        m_delivered += delivered;
+        int64_t inflight = tcb->m_bytesInFlight.Get();
+        int64_t ssthresh = tcb->m_ssThresh.Get();
+        int64_t mss = tcb->m_segmentSize;
+        int64_t snd;
+        if (inflight > ssthresh) {
+            snd = int64_t(std::ceil(double(m_delivered) * double(ssthresh) / double(m_recoverFs))) -
+                  int64_t(m_out);
+        } else {
+            int64_t limit = std::max<int64_t>(int64_t(m_delivered) - int64_t(m_out), delivered);
+            if (tcb->m_isRetransDataAcked) limit += mss;
+            snd = std::min<int64_t>(limit, ssthresh - inflight);
+        }
+        snd = std::max<int64_t>(snd, m_out > 0 ? 0 : mss);
+        tcb->m_cWnd = uint32_t(std::max<int64_t>(inflight + snd, 0));
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+    void ExitRecovery(Ptr<TcpSocketState> tcb) override { tcb->m_cWndInfl = tcb->m_cWnd; }
+    void UpdateBytesSent(uint32_t n) override { m_out += n; }
+
+  private:
+    uint64_t m_delivered = 0, m_out = 0, m_recoverFs = 1;
+};
 
 struct Params {
     double rate_mbit = 10, delay_ms = 10, loss_percent = 0;
@@ -180,14 +367,21 @@ struct Params {
     uint32_t retx_threshold = 3;
     double max_sim_s = 600;
     double start_s = 0.1;
+    std::string trace_path = "";
+    bool linux_exit = false;
+    bool linux_prr = false;
 };
 
 static void ApplyDefaults(const Params& P) {
+    MptlabLinuxRenoLx::GetTypeId();  // register the --linux-exit variants
+    MptlabCubicLx::GetTypeId();
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
-                       StringValue(P.cc == "cubic"       ? "ns3::TcpCubic"
-                                   : P.cc == "linuxreno" ? "ns3::TcpLinuxReno"
+                       StringValue(P.cc == "cubic"       ? (P.linux_exit ? "ns3::MptlabCubicLx" : "ns3::TcpCubic")
+                                   : P.cc == "linuxreno" ? (P.linux_exit ? "ns3::MptlabLinuxRenoLx" : "ns3::TcpLinuxReno")
                                                          : "ns3::TcpNewReno"));
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", StringValue("ns3::TcpPrrRecovery"));
+    MptlabPrrLinux::GetTypeId();
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       StringValue(P.linux_prr ? "ns3::MptlabPrrLinux" : "ns3::TcpPrrRecovery"));
     Config::SetDefault("ns3::TcpL4Protocol::RttEstimatorType", StringValue("ns3::RttMeanDeviation"));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(P.segment_size));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(P.initial_cwnd));
@@ -276,8 +470,16 @@ RunResult RunTransfer(const Params& P) {
     nodes.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
         "TcDrop", MakeCallback(&QueueDrop));
 
+    if (!P.trace_path.empty()) {
+        g_trace = fopen(P.trace_path.c_str(), "w");
+        devs.Get(1)->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&TrRxDrop));
+        nodes.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+            "TcDrop", MakeCallback(&TrQDrop));
+    }
+
     Simulator::Stop(Seconds(P.start_s + P.max_sim_s));
     Simulator::Run();
+    if (g_trace) { fclose(g_trace); g_trace = nullptr; }
     g_res.rx_bytes = g_rx;
     g_res.sim_end_s = Simulator::Now().GetSeconds();
     if (!g_done.IsNegative()) g_res.completion_ms = (g_done - g_start).GetSeconds() * 1000.0;
@@ -400,7 +602,7 @@ def make_params(cfg: dict, combo: Combo, cc: str, size: int, seed: int):
         "max_sim_s",
     ):
         setattr(P, k, float(cfg[k]))
-    for k in ("sack", "timestamps", "window_scaling", "hystart", "limited_transmit"):
+    for k in ("sack", "timestamps", "window_scaling", "hystart", "limited_transmit", "linux_exit", "linux_prr"):
         setattr(P, k, bool(cfg[k]))
     return P
 
@@ -567,10 +769,32 @@ def main(argv=None):
     ap.add_argument("--queue-packets", type=int, default=DEFAULTS["queue_packets"])
     ap.add_argument("--delack-timeout-ms", type=float, default=DEFAULTS["delack_timeout_ms"])
     ap.add_argument("--no-hystart", action="store_true", help="turn TcpCubic HyStart off")
+    ap.add_argument(
+        "--linux-exit",
+        action="store_true",
+        help="linuxreno/cubic: on the ACK that ends fast recovery, grow cwnd by the segments "
+        "that ACK newly delivered (Linux) instead of ns-3's whole cumulative jump; linuxreno "
+        "also restarts its increase counter at a reduction (Linux). See README",
+    )
+    ap.add_argument(
+        "--linux-prr",
+        action="store_true",
+        help="PRR as Linux runs it: no extra segment per duplicate ACK, RecoverFS = cwnd at "
+        "entry (ns-3: pipe). See README",
+    )
+    ap.add_argument("--linux-like", action="store_true", help="--linux-exit and --linux-prr")
     ap.add_argument("--bench", action="store_true", help="only run the packets/s benchmark")
     ap.add_argument("--bench-rate-mbit", type=float, default=20)
     ap.add_argument("--bench-delay-ms", type=float, default=20, help="one-way (RTT = 2x)")
     ap.add_argument("--bench-sim-s", type=float, default=60)
+    ap.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="event trace of the sender (cwnd, ssthresh, bytes in flight, congestion state, "
+        "srtt, segments sent, random losses, tail drops) as CSV t_ms,kind,value; "
+        "runs the first combo, cc and size given, for each seed ({seed} in FILE is "
+        "replaced by the seed)",
+    )
     ap.add_argument("--dump-config", metavar="FILE", help="write effective ns-3 attributes and exit")
     a = ap.parse_args(argv)
 
@@ -579,6 +803,8 @@ def main(argv=None):
     cfg["queue_packets"] = a.queue_packets
     cfg["delack_timeout_ms"] = a.delack_timeout_ms
     cfg["hystart"] = not a.no_hystart
+    cfg["linux_exit"] = a.linux_exit or a.linux_like
+    cfg["linux_prr"] = a.linux_prr or a.linux_like
 
     if a.dump_config:
         dump_config(a.dump_config)
@@ -603,6 +829,22 @@ def main(argv=None):
             ap.error(f"unknown cc {c!r}; known: {', '.join(KNOWN_CCS)}")
     sizes = [int(s) for s in a.sizes.split(",")]
     seeds = list(range(a.seed_start, a.seed_start + a.seeds))
+
+    if a.trace:
+        cppyy, _ = load_ns3()
+        if len(seeds) > 1 and "{seed}" not in a.trace:
+            ap.error("--trace with several seeds needs {seed} in the file name")
+        for seed in seeds:
+            P = make_params(cfg, combos[0], ccs[0], sizes[0], seed)
+            P.trace_path = a.trace.replace("{seed}", str(seed))
+            r = cppyy.gbl.mptlab_ns3.RunTransfer(P)
+            print(
+                f"{combos[0].name} {ccs[0]} {size_label(sizes[0])} seed {seed}: "
+                f"{r.completion_ms:.1f} ms, {r.lost_random} random losses, {r.dropped_queue} tail drops, "
+                f"{r.fast_recoveries} recoveries, {r.rto_events} RTOs, {r.retransmissions} retransmissions; "
+                f"trace in {P.trace_path}"
+            )
+        return 0
 
     tasks = [(cfg, c, cc, s, sd) for c in combos for cc in ccs for s in sizes for sd in seeds]
     # longest first (simulated duration ~ size / rate) for better load balance

@@ -814,7 +814,6 @@ impl PathSender {
         // Linux tcp_clean_rtx_queue: the newest never-retransmitted segment
         // this ACK covers; its RTT (ca_rtt_us) is what congestion control sees.
         let mut last_ackt: Option<Nanos> = None;
-        let mut retrans_data_acked = false;
         while let Some(s) = self.sb.front() {
             if s.end() > a.ack {
                 break;
@@ -836,7 +835,6 @@ impl PathSender {
                 self.retrans_out -= 1;
             }
             if s.has(EVER_RETRANS) {
-                retrans_data_acked = true;
                 let mut spurious = s.has(SPURIOUS);
                 // Eifel (RFC 3522) with timestamps: the ACK echoes a TSval older
                 // than the retransmission, so the original was delivered.
@@ -945,6 +943,10 @@ impl PathSender {
         }
 
         // --- loss marking ---
+        // Packets this ACK marks lost (Linux rate_sample.losses, the
+        // newly_lost of tcp_cwnd_reduction) = growth of lost_out from here
+        // to the PRR step: nothing in between removes LOST marks.
+        let lost_before_marking = self.lost_out;
         if self.sack_ok {
             self.mark_head_lost();
         }
@@ -988,7 +990,8 @@ impl PathSender {
                         // unacknowledged segment.
                         self.mark_head_lost_reno();
                     }
-                    self.prr(delivered, retrans_data_acked);
+                    let newly_lost = self.lost_out.saturating_sub(lost_before_marking);
+                    self.prr(delivered, advanced, newly_lost);
                 }
             }
             CaState::Loss => {
@@ -1015,7 +1018,8 @@ impl PathSender {
                     if !self.sack_ok {
                         self.mark_head_lost_reno();
                     }
-                    self.prr(delivered, retrans_data_acked);
+                    let newly_lost = self.lost_out.saturating_sub(lost_before_marking);
+                    self.prr(delivered, advanced, newly_lost);
                 } else if self.undo_marker.is_some() && self.undo_retrans == 0 && dsack {
                     // Late D-SACKs showed every retransmission of the last
                     // episode was unnecessary (Linux tcp_try_undo_dsack; Linux
@@ -1152,8 +1156,11 @@ impl PathSender {
         self.set_ca_state(CaState::Open, now);
     }
 
-    /// PRR (RFC 6937) as Linux tcp_cwnd_reduction implements it.
-    fn prr(&mut self, delivered: u32, retrans_data_acked: bool) {
+    /// PRR (RFC 6937) as Linux tcp_cwnd_reduction implements it (since
+    /// Linux 5.19, "tcp: improve PRR loss recovery", the rule of
+    /// draft-ietf-tcpm-prr-rfc6937bis). `una_advanced`: the ACK moved SND.UNA
+    /// (Linux FLAG_SND_UNA_ADVANCED); `newly_lost`: packets this ACK marked lost.
+    fn prr(&mut self, delivered: u32, una_advanced: bool, newly_lost: u32) {
         if delivered == 0 || self.prior_cwnd == 0 {
             return;
         }
@@ -1167,14 +1174,18 @@ impl PathSender {
             // with Linux's prior_cwnd as RecoverFS.
             let dividend = ssthresh as u64 * self.prr_delivered as u64 + self.prior_cwnd as u64 - 1;
             (dividend / self.prior_cwnd as u64) as i64 - self.prr_out as i64
-        } else if retrans_data_acked {
-            // RFC 6937 3 PRR-SSRB (Linux: when retransmitted data was ACKed):
-            // limit = MAX(prr_delivered - prr_out, DeliveredData) + 1 MSS.
-            let limit = (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64) + 1;
-            delta.min(limit)
         } else {
-            // RFC 6937 3 PRR-CRB (conservative): sndcnt = MIN(ssthresh - pipe, DeliveredData).
-            delta.min(delivered as i64)
+            // pipe <= ssthresh: Linux tcp_cwnd_reduction (>= 5.19) /
+            // RFC 6937bis: sndcnt = MAX(prr_delivered - prr_out, DeliveredData),
+            // so sending banked earlier in the episode may catch up, + 1
+            // (PRR-SSRB) if the ACK advanced SND.UNA without marking new
+            // losses ("SafeACK"), at most ssthresh - pipe. (Linux before 5.19
+            // sent only DeliveredData here, PRR-CRB, unless SafeACK.)
+            let mut s = (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64);
+            if una_advanced && newly_lost == 0 {
+                s += 1;
+            }
+            delta.min(s)
         };
         // Linux: force the fast retransmit on entering recovery.
         sndcnt = sndcnt.max(if self.prr_out == 0 { 1 } else { 0 });

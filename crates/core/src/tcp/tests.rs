@@ -308,6 +308,51 @@ fn fast_retransmit_after_three_dupacks_with_prr() {
 }
 
 #[test]
+fn prr_catches_up_to_ssthresh_when_pipe_falls_below_it() {
+    // Linux tcp_cwnd_reduction since 5.19 ("tcp: improve PRR loss recovery",
+    // RFC 6937bis): with pipe <= ssthresh, sndcnt = MIN(ssthresh - pipe,
+    // MAX(prr_delivered - prr_out, DeliveredData)), so what proportional
+    // reduction held back earlier in the episode is sent at once when more
+    // losses are found. (The older rule, MIN(ssthresh - pipe, DeliveredData),
+    // would send one packet per ACK here.)
+    let mut ep = client();
+    ep.write(40 * MS, 1_000_000);
+    assert_eq!(recv!(ep, 40 * MS).len(), 10);
+    let t = 80 * MS;
+    // 0 and 5..8 are lost. SACKs of 1, 2: two new segments (pipe < cwnd).
+    send!(ep, t, ack_sack(1, &[(sq(1), sq(2))], 40 * MS));
+    send!(ep, t, ack_sack(1, &[(sq(1), sq(3))], 40 * MS));
+    assert_eq!(seqs(&recv!(ep, t)), vec![sq(10), sq(11)]);
+    // SACK of 3: recovery, ssthresh 5, prior_cwnd 10, fast retransmit of 0.
+    send!(ep, t, ack_sack(1, &[(sq(1), sq(4))], 40 * MS));
+    assert_eq!(seqs(&recv!(ep, t)), vec![sq(0)]);
+    // SACK of 4: prr_delivered 2, pipe 12 - 4 - 1 + 1 = 8 > 5:
+    // ceil(5 * 2 / 10) - prr_out 1 = 0.
+    send!(ep, t, ack_sack(1, &[(sq(1), sq(5))], 40 * MS));
+    assert!(recv!(ep, t).is_empty());
+    // SACK of 9: prr_delivered 3, pipe 7: ceil(15 / 10) - 1 = 1 new segment.
+    send!(ep, t, ack_sack(1, &[(sq(9), sq(10)), (sq(1), sq(5))], 40 * MS));
+    assert_eq!(seqs(&recv!(ep, t)), vec![sq(12)]);
+    // SACK of 10: prr_delivered 4, pipe 7: ceil(20 / 10) - 2 = 0.
+    send!(ep, t, ack_sack(1, &[(sq(9), sq(11)), (sq(1), sq(5))], 40 * MS));
+    assert!(recv!(ep, t).is_empty());
+    // SACK of 11: 5..8 now have three SACKed segments above them: lost.
+    // pipe = 13 - 7 sacked - 5 lost + 1 retransmitted = 2, ssthresh - pipe = 3;
+    // prr_delivered 5 - prr_out 2 = 3 > DeliveredData 1, no SND.UNA advance:
+    // sndcnt = 3, cwnd = 5 = ssthresh: three retransmissions at once.
+    send!(ep, t, ack_sack(1, &[(sq(9), sq(12)), (sq(1), sq(5))], 40 * MS));
+    assert_eq!(ep.snd.lost_out, 5);
+    assert_eq!(seqs(&recv!(ep, t)), vec![sq(5), sq(6), sq(7)]);
+    assert_eq!((ep.snd.cwnd(), ep.snd.in_flight()), (5, 5));
+    // The retransmission of 0 arrives, SND.UNA advances to 5 and no new loss
+    // is marked (SafeACK): pipe = 8 - 3 sacked - 4 lost + 3 retransmitted = 4,
+    // sndcnt = MIN(5 - 4, MAX(6 - 5, 1) + 1) = 1: the last lost segment.
+    send!(ep, t + 40 * MS, ack_sack(sq(5), &[(sq(9), sq(12))], t));
+    assert_eq!(seqs(&recv!(ep, t + 40 * MS)), vec![sq(8)]);
+    assert_eq!((ep.snd.cwnd(), ep.snd.in_flight()), (5, 5));
+}
+
+#[test]
 fn two_losses_in_one_window_one_recovery() {
     let mut ep = client();
     ep.write(40 * MS, 1_000_000);
