@@ -542,6 +542,22 @@ pub(crate) fn validate(
             ),
         );
     }
+    let nserver = match &topology {
+        Topology::Preset { .. } => 1,
+        Topology::Explicit { server, nodes, .. } => nodes
+            .iter()
+            .find(|n| &n.name == server)
+            .map_or(0, |n| n.addresses.len()),
+    };
+    if tr.server_path == 0 || tr.server_path as usize > nserver {
+        return err(
+            "transport.server_path",
+            format!(
+                "expected a server address number from 1 to {nserver} (the server's addresses in file order), found {}",
+                tr.server_path
+            ),
+        );
+    }
     if tr.cc.is_coupled() && !tr.protocol.is_multipath() {
         return err("transport.cc", format!("congestion control \"{}\" couples several paths and needs protocol \"mptcp\" or \"cmt-sctp\", found protocol \"{}\"", tr.cc, tr.protocol));
     }
@@ -780,6 +796,25 @@ pub(crate) fn validate(
         false,
         100.0,
         "a share in percent",
+    )?;
+    for (i, &p) in bg.paths.iter().enumerate() {
+        if p == 0 || p as usize > npaths {
+            return err(
+                "background.paths",
+                format!("entry {}: expected a client path number from 1 to {npaths}, found {p}", i + 1),
+            );
+        }
+        if bg.paths[..i].contains(&p) {
+            return err("background.paths", format!("entry {}: path {p} is listed twice", i + 1));
+        }
+    }
+    num(
+        "background.start_s",
+        bg.start_s,
+        0.0,
+        false,
+        file.scenario.duration_s,
+        "a start time in s within the run (<= scenario.duration_s)",
     )?;
     num(
         "output.timeseries_interval_ms",
