@@ -444,6 +444,10 @@ pub struct TrafficSpec {
     pub objects_bytes: Option<Vec<u64>>,
     pub max_connections: Option<u32>,
     pub size_bytes: Option<u64>,
+    /// `bulk` over single-path TCP: the client path to reconnect on when
+    /// nothing is delivered for `failover_after_s` (seed 004 sec. 4.4).
+    pub failover_path: Option<u32>,
+    pub failover_after_s: Option<f64>,
 }
 fn default_direction() -> Direction {
     Direction::Down

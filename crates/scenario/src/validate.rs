@@ -641,13 +641,15 @@ pub(crate) fn validate(
         ("objects_bytes", tf.objects_bytes.is_some()),
         ("max_connections", tf.max_connections.is_some()),
         ("size_bytes", tf.size_bytes.is_some()),
+        ("failover_path", tf.failover_path.is_some()),
+        ("failover_after_s", tf.failover_after_s.is_some()),
     ];
     let allowed: &[&str] = match tf.model {
         TrafficModelName::Video => &["bitrate_kbit", "fps"],
         TrafficModelName::Gaming => &["trace"],
         TrafficModelName::Web => &["site", "objects_bytes", "max_connections"],
         TrafficModelName::File => &["size_bytes"],
-        TrafficModelName::Bulk => &[],
+        TrafficModelName::Bulk => &["failover_path", "failover_after_s"],
     };
     for (k, present) in keys {
         if present && !allowed.contains(&k) {
@@ -825,11 +827,38 @@ pub(crate) fn validate(
         "an interval in ms (0 = off)",
     )?;
 
+    let failover = match (tf.failover_path, tf.failover_after_s) {
+        (None, None) => None,
+        (None, Some(_)) => {
+            return err("traffic.failover_after_s", "needs `traffic.failover_path` (the client path to reconnect on)")
+        }
+        (Some(p), after) => {
+            if file.transport.protocol != Protocol::Tcp {
+                return err(
+                    "traffic.failover_path",
+                    format!("application failover reconnects single-path TCP; found protocol \"{}\"", file.transport.protocol),
+                );
+            }
+            if p == 0 || p as usize > npaths {
+                return err("traffic.failover_path", format!("expected a client path number from 1 to {npaths}, found {p}"));
+            }
+            if p == file.transport.path || file.transport.random_path {
+                return err(
+                    "traffic.failover_path",
+                    format!("must differ from the initial path transport.path = {} (and transport.random_path must be off)", file.transport.path),
+                );
+            }
+            let after_s = after.unwrap_or(2.0);
+            num("traffic.failover_after_s", after_s, 0.0, true, 1e6, "a stall time in s")?;
+            Some(Failover { path: p, after_s })
+        }
+    };
     let traffic = Traffic {
         model,
         direction: tf.direction,
         start_s: tf.start_s,
         stop_s: tf.stop_s,
+        failover,
     };
     Ok(Scenario {
         origin: origin.to_string(),

@@ -26,6 +26,7 @@ use mptlab_core::{FlowId, SimRng};
 use mptlab_scenario as sc;
 
 use crate::apps::{BulkApp, FileApp, SourceSchedule, StreamApp, UdpApp, WebApp};
+use crate::failover::FailoverBulkApp;
 use crate::network::{LinkSpec, Network, NodeId, NodeKind, NodeSpec, TopologySpec};
 use crate::topology::{multi_path, Duplex, Layout};
 use crate::world::{Role, Side, World};
@@ -504,7 +505,17 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
         }
         sc::TrafficModel::Bulk => {
             let f = ff.add(&mut w, "bulk".into(), Role::Foreground, app, cl, ca, sv, sa, false);
-            w.add_app(Box::new(BulkApp::new(f, snd, start)));
+            match &s.traffic.failover {
+                None => {
+                    w.add_app(Box::new(BulkApp::new(f, snd, start)));
+                }
+                Some(fo) => {
+                    // seed 004 sec. 4.4: reconnect over another client path after a stall
+                    let ba = *layout.client_addrs.get(fo.path as usize - 1).ok_or("traffic.failover_path: no such client path")?;
+                    let b = ff.add(&mut w, "bulk-failover".into(), Role::Foreground, app, cl, ba, sv, sa, false);
+                    w.add_app(Box::new(FailoverBulkApp::new(f, b, snd, start, secs(fo.after_s))));
+                }
+            }
         }
     }
     if s.background.enabled {

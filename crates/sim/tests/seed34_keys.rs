@@ -262,3 +262,72 @@ fn background_keys_are_validated() {
     let e = scenario(TWO_PATH, &["background.start_s=-1"]).unwrap_err();
     assert!(e.contains("background.start_s"), "{e}");
 }
+
+/// Seed 004 sec. 4.4: path 1 fails at 10 s for 20 s; the application
+/// reconnects over path 2 after a 1 s stall.
+const HANDOVER: &str = r#"
+[scenario]
+name = "handover"
+duration_s = 40
+[profile.a]
+rate_mbit = 4
+delay_ms = 10
+outages = [{ at_s = 10, duration_s = 20 }]
+[profile.b]
+rate_mbit = 4
+delay_ms = 40
+[topology]
+preset = "two-path"
+paths = ["a", "b"]
+[transport]
+protocol = "tcp"
+path = 1
+[traffic]
+model = "bulk"
+failover_path = 2
+failover_after_s = 1
+[output]
+timeseries_interval_ms = 1000
+"#;
+
+fn first_send(r: &RunOutput, label: &str) -> f64 {
+    let ts = table(r, "timeseries");
+    (0..ts.num_rows())
+        .filter(|&k| s(ts.get(k, "label")) == label && s(ts.get(k, "side")) == "server" && f(ts.get(k, "value")) > 0.0)
+        .map(|k| f(ts.get(k, "t_ms")))
+        .fold(f64::INFINITY, f64::min)
+}
+
+#[test]
+fn failover_reconnects_over_the_other_path_after_a_stall() {
+    let r = run(HANDOVER, &[]);
+    let t = first_send(&r, "bulk-failover");
+    // stall from ~10 s (the last delivery), + 1 s, + one 3G handshake (80 ms RTT)
+    assert!(t > 11_000.0 && t <= 12_000.0, "the backup connection sends first in the sample ending {t} ms");
+    let flows = table(&r, "flows");
+    let row = (0..flows.num_rows()).find(|&i| s(flows.get(i, "label")) == "bulk-failover").unwrap();
+    let mbit = f(flows.get(row, "bytes_delivered")) * 8.0 / 29.0 / 1e6;
+    assert!(mbit > 3.0, "the backup connection carries the transfer from ~11 s: {mbit} Mbit/s");
+    let paths = table(&r, "paths");
+    let prow = (0..paths.num_rows()).find(|&i| s(paths.get(i, "label")) == "bulk-failover" && s(paths.get(i, "side")) == "client").unwrap();
+    assert_eq!(f(paths.get(prow, "path")), 2.0);
+    // without failover the transfer stalls for the outage and then some (RTO backoff)
+    let plain = run(&HANDOVER.replace("failover_path = 2\nfailover_after_s = 1\n", ""), &[]);
+    assert!(metric(&plain, "fg_throughput_mbit") < metric(&r, "fg_throughput_mbit") - 1.0);
+}
+
+#[test]
+fn failover_keys_are_validated() {
+    let e = scenario(HANDOVER, &["transport.protocol=mptcp", "transport.cc=lia"]).unwrap_err();
+    assert!(e.contains("traffic.failover_path") && e.contains("single-path TCP"), "{e}");
+    let e = scenario(HANDOVER, &["traffic.failover_path=1"]).unwrap_err();
+    assert!(e.contains("traffic.failover_path") && e.contains("differ"), "{e}");
+    let e = scenario(HANDOVER, &["traffic.failover_path=3"]).unwrap_err();
+    assert!(e.contains("from 1 to 2"), "{e}");
+    let e = scenario(HANDOVER, &["traffic.failover_after_s=0"]).unwrap_err();
+    assert!(e.contains("traffic.failover_after_s"), "{e}");
+    let e = scenario(&HANDOVER.replace("failover_path = 2\n", ""), &[]).unwrap_err();
+    assert!(e.contains("traffic.failover_after_s") && e.contains("failover_path"), "{e}");
+    let e = scenario(&HANDOVER.replace("model = \"bulk\"", "model = \"video\""), &[]).unwrap_err();
+    assert!(e.contains("traffic.failover_path") && e.contains("does not apply"), "{e}");
+}
