@@ -31,13 +31,14 @@ def load_tables(out: Path, seed: str, stem: str, point: str, run: int) -> Option
 
 def throughput_series(tables: Dict[str, Dict[str, list]], label: str, side: str) -> np.ndarray:
     """(t_s, Mbit/s) of a flow's payload sent per sample interval, summed over
-    its paths (retransmissions included, like the interface counters of the
+    its paths and over its failover flow if any (retransmissions included, like the interface counters of the
     papers' ifstat / NetPerfMeter plots). Shape (n, 2)."""
     ts = tables.get("timeseries", {})
     acc: Dict[float, float] = {}
     for t, lab, sd, m, v in zip(ts.get("t_ms", []), ts.get("label", []), ts.get("side", []),
                                 ts.get("metric", []), ts.get("value", [])):
-        if lab == label and sd == side and m == "send_mbit" and v is not None:
+        # a failover transfer continues on a second flow `<label>-failover`
+        if (lab == label or lab == label + "-failover") and sd == side and m == "send_mbit" and v is not None:
             acc[t] = acc.get(t, 0.0) + v
     if not acc:
         return np.zeros((0, 2))
