@@ -229,7 +229,7 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
     h.append("<p class='note'>Approximate setting: the NorNet Internet paths are modelled by explicit topologies "
              "(one access link per ISP at each site, the paper's per-path TCP rates as capacities, RTTs assumed from "
              "geography, loss only where the paper blames congestion; scripts/gen-seed003.py, docs/report.md). "
-             "Deviations: 60 s runs instead of 300 s (20 runs, as in the paper; the 300 s check below shows what the "
+             "Deviations: 60 s runs (NTNU->HiN: 30 s) instead of 300 s (20 runs, as in the paper; the 300 s check below shows what the "
              "shorter runs change: the start-up phase weighs more, so means are a few % lower), "
              "no ECN, binder not run (not modelled: with LSRR ignored it is ndiffports). "
              + ("<b>Quick pass: 3 runs of 20 s; verdicts are indicative only.</b>" if quick else "") + "</p>")
