@@ -35,6 +35,27 @@ CC_LABEL = {"cubic": "Cubic", "newreno": "NewReno (=OLIA on one path)", "olia": 
 TCP_OF = {"cubic": "cubic", "olia": "newreno"}
 M = "fg_throughput_mbit"
 
+#: likely reasons, shown where a claim is not (fully) reproduced; hypotheses
+#: from mptlab's setting, not tuned explanations
+WHY = {
+    "s003-cubic-beats-olia-general": "mptlab's paths are rate-limited drop-tail links without random loss except where the "
+    "paper names congestion (UiB->HKC, NTNU->HiN ADSL). There the only losses are queue overflows, which uncoupled Cubic "
+    "subflows provoke in bursts (see the dips of the 1 s series); coupled OLIA fills the queues more gently. Where loss is "
+    "modelled (UiB->HKC) Cubic wins as in the paper. The paper's Internet paths carried loss and cross traffic everywhere.",
+    "s003-ntnu-hin-olia-slightly-better": "In mptlab Broadnet is an independent 13.8 Mbit/s link with 0.5 % loss, so "
+    "uncoupled Cubic adds it to the 86.6 Mbit/s Uninett path while OLIA moves traffic off the lossy paths as designed; "
+    "the paper saw no aggregation gain at all (its ADSL paths were worse than a rate plus Bernoulli loss).",
+    "s003-ntnu-hin-no-gain-over-best": "As above: mptlab's second-best path (13.8 Mbit/s) contributes to the aggregate.",
+    "s003-uib-hkc-olia-fifth-of-cubic": "The paper's 29.1 Mbit/s for Cubic exceeds what its own numbers give the HKC ISPs "
+    "(5-20 Mbit/s; best TCP path 5 Mbit/s); mptlab's China Telecom paths at 300 ms with 0.5 % loss give each subflow about "
+    "1 Mbit/s, so both CCs live mostly on the 5 Mbit/s CERNET link. The loss sweep shows where the gap is largest.",
+    "s003-cubic-olia-gap-grows-with-congestion": "The gap peaks at a small loss (0.1 %): at higher loss neither CC gets much "
+    "from the lossy paths, so the ratio falls back towards 1. Only loss is swept, not RTT.",
+    "s003-fullmesh-independent-of-initial-path": "The exception is a slow initial path at long RTT (e.g. KU->HiG from the "
+    "1.8 Mbit/s ADSL path with OLIA): 60 s runs leave the ramp-up from the initial path a larger share of the mean than "
+    "the paper's 300 s.",
+}
+
 
 def path_name(stem: str, i: int, j: int) -> str:
     _, _, si, _, di = PAIRS[stem]
@@ -296,13 +317,18 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
                     n += 1
                     ok += rel < 0.15
                     dev.append(rel)
-                order_ok += sorted(tm, key=tm.get) == sorted(mm, key=mm.get)
+                # ordering: only pairs of initial paths whose TCP means differ by
+                # more than 10 % (the report's S); equal-capacity paths (the two
+                # Versatel ones) have no defined order
+                pp = _pairs("udehu")
+                order_ok += all((tm[p] - tm[q]) * (mm[p] - mm[q]) > 0 for p in pp for q in pp
+                                if abs(tm[p] - tm[q]) > 0.10 * max(tm[p], tm[q]))
         if n:
             cases = n // 4
             V["s003-default-ndiffports-depend-on-initial-path"] = (
                 grade(ok == n and order_ok == cases, ok >= n / 2),
                 f"|MPTCP - TCP on the same path| / TCP < 15 % in {ok}/{n} (path manager x cc x initial path) cases, "
-                f"max {max(dev):.1%}; TCP's ordering of the initial paths kept in {order_ok}/{cases} (pm x cc)")
+                f"max {max(dev):.1%}; TCP's ordering of the initial paths (pairs more than 10 % apart) kept in {order_ok}/{cases} (pm x cc)")
         # s003-cubic-more-variation-short-term: std of the 1 s series in (15, 60] s, fullmesh
         sc, so = _std_after(out, "udehu", "cubic", 15, 60), _std_after(out, "udehu", "olia", 15, 60)
         ks = sorted(set(sc) & set(so))
@@ -484,7 +510,8 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
         if imgs:
             h.append(f"<h3>Short-term behaviour (UDE -> HU)</h3><div class='figs'>{imgs}</div>")
 
-    rows = [[k, v[0], v[1]] for k, v in V.items()]
-    h.append("<h3>Seed 003 verdicts</h3>" + table(["claim", "verdict (approximate setting)", "numbers"], rows))
+    rows = [[k, v[0], v[1], WHY.get(k, "") if v[0] != "reproduced" else ""] for k, v in V.items()]
+    h.append("<h3>Seed 003 verdicts</h3>" + table(["claim", "verdict (approximate setting)", "numbers",
+                                                    "likely reason where not reproduced"], rows))
     sec.data["verdicts"] = {k: list(v) for k, v in V.items()}
     return sec
