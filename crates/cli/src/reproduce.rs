@@ -5,7 +5,7 @@
 //! package (`python3 -m mptlab.report DIR`). See docs/report.md.
 
 use crate::sweep::{self, SweepOptions};
-use mptlab_scenario::{Override, TrafficModel};
+use mptlab_scenario::{Link, Override, Scenario, Topology, TrafficModel};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -13,12 +13,39 @@ use std::process::ExitCode;
 /// library `scenarios/seed<SEED>/` exists.
 pub const SEEDS: &[&str] = &["000", "001", "002", "003", "004"];
 /// `--quick`: runs per point and run duration (s; video, gaming, bulk and
-/// the other open-ended traffic; web, file and bursts runs keep their cut).
+/// the other open-ended traffic; web, file and bursts runs keep their cut;
+/// runs with scheduled events last this long after the last one, see
+/// [`last_event_s`]).
 pub const QUICK_RUNS: u32 = 3;
 pub const QUICK_DURATION_S: f64 = 20.0;
 /// `--quick`: bursts per run of the `bursts` model (a run ends when its last
 /// burst is delivered, so fewer bursts rather than a cut keep every burst whole).
 pub const QUICK_BURSTS: u32 = 20;
+
+/// The latest scheduled event of a scenario (s): the end of a link outage or
+/// the start of delayed background traffic; 0 without any. `--quick` keeps
+/// `QUICK_DURATION_S` after it, so a handover at 100 s (seed 004 sec. 4.4) or
+/// cross traffic from 300 s (sec. 4.2) still happens in a quick run.
+pub fn last_event_s(s: &Scenario) -> f64 {
+    let mut links: Vec<&Link> = Vec::new();
+    match &s.topology {
+        Topology::Preset { paths, server_link, .. } => {
+            links.extend(paths.iter().map(|p| &p.link));
+            links.push(server_link);
+        }
+        Topology::Explicit { links: l, .. } => links.extend(l.iter().map(|l| &l.link)),
+    }
+    let mut last: f64 = 0.0;
+    for l in links {
+        for o in l.up.outages.iter().chain(&l.down.outages) {
+            last = last.max(o.at_s + o.duration_s);
+        }
+    }
+    if s.background.enabled {
+        last = last.max(s.background.start_s);
+    }
+    last
+}
 
 pub struct Options {
     pub seed: String,
@@ -115,8 +142,11 @@ pub fn run(o: &Options) -> ExitCode {
         // a web or file run ends with its page or file; cutting it shorter
         // would turn slow transfers into unfinished ones
         let open_ended = !matches!(s0.traffic.model, TrafficModel::Web { .. } | TrafficModel::File { .. } | TrafficModel::Bursts { .. });
-        if o.quick && open_ended && s0.meta.duration_s > QUICK_DURATION_S {
-            set.push(Override { key: "scenario.duration_s".into(), value: format!("{QUICK_DURATION_S:?}") });
+        // the cut of a file is the same for all its points: the latest event
+        // over the points, plus QUICK_DURATION_S
+        let cut = sw.points.iter().map(|p| last_event_s(&p.scenario)).fold(0.0, f64::max) + QUICK_DURATION_S;
+        if o.quick && open_ended && s0.meta.duration_s > cut {
+            set.push(Override { key: "scenario.duration_s".into(), value: format!("{cut:?}") });
         }
         if let TrafficModel::Bursts { count, .. } = s0.traffic.model {
             if o.quick && count > QUICK_BURSTS {
@@ -135,7 +165,7 @@ pub fn run(o: &Options) -> ExitCode {
         "tables": o.tables,
         "runs_override": runs,
         "duration_override_s": if o.quick { Some(QUICK_DURATION_S) } else { None },
-        "duration_override_applies_to": "video, gaming and bulk (web, file and bursts runs keep their cut; bursts runs get bursts_override bursts)",
+        "duration_override_applies_to": "video, gaming and bulk (web, file and bursts runs keep their cut; bursts runs get bursts_override bursts); files with a link outage or delayed background traffic are cut that long after their last such event",
         "bursts_override": if o.quick { Some(QUICK_BURSTS) } else { None },
         "sweeps": jobs.iter().map(|(name, f)| serde_json::json!({
             "name": name,
@@ -218,5 +248,39 @@ fn report(out: &Path) -> ExitCode {
             eprintln!("error: reproduce: cannot start {py}: {e}; {hint}");
             ExitCode::from(1)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+[scenario]
+name = "q"
+duration_s = 600
+[profile.w]
+rate_mbit = 4
+[topology]
+preset = "two-path"
+paths = ["w", "w"]
+[traffic]
+model = "bulk"
+"#;
+
+    fn scen(extra: &str) -> Scenario {
+        Scenario::from_str(&format!("{BASE}{extra}"), "q.toml").unwrap()
+    }
+
+    #[test]
+    fn quick_cut_keeps_outages_and_delayed_background() {
+        assert_eq!(last_event_s(&scen("")), 0.0);
+        let s = scen("[background]\nenabled = true\nstart_s = 300\npaths = [1]\n");
+        assert_eq!(last_event_s(&s), 300.0);
+        // a start time of a disabled background is no event
+        assert_eq!(last_event_s(&scen("[background]\nstart_s = 300\n")), 0.0);
+        let text = BASE.replace("rate_mbit = 4", "rate_mbit = 4\noutages = [{ at_s = 100, duration_s = 30 }]");
+        let s = Scenario::from_str(&text, "q.toml").unwrap();
+        assert_eq!(last_event_s(&s), 130.0);
     }
 }

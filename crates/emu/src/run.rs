@@ -95,6 +95,9 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
                 .into(),
         ),
     }
+    if s.traffic.failover.is_some() {
+        return Err("traffic.failover_path (application failover, seed 004) is simulated only, not emulated yet".into());
+    }
     if s.background.enabled {
         return Err("background traffic is not emulated yet (background hosts are not built in the namespaces); set background.enabled = false".into());
     }

@@ -145,6 +145,19 @@ pub struct Traffic {
     pub start_s: f64,
     /// Stop generating at this time (default: end of the run).
     pub stop_s: Option<f64>,
+    /// Application-level failover of a `bulk` TCP transfer (seed 004 sec. 4.4).
+    pub failover: Option<Failover>,
+}
+
+/// An application that notices its connection stalled (nothing delivered for
+/// `after_s`) and continues on a new TCP connection over another client path,
+/// as seed 004's FTP client did when the WiFi access point went down.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failover {
+    /// 1-based client path of the new connection.
+    pub path: u32,
+    /// Stall time before the application reconnects (s).
+    pub after_s: f64,
 }
 
 #[derive(Clone, Debug, PartialEq)]

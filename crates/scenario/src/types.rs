@@ -323,6 +323,11 @@ pub struct Transport {
     /// instead of `path` (seed 000 section 5: in homogeneous scenarios "the
     /// user will most likely pick one of the WLANs randomly").
     pub random_path: bool,
+    /// Which server address (1-based, in the server node's `addresses`
+    /// order) single-path protocols and the initial MPTCP subflow connect
+    /// to. Only explicit topologies have multi-homed servers (seed 003: "TCP
+    /// on each source/destination pair", every initial path).
+    pub server_path: u32,
     pub nagle: bool,
     pub delayed_ack: bool,
     pub sack: bool,
@@ -348,6 +353,7 @@ impl Default for Transport {
             cc: CongestionControl::Cubic,
             path: 1,
             random_path: false,
+            server_path: 1,
             nagle: false,
             delayed_ack: true,
             sack: true,
@@ -463,6 +469,10 @@ pub struct TrafficSpec {
     pub size_bytes: Option<u64>,
     pub count: Option<u32>,
     pub interval_s: Option<f64>,
+    /// `bulk` over single-path TCP: the client path to reconnect on when
+    /// nothing is delivered for `failover_after_s` (seed 004 sec. 4.4).
+    pub failover_path: Option<u32>,
+    pub failover_after_s: Option<f64>,
 }
 fn default_direction() -> Direction {
     Direction::Down
@@ -481,6 +491,12 @@ pub struct Background {
     /// or cubic). Linux's default is cubic; seed 000's OMNeT++/INET
     /// simulations ran INET's NewReno-style TCP.
     pub tcp_cc: CongestionControl,
+    /// Client access paths (1-based) that carry background traffic; empty =
+    /// every path. Seed 004 sec. 4.2: the YouTube download ran over WiFi only.
+    pub paths: Vec<u32>,
+    /// When the background flows start (s). Seed 004 sec. 4.2/4.6: the
+    /// competing download starts mid-run.
+    pub start_s: f64,
 }
 
 impl Default for Background {
@@ -490,6 +506,8 @@ impl Default for Background {
             tcp_flows: 1,
             udp_share_percent: 10.0,
             tcp_cc: CongestionControl::Cubic,
+            paths: Vec::new(),
+            start_s: 0.0,
         }
     }
 }

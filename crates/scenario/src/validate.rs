@@ -553,6 +553,22 @@ pub(crate) fn validate(
             ),
         );
     }
+    let nserver = match &topology {
+        Topology::Preset { .. } => 1,
+        Topology::Explicit { server, nodes, .. } => nodes
+            .iter()
+            .find(|n| &n.name == server)
+            .map_or(0, |n| n.addresses.len()),
+    };
+    if tr.server_path == 0 || tr.server_path as usize > nserver {
+        return err(
+            "transport.server_path",
+            format!(
+                "expected a server address number from 1 to {nserver} (the server's addresses in file order), found {}",
+                tr.server_path
+            ),
+        );
+    }
     if tr.cc.is_coupled() && !tr.protocol.is_multipath() {
         return err("transport.cc", format!("congestion control \"{}\" couples several paths and needs protocol \"mptcp\" or \"cmt-sctp\", found protocol \"{}\"", tr.cc, tr.protocol));
     }
@@ -638,6 +654,8 @@ pub(crate) fn validate(
         ("size_bytes", tf.size_bytes.is_some()),
         ("count", tf.count.is_some()),
         ("interval_s", tf.interval_s.is_some()),
+        ("failover_path", tf.failover_path.is_some()),
+        ("failover_after_s", tf.failover_after_s.is_some()),
     ];
     let allowed: &[&str] = match tf.model {
         TrafficModelName::Video => &["bitrate_kbit", "fps"],
@@ -645,7 +663,7 @@ pub(crate) fn validate(
         TrafficModelName::Web => &["site", "objects_bytes", "max_connections"],
         TrafficModelName::File => &["size_bytes"],
         TrafficModelName::Bursts => &["count", "size_bytes", "interval_s"],
-        TrafficModelName::Bulk => &[],
+        TrafficModelName::Bulk => &["failover_path", "failover_after_s"],
     };
     for (k, present) in keys {
         if present && !allowed.contains(&k) {
@@ -805,6 +823,25 @@ pub(crate) fn validate(
         100.0,
         "a share in percent",
     )?;
+    for (i, &p) in bg.paths.iter().enumerate() {
+        if p == 0 || p as usize > npaths {
+            return err(
+                "background.paths",
+                format!("entry {}: expected a client path number from 1 to {npaths}, found {p}", i + 1),
+            );
+        }
+        if bg.paths[..i].contains(&p) {
+            return err("background.paths", format!("entry {}: path {p} is listed twice", i + 1));
+        }
+    }
+    num(
+        "background.start_s",
+        bg.start_s,
+        0.0,
+        false,
+        file.scenario.duration_s,
+        "a start time in s within the run (<= scenario.duration_s)",
+    )?;
     num(
         "output.timeseries_interval_ms",
         file.output.timeseries_interval_ms,
@@ -814,11 +851,38 @@ pub(crate) fn validate(
         "an interval in ms (0 = off)",
     )?;
 
+    let failover = match (tf.failover_path, tf.failover_after_s) {
+        (None, None) => None,
+        (None, Some(_)) => {
+            return err("traffic.failover_after_s", "needs `traffic.failover_path` (the client path to reconnect on)")
+        }
+        (Some(p), after) => {
+            if file.transport.protocol != Protocol::Tcp {
+                return err(
+                    "traffic.failover_path",
+                    format!("application failover reconnects single-path TCP; found protocol \"{}\"", file.transport.protocol),
+                );
+            }
+            if p == 0 || p as usize > npaths {
+                return err("traffic.failover_path", format!("expected a client path number from 1 to {npaths}, found {p}"));
+            }
+            if p == file.transport.path || file.transport.random_path {
+                return err(
+                    "traffic.failover_path",
+                    format!("must differ from the initial path transport.path = {} (and transport.random_path must be off)", file.transport.path),
+                );
+            }
+            let after_s = after.unwrap_or(2.0);
+            num("traffic.failover_after_s", after_s, 0.0, true, 1e6, "a stall time in s")?;
+            Some(Failover { path: p, after_s })
+        }
+    };
     let traffic = Traffic {
         model,
         direction: tf.direction,
         start_s: tf.start_s,
         stop_s: tf.stop_s,
+        failover,
     };
     Ok(Scenario {
         origin: origin.to_string(),

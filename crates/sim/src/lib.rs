@@ -4,6 +4,7 @@
 pub mod apps;
 pub mod bench;
 pub mod events;
+pub mod failover;
 pub mod metrics;
 pub mod network;
 pub mod output;

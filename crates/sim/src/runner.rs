@@ -27,6 +27,7 @@ use mptlab_core::{FlowId, SimRng};
 use mptlab_scenario as sc;
 
 use crate::apps::{BulkApp, FileApp, SourceSchedule, StreamApp, UdpApp, WebApp};
+use crate::failover::FailoverBulkApp;
 use crate::network::{LinkSpec, Network, NodeId, NodeKind, NodeSpec, TopologySpec};
 use crate::topology::{multi_path, Duplex, Layout};
 use crate::world::{Role, Side, World};
@@ -468,7 +469,14 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
     let stop = s.traffic.stop_s.map(secs);
     let snd = sender(s.traffic.direction);
     let app = w.next_app_id();
-    let (cl, sv, sa) = (layout.client, layout.server, layout.server_addr);
+    // transport.server_path picks the server address of the foreground flow
+    // (validated against the topology; presets have one server address)
+    let sp = s.transport.server_path as usize;
+    let sa = *layout
+        .server_addrs
+        .get(sp.wrapping_sub(1))
+        .ok_or_else(|| format!("transport.server_path = {sp}, but the server has {} addresses", layout.server_addrs.len()))?;
+    let (cl, sv) = (layout.client, layout.server);
     let stream = |src: Box<dyn MessageSource>, label: &str| SourceSchedule::new(src, SimRng::stream(seed, label), start, stop);
     match &s.traffic.model {
         sc::TrafficModel::Video { bitrate_kbit, fps } => {
@@ -508,7 +516,17 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
         }
         sc::TrafficModel::Bulk => {
             let f = ff.add(&mut w, "bulk".into(), Role::Foreground, app, cl, ca, sv, sa, false);
-            w.add_app(Box::new(BulkApp::new(f, snd, start)));
+            match &s.traffic.failover {
+                None => {
+                    w.add_app(Box::new(BulkApp::new(f, snd, start)));
+                }
+                Some(fo) => {
+                    // seed 004 sec. 4.4: reconnect over another client path after a stall
+                    let ba = *layout.client_addrs.get(fo.path as usize - 1).ok_or("traffic.failover_path: no such client path")?;
+                    let b = ff.add(&mut w, "bulk-failover".into(), Role::Foreground, app, cl, ba, sv, sa, false);
+                    w.add_app(Box::new(FailoverBulkApp::new(f, b, snd, start, secs(fo.after_s))));
+                }
+            }
         }
     }
     if s.background.enabled {
@@ -553,7 +571,9 @@ fn message_app(w: &mut World, ff: &mut FlowFactory, app: usize, cl: NodeId, ca: 
 
 /// Seed 000 section 4.4: on every access path one saturated TCP flow and
 /// Pareto on/off UDP flows carrying `udp_share_percent` of the path's rate,
-/// all starting at time 0, in the foreground's direction.
+/// in the foreground's direction. `background.paths` limits them to some
+/// access paths and `background.start_s` delays them (seed 004 sec. 4.2: a
+/// YouTube download over WiFi only, from ~300 s).
 fn background(s: &sc::Scenario, w: &mut World, ff: &mut FlowFactory, lay: &Layout, spec: &TopologySpec, snd: Side, seed: u64) -> Result<(), String> {
     let (bgs, bgs_addr) = lay.bg_server.ok_or("background hosts missing")?;
     // The background hosts share the foreground hosts' system settings
@@ -576,11 +596,15 @@ fn background(s: &sc::Scenario, w: &mut World, ff: &mut FlowFactory, lay: &Layou
     };
     let mut bg_ff = FlowFactory { protocol: sc::Protocol::Tcp, tcp, sctp: None, mptcp: None, server_capable: true, server_addrs: Vec::new(), server_endpoints: Vec::new(), client_addrs: Vec::new(), next_port: 50000 };
     let _ = ff;
+    let start = secs(s.background.start_s);
     for (i, &(bgc, bgc_addr)) in lay.bg_clients.iter().enumerate() {
+        if !s.background.paths.is_empty() && !s.background.paths.contains(&(i as u32 + 1)) {
+            continue;
+        }
         for k in 0..s.background.tcp_flows {
             let app = w.next_app_id();
             let f = bg_ff.add(w, format!("bg-tcp-p{}-{k}", i + 1), Role::Background, app, bgc, bgc_addr, bgs, bgs_addr, false);
-            w.add_app(Box::new(BulkApp::new(f, snd, 0)));
+            w.add_app(Box::new(BulkApp::new(f, snd, start)));
         }
         if s.background.udp_share_percent > 0.0 {
             // Capacity of the path in the direction the traffic flows.
@@ -595,7 +619,7 @@ fn background(s: &sc::Scenario, w: &mut World, ff: &mut FlowFactory, lay: &Layou
                 let app = w.next_app_id();
                 let f = bg_ff.add(w, format!("bg-udp-p{}-{k}", i + 1), Role::Background, app, bgc, bgc_addr, bgs, bgs_addr, true);
                 let src = OnOffSource::new(OnOffConfig::for_mean_rate(plan.per_flow_bps)?)?;
-                let sched = SourceSchedule::new(Box::new(src), SimRng::stream(seed, &format!("bg/udp/{i}/{k}")), 0, None);
+                let sched = SourceSchedule::new(Box::new(src), SimRng::stream(seed, &format!("bg/udp/{i}/{k}")), start, None);
                 w.add_app(Box::new(UdpApp::new(f, snd, Box::new(sched), false)));
             }
         }
