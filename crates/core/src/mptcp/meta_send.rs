@@ -7,7 +7,7 @@
 //! IDSN + 1; the IDSN derived from the key is irrelevant here). A DATA_FIN
 //! occupies one DSN after the last byte (RFC 8684 3.3.3).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::time::Nanos;
 
@@ -39,7 +39,78 @@ pub struct MetaSend {
     /// Segments handed to subflows and not yet DATA_ACKed, by DSN.
     pub inflight: BTreeMap<u64, Sent>,
     /// Segments to send again through the scheduler (RTO on a subflow).
-    pub reinject: VecDeque<(u64, u32)>,
+    pub reinject: ReinjectQueue,
+}
+
+/// The reinjection queue: (DSN, length) in the order they were queued.
+///
+/// An RTO on a subflow queues everything it has unacknowledged, which on a
+/// slow path with a deep buffer is thousands of segments, and the queue can
+/// stay that long for many DATA_ACKs. Two side structures keep the common
+/// operations off the whole queue without changing its contents or order:
+/// the set of queued DSNs (the "already queued?" test of every new entry)
+/// and a lower bound of the entries' end DSNs (a DATA_ACK below it cannot
+/// remove anything, so most DATA_ACKs skip the scan).
+#[derive(Debug, Default)]
+pub struct ReinjectQueue {
+    q: VecDeque<(u64, u32)>,
+    dsns: BTreeSet<u64>,
+    /// <= the smallest `dsn + len` in `q` (u64::MAX when empty).
+    min_end: u64,
+}
+
+impl ReinjectQueue {
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    pub fn front(&self) -> Option<(u64, u32)> {
+        self.q.front().copied()
+    }
+
+    pub fn contains(&self, dsn: u64) -> bool {
+        self.dsns.contains(&dsn)
+    }
+
+    pub fn push_back(&mut self, dsn: u64, len: u32) {
+        if self.q.is_empty() {
+            self.min_end = u64::MAX;
+        }
+        self.q.push_back((dsn, len));
+        self.dsns.insert(dsn);
+        self.min_end = self.min_end.min(dsn + len as u64);
+    }
+
+    pub fn pop_front(&mut self) -> Option<(u64, u32)> {
+        // min_end stays a valid lower bound when an entry leaves.
+        let e = self.q.pop_front()?;
+        self.dsns.remove(&e.0);
+        Some(e)
+    }
+
+    /// Drop every entry that ends at or below `ack`, keeping the order.
+    pub fn remove_acked(&mut self, ack: u64) {
+        if self.q.is_empty() || ack < self.min_end {
+            return;
+        }
+        let dsns = &mut self.dsns;
+        let mut min_end = u64::MAX;
+        self.q.retain(|&(d, l)| {
+            let end = d + l as u64;
+            if end > ack {
+                min_end = min_end.min(end);
+                true
+            } else {
+                dsns.remove(&d);
+                false
+            }
+        });
+        self.min_end = min_end;
+    }
 }
 
 impl MetaSend {
@@ -117,22 +188,22 @@ impl MetaSend {
                 break;
             }
         }
-        self.reinject.retain(|&(d, l)| d + l as u64 > ack);
+        self.reinject.remove_acked(ack);
         newly
     }
 
     /// Queue a segment for reinjection unless acked or already queued.
     pub fn queue_reinject(&mut self, dsn: u64, len: u32) -> bool {
-        if dsn + len as u64 <= self.una || self.reinject.iter().any(|&(d, _)| d == dsn) {
+        if dsn + len as u64 <= self.una || self.reinject.contains(dsn) {
             return false;
         }
-        self.reinject.push_back((dsn, len));
+        self.reinject.push_back(dsn, len);
         true
     }
 
     /// Front of the reinjection queue, dropping acked entries.
     pub fn next_reinject(&mut self) -> Option<(u64, u32)> {
-        while let Some(&(d, l)) = self.reinject.front() {
+        while let Some((d, l)) = self.reinject.front() {
             if d + l as u64 <= self.una {
                 self.reinject.pop_front();
             } else {
