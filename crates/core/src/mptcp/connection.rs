@@ -587,7 +587,7 @@ impl MptcpConnection {
                     _ => opts.dss.and_then(|d| d.dsn),
                 };
                 if let Some(d) = dsn {
-                    sf.rx_maps.entry(seg.seq).or_insert((d, seg.len));
+                    sf.rx_maps.get_or_insert_with(seg.seq, || (d, seg.len));
                 }
             }
             let out = sf.rcv.on_segment(now, seg.seq, seg.len, seg.has(flags::FIN), seg.ts.map(|t| t.0));
@@ -599,11 +599,11 @@ impl MptcpConnection {
             let nxt = sf.rcv.rcv_nxt;
             let mut delivered = 0;
             let mut fin = false;
-            while let Some((&s, &(d, l))) = sf.rx_maps.iter().next() {
+            while let Some((s, &(d, l))) = sf.rx_maps.first() {
                 if s + l as u64 > nxt {
                     break;
                 }
-                sf.rx_maps.remove(&s);
+                sf.rx_maps.pop_first();
                 let r = self.recv.on_data(now, d, l);
                 delivered += r.delivered;
                 fin |= r.fin;
@@ -786,7 +786,7 @@ impl MptcpConnection {
         if avail == 0 {
             return None;
         }
-        self.send.inflight.iter().take(512).find(|(_, s)| avail & !s.sent_on != 0).map(|(&d, s)| (d, s.len))
+        self.send.inflight.iter().take(512).find(|(_, s)| avail & !s.sent_on != 0).map(|(d, s)| (d, s.len))
     }
 
     /// Seed 001's MPTCP-level TLP: the probe due on subflow `i` is also sent

@@ -7,9 +7,11 @@
 //! IDSN + 1; the IDSN derived from the key is irrelevant here). A DATA_FIN
 //! occupies one DSN after the last byte (RFC 8684 3.3.3).
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 use crate::time::Nanos;
+
+use super::seqmap::SeqMap;
 
 /// A connection-level segment handed to at least one subflow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,7 +39,7 @@ pub struct MetaSend {
     pub fin_acked: bool,
     pub fin_sent_at: Option<Nanos>,
     /// Segments handed to subflows and not yet DATA_ACKed, by DSN.
-    pub inflight: BTreeMap<u64, Sent>,
+    pub inflight: SeqMap<Sent>,
     /// Segments to send again through the scheduler (RTO on a subflow).
     pub reinject: ReinjectQueue,
 }
@@ -152,7 +154,7 @@ impl MetaSend {
 
     /// The segment at `dsn` was handed to subflow `id`.
     pub fn mark_sent(&mut self, dsn: u64, len: u32, id: usize) {
-        let e = self.inflight.entry(dsn).or_insert(Sent { len, sent_on: 0 });
+        let (e, _) = self.inflight.get_or_insert_with(dsn, || Sent { len, sent_on: 0 });
         e.sent_on |= 1u64 << id;
         if dsn == self.nxt {
             self.nxt += len as u64;
@@ -161,7 +163,7 @@ impl MetaSend {
 
     /// The oldest unacknowledged segment that was sent.
     pub fn head(&self) -> Option<(u64, Sent)> {
-        self.inflight.iter().next().map(|(&d, &s)| (d, s))
+        self.inflight.first().map(|(d, &s)| (d, s))
     }
 
     /// A DATA_ACK and window arrived (RFC 8684 3.3.2). Returns bytes newly acked.
@@ -181,9 +183,9 @@ impl MetaSend {
         if self.nxt < self.una {
             self.nxt = self.una;
         }
-        while let Some((&d, s)) = self.inflight.iter().next() {
+        while let Some((d, s)) = self.inflight.first() {
             if d + s.len as u64 <= ack {
-                self.inflight.remove(&d);
+                self.inflight.pop_first();
             } else {
                 break;
             }
@@ -214,7 +216,7 @@ impl MetaSend {
     }
 
     pub fn sent_on(&self, dsn: u64) -> u64 {
-        self.inflight.get(&dsn).map_or(0, |s| s.sent_on)
+        self.inflight.get(dsn).map_or(0, |s| s.sent_on)
     }
 
     /// Everything written is handed out and the DATA_FIN may go.
