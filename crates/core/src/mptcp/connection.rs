@@ -974,11 +974,16 @@ impl Endpoint for MptcpConnection {
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
+        fn earliest(a: Option<Nanos>, b: Option<Nanos>) -> Option<Nanos> {
+            match (a, b) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                (x, None) => x,
+                (None, y) => y,
+            }
+        }
         let mut t = self.fin_timer.filter(|_| !self.send.fin_acked);
         for sf in &self.sfs {
-            for x in [sf.syn_timer, sf.snd.next_timeout(), sf.rcv.delack_deadline].into_iter().flatten() {
-                t = Some(t.map_or(x, |y| y.min(x)));
-            }
+            t = earliest(t, earliest(sf.syn_timer, earliest(sf.snd.next_timeout(), sf.rcv.delack_deadline)));
         }
         t
     }

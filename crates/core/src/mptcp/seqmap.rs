@@ -51,6 +51,11 @@ impl<V> SeqMap<V> {
     pub fn get_or_insert_with(&mut self, key: u64, make: impl FnOnce() -> V) -> (&mut V, bool) {
         match self.find(key) {
             Ok(i) => (&mut self.q[i].1, false),
+            Err(i) if i == self.q.len() => {
+                // The common case: a new largest key.
+                self.q.push_back((key, make()));
+                (&mut self.q.back_mut().expect("just pushed").1, true)
+            }
             Err(i) => {
                 self.q.insert(i, (key, make()));
                 (&mut self.q[i].1, true)

@@ -113,6 +113,13 @@ impl Subflow {
 
     /// The mapping covering subflow sequence `sseq`.
     pub fn map_of(&self, sseq: u64) -> Option<Mapping> {
+        // Mappings tile the subflow sequence space in order, and a new
+        // transmission is covered by the last one: try it before searching.
+        if let Some(m) = self.tx_maps.back() {
+            if m.sseq <= sseq && sseq < m.sseq + m.len as u64 {
+                return Some(*m);
+            }
+        }
         let i = self.tx_maps.partition_point(|m| m.sseq + m.len as u64 <= sseq);
         self.tx_maps.get(i).copied().filter(|m| m.sseq <= sseq)
     }
