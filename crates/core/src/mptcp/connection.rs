@@ -728,6 +728,12 @@ impl MptcpConnection {
     /// space for the subflow snapshot taken before each decision.
     fn schedule_loop(&mut self, now: Nanos, mss: u32, views: &mut Vec<SubflowView>) {
         for _ in 0..100_000 {
+            // Nothing to offer and nothing for `on_send_blocked` (the
+            // receiving end on every data segment): stop before taking the
+            // snapshot, which is all the loop below would do.
+            if !self.redundant && !self.write_blocked && self.send.next_reinject().is_none() && self.send.peek_new(mss).is_none() {
+                break;
+            }
             self.sched_views(views);
             let views = &views[..];
             let redundant_copy = if self.redundant { self.redundant_candidate(views) } else { None };
