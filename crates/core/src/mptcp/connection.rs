@@ -268,29 +268,33 @@ impl MptcpConnection {
     /// (cleared first).
     fn sched_views(&self, out: &mut Vec<SubflowView>) {
         out.clear();
-        out.extend(self.sfs.iter().map(|s| {
-            let ss = s.snd.ssthresh();
-            let srtt = s.snd.rtt.srtt;
-            let cwnd = s.snd.cwnd();
-            SubflowView {
-                id: s.id,
-                established: s.established() && self.mode != Mode::Handshake,
-                potentially_failed: s.pf,
-                in_loss: s.snd.ca_state() == CaState::Loss,
-                ca_open: s.snd.ca_state() == CaState::Open,
-                backup: s.backup,
-                cwnd_pkts: cwnd,
-                ssthresh_pkts: if ss >= INFINITE_SSTHRESH { u32::MAX } else { ss },
-                inflight_pkts: s.snd.in_flight(),
-                srtt,
-                rttvar: s.snd.rtt.rttvar,
-                mss: s.snd.mss,
-                pacing_rate_bps: (cwnd as u64 * s.snd.mss as u64 * 8 * 1_000_000_000).checked_div(srtt).unwrap_or(0),
-                queued_bytes: s.snd.unsent(),
-                unacked_bytes: s.snd.buffered(),
-                last_used: 0,
-            }
-        }));
+        out.extend(self.sfs.iter().map(|s| self.sched_view(s)));
+    }
+
+    /// What the scheduler sees of one subflow (a function of the subflow and
+    /// the connection mode only).
+    fn sched_view(&self, s: &Subflow) -> SubflowView {
+        let ss = s.snd.ssthresh();
+        let srtt = s.snd.rtt.srtt;
+        let cwnd = s.snd.cwnd();
+        SubflowView {
+            id: s.id,
+            established: s.established() && self.mode != Mode::Handshake,
+            potentially_failed: s.pf,
+            in_loss: s.snd.ca_state() == CaState::Loss,
+            ca_open: s.snd.ca_state() == CaState::Open,
+            backup: s.backup,
+            cwnd_pkts: cwnd,
+            ssthresh_pkts: if ss >= INFINITE_SSTHRESH { u32::MAX } else { ss },
+            inflight_pkts: s.snd.in_flight(),
+            srtt,
+            rttvar: s.snd.rtt.rttvar,
+            mss: s.snd.mss,
+            pacing_rate_bps: (cwnd as u64 * s.snd.mss as u64 * 8 * 1_000_000_000).checked_div(srtt).unwrap_or(0),
+            queued_bytes: s.snd.unsent(),
+            unacked_bytes: s.snd.buffered(),
+            last_used: 0,
+        }
     }
 
     fn conn_view(&self, fits: bool) -> ConnView {
@@ -727,6 +731,11 @@ impl MptcpConnection {
     /// The body of `schedule` for an MPTCP connection; `views` is scratch
     /// space for the subflow snapshot taken before each decision.
     fn schedule_loop(&mut self, now: Nanos, mss: u32, views: &mut Vec<SubflowView>) {
+        // Subflows whose entry in `views` is out of date (bit `1 << id`),
+        // all of them at first. Within this loop a subflow changes only when
+        // a segment is handed to it or a scheduler penalises it; the others'
+        // views stay as they were, so only the changed ones are rebuilt.
+        let mut stale = u64::MAX;
         for _ in 0..100_000 {
             // Nothing to offer and nothing for `on_send_blocked` (the
             // receiving end on every data segment): stop before taking the
@@ -734,7 +743,16 @@ impl MptcpConnection {
             if !self.redundant && !self.write_blocked && self.send.next_reinject().is_none() && self.send.peek_new(mss).is_none() {
                 break;
             }
-            self.sched_views(views);
+            if stale == u64::MAX {
+                self.sched_views(views);
+            } else {
+                while stale != 0 {
+                    let id = stale.trailing_zeros() as usize;
+                    views[id] = self.sched_view(&self.sfs[id]);
+                    stale &= stale - 1;
+                }
+            }
+            stale = 0;
             let views = &views[..];
             let redundant_copy = if self.redundant { self.redundant_candidate(views) } else { None };
             let (dsn, len, reinj) = if let Some((d, l)) = self.send.next_reinject() {
@@ -760,6 +778,9 @@ impl MptcpConnection {
             if self.apply(now, &out) {
                 break;
             }
+            if !out.penalize.is_empty() {
+                stale = u64::MAX;
+            }
             let ids: &[usize] = match &out.decision {
                 Decision::Send(id) => std::slice::from_ref(id),
                 Decision::SendMany(ids) => ids,
@@ -770,6 +791,7 @@ impl MptcpConnection {
             }
             let mut sent = false;
             for &id in ids {
+                stale |= 1u64 << id;
                 if self.send_on(now, id, dsn, len) {
                     sent = true;
                     if reinj && redundant_copy.is_none() {
