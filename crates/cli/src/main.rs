@@ -203,12 +203,19 @@ enum Command {
         /// Timed repetitions per benchmark; the best is reported.
         #[arg(long, default_value_t = 3)]
         repeat: u32,
+        /// Only benchmarks whose name contains this text (e.g. `mptcp`), so a
+        /// profiler sees one scenario.
+        #[arg(long)]
+        only: Option<String>,
     },
 }
 
-fn bench(duration: f64, repeat: u32) -> ExitCode {
+fn bench(duration: f64, repeat: u32, only: Option<&str>) -> ExitCode {
     println!("{:<34} {:>9} {:>10} {:>12} {:>14} {:>12}", "benchmark", "sim_s", "wall_s", "data_pkts", "data_pkts/s", "events/s");
     for (name, text) in mptlab_sim::bench::scenarios(duration) {
+        if only.is_some_and(|o| !name.contains(o)) {
+            continue;
+        }
         let s = match Scenario::from_str(&text, name) {
             Ok(s) => s,
             Err(e) => {
@@ -359,7 +366,7 @@ fn load(path: &PathBuf, set: &[Override]) -> Result<Scenario, ExitCode> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Bench { duration, repeat } => bench(duration, repeat),
+        Command::Bench { duration, repeat, only } => bench(duration, repeat, only.as_deref()),
         Command::Validate { dir, out, runs, only } => validate::run(validate::Options { dir, out, runs, only }),
         Command::List => {
             list();

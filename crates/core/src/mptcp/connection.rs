@@ -160,6 +160,10 @@ pub struct MptcpConnection {
     redundant: bool,
     /// Something happened since the last `fill` (packet, timer, app call).
     dirty: bool,
+    /// Reused buffers for the per-ACK and per-segment subflow snapshots
+    /// (`path_views`, `sched_views`), so building them does not allocate.
+    path_buf: Vec<PathView>,
+    view_buf: Vec<SubflowView>,
 }
 
 impl std::fmt::Debug for MptcpConnection {
@@ -219,6 +223,8 @@ impl MptcpConnection {
             fallback_fin_pushed: false,
             redundant: cfg_redundant,
             dirty: true,
+            path_buf: Vec::new(),
+            view_buf: Vec::new(),
         })
     }
 
@@ -245,47 +251,50 @@ impl MptcpConnection {
         id
     }
 
-    /// Per-subflow views for coupled congestion control, in index order.
-    fn path_views(&self) -> Vec<PathView> {
-        self.sfs
-            .iter()
-            .map(|s| {
-                let mut v = s.snd.view();
-                if !s.established() {
-                    v.srtt = 0;
-                }
-                v
-            })
-            .collect()
+    /// Per-subflow views for coupled congestion control, in index order,
+    /// into `out` (cleared first).
+    fn path_views(&self, out: &mut Vec<PathView>) {
+        out.clear();
+        out.extend(self.sfs.iter().map(|s| {
+            let mut v = s.snd.view();
+            if !s.established() {
+                v.srtt = 0;
+            }
+            v
+        }));
     }
 
-    fn sched_views(&self) -> Vec<SubflowView> {
-        self.sfs
-            .iter()
-            .map(|s| {
-                let ss = s.snd.ssthresh();
-                let srtt = s.snd.rtt.srtt;
-                let cwnd = s.snd.cwnd();
-                SubflowView {
-                    id: s.id,
-                    established: s.established() && self.mode != Mode::Handshake,
-                    potentially_failed: s.pf,
-                    in_loss: s.snd.ca_state() == CaState::Loss,
-                    ca_open: s.snd.ca_state() == CaState::Open,
-                    backup: s.backup,
-                    cwnd_pkts: cwnd,
-                    ssthresh_pkts: if ss >= INFINITE_SSTHRESH { u32::MAX } else { ss },
-                    inflight_pkts: s.snd.in_flight(),
-                    srtt,
-                    rttvar: s.snd.rtt.rttvar,
-                    mss: s.snd.mss,
-                    pacing_rate_bps: (cwnd as u64 * s.snd.mss as u64 * 8 * 1_000_000_000).checked_div(srtt).unwrap_or(0),
-                    queued_bytes: s.snd.unsent(),
-                    unacked_bytes: s.snd.buffered(),
-                    last_used: 0,
-                }
-            })
-            .collect()
+    /// Per-subflow views for the scheduler, in index order, into `out`
+    /// (cleared first).
+    fn sched_views(&self, out: &mut Vec<SubflowView>) {
+        out.clear();
+        out.extend(self.sfs.iter().map(|s| self.sched_view(s)));
+    }
+
+    /// What the scheduler sees of one subflow (a function of the subflow and
+    /// the connection mode only).
+    fn sched_view(&self, s: &Subflow) -> SubflowView {
+        let ss = s.snd.ssthresh();
+        let srtt = s.snd.rtt.srtt;
+        let cwnd = s.snd.cwnd();
+        SubflowView {
+            id: s.id,
+            established: s.established() && self.mode != Mode::Handshake,
+            potentially_failed: s.pf,
+            in_loss: s.snd.ca_state() == CaState::Loss,
+            ca_open: s.snd.ca_state() == CaState::Open,
+            backup: s.backup,
+            cwnd_pkts: cwnd,
+            ssthresh_pkts: if ss >= INFINITE_SSTHRESH { u32::MAX } else { ss },
+            inflight_pkts: s.snd.in_flight(),
+            srtt,
+            rttvar: s.snd.rtt.rttvar,
+            mss: s.snd.mss,
+            pacing_rate_bps: (cwnd as u64 * s.snd.mss as u64 * 8 * 1_000_000_000).checked_div(srtt).unwrap_or(0),
+            queued_bytes: s.snd.unsent(),
+            unacked_bytes: s.snd.buffered(),
+            last_used: 0,
+        }
     }
 
     fn conn_view(&self, fits: bool) -> ConnView {
@@ -541,7 +550,8 @@ impl MptcpConnection {
             self.sfs[i].backup = b;
         }
         if seg.has(flags::ACK) {
-            let views = self.path_views();
+            let mut views = std::mem::take(&mut self.path_buf);
+            self.path_views(&mut views);
             let sf = &mut self.sfs[i];
             let before = sf.snd.snd_una;
             let ai = AckInfo {
@@ -552,6 +562,8 @@ impl MptcpConnection {
                 carries_data: seg.len > 0 || seg.has(flags::FIN) || seg.has(flags::SYN),
             };
             sf.snd.on_ack(now, &ai, Some(&views));
+            self.path_buf = views;
+            let sf = &mut self.sfs[i];
             if sf.snd.snd_una > before {
                 // v0.9x: new ACK progress clears "potentially failed".
                 sf.pf = false;
@@ -579,7 +591,7 @@ impl MptcpConnection {
                     _ => opts.dss.and_then(|d| d.dsn),
                 };
                 if let Some(d) = dsn {
-                    sf.rx_maps.entry(seg.seq).or_insert((d, seg.len));
+                    sf.rx_maps.get_or_insert_with(seg.seq, || (d, seg.len));
                 }
             }
             let out = sf.rcv.on_segment(now, seg.seq, seg.len, seg.has(flags::FIN), seg.ts.map(|t| t.0));
@@ -591,11 +603,11 @@ impl MptcpConnection {
             let nxt = sf.rcv.rcv_nxt;
             let mut delivered = 0;
             let mut fin = false;
-            while let Some((&s, &(d, l))) = sf.rx_maps.iter().next() {
+            while let Some((s, &(d, l))) = sf.rx_maps.first() {
                 if s + l as u64 > nxt {
                     break;
                 }
-                sf.rx_maps.remove(&s);
+                sf.rx_maps.pop_first();
                 let r = self.recv.on_data(now, d, l);
                 delivered += r.delivered;
                 fin |= r.fin;
@@ -711,9 +723,38 @@ impl MptcpConnection {
         }
         let mss = self.sfs.iter().filter(|s| s.established()).map(|s| s.snd.mss).min();
         let Some(mss) = mss else { return };
+        let mut views = std::mem::take(&mut self.view_buf);
+        self.schedule_loop(now, mss, &mut views);
+        self.view_buf = views;
+    }
+
+    /// The body of `schedule` for an MPTCP connection; `views` is scratch
+    /// space for the subflow snapshot taken before each decision.
+    fn schedule_loop(&mut self, now: Nanos, mss: u32, views: &mut Vec<SubflowView>) {
+        // Subflows whose entry in `views` is out of date (bit `1 << id`),
+        // all of them at first. Within this loop a subflow changes only when
+        // a segment is handed to it or a scheduler penalises it; the others'
+        // views stay as they were, so only the changed ones are rebuilt.
+        let mut stale = u64::MAX;
         for _ in 0..100_000 {
-            let views = self.sched_views();
-            let redundant_copy = if self.redundant { self.redundant_candidate(&views) } else { None };
+            // Nothing to offer and nothing for `on_send_blocked` (the
+            // receiving end on every data segment): stop before taking the
+            // snapshot, which is all the loop below would do.
+            if !self.redundant && !self.write_blocked && self.send.next_reinject().is_none() && self.send.peek_new(mss).is_none() {
+                break;
+            }
+            if stale == u64::MAX {
+                self.sched_views(views);
+            } else {
+                while stale != 0 {
+                    let id = stale.trailing_zeros() as usize;
+                    views[id] = self.sched_view(&self.sfs[id]);
+                    stale &= stale - 1;
+                }
+            }
+            stale = 0;
+            let views = &views[..];
+            let redundant_copy = if self.redundant { self.redundant_candidate(views) } else { None };
             let (dsn, len, reinj) = if let Some((d, l)) = self.send.next_reinject() {
                 (d, l, true)
             } else if let Some((d, l)) = redundant_copy {
@@ -725,7 +766,7 @@ impl MptcpConnection {
             } else {
                 if self.write_blocked {
                     let conn = self.conn_view(true);
-                    let out = self.sched.on_send_blocked(now, &views, &conn);
+                    let out = self.sched.on_send_blocked(now, views, &conn);
                     self.apply(now, &out);
                 }
                 break;
@@ -733,12 +774,15 @@ impl MptcpConnection {
             let fits = reinj || dsn + len as u64 <= self.send.wnd_end();
             let conn = self.conn_view(fits);
             let seg = Segment { len, reinjection: reinj, sent_on: if reinj { self.send.sent_on(dsn) } else { 0 } };
-            let out = self.sched.schedule(now, &views, &conn, &seg);
+            let out = self.sched.schedule(now, views, &conn, &seg);
             if self.apply(now, &out) {
                 break;
             }
-            let ids = match out.decision {
-                Decision::Send(id) => vec![id],
+            if !out.penalize.is_empty() {
+                stale = u64::MAX;
+            }
+            let ids: &[usize] = match &out.decision {
+                Decision::Send(id) => std::slice::from_ref(id),
                 Decision::SendMany(ids) => ids,
                 Decision::Wait | Decision::NoneAvailable => break,
             };
@@ -746,7 +790,8 @@ impl MptcpConnection {
                 break;
             }
             let mut sent = false;
-            for id in ids {
+            for &id in ids {
+                stale |= 1u64 << id;
                 if self.send_on(now, id, dsn, len) {
                     sent = true;
                     if reinj && redundant_copy.is_none() {
@@ -769,7 +814,7 @@ impl MptcpConnection {
         if avail == 0 {
             return None;
         }
-        self.send.inflight.iter().take(512).find(|(_, s)| avail & !s.sent_on != 0).map(|(&d, s)| (d, s.len))
+        self.send.inflight.iter().take(512).find(|(_, s)| avail & !s.sent_on != 0).map(|(d, s)| (d, s.len))
     }
 
     /// Seed 001's MPTCP-level TLP: the probe due on subflow `i` is also sent
@@ -785,7 +830,8 @@ impl MptcpConnection {
         if m.dsn + m.len as u64 <= self.send.una {
             return;
         }
-        let views = self.sched_views();
+        let mut views = Vec::new();
+        self.sched_views(&mut views);
         let conn = self.conn_view(true);
         let probe = Segment { len: m.len, reinjection: true, sent_on: self.send.sent_on(m.dsn) };
         if let Some(a) = tlp_alternate(self.sched.as_mut(), now, &views, &conn, &probe, self.sfs[i].id) {
@@ -956,11 +1002,16 @@ impl Endpoint for MptcpConnection {
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
+        fn earliest(a: Option<Nanos>, b: Option<Nanos>) -> Option<Nanos> {
+            match (a, b) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                (x, None) => x,
+                (None, y) => y,
+            }
+        }
         let mut t = self.fin_timer.filter(|_| !self.send.fin_acked);
         for sf in &self.sfs {
-            for x in [sf.syn_timer, sf.snd.next_timeout(), sf.rcv.delack_deadline].into_iter().flatten() {
-                t = Some(t.map_or(x, |y| y.min(x)));
-            }
+            t = earliest(t, earliest(sf.syn_timer, earliest(sf.snd.next_timeout(), sf.rcv.delack_deadline)));
         }
         t
     }
@@ -988,9 +1039,11 @@ impl Endpoint for MptcpConnection {
             if !matches!(self.sfs[i].state, SfState::Established | SfState::PreEstablished) {
                 continue;
             }
-            let views = self.path_views();
+            let mut views = std::mem::take(&mut self.path_buf);
+            self.path_views(&mut views);
             let rto_before = self.sfs[i].snd.counters.rto_events;
             self.sfs[i].snd.on_timeout(now, Some(&views));
+            self.path_buf = views;
             if self.sfs[i].snd.counters.rto_events > rto_before && self.mode == Mode::Mptcp {
                 // v0.9x mptcp_retransmit_timer path: mark the subflow
                 // potentially failed and reinject its unacked data at the

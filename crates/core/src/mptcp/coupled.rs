@@ -19,6 +19,8 @@ use super::cc::{CoupledCc, SubflowCc};
 pub struct CoupledAdapter {
     pub inner: Rc<RefCell<Box<dyn CoupledCc>>>,
     name: &'static str,
+    /// Reused for the snapshot of every hook call (no allocation per ACK).
+    buf: Vec<SubflowCc>,
 }
 
 impl std::fmt::Debug for CoupledAdapter {
@@ -30,7 +32,7 @@ impl std::fmt::Debug for CoupledAdapter {
 impl CoupledAdapter {
     pub fn new(inner: Rc<RefCell<Box<dyn CoupledCc>>>) -> Self {
         let name = inner.borrow().name();
-        CoupledAdapter { inner, name }
+        CoupledAdapter { inner, name, buf: Vec::new() }
     }
 }
 
@@ -50,22 +52,21 @@ fn ss_out(x: u32) -> u32 {
     }
 }
 
-/// The coupled algorithms' snapshot: every path from `paths`, this one from
-/// its live state `s` (the slice may be a little older than `s`).
-fn snapshot(s: &CcState, paths: &[PathView]) -> (usize, Vec<SubflowCc>) {
-    let mut v: Vec<SubflowCc> = paths
-        .iter()
-        .map(|p| SubflowCc {
-            cwnd: p.cwnd,
-            ssthresh: ss_in(p.ssthresh),
-            srtt: p.srtt,
-            mss: p.mss,
-            can_send: p.srtt > 0,
-            in_recovery: false,
-            snd_una: 0,
-            snd_nxt: 0,
-        })
-        .collect();
+/// The coupled algorithms' snapshot, into `v`: every path from `paths`, this
+/// one from its live state `s` (the slice may be a little older than `s`).
+/// Returns this path's position.
+fn snapshot(s: &CcState, paths: &[PathView], v: &mut Vec<SubflowCc>) -> usize {
+    v.clear();
+    v.extend(paths.iter().map(|p| SubflowCc {
+        cwnd: p.cwnd,
+        ssthresh: ss_in(p.ssthresh),
+        srtt: p.srtt,
+        mss: p.mss,
+        can_send: p.srtt > 0,
+        in_recovery: false,
+        snd_una: 0,
+        snd_nxt: 0,
+    }));
     let me = s.path_index.min(v.len().saturating_sub(1));
     let mine = SubflowCc {
         cwnd: s.cwnd,
@@ -82,7 +83,7 @@ fn snapshot(s: &CcState, paths: &[PathView]) -> (usize, Vec<SubflowCc>) {
     } else {
         v[me] = mine;
     }
-    (me, v)
+    me
 }
 
 impl CongestionControl for CoupledAdapter {
@@ -91,13 +92,13 @@ impl CongestionControl for CoupledAdapter {
     }
 
     fn ssthresh(&mut self, s: &CcState, paths: &[PathView], _now: Nanos) -> u32 {
-        let (me, v) = snapshot(s, paths);
-        ss_out(self.inner.borrow_mut().ssthresh_on_loss(me, &v))
+        let me = snapshot(s, paths, &mut self.buf);
+        ss_out(self.inner.borrow_mut().ssthresh_on_loss(me, &self.buf))
     }
 
     fn cong_avoid(&mut self, s: &mut CcState, paths: &[PathView], acked: u32, _now: Nanos) {
-        let (me, v) = snapshot(s, paths);
-        let u = self.inner.borrow_mut().on_ack(me, &v, acked);
+        let me = snapshot(s, paths, &mut self.buf);
+        let u = self.inner.borrow_mut().on_ack(me, &self.buf, acked);
         s.cwnd = u.cwnd.max(1);
         s.ssthresh = ss_out(u.ssthresh);
     }

@@ -8,9 +8,9 @@
 //! connection-level out-of-order queue, and the total head-of-line blocking
 //! time (time during which data is held because an earlier DSN is missing).
 
-use std::collections::BTreeMap;
-
 use crate::time::Nanos;
+
+use super::seqmap::SeqMap;
 
 #[derive(Debug, Default)]
 pub struct MetaRecv {
@@ -22,7 +22,7 @@ pub struct MetaRecv {
     /// buffer minus out-of-order bytes).
     pub rcvbuf: u64,
     /// Out-of-order segments: start -> (end, arrival time).
-    ofo: BTreeMap<u64, (u64, Nanos)>,
+    ofo: SeqMap<(u64, Nanos)>,
     ofo_bytes: u64,
     /// DSN of the peer's DATA_FIN, when seen.
     pub fin_dsn: Option<u64>,
@@ -86,8 +86,8 @@ impl MetaRecv {
         }
         if dsn > self.rcv_nxt {
             // RFC 8684 3.3.4 / Linux mptcp_add_meta_ofo_queue.
-            if let std::collections::btree_map::Entry::Vacant(e) = self.ofo.entry(dsn) {
-                e.insert((end, now));
+            let (_, inserted) = self.ofo.get_or_insert_with(dsn, || (end, now));
+            if inserted {
                 self.ofo_bytes += len as u64;
                 self.ofo_segments += 1;
                 if self.hol_since.is_none() {
@@ -100,11 +100,11 @@ impl MetaRecv {
         self.rcv_nxt = end;
         self.ofo_delays.push(0);
         // Drain the out-of-order queue (Linux mptcp_ofo_queue).
-        while let Some((&s, &(e, t))) = self.ofo.iter().next() {
+        while let Some((s, &(e, t))) = self.ofo.first() {
             if s > self.rcv_nxt {
                 break;
             }
-            self.ofo.remove(&s);
+            self.ofo.pop_first();
             self.ofo_bytes -= e - s;
             if e > self.rcv_nxt {
                 self.rcv_nxt = e;

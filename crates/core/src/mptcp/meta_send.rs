@@ -7,9 +7,11 @@
 //! IDSN + 1; the IDSN derived from the key is irrelevant here). A DATA_FIN
 //! occupies one DSN after the last byte (RFC 8684 3.3.3).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 use crate::time::Nanos;
+
+use super::seqmap::SeqMap;
 
 /// A connection-level segment handed to at least one subflow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,9 +39,80 @@ pub struct MetaSend {
     pub fin_acked: bool,
     pub fin_sent_at: Option<Nanos>,
     /// Segments handed to subflows and not yet DATA_ACKed, by DSN.
-    pub inflight: BTreeMap<u64, Sent>,
+    pub inflight: SeqMap<Sent>,
     /// Segments to send again through the scheduler (RTO on a subflow).
-    pub reinject: VecDeque<(u64, u32)>,
+    pub reinject: ReinjectQueue,
+}
+
+/// The reinjection queue: (DSN, length) in the order they were queued.
+///
+/// An RTO on a subflow queues everything it has unacknowledged, which on a
+/// slow path with a deep buffer is thousands of segments, and the queue can
+/// stay that long for many DATA_ACKs. Two side structures keep the common
+/// operations off the whole queue without changing its contents or order:
+/// the set of queued DSNs (the "already queued?" test of every new entry)
+/// and a lower bound of the entries' end DSNs (a DATA_ACK below it cannot
+/// remove anything, so most DATA_ACKs skip the scan).
+#[derive(Debug, Default)]
+pub struct ReinjectQueue {
+    q: VecDeque<(u64, u32)>,
+    dsns: BTreeSet<u64>,
+    /// <= the smallest `dsn + len` in `q` (u64::MAX when empty).
+    min_end: u64,
+}
+
+impl ReinjectQueue {
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    pub fn front(&self) -> Option<(u64, u32)> {
+        self.q.front().copied()
+    }
+
+    pub fn contains(&self, dsn: u64) -> bool {
+        self.dsns.contains(&dsn)
+    }
+
+    pub fn push_back(&mut self, dsn: u64, len: u32) {
+        if self.q.is_empty() {
+            self.min_end = u64::MAX;
+        }
+        self.q.push_back((dsn, len));
+        self.dsns.insert(dsn);
+        self.min_end = self.min_end.min(dsn + len as u64);
+    }
+
+    pub fn pop_front(&mut self) -> Option<(u64, u32)> {
+        // min_end stays a valid lower bound when an entry leaves.
+        let e = self.q.pop_front()?;
+        self.dsns.remove(&e.0);
+        Some(e)
+    }
+
+    /// Drop every entry that ends at or below `ack`, keeping the order.
+    pub fn remove_acked(&mut self, ack: u64) {
+        if self.q.is_empty() || ack < self.min_end {
+            return;
+        }
+        let dsns = &mut self.dsns;
+        let mut min_end = u64::MAX;
+        self.q.retain(|&(d, l)| {
+            let end = d + l as u64;
+            if end > ack {
+                min_end = min_end.min(end);
+                true
+            } else {
+                dsns.remove(&d);
+                false
+            }
+        });
+        self.min_end = min_end;
+    }
 }
 
 impl MetaSend {
@@ -81,7 +154,7 @@ impl MetaSend {
 
     /// The segment at `dsn` was handed to subflow `id`.
     pub fn mark_sent(&mut self, dsn: u64, len: u32, id: usize) {
-        let e = self.inflight.entry(dsn).or_insert(Sent { len, sent_on: 0 });
+        let (e, _) = self.inflight.get_or_insert_with(dsn, || Sent { len, sent_on: 0 });
         e.sent_on |= 1u64 << id;
         if dsn == self.nxt {
             self.nxt += len as u64;
@@ -90,7 +163,7 @@ impl MetaSend {
 
     /// The oldest unacknowledged segment that was sent.
     pub fn head(&self) -> Option<(u64, Sent)> {
-        self.inflight.iter().next().map(|(&d, &s)| (d, s))
+        self.inflight.first().map(|(d, &s)| (d, s))
     }
 
     /// A DATA_ACK and window arrived (RFC 8684 3.3.2). Returns bytes newly acked.
@@ -110,29 +183,29 @@ impl MetaSend {
         if self.nxt < self.una {
             self.nxt = self.una;
         }
-        while let Some((&d, s)) = self.inflight.iter().next() {
+        while let Some((d, s)) = self.inflight.first() {
             if d + s.len as u64 <= ack {
-                self.inflight.remove(&d);
+                self.inflight.pop_first();
             } else {
                 break;
             }
         }
-        self.reinject.retain(|&(d, l)| d + l as u64 > ack);
+        self.reinject.remove_acked(ack);
         newly
     }
 
     /// Queue a segment for reinjection unless acked or already queued.
     pub fn queue_reinject(&mut self, dsn: u64, len: u32) -> bool {
-        if dsn + len as u64 <= self.una || self.reinject.iter().any(|&(d, _)| d == dsn) {
+        if dsn + len as u64 <= self.una || self.reinject.contains(dsn) {
             return false;
         }
-        self.reinject.push_back((dsn, len));
+        self.reinject.push_back(dsn, len);
         true
     }
 
     /// Front of the reinjection queue, dropping acked entries.
     pub fn next_reinject(&mut self) -> Option<(u64, u32)> {
-        while let Some(&(d, l)) = self.reinject.front() {
+        while let Some((d, l)) = self.reinject.front() {
             if d + l as u64 <= self.una {
                 self.reinject.pop_front();
             } else {
@@ -143,7 +216,7 @@ impl MetaSend {
     }
 
     pub fn sent_on(&self, dsn: u64) -> u64 {
-        self.inflight.get(&dsn).map_or(0, |s| s.sent_on)
+        self.inflight.get(dsn).map_or(0, |s| s.sent_on)
     }
 
     /// Everything written is handed out and the DATA_FIN may go.

@@ -20,6 +20,7 @@ pub mod meta_recv;
 pub mod meta_send;
 pub mod pm;
 pub mod sched;
+pub mod seqmap;
 pub mod subflow;
 
 #[cfg(test)]

@@ -3,11 +3,13 @@
 //! handshake state, and the DSS mappings of what it carries (RFC 8684 3.3.1:
 //! subflow sequence numbers -> data sequence numbers).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use crate::packet::{Addr, FlowId, Packet, Payload, TcpSegment};
 use crate::tcp::{PathReceiver, PathSender, TcpConfig};
 use crate::time::Nanos;
+
+use super::seqmap::SeqMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SfState {
@@ -48,8 +50,9 @@ pub struct Subflow {
     pub pf: bool,
     /// Mappings of data handed to the sender, not yet acked at subflow level.
     pub tx_maps: VecDeque<Mapping>,
-    /// Received mappings waiting for subflow-level in-order delivery.
-    pub rx_maps: BTreeMap<u64, (u64, u32)>,
+    /// Received mappings waiting for subflow-level in-order delivery:
+    /// subflow sequence -> (DSN, length).
+    pub rx_maps: SeqMap<(u64, u32)>,
     pub syn_pending: bool,
     pub syn_sent_at: Nanos,
     pub syn_timer: Option<Nanos>,
@@ -79,7 +82,7 @@ impl Subflow {
             backup: false,
             pf: false,
             tx_maps: VecDeque::new(),
-            rx_maps: BTreeMap::new(),
+            rx_maps: SeqMap::new(),
             syn_pending: false,
             syn_sent_at: 0,
             syn_timer: None,
@@ -110,6 +113,13 @@ impl Subflow {
 
     /// The mapping covering subflow sequence `sseq`.
     pub fn map_of(&self, sseq: u64) -> Option<Mapping> {
+        // Mappings tile the subflow sequence space in order, and a new
+        // transmission is covered by the last one: try it before searching.
+        if let Some(m) = self.tx_maps.back() {
+            if m.sseq <= sseq && sseq < m.sseq + m.len as u64 {
+                return Some(*m);
+            }
+        }
         let i = self.tx_maps.partition_point(|m| m.sseq + m.len as u64 <= sseq);
         self.tx_maps.get(i).copied().filter(|m| m.sseq <= sseq)
     }

@@ -167,9 +167,15 @@ pub(crate) fn linked_increase(
         (cwnd, left) = slow_start(cwnd, s.ssthresh, acked_pkts);
     }
     if left > 0 {
-        let mut snap = subflows.to_vec();
-        snap[me].cwnd = cwnd;
-        cwnd = acc[me].apply(cwnd, inc(me, &snap) * left as f64);
+        let inc_pkts = if cwnd == s.cwnd {
+            // Congestion avoidance only: the snapshot is already right.
+            inc(me, subflows)
+        } else {
+            let mut snap = subflows.to_vec();
+            snap[me].cwnd = cwnd;
+            inc(me, &snap)
+        };
+        cwnd = acc[me].apply(cwnd, inc_pkts * left as f64);
     }
     CwndUpdate { cwnd, ssthresh: s.ssthresh }
 }
