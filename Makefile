@@ -1,6 +1,6 @@
 # mptlab: one command to set up and run the main job, one to test.
 #   make demo   - install what is missing, build, run the example scenario and
-#                 reproduce seed 000 in quick mode (HTML report in out/reproduce)
+#                 reproduce all seeds in quick mode (HTML report in out/reproduce)
 #   make test   - build and run the whole test suite (Rust, then Python)
 #   make python - build the Python package in place (pip install -e .)
 SHELL := /bin/bash
@@ -19,7 +19,7 @@ build: setup
 
 demo: build python
 	./target/release/mptlab run scenarios/video-wlan-3g.toml --out $(OUT)/demo --force
-	./target/release/mptlab reproduce 000 --quick --out $(OUT)/reproduce
+	./target/release/mptlab reproduce all --quick --out $(OUT)/reproduce
 	@echo "report: $(OUT)/reproduce/report.html"
 
 test: setup
