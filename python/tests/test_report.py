@@ -13,26 +13,16 @@ import pytest
 
 from mptlab import report
 
-ROOT = Path(__file__).resolve().parents[2]
+from _repro import ROOT, reproduce
+from _repro import cli as _cli
 CHROMIUM = "/usr/bin/chromium"
-
-
-def _cli() -> Path:
-    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    exe = target / "release" / "mptlab"
-    if not exe.is_file():
-        pytest.skip(f"no CLI binary at {exe} (cargo build --release)")
-    return exe
 
 
 @pytest.fixture(scope="module")
 def reproduced(tmp_path_factory) -> Path:
     """reproduce 000 --quick, WLAN-3G only (2 sweeps x 6 points x 2 runs)."""
     out = tmp_path_factory.mktemp("repro") / "out"
-    r = subprocess.run([str(_cli()), "reproduce", "000", "--quick", "--runs", "2", "--only", "video-wlan3g",
-                        "--out", str(out), "-q", "--jobs", "2"], cwd=ROOT, capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    return out
+    return reproduce("000", out, "video-wlan3g")
 
 
 def test_categories_follow_the_rules() -> None:

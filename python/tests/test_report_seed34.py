@@ -2,24 +2,17 @@
 section per seed with its figures, and the covered claims get verdicts."""
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from test_report import ROOT, _cli
+from _repro import reproduce
 
 VERDICTS = ("reproduced", "partly", "not reproduced")
 
 
 def _reproduce(tmp_path_factory, seed: str, only) -> Path:
-    out = tmp_path_factory.mktemp(f"repro{seed}") / "out"
-    cmd = [str(_cli()), "reproduce", seed, "--quick", "--runs", "2", "--out", str(out), "-q", "--jobs", "2"]
-    for o in only:
-        cmd += ["--only", o]
-    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    return out
+    return reproduce(seed, tmp_path_factory.mktemp(f"repro{seed}") / "out", *only)
 
 
 def _claims_table(html: str) -> str:

@@ -3,33 +3,11 @@ sections: figures exist, the tables are there, and every verdict-bearing
 claim the runs cover gets a verdict."""
 
 import json
-import os
 import re
-import subprocess
 from pathlib import Path
 
-import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _cli() -> Path:
-    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    exe = target / "release" / "mptlab"
-    if not exe.is_file():
-        pytest.skip(f"no CLI binary at {exe} (cargo build --release)")
-    return exe
-
-
-def _reproduce(seed: str, out: Path, *only: str) -> Path:
-    # the report runs from this checkout's python/ (not another installed mptlab)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")]))
-    args = [str(_cli()), "reproduce", seed, "--quick", "--runs", "2", "--out", str(out), "-q", "--jobs", "2"]
-    for o in only:
-        args += ["--only", o]
-    r = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, env=env)
-    assert r.returncode == 0, r.stderr
-    return out
+from _repro import reproduce as _reproduce
 
 
 def _check(out: Path, seed: str, expect: set) -> str:

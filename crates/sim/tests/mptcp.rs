@@ -194,17 +194,12 @@ fn handover_mptcp_continues_while_tcp_stalls() {
     assert!(t < 0.01, "TCP on the failed WLAN stalls: {t}");
 }
 
-fn run(text: &str, sets: &[&str]) -> Vec<mptlab_results::RunOutput> {
-    let ov: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
-    let s = Scenario::from_str_with_overrides(text, "test", &ov).unwrap();
-    mptlab_sim::supported(&s).unwrap();
-    (0..s.meta.runs).map(|r| mptlab_sim::run_once(&s, r).unwrap()).collect()
-}
+mod common;
+use common::run_all as run;
 
+/// Median over runs (0 where a run lacks the metric).
 fn metric(runs: &[mptlab_results::RunOutput], k: &str) -> f64 {
-    let mut v: Vec<f64> = runs.iter().map(|r| r.summary.get(k).and_then(|x| x.as_f64()).unwrap_or(0.0)).collect();
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
+    common::median(runs, k, 0.0)
 }
 
 /// Seed 003's 2x2 multi-ISP setting: client and server each have one

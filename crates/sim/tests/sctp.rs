@@ -1,18 +1,12 @@
 //! SCTP and CMT-SCTP in the engine (issue 4's evidence).
 
+mod common;
 use mptlab_scenario::{Override, Scenario};
+use common::run_all as run;
 
-fn run(text: &str, sets: &[&str]) -> Vec<mptlab_results::RunOutput> {
-    let ov: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
-    let s = Scenario::from_str_with_overrides(text, "test", &ov).unwrap();
-    mptlab_sim::supported(&s).unwrap();
-    (0..s.meta.runs).map(|r| mptlab_sim::run_once(&s, r).unwrap()).collect()
-}
-
+/// Median over runs (NaN where a run lacks the metric).
 fn metric(runs: &[mptlab_results::RunOutput], k: &str) -> f64 {
-    let mut v: Vec<f64> = runs.iter().map(|r| r.summary[k].as_f64().unwrap_or(f64::NAN)).collect();
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
+    common::median(runs, k, f64::NAN)
 }
 
 const TWO_EQUAL_PATHS: &str = r#"

@@ -1,6 +1,7 @@
 //! Seed 001 features end to end: the `bursts` traffic model, the
 //! deterministic `train` loss model and the MPTCP-level tail loss probe.
 
+mod common;
 use mptlab_scenario::{Override, Scenario};
 
 /// 10-segment bursts (10 x the 1424-byte MPTCP subflow MSS) over a 40 ms
@@ -43,16 +44,8 @@ start_s = 1.0
 timeseries_interval_ms = 0
 "#;
 
-fn run(text: &str, sets: &[&str]) -> Vec<mptlab_results::RunOutput> {
-    let ov: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
-    let s = Scenario::from_str_with_overrides(text, "test", &ov).unwrap();
-    mptlab_sim::supported(&s).unwrap();
-    (0..s.meta.runs).map(|r| mptlab_sim::run_once(&s, r).unwrap()).collect()
-}
-
-fn metric(runs: &[mptlab_results::RunOutput], k: &str) -> f64 {
-    runs.iter().map(|r| r.summary.get(k).and_then(|x| x.as_f64()).unwrap_or(f64::NAN)).sum::<f64>() / runs.len() as f64
-}
+use common::mean as metric;
+use common::run_all as run;
 
 fn drops_loss(runs: &[mptlab_results::RunOutput], link: &str) -> u64 {
     use mptlab_results::Value as V;

@@ -5,37 +5,15 @@
 //! traffic on the WiFi path only, from mid-run). Deterministic runs; the
 //! assertions are on simulated quantities.
 
-use mptlab_results::{RunOutput, Value};
-use mptlab_scenario::{Override, Scenario};
+mod common;
+use common::{cell_f64 as f, cell_str as s, metric_of as metric, scenario, table};
+use mptlab_results::RunOutput;
 
-fn scenario(text: &str, sets: &[&str]) -> Result<Scenario, String> {
-    let ov: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
-    Scenario::from_str_with_overrides(text, "test.toml", &ov).map_err(|e| e.to_string())
-}
-
+/// Run 0 of the scenario.
 fn run(text: &str, sets: &[&str]) -> RunOutput {
     let s = scenario(text, sets).unwrap();
     mptlab_sim::supported(&s).unwrap();
     mptlab_sim::run_once(&s, 0).unwrap()
-}
-
-fn metric(r: &RunOutput, k: &str) -> f64 {
-    r.summary.get(k).and_then(|x| x.as_f64()).unwrap_or(f64::NAN)
-}
-
-fn table<'a>(r: &'a RunOutput, name: &str) -> &'a mptlab_results::Table {
-    r.tables.iter().find(|t| t.name == name).unwrap()
-}
-
-fn s(v: Option<Value>) -> String {
-    match v {
-        Some(Value::Str(s)) => s,
-        other => panic!("not a string: {other:?}"),
-    }
-}
-
-fn f(v: Option<Value>) -> f64 {
-    v.and_then(|v| v.as_f64()).unwrap()
 }
 
 /// Client (2 ISPs, 20 Mbit/s each) -> server (2 ISPs: 2 and 6 Mbit/s access
