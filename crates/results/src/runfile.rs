@@ -88,25 +88,62 @@ fn column_from(c: &Json) -> Result<Column, String> {
 
 /// Read a document written by [`encode_run`].
 pub fn decode_run(bytes: &[u8]) -> Result<RunOutput, String> {
-    let doc: Json = serde_json::from_slice(bytes).map_err(|e| format!("not a run file: {e}"))?;
-    if doc["format"] != RUN_FORMAT {
-        return Err(format!("not a run file (format {}, expected {RUN_FORMAT})", doc["format"]));
+    decode_run_tables(bytes, &|_| true)
+}
+
+/// The top level of a run file. Tables stay raw JSON text until they are
+/// asked for, so a reader that needs only a few skips the parsing (and the
+/// memory) of the large ones: a sweep's `summary.json` needs the `paths`
+/// table alone, while `messages` of a 600 s gaming run is most of the file.
+#[derive(serde::Deserialize)]
+struct RawDoc<'a> {
+    #[serde(default)]
+    format: Json,
+    #[serde(default)]
+    run: Json,
+    #[serde(default)]
+    seed: Json,
+    #[serde(default)]
+    summary: Json,
+    #[serde(borrow, default)]
+    tables: Option<Vec<&'a serde_json::value::RawValue>>,
+}
+
+#[derive(serde::Deserialize)]
+struct RawTable<'a> {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(borrow, default)]
+    columns: Option<&'a serde_json::value::RawValue>,
+}
+
+/// Like [`decode_run`], but only the tables whose name `keep` accepts are
+/// decoded (the others are checked to be well-formed JSON only). The kept
+/// tables are parsed by the same parser, so they are exactly what
+/// [`decode_run`] returns.
+pub fn decode_run_tables(bytes: &[u8], keep: &dyn Fn(&str) -> bool) -> Result<RunOutput, String> {
+    let doc: RawDoc = serde_json::from_slice(bytes).map_err(|e| format!("not a run file: {e}"))?;
+    if doc.format != RUN_FORMAT {
+        return Err(format!("not a run file (format {}, expected {RUN_FORMAT})", doc.format));
     }
-    let run = doc["run"].as_u64().and_then(|r| u32::try_from(r).ok()).ok_or("bad `run`")?;
-    let seed = doc["seed"].as_u64().ok_or("bad `seed`")?;
-    let summary: Map<String, Json> = doc["summary"].as_object().cloned().ok_or("bad `summary`")?;
+    let run = doc.run.as_u64().and_then(|r| u32::try_from(r).ok()).ok_or("bad `run`")?;
+    let seed = doc.seed.as_u64().ok_or("bad `seed`")?;
+    let summary: Map<String, Json> = match doc.summary {
+        Json::Object(m) => m,
+        _ => return Err("bad `summary`".into()),
+    };
     let mut o = RunOutput::new(run, seed);
     o.summary = summary.into_iter().collect();
-    for t in doc["tables"].as_array().ok_or("bad `tables`")? {
-        let name = t["name"].as_str().ok_or("table without a name")?;
-        let cols = t["columns"]
-            .as_array()
-            .ok_or_else(|| format!("table `{name}` without columns"))?
-            .iter()
-            .map(column_from)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("table `{name}`: {e}"))?;
-        o.tables.push(Table::from_columns(name, cols).map_err(|e| e.to_string())?);
+    for t in doc.tables.ok_or("bad `tables`")? {
+        let t: RawTable = serde_json::from_str(t.get()).map_err(|_| "bad `tables`")?;
+        let name = t.name.ok_or("table without a name")?;
+        let cols = t.columns.ok_or_else(|| format!("table `{name}` without columns"))?;
+        if !keep(&name) {
+            continue;
+        }
+        let cols: Vec<Json> = serde_json::from_str(cols.get()).map_err(|_| format!("table `{name}` without columns"))?;
+        let cols = cols.iter().map(column_from).collect::<Result<Vec<_>, _>>().map_err(|e| format!("table `{name}`: {e}"))?;
+        o.tables.push(Table::from_columns(&name, cols).map_err(|e| e.to_string())?);
     }
     Ok(o)
 }
@@ -148,6 +185,12 @@ mod tests {
             }
             _ => panic!("type lost"),
         }
+        // only the tables asked for, identical to the full decode's
+        let some = decode_run_tables(&encode_run(&o), &|n| n == "extra").unwrap();
+        assert_eq!(some.tables.len(), 1);
+        assert_eq!(some.tables[0], back.tables[1]);
+        assert_eq!(some.summary, back.summary);
+        assert_eq!((some.run, some.seed), (back.run, back.seed));
         assert!(decode_run(b"{\"format\":\"other\"}").is_err());
         assert!(decode_run(b"{\"format\":\"mptlab-run/1\",\"run\":0,\"seed\":0,\"summary\":{},\"tables\":[{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"u64\",\"values\":[1]},{\"name\":\"b\",\"type\":\"u64\",\"values\":[]}]}]}").is_err());
     }
