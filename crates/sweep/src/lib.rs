@@ -91,9 +91,13 @@ pub fn execute(
             scope.spawn(|| loop {
                 // the lock is held only while waiting for the next run
                 let Ok((i, p, r, bytes)) = rx.lock().unwrap().recv() else { return };
-                match store.save_local(p, r, &bytes) {
-                    Ok(()) => tick(),
-                    Err(e) => fail(i, ExecError::Store(e.to_string())),
+                // a saver must keep draining whatever happens, or a full
+                // backlog would block the simulation threads for good
+                let saved = catch_unwind(AssertUnwindSafe(|| store.save_local(p, r, &bytes).map(|()| tick())));
+                match saved {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => fail(i, ExecError::Store(e.to_string())),
+                    Err(_) => fail(i, ExecError::Store(format!("saving run {r} panicked"))),
                 }
             });
         }
@@ -120,8 +124,8 @@ pub fn execute(
                     .and_then(|o| if o.run == r { Ok(o) } else { Err(format!("simulation returned run {} instead of {r}", o.run)) })
                     .map_err(|e| ExecError::Run(format!("point `{}` run {r} (seed {}): {e}", point.label, s.run_seed(r))));
                 match res {
-                    // savers outlive every sender, so the send only fails if
-                    // a saver panicked; the scope then re-raises that panic
+                    // the savers outlive every sender and never stop early,
+                    // so the send cannot fail
                     Ok(o) => {
                         let _ = tx.send((i, p, r, encode_run(&o)));
                     }
