@@ -250,7 +250,9 @@ impl LinkModel {
             }
             (s, f)
         } else {
-            let (s, f) = self.serialise(earliest, size);
+            // fixed rate, inline: `serialise` clones the trace handle, which
+            // costs more than the arithmetic on this per-packet path
+            let (s, f) = (earliest, earliest + tx_time(size as u64, self.params.rate_bps));
             if self.params.outage_overlapping(s, f).is_some() {
                 self.stats.drops_outage += 1;
                 return Verdict::DropOutage;

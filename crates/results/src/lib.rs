@@ -24,7 +24,7 @@ pub use output::{
     SUMMARY_FILE,
 };
 pub use parquet_writer::write_parquet;
-pub use runfile::{decode_run, encode_run};
+pub use runfile::{decode_run, decode_run_tables, encode_run};
 pub use table::{Column, ColumnData, ColumnType, Table, TableError, Value};
 
 #[cfg(test)]

@@ -15,6 +15,8 @@ use mptlab_core::{Nanos, Packet, SimRng};
 
 pub type NodeId = usize;
 pub type DLinkId = usize;
+/// A packet in flight, as an index into the network's packet pool.
+pub type PktId = u32;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeKind {
@@ -63,7 +65,39 @@ pub struct DLink {
     pub model: LinkModel,
     /// Packets in propagation, in arrival order (FIFO because the model
     /// serialises in order and the delay is constant).
-    pub pipe: VecDeque<(Nanos, Packet)>,
+    pub pipe: VecDeque<(Nanos, PktId)>,
+}
+
+/// Packets in flight, stored once while they cross the network hop by hop
+/// (as htsim recycles packets from a free list): queues and events carry a
+/// `PktId`, so a packet of ~200 bytes is not copied in and out of every
+/// pipe it crosses.
+#[derive(Default)]
+struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<PktId>,
+}
+
+impl PacketPool {
+    #[inline]
+    fn insert(&mut self, p: Packet) -> PktId {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = p;
+                i
+            }
+            None => {
+                self.slots.push(p);
+                (self.slots.len() - 1) as PktId
+            }
+        }
+    }
+
+    /// The slot may be reused; the packet in it is dropped when it is.
+    #[inline]
+    fn release(&mut self, i: PktId) {
+        self.free.push(i);
+    }
 }
 
 pub struct Network {
@@ -77,6 +111,7 @@ pub struct Network {
     /// Per router: (destination address, outgoing directed link).
     routes: Vec<Vec<(Addr, DLinkId)>>,
     pub drops_no_route: u64,
+    pool: PacketPool,
 }
 
 /// What the network did with a packet handed to it.
@@ -169,7 +204,7 @@ impl Network {
         for (h, a, dl) in all {
             host_ifaces[h].push((a, dl));
         }
-        Ok(Network { nodes: spec.nodes.clone(), dlinks, iface, host_ifaces, routes, drops_no_route: 0 })
+        Ok(Network { nodes: spec.nodes.clone(), dlinks, iface, host_ifaces, routes, drops_no_route: 0, pool: PacketPool::default() })
     }
 
     /// The host owning an address.
@@ -178,42 +213,73 @@ impl Network {
     }
 
     /// Hand a packet to node `at` (a host sending, or a router forwarding).
-    #[inline]
     pub fn send_from(&mut self, at: NodeId, now: Nanos, pkt: Packet) -> Sent {
+        let id = self.pool.insert(pkt);
+        self.send_pooled(at, now, id)
+    }
+
+    /// Put a packet into the pool, for `send_pooled`.
+    #[inline]
+    pub fn pool_insert(&mut self, pkt: Packet) -> PktId {
+        self.pool.insert(pkt)
+    }
+
+    /// A pooled packet (taken by `arrive_pooled`, not yet released).
+    #[inline]
+    pub fn packet(&self, id: PktId) -> &Packet {
+        &self.pool.slots[id as usize]
+    }
+
+    /// Done with a packet delivered to a host.
+    #[inline]
+    pub fn release(&mut self, id: PktId) {
+        self.pool.release(id);
+    }
+
+    /// `send_from` for a packet already in the pool; a packet not sent on
+    /// (dropped, no route) is released.
+    #[inline]
+    pub fn send_pooled(&mut self, at: NodeId, now: Nanos, id: PktId) -> Sent {
+        let pkt = &self.pool.slots[id as usize];
         let out = match self.nodes[at].kind {
-            NodeKind::Host => match self.host_ifaces[at].iter().find(|(a, _)| *a == pkt.src) {
-                Some(&(_, dl)) => dl,
-                None => {
-                    self.drops_no_route += 1;
-                    return Sent::NoRoute;
-                }
-            },
-            NodeKind::Router => match self.routes[at].iter().find(|(a, _)| *a == pkt.dst) {
-                Some(&(_, dl)) => dl,
-                None => {
-                    self.drops_no_route += 1;
-                    return Sent::NoRoute;
-                }
-            },
+            NodeKind::Host => self.host_ifaces[at].iter().find(|(a, _)| *a == pkt.src).map(|&(_, dl)| dl),
+            NodeKind::Router => self.routes[at].iter().find(|(a, _)| *a == pkt.dst).map(|&(_, dl)| dl),
+        };
+        let Some(out) = out else {
+            self.drops_no_route += 1;
+            self.pool.release(id);
+            return Sent::NoRoute;
         };
         let link = &mut self.dlinks[out];
         match link.model.offer_packet(now, pkt.size, pkt.payload_len()) {
             Verdict::Deliver { at } => {
                 let head = link.pipe.is_empty();
-                link.pipe.push_back((at, pkt));
+                link.pipe.push_back((at, id));
                 Sent::InFlight { dlink: out, head, at }
             }
-            v => Sent::Dropped(v),
+            v => {
+                self.pool.release(id);
+                Sent::Dropped(v)
+            }
         }
     }
 
     /// Take the packet at the head of a pipe (its arrival time has come) and
     /// the arrival time of the next one, if any.
-    #[inline]
     pub fn arrive(&mut self, dl: DLinkId) -> (NodeId, Packet, Option<Nanos>) {
+        let (node, id, next) = self.arrive_pooled(dl);
+        let pkt = self.pool.slots[id as usize].clone();
+        self.pool.release(id);
+        (node, pkt, next)
+    }
+
+    /// `arrive` leaving the packet in the pool: the caller forwards it
+    /// (`send_pooled`) or hands it to a host and `release`s it.
+    #[inline]
+    pub fn arrive_pooled(&mut self, dl: DLinkId) -> (NodeId, PktId, Option<Nanos>) {
         let link = &mut self.dlinks[dl];
-        let (_, pkt) = link.pipe.pop_front().expect("arrival event for an empty pipe");
-        (link.to, pkt, link.pipe.front().map(|p| p.0))
+        let (_, id) = link.pipe.pop_front().expect("arrival event for an empty pipe");
+        (link.to, id, link.pipe.front().map(|p| p.0))
     }
 
     pub fn link_stats(&self) -> impl Iterator<Item = (&DLink, &LinkStats)> {

@@ -15,7 +15,7 @@ pub mod store;
 pub use merge::{merge_sweep, summary};
 pub use store::{Store, StoreError};
 
-use mptlab_results::{write_tables, RunOutput, WriteOptions};
+use mptlab_results::{encode_run, write_tables, RunOutput, WriteOptions};
 use mptlab_scenario::{Scenario, Sweep};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -45,10 +45,22 @@ impl std::fmt::Display for ExecError {
     }
 }
 
+/// Threads that write finished runs to disk. Each save waits for two
+/// fsyncs (file, directory), 5-15 ms here; on the simulation threads that
+/// left a core idle for every run (about 26,800 runs in `reproduce 000`).
+/// Concurrent fsyncs share journal commits, so a few savers keep up with
+/// even the shortest runs.
+const SAVERS: usize = 4;
+
+/// At most this many encoded runs wait for a saver per simulation thread
+/// (bounds memory when the disk is slower than the simulations).
+const SAVE_BACKLOG: usize = 4;
+
 /// Run the pending (point, run) pairs of `store` on `jobs` threads, saving
-/// each as it finishes. `tick` is called after each save (progress bars).
-/// With `stop_after = Some(k)` at most k runs are started (tests use it to
-/// interrupt a sweep deterministically).
+/// each as it finishes (on separate saver threads, so the simulation threads
+/// do not wait for the disk). `tick` is called after each save (progress
+/// bars). With `stop_after = Some(k)` at most k runs are started (tests use
+/// it to interrupt a sweep deterministically).
 pub fn execute(
     sweep: &Sweep,
     store: &Store,
@@ -62,9 +74,38 @@ pub fn execute(
     let failed = AtomicBool::new(false);
     let first_err: Mutex<Option<(usize, ExecError)>> = Mutex::new(None);
     let limit = stop_after.unwrap_or(usize::MAX).min(pending.len());
+    let fail = |i: usize, e: ExecError| {
+        failed.store(true, Ordering::Relaxed);
+        let mut fe = first_err.lock().unwrap();
+        // report the earliest failing pair, whatever the thread timing
+        if fe.as_ref().is_none_or(|(j, _)| i < *j) {
+            *fe = Some((i, e));
+        }
+    };
+    let workers = jobs.clamp(1, limit.max(1));
+    // (index in `pending`, point, run, encoded run file)
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, usize, u32, Vec<u8>)>(workers * SAVE_BACKLOG);
+    let rx = Mutex::new(rx);
     std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, limit.max(1)) {
+        for _ in 0..SAVERS {
             scope.spawn(|| loop {
+                // the lock is held only while waiting for the next run
+                let Ok((i, p, r, bytes)) = rx.lock().unwrap().recv() else { return };
+                // a saver must keep draining whatever happens, or a full
+                // backlog would block the simulation threads for good
+                let saved = catch_unwind(AssertUnwindSafe(|| store.save_local(p, r, &bytes).map(|()| tick())));
+                match saved {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => fail(i, ExecError::Store(e.to_string())),
+                    Err(_) => fail(i, ExecError::Store(format!("saving run {r} panicked"))),
+                }
+            });
+        }
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let fail = &fail;
+            let (next, failed, pending) = (&next, &failed, &pending);
+            scope.spawn(move || loop {
                 if failed.load(Ordering::Relaxed) {
                     return;
                 }
@@ -81,22 +122,22 @@ pub fn execute(
                         Err(format!("simulation panicked: {}", m.unwrap_or_else(|| "unknown panic".into())))
                     })
                     .and_then(|o| if o.run == r { Ok(o) } else { Err(format!("simulation returned run {} instead of {r}", o.run)) })
-                    .map_err(|e| ExecError::Run(format!("point `{}` run {r} (seed {}): {e}", point.label, s.run_seed(r))))
-                    .and_then(|o| store.save(p, &o).map_err(|e| ExecError::Store(e.to_string())));
+                    .map_err(|e| ExecError::Run(format!("point `{}` run {r} (seed {}): {e}", point.label, s.run_seed(r))));
                 match res {
-                    Ok(()) => tick(),
+                    // the savers outlive every sender and never stop early,
+                    // so the send cannot fail
+                    Ok(o) => {
+                        let _ = tx.send((i, p, r, encode_run(&o)));
+                    }
                     Err(e) => {
-                        failed.store(true, Ordering::Relaxed);
-                        let mut fe = first_err.lock().unwrap();
-                        // report the earliest failing pair, whatever the thread timing
-                        if fe.as_ref().is_none_or(|(j, _)| i < *j) {
-                            *fe = Some((i, e));
-                        }
+                        fail(i, e);
                         return;
                     }
                 }
             });
         }
+        // the savers stop when the last simulation thread drops its sender
+        drop(tx);
     });
     if let Some((_, e)) = first_err.into_inner().unwrap() {
         return Err(e);
@@ -123,11 +164,18 @@ pub fn meta(sweep: &Sweep, version: &str) -> serde_json::Map<String, serde_json:
 /// run`). Everything merged comes from disk, so a resumed sweep writes the
 /// same bytes as an uninterrupted one.
 pub fn finish(sweep: &Sweep, store: &Store, opts: &WriteOptions) -> Result<Vec<PathBuf>, String> {
+    // Without merged tables to write (`mptlab reproduce` without --tables)
+    // only summary.json is written, and it needs each run's summary metrics
+    // and `paths` table. Decoding the rest of the run files (mostly the
+    // `messages` table) took about 5 s and 4 GB for one gaming SCTP file at
+    // the paper's run counts, on one core while the other idled.
+    let tables_wanted = opts.csv || opts.parquet;
+    let keep: &dyn Fn(&str) -> bool = if tables_wanted { &|_| true } else { &|name| name == "paths" };
     let mut per_point = Vec::with_capacity(sweep.points.len());
     for p in 0..sweep.points.len() {
-        per_point.push(store.load_point(p, sweep.runs).map_err(|e| e.to_string())?);
+        per_point.push(store.load_point_tables(p, sweep.runs, keep).map_err(|e| e.to_string())?);
     }
-    let tables = merge_sweep(sweep, &per_point).map_err(|e| format!("cannot merge runs: {e}"))?;
+    let tables = if tables_wanted { merge_sweep(sweep, &per_point).map_err(|e| format!("cannot merge runs: {e}"))? } else { Vec::new() };
     let doc = summary(sweep, &per_point, &opts.meta);
     write_tables(&store.dir, &tables, &doc, opts).map_err(|e| e.to_string())
 }

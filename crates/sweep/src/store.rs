@@ -6,7 +6,7 @@
 //! power loss) a run file is either complete or absent. Leftover temporary
 //! files are removed when the store is opened again.
 
-use mptlab_results::{decode_run, encode_run, RunOutput, SUMMARY_FILE};
+use mptlab_results::{decode_run, decode_run_tables, encode_run, RunOutput, SUMMARY_FILE};
 use mptlab_scenario::sweep::fnv1a;
 use mptlab_scenario::Sweep;
 use serde_json::{json, Value as Json};
@@ -183,7 +183,14 @@ impl Store {
 
     /// Persist one finished run (safe to call from many threads).
     pub fn save(&self, point: usize, o: &RunOutput) -> Result<(), StoreError> {
-        self.save_encoded(point, o.run, &encode_run(o))
+        self.save_local(point, o.run, &encode_run(o))
+    }
+
+    /// Persist a run this process encoded itself with `encode_run`: no
+    /// decode check (that is for bytes from elsewhere, `save_encoded`;
+    /// `encode_run` round-trips exactly, tested in mptlab-results).
+    pub fn save_local(&self, point: usize, run: u32, bytes: &[u8]) -> Result<(), StoreError> {
+        write_atomic(&self.run_path(point, run), bytes)
     }
 
     /// Persist a run already encoded with `encode_run` (from a Dask worker);
@@ -198,11 +205,17 @@ impl Store {
 
     /// Every run of `point`, read back from disk (0..runs).
     pub fn load_point(&self, point: usize, runs: u32) -> Result<Vec<RunOutput>, StoreError> {
+        self.load_point_tables(point, runs, &|_| true)
+    }
+
+    /// Every run of `point` with only the tables `keep` accepts (see
+    /// `decode_run_tables`).
+    pub fn load_point_tables(&self, point: usize, runs: u32, keep: &dyn Fn(&str) -> bool) -> Result<Vec<RunOutput>, StoreError> {
         (0..runs)
             .map(|r| {
                 let p = self.run_path(point, r);
                 let b = fs::read(&p).map_err(|e| io(&p, e))?;
-                let o = decode_run(&b).map_err(|e| StoreError::Io(format!("{}: {e}", p.display())))?;
+                let o = decode_run_tables(&b, keep).map_err(|e| StoreError::Io(format!("{}: {e}", p.display())))?;
                 if o.run != r {
                     return Err(StoreError::Io(format!("{}: holds run {}", p.display(), o.run)));
                 }
