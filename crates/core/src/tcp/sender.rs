@@ -1,4 +1,5 @@
-//! Per-path sender: scoreboard (RFC 6675), loss recovery with PRR (RFC 6937)
+//! Per-path sender: scoreboard (RFC 6675), RACK loss detection (RFC 8985 6)
+//! or RFC 6675's DupThresh rule, loss recovery with PRR (RFC 6937)
 //! or NewReno partial ACKs (RFC 6582) without SACK, RTO (RFC 6298) with
 //! go-back-N through the scoreboard, Tail Loss Probe (RFC 8985 7), flow
 //! control with a persist timer, Nagle, and the congestion-control hooks.
@@ -611,7 +612,8 @@ impl PathSender {
         }
     }
 
-    /// RFC 8985 6.2 step 4: on leaving fast or RTO recovery.
+    /// RFC 8985 6.2 step 4: on leaving fast or RTO recovery without undo
+    /// (Linux tcp_try_undo_recovery decrements reo_wnd_persist there).
     fn rack_recovery_exit(&mut self) {
         if self.rack.reo_wnd_persist > 0 {
             self.rack.reo_wnd_persist -= 1;
