@@ -583,8 +583,13 @@ impl PathSender {
             // 8985 6.2 step 2: RTT below min_RTT after a retransmission).
             return;
         }
+        // RFC 8985 6.2 step 2 walks the newly delivered segments in order of
+        // transmission, so RACK.rtt ends as the RTT of the most recently sent
+        // one, i.e. the smallest of this ACK (`advanced` is false at the start
+        // of every ACK: rack_mark_lost clears it). Linux keeps the last one
+        // in its scoreboard walk instead.
+        self.rack.rtt = if self.rack.advanced { self.rack.rtt.min(rtt) } else { rtt };
         self.rack.advanced = true;
-        self.rack.rtt = rtt;
         if Self::rack_sent_after(xmit, end, self.rack.xmit_ts, self.rack.end_seq) {
             self.rack.xmit_ts = xmit;
             self.rack.end_seq = end;
