@@ -288,6 +288,8 @@ fn transport_sysctls(t: &sc::Transport, ns: &str) -> Result<(), String> {
         ("net.ipv4.tcp_window_scaling", b(t.window_scaling)),
         // 3: RACK-TLP probes on (kernel default); 0: no tail loss probes.
         ("net.ipv4.tcp_early_retrans", if t.tlp { "3" } else { "0" }),
+        // 1: RACK loss detection (kernel default); 0: RFC 6675 DupThresh.
+        ("net.ipv4.tcp_recovery", b(t.rack)),
         ("net.ipv4.tcp_no_metrics_save", "1"),
     ] {
         netns::sysctl(ns, k, v).map_err(|e| e.to_string())?;

@@ -332,6 +332,8 @@ pub struct Transport {
     pub delayed_ack: bool,
     pub sack: bool,
     pub tlp: bool,
+    /// RACK loss detection (RFC 8985 6), Linux net.ipv4.tcp_recovery = 1.
+    pub rack: bool,
     pub sndbuf_kib: u32,
     pub rcvbuf_kib: u32,
     /// IP MTU; MSS = mtu_bytes - 40 (IPv4 + TCP headers, options not counted).
@@ -358,6 +360,7 @@ impl Default for Transport {
             delayed_ack: true,
             sack: true,
             tlp: true,
+            rack: true,
             sndbuf_kib: 1024,
             rcvbuf_kib: 2048,
             mtu_bytes: 1500,

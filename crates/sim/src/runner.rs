@@ -227,6 +227,7 @@ pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
         delayed_ack: t.delayed_ack,
         nagle: t.nagle,
         tlp: t.tlp,
+        rack: t.rack,
         sndbuf: t.sndbuf_kib as u64 * 1024,
         rcvbuf: t.rcvbuf_kib as u64 * 1024,
         rto_min: (t.rto_min_ms * MS as f64).round() as Nanos,

@@ -35,6 +35,12 @@ pub struct TcpConfig {
     pub nagle: bool,
     /// Tail loss probe (RFC 8985 7), Linux net.ipv4.tcp_early_retrans = 3.
     pub tlp: bool,
+    /// RACK loss detection (RFC 8985 6), Linux net.ipv4.tcp_recovery = 1
+    /// (RACK_LOSS_DETECTION, default since 4.18). Needs SACK; when on, it
+    /// replaces RFC 6675's DupThresh marking (Linux keeps tcp_mark_head_lost
+    /// only for !tcp_is_rack), except that RACK's reordering window is zero
+    /// once DupThresh segments are SACKed and no reordering was seen.
+    pub rack: bool,
     /// Reset cwnd after an idle period longer than the RTO (RFC 5681 4.1,
     /// Linux net.ipv4.tcp_slow_start_after_idle = 1, tcp_cwnd_restart).
     pub slow_start_after_idle: bool,
@@ -76,6 +82,7 @@ impl Default for TcpConfig {
             delayed_ack: true,
             nagle: true,
             tlp: true,
+            rack: true,
             hystart: false,
             slow_start_after_idle: true,
             sndbuf: 4 * 1024 * 1024,

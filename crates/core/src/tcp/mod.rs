@@ -4,8 +4,9 @@
 //! - `config`: `TcpConfig` (Linux defaults).
 //! - `endpoint`: the socket (`TcpEndpoint`): handshake, application send
 //!   buffer, app events, FIN/close. Implements `crate::endpoint::Endpoint`.
-//! - `sender`: per-path sender (`PathSender`): scoreboard, RFC 6675 loss
-//!   recovery with PRR, RFC 6582 without SACK, RTO, TLP, persist, Nagle.
+//! - `sender`: per-path sender (`PathSender`): scoreboard, RACK (RFC 8985 6)
+//!   or RFC 6675 loss detection, recovery with PRR, RFC 6582 without SACK,
+//!   RTO, TLP, persist, Nagle.
 //! - `receiver`: per-path receiver (`PathReceiver`): reassembly ranges,
 //!   SACK/D-SACK, delayed and quick ACKs, window advertisement.
 //! - `rtt`: RFC 6298 estimator. `cc`: congestion control trait + NewReno, CUBIC.
@@ -22,12 +23,29 @@
 
 //! # Fidelity notes: what is simplified or left out, and why
 //!
-//! - Loss detection is RFC 6675 (DupThresh = 3, packet-counting IsLost like
-//!   Linux tcp_mark_head_lost) + TLP, as specified for this baseline. Linux
-//!   today uses RACK (RFC 8985 6) by default; RACK is not implemented, so a
-//!   lost retransmission is repaired only by the RTO. RFC 6675 NextSeg rules
-//!   (3) and (4) (rescue retransmission) are not implemented: Linux has
-//!   neither.
+//! - Loss detection with SACK is RACK (RFC 8985 6, `TcpConfig::rack`, on by
+//!   default as Linux's net.ipv4.tcp_recovery = 1 since 4.18), following
+//!   Linux tcp_recovery.c: RACK.xmit_ts/end_seq/rtt advance on every newly
+//!   (S)ACKed segment except ambiguous retransmission samples
+//!   (tcp_rack_advance, tcp_skb_spurious_retrans); segments sent before
+//!   RACK.xmit_ts are lost once RACK.rtt + reo_wnd has passed since their
+//!   (re)transmission (tcp_rack_detect_loss), so lost retransmissions are
+//!   found without an RTO; otherwise the reordering timer is armed in the
+//!   retransmission-timer slot (tcp_rack_reo_timeout starts recovery when it
+//!   marks something). reo_wnd = min(min_RTT/4 * mult, SRTT), zero without
+//!   observed reordering in recovery or with DupThresh segments SACKed
+//!   (tcp_rack_reo_wnd); mult grows by one per round trip with D-SACKs and
+//!   resets after 16 recoveries (tcp_rack_update_reo_wnd, RFC 8985 6.2 step
+//!   4). Simplifications: the scoreboard is walked in sequence order (Linux
+//!   keeps a send-time-ordered list; see rack_detect_loss for why the walk
+//!   may stop where it does); a lost retransmission found in Loss (after an
+//!   RTO) is resent within the RTO recovery, where Linux would switch to
+//!   Recovery; no 2-jiffy slack on the reordering timer (exact clock).
+//!   Non-SACK connections, and `rack = false`, use RFC 6675 (DupThresh = 3,
+//!   packet-counting IsLost like Linux tcp_mark_head_lost) / RFC 6582, where
+//!   a lost retransmission is repaired only by the RTO. Both are followed by
+//!   TLP (RFC 8985 7). RFC 6675 NextSeg rules (3) and (4) (rescue
+//!   retransmission) are not implemented: Linux has neither.
 //! - PRR follows Linux tcp_cwnd_reduction: RecoverFS = prior cwnd, SSRB only
 //!   when retransmitted data was ACKed, otherwise CRB.
 //! - Undo (Linux tcp_try_undo_recovery / _loss / _dsack) uses Eifel

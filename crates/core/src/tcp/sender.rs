@@ -1,4 +1,5 @@
-//! Per-path sender: scoreboard (RFC 6675), loss recovery with PRR (RFC 6937)
+//! Per-path sender: scoreboard (RFC 6675), RACK loss detection (RFC 8985 6)
+//! or RFC 6675's DupThresh rule, loss recovery with PRR (RFC 6937)
 //! or NewReno partial ACKs (RFC 6582) without SACK, RTO (RFC 6298) with
 //! go-back-N through the scoreboard, Tail Loss Probe (RFC 8985 7), flow
 //! control with a persist timer, Nagle, and the congestion-control hooks.
@@ -112,7 +113,36 @@ enum Timer {
     Rto,
     Tlp,
     Persist,
+    /// RACK reordering timer (RFC 8985 6.3, Linux ICSK_TIME_REO_TIMEOUT:
+    /// it shares the retransmission timer slot with RTO and TLP).
+    RackReo,
 }
+
+/// RFC 8985 6.2: the TCP-wide RACK state (Linux struct tcp_rack).
+#[derive(Clone, Copy, Debug)]
+struct Rack {
+    /// RACK.xmit_ts / RACK.end_seq: transmission time and end of the most
+    /// recently sent segment delivered so far (Linux rack.mstamp / end_seq).
+    xmit_ts: Nanos,
+    end_seq: u64,
+    /// RACK.rtt: RTT of that segment's delivery (Linux rack.rtt_us).
+    rtt: Nanos,
+    /// RACK state advanced since the last detection (Linux rack.advanced).
+    advanced: bool,
+    /// RACK.fack: highest SACKed (or cumulatively ACKed) sequence.
+    fack: u64,
+    /// RACK.reord: reordering observed (Linux tp->reord_seen).
+    reord: bool,
+    /// RACK.reo_wnd_mult (Linux rack.reo_wnd_steps).
+    reo_wnd_mult: u32,
+    /// RACK.reo_wnd_persist: recoveries left before reo_wnd_mult resets.
+    reo_wnd_persist: u32,
+    /// RACK.dsack_round: SND.NXT when reo_wnd_mult last grew.
+    dsack_round: Option<u64>,
+}
+
+/// RFC 8985 6.2 step 4 / Linux TCP_RACK_RECOVERY_THRESH.
+const RACK_RECOVERY_THRESH: u32 = 16;
 
 /// Ring of recently acknowledged retransmitted segments, so a late D-SACK
 /// can still be matched (RFC 3708 style detection).
@@ -128,6 +158,11 @@ pub struct PathSender {
     sack_ok: bool,
     ts_ok: bool,
     tlp_enabled: bool,
+    /// RACK configured (used only when SACK is negotiated, `rack_on`).
+    rack_enabled: bool,
+    rack: Rack,
+    /// Retransmissions RACK found lost again (Linux LINUX_MIB_TCPLOSTRETRANSMIT).
+    pub lost_retrans: u64,
     nagle: bool,
     dupthresh: u32,
     initial_cwnd: u32,
@@ -200,6 +235,19 @@ impl PathSender {
             sack_ok: false,
             ts_ok: false,
             tlp_enabled: cfg.tlp,
+            rack_enabled: cfg.rack,
+            rack: Rack {
+                xmit_ts: 0,
+                end_seq: 0,
+                rtt: 0,
+                advanced: false,
+                fack: 1,
+                reord: false,
+                reo_wnd_mult: 1,
+                reo_wnd_persist: 0,
+                dsack_round: None,
+            },
+            lost_retrans: 0,
             nagle: cfg.nagle,
             dupthresh: cfg.dupthresh,
             initial_cwnd: cfg.initial_cwnd,
@@ -357,6 +405,18 @@ impl PathSender {
         matches!(self.timer, Some((_, Timer::Persist)))
     }
 
+    /// The RACK reordering timer is armed (RFC 8985 6.3).
+    pub fn rack_reo_pending(&self) -> bool {
+        matches!(self.timer, Some((_, Timer::RackReo)))
+    }
+
+    /// RACK loss detection in use: configured and SACK negotiated (Linux
+    /// tcp_is_rack; without SACK Linux uses tcp_newreno_mark_lost).
+    #[inline]
+    pub fn rack_on(&self) -> bool {
+        self.rack_enabled && self.sack_ok
+    }
+
     fn sync_cc(&mut self) {
         self.cc_state.in_flight = self.in_flight();
         self.cc_state.srtt = self.rtt.srtt;
@@ -461,6 +521,7 @@ impl PathSender {
                 self.probe0_fire = true;
                 true
             }
+            Timer::RackReo => self.rack_reo_timeout(now, paths),
         }
     }
 
@@ -508,6 +569,179 @@ impl PathSender {
         // RFC 6298 (5.5)/(5.6): back off and restart.
         self.backoff += 1;
         self.arm_rto(now);
+    }
+
+    // ---- RACK (RFC 8985 6, Linux tcp_recovery.c) ----------------------------
+
+    /// RFC 8985 6.2 step 2 (Linux tcp_rack_advance): a segment sent at
+    /// `xmit` and ending at `end` was newly delivered. `retrans`: it was
+    /// ever retransmitted.
+    fn rack_advance(&mut self, now: Nanos, retrans: bool, end: u64, xmit: Nanos) {
+        let rtt = now.saturating_sub(xmit);
+        if retrans && rtt < self.rtt.min_rtt {
+            // Ambiguous: the ACK may be for the original transmission (RFC
+            // 8985 6.2 step 2: RTT below min_RTT after a retransmission).
+            return;
+        }
+        // RFC 8985 6.2 step 2 walks the newly delivered segments in order of
+        // transmission, so RACK.rtt ends as the RTT of the most recently sent
+        // one, i.e. the smallest of this ACK (`advanced` is false at the start
+        // of every ACK: rack_mark_lost clears it). Linux keeps the last one
+        // in its scoreboard walk instead.
+        self.rack.rtt = if self.rack.advanced { self.rack.rtt.min(rtt) } else { rtt };
+        self.rack.advanced = true;
+        if Self::rack_sent_after(xmit, end, self.rack.xmit_ts, self.rack.end_seq) {
+            self.rack.xmit_ts = xmit;
+            self.rack.end_seq = end;
+        }
+    }
+
+    /// RFC 8985 6.2 RACK_sent_after (Linux tcp_rack_sent_after): (t1, seq1)
+    /// was sent after (t2, seq2); equal times are ordered by sequence.
+    #[inline]
+    fn rack_sent_after(t1: Nanos, seq1: u64, t2: Nanos, seq2: u64) -> bool {
+        t1 > t2 || (t1 == t2 && seq1 > seq2)
+    }
+
+    /// RFC 8985 6.2 step 4 (Linux tcp_rack_update_reo_wnd): grow the
+    /// reordering window by one min_RTT/4 step per round trip with D-SACKs;
+    /// keep it for 16 recoveries.
+    fn rack_update_reo_wnd(&mut self, dsack: bool) {
+        if matches!(self.rack.dsack_round, Some(r) if self.snd_una >= r) {
+            self.rack.dsack_round = None;
+        }
+        if self.rack.dsack_round.is_none() && dsack {
+            self.rack.dsack_round = Some(self.snd_nxt);
+            self.rack.reo_wnd_mult = (self.rack.reo_wnd_mult + 1).min(0xFF);
+            self.rack.reo_wnd_persist = RACK_RECOVERY_THRESH;
+        }
+    }
+
+    /// RFC 8985 6.2 step 4: on leaving fast or RTO recovery without undo
+    /// (Linux tcp_try_undo_recovery decrements reo_wnd_persist there).
+    fn rack_recovery_exit(&mut self) {
+        if self.rack.reo_wnd_persist > 0 {
+            self.rack.reo_wnd_persist -= 1;
+            if self.rack.reo_wnd_persist == 0 {
+                self.rack.reo_wnd_mult = 1;
+            }
+        }
+    }
+
+    /// RFC 8985 6.2 step 4 RACK.reo_wnd (Linux tcp_rack_reo_wnd): zero while
+    /// no reordering was seen and the sender is in recovery or DupThresh
+    /// segments are SACKed (so RACK never waits longer than RFC 6675 would),
+    /// else min(min_RTT/4 * reo_wnd_mult, SRTT).
+    pub fn rack_reo_wnd(&self) -> Nanos {
+        if !self.rack.reord {
+            if matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Loss) {
+                return 0;
+            }
+            if self.sacked_out >= self.dupthresh {
+                return 0;
+            }
+        }
+        let min_rtt = if self.rtt.min_rtt == Nanos::MAX { self.rtt.srtt } else { self.rtt.min_rtt };
+        ((min_rtt / 4) * self.rack.reo_wnd_mult as u64).min(self.rtt.srtt)
+    }
+
+    /// RFC 8985 6.2 step 5 / 6.3 RACK_detect_loss (Linux
+    /// tcp_rack_detect_loss): mark lost every segment sent before RACK.xmit_ts
+    /// whose delivery is overdue by RACK.rtt + RACK.reo_wnd; returns the
+    /// longest remaining wait of the others (0: none). The scoreboard is in
+    /// sequence order, Linux walks it in transmission order: never
+    /// retransmitted segments are sent in sequence order, and anything above
+    /// one that was not sent before RACK.xmit_ts was sent later still, so the
+    /// walk stops there.
+    fn rack_detect_loss(&mut self, now: Nanos) -> Nanos {
+        let reo_wnd = self.rack_reo_wnd();
+        let (rxts, rend, rrtt) = (self.rack.xmit_ts, self.rack.end_seq, self.rack.rtt);
+        let mut timeout: Nanos = 0;
+        for i in 0..self.sb.len() {
+            let s = self.sb[i];
+            // SACKed, or marked lost and not yet retransmitted: nothing to do.
+            if s.has(SACKED) || (s.has(LOST) && !s.has(RETRANS)) {
+                continue;
+            }
+            if !Self::rack_sent_after(rxts, rend, s.sent, s.end()) {
+                if s.has(EVER_RETRANS) {
+                    continue;
+                }
+                break;
+            }
+            // Linux tcp_rack_skb_timeout: RACK.rtt + reo_wnd - elapsed.
+            let deadline = s.sent + rrtt + reo_wnd;
+            if deadline <= now {
+                self.rack_mark_seg_lost(i);
+            } else {
+                timeout = timeout.max(deadline - now);
+            }
+        }
+        timeout
+    }
+
+    /// Linux tcp_mark_skb_lost: a lost retransmission loses its RETRANS
+    /// mark (it is retransmitted again), anything else becomes LOST.
+    fn rack_mark_seg_lost(&mut self, i: usize) {
+        let s = &mut self.sb[i];
+        if s.has(LOST) {
+            if s.has(RETRANS) {
+                s.flags &= !RETRANS;
+                self.retrans_out -= 1;
+                self.lost_retrans += 1;
+            }
+        } else {
+            s.flags |= LOST;
+            self.lost_out += 1;
+        }
+        let st = s.start;
+        if st < self.retx_hint {
+            self.retx_hint = st;
+        }
+    }
+
+    /// Linux tcp_rack_mark_lost: detect losses if RACK advanced; arm the
+    /// reordering timer for the ones still within the window (RFC 8985 6.3).
+    /// Returns true if the timer was armed.
+    fn rack_mark_lost(&mut self, now: Nanos) -> bool {
+        if !self.rack.advanced {
+            return false;
+        }
+        self.rack.advanced = false;
+        let timeout = self.rack_detect_loss(now);
+        if timeout > 0 {
+            // Linux adds TCP_TIMEOUT_MIN (2 jiffies) for timer granularity;
+            // RFC 8985 6.3 does not: the simulator's clock is exact.
+            self.timer = Some((now + timeout, Timer::RackReo));
+            return true;
+        }
+        false
+    }
+
+    /// RFC 8985 6.3 RACK_detect_loss_and_arm_timer on expiry (Linux
+    /// tcp_rack_reo_timeout): mark what is now overdue; if anything was,
+    /// start fast recovery unless already in it (PRR with one delivered
+    /// packet, as Linux calls tcp_cwnd_reduction(sk, 1, ...)), and let the
+    /// owner retransmit. The RTO is re-armed afterwards. In Loss the marks
+    /// feed the RTO recovery's go-back-N (Linux would enter Recovery: not
+    /// modelled).
+    fn rack_reo_timeout(&mut self, now: Nanos, paths: Option<&[PathView]>) -> bool {
+        let prior_in_flight = self.in_flight();
+        let prior_lost = self.lost_out as u64 + self.lost_retrans;
+        self.rack_detect_loss(now);
+        let changed = self.in_flight() != prior_in_flight;
+        if changed && matches!(self.cc_state.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
+            let newly_lost = (self.lost_out as u64 + self.lost_retrans - prior_lost) as u32;
+            self.sync_cc();
+            let me = [self.view()];
+            let ps = paths.unwrap_or(&me);
+            self.enter_recovery(now, ps);
+            self.prr(1, false, newly_lost);
+        }
+        if self.timer.is_none() {
+            self.arm_rto(now);
+        }
+        changed
     }
 
     // ---- TLP ------------------------------------------------------------------
@@ -705,7 +939,8 @@ impl PathSender {
             let mut i = self.idx_of(self.retx_hint);
             while i < self.sb.len() {
                 let s = self.sb[i];
-                if s.start >= self.lost_scan_seq && self.cc_state.ca_state != CaState::Loss {
+                // (RFC 6675 marks only below its scan point; RACK anywhere.)
+                if s.start >= self.lost_scan_seq && self.cc_state.ca_state != CaState::Loss && !self.rack_on() {
                     break;
                 }
                 if s.has(LOST) && !s.has(RETRANS) && !s.has(SACKED) {
@@ -795,6 +1030,8 @@ impl PathSender {
             return;
         }
         let prior_wnd_end = self.wnd_end;
+        let prior_fack = self.rack.fack;
+        let prior_relost = self.lost_retrans;
         // RFC 9293 3.10.7.4: window update (SND.WL checks simplified: ACKs
         // are processed in order in the simulator).
         self.snd_wnd = a.window;
@@ -820,6 +1057,20 @@ impl PathSender {
             }
             let s = self.sb.pop_front().unwrap();
             self.packets_out -= 1;
+            if !s.has(SACKED) && self.rack_on() {
+                // Linux tcp_clean_rtx_queue: RACK advances on every newly
+                // delivered segment, unless the TSecr proves the ACK was for
+                // an earlier transmission (tcp_skb_spurious_retrans).
+                let ts_says_earlier = s.has(EVER_RETRANS) && matches!(a.ts_ecr, Some(e) if e > 0 && e < s.sent);
+                if !ts_says_earlier {
+                    self.rack_advance(now, s.has(EVER_RETRANS), s.end(), s.sent);
+                }
+                // RFC 8985 6.2 step 3: a never-retransmitted segment delivered
+                // below RACK.fack arrived out of order.
+                if !s.has(EVER_RETRANS) && s.end() <= prior_fack {
+                    self.rack.reord = true;
+                }
+            }
             if s.has(SACKED) {
                 self.sacked_out -= 1;
                 if s.start < self.lost_scan_seq {
@@ -876,7 +1127,7 @@ impl PathSender {
         let mut newly_sacked = 0u32;
         let mut dsack = false;
         if self.sack_ok && !a.sack.is_empty() {
-            let (n, d) = self.process_sack(a.sack, a.ack);
+            let (n, d) = self.process_sack(now, a.sack, a.ack, prior_fack);
             newly_sacked = n;
             dsack = d;
         } else if !self.sack_ok {
@@ -947,7 +1198,17 @@ impl PathSender {
         // newly_lost of tcp_cwnd_reduction) = growth of lost_out from here
         // to the PRR step: nothing in between removes LOST marks.
         let lost_before_marking = self.lost_out;
-        if self.sack_ok {
+        let mut rack_armed = false;
+        if self.rack_on() {
+            if self.rack.fack < self.snd_una {
+                self.rack.fack = self.snd_una;
+            }
+            self.rack_update_reo_wnd(dsack);
+            // Linux tcp_identify_packet_loss -> tcp_rack_mark_lost (RFC 8985
+            // 6.2 step 5); RACK replaces the DupThresh rule (tcp_mark_head_lost
+            // runs only for !tcp_is_rack).
+            rack_armed = self.rack_mark_lost(now);
+        } else if self.sack_ok {
             self.mark_head_lost();
         }
 
@@ -980,6 +1241,7 @@ impl PathSender {
                         self.undo(false, now);
                     } else {
                         // RFC 6675 / Linux tcp_end_cwnd_reduction: cwnd = ssthresh on exit.
+                        self.rack_recovery_exit();
                         self.cc_state.cwnd = self.cc_state.ssthresh;
                         self.cc.cwnd_event(&mut self.cc_state, CwndEvent::CompleteCwr, now);
                         self.set_ca_state(CaState::Open, now);
@@ -990,7 +1252,8 @@ impl PathSender {
                         // unacknowledged segment.
                         self.mark_head_lost_reno();
                     }
-                    let newly_lost = self.lost_out.saturating_sub(lost_before_marking);
+                    let newly_lost = self.lost_out.saturating_sub(lost_before_marking)
+                        + (self.lost_retrans - prior_relost) as u32;
                     self.prr(delivered, advanced, newly_lost);
                 }
             }
@@ -1001,6 +1264,7 @@ impl PathSender {
                     self.undo(true, now);
                 } else if self.snd_una >= self.high_seq && !self.reno_hold_at_recover() {
                     self.undo_until = self.snd_nxt;
+                    self.rack_recovery_exit();
                     self.set_ca_state(CaState::Open, now);
                 }
             }
@@ -1018,7 +1282,8 @@ impl PathSender {
                     if !self.sack_ok {
                         self.mark_head_lost_reno();
                     }
-                    let newly_lost = self.lost_out.saturating_sub(lost_before_marking);
+                    let newly_lost = self.lost_out.saturating_sub(lost_before_marking)
+                        + (self.lost_retrans - prior_relost) as u32;
                     self.prr(delivered, advanced, newly_lost);
                 } else if self.undo_marker.is_some() && self.undo_retrans == 0 && dsack {
                     // Late D-SACKs showed every retransmission of the last
@@ -1049,7 +1314,9 @@ impl PathSender {
         }
 
         // --- timers ---
-        if advanced || self.timer.is_none() || self.tlp_pending() {
+        // Linux tcp_rack_mark_lost: an armed reordering timer clears
+        // FLAG_SET_XMIT_TIMER, so this ACK does not re-arm RTO/TLP over it.
+        if !rack_armed && (advanced || self.timer.is_none() || self.tlp_pending()) {
             if self.packets_out == 0 {
                 self.timer = None;
                 if self.unsent() > 0 && self.wnd_end <= self.snd_nxt {
@@ -1254,7 +1521,7 @@ impl PathSender {
     }
 
     /// Process SACK blocks; returns (newly SACKed packets, D-SACK present).
-    fn process_sack(&mut self, blocks: &[SackBlock], ack: u64) -> (u32, bool) {
+    fn process_sack(&mut self, now: Nanos, blocks: &[SackBlock], ack: u64, prior_fack: u64) -> (u32, bool) {
         let mut first = 0;
         let mut dsack = false;
         // RFC 2883 4: the first block is a D-SACK if it lies below the
@@ -1286,7 +1553,7 @@ impl PathSender {
                     continue;
                 }
                 if c.start > cur {
-                    newly += self.sack_range(cur, c.start.min(e), s, e);
+                    newly += self.sack_range(now, cur, c.start.min(e), s, e, prior_fack);
                 }
                 cur = cur.max(c.end);
                 if cur >= e {
@@ -1294,7 +1561,7 @@ impl PathSender {
                 }
             }
             if cur < e {
-                newly += self.sack_range(cur, e, s, e);
+                newly += self.sack_range(now, cur, e, s, e, prior_fack);
             }
             if n < 4 {
                 self.sack_cache[n] = SackBlock { start: s, end: e };
@@ -1306,7 +1573,7 @@ impl PathSender {
     }
 
     /// Mark segments starting in [from, to) and lying fully inside [bs, be) as SACKed.
-    fn sack_range(&mut self, from: u64, to: u64, bs: u64, be: u64) -> u32 {
+    fn sack_range(&mut self, now: Nanos, from: u64, to: u64, bs: u64, be: u64, prior_fack: u64) -> u32 {
         // start at the segment containing `from`
         let mut i = self.idx_of(from);
         if i > 0 && self.sb[i - 1].end() > from {
@@ -1329,10 +1596,22 @@ impl PathSender {
                     s.flags &= !RETRANS;
                     self.retrans_out -= 1;
                 }
-                let st = s.start;
+                let (st, en, sent, ever) = (s.start, s.end(), s.sent, s.has(EVER_RETRANS));
                 self.sacked_out += 1;
                 if st < self.lost_scan_seq {
                     self.lost_scan_sacked += 1;
+                }
+                if self.rack_enabled {
+                    // Linux tcp_sacktag_one: RACK advances on newly SACKed
+                    // segments; one never retransmitted SACKed below the
+                    // highest SACK so far means reordering (RFC 8985 6.2 step 3).
+                    self.rack_advance(now, ever, en, sent);
+                    if !ever && en <= prior_fack {
+                        self.rack.reord = true;
+                    }
+                    if en > self.rack.fack {
+                        self.rack.fack = en;
+                    }
                 }
             }
             i += 1;
