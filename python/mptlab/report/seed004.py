@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .common import Run, Section, direction_verdict, e, grade, mean_ci, paired_r, pyplot, table
+from .common import Run, Section, direction_verdict, grade, mean_ci, paired_r, pyplot, table
 from .runfiles import flow_rows, load_tables, point_ids, throughput_series, window_mean
 
 CCS = ("lia", "olia", "balia", "wvegas")
