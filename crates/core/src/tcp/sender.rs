@@ -189,6 +189,13 @@ pub struct PathSender {
     lost_scan_sacked: u32,
     /// Retransmission hint (Linux retransmit_skb_hint).
     retx_hint: u64,
+    /// RACK walk hint: every scoreboard segment starting below this sequence
+    /// is SACKed or lost and not retransmitted, which `rack_detect_loss`
+    /// skips without effect. Linux drops such skbs from its tsorted list; the
+    /// hint saves walking them again on every ACK (hundreds during a
+    /// recovery). Lowered wherever such a segment can become walkable again
+    /// (`retransmit_at`, `undo`).
+    rack_skip: u64,
     /// RecoveryPoint (RFC 6675) / Linux high_seq.
     high_seq: u64,
     prr_delivered: u32,
@@ -268,6 +275,7 @@ impl PathSender {
             lost_scan_seq: 1,
             lost_scan_sacked: 0,
             retx_hint: 1,
+            rack_skip: 0,
             high_seq: 1,
             prr_delivered: 0,
             prr_out: 0,
@@ -657,13 +665,14 @@ impl PathSender {
         let reo_wnd = self.rack_reo_wnd();
         let (rxts, rend, rrtt) = (self.rack.xmit_ts, self.rack.end_seq, self.rack.rtt);
         let mut timeout: Nanos = 0;
-        for i in 0..self.sb.len() {
-            let s = self.sb[i];
-            // SACKed, or marked lost and not yet retransmitted: nothing to do.
-            if s.has(SACKED) || (s.has(LOST) && !s.has(RETRANS)) {
-                continue;
-            }
+        // The first segment this walk leaves walkable: the next walk starts there.
+        let mut first_kept: Option<u64> = None;
+        let mut i = self.idx_of(self.rack_skip);
+        while let Some(k) = self.rack_next_walkable(i) {
+            let s = self.sb[k];
+            i = k + 1;
             if !Self::rack_sent_after(rxts, rend, s.sent, s.end()) {
+                first_kept.get_or_insert(s.start);
                 if s.has(EVER_RETRANS) {
                     continue;
                 }
@@ -672,12 +681,32 @@ impl PathSender {
             // Linux tcp_rack_skb_timeout: RACK.rtt + reo_wnd - elapsed.
             let deadline = s.sent + rrtt + reo_wnd;
             if deadline <= now {
-                self.rack_mark_seg_lost(i);
+                // now lost and not retransmitted: skipped from here on
+                self.rack_mark_seg_lost(i - 1);
             } else {
+                first_kept.get_or_insert(s.start);
                 timeout = timeout.max(deadline - now);
             }
         }
+        self.rack_skip = first_kept.unwrap_or_else(|| self.sb.back().map_or(self.rack_skip, |s| s.end()));
         timeout
+    }
+
+    /// Index of the first segment from `from` on that RACK's walk does not
+    /// skip: SACKed segments and lost ones not yet retransmitted need
+    /// nothing. During a recovery long runs of SACKed segments sit between
+    /// the retransmitted holes, so this scans the deque's slices directly.
+    fn rack_next_walkable(&self, from: usize) -> Option<usize> {
+        #[inline]
+        fn walkable(s: &Seg) -> bool {
+            !(s.has(SACKED) || (s.has(LOST) && !s.has(RETRANS)))
+        }
+        let (a, b) = self.sb.as_slices();
+        if from < a.len() {
+            a[from..].iter().position(walkable).map(|k| from + k).or_else(|| b.iter().position(walkable).map(|k| a.len() + k))
+        } else {
+            b.get(from - a.len()..)?.iter().position(walkable).map(|k| from + k)
+        }
     }
 
     /// Linux tcp_mark_skb_lost: a lost retransmission loses its RETRANS
@@ -869,6 +898,8 @@ impl PathSender {
 
     fn retransmit_at(&mut self, now: Nanos, i: usize, kind: TxKind) -> Tx {
         let s = &mut self.sb[i];
+        // a retransmitted lost segment is walked by RACK again
+        self.rack_skip = self.rack_skip.min(s.start);
         if !s.has(RETRANS) {
             s.flags |= RETRANS;
             self.retrans_out += 1;
@@ -1409,6 +1440,8 @@ impl PathSender {
             for s in self.sb.iter_mut() {
                 s.flags &= !LOST;
             }
+            // unmarked segments are walked by RACK again
+            self.rack_skip = 0;
             self.lost_out = 0;
             self.lost_scan_seq = self.snd_una;
             self.lost_scan_sacked = 0;
