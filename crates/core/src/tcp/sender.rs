@@ -38,6 +38,11 @@ struct Seg {
     len: u32,
     fin: bool,
     flags: u8,
+    /// When SACKed: this and at least the next `sacked_run - 1` segments are
+    /// SACKed (0: not yet known). SACKed marks are never removed and segments
+    /// leave only from the front, so a length once seen stays a valid lower
+    /// bound; RACK's walk uses it to jump over runs of SACKed segments.
+    sacked_run: u16,
     /// Last (re)transmission time.
     sent: Nanos,
 }
@@ -695,18 +700,29 @@ impl PathSender {
     /// Index of the first segment from `from` on that RACK's walk does not
     /// skip: SACKed segments and lost ones not yet retransmitted need
     /// nothing. During a recovery long runs of SACKed segments sit between
-    /// the retransmitted holes, so this scans the deque's slices directly.
-    fn rack_next_walkable(&self, from: usize) -> Option<usize> {
-        #[inline]
-        fn walkable(s: &Seg) -> bool {
-            !(s.has(SACKED) || (s.has(LOST) && !s.has(RETRANS)))
+    /// the retransmitted holes, walked on every ACK: each run is crossed in
+    /// jumps of the lengths learnt before (`Seg::sacked_run`), and its head
+    /// learns the whole length for the next walk.
+    fn rack_next_walkable(&mut self, mut j: usize) -> Option<usize> {
+        let len = self.sb.len();
+        while j < len {
+            let s = &self.sb[j];
+            if s.has(SACKED) {
+                let head = j;
+                while j < len && self.sb[j].has(SACKED) {
+                    j += self.sb[j].sacked_run.max(1) as usize;
+                }
+                debug_assert!(j <= len);
+                self.sb[head].sacked_run = (j - head).min(u16::MAX as usize) as u16;
+                continue;
+            }
+            if s.has(LOST) && !s.has(RETRANS) {
+                j += 1;
+                continue;
+            }
+            return Some(j);
         }
-        let (a, b) = self.sb.as_slices();
-        if from < a.len() {
-            a[from..].iter().position(walkable).map(|k| from + k).or_else(|| b.iter().position(walkable).map(|k| a.len() + k))
-        } else {
-            b.get(from - a.len()..)?.iter().position(walkable).map(|k| from + k)
-        }
+        None
     }
 
     /// Linux tcp_mark_skb_lost: a lost retransmission loses its RETRANS
@@ -882,7 +898,7 @@ impl PathSender {
 
     fn send_new(&mut self, now: Nanos, len: u32, kind: TxKind) -> Tx {
         let fin = self.fin_queued && !self.fin_sent && self.snd_nxt + len as u64 == self.write_seq;
-        let seg = Seg { start: self.snd_nxt, len, fin, flags: 0, sent: now };
+        let seg = Seg { start: self.snd_nxt, len, fin, flags: 0, sacked_run: 0, sent: now };
         self.snd_nxt = seg.end();
         if fin {
             self.fin_sent = true;
