@@ -713,7 +713,11 @@ impl PathSender {
                     j += self.sb[j].sacked_run.max(1) as usize;
                 }
                 debug_assert!(j <= len);
-                self.sb[head].sacked_run = (j - head).min(u16::MAX as usize) as u16;
+                let run = (j - head).min(u16::MAX as usize) as u16;
+                let h = &mut self.sb[head];
+                if h.sacked_run != run {
+                    h.sacked_run = run; // written only when it grew: most walks find it unchanged
+                }
                 continue;
             }
             if s.has(LOST) && !s.has(RETRANS) {
