@@ -38,6 +38,11 @@ struct Seg {
     len: u32,
     fin: bool,
     flags: u8,
+    /// When SACKed: this and at least the next `sacked_run - 1` segments are
+    /// SACKed (0: not yet known). SACKed marks are never removed and segments
+    /// leave only from the front, so a length once seen stays a valid lower
+    /// bound; RACK's walk uses it to jump over runs of SACKed segments.
+    sacked_run: u16,
     /// Last (re)transmission time.
     sent: Nanos,
 }
@@ -189,6 +194,13 @@ pub struct PathSender {
     lost_scan_sacked: u32,
     /// Retransmission hint (Linux retransmit_skb_hint).
     retx_hint: u64,
+    /// RACK walk hint: every scoreboard segment starting below this sequence
+    /// is SACKed or lost and not retransmitted, which `rack_detect_loss`
+    /// skips without effect. Linux drops such skbs from its tsorted list; the
+    /// hint saves walking them again on every ACK (hundreds during a
+    /// recovery). Lowered wherever such a segment can become walkable again
+    /// (`retransmit_at`, `undo`).
+    rack_skip: u64,
     /// RecoveryPoint (RFC 6675) / Linux high_seq.
     high_seq: u64,
     prr_delivered: u32,
@@ -268,6 +280,7 @@ impl PathSender {
             lost_scan_seq: 1,
             lost_scan_sacked: 0,
             retx_hint: 1,
+            rack_skip: 0,
             high_seq: 1,
             prr_delivered: 0,
             prr_out: 0,
@@ -657,13 +670,14 @@ impl PathSender {
         let reo_wnd = self.rack_reo_wnd();
         let (rxts, rend, rrtt) = (self.rack.xmit_ts, self.rack.end_seq, self.rack.rtt);
         let mut timeout: Nanos = 0;
-        for i in 0..self.sb.len() {
-            let s = self.sb[i];
-            // SACKed, or marked lost and not yet retransmitted: nothing to do.
-            if s.has(SACKED) || (s.has(LOST) && !s.has(RETRANS)) {
-                continue;
-            }
+        // The first segment this walk leaves walkable: the next walk starts there.
+        let mut first_kept: Option<u64> = None;
+        let mut i = self.idx_of(self.rack_skip);
+        while let Some(k) = self.rack_next_walkable(i) {
+            let s = self.sb[k];
+            i = k + 1;
             if !Self::rack_sent_after(rxts, rend, s.sent, s.end()) {
+                first_kept.get_or_insert(s.start);
                 if s.has(EVER_RETRANS) {
                     continue;
                 }
@@ -672,12 +686,47 @@ impl PathSender {
             // Linux tcp_rack_skb_timeout: RACK.rtt + reo_wnd - elapsed.
             let deadline = s.sent + rrtt + reo_wnd;
             if deadline <= now {
-                self.rack_mark_seg_lost(i);
+                // now lost and not retransmitted: skipped from here on
+                self.rack_mark_seg_lost(i - 1);
             } else {
+                first_kept.get_or_insert(s.start);
                 timeout = timeout.max(deadline - now);
             }
         }
+        self.rack_skip = first_kept.unwrap_or_else(|| self.sb.back().map_or(self.rack_skip, |s| s.end()));
         timeout
+    }
+
+    /// Index of the first segment from `from` on that RACK's walk does not
+    /// skip: SACKed segments and lost ones not yet retransmitted need
+    /// nothing. During a recovery long runs of SACKed segments sit between
+    /// the retransmitted holes, walked on every ACK: each run is crossed in
+    /// jumps of the lengths learnt before (`Seg::sacked_run`), and its head
+    /// learns the whole length for the next walk.
+    fn rack_next_walkable(&mut self, mut j: usize) -> Option<usize> {
+        let len = self.sb.len();
+        while j < len {
+            let s = &self.sb[j];
+            if s.has(SACKED) {
+                let head = j;
+                while j < len && self.sb[j].has(SACKED) {
+                    j += self.sb[j].sacked_run.max(1) as usize;
+                }
+                debug_assert!(j <= len);
+                let run = (j - head).min(u16::MAX as usize) as u16;
+                let h = &mut self.sb[head];
+                if h.sacked_run != run {
+                    h.sacked_run = run; // written only when it grew: most walks find it unchanged
+                }
+                continue;
+            }
+            if s.has(LOST) && !s.has(RETRANS) {
+                j += 1;
+                continue;
+            }
+            return Some(j);
+        }
+        None
     }
 
     /// Linux tcp_mark_skb_lost: a lost retransmission loses its RETRANS
@@ -853,7 +902,7 @@ impl PathSender {
 
     fn send_new(&mut self, now: Nanos, len: u32, kind: TxKind) -> Tx {
         let fin = self.fin_queued && !self.fin_sent && self.snd_nxt + len as u64 == self.write_seq;
-        let seg = Seg { start: self.snd_nxt, len, fin, flags: 0, sent: now };
+        let seg = Seg { start: self.snd_nxt, len, fin, flags: 0, sacked_run: 0, sent: now };
         self.snd_nxt = seg.end();
         if fin {
             self.fin_sent = true;
@@ -869,6 +918,8 @@ impl PathSender {
 
     fn retransmit_at(&mut self, now: Nanos, i: usize, kind: TxKind) -> Tx {
         let s = &mut self.sb[i];
+        // a retransmitted lost segment is walked by RACK again
+        self.rack_skip = self.rack_skip.min(s.start);
         if !s.has(RETRANS) {
             s.flags |= RETRANS;
             self.retrans_out += 1;
@@ -1409,6 +1460,8 @@ impl PathSender {
             for s in self.sb.iter_mut() {
                 s.flags &= !LOST;
             }
+            // unmarked segments are walked by RACK again
+            self.rack_skip = 0;
             self.lost_out = 0;
             self.lost_scan_seq = self.snd_una;
             self.lost_scan_sacked = 0;
