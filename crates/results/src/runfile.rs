@@ -74,11 +74,11 @@ pub fn encode_run(o: &RunOutput) -> Vec<u8> {
             put(&mut w, &c.data.ty().to_string());
             w.extend_from_slice(b",\"values\":");
             match &c.data {
-                ColumnData::U64(v) => list(&mut w, v, |w, x| put(w, x)),
-                ColumnData::I64(v) => list(&mut w, v, |w, x| put(w, x)),
+                ColumnData::U64(v) => list(&mut w, v, put),
+                ColumnData::I64(v) => list(&mut w, v, put),
                 ColumnData::F64(v) => list(&mut w, v, |w, x| put(w, &f64_json(*x))),
-                ColumnData::Str(v) => list(&mut w, v, |w, x| put(w, x)),
-                ColumnData::Bool(v) => list(&mut w, v, |w, x| put(w, x)),
+                ColumnData::Str(v) => list(&mut w, v, put),
+                ColumnData::Bool(v) => list(&mut w, v, put),
             }
             w.push(b'}');
         }
