@@ -78,8 +78,9 @@ def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
     for cl in claims:
         if cl.get("seed") not in seeds:
             continue
-        sec = sections.get(cl["seed"])
-        res = sec.verdicts.get(cl["id"]) if sec else None
+        # a seed's own section judges its claims; a claim restating another
+        # seed's finding may be judged by that seed's section
+        res = next((sec.verdicts[cl["id"]] for sec in sections.values() if cl["id"] in sec.verdicts), None)
         if not cl.get("verdict_bearing", True):
             res = ("method", "applied by the report, no verdict")
         elif cl.get("fidelity") == "not-modelled":

@@ -38,6 +38,8 @@ SHARE_TABLE = {4: "cmt-sctp", 5: "mptcp", 7: "cmt-sctp", 8: "mptcp", 10: "cmt-sc
 #: NorNet Edge (sec. 6, live) MPTCP share tables: 6 video, 9 gaming, 12 web
 NORNET_TABLES = (6, 9, 12)
 NORNET = "nornet-"
+#: CMT-SCTP Max.Burst ablation files (`maxburst-<traffic>-<paths>`, sec. 4.2)
+MAXBURST = "maxburst-"
 GAMING = ("gaming-t1", "gaming-t2", "gaming-t3")
 TRAFFIC_ORDER = ["video", "gaming", *GAMING, "wikipedia", "amazon", "huffpost"]
 
@@ -69,7 +71,7 @@ def records(runs: List[Run], nornet: bool = False) -> List[Dict[str, Any]]:
     approximation files (`nornet-*`, sec. 6) instead of the emulation matrix."""
     recs: List[Dict[str, Any]] = []
     for r in runs:
-        if r.seed != "000" or r.stem.startswith(NORNET) != nornet:
+        if r.seed != "000" or r.stem.startswith(NORNET) != nornet or r.stem.startswith(MAXBURST):
             continue
         stem = r.stem[len(NORNET):] + "-tcp" if nornet else r.stem
         traffic, ps, fam = _parse_name(stem)
@@ -560,6 +562,55 @@ def _h_symmetric_only(recs):
             f"WLAN-3G {si['wlan3g']}")
 
 
+def maxburst_verdict(runs: List[Run]):
+    """s000-cmt-maxburst-4-packets: CMT-SCTP video with Max.Burst 4 vs an
+    unlimited burst (the `maxburst-*` files), paired runs: 4 gives the higher
+    mean message delay in WLAN-3G and in (lossy) WLAN-WLAN."""
+    parts, full, some = [], [], []
+    for ps in PS_ORDER:
+        by: Dict[int, Dict[int, float]] = {}
+        for r in runs:
+            if r.seed == "000" and r.stem == f"{MAXBURST}video-{ps}" and _finite(r.metrics.get("delay_ms_mean")):
+                by.setdefault(int(r.values["transport.sctp.max_burst"]), {})[r.run] = float(r.metrics["delay_ms_mean"])
+        if 4 not in by or len(by) < 2:
+            continue
+        unl = max(by)
+        ids = sorted(set(by[4]) & set(by[unl]))
+        if len(ids) < 2:
+            continue
+        r_, lo, hi = paired_r(np.array([by[4][i] for i in ids]), np.array([by[unl][i] for i in ids]))
+        full.append(lo > 0)
+        some.append(r_ > 0)
+        parts.append(f"{PS_LABEL[ps]}: Max.Burst 4 vs {unl}: r = {r_:+.1%} [{lo:+.1%}, {hi:+.1%}] (n = {len(ids)})")
+    if not full:
+        return None
+    return _grade(all(full), any(some)), "CMT-SCTP video, mean message delay: " + "; ".join(parts)
+
+
+def symmetric_vs_asymmetric(recs):
+    """s001-mptcp-latency-symmetric-vs-asymmetric (seed 001 restating seed
+    000): in at least one symmetric cell MPTCP beats both its TCP reference and
+    CMT-SCTP; in WLAN-3G video MPTCP is not better than TCP over WLAN."""
+    wins = []
+    for t in ("video", "gaming", "wikipedia", "amazon", "huffpost"):
+        for ps in ("wlanwlan", "3g3g"):
+            for bg in (False, True):
+                m = compare(recs, t, ps, bg, "mptcp")
+                mm = _mean(recs, t, ps, bg, "mptcp", metric_for(t)) if t != "gaming" else _gmean(recs, ps, bg, "mptcp")
+                cm = _mean(recs, t, ps, bg, "cmt-sctp", metric_for(t)) if t != "gaming" else _gmean(recs, ps, bg, "cmt-sctp")
+                if m and mm is not None and cm is not None and m["hi"] < 0 and mm < cm:
+                    wins.append(f"{t} {PS_LABEL[ps]}{' bg' if bg else ''}")
+    asym = [compare(recs, "video", "wlan3g", bg, "mptcp") for bg in (False, True)]
+    asym = [c for c in asym if c]
+    if not asym:
+        return None
+    not_better = [c["hi"] >= 0 for c in asym]
+    return (_grade(bool(wins) and all(not_better), bool(wins) or all(not_better)),
+            f"symmetric cells where MPTCP beats TCP (CI below 0) and CMT-SCTP: {len(wins)} ({', '.join(wins[:6])}"
+            f"{', ...' if len(wins) > 6 else ''}); WLAN-3G video MPTCP vs TCP on WLAN: "
+            + "; ".join(f"r = {c['r']:+.1%} [{c['lo']:+.1%}, {c['hi']:+.1%}]" for c in asym))
+
+
 #: NorNet Edge claims, tested on the `nornet-*` runs
 NORNET_CLAIMS = {
     "s000-nornet-video-homog-between-paths": _nn_between,
@@ -800,6 +851,11 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
         h.append("</table><p class='note'>Means over runs of the per-run mean message delay (ms; web: page completion "
                  "time). r: MPTCP vs the mean of TCP on the two paths (homogeneous) or vs TCP on WLAN (WLAN-3G).</p>")
 
+    # seed 001 restates a seed 000 finding; it is judged on these runs
+    res = symmetric_vs_asymmetric(recs)
+    if res:
+        sec.verdicts["s001-mptcp-latency-symmetric-vs-asymmetric"] = res
+
     # claims
     for cl in claims:
         if cl.get("seed") != "000":
@@ -821,6 +877,8 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
                 sh = share_values(nrecs, t, ps, False, "mptcp")
                 if sh:
                     res = verdict_share(cl, sh, ps)
+        elif cl["id"] == "s000-cmt-maxburst-4-packets":
+            res = maxburst_verdict(runs)
         elif cl["id"] in NORNET_CLAIMS:
             res = NORNET_CLAIMS[cl["id"]](nrecs) if nrecs else None
         elif cl["id"] in HEADLINE:
