@@ -334,7 +334,7 @@ def bootstrap_ratio_ci(ns_vals, mpt_vals, n_boot, rng, level=0.95):
 
     def q(p):  # linear interpolation between order statistics
         x = p * (len(ratios) - 1)
-        lo = int(math.floor(x))
+        lo = math.floor(x)
         hi = min(lo + 1, len(ratios) - 1)
         return ratios[lo] + (ratios[hi] - ratios[lo]) * (x - lo)
 
