@@ -9,7 +9,9 @@ Three steps, each usable on its own:
             scenario                       (--mptlab BIN)
   compare   read <results>/<scenario name>/transfers.csv (columns: run, seed,
             completion_time_ms) and print ns-3 vs mptlab medians with the relative
-            difference, flagging |diff| > tolerance (default 15 %)   (--results DIR)
+            difference, flagging |diff| > tolerance (default 15 %)   (--results DIR),
+            with a bootstrap 95 % confidence interval of the ratio of the medians
+            (mptlab / ns-3) and where the +-tolerance band lies relative to it
 
 Needs only the Python standard library (no ns-3): the ns-3 side is read from
 tools/ns3/results/ns3_reference.csv produced by ns3_reference.py.
@@ -24,6 +26,7 @@ import csv
 import glob
 import math
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -223,24 +226,56 @@ def scenario_toml(
     return "\n".join(lines)
 
 
+def parse_runs(spec: str):
+    """--runs: "10" (every size) or "1MB=100,10MB=20" (per size label; "*=N" for the rest)."""
+    out = {}
+    for part in str(spec).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "=" in part:
+            k, v = part.split("=", 1)
+            out[k.strip()] = int(v)
+        else:
+            out["*"] = int(part)
+    if not out:
+        raise ValueError(f"bad --runs {spec!r}")
+    return out
+
+
+def runs_for(runs, g) -> int:
+    if isinstance(runs, int):
+        return runs
+    lab = size_label(g.size_bytes)
+    if lab in runs:
+        return runs[lab]
+    if "*" in runs:
+        return runs["*"]
+    sys.exit(f"error: --runs gives no count for size {lab} (add {lab}=N or *=N)")
+
+
 def generate(groups, scen_dir, runs, seed, queue_packets):
     os.makedirs(scen_dir, exist_ok=True)
     paths = {}
     for g in groups:
         p = os.path.join(scen_dir, g.name + ".toml")
         with open(p, "w") as f:
-            f.write(scenario_toml(g, runs=runs, seed=seed, queue_packets=queue_packets))
+            f.write(scenario_toml(g, runs=runs_for(runs, g), seed=seed, queue_packets=queue_packets))
         paths[g.name] = p
     print(f"wrote {len(paths)} scenario files to {scen_dir}")
     return paths
 
 
-def run_mptlab(bin_path, groups, scen_paths, results_dir, timeout_s):
+def run_mptlab(bin_path, groups, scen_paths, results_dir, timeout_s, jobs=None, sets=()):
     failed = []
     for g in groups:
         out = os.path.join(results_dir, g.name)
         os.makedirs(out, exist_ok=True)
         cmd = [bin_path, "run", scen_paths[g.name], "--out", out]
+        if jobs:
+            cmd += ["--jobs", str(jobs)]
+        for kv in sets:
+            cmd += ["--set", kv]
         print("+", " ".join(cmd), flush=True)
         try:
             r = subprocess.run(cmd, timeout=timeout_s)
@@ -277,17 +312,61 @@ def read_mptlab(results_dir, name):
     return None
 
 
-def compare(groups, results_dir, tol_percent):
+def bootstrap_ratio_ci(ns_vals, mpt_vals, n_boot, rng, level=0.95):
+    """Percentile bootstrap CI of median(mptlab) / median(ns-3).
+
+    The two samples are independent (different random streams), so each is resampled
+    with replacement on its own, n_boot times; returns (low, high) of the ratio.
+    """
+    if not ns_vals or not mpt_vals or n_boot <= 0:
+        return math.nan, math.nan
+    a, b = list(ns_vals), list(mpt_vals)
+    na, nb = len(a), len(b)
+    ratios = []
+    for _ in range(n_boot):
+        ma = statistics.median([a[rng.randrange(na)] for _ in range(na)])
+        mb = statistics.median([b[rng.randrange(nb)] for _ in range(nb)])
+        ratios.append(mb / ma if ma > 0 else math.nan)
+    ratios = sorted(r for r in ratios if not math.isnan(r))
+    if not ratios:
+        return math.nan, math.nan
+    alpha = (1.0 - level) / 2.0
+
+    def q(p):  # linear interpolation between order statistics
+        x = p * (len(ratios) - 1)
+        lo = math.floor(x)
+        hi = min(lo + 1, len(ratios) - 1)
+        return ratios[lo] + (ratios[hi] - ratios[lo]) * (x - lo)
+
+    return q(alpha), q(1.0 - alpha)
+
+
+def band_vs_ci(lo, hi, tol_percent):
+    """Where the CI of the ratio lies relative to the band [1 - tol, 1 + tol]."""
+    if math.isnan(lo) or math.isnan(hi):
+        return "-"
+    b_lo, b_hi = 1.0 - tol_percent / 100.0, 1.0 + tol_percent / 100.0
+    if lo >= b_lo and hi <= b_hi:
+        return "inside"  # CI entirely within the band: agreement shown
+    if hi < b_lo or lo > b_hi:
+        return "outside"  # CI entirely outside the band: disagreement shown
+    return "overlap"  # neither shown with these seeds
+
+
+def compare(groups, results_dir, tol_percent, n_boot=2000, boot_seed=1):
     hdr = (
         f"{'scenario':28} {'rate':>5} {'dly':>4} {'loss%':>5} {'ns3_n':>5} {'ns3_med_ms':>11} "
-        f"{'mpt_n':>5} {'mpt_med_ms':>11} {'diff%':>7}  flag"
+        f"{'mpt_n':>5} {'mpt_med_ms':>11} {'diff%':>7}  {'flag':7} {'CI95 of diff%':>17}  band"
     )
     print(hdr)
     print("-" * len(hdr))
     n_flag = n_missing = 0
+    n_ok = 0
+    bands = {"inside": 0, "overlap": 0, "outside": 0}
     for g in groups:
         got = read_mptlab(results_dir, g.name) if results_dir else None
         ns_med = g.median()
+        ci, band = "-", "-"
         if got is None:
             mpt = "-"
             mpt_n = "-"
@@ -303,20 +382,38 @@ def compare(groups, results_dir, tol_percent):
                 d = (m - ns_med) / ns_med * 100.0
                 diff = f"{d:+7.1f}"
                 flag = "OUTSIDE" if abs(d) > tol_percent else "ok"
+                # one RNG per scenario, seeded from (seed, name): deterministic and
+                # independent of which other scenarios are compared
+                rng = random.Random(f"{boot_seed}:{g.name}")
+                lo, hi = bootstrap_ratio_ci(g.completion_ms, vals, n_boot, rng)
+                if not math.isnan(lo):
+                    ci = f"[{(lo - 1) * 100:+.1f}, {(hi - 1) * 100:+.1f}]"
+                band = band_vs_ci(lo, hi, tol_percent)
+                if band in bands:
+                    bands[band] += 1
             else:
                 mpt, diff, flag = "-", "-", "NO COMPLETED RUN"
             if flag != "ok":
                 n_flag += 1
+            else:
+                n_ok += 1
         print(
             f"{g.name:28} {g.rate_mbit:>5g} {g.delay_ms:>4g} {g.loss_percent:>5g} "
-            f"{len(g.completion_ms):>5} {ns_med:>11.1f} {mpt_n:>5} {mpt:>11} {diff:>7}  {flag}"
+            f"{len(g.completion_ms):>5} {ns_med:>11.1f} {mpt_n:>5} {mpt:>11} {diff:>7}  {flag:7} "
+            f"{ci:>17}  {band}"
         )
     print()
     print(
         f"{len(groups)} scenarios, tolerance ±{tol_percent:g} % on the median completion time: "
-        f"{n_flag} flagged, {n_missing} without mptlab data"
+        f"{n_ok} within, {n_flag} flagged, {n_missing} without mptlab data"
     )
-    return n_flag, n_missing
+    if n_boot > 0:
+        print(
+            f"bootstrap 95 % CI of median ratio ({n_boot} resamples, seed {boot_seed}): band "
+            f"±{tol_percent:g} % contains the CI (inside) {bands['inside']}, overlaps it "
+            f"{bands['overlap']}, lies entirely off it (outside) {bands['outside']}"
+        )
+    return n_flag, n_missing, bands
 
 
 def main(argv=None):
@@ -326,15 +423,45 @@ def main(argv=None):
     ap.add_argument("--generate", action="store_true", help="(re)write the scenario TOMLs")
     ap.add_argument("--mptlab", metavar="BIN", help="run BIN run <toml> --out <results>/<name> for each")
     ap.add_argument("--results", default=None, help=f"mptlab results dir (default with --mptlab: {DEFAULT_RESULTS})")
-    ap.add_argument("--runs", type=int, default=10, help="runs per scenario for mptlab")
+    ap.add_argument(
+        "--runs",
+        default="10",
+        help='runs per scenario for mptlab (--generate): N, or per size "1MB=100,10MB=20" ("*=N": other sizes)',
+    )
+    ap.add_argument("--jobs", type=int, default=None, help="mptlab --jobs (default: mptlab's, all cores)")
+    ap.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="passed to mptlab run --set (repeatable), e.g. --set transport.rack=false",
+    )
+    ap.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples for the CI (0: no CI)")
+    ap.add_argument("--bootstrap-seed", type=int, default=1, help="seed of the bootstrap RNG")
     ap.add_argument("--seed", type=int, default=1, help="first seed for mptlab")
     ap.add_argument("--queue-packets", type=int, default=100)
     ap.add_argument("--tolerance", type=float, default=15.0, help="flag |median diff| above this percent")
     ap.add_argument("--timeout-s", type=float, default=3600, help="per mptlab invocation")
     ap.add_argument("--only", default="", help="comma list of scenario names or combo names to restrict to")
-    ap.add_argument("--strict", action="store_true", help="exit 1 if anything is flagged or missing")
+    ap.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 if any point median differs by more than the tolerance (flag OUTSIDE) or "
+        "a scenario has no data; the CI is not used",
+    )
+    ap.add_argument(
+        "--strict-ci",
+        action="store_true",
+        help="exit 1 if a scenario has no data or its 95 %% CI lies entirely outside the band "
+        "(band 'outside'); 'overlap' passes",
+    )
     a = ap.parse_args(argv)
 
+    try:
+        a.runs = parse_runs(a.runs)
+    except ValueError as e:
+        ap.error(str(e))
     groups = read_ns3_csv(a.ns3_csv)
     if a.only:
         want = set(a.only.split(","))
@@ -349,7 +476,7 @@ def main(argv=None):
     results_dir = a.results
     if a.mptlab:
         results_dir = results_dir or DEFAULT_RESULTS
-        failed = run_mptlab(a.mptlab, groups, scen_paths, results_dir, a.timeout_s)
+        failed = run_mptlab(a.mptlab, groups, scen_paths, results_dir, a.timeout_s, a.jobs, a.sets)
         if failed:
             print(f"{len(failed)} mptlab run(s) failed: {', '.join(failed)}", file=sys.stderr)
 
@@ -357,8 +484,10 @@ def main(argv=None):
         print("(no --results/--mptlab given: showing the ns-3 side only)\n")
     if results_dir is None and a.generate:
         return 0
-    n_flag, n_missing = compare(groups, results_dir, a.tolerance)
+    n_flag, n_missing, bands = compare(groups, results_dir, a.tolerance, a.bootstrap, a.bootstrap_seed)
     if a.strict and (n_flag or n_missing):
+        return 1
+    if a.strict_ci and (n_missing or bands["outside"]):
         return 1
     return 0
 

@@ -77,6 +77,7 @@ DEFAULTS = dict(
     hystart=True,  # ns-3 TcpCubic default, same as Linux CUBIC
     linux_exit=False,  # --linux-exit: Linux's cwnd update on the ACK ending recovery (see CPP)
     linux_prr=False,  # --linux-prr: PRR as Linux runs it (see CPP)
+    linux_cwnd=False,  # --linux-cwnd: packet-counted send test as Linux tcp_cwnd_test (see CPP)
     limited_transmit=True,
     retx_threshold=3,
     max_sim_s=600.0,  # safety cap; a run that does not finish is reported empty
@@ -351,6 +352,76 @@ class MptlabPrrLinux : public TcpRecoveryOps {
     uint64_t m_delivered = 0, m_out = 0, m_recoverFs = 1;
 };
 
+// --linux-cwnd: Linux's packet-counted send test.
+//
+// ns-3 3.44 TcpSocketBase::SendPendingData sends while AvailableWindow() = cwnd - bytes in
+// flight (both in bytes) is > 0; its silly-window check only stops a send when that room is
+// below one MSS *and* more data than the room is waiting. So a short segment (the 264-byte
+// tail of the 1 MB transfer) leaves as soon as 264 bytes of room are free, e.g. back to back
+// with the full segment before it when cwnd - in flight = 1.18 MSS. Linux counts packets:
+// tcp_write_xmit -> tcp_cwnd_test (net/ipv4/tcp_output.c) allows a send only while
+// tcp_packets_in_flight() < snd_cwnd, each skb counting as tcp_skb_pcount() >= 1 packets
+// whatever its length, and tcp_xmit_retransmit_queue uses snd_cwnd - tcp_packets_in_flight()
+// the same way; PRR (tcp_cwnd_reduction) also sets snd_cwnd = packets in flight + sndcnt.
+// This socket rounds the room down to whole segments, so any segment, short or full, needs
+// a whole MSS of room. With MSS-aligned segments and at most one short one this is the
+// Linux test for every cwnd ns-3 sets from in-flight bytes plus whole segments (PRR, slow
+// start, congestion avoidance); what stays different is only a cwnd that is itself not a
+// whole number of segments (ns-3's ssthresh = in flight / 2 in bytes).
+class MptlabTcpSocketPkt : public TcpSocketBase {
+  public:
+    MptlabTcpSocketPkt() = default;
+    MptlabTcpSocketPkt(const MptlabTcpSocketPkt& o) : TcpSocketBase(o) {}
+
+  protected:
+    uint32_t AvailableWindow() const override {
+        uint32_t win = Window();
+        uint32_t inflight = BytesInFlight();  // also updates the BytesInFlight trace, as ns-3
+        if (inflight >= win) return 0;
+        uint32_t mss = m_tcb->m_segmentSize;
+        return (win - inflight) / mss * mss;
+    }
+    Ptr<TcpSocketBase> Fork() override { return CopyObject<MptlabTcpSocketPkt>(this); }
+};
+
+// Socket factory for the sender's node that builds MptlabTcpSocketPkt exactly as
+// TcpL4Protocol::CreateSocket builds a TcpSocketBase (same RTT estimator, congestion
+// control and recovery types, registered with the node's TcpL4Protocol).
+class MptlabTcpSocketFactory : public SocketFactory {
+  public:
+    static TypeId GetTypeId() {
+        static TypeId tid = TypeId("ns3::MptlabTcpSocketFactory")
+                                .SetParent<SocketFactory>()
+                                .SetGroupName("Internet");
+        return tid;
+    }
+    TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+    void SetNode(Ptr<Node> n) { m_node = n; }
+    Ptr<Socket> CreateSocket() override {
+        Ptr<TcpL4Protocol> tcp = m_node->GetObject<TcpL4Protocol>();
+        TypeIdValue rttT, ccT, recT;
+        tcp->GetAttribute("RttEstimatorType", rttT);
+        tcp->GetAttribute("SocketType", ccT);
+        tcp->GetAttribute("RecoveryType", recT);
+        ObjectFactory rf, cf, qf;
+        rf.SetTypeId(rttT.Get());
+        cf.SetTypeId(ccT.Get());
+        qf.SetTypeId(recT.Get());
+        Ptr<MptlabTcpSocketPkt> s = CreateObject<MptlabTcpSocketPkt>();
+        s->SetNode(m_node);
+        s->SetTcp(tcp);
+        s->SetRtt(rf.Create<RttEstimator>());
+        s->SetCongestionControlAlgorithm(cf.Create<TcpCongestionOps>());
+        s->SetRecoveryAlgorithm(qf.Create<TcpRecoveryOps>());
+        tcp->AddSocket(s);
+        return s;
+    }
+    void DoDispose() override { m_node = nullptr; SocketFactory::DoDispose(); }
+
+  private:
+    Ptr<Node> m_node;
+};
+
 struct Params {
     double rate_mbit = 10, delay_ms = 10, loss_percent = 0;
     std::string cc = "newreno";
@@ -370,6 +441,7 @@ struct Params {
     std::string trace_path = "";
     bool linux_exit = false;
     bool linux_prr = false;
+    bool linux_cwnd = false;
 };
 
 static void ApplyDefaults(const Params& P) {
@@ -451,7 +523,14 @@ RunResult RunTransfer(const Params& P) {
     ApplicationContainer sinkApp = sink.Install(nodes.Get(1));
     sinkApp.Start(Seconds(0));
 
-    BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(ifs.GetAddress(1), port));
+    std::string sockFactory = "ns3::TcpSocketFactory";
+    if (P.linux_cwnd) {  // sender only: the receiver does not use the send test
+        Ptr<MptlabTcpSocketFactory> f = CreateObject<MptlabTcpSocketFactory>();
+        f->SetNode(nodes.Get(0));
+        nodes.Get(0)->AggregateObject(f);
+        sockFactory = "ns3::MptlabTcpSocketFactory";
+    }
+    BulkSendHelper bulk(sockFactory, InetSocketAddress(ifs.GetAddress(1), port));
     bulk.SetAttribute("MaxBytes", UintegerValue(P.size_bytes));
     bulk.SetAttribute("SendSize", UintegerValue(P.segment_size));
     ApplicationContainer bulkApp = bulk.Install(nodes.Get(0));
@@ -602,7 +681,8 @@ def make_params(cfg: dict, combo: Combo, cc: str, size: int, seed: int):
         "max_sim_s",
     ):
         setattr(P, k, float(cfg[k]))
-    for k in ("sack", "timestamps", "window_scaling", "hystart", "limited_transmit", "linux_exit", "linux_prr"):
+    for k in ("sack", "timestamps", "window_scaling", "hystart", "limited_transmit", "linux_exit", "linux_prr",
+              "linux_cwnd"):
         setattr(P, k, bool(cfg[k]))
     return P
 
@@ -782,7 +862,18 @@ def main(argv=None):
         help="PRR as Linux runs it: no extra segment per duplicate ACK, RecoverFS = cwnd at "
         "entry (ns-3: pipe). See README",
     )
-    ap.add_argument("--linux-like", action="store_true", help="--linux-exit and --linux-prr")
+    ap.add_argument(
+        "--linux-cwnd",
+        action="store_true",
+        help="send test in whole segments as Linux tcp_cwnd_test (packets in flight < cwnd): "
+        "a short segment needs a whole MSS of room (ns-3: any room >= its length). See README",
+    )
+    ap.add_argument(
+        "--linux-like",
+        action="store_true",
+        help="--linux-exit and --linux-prr (the committed *_linuxlike.csv files; unchanged)",
+    )
+    ap.add_argument("--linux-all", action="store_true", help="--linux-like and --linux-cwnd")
     ap.add_argument("--bench", action="store_true", help="only run the packets/s benchmark")
     ap.add_argument("--bench-rate-mbit", type=float, default=20)
     ap.add_argument("--bench-delay-ms", type=float, default=20, help="one-way (RTT = 2x)")
@@ -803,8 +894,9 @@ def main(argv=None):
     cfg["queue_packets"] = a.queue_packets
     cfg["delack_timeout_ms"] = a.delack_timeout_ms
     cfg["hystart"] = not a.no_hystart
-    cfg["linux_exit"] = a.linux_exit or a.linux_like
-    cfg["linux_prr"] = a.linux_prr or a.linux_like
+    cfg["linux_exit"] = a.linux_exit or a.linux_like or a.linux_all
+    cfg["linux_prr"] = a.linux_prr or a.linux_like or a.linux_all
+    cfg["linux_cwnd"] = a.linux_cwnd or a.linux_all
 
     if a.dump_config:
         dump_config(a.dump_config)
