@@ -7,7 +7,12 @@
 //!   measures the target at t + delay_min (minimum RTT) where RFC 9438 4.2
 //!   uses t + RTT (we use SRTT).
 //! - Linux's Reno-friendly estimate (bictcp_update `tcp_friendliness`) grows by
-//!   3*beta/(2-beta) per cwnd acked and never switches alpha to 1.
+//!   one packet per cwnd * beta_scale / 8 = 1.875 cwnd acked (about
+//!   3(1-beta)/(1+beta) = 0.53 per RTT) and never switches alpha to 1.
+//! - Linux recomputes its increase at most once per jiffy and, with cwnd
+//!   unchanged, every HZ/32; this variant on every ACK.
+//! - Undo restores W_max, K, the epoch and W_est (RFC 9438 4.9); Linux only
+//!   restores cwnd (tcp_reno_undo_cwnd).
 //! - Slow-start exit: `TcpConfig::hystart` picks Linux HyStart (ACK train /
 //!   delay increase, hystart_linux.rs, with delay_min kept as
 //!   cubictcp_acked does), RFC 9406 HyStart++ (hystart.rs) or none. The
