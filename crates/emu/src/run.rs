@@ -119,6 +119,12 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
             ))
         }
     }
+    if t.cc == sc::CongestionControl::Cubic && t.cubic == sc::CubicVariant::Rfc9438 {
+        return Err("transport.cubic = \"rfc9438\": the kernel runs its own CUBIC (tcp_cubic.c); emulation supports transport.cubic = \"linux\"".into());
+    }
+    if t.cc == sc::CongestionControl::Cubic && t.hystart == sc::HyStart::HyStartPlusPlus {
+        return Err("transport.hystart = \"hystart++\": Linux CUBIC has no HyStart++ (RFC 9406); emulation runs the host's CUBIC with its HyStart setting (\"linux\" or \"off\" are accepted but not applied, see docs/emulation.md)".into());
+    }
     if t.protocol == sc::Protocol::Mptcp {
         let m = &t.mptcp;
         match m.path_manager.to_string().as_str() {

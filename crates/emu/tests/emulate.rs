@@ -280,6 +280,8 @@ fn unsupported_options_are_refused_clearly() {
         ),
         ("[transport]\ninitial_cwnd_packets = 2000\n[traffic]\nmodel = \"bulk\"\n", "initcwnd"),
         ("[background]\nenabled = true\n[traffic]\nmodel = \"bulk\"\n", "background"),
+        ("[transport]\ncubic = \"rfc9438\"\n[traffic]\nmodel = \"bulk\"\n", "tcp_cubic.c"),
+        ("[transport]\nhystart = \"hystart++\"\n[traffic]\nmodel = \"bulk\"\n", "no HyStart++"),
     ];
     for (body, want) in cases {
         let s = scenario(body);

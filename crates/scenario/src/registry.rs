@@ -54,11 +54,29 @@ named_enum! {
     /// Congestion control algorithm.
     pub enum CongestionControl {
         NewReno = "newreno": "NewReno (RFC 6582); uncoupled per subflow for multipath",
-        Cubic = "cubic": "CUBIC (RFC 9438); uncoupled per subflow for multipath",
+        Cubic = "cubic": "CUBIC (Linux tcp_cubic.c or RFC 9438, see transport.cubic); uncoupled per subflow for multipath",
         Lia = "lia": "Linked Increases (RFC 6356), coupled, multipath only",
         Olia = "olia": "Opportunistic LIA, coupled, multipath only",
         Balia = "balia": "Balanced LIA, coupled, multipath only",
         Wvegas = "wvegas": "Weighted Vegas, delay-based coupled, multipath only",
+    }
+}
+
+named_enum! {
+    /// Which CUBIC (`transport.cubic`), for single-path TCP, uncoupled MPTCP
+    /// subflows and background TCP.
+    pub enum CubicVariant {
+        Linux = "linux": "Linux tcp_cubic.c (6.17): fixed point, cubic_root approximation, target at t + delay_min, Reno estimate at 0.53/RTT (default)",
+        Rfc9438 = "rfc9438": "RFC 9438 in floating point: target at t + SRTT, W_est with alpha switching to 1",
+    }
+}
+
+named_enum! {
+    /// CUBIC's slow-start exit (`transport.hystart`).
+    pub enum HyStart {
+        Linux = "linux": "Linux HyStart: ACK-train and delay-increase detection (tcp_cubic.c hystart=1, hystart_detect=3; default)",
+        HyStartPlusPlus = "hystart++": "RFC 9406 HyStart++ (Conservative Slow Start)",
+        Off = "off": "no slow-start exit before the first loss",
     }
 }
 
@@ -207,6 +225,18 @@ pub fn categories() -> Vec<Category> {
             "congestion controls",
             "transport.cc",
             CongestionControl::ALL,
+            |p| (p.name(), p.description()),
+        ),
+        cat(
+            "cubic variants",
+            "transport.cubic",
+            CubicVariant::ALL,
+            |p| (p.name(), p.description()),
+        ),
+        cat(
+            "cubic slow-start exits",
+            "transport.hystart",
+            HyStart::ALL,
             |p| (p.name(), p.description()),
         ),
         cat(

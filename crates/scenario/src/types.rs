@@ -311,6 +311,28 @@ impl<'de> Deserialize<'de> for LossModel {
     }
 }
 
+/// `transport.hystart`: one of the names; the boolean of earlier versions
+/// (true = HyStart++, false = none) is refused with a hint.
+fn hystart_key<'de, D: serde::Deserializer<'de>>(d: D) -> Result<HyStart, D::Error> {
+    use serde::de::Error;
+    struct V;
+    impl serde::de::Visitor<'_> for V {
+        type Value = HyStart;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("one of `linux`, `hystart++`, `off`")
+        }
+        fn visit_bool<E: Error>(self, b: bool) -> Result<HyStart, E> {
+            Err(E::custom(format!(
+                "expected one of `linux`, `hystart++`, `off`, found boolean `{b}` (transport.hystart is no longer a boolean: the former `true` is \"hystart++\", `false` is \"off\")"
+            )))
+        }
+        fn visit_str<E: Error>(self, s: &str) -> Result<HyStart, E> {
+            HyStart::from_name(s).ok_or_else(|| E::custom(format!("unknown variant `{s}`, expected one of `linux`, `hystart++`, `off`")))
+        }
+    }
+    d.deserialize_any(V)
+}
+
 /// `[transport]`
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
@@ -341,9 +363,13 @@ pub struct Transport {
     pub initial_cwnd_packets: u32,
     pub rto_min_ms: f64,
     pub window_scaling: bool,
-    /// HyStart++ (RFC 9406) slow-start exit for CUBIC. Off by default: Linux
-    /// runs its own HyStart (not modelled), see docs/models.md.
-    pub hystart: bool,
+    /// Which CUBIC: "linux" (tcp_cubic.c, default) or "rfc9438".
+    pub cubic: CubicVariant,
+    /// CUBIC's slow-start exit: "linux" (Linux HyStart, default),
+    /// "hystart++" (RFC 9406) or "off". Ignored by newreno and the coupled
+    /// algorithms (Linux has HyStart only in CUBIC).
+    #[serde(deserialize_with = "hystart_key")]
+    pub hystart: HyStart,
     pub mptcp: MptcpOptions,
     pub sctp: SctpOptions,
 }
@@ -367,7 +393,8 @@ impl Default for Transport {
             initial_cwnd_packets: 10,
             rto_min_ms: 200.0,
             window_scaling: true,
-            hystart: false,
+            cubic: CubicVariant::Linux,
+            hystart: HyStart::Linux,
             mptcp: MptcpOptions::default(),
             sctp: SctpOptions::default(),
         }

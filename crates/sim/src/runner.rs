@@ -11,7 +11,7 @@ use mptlab_core::loss::LossModel;
 use mptlab_core::packet::Addr;
 use mptlab_core::mptcp::{EpFlags, MptcpConfig, MptcpConnection, PmKind, Role as MpRole};
 use mptlab_core::sctp::{SctpAssociation, SctpConfig};
-use mptlab_core::tcp::{CcKind, Role as TcpRole, TcpConfig, TcpEndpoint};
+use mptlab_core::tcp::{CcKind, CubicVariant, HyStartMode, Role as TcpRole, TcpConfig, TcpEndpoint};
 use mptlab_core::time::{secs, Nanos, MS};
 use mptlab_core::trace::Trace;
 use mptlab_core::traffic::browser::{Browser, BrowserConfig};
@@ -208,6 +208,23 @@ pub fn preset_links(s: &sc::Scenario, seed: u64) -> Result<PresetLinks, String> 
     Ok((ps, srv, drawn))
 }
 
+/// `transport.cubic`.
+pub fn cubic_variant(t: &sc::Transport) -> CubicVariant {
+    match t.cubic {
+        sc::CubicVariant::Linux => CubicVariant::Linux,
+        sc::CubicVariant::Rfc9438 => CubicVariant::Rfc9438,
+    }
+}
+
+/// `transport.hystart`.
+pub fn hystart_mode(t: &sc::Transport) -> HyStartMode {
+    match t.hystart {
+        sc::HyStart::Linux => HyStartMode::Linux,
+        sc::HyStart::HyStartPlusPlus => HyStartMode::HyStartPP,
+        sc::HyStart::Off => HyStartMode::Off,
+    }
+}
+
 /// The TCP configuration a scenario asks for.
 pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
     let cc = match t.cc {
@@ -223,7 +240,8 @@ pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
         initial_cwnd: t.initial_cwnd_packets,
         sack: t.sack,
         window_scaling: t.window_scaling,
-        hystart: t.hystart,
+        cubic: cubic_variant(t),
+        hystart: hystart_mode(t),
         delayed_ack: t.delayed_ack,
         nagle: t.nagle,
         tlp: t.tlp,
@@ -590,6 +608,8 @@ fn background(s: &sc::Scenario, w: &mut World, ff: &mut FlowFactory, lay: &Layou
     let tcp = TcpConfig {
         nagle: false,
         cc,
+        cubic: cubic_variant(t),
+        hystart: hystart_mode(t),
         sndbuf: t.sndbuf_kib as u64 * 1024,
         rcvbuf: t.rcvbuf_kib as u64 * 1024,
         mtu: t.mtu_bytes,

@@ -235,7 +235,7 @@ impl MptcpConnection {
     fn new_sender(&self, idx: usize) -> PathSender {
         let cc: Box<dyn crate::tcp::CongestionControl> = match &self.coupled {
             Some(c) => Box::new(CoupledAdapter::new(c.clone())),
-            None => CcKind::from_name(&self.cfg.cc).expect("validated").build_with(self.cfg.tcp.hystart),
+            None => CcKind::from_name(&self.cfg.cc).expect("validated").build_with(self.cfg.tcp.cubic, self.cfg.tcp.hystart),
         };
         let mut s = PathSender::new(&self.cfg.tcp, cc);
         s.cc_state.path_index = idx;

@@ -103,7 +103,7 @@ impl CongestionControl for CoupledAdapter {
         s.ssthresh = ss_out(u.ssthresh);
     }
 
-    fn pkts_acked(&mut self, s: &CcState, _acked: u32, rtt: Option<Nanos>, _now: Nanos) {
+    fn pkts_acked(&mut self, s: &mut CcState, _acked: u32, rtt: Option<Nanos>, _now: Nanos) {
         if let Some(r) = rtt {
             self.inner.borrow_mut().on_rtt_sample(s.path_index, r);
         }

@@ -3,7 +3,7 @@
 use crate::packet::{IPV4_HEADER, TCP_HEADER};
 use crate::time::{Nanos, MS, SEC};
 
-use super::cc::CcKind;
+use super::cc::{CcKind, CubicVariant, HyStartMode};
 
 /// How the retransmission timeout is derived from the RTT estimator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,9 +44,11 @@ pub struct TcpConfig {
     /// Reset cwnd after an idle period longer than the RTO (RFC 5681 4.1,
     /// Linux net.ipv4.tcp_slow_start_after_idle = 1, tcp_cwnd_restart).
     pub slow_start_after_idle: bool,
-    /// HyStart++ (RFC 9406) in CUBIC's initial slow start. Default off:
-    /// Linux uses its own HyStart (not modelled), see cc/hystart.rs.
-    pub hystart: bool,
+    /// Which CUBIC: Linux tcp_cubic.c (default) or RFC 9438 in floating point.
+    pub cubic: CubicVariant,
+    /// CUBIC's slow-start exit: Linux HyStart (default, as Linux's
+    /// tcp_cubic hystart=1), RFC 9406 HyStart++, or off.
+    pub hystart: HyStartMode,
     /// Send buffer: unacked + unsent payload bytes (Linux tcp_wmem max 4 MiB).
     pub sndbuf: u64,
     /// Receive buffer in bytes (Linux tcp_rmem max 6 MiB).
@@ -83,7 +85,8 @@ impl Default for TcpConfig {
             nagle: true,
             tlp: true,
             rack: true,
-            hystart: false,
+            cubic: CubicVariant::Linux,
+            hystart: HyStartMode::Linux,
             slow_start_after_idle: true,
             sndbuf: 4 * 1024 * 1024,
             rcvbuf: 6 * 1024 * 1024,

@@ -61,7 +61,7 @@ pub struct TcpEndpoint {
 impl TcpEndpoint {
     /// An endpoint using the congestion control named in `cfg.cc`.
     pub fn new(cfg: &TcpConfig, flow: FlowId, local: Addr, local_port: u16, remote: Addr, remote_port: u16, role: Role) -> Self {
-        Self::with_cc(cfg, cfg.cc.build_with(cfg.hystart), flow, local, local_port, remote, remote_port, role)
+        Self::with_cc(cfg, cfg.cc.build_with(cfg.cubic, cfg.hystart), flow, local, local_port, remote, remote_port, role)
     }
 
     /// Like `new`, resolving the congestion control by name (fails on unknown names).

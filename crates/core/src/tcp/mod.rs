@@ -9,7 +9,7 @@
 //!   RTO, TLP, persist, Nagle.
 //! - `receiver`: per-path receiver (`PathReceiver`): reassembly ranges,
 //!   SACK/D-SACK, delayed and quick ACKs, window advertisement.
-//! - `rtt`: RFC 6298 estimator. `cc`: congestion control trait + NewReno, CUBIC.
+//! - `rtt`: RFC 6298 estimator. `cc`: congestion control trait + NewReno, CUBIC (Linux and RFC 9438), HyStart (Linux and HyStart++).
 //!
 //! Reuse by MPTCP: a subflow owns one `PathSender` + `PathReceiver` pair just
 //! as `TcpEndpoint` does. The connection-level scheduler hands data down with
@@ -56,8 +56,11 @@
 //! - Congestion window validation (RFC 7661) is approximated by Linux's
 //!   tcp_is_cwnd_limited / tcp_cwnd_validate; slow start after idle
 //!   (tcp_cwnd_restart) is modelled and on by default.
-//! - CUBIC is RFC 9438 in floating point; Linux HyStart is not modelled,
-//!   HyStart++ (RFC 9406) is available behind a flag (default off).
+//! - CUBIC is Linux's tcp_cubic.c (6.17) with Linux HyStart by default
+//!   (cc/cubic_linux.rs, cc/hystart_linux.rs; jiffies at HZ = 1000, no
+//!   pacing); RFC 9438 in floating point and RFC 9406 HyStart++ by
+//!   configuration. Congestion control gets an RTT sample only from ACKs that
+//!   advance SND.UNA (Linux's ca_rtt_us also comes from newly SACKed data).
 //! - Receive side: the application reads instantly, so the advertised window
 //!   is rcvbuf minus out-of-order bytes (no autotuning, no tcp_adv_win_scale
 //!   overhead); the right edge never shrinks. The delayed-ACK timeout stays at
@@ -90,7 +93,7 @@ pub mod sender;
 #[cfg(test)]
 mod tests;
 
-pub use cc::{CaState, CcKind, CcState, CongestionControl, CwndEvent, PathView, UnknownCc};
+pub use cc::{CaState, CcKind, CcState, CongestionControl, CubicVariant, CwndEvent, HyStartMode, PathView, UnknownCc};
 pub use config::{RtoFormula, TcpConfig};
 pub use endpoint::{Role, TcpEndpoint, TcpState};
 pub use receiver::PathReceiver;

@@ -1241,7 +1241,7 @@ impl PathSender {
                 Some(t) if advanced => Some(now.saturating_sub(t)),
                 _ => rtt_sample,
             };
-            self.cc.pkts_acked(&self.cc_state, delivered, ca_rtt, now);
+            self.cc.pkts_acked(&mut self.cc_state, delivered, ca_rtt, now);
         }
 
         // --- loss marking ---

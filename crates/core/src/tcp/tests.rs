@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use super::cc::CcKind;
+use super::cc::{CcKind, CubicVariant, HyStartMode};
 use super::*;
 use crate::endpoint::{AppEvent, Endpoint};
 use crate::packet::{addr, flags, Packet, Payload, SackBlock, TcpSegment};
@@ -1532,15 +1532,30 @@ fn fuzz_many_seeds() {
 fn harness_hystart_pp_leaves_slow_start_on_queueing_delay() {
     // No loss, unbounded queue: queueing raises the RTT, HyStart++ moves to
     // CSS and then congestion avoidance without any loss.
-    let c = TcpConfig { cc: CcKind::Cubic, hystart: true, ..TcpConfig::default() };
-    let (w, delivered) = transfer(&c, &c, 5_000_000, 0.0, 3);
-    assert_eq!(delivered, 5_000_000);
-    assert_eq!(w.a.counters().recoveries + w.a.counters().rto_events, 0);
-    assert!(w.a.snd.ssthresh() < cc::INFINITE_SSTHRESH, "still in slow start");
-    // without HyStart++ slow start never ends here
-    let c = TcpConfig { cc: CcKind::Cubic, ..TcpConfig::default() };
-    let (w, _) = transfer(&c, &c, 5_000_000, 0.0, 3);
-    assert_eq!(w.a.snd.ssthresh(), cc::INFINITE_SSTHRESH);
+    for cubic in [CubicVariant::Rfc9438, CubicVariant::Linux] {
+        let c = TcpConfig { cc: CcKind::Cubic, cubic, hystart: HyStartMode::HyStartPP, ..TcpConfig::default() };
+        let (w, delivered) = transfer(&c, &c, 5_000_000, 0.0, 3);
+        assert_eq!(delivered, 5_000_000);
+        assert_eq!(w.a.counters().recoveries + w.a.counters().rto_events, 0);
+        assert!(w.a.snd.ssthresh() < cc::INFINITE_SSTHRESH, "still in slow start");
+        // without HyStart slow start never ends here
+        let c = TcpConfig { cc: CcKind::Cubic, cubic, hystart: HyStartMode::Off, ..TcpConfig::default() };
+        let (w, _) = transfer(&c, &c, 5_000_000, 0.0, 3);
+        assert_eq!(w.a.snd.ssthresh(), cc::INFINITE_SSTHRESH);
+    }
+}
+
+#[test]
+fn harness_linux_hystart_leaves_slow_start_on_queueing_delay() {
+    // The same with Linux HyStart (the default), for both CUBIC variants.
+    for cubic in [CubicVariant::Linux, CubicVariant::Rfc9438] {
+        let c = TcpConfig { cc: CcKind::Cubic, cubic, ..TcpConfig::default() };
+        assert_eq!(c.hystart, HyStartMode::Linux);
+        let (w, delivered) = transfer(&c, &c, 5_000_000, 0.0, 3);
+        assert_eq!(delivered, 5_000_000);
+        assert_eq!(w.a.counters().recoveries + w.a.counters().rto_events, 0, "{cubic:?}");
+        assert!(w.a.snd.ssthresh() < cc::INFINITE_SSTHRESH, "{cubic:?} still in slow start");
+    }
 }
 
 #[test]

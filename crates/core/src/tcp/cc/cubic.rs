@@ -1,18 +1,26 @@
-//! CUBIC per RFC 9438, computed in floating point on packet units.
+//! CUBIC per RFC 9438, computed in floating point on packet units
+//! (`transport.cubic = "rfc9438"`). The default is Linux's CUBIC, modelled
+//! separately in cubic_linux.rs.
 //!
 //! Differences from Linux tcp_cubic.c (kept deliberately RFC-exact here):
 //! - Linux uses fixed point (beta = 717/1024, cube_factor, BICTCP_HZ) and
 //!   measures the target at t + delay_min (minimum RTT) where RFC 9438 4.2
 //!   uses t + RTT (we use SRTT).
 //! - Linux's Reno-friendly estimate (bictcp_update `tcp_friendliness`) grows by
-//!   3*beta/(2-beta) per cwnd acked and never switches alpha to 1.
-//! - Linux enables HyStart (ACK-train / delay-increase slow-start exit) by
-//!   default. Linux HyStart is not implemented; RFC 9406 HyStart++ is
-//!   available with `TcpConfig::hystart` (default off, see hystart.rs).
+//!   one packet per cwnd * beta_scale / 8 = 1.875 cwnd acked (about
+//!   3(1-beta)/(1+beta) = 0.53 per RTT) and never switches alpha to 1.
+//! - Linux recomputes its increase at most once per jiffy and, with cwnd
+//!   unchanged, every HZ/32; this variant on every ACK.
+//! - Undo restores W_max, K, the epoch and W_est (RFC 9438 4.9); Linux only
+//!   restores cwnd (tcp_reno_undo_cwnd).
+//! - Slow-start exit: `TcpConfig::hystart` picks Linux HyStart (ACK train /
+//!   delay increase, hystart_linux.rs, with delay_min kept as
+//!   cubictcp_acked does), RFC 9406 HyStart++ (hystart.rs) or none. The
+//!   default is Linux HyStart, as for the Linux variant.
 //! - Like Linux (cubictcp_cwnd_event), the epoch is shifted by idle periods
 //!   (CA_EVENT_TX_START), so an app-limited pause does not count as growth time.
 
-use super::{slow_start, CaState, CcState, CongestionControl, CwndEvent, HyStartPP, PathView};
+use super::{slow_start, CaState, CcState, CongestionControl, CwndEvent, HyStartMode, HyStartPP, LinuxHyStart, PathView};
 use crate::time::{Nanos, SEC};
 
 /// RFC 9438 4.6: beta_cubic = 0.7.
@@ -37,6 +45,10 @@ pub struct Cubic {
     frac: f64,
     /// HyStart++ (RFC 9406) state; inactive unless enabled.
     pub hystart: HyStartPP,
+    /// Linux HyStart; inactive unless enabled.
+    pub linux_hystart: LinuxHyStart,
+    /// Minimum RTT in us for Linux HyStart (cubictcp_acked's delay_min).
+    pub delay_min_us: u32,
     /// State before the last reduction, for undo (RFC 9438 4.9).
     saved: Option<(f64, f64, Option<Nanos>, f64, f64)>,
 }
@@ -58,8 +70,18 @@ impl Cubic {
             w_est: 0.0,
             frac: 0.0,
             hystart: HyStartPP::default(),
+            linux_hystart: LinuxHyStart::new(false),
+            delay_min_us: 0,
             saved: None,
         }
+    }
+
+    /// With the given slow-start exit.
+    pub fn with_hystart(mode: HyStartMode) -> Self {
+        let mut c = Self::new();
+        c.hystart.active = mode == HyStartMode::HyStartPP;
+        c.linux_hystart.enabled = mode == HyStartMode::Linux;
+        c
     }
 
     /// RFC 9438 (1): W_cubic(t) = C*(t-K)^3 + W_max.
@@ -176,15 +198,41 @@ impl CongestionControl for Cubic {
         }
     }
 
-    fn pkts_acked(&mut self, s: &CcState, _acked: u32, rtt: Option<Nanos>, _now: Nanos) {
-        self.hystart.on_ack(s, rtt);
+    fn init(&mut self, s: &mut CcState, now: Nanos) {
+        if self.linux_hystart.enabled {
+            self.linux_hystart.reset_round(s, now);
+        }
     }
 
-    fn set_state(&mut self, _s: &mut CcState, new: CaState, _now: Nanos) {
-        // Linux cubictcp_state: reset the epoch on RTO (RFC 9438 4.8).
+    fn pkts_acked(&mut self, s: &mut CcState, _acked: u32, rtt: Option<Nanos>, now: Nanos) {
+        self.hystart.on_ack(s, rtt);
+        if !self.linux_hystart.enabled {
+            return;
+        }
+        // Linux cubictcp_acked: delay_min, ignoring samples for 1 s after an
+        // epoch start, then hystart_update.
+        let Some(rtt) = rtt else { return };
+        if self.epoch_start.is_some_and(|e| now.saturating_sub(e) < SEC) {
+            return;
+        }
+        let delay = ((rtt / 1000).min(u32::MAX as u64) as u32).max(1);
+        if self.delay_min_us == 0 || self.delay_min_us > delay {
+            self.delay_min_us = delay;
+        }
+        self.linux_hystart.on_sample(s, delay, self.delay_min_us, now);
+    }
+
+    fn set_state(&mut self, s: &mut CcState, new: CaState, now: Nanos) {
+        // Linux cubictcp_state: reset the epoch on RTO (RFC 9438 4.8); Linux
+        // HyStart starts over (bictcp_reset / bictcp_hystart_reset).
         if new == CaState::Loss {
             self.reset();
             self.hystart.stop();
+            self.delay_min_us = 0;
+            self.linux_hystart.clear_found();
+            if self.linux_hystart.enabled {
+                self.linux_hystart.reset_round(s, now);
+            }
         }
     }
 }

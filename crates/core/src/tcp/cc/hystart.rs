@@ -2,9 +2,10 @@
 //! grow, through a Conservative Slow Start (CSS) phase.
 //!
 //! Note: Linux's tcp_cubic implements the older HyStart (ACK-train and delay
-//! detection, tcp_cubic.c hystart_update), not HyStart++. This is RFC 9406,
-//! offered behind `TcpConfig::hystart` (default off), used only in the
-//! initial slow start (RFC 9406 4.3: standard slow start after an RTO).
+//! detection, tcp_cubic.c hystart_update, modelled in hystart_linux.rs and
+//! the default), not HyStart++. This is RFC 9406, offered as
+//! `HyStartMode::HyStartPP` (`transport.hystart = "hystart++"`), used only in
+//! the initial slow start (RFC 9406 4.3: standard slow start after an RTO).
 
 use super::CcState;
 use crate::time::{Nanos, MS};

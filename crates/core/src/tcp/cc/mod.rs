@@ -12,11 +12,15 @@
 use crate::time::Nanos;
 
 mod cubic;
+mod cubic_linux;
 mod hystart;
+mod hystart_linux;
 mod newreno;
 
 pub use cubic::Cubic;
+pub use cubic_linux::CubicLinux;
 pub use hystart::HyStartPP;
+pub use hystart_linux::LinuxHyStart;
 pub use newreno::NewReno;
 
 /// "Infinite" ssthresh (Linux TCP_INFINITE_SSTHRESH).
@@ -113,7 +117,8 @@ pub trait CongestionControl: std::fmt::Debug {
     /// only called outside cwnd reduction and when cwnd limited.
     fn cong_avoid(&mut self, s: &mut CcState, paths: &[PathView], acked: u32, now: Nanos);
     /// Packets acknowledged, with an RTT sample if one was taken (Linux `pkts_acked`).
-    fn pkts_acked(&mut self, _s: &CcState, _acked: u32, _rtt: Option<Nanos>, _now: Nanos) {}
+    /// May set ssthresh (Linux HyStart does, from cubictcp_acked).
+    fn pkts_acked(&mut self, _s: &mut CcState, _acked: u32, _rtt: Option<Nanos>, _now: Nanos) {}
     /// Congestion-avoidance state change (Linux `set_state`).
     fn set_state(&mut self, _s: &mut CcState, _new: CaState, _now: Nanos) {}
     /// Linux `cwnd_event`.
@@ -130,6 +135,28 @@ pub trait CongestionControl: std::fmt::Debug {
 pub enum CcKind {
     NewReno,
     Cubic,
+}
+
+/// Which CUBIC (`transport.cubic`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CubicVariant {
+    /// Linux tcp_cubic.c in fixed point (cubic_linux.rs).
+    #[default]
+    Linux,
+    /// RFC 9438 in floating point (cubic.rs).
+    Rfc9438,
+}
+
+/// CUBIC's slow-start exit (`transport.hystart`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HyStartMode {
+    /// Linux HyStart (tcp_cubic.c hystart_update; hystart=1, hystart_detect=3).
+    #[default]
+    Linux,
+    /// RFC 9406 HyStart++.
+    HyStartPP,
+    /// Plain slow start until the first loss.
+    Off,
 }
 
 /// Error for an unknown algorithm name.
@@ -165,19 +192,18 @@ impl CcKind {
         }
     }
 
+    /// Build with the defaults (Linux CUBIC with Linux HyStart).
     pub fn build(self) -> Box<dyn CongestionControl> {
-        self.build_with(false)
+        self.build_with(CubicVariant::default(), HyStartMode::default())
     }
 
-    /// Build, with HyStart++ (RFC 9406) in CUBIC's slow start if `hystart`.
-    pub fn build_with(self, hystart: bool) -> Box<dyn CongestionControl> {
-        match self {
-            CcKind::NewReno => Box::new(NewReno),
-            CcKind::Cubic => {
-                let mut c = Cubic::new();
-                c.hystart.active = hystart;
-                Box::new(c)
-            }
+    /// Build; `cubic` and `hystart` only matter for CUBIC (NewReno has no
+    /// HyStart in Linux either).
+    pub fn build_with(self, cubic: CubicVariant, hystart: HyStartMode) -> Box<dyn CongestionControl> {
+        match (self, cubic) {
+            (CcKind::NewReno, _) => Box::new(NewReno),
+            (CcKind::Cubic, CubicVariant::Linux) => Box::new(CubicLinux::new(hystart)),
+            (CcKind::Cubic, CubicVariant::Rfc9438) => Box::new(Cubic::with_hystart(hystart)),
         }
     }
 }
