@@ -8,7 +8,7 @@ same data-packet positions with the deterministic `train` loss model, run it, an
 compare completion times seed by seed. Seeds with queue drops are skipped (the train
 model counts packets offered to the link, so tail drops would shift the positions).
 
-    python3 scripts/ns3_match_losses.py --traces '/tmp/c4tr/s*.csv' \
+    python3 tools/ns3/match_losses.py --traces '/tmp/c4tr/s*.csv' \
         --ns3-csv tools/ns3/results/ns3_reference_cubic_nohystart_linuxlike_1MB_100seeds.csv \
         --combo c4 --scenario /tmp/sc-nohs/ns3cmp-c4-cubic-1MB.toml \
         --mptlab target/release/mptlab --out /tmp/match
