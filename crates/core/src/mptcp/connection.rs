@@ -550,9 +550,7 @@ impl MptcpConnection {
             self.sfs[i].backup = b;
         }
         if seg.has(flags::ACK) {
-            let mut views = std::mem::take(&mut self.path_buf);
-            self.path_views(&mut views);
-            let sf = &mut self.sfs[i];
+            let sf = &self.sfs[i];
             let before = sf.snd.snd_una;
             let ai = AckInfo {
                 ack: seg.ack,
@@ -561,8 +559,15 @@ impl MptcpConnection {
                 ts_ecr: if sf.rcv.ts_ok { seg.ts.map(|t| t.1) } else { None },
                 carries_data: seg.len > 0 || seg.has(flags::FIN) || seg.has(flags::SYN),
             };
-            sf.snd.on_ack(now, &ai, Some(&views));
-            self.path_buf = views;
+            if sf.snd.ack_is_idle(&ai) {
+                // the receiving end of a transfer: on_ack reads no paths
+                self.sfs[i].snd.on_ack(now, &ai, None);
+            } else {
+                let mut views = std::mem::take(&mut self.path_buf);
+                self.path_views(&mut views);
+                self.sfs[i].snd.on_ack(now, &ai, Some(&views));
+                self.path_buf = views;
+            }
             let sf = &mut self.sfs[i];
             if sf.snd.snd_una > before {
                 // v0.9x: new ACK progress clears "potentially failed".

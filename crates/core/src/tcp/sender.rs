@@ -1250,9 +1250,45 @@ impl PathSender {
 
     // ---- ACK processing -------------------------------------------------------
 
+    /// True if `on_ack(a)` would change nothing but the congestion-control
+    /// snapshot (`sync_cc`): nothing is outstanding or queued, the ACK
+    /// neither moves SND.UNA nor the window nor carries SACK blocks, and no
+    /// recovery, undo, TLP, RACK or timer state is pending. This is the ACK
+    /// field of every data segment arriving at a receiver that sends no
+    /// data itself, so `on_ack` returns early then, and an owner may skip
+    /// building the `paths` view it would not read.
+    #[inline]
+    pub fn ack_is_idle(&self, a: &AckInfo) -> bool {
+        self.packets_out == 0
+            && a.ack == self.snd_una
+            && self.snd_nxt == self.snd_una
+            && a.sack.is_empty()
+            && a.window == self.snd_wnd
+            && self.wnd_end == self.snd_una + self.snd_wnd
+            && self.timer.is_none()
+            && self.unsent() == 0
+            && self.tlp_high_seq.is_none()
+            && self.undo_marker.is_none()
+            && self.cc_state.ca_state == CaState::Open
+            && self.sacked_out == 0
+            && self.lost_out == 0
+            && self.sacked_out < self.dupthresh
+            && self.lost_scan_seq >= self.snd_una
+            && self.retx_hint >= self.snd_una
+            && !self.rack.advanced
+            && self.rack.fack >= self.snd_una
+            && self.rack.dsack_round.is_none()
+    }
+
     /// Process the ACK fields of an incoming segment. `paths` is the view of
     /// all paths of the connection (None: just this one).
     pub fn on_ack(&mut self, now: Nanos, a: &AckInfo, paths: Option<&[PathView]>) {
+        if self.ack_is_idle(a) {
+            // Every step below would leave the state as it is (see
+            // `ack_is_idle`), except the final snapshot.
+            self.sync_cc();
+            return;
+        }
         if a.ack > self.snd_nxt {
             return; // RFC 9293 3.10.7.4: ACK of unsent data: ignore
         }
