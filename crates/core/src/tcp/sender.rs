@@ -1046,6 +1046,7 @@ impl PathSender {
     // ---- transmission ---------------------------------------------------------
 
     /// Linux tcp_cwnd_validate: track whether the window is actually used.
+    #[inline]
     fn cwnd_validate(&mut self, limited: bool) {
         if self.snd_una >= self.cwnd_usage_seq || limited || (!self.is_cwnd_limited && self.packets_out > self.max_packets_out) {
             self.is_cwnd_limited = limited;
@@ -1064,13 +1065,23 @@ impl PathSender {
 
     fn send_new(&mut self, now: Nanos, len: u32, kind: TxKind) -> Tx {
         let fin = self.fin_queued && !self.fin_sent && self.snd_nxt + len as u64 == self.write_seq;
-        let seg = Seg { start: self.snd_nxt, len, fin, flags: 0, ts_prev: 0, ts_next: 0, sent: now };
+        // New data ends above everything sent and is sent last: it goes to
+        // the tail of the time-ordered list without a search.
+        let id = self.id_at(self.sb.len());
+        let seg = Seg { start: self.snd_nxt, len, fin, flags: TSORTED, ts_prev: self.ts_tail, ts_next: 0, sent: now };
         self.snd_nxt = seg.end();
         if fin {
             self.fin_sent = true;
         }
+        if self.ts_len == 0 {
+            self.ts_head = id;
+        } else {
+            let t = self.idx_of_id(self.ts_tail);
+            self.sb[t].ts_next = id;
+        }
+        self.ts_tail = id;
+        self.ts_len += 1;
         self.sb.push_back(seg);
-        self.ts_insert(self.sb.len() - 1);
         self.packets_out += 1;
         if self.packets_out == 1 && self.lost_scan_seq < seg.start {
             self.lost_scan_seq = seg.start;
@@ -1146,7 +1157,27 @@ impl PathSender {
 
     /// Decide the next transmission, or None. The owner calls this until it
     /// returns None; it also arms the RTO/TLP/persist timer.
+    #[inline]
     pub fn next_tx(&mut self, now: Nanos) -> Option<Tx> {
+        // Most calls find nothing to send (an MPTCP subflow gets one segment
+        // at a time; a receiver sends no data): no probe due, nothing lost
+        // to retransmit, nothing new. Then `next_tx_slow` would only do the
+        // window-validation step of its `in_flight >= cwnd` branch (limited
+        // iff the owner holds data) or of its end (not limited).
+        if !self.probe0_fire && !self.tlp_fire && self.lost_out <= self.retrans_out && !self.has_new() {
+            self.cwnd_validate(self.owner_has_data && self.in_flight() >= self.cc_state.cwnd);
+            return None;
+        }
+        self.next_tx_slow(now)
+    }
+
+    /// Unsent data or an unsent FIN.
+    #[inline]
+    fn has_new(&self) -> bool {
+        self.unsent() > 0 || (self.fin_queued && !self.fin_sent)
+    }
+
+    fn next_tx_slow(&mut self, now: Nanos) -> Option<Tx> {
         if self.probe0_fire {
             self.probe0_fire = false;
             self.backoff += 1;
@@ -1162,7 +1193,7 @@ impl PathSender {
         }
         let in_flight = self.in_flight();
         let cwnd = self.cc_state.cwnd;
-        let has_new = self.unsent() > 0 || (self.fin_queued && !self.fin_sent);
+        let has_new = self.has_new();
         if in_flight >= cwnd {
             let limited = has_new || self.owner_has_data || self.lost_out > self.retrans_out;
             self.cwnd_validate(limited);
