@@ -539,7 +539,8 @@ impl MptcpConnection {
     // ---- data path ---------------------------------------------------------------
 
     fn on_segment(&mut self, now: Nanos, i: usize, seg: &TcpSegment) {
-        let opts = seg.mptcp.unwrap_or_default();
+        const NO_OPTIONS: MptcpOptions = MptcpOptions { capable: None, join: None, dss: None, add_addr: None, remove_addr: None, prio_backup: None, fastclose: false };
+        let opts: &MptcpOptions = seg.mptcp.as_ref().unwrap_or(&NO_OPTIONS);
         if let Some(a) = opts.add_addr {
             if !self.remote_addrs.contains(&a.addr) {
                 self.remote_addrs.push(a.addr);
@@ -1007,18 +1008,21 @@ impl Endpoint for MptcpConnection {
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
-        fn earliest(a: Option<Nanos>, b: Option<Nanos>) -> Option<Nanos> {
-            match (a, b) {
-                (Some(x), Some(y)) => Some(x.min(y)),
-                (x, None) => x,
-                (None, y) => y,
-            }
+        // The earliest deadline, folded without branches: `t` is the
+        // minimum of the deadlines set, `any` whether there was one.
+        #[inline]
+        fn fold(t: &mut Nanos, any: &mut bool, x: Option<Nanos>) {
+            *any |= x.is_some();
+            *t = (*t).min(x.unwrap_or(Nanos::MAX));
         }
-        let mut t = self.fin_timer.filter(|_| !self.send.fin_acked);
+        let (mut t, mut any) = (Nanos::MAX, false);
+        fold(&mut t, &mut any, self.fin_timer.filter(|_| !self.send.fin_acked));
         for sf in &self.sfs {
-            t = earliest(t, earliest(sf.syn_timer, earliest(sf.snd.next_timeout(), sf.rcv.delack_deadline)));
+            fold(&mut t, &mut any, sf.syn_timer);
+            fold(&mut t, &mut any, sf.snd.next_timeout());
+            fold(&mut t, &mut any, sf.rcv.delack_deadline);
         }
-        t
+        any.then_some(t)
     }
 
     fn handle_timeout(&mut self, now: Nanos) {
