@@ -220,6 +220,7 @@ impl LinkModel {
     /// Offer a packet of `size` bytes carrying `payload` bytes of
     /// application data (0 for pure control packets; the `Train` loss model
     /// counts data packets only).
+    #[inline]
     pub fn offer_packet(&mut self, now: Nanos, size: u32, payload: u32) -> Verdict {
         self.stats.packets_offered += 1;
         self.stats.bytes_offered += size as u64;
