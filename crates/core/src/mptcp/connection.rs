@@ -309,11 +309,19 @@ impl MptcpConnection {
 
     // ---- packets ------------------------------------------------------------
 
-    fn finish(&mut self, i: usize, mut p: Packet) {
-        let s = seg_mut(&mut p);
+    fn finish(&mut self, i: usize, p: Packet) {
+        self.out.push_back(p);
+        self.finish_back(i);
+    }
+
+    /// Size and count the packet at the back of `out`, built there in place
+    /// (a packet is a few hundred bytes: building it on the stack and
+    /// moving it into the queue cost a copy per packet).
+    fn finish_back(&mut self, i: usize) {
+        let p = self.out.back_mut().expect("a packet was queued");
+        let s = seg_mut(p);
         p.size = s.header_len() + s.len;
         self.sfs[i].snd.counters.packets_sent += 1;
-        self.out.push_back(p);
     }
 
     /// Options every segment of an established MPTCP subflow carries: the
@@ -386,8 +394,8 @@ impl MptcpConnection {
         let wnd = self.recv.window();
         let flow = self.flow;
         let sf = &mut self.sfs[i];
-        let mut p = sf.new_packet(flow);
-        let s = seg_mut(&mut p);
+        self.out.push_back(sf.new_packet(flow));
+        let s = seg_mut(self.out.back_mut().expect("just queued"));
         s.seq = tx.seq;
         s.len = tx.len;
         s.flags = flags::ACK;
@@ -409,7 +417,7 @@ impl MptcpConnection {
                 d.map_len = tx.len;
             }
         }
-        self.finish(i, p);
+        self.finish_back(i);
     }
 
     fn build_ack(&mut self, i: usize, now: Nanos) {
@@ -417,14 +425,14 @@ impl MptcpConnection {
         let wnd = self.recv.window();
         let flow = self.flow;
         let sf = &mut self.sfs[i];
-        let mut p = sf.new_packet(flow);
-        let s = seg_mut(&mut p);
+        self.out.push_back(sf.new_packet(flow));
+        let s = seg_mut(self.out.back_mut().expect("just queued"));
         s.seq = sf.snd.snd_nxt;
         s.flags = flags::ACK;
         sf.rcv.fill_ack(s, now);
         s.window = wnd;
         s.mptcp = opts;
-        self.finish(i, p);
+        self.finish_back(i);
     }
 
     /// DATA_FIN on a pure ACK (RFC 8684 3.3.3), on the best usable subflow.
