@@ -1612,8 +1612,14 @@ impl PathSender {
         // --- cwnd growth (Linux tcp_may_raise_cwnd / tcp_cong_avoid) ---
         if acked_pkts > 0 && !matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Cwr) && self.cwnd_limited() {
             self.sync_cc();
-            let me2 = [self.view()];
-            let ps2 = paths.unwrap_or(&me2);
+            let me2;
+            let ps2 = match paths {
+                Some(p) => p,
+                None => {
+                    me2 = [self.view()];
+                    &me2[..]
+                }
+            };
             self.cc.cong_avoid(&mut self.cc_state, ps2, delivered, now);
         }
 
