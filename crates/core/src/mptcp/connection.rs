@@ -569,8 +569,9 @@ impl MptcpConnection {
                 carries_data: seg.len > 0 || seg.has(flags::FIN) || seg.has(flags::SYN),
             };
             if sf.snd.ack_is_idle(&ai) {
-                // the receiving end of a transfer: on_ack reads no paths
-                self.sfs[i].snd.on_ack(now, &ai, None);
+                // the receiving end of a transfer: nothing to do but the
+                // snapshot, no paths needed
+                self.sfs[i].snd.on_idle_ack();
             } else {
                 let mut views = std::mem::take(&mut self.path_buf);
                 self.path_views(&mut views);

@@ -1311,13 +1311,18 @@ impl PathSender {
             && self.rack.dsack_round.is_none()
     }
 
+    /// `on_ack` for an ACK that `ack_is_idle` accepted: every step of
+    /// `on_ack` would leave the state as it is, except the final snapshot.
+    #[inline]
+    pub fn on_idle_ack(&mut self) {
+        self.sync_cc();
+    }
+
     /// Process the ACK fields of an incoming segment. `paths` is the view of
     /// all paths of the connection (None: just this one).
     pub fn on_ack(&mut self, now: Nanos, a: &AckInfo, paths: Option<&[PathView]>) {
         if self.ack_is_idle(a) {
-            // Every step below would leave the state as it is (see
-            // `ack_is_idle`), except the final snapshot.
-            self.sync_cc();
+            self.on_idle_ack();
             return;
         }
         if a.ack > self.snd_nxt {
