@@ -736,6 +736,12 @@ impl MptcpConnection {
             }
             return;
         }
+        if !self.redundant && !self.write_blocked && self.send.unsent() == 0 && self.send.reinject.is_empty() {
+            // Nothing to offer and nothing for `on_send_blocked` (the
+            // receiving end, on every data segment): the loop would stop
+            // at its first test.
+            return;
+        }
         let mss = self.sfs.iter().filter(|s| s.established()).map(|s| s.snd.mss).min();
         let Some(mss) = mss else { return };
         let mut views = std::mem::take(&mut self.view_buf);
