@@ -688,10 +688,20 @@ impl MptcpConnection {
         true
     }
 
+    /// Transmit what subflow `i` has to send. Inlined into the callers up to
+    /// the first `next_tx`, which usually finds nothing.
+    #[inline]
     fn drain_subflow(&mut self, now: Nanos, i: usize) {
         if !matches!(self.sfs[i].state, SfState::Established | SfState::PreEstablished) {
             return;
         }
+        if let Some(tx) = self.sfs[i].snd.next_tx(now) {
+            self.drain_subflow_from(now, i, tx);
+        }
+    }
+
+    fn drain_subflow_from(&mut self, now: Nanos, i: usize, first: Tx) {
+        self.build_tx(i, now, first);
         while let Some(tx) = self.sfs[i].snd.next_tx(now) {
             self.build_tx(i, now, tx);
         }
