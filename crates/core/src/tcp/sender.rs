@@ -561,6 +561,31 @@ impl PathSender {
         }
     }
 
+    /// Unit-test builds check after every ACK, timeout and transmission
+    /// decision that the list holds exactly the walkable segments that are
+    /// not zombies, in (time, end) order, and that the counts agree.
+    #[cfg(test)]
+    fn check_rack_list(&self) {
+        let mut id = self.ts_head;
+        let mut prev: Option<(Nanos, u64)> = None;
+        for _ in 0..self.ts_len {
+            let s = self.sb[self.idx_of_id(id)];
+            assert!(s.has(TSORTED) && s.walkable() && !s.has(ZOMBIE), "list member {s:?}");
+            assert!(prev.is_none_or(|p| p < s.ts_key()), "list out of order at {s:?}");
+            prev = Some(s.ts_key());
+            id = s.ts_next;
+        }
+        for s in &self.sb {
+            if s.walkable() {
+                assert!(s.has(TSORTED) != s.has(ZOMBIE), "walkable {s:?}");
+            } else {
+                assert!(!s.has(TSORTED) && !s.has(ZOMBIE), "not walkable {s:?}");
+            }
+        }
+        assert_eq!(self.sb.iter().filter(|s| s.has(TSORTED)).count(), self.ts_len as usize);
+        assert_eq!(self.sb.iter().filter(|s| s.has(ZOMBIE)).count(), self.zombies as usize);
+    }
+
     /// Segment `i` stops being a zombie, if it was one.
     #[inline]
     fn unzombie(&mut self, i: usize) {
@@ -667,6 +692,13 @@ impl PathSender {
 
     /// Expire due timers. Returns true if something must be transmitted.
     pub fn on_timeout(&mut self, now: Nanos, paths: Option<&[PathView]>) -> bool {
+        let r = self.on_timeout_inner(now, paths);
+        #[cfg(test)]
+        self.check_rack_list();
+        r
+    }
+
+    fn on_timeout_inner(&mut self, now: Nanos, paths: Option<&[PathView]>) -> bool {
         let Some((at, kind)) = self.timer else { return false };
         if now < at {
             return false;
@@ -1168,7 +1200,10 @@ impl PathSender {
             self.cwnd_validate(self.owner_has_data && self.in_flight() >= self.cc_state.cwnd);
             return None;
         }
-        self.next_tx_slow(now)
+        let tx = self.next_tx_slow(now);
+        #[cfg(test)]
+        self.check_rack_list();
+        tx
     }
 
     /// Unsent data or an unsent FIN.
@@ -1321,6 +1356,12 @@ impl PathSender {
     /// Process the ACK fields of an incoming segment. `paths` is the view of
     /// all paths of the connection (None: just this one).
     pub fn on_ack(&mut self, now: Nanos, a: &AckInfo, paths: Option<&[PathView]>) {
+        self.on_ack_inner(now, a, paths);
+        #[cfg(test)]
+        self.check_rack_list();
+    }
+
+    fn on_ack_inner(&mut self, now: Nanos, a: &AckInfo, paths: Option<&[PathView]>) {
         if self.ack_is_idle(a) {
             self.on_idle_ack();
             return;
