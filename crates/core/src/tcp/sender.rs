@@ -497,7 +497,7 @@ impl PathSender {
     }
 
     /// Take segment `i` out of the time-ordered list, if it is in it.
-    #[inline]
+    #[inline(always)]
     fn ts_unlink(&mut self, i: usize) {
         let s = self.sb[i];
         if !s.has(TSORTED) {
