@@ -82,11 +82,13 @@ impl LinkParams {
     }
 
     /// True if the link is down at `t`.
+    #[inline]
     pub fn is_down(&self, t: Nanos) -> bool {
         self.outage_overlapping(t, t + 1).is_some()
     }
 
     /// The first outage overlapping [from, to).
+    #[inline]
     fn outage_overlapping(&self, from: Nanos, to: Nanos) -> Option<&Outage> {
         self.outages.iter().find(|o| o.start < to && from < o.end)
     }
@@ -169,6 +171,7 @@ impl LinkModel {
         self.waiting.len()
     }
 
+    #[inline]
     fn expire(&mut self, now: Nanos) {
         while let Some(&(start, size)) = self.waiting.front() {
             if start > now {
@@ -220,6 +223,7 @@ impl LinkModel {
     /// Offer a packet of `size` bytes carrying `payload` bytes of
     /// application data (0 for pure control packets; the `Train` loss model
     /// counts data packets only).
+    #[inline]
     pub fn offer_packet(&mut self, now: Nanos, size: u32, payload: u32) -> Verdict {
         self.stats.packets_offered += 1;
         self.stats.bytes_offered += size as u64;

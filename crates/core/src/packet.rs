@@ -56,6 +56,7 @@ pub enum Payload {
 }
 
 impl Packet {
+    #[inline]
     pub fn tcp(&self) -> Option<&TcpSegment> {
         match &self.payload {
             Payload::Tcp(s) => Some(s),
@@ -64,6 +65,7 @@ impl Packet {
     }
 
     /// Application payload bytes carried (0 for pure control packets).
+    #[inline]
     pub fn payload_len(&self) -> u32 {
         match &self.payload {
             Payload::Tcp(s) => s.len,
@@ -74,6 +76,7 @@ impl Packet {
 
     /// True if this packet carries application data (counts as a "data packet"
     /// in speed benchmarks and per-path shares).
+    #[inline]
     pub fn is_data(&self) -> bool {
         self.payload_len() > 0
     }

@@ -47,7 +47,7 @@ impl<E: Copy> Lane<E> {
         self.heap.len() - self.hole as usize
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, e: Entry<E>) {
         if self.hole {
             self.hole = false;

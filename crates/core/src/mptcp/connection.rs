@@ -309,11 +309,19 @@ impl MptcpConnection {
 
     // ---- packets ------------------------------------------------------------
 
-    fn finish(&mut self, i: usize, mut p: Packet) {
-        let s = seg_mut(&mut p);
+    fn finish(&mut self, i: usize, p: Packet) {
+        self.out.push_back(p);
+        self.finish_back(i);
+    }
+
+    /// Size and count the packet at the back of `out`, built there in place
+    /// (a packet is a few hundred bytes: building it on the stack and
+    /// moving it into the queue cost a copy per packet).
+    fn finish_back(&mut self, i: usize) {
+        let p = self.out.back_mut().expect("a packet was queued");
+        let s = seg_mut(p);
         p.size = s.header_len() + s.len;
         self.sfs[i].snd.counters.packets_sent += 1;
-        self.out.push_back(p);
     }
 
     /// Options every segment of an established MPTCP subflow carries: the
@@ -386,8 +394,8 @@ impl MptcpConnection {
         let wnd = self.recv.window();
         let flow = self.flow;
         let sf = &mut self.sfs[i];
-        let mut p = sf.new_packet(flow);
-        let s = seg_mut(&mut p);
+        self.out.push_back(sf.new_packet(flow));
+        let s = seg_mut(self.out.back_mut().expect("just queued"));
         s.seq = tx.seq;
         s.len = tx.len;
         s.flags = flags::ACK;
@@ -409,7 +417,7 @@ impl MptcpConnection {
                 d.map_len = tx.len;
             }
         }
-        self.finish(i, p);
+        self.finish_back(i);
     }
 
     fn build_ack(&mut self, i: usize, now: Nanos) {
@@ -417,14 +425,14 @@ impl MptcpConnection {
         let wnd = self.recv.window();
         let flow = self.flow;
         let sf = &mut self.sfs[i];
-        let mut p = sf.new_packet(flow);
-        let s = seg_mut(&mut p);
+        self.out.push_back(sf.new_packet(flow));
+        let s = seg_mut(self.out.back_mut().expect("just queued"));
         s.seq = sf.snd.snd_nxt;
         s.flags = flags::ACK;
         sf.rcv.fill_ack(s, now);
         s.window = wnd;
         s.mptcp = opts;
-        self.finish(i, p);
+        self.finish_back(i);
     }
 
     /// DATA_FIN on a pure ACK (RFC 8684 3.3.3), on the best usable subflow.
@@ -539,7 +547,8 @@ impl MptcpConnection {
     // ---- data path ---------------------------------------------------------------
 
     fn on_segment(&mut self, now: Nanos, i: usize, seg: &TcpSegment) {
-        let opts = seg.mptcp.unwrap_or_default();
+        const NO_OPTIONS: MptcpOptions = MptcpOptions { capable: None, join: None, dss: None, add_addr: None, remove_addr: None, prio_backup: None, fastclose: false };
+        let opts: &MptcpOptions = seg.mptcp.as_ref().unwrap_or(&NO_OPTIONS);
         if let Some(a) = opts.add_addr {
             if !self.remote_addrs.contains(&a.addr) {
                 self.remote_addrs.push(a.addr);
@@ -550,9 +559,7 @@ impl MptcpConnection {
             self.sfs[i].backup = b;
         }
         if seg.has(flags::ACK) {
-            let mut views = std::mem::take(&mut self.path_buf);
-            self.path_views(&mut views);
-            let sf = &mut self.sfs[i];
+            let sf = &self.sfs[i];
             let before = sf.snd.snd_una;
             let ai = AckInfo {
                 ack: seg.ack,
@@ -561,8 +568,16 @@ impl MptcpConnection {
                 ts_ecr: if sf.rcv.ts_ok { seg.ts.map(|t| t.1) } else { None },
                 carries_data: seg.len > 0 || seg.has(flags::FIN) || seg.has(flags::SYN),
             };
-            sf.snd.on_ack(now, &ai, Some(&views));
-            self.path_buf = views;
+            if sf.snd.ack_is_idle(&ai) {
+                // the receiving end of a transfer: nothing to do but the
+                // snapshot, no paths needed
+                self.sfs[i].snd.on_idle_ack();
+            } else {
+                let mut views = std::mem::take(&mut self.path_buf);
+                self.path_views(&mut views);
+                self.sfs[i].snd.on_ack(now, &ai, Some(&views));
+                self.path_buf = views;
+            }
             let sf = &mut self.sfs[i];
             if sf.snd.snd_una > before {
                 // v0.9x: new ACK progress clears "potentially failed".
@@ -673,10 +688,20 @@ impl MptcpConnection {
         true
     }
 
+    /// Transmit what subflow `i` has to send. Inlined into the callers up to
+    /// the first `next_tx`, which usually finds nothing.
+    #[inline]
     fn drain_subflow(&mut self, now: Nanos, i: usize) {
         if !matches!(self.sfs[i].state, SfState::Established | SfState::PreEstablished) {
             return;
         }
+        if let Some(tx) = self.sfs[i].snd.next_tx(now) {
+            self.drain_subflow_from(now, i, tx);
+        }
+    }
+
+    fn drain_subflow_from(&mut self, now: Nanos, i: usize, first: Tx) {
+        self.build_tx(i, now, first);
         while let Some(tx) = self.sfs[i].snd.next_tx(now) {
             self.build_tx(i, now, tx);
         }
@@ -719,6 +744,12 @@ impl MptcpConnection {
                 self.sfs[0].snd.push_fin();
                 self.drain_subflow(now, 0);
             }
+            return;
+        }
+        if !self.redundant && !self.write_blocked && self.send.unsent() == 0 && self.send.reinject.is_empty() {
+            // Nothing to offer and nothing for `on_send_blocked` (the
+            // receiving end, on every data segment): the loop would stop
+            // at its first test.
             return;
         }
         let mss = self.sfs.iter().filter(|s| s.established()).map(|s| s.snd.mss).min();
@@ -1002,18 +1033,21 @@ impl Endpoint for MptcpConnection {
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
-        fn earliest(a: Option<Nanos>, b: Option<Nanos>) -> Option<Nanos> {
-            match (a, b) {
-                (Some(x), Some(y)) => Some(x.min(y)),
-                (x, None) => x,
-                (None, y) => y,
-            }
+        // The earliest deadline, folded without branches: `t` is the
+        // minimum of the deadlines set, `any` whether there was one.
+        #[inline]
+        fn fold(t: &mut Nanos, any: &mut bool, x: Option<Nanos>) {
+            *any |= x.is_some();
+            *t = (*t).min(x.unwrap_or(Nanos::MAX));
         }
-        let mut t = self.fin_timer.filter(|_| !self.send.fin_acked);
+        let (mut t, mut any) = (Nanos::MAX, false);
+        fold(&mut t, &mut any, self.fin_timer.filter(|_| !self.send.fin_acked));
         for sf in &self.sfs {
-            t = earliest(t, earliest(sf.syn_timer, earliest(sf.snd.next_timeout(), sf.rcv.delack_deadline)));
+            fold(&mut t, &mut any, sf.syn_timer);
+            fold(&mut t, &mut any, sf.snd.next_timeout());
+            fold(&mut t, &mut any, sf.rcv.delack_deadline);
         }
-        t
+        any.then_some(t)
     }
 
     fn handle_timeout(&mut self, now: Nanos) {

@@ -30,6 +30,12 @@ const LOST: u8 = 2;
 const RETRANS: u8 = 4;
 const EVER_RETRANS: u8 = 8;
 const SPURIOUS: u8 = 16;
+/// In the time-ordered RACK list (`PathSender::ts_*`).
+const TSORTED: u8 = 32;
+/// Lost (by RACK) while carrying a retransmission that was not for a loss
+/// (a TLP probe), so still retransmitted and walkable, but out of the list;
+/// see `rack_detect_loss`.
+const ZOMBIE: u8 = 64;
 
 /// One transmitted, not yet cumulatively acknowledged segment.
 #[derive(Clone, Copy, Debug)]
@@ -38,11 +44,10 @@ struct Seg {
     len: u32,
     fin: bool,
     flags: u8,
-    /// When SACKed: this and at least the next `sacked_run - 1` segments are
-    /// SACKed (0: not yet known). SACKed marks are never removed and segments
-    /// leave only from the front, so a length once seen stays a valid lower
-    /// bound; RACK's walk uses it to jump over runs of SACKed segments.
-    sacked_run: u16,
+    /// Neighbours in the time-ordered list (segment ids, see
+    /// `PathSender::sb_base`); meaningful only while `TSORTED` is set.
+    ts_prev: u32,
+    ts_next: u32,
     /// Last (re)transmission time.
     sent: Nanos,
 }
@@ -55,6 +60,17 @@ impl Seg {
     #[inline]
     fn has(&self, f: u8) -> bool {
         self.flags & f != 0
+    }
+    /// What RACK's loss detection must look at: not SACKed, and not lost
+    /// and still waiting for its retransmission.
+    #[inline]
+    fn walkable(&self) -> bool {
+        !self.has(SACKED) && self.flags & (LOST | RETRANS) != LOST
+    }
+    /// RACK's order of transmission: time, then sequence (RACK_sent_after).
+    #[inline]
+    fn ts_key(&self) -> (Nanos, u64) {
+        (self.sent, self.end())
     }
 }
 
@@ -194,13 +210,25 @@ pub struct PathSender {
     lost_scan_sacked: u32,
     /// Retransmission hint (Linux retransmit_skb_hint).
     retx_hint: u64,
-    /// RACK walk hint: every scoreboard segment starting below this sequence
-    /// is SACKed or lost and not retransmitted, which `rack_detect_loss`
-    /// skips without effect. Linux drops such skbs from its tsorted list; the
-    /// hint saves walking them again on every ACK (hundreds during a
-    /// recovery). Lowered wherever such a segment can become walkable again
-    /// (`retransmit_at`, `undo`).
-    rack_skip: u64,
+    /// Id of `sb[0]`: a segment's id is `sb_base + index` (wrapping), fixed
+    /// for its life in the scoreboard, so the list below can link segments
+    /// while the front is acknowledged away.
+    sb_base: u32,
+    /// RACK's time-ordered list (Linux tp->tsorted_sent_queue): the
+    /// segments `rack_detect_loss` walks, doubly linked through
+    /// `Seg::ts_prev/ts_next`, ordered by (transmission time, end sequence).
+    /// It holds every walkable segment (`Seg::walkable`) except zombies
+    /// (`ZOMBIE`). A segment joins on (re)transmission and leaves when it is
+    /// acknowledged, SACKed or marked lost (as Linux tcp_rack_detect_loss
+    /// and tcp_sacktag_one unlink it), so a walk over a recovery looks only
+    /// at what is in flight, not at the whole scoreboard.
+    ts_head: u32,
+    ts_tail: u32,
+    ts_len: u32,
+    /// Segments flagged `ZOMBIE`.
+    zombies: u32,
+    /// Scratch for `rack_detect_loss`.
+    zombie_buf: Vec<u32>,
     /// RecoveryPoint (RFC 6675) / Linux high_seq.
     high_seq: u64,
     prr_delivered: u32,
@@ -280,7 +308,12 @@ impl PathSender {
             lost_scan_seq: 1,
             lost_scan_sacked: 0,
             retx_hint: 1,
-            rack_skip: 0,
+            sb_base: 0,
+            ts_head: 0,
+            ts_tail: 0,
+            ts_len: 0,
+            zombies: 0,
+            zombie_buf: Vec::new(),
             high_seq: 1,
             prr_delivered: 0,
             prr_out: 0,
@@ -449,6 +482,153 @@ impl PathSender {
         self.sb.partition_point(|s| s.start < seq)
     }
 
+    // ---- RACK's time-ordered list -------------------------------------------
+
+    /// Id of the segment at index `i`.
+    #[inline]
+    fn id_at(&self, i: usize) -> u32 {
+        self.sb_base.wrapping_add(i as u32)
+    }
+
+    /// Index of the segment with id `id`.
+    #[inline]
+    fn idx_of_id(&self, id: u32) -> usize {
+        id.wrapping_sub(self.sb_base) as usize
+    }
+
+    /// Take segment `i` out of the time-ordered list, if it is in it.
+    #[inline(always)]
+    fn ts_unlink(&mut self, i: usize) {
+        let s = self.sb[i];
+        if !s.has(TSORTED) {
+            return;
+        }
+        self.sb[i].flags &= !TSORTED;
+        self.ts_len -= 1;
+        if self.ts_len == 0 {
+            return;
+        }
+        let id = self.id_at(i);
+        if id == self.ts_head {
+            self.ts_head = s.ts_next;
+        } else if id == self.ts_tail {
+            self.ts_tail = s.ts_prev;
+        } else {
+            let (p, n) = (self.idx_of_id(s.ts_prev), self.idx_of_id(s.ts_next));
+            self.sb[p].ts_next = s.ts_next;
+            self.sb[n].ts_prev = s.ts_prev;
+        }
+    }
+
+    /// Put segment `i` (not in the list) into the time-ordered list at its
+    /// place; a segment just (re)transmitted goes to the tail, in O(1).
+    fn ts_insert(&mut self, i: usize) {
+        debug_assert!(!self.sb[i].has(TSORTED));
+        let id = self.id_at(i);
+        let key = self.sb[i].ts_key();
+        self.sb[i].flags |= TSORTED;
+        if self.ts_len == 0 {
+            self.ts_head = id;
+            self.ts_tail = id;
+            self.ts_len = 1;
+            return;
+        }
+        self.ts_len += 1;
+        // the last member sent before this one, looking back from the tail
+        let mut cur = self.ts_tail;
+        loop {
+            let c = self.idx_of_id(cur);
+            if self.sb[c].ts_key() < key {
+                let next = self.sb[c].ts_next;
+                self.sb[i].ts_prev = cur;
+                self.sb[i].ts_next = next;
+                self.sb[c].ts_next = id;
+                if cur == self.ts_tail {
+                    self.ts_tail = id;
+                } else {
+                    let n = self.idx_of_id(next);
+                    self.sb[n].ts_prev = id;
+                }
+                return;
+            }
+            if cur == self.ts_head {
+                self.sb[i].ts_next = cur;
+                self.sb[c].ts_prev = id;
+                self.ts_head = id;
+                return;
+            }
+            cur = self.sb[c].ts_prev;
+        }
+    }
+
+    /// Unit-test builds check after every ACK, timeout and transmission
+    /// decision that the list holds exactly the walkable segments that are
+    /// not zombies, in (time, end) order, and that the counts agree.
+    #[cfg(test)]
+    fn check_rack_list(&self) {
+        let mut id = self.ts_head;
+        let mut prev: Option<(Nanos, u64)> = None;
+        for _ in 0..self.ts_len {
+            let s = self.sb[self.idx_of_id(id)];
+            assert!(s.has(TSORTED) && s.walkable() && !s.has(ZOMBIE), "list member {s:?}");
+            assert!(prev.is_none_or(|p| p < s.ts_key()), "list out of order at {s:?}");
+            prev = Some(s.ts_key());
+            id = s.ts_next;
+        }
+        for s in &self.sb {
+            if s.walkable() {
+                assert!(s.has(TSORTED) != s.has(ZOMBIE), "walkable {s:?}");
+            } else {
+                assert!(!s.has(TSORTED) && !s.has(ZOMBIE), "not walkable {s:?}");
+            }
+        }
+        assert_eq!(self.sb.iter().filter(|s| s.has(TSORTED)).count(), self.ts_len as usize);
+        assert_eq!(self.sb.iter().filter(|s| s.has(ZOMBIE)).count(), self.zombies as usize);
+    }
+
+    /// Segment `i` stops being a zombie, if it was one.
+    #[inline]
+    fn unzombie(&mut self, i: usize) {
+        if self.sb[i].has(ZOMBIE) {
+            self.sb[i].flags &= !ZOMBIE;
+            self.zombies -= 1;
+        }
+    }
+
+    /// Segment `i` got SACKed or is about to be acknowledged: out of RACK's view.
+    #[inline]
+    fn ts_forget(&mut self, i: usize) {
+        self.ts_unlink(i);
+        self.unzombie(i);
+    }
+
+    /// Segment `i` was just marked lost outside RACK: out of the list unless
+    /// still walkable (a retransmission in flight).
+    #[inline]
+    fn ts_after_lost_mark(&mut self, i: usize) {
+        if !self.sb[i].walkable() {
+            self.ts_unlink(i);
+        }
+    }
+
+    /// Rebuild the list from the scoreboard: every walkable segment, no
+    /// zombies (after `undo` forgot the loss marks).
+    fn ts_rebuild(&mut self) {
+        let mut idx: Vec<usize> = Vec::new();
+        for (i, s) in self.sb.iter_mut().enumerate() {
+            s.flags &= !(TSORTED | ZOMBIE);
+            if s.walkable() {
+                idx.push(i);
+            }
+        }
+        self.ts_len = 0;
+        self.zombies = 0;
+        idx.sort_unstable_by_key(|&i| self.sb[i].ts_key());
+        for i in idx {
+            self.ts_insert(i);
+        }
+    }
+
     // ---- timers -------------------------------------------------------------
 
     fn arm_rto(&mut self, now: Nanos) {
@@ -512,6 +692,13 @@ impl PathSender {
 
     /// Expire due timers. Returns true if something must be transmitted.
     pub fn on_timeout(&mut self, now: Nanos, paths: Option<&[PathView]>) -> bool {
+        let r = self.on_timeout_inner(now, paths);
+        #[cfg(test)]
+        self.check_rack_list();
+        r
+    }
+
+    fn on_timeout_inner(&mut self, now: Nanos, paths: Option<&[PathView]>) -> bool {
         let Some((at, kind)) = self.timer else { return false };
         if now < at {
             return false;
@@ -561,7 +748,8 @@ impl PathSender {
         // retransmissions are forgotten (go-back-N through the scoreboard).
         let mut lost = 0;
         for s in self.sb.iter_mut() {
-            s.flags &= !RETRANS;
+            // nothing is walkable any more: the time-ordered list empties
+            s.flags &= !(RETRANS | TSORTED | ZOMBIE);
             if !s.has(SACKED) {
                 s.flags |= LOST;
                 lost += 1;
@@ -569,6 +757,8 @@ impl PathSender {
         }
         self.lost_out = lost;
         self.retrans_out = 0;
+        self.ts_len = 0;
+        self.zombies = 0;
         if !self.sack_ok {
             // non-SACK: forget the emulated SACKs (Linux tcp_reset_reno_sack)
             self.sacked_out = 0;
@@ -661,72 +851,76 @@ impl PathSender {
     /// RFC 8985 6.2 step 5 / 6.3 RACK_detect_loss (Linux
     /// tcp_rack_detect_loss): mark lost every segment sent before RACK.xmit_ts
     /// whose delivery is overdue by RACK.rtt + RACK.reo_wnd; returns the
-    /// longest remaining wait of the others (0: none). The scoreboard is in
-    /// sequence order, Linux walks it in transmission order: never
-    /// retransmitted segments are sent in sequence order, and anything above
-    /// one that was not sent before RACK.xmit_ts was sent later still, so the
-    /// walk stops there.
+    /// longest remaining wait of the others (0: none). Like Linux it walks
+    /// the time-ordered list (`ts_head`) from the oldest transmission and
+    /// stops at the first segment not sent before RACK.xmit_ts; a segment
+    /// marked lost leaves the list.
+    ///
+    /// The exception, kept from the sequence-ordered walk this replaces: a
+    /// segment marked lost while it carries a retransmission that was not
+    /// for a loss (a TLP probe) stays walkable (LOST and RETRANS). It stays
+    /// in the list if some segment below it in sequence is still in the list
+    /// after this walk, else it becomes a "zombie", out of the list until a
+    /// retransmission at or below its sequence (`retransmit_at`) or an
+    /// `undo` brings it back.
     fn rack_detect_loss(&mut self, now: Nanos) -> Nanos {
         let reo_wnd = self.rack_reo_wnd();
         let (rxts, rend, rrtt) = (self.rack.xmit_ts, self.rack.end_seq, self.rack.rtt);
         let mut timeout: Nanos = 0;
-        // The first segment this walk leaves walkable: the next walk starts there.
-        let mut first_kept: Option<u64> = None;
-        let mut i = self.idx_of(self.rack_skip);
-        while let Some(k) = self.rack_next_walkable(i) {
-            let s = self.sb[k];
-            i = k + 1;
+        let mut kept_walkable = std::mem::take(&mut self.zombie_buf);
+        let mut left = self.ts_len;
+        let mut id = self.ts_head;
+        while left > 0 {
+            left -= 1;
+            let i = self.idx_of_id(id);
+            let s = self.sb[i];
             if !Self::rack_sent_after(rxts, rend, s.sent, s.end()) {
-                first_kept.get_or_insert(s.start);
-                if s.has(EVER_RETRANS) {
-                    continue;
-                }
-                break;
+                break; // and so was everything after it in the list
             }
             // Linux tcp_rack_skb_timeout: RACK.rtt + reo_wnd - elapsed.
             let deadline = s.sent + rrtt + reo_wnd;
             if deadline <= now {
-                // now lost and not retransmitted: skipped from here on
-                self.rack_mark_seg_lost(i - 1);
+                self.rack_mark_seg_lost(i);
+                if self.sb[i].walkable() {
+                    kept_walkable.push(id);
+                } else {
+                    self.ts_unlink(i);
+                }
             } else {
-                first_kept.get_or_insert(s.start);
                 timeout = timeout.max(deadline - now);
             }
+            id = s.ts_next;
         }
-        self.rack_skip = first_kept.unwrap_or_else(|| self.sb.back().map_or(self.rack_skip, |s| s.end()));
+        if !kept_walkable.is_empty() {
+            self.rack_settle_zombies(&kept_walkable);
+            kept_walkable.clear();
+        }
+        self.zombie_buf = kept_walkable;
         timeout
     }
 
-    /// Index of the first segment from `from` on that RACK's walk does not
-    /// skip: SACKed segments and lost ones not yet retransmitted need
-    /// nothing. During a recovery long runs of SACKed segments sit between
-    /// the retransmitted holes, walked on every ACK: each run is crossed in
-    /// jumps of the lengths learnt before (`Seg::sacked_run`), and its head
-    /// learns the whole length for the next walk.
-    fn rack_next_walkable(&mut self, mut j: usize) -> Option<usize> {
-        let len = self.sb.len();
-        while j < len {
-            let s = &self.sb[j];
-            if s.has(SACKED) {
-                let head = j;
-                while j < len && self.sb[j].has(SACKED) {
-                    j += self.sb[j].sacked_run.max(1) as usize;
-                }
-                debug_assert!(j <= len);
-                let run = (j - head).min(u16::MAX as usize) as u16;
-                let h = &mut self.sb[head];
-                if h.sacked_run != run {
-                    h.sacked_run = run; // written only when it grew: most walks find it unchanged
-                }
-                continue;
+    /// After a walk that marked the still walkable segments `marked` (ids,
+    /// all in the list): those below the lowest-sequence other segment of
+    /// the list (all of them if there is none) leave it as zombies.
+    #[cold]
+    fn rack_settle_zombies(&mut self, marked: &[u32]) {
+        let mut low: Option<u64> = None;
+        let mut id = self.ts_head;
+        for _ in 0..self.ts_len {
+            let s = self.sb[self.idx_of_id(id)];
+            if !marked.contains(&id) && low.is_none_or(|l| s.start < l) {
+                low = Some(s.start);
             }
-            if s.has(LOST) && !s.has(RETRANS) {
-                j += 1;
-                continue;
-            }
-            return Some(j);
+            id = s.ts_next;
         }
-        None
+        for &id in marked {
+            let i = self.idx_of_id(id);
+            if low.is_none_or(|l| self.sb[i].start < l) {
+                self.ts_unlink(i);
+                self.sb[i].flags |= ZOMBIE;
+                self.zombies += 1;
+            }
+        }
     }
 
     /// Linux tcp_mark_skb_lost: a lost retransmission loses its RETRANS
@@ -884,6 +1078,7 @@ impl PathSender {
     // ---- transmission ---------------------------------------------------------
 
     /// Linux tcp_cwnd_validate: track whether the window is actually used.
+    #[inline]
     fn cwnd_validate(&mut self, limited: bool) {
         if self.snd_una >= self.cwnd_usage_seq || limited || (!self.is_cwnd_limited && self.packets_out > self.max_packets_out) {
             self.is_cwnd_limited = limited;
@@ -902,11 +1097,22 @@ impl PathSender {
 
     fn send_new(&mut self, now: Nanos, len: u32, kind: TxKind) -> Tx {
         let fin = self.fin_queued && !self.fin_sent && self.snd_nxt + len as u64 == self.write_seq;
-        let seg = Seg { start: self.snd_nxt, len, fin, flags: 0, sacked_run: 0, sent: now };
+        // New data ends above everything sent and is sent last: it goes to
+        // the tail of the time-ordered list without a search.
+        let id = self.id_at(self.sb.len());
+        let seg = Seg { start: self.snd_nxt, len, fin, flags: TSORTED, ts_prev: self.ts_tail, ts_next: 0, sent: now };
         self.snd_nxt = seg.end();
         if fin {
             self.fin_sent = true;
         }
+        if self.ts_len == 0 {
+            self.ts_head = id;
+        } else {
+            let t = self.idx_of_id(self.ts_tail);
+            self.sb[t].ts_next = id;
+        }
+        self.ts_tail = id;
+        self.ts_len += 1;
         self.sb.push_back(seg);
         self.packets_out += 1;
         if self.packets_out == 1 && self.lost_scan_seq < seg.start {
@@ -917,9 +1123,12 @@ impl PathSender {
     }
 
     fn retransmit_at(&mut self, now: Nanos, i: usize, kind: TxKind) -> Tx {
+        // a retransmitted segment is walked by RACK again, at the list's tail
+        self.ts_forget(i);
+        if self.zombies > 0 {
+            self.wake_zombies(i);
+        }
         let s = &mut self.sb[i];
-        // a retransmitted lost segment is walked by RACK again
-        self.rack_skip = self.rack_skip.min(s.start);
         if !s.has(RETRANS) {
             s.flags |= RETRANS;
             self.retrans_out += 1;
@@ -928,6 +1137,9 @@ impl PathSender {
         s.flags &= !SPURIOUS;
         s.sent = now;
         let (seq, len, fin) = (s.start, s.len, s.fin);
+        if s.walkable() {
+            self.ts_insert(i);
+        }
         self.account_send(now, len, true);
         if matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Loss) && self.undo_marker.is_some() {
             // Linux tcp_retransmit_skb: count retransmissions to be undone by D-SACKs.
@@ -943,6 +1155,21 @@ impl PathSender {
             _ => {}
         }
         Tx { seq, len, fin, kind }
+    }
+
+    /// A retransmission of segment `i`: zombies above it are walked by RACK
+    /// again (see `rack_detect_loss`).
+    #[cold]
+    fn wake_zombies(&mut self, i: usize) {
+        for j in i + 1..self.sb.len() {
+            if self.sb[j].has(ZOMBIE) {
+                self.unzombie(j);
+                self.ts_insert(j);
+                if self.zombies == 0 {
+                    break;
+                }
+            }
+        }
     }
 
     fn account_send(&mut self, now: Nanos, len: u32, retrans: bool) {
@@ -962,7 +1189,30 @@ impl PathSender {
 
     /// Decide the next transmission, or None. The owner calls this until it
     /// returns None; it also arms the RTO/TLP/persist timer.
+    #[inline]
     pub fn next_tx(&mut self, now: Nanos) -> Option<Tx> {
+        // Most calls find nothing to send (an MPTCP subflow gets one segment
+        // at a time; a receiver sends no data): no probe due, nothing lost
+        // to retransmit, nothing new. Then `next_tx_slow` would only do the
+        // window-validation step of its `in_flight >= cwnd` branch (limited
+        // iff the owner holds data) or of its end (not limited).
+        if !self.probe0_fire && !self.tlp_fire && self.lost_out <= self.retrans_out && !self.has_new() {
+            self.cwnd_validate(self.owner_has_data && self.in_flight() >= self.cc_state.cwnd);
+            return None;
+        }
+        let tx = self.next_tx_slow(now);
+        #[cfg(test)]
+        self.check_rack_list();
+        tx
+    }
+
+    /// Unsent data or an unsent FIN.
+    #[inline]
+    fn has_new(&self) -> bool {
+        self.unsent() > 0 || (self.fin_queued && !self.fin_sent)
+    }
+
+    fn next_tx_slow(&mut self, now: Nanos) -> Option<Tx> {
         if self.probe0_fire {
             self.probe0_fire = false;
             self.backoff += 1;
@@ -978,7 +1228,7 @@ impl PathSender {
         }
         let in_flight = self.in_flight();
         let cwnd = self.cc_state.cwnd;
-        let has_new = self.unsent() > 0 || (self.fin_queued && !self.fin_sent);
+        let has_new = self.has_new();
         if in_flight >= cwnd {
             let limited = has_new || self.owner_has_data || self.lost_out > self.retrans_out;
             self.cwnd_validate(limited);
@@ -1066,9 +1316,56 @@ impl PathSender {
 
     // ---- ACK processing -------------------------------------------------------
 
+    /// True if `on_ack(a)` would change nothing but the congestion-control
+    /// snapshot (`sync_cc`): nothing is outstanding or queued, the ACK
+    /// neither moves SND.UNA nor the window nor carries SACK blocks, and no
+    /// recovery, undo, TLP, RACK or timer state is pending. This is the ACK
+    /// field of every data segment arriving at a receiver that sends no
+    /// data itself, so `on_ack` returns early then, and an owner may skip
+    /// building the `paths` view it would not read.
+    #[inline]
+    pub fn ack_is_idle(&self, a: &AckInfo) -> bool {
+        self.packets_out == 0
+            && a.ack == self.snd_una
+            && self.snd_nxt == self.snd_una
+            && a.sack.is_empty()
+            && a.window == self.snd_wnd
+            && self.wnd_end == self.snd_una + self.snd_wnd
+            && self.timer.is_none()
+            && self.unsent() == 0
+            && self.tlp_high_seq.is_none()
+            && self.undo_marker.is_none()
+            && self.cc_state.ca_state == CaState::Open
+            && self.sacked_out == 0
+            && self.lost_out == 0
+            && self.sacked_out < self.dupthresh
+            && self.lost_scan_seq >= self.snd_una
+            && self.retx_hint >= self.snd_una
+            && !self.rack.advanced
+            && self.rack.fack >= self.snd_una
+            && self.rack.dsack_round.is_none()
+    }
+
+    /// `on_ack` for an ACK that `ack_is_idle` accepted: every step of
+    /// `on_ack` would leave the state as it is, except the final snapshot.
+    #[inline]
+    pub fn on_idle_ack(&mut self) {
+        self.sync_cc();
+    }
+
     /// Process the ACK fields of an incoming segment. `paths` is the view of
     /// all paths of the connection (None: just this one).
     pub fn on_ack(&mut self, now: Nanos, a: &AckInfo, paths: Option<&[PathView]>) {
+        self.on_ack_inner(now, a, paths);
+        #[cfg(test)]
+        self.check_rack_list();
+    }
+
+    fn on_ack_inner(&mut self, now: Nanos, a: &AckInfo, paths: Option<&[PathView]>) {
+        if self.ack_is_idle(a) {
+            self.on_idle_ack();
+            return;
+        }
         if a.ack > self.snd_nxt {
             return; // RFC 9293 3.10.7.4: ACK of unsent data: ignore
         }
@@ -1106,7 +1403,9 @@ impl PathSender {
             if s.end() > a.ack {
                 break;
             }
+            self.ts_forget(0);
             let s = self.sb.pop_front().unwrap();
+            self.sb_base = self.sb_base.wrapping_add(1);
             self.packets_out -= 1;
             if !s.has(SACKED) && self.rack_on() {
                 // Linux tcp_clean_rtx_queue: RACK advances on every newly
@@ -1359,8 +1658,14 @@ impl PathSender {
         // --- cwnd growth (Linux tcp_may_raise_cwnd / tcp_cong_avoid) ---
         if acked_pkts > 0 && !matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Cwr) && self.cwnd_limited() {
             self.sync_cc();
-            let me2 = [self.view()];
-            let ps2 = paths.unwrap_or(&me2);
+            let me2;
+            let ps2 = match paths {
+                Some(p) => p,
+                None => {
+                    me2 = [self.view()];
+                    &me2[..]
+                }
+            };
             self.cc.cong_avoid(&mut self.cc_state, ps2, delivered, now);
         }
 
@@ -1461,7 +1766,7 @@ impl PathSender {
                 s.flags &= !LOST;
             }
             // unmarked segments are walked by RACK again
-            self.rack_skip = 0;
+            self.ts_rebuild();
             self.lost_out = 0;
             self.lost_scan_seq = self.snd_una;
             self.lost_scan_sacked = 0;
@@ -1540,7 +1845,9 @@ impl PathSender {
             if !s.has(LOST) {
                 s.flags |= LOST;
                 self.lost_out += 1;
+                self.ts_after_lost_mark(0);
             }
+            let s = self.sb[0];
             let end = s.end();
             self.retx_hint = self.snd_una;
             self.lost_scan_seq = self.lost_scan_seq.max(end);
@@ -1566,6 +1873,7 @@ impl PathSender {
                 if s.start < self.retx_hint {
                     self.retx_hint = s.start;
                 }
+                self.ts_after_lost_mark(i);
             }
             i += 1;
         }
@@ -1650,6 +1958,7 @@ impl PathSender {
                     self.retrans_out -= 1;
                 }
                 let (st, en, sent, ever) = (s.start, s.end(), s.sent, s.has(EVER_RETRANS));
+                self.ts_forget(i);
                 self.sacked_out += 1;
                 if st < self.lost_scan_seq {
                     self.lost_scan_sacked += 1;

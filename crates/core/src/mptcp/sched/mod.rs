@@ -271,6 +271,7 @@ pub fn nothing_now(subflows: &[SubflowView]) -> Decision {
 /// segment was not sent on yet. Returns (index, force) where force means
 /// "an unused subflow was found" (or, with no result, "an unused one exists
 /// but is temporarily unavailable").
+#[inline]
 fn select(subflows: &[SubflowView], sent_on: u64, backup: bool) -> (Option<usize>, bool) {
     let mut best: Option<usize> = None;
     let mut min_srtt = Nanos::MAX;
