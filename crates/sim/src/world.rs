@@ -392,14 +392,20 @@ impl World {
         while let Some(p) = self.eps[ep].poll_transmit(now) {
             self.transmit(host, p);
         }
-        let flow = self.ep_flow[ep];
-        let side = self.side_of(ep);
-        let app = self.flows[flow as usize].app;
-        while let Some(ev) = self.eps[ep].poll_event() {
-            if let AppEvent::Delivered { total } = ev {
-                self.ep_delivered[ep] = total;
+        // most drains have no event: look up who receives them only once
+        // there is one
+        if let Some(first) = self.eps[ep].poll_event() {
+            let flow = self.ep_flow[ep];
+            let side = self.side_of(ep);
+            let app = self.flows[flow as usize].app;
+            let mut ev = Some(first);
+            while let Some(e) = ev {
+                if let AppEvent::Delivered { total } = e {
+                    self.ep_delivered[ep] = total;
+                }
+                self.app_events.push_back((app, flow, side, e));
+                ev = self.eps[ep].poll_event();
             }
-            self.app_events.push_back((app, flow, side, ev));
         }
         if let Some(t) = self.eps[ep].poll_timeout() {
             let t = t.max(now);

@@ -27,6 +27,11 @@ use super::{ensure, linked_increase, reno_ssthresh, rtt_s, CoupledCc, CwndAcc, C
 /// with windows in bytes, over the subflows that can send and have an RTT
 /// estimate (`mptcp_ccc_sk_can_send`). Returns 1 when no subflow qualifies.
 pub fn alpha(subflows: &[SubflowCc]) -> f64 {
+    alpha_and_total(subflows).0
+}
+
+/// `alpha` and cwnd_total (bytes, over the same subflows), in one pass.
+fn alpha_and_total(subflows: &[SubflowCc]) -> (f64, f64) {
     let mut total = 0.0;
     let mut best = 0.0f64;
     let mut sum = 0.0;
@@ -38,9 +43,9 @@ pub fn alpha(subflows: &[SubflowCc]) -> f64 {
         sum += w / r;
     }
     if sum == 0.0 {
-        return 1.0;
+        return (1.0, total);
     }
-    total * best / (sum * sum)
+    (total * best / (sum * sum), total)
 }
 
 /// Congestion-avoidance increase of subflow `me`, in packets, per acked packet
@@ -59,12 +64,11 @@ pub fn increase_per_ack(me: usize, subflows: &[SubflowCc]) -> f64 {
     if !s.coupled() {
         return reno;
     }
-    let total: f64 = subflows
-        .iter()
-        .filter(|s| s.coupled())
-        .map(|s| s.cwnd as f64 * s.mss as f64)
-        .sum();
-    let linked = alpha(subflows) * s.mss as f64 / total;
+    // cwnd_total from alpha's own pass: the same additions in the same
+    // order (`me` is coupled, so the sum is positive and its start, 0.0
+    // here or -0.0 in `Iterator::sum`, does not show)
+    let (alpha, total) = alpha_and_total(subflows);
+    let linked = alpha * s.mss as f64 / total;
     linked.min(reno)
 }
 
