@@ -211,11 +211,24 @@ pub struct UdpDatagram {
 
 /// Multipath TCP options carried by one segment (RFC 8684 section 3).
 /// A segment may carry a DSS and one signalling option at the same time.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+///
+/// Only the DSS appears on ordinary data and ACK segments, so it is kept
+/// inline; the signalling options (MP_CAPABLE, MP_JOIN, ADD_ADDR, REMOVE_ADDR,
+/// MP_PRIO, MP_FASTCLOSE) live out of line in [`MptcpControl`], allocated only
+/// for the few segments that carry one. This keeps `Packet` small to move.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct MptcpOptions {
+    pub dss: Option<Dss>,
+    /// Signalling options, if the segment carries any (`None` on ordinary
+    /// data and ACK segments).
+    pub control: Option<Box<MptcpControl>>,
+}
+
+/// The rarely sent MPTCP signalling options of one segment.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MptcpControl {
     pub capable: Option<MpCapable>,
     pub join: Option<MpJoin>,
-    pub dss: Option<Dss>,
     pub add_addr: Option<AddAddr>,
     pub remove_addr: Option<u8>,
     /// MP_PRIO: the sender asks the peer to treat this subflow as backup (true)
@@ -241,14 +254,52 @@ pub struct MpJoin {
 
 /// Data Sequence Signal (RFC 8684 section 3.3): a cumulative DATA_ACK and/or a
 /// mapping of subflow bytes to connection-level data sequence numbers.
+///
+/// Stored compactly (presence flags beside plain integers, 24 bytes instead of
+/// 40) because every data and ACK segment of an MPTCP subflow carries one; read
+/// and set the optional fields through `data_ack()`/`dsn()` and their setters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Dss {
-    pub data_ack: Option<u64>,
-    /// Data sequence number of the first payload byte of this segment.
-    pub dsn: Option<u64>,
+    data_ack: u64,
+    dsn: u64,
     /// Length of the mapping in bytes.
     pub map_len: u32,
+    has_data_ack: bool,
+    has_dsn: bool,
     pub data_fin: bool,
+}
+
+impl Dss {
+    /// A DSS carrying only a DATA_ACK.
+    #[inline]
+    pub fn with_data_ack(data_ack: u64) -> Dss {
+        Dss { data_ack, has_data_ack: true, ..Dss::default() }
+    }
+
+    /// The cumulative DATA_ACK, if present.
+    #[inline]
+    pub fn data_ack(&self) -> Option<u64> {
+        self.has_data_ack.then_some(self.data_ack)
+    }
+
+    /// Data sequence number of the first payload byte of this segment, if the
+    /// DSS carries a mapping.
+    #[inline]
+    pub fn dsn(&self) -> Option<u64> {
+        self.has_dsn.then_some(self.dsn)
+    }
+
+    #[inline]
+    pub fn set_data_ack(&mut self, v: Option<u64>) {
+        self.has_data_ack = v.is_some();
+        self.data_ack = v.unwrap_or(0);
+    }
+
+    #[inline]
+    pub fn set_dsn(&mut self, v: Option<u64>) {
+        self.has_dsn = v.is_some();
+        self.dsn = v.unwrap_or(0);
+    }
 }
 
 /// ADD_ADDR (RFC 8684 section 3.4.1).
@@ -260,8 +311,68 @@ pub struct AddAddr {
 }
 
 impl MptcpOptions {
+    /// Options carrying only the given signalling options.
+    pub fn with_control(c: MptcpControl) -> MptcpOptions {
+        MptcpOptions { dss: None, control: Some(Box::new(c)) }
+    }
+
+    /// The signalling options, allocating them if the segment has none yet.
+    pub fn control_mut(&mut self) -> &mut MptcpControl {
+        self.control.get_or_insert_with(Box::default)
+    }
+
+    #[inline]
+    pub fn capable(&self) -> Option<MpCapable> {
+        self.control.as_ref().and_then(|c| c.capable)
+    }
+
+    #[inline]
+    pub fn join(&self) -> Option<MpJoin> {
+        self.control.as_ref().and_then(|c| c.join)
+    }
+
+    #[inline]
+    pub fn add_addr(&self) -> Option<AddAddr> {
+        self.control.as_ref().and_then(|c| c.add_addr)
+    }
+
+    #[inline]
+    pub fn remove_addr(&self) -> Option<u8> {
+        self.control.as_ref().and_then(|c| c.remove_addr)
+    }
+
+    #[inline]
+    pub fn prio_backup(&self) -> Option<bool> {
+        self.control.as_ref().and_then(|c| c.prio_backup)
+    }
+
+    #[inline]
+    pub fn fastclose(&self) -> bool {
+        self.control.as_ref().is_some_and(|c| c.fastclose)
+    }
+
     /// Bytes on the wire (RFC 8684 figure sizes, 64-bit DSN and DATA_ACK as
     /// Linux v0.9x sends them).
+    pub fn wire_len(&self) -> u32 {
+        let mut n = 0;
+        if let Some(d) = &self.dss {
+            n += 4;
+            if d.has_data_ack {
+                n += 8;
+            }
+            if d.has_dsn {
+                n += 14;
+            }
+        }
+        if let Some(c) = &self.control {
+            n += c.wire_len();
+        }
+        n
+    }
+}
+
+impl MptcpControl {
+    /// Bytes on the wire of the signalling options (RFC 8684 figure sizes).
     pub fn wire_len(&self) -> u32 {
         let mut n = 0;
         if let Some(c) = &self.capable {
@@ -269,15 +380,6 @@ impl MptcpOptions {
         }
         if self.join.is_some() {
             n += 12;
-        }
-        if let Some(d) = &self.dss {
-            n += 4;
-            if d.data_ack.is_some() {
-                n += 8;
-            }
-            if d.dsn.is_some() {
-                n += 14;
-            }
         }
         if self.add_addr.is_some() {
             n += 16;
@@ -314,6 +416,31 @@ mod tests {
         s.sack_len = 3;
         // 10 (ts) + 2 + 24 = 36 -> padded 36
         assert_eq!(s.options_len(), 36);
+    }
+
+    #[test]
+    fn packets_stay_small() {
+        // Every packet is moved through the engine's queues and pool; the
+        // rare MPTCP signalling options live out of line to keep it this small.
+        assert_eq!(std::mem::size_of::<Dss>(), 24);
+        assert_eq!(std::mem::size_of::<Option<MptcpOptions>>(), 32);
+        assert!(std::mem::size_of::<Packet>() <= 168, "Packet is {} bytes", std::mem::size_of::<Packet>());
+    }
+
+    #[test]
+    fn dss_optional_fields_round_trip() {
+        let mut d = Dss::with_data_ack(5);
+        assert_eq!((d.data_ack(), d.dsn()), (Some(5), None));
+        d.set_dsn(Some(0));
+        assert_eq!(d.dsn(), Some(0));
+        d.set_data_ack(None);
+        assert_eq!((d.data_ack(), d.dsn()), (None, Some(0)));
+        // Equality is of the decoded fields: an absent value leaves no trace.
+        let mut e = Dss::default();
+        e.set_dsn(Some(0));
+        assert_eq!(d, e);
+        let m = MptcpOptions { dss: Some(d), control: None };
+        assert_eq!(m.wire_len(), 4 + 14);
     }
 
     #[test]
