@@ -315,7 +315,7 @@ impl MptcpConnection {
     }
 
     /// Size and count the packet at the back of `out`, built there in place
-    /// (a packet is 168 bytes: building it on the stack and moving it into
+    /// (a packet is 128 bytes: building it on the stack and moving it into
     /// the queue cost a copy per packet).
     fn finish_back(&mut self, i: usize) {
         let p = self.out.back_mut().expect("a packet was queued");
@@ -326,6 +326,7 @@ impl MptcpConnection {
 
     /// Options every segment of an established MPTCP subflow carries: the
     /// DATA_ACK (RFC 8684 3.3.2) plus pending signalling.
+    #[inline(always)]
     fn base_options(&mut self, i: usize) -> Option<MptcpOptions> {
         if self.mode != Mode::Mptcp {
             return None;
@@ -366,7 +367,7 @@ impl MptcpConnection {
         let s = seg_mut(&mut p);
         s.seq = 0;
         s.flags = flags::SYN;
-        s.mss = Some(cfg.mss_option() as u16);
+        s.set_mss(Some(cfg.mss_option() as u16));
         s.window = cfg.rcvbuf.min(65535);
         if cfg.window_scaling {
             s.wscale = Some(14);
@@ -380,10 +381,10 @@ impl MptcpConnection {
             }
             s.sack_permitted = sf.rcv.sack_ok;
             if sf.rcv.ts_ok {
-                s.ts = Some((now, sf.rcv.ts_recent()));
+                s.set_ts(Some((now, sf.rcv.ts_recent())));
             }
         } else if cfg.timestamps {
-            s.ts = Some((now, 0));
+            s.set_ts(Some((now, 0)));
         }
         s.mptcp = mptcp;
         self.finish(i, p);
@@ -463,11 +464,11 @@ impl MptcpConnection {
         let cfg = &self.cfg.tcp;
         let mptcp = self.mode == Mode::Mptcp || (self.mode == Mode::Handshake && seg.mptcp.as_ref().is_some_and(|o| o.capable().is_some() || o.join().is_some()));
         let sf = &mut self.sfs[i];
-        let ts_ok = cfg.timestamps && seg.ts.is_some();
+        let ts_ok = cfg.timestamps && seg.ts().is_some();
         sf.rcv.ts_ok = ts_ok;
         sf.rcv.sack_ok = cfg.sack && seg.sack_permitted;
         sf.rcv.rcv_wscale = if cfg.window_scaling && seg.wscale.is_some() { Some(14) } else { None };
-        let peer_mss = seg.mss.map(|m| m as u32).unwrap_or(536);
+        let peer_mss = seg.mss().map(|m| m as u32).unwrap_or(536);
         let mut mss = peer_mss.min(cfg.mss_option()) - if ts_ok { 12 } else { 0 };
         if mptcp && self.cfg.capable {
             mss -= DSS_MSS_OVERHEAD;
@@ -539,7 +540,7 @@ impl MptcpConnection {
         };
         self.negotiate(i, seg);
         let sf = &mut self.sfs[i];
-        sf.rcv.on_syn(seg.ts.map(|t| t.0));
+        sf.rcv.on_syn(seg.ts().map(|t| t.0));
         sf.syn_pending = true;
         sf.syn_sent_at = now;
     }
@@ -563,11 +564,12 @@ impl MptcpConnection {
         if seg.has(flags::ACK) {
             let sf = &self.sfs[i];
             let before = sf.snd.snd_una;
+            let sack = seg.sack_blocks();
             let ai = AckInfo {
                 ack: seg.ack,
                 window: SUBFLOW_WND,
-                sack: seg.sack_blocks(),
-                ts_ecr: if sf.rcv.ts_ok { seg.ts.map(|t| t.1) } else { None },
+                sack: &sack,
+                ts_ecr: if sf.rcv.ts_ok { seg.ts().map(|t| t.1) } else { None },
                 carries_data: seg.len > 0 || seg.has(flags::FIN) || seg.has(flags::SYN),
             };
             if sf.snd.ack_is_idle(&ai) {
@@ -611,7 +613,7 @@ impl MptcpConnection {
                     sf.rx_maps.get_or_insert_with(seg.seq, || (d, seg.len));
                 }
             }
-            let out = sf.rcv.on_segment(now, seg.seq, seg.len, seg.has(flags::FIN), seg.ts.map(|t| t.0));
+            let out = sf.rcv.on_segment(now, seg.seq, seg.len, seg.has(flags::FIN), seg.ts().map(|t| t.0));
             if out.ooo {
                 sf.snd.counters.ooo_segments += 1;
             }
@@ -955,7 +957,7 @@ impl Endpoint for MptcpConnection {
                         self.peer_key = cap.map(|c| c.sender_key);
                     }
                     self.negotiate(i, seg);
-                    self.sfs[i].rcv.on_syn(seg.ts.map(|t| t.0));
+                    self.sfs[i].rcv.on_syn(seg.ts().map(|t| t.0));
                     self.establish(i, now);
                     let sf = &mut self.sfs[i];
                     sf.rcv.force_ack();
