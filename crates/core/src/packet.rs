@@ -102,54 +102,85 @@ pub struct SackBlock {
 /// of TCP options (RFC 2018 section 3: 3 blocks with timestamps).
 pub const MAX_SACK_BLOCKS: usize = 3;
 
+/// The SACK blocks of a segment, decoded (see `TcpSegment::sack_blocks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SackBlocks {
+    blocks: [SackBlock; MAX_SACK_BLOCKS],
+    len: u8,
+}
+
+impl std::ops::Deref for SackBlocks {
+    type Target = [SackBlock];
+    #[inline]
+    fn deref(&self) -> &[SackBlock] {
+        &self.blocks[..self.len as usize]
+    }
+}
+
 /// A decoded TCP segment. `seq`/`ack` are 64-bit offsets in the sender's and
 /// receiver's byte streams where the SYN occupies offset 0 (ISN = 0), so the
 /// first data byte is 1, as with a real ISN of 0.
+///
+/// Kept within 112 bytes (a `Packet` of 128), the most a move copies with
+/// inline instructions rather than a call to memcpy: the timestamp and MSS
+/// options are stored with presence bits instead of `Option`s (read them with
+/// `ts()`/`mss()`), and SACK blocks as their 32-bit wire values, unwrapped
+/// against the ACK field when read (`sack_blocks()`), as a receiver of the
+/// real option does.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpSegment {
-    pub src_port: u16,
-    pub dst_port: u16,
     pub seq: u64,
     pub ack: u64,
-    pub flags: u8,
     /// Receive window in bytes, already scaled (window scaling limits what can
     /// be expressed: see `tcp::window`).
     pub window: u64,
-    /// Payload length in bytes.
-    pub len: u32,
-    /// MSS option (SYN only).
-    pub mss: Option<u16>,
-    /// Window scale option (SYN only).
-    pub wscale: Option<u8>,
-    /// SACK-permitted option (SYN only).
-    pub sack_permitted: bool,
-    /// Timestamp option (RFC 7323): TSval and TSecr. Kept in nanoseconds of
-    /// the sender's clock; a capture writer converts to the 1 ms ticks Linux uses.
-    pub ts: Option<(Nanos, Nanos)>,
-    pub sack: [SackBlock; MAX_SACK_BLOCKS],
-    pub sack_len: u8,
+    /// Timestamp option (RFC 7323): TSval and TSecr, valid if `opt_bits` has
+    /// TS. Kept in nanoseconds of the sender's clock; a capture writer converts
+    /// to the 1 ms ticks Linux uses.
+    ts_val: Nanos,
+    ts_ecr: Nanos,
+    /// SACK blocks' start and end, low 32 bits (the wire encoding).
+    sack: [[u32; 2]; MAX_SACK_BLOCKS],
     /// Multipath TCP options (RFC 8684), when the segment belongs to an MPTCP
     /// subflow.
     pub mptcp: Option<MptcpOptions>,
+    /// Payload length in bytes.
+    pub len: u32,
+    pub src_port: u16,
+    pub dst_port: u16,
+    /// MSS option value (SYN only), valid if `opt_bits` has MSS.
+    mss: u16,
+    /// Window scale option (SYN only).
+    pub wscale: Option<u8>,
+    pub flags: u8,
+    /// SACK-permitted option (SYN only).
+    pub sack_permitted: bool,
+    sack_len: u8,
+    opt_bits: u8,
 }
+
+const OPT_TS: u8 = 1;
+const OPT_MSS: u8 = 2;
 
 impl TcpSegment {
     pub fn new(src_port: u16, dst_port: u16) -> TcpSegment {
         TcpSegment {
-            src_port,
-            dst_port,
             seq: 0,
             ack: 0,
-            flags: 0,
             window: 0,
-            len: 0,
-            mss: None,
-            wscale: None,
-            sack_permitted: false,
-            ts: None,
-            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
-            sack_len: 0,
+            ts_val: 0,
+            ts_ecr: 0,
+            sack: [[0; 2]; MAX_SACK_BLOCKS],
             mptcp: None,
+            len: 0,
+            src_port,
+            dst_port,
+            mss: 0,
+            wscale: None,
+            flags: 0,
+            sack_permitted: false,
+            sack_len: 0,
+            opt_bits: 0,
         }
     }
 
@@ -158,8 +189,62 @@ impl TcpSegment {
         self.flags & f != 0
     }
 
-    pub fn sack_blocks(&self) -> &[SackBlock] {
-        &self.sack[..self.sack_len as usize]
+    /// Timestamp option (RFC 7323): TSval and TSecr.
+    #[inline]
+    pub fn ts(&self) -> Option<(Nanos, Nanos)> {
+        (self.opt_bits & OPT_TS != 0).then_some((self.ts_val, self.ts_ecr))
+    }
+
+    #[inline]
+    pub fn set_ts(&mut self, ts: Option<(Nanos, Nanos)>) {
+        let (v, e) = ts.unwrap_or((0, 0));
+        self.ts_val = v;
+        self.ts_ecr = e;
+        self.opt_bits = (self.opt_bits & !OPT_TS) | if ts.is_some() { OPT_TS } else { 0 };
+    }
+
+    /// MSS option (SYN only).
+    #[inline]
+    pub fn mss(&self) -> Option<u16> {
+        (self.opt_bits & OPT_MSS != 0).then_some(self.mss)
+    }
+
+    #[inline]
+    pub fn set_mss(&mut self, mss: Option<u16>) {
+        self.mss = mss.unwrap_or(0);
+        self.opt_bits = (self.opt_bits & !OPT_MSS) | if mss.is_some() { OPT_MSS } else { 0 };
+    }
+
+    /// Number of SACK blocks carried.
+    #[inline]
+    pub fn sack_len(&self) -> usize {
+        self.sack_len as usize
+    }
+
+    /// Set SACK block `i` (`i < MAX_SACK_BLOCKS`); `set_sack_len` says how
+    /// many are carried. The block must lie within 2^31 bytes of the ACK
+    /// field, as on the wire (a receive window is at most 2^30).
+    #[inline]
+    pub fn set_sack_block(&mut self, i: usize, b: SackBlock) {
+        self.sack[i] = [b.start as u32, b.end as u32];
+    }
+
+    #[inline]
+    pub fn set_sack_len(&mut self, n: usize) {
+        debug_assert!(n <= MAX_SACK_BLOCKS);
+        self.sack_len = n as u8;
+    }
+
+    /// The SACK blocks, unwrapped against the ACK field.
+    #[inline]
+    pub fn sack_blocks(&self) -> SackBlocks {
+        let mut out = SackBlocks { blocks: [SackBlock::default(); MAX_SACK_BLOCKS], len: self.sack_len };
+        let a = self.ack;
+        let unwrap = |w: u32| a.wrapping_add(w.wrapping_sub(a as u32) as i32 as i64 as u64);
+        for (o, w) in out.blocks.iter_mut().zip(&self.sack[..self.sack_len as usize]) {
+            *o = SackBlock { start: unwrap(w[0]), end: unwrap(w[1]) };
+        }
+        out
     }
 
     /// Sequence space consumed: payload plus one for SYN and one for FIN.
@@ -170,7 +255,7 @@ impl TcpSegment {
     /// Bytes of TCP options on the wire, padded to 4 bytes, as Linux builds them.
     pub fn options_len(&self) -> u32 {
         let mut n = 0u32;
-        if self.mss.is_some() {
+        if self.opt_bits & OPT_MSS != 0 {
             n += 4;
         }
         if self.wscale.is_some() {
@@ -179,7 +264,7 @@ impl TcpSegment {
         if self.sack_permitted {
             n += 2;
         }
-        if self.ts.is_some() {
+        if self.opt_bits & OPT_TS != 0 {
             n += 10;
         }
         if self.sack_len > 0 {
@@ -211,11 +296,24 @@ pub struct UdpDatagram {
 
 /// Multipath TCP options carried by one segment (RFC 8684 section 3).
 /// A segment may carry a DSS and one signalling option at the same time.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+///
+/// Only the DSS appears on ordinary data and ACK segments, so it is kept
+/// inline; the signalling options (MP_CAPABLE, MP_JOIN, ADD_ADDR, REMOVE_ADDR,
+/// MP_PRIO, MP_FASTCLOSE) live out of line in [`MptcpControl`], allocated only
+/// for the few segments that carry one. This keeps `Packet` small to move.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct MptcpOptions {
+    pub dss: Option<Dss>,
+    /// Signalling options, if the segment carries any (`None` on ordinary
+    /// data and ACK segments).
+    pub control: Option<Box<MptcpControl>>,
+}
+
+/// The rarely sent MPTCP signalling options of one segment.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MptcpControl {
     pub capable: Option<MpCapable>,
     pub join: Option<MpJoin>,
-    pub dss: Option<Dss>,
     pub add_addr: Option<AddAddr>,
     pub remove_addr: Option<u8>,
     /// MP_PRIO: the sender asks the peer to treat this subflow as backup (true)
@@ -241,14 +339,52 @@ pub struct MpJoin {
 
 /// Data Sequence Signal (RFC 8684 section 3.3): a cumulative DATA_ACK and/or a
 /// mapping of subflow bytes to connection-level data sequence numbers.
+///
+/// Stored compactly (presence flags beside plain integers, 24 bytes instead of
+/// 40) because every data and ACK segment of an MPTCP subflow carries one; read
+/// and set the optional fields through `data_ack()`/`dsn()` and their setters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Dss {
-    pub data_ack: Option<u64>,
-    /// Data sequence number of the first payload byte of this segment.
-    pub dsn: Option<u64>,
+    data_ack: u64,
+    dsn: u64,
     /// Length of the mapping in bytes.
     pub map_len: u32,
+    has_data_ack: bool,
+    has_dsn: bool,
     pub data_fin: bool,
+}
+
+impl Dss {
+    /// A DSS carrying only a DATA_ACK.
+    #[inline]
+    pub fn with_data_ack(data_ack: u64) -> Dss {
+        Dss { data_ack, has_data_ack: true, ..Dss::default() }
+    }
+
+    /// The cumulative DATA_ACK, if present.
+    #[inline]
+    pub fn data_ack(&self) -> Option<u64> {
+        self.has_data_ack.then_some(self.data_ack)
+    }
+
+    /// Data sequence number of the first payload byte of this segment, if the
+    /// DSS carries a mapping.
+    #[inline]
+    pub fn dsn(&self) -> Option<u64> {
+        self.has_dsn.then_some(self.dsn)
+    }
+
+    #[inline]
+    pub fn set_data_ack(&mut self, v: Option<u64>) {
+        self.has_data_ack = v.is_some();
+        self.data_ack = v.unwrap_or(0);
+    }
+
+    #[inline]
+    pub fn set_dsn(&mut self, v: Option<u64>) {
+        self.has_dsn = v.is_some();
+        self.dsn = v.unwrap_or(0);
+    }
 }
 
 /// ADD_ADDR (RFC 8684 section 3.4.1).
@@ -260,8 +396,68 @@ pub struct AddAddr {
 }
 
 impl MptcpOptions {
+    /// Options carrying only the given signalling options.
+    pub fn with_control(c: MptcpControl) -> MptcpOptions {
+        MptcpOptions { dss: None, control: Some(Box::new(c)) }
+    }
+
+    /// The signalling options, allocating them if the segment has none yet.
+    pub fn control_mut(&mut self) -> &mut MptcpControl {
+        self.control.get_or_insert_with(Box::default)
+    }
+
+    #[inline]
+    pub fn capable(&self) -> Option<MpCapable> {
+        self.control.as_ref().and_then(|c| c.capable)
+    }
+
+    #[inline]
+    pub fn join(&self) -> Option<MpJoin> {
+        self.control.as_ref().and_then(|c| c.join)
+    }
+
+    #[inline]
+    pub fn add_addr(&self) -> Option<AddAddr> {
+        self.control.as_ref().and_then(|c| c.add_addr)
+    }
+
+    #[inline]
+    pub fn remove_addr(&self) -> Option<u8> {
+        self.control.as_ref().and_then(|c| c.remove_addr)
+    }
+
+    #[inline]
+    pub fn prio_backup(&self) -> Option<bool> {
+        self.control.as_ref().and_then(|c| c.prio_backup)
+    }
+
+    #[inline]
+    pub fn fastclose(&self) -> bool {
+        self.control.as_ref().is_some_and(|c| c.fastclose)
+    }
+
     /// Bytes on the wire (RFC 8684 figure sizes, 64-bit DSN and DATA_ACK as
     /// Linux v0.9x sends them).
+    pub fn wire_len(&self) -> u32 {
+        let mut n = 0;
+        if let Some(d) = &self.dss {
+            n += 4;
+            if d.has_data_ack {
+                n += 8;
+            }
+            if d.has_dsn {
+                n += 14;
+            }
+        }
+        if let Some(c) = &self.control {
+            n += c.wire_len();
+        }
+        n
+    }
+}
+
+impl MptcpControl {
+    /// Bytes on the wire of the signalling options (RFC 8684 figure sizes).
     pub fn wire_len(&self) -> u32 {
         let mut n = 0;
         if let Some(c) = &self.capable {
@@ -269,15 +465,6 @@ impl MptcpOptions {
         }
         if self.join.is_some() {
             n += 12;
-        }
-        if let Some(d) = &self.dss {
-            n += 4;
-            if d.data_ack.is_some() {
-                n += 8;
-            }
-            if d.dsn.is_some() {
-                n += 14;
-            }
         }
         if self.add_addr.is_some() {
             n += 16;
@@ -303,17 +490,43 @@ mod tests {
     fn linux_data_segment_header_is_52_bytes() {
         // IP 20 + TCP 20 + timestamps 10 padded to 12: MSS 1448 in a 1500 MTU.
         let mut s = TcpSegment::new(1, 2);
-        s.ts = Some((1, 0));
+        s.set_ts(Some((1, 0)));
         assert_eq!(s.header_len(), 52);
     }
 
     #[test]
     fn sack_blocks_count_in_options() {
         let mut s = TcpSegment::new(1, 2);
-        s.ts = Some((1, 0));
-        s.sack_len = 3;
+        s.set_ts(Some((1, 0)));
+        s.set_sack_len(3);
         // 10 (ts) + 2 + 24 = 36 -> padded 36
         assert_eq!(s.options_len(), 36);
+    }
+
+    #[test]
+    fn packets_stay_small() {
+        // Every packet is moved through the engine's queues and pool; the
+        // rare MPTCP signalling options live out of line to keep it this small.
+        assert_eq!(std::mem::size_of::<Dss>(), 24);
+        assert_eq!(std::mem::size_of::<Option<MptcpOptions>>(), 32);
+        assert!(std::mem::size_of::<TcpSegment>() <= 112, "TcpSegment is {} bytes", std::mem::size_of::<TcpSegment>());
+        assert!(std::mem::size_of::<Packet>() <= 128, "Packet is {} bytes", std::mem::size_of::<Packet>());
+    }
+
+    #[test]
+    fn dss_optional_fields_round_trip() {
+        let mut d = Dss::with_data_ack(5);
+        assert_eq!((d.data_ack(), d.dsn()), (Some(5), None));
+        d.set_dsn(Some(0));
+        assert_eq!(d.dsn(), Some(0));
+        d.set_data_ack(None);
+        assert_eq!((d.data_ack(), d.dsn()), (None, Some(0)));
+        // Equality is of the decoded fields: an absent value leaves no trace.
+        let mut e = Dss::default();
+        e.set_dsn(Some(0));
+        assert_eq!(d, e);
+        let m = MptcpOptions { dss: Some(d), control: None };
+        assert_eq!(m.wire_len(), 4 + 14);
     }
 
     #[test]

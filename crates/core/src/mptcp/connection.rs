@@ -43,7 +43,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use crate::endpoint::{AppEvent, Endpoint, OfoStats, PathReport, PathState};
-use crate::packet::{flags, Addr, AddAddr, Dss, FlowId, MpCapable, MpJoin, MptcpOptions, Packet, Payload, TcpSegment};
+use crate::packet::{flags, Addr, AddAddr, Dss, FlowId, MpCapable, MpJoin, MptcpControl, MptcpOptions, Packet, Payload, TcpSegment};
 use crate::tcp::cc::{CaState, PathView, INFINITE_SSTHRESH};
 use crate::tcp::{AckInfo, CcKind, PathSender, TcpConfig, TlpProbe, Tx, TxKind};
 use crate::time::{Nanos, MS};
@@ -315,8 +315,8 @@ impl MptcpConnection {
     }
 
     /// Size and count the packet at the back of `out`, built there in place
-    /// (a packet is a few hundred bytes: building it on the stack and
-    /// moving it into the queue cost a copy per packet).
+    /// (a packet is 128 bytes: building it on the stack and moving it into
+    /// the queue cost a copy per packet).
     fn finish_back(&mut self, i: usize) {
         let p = self.out.back_mut().expect("a packet was queued");
         let s = seg_mut(p);
@@ -326,24 +326,25 @@ impl MptcpConnection {
 
     /// Options every segment of an established MPTCP subflow carries: the
     /// DATA_ACK (RFC 8684 3.3.2) plus pending signalling.
+    #[inline(always)]
     fn base_options(&mut self, i: usize) -> Option<MptcpOptions> {
         if self.mode != Mode::Mptcp {
             return None;
         }
-        let mut o = MptcpOptions { dss: Some(Dss { data_ack: Some(self.recv.rcv_nxt), ..Default::default() }), ..Default::default() };
+        let mut o = MptcpOptions { dss: Some(Dss::with_data_ack(self.recv.rcv_nxt)), control: None };
         let sf = &mut self.sfs[i];
         if sf.third_ack_pending {
             sf.third_ack_pending = false;
             if sf.initial {
                 // RFC 8684 3.1: the third ACK echoes both keys.
-                o.capable = Some(MpCapable { sender_key: self.key, receiver_key: self.peer_key });
+                o.control_mut().capable = Some(MpCapable { sender_key: self.key, receiver_key: self.peer_key });
             } else {
-                o.join = Some(MpJoin { token: 0, addr_id: 0, backup: sf.backup });
+                o.control_mut().join = Some(MpJoin { token: 0, addr_id: 0, backup: sf.backup });
             }
         }
         if sf.established() {
             if let Some((id, a)) = self.add_addr_pending.pop_front() {
-                o.add_addr = Some(AddAddr { addr_id: id, addr: a, port: None });
+                o.control_mut().add_addr = Some(AddAddr { addr_id: id, addr: a, port: None });
             }
         }
         Some(o)
@@ -353,11 +354,11 @@ impl MptcpConnection {
         let flow = self.flow;
         let mptcp = if self.sfs[i].initial {
             let capable = self.cfg.capable && (self.role == Role::Client || self.mode == Mode::Mptcp);
-            capable.then(|| MptcpOptions { capable: Some(MpCapable { sender_key: self.key, receiver_key: None }), ..Default::default() })
+            capable.then(|| MptcpOptions::with_control(MptcpControl { capable: Some(MpCapable { sender_key: self.key, receiver_key: None }), ..Default::default() }))
         } else {
             let token = self.peer_key.map(token_of).unwrap_or(0);
             let addr_id = self.local_addrs.iter().position(|&a| a == self.sfs[i].local).unwrap_or(0) as u8;
-            Some(MptcpOptions { join: Some(MpJoin { token, addr_id, backup: self.sfs[i].backup }), ..Default::default() })
+            Some(MptcpOptions::with_control(MptcpControl { join: Some(MpJoin { token, addr_id, backup: self.sfs[i].backup }), ..Default::default() }))
         };
         let cfg = &self.cfg.tcp;
         let server = self.role == Role::Server;
@@ -366,7 +367,7 @@ impl MptcpConnection {
         let s = seg_mut(&mut p);
         s.seq = 0;
         s.flags = flags::SYN;
-        s.mss = Some(cfg.mss_option() as u16);
+        s.set_mss(Some(cfg.mss_option() as u16));
         s.window = cfg.rcvbuf.min(65535);
         if cfg.window_scaling {
             s.wscale = Some(14);
@@ -380,10 +381,10 @@ impl MptcpConnection {
             }
             s.sack_permitted = sf.rcv.sack_ok;
             if sf.rcv.ts_ok {
-                s.ts = Some((now, sf.rcv.ts_recent()));
+                s.set_ts(Some((now, sf.rcv.ts_recent())));
             }
         } else if cfg.timestamps {
-            s.ts = Some((now, 0));
+            s.set_ts(Some((now, 0)));
         }
         s.mptcp = mptcp;
         self.finish(i, p);
@@ -413,7 +414,7 @@ impl MptcpConnection {
                 // One mapping per segment (RFC 8684 3.3.1).
                 debug_assert!(tx.seq + tx.len as u64 <= m.sseq + m.len as u64, "segment spans two mappings");
                 let d = o.dss.get_or_insert_with(Dss::default);
-                d.dsn = Some(m.dsn + (tx.seq - m.sseq));
+                d.set_dsn(Some(m.dsn + (tx.seq - m.sseq)));
                 d.map_len = tx.len;
             }
         }
@@ -443,7 +444,7 @@ impl MptcpConnection {
         if let Some(p) = self.out.back_mut() {
             let s = seg_mut(p);
             if let Some(d) = s.mptcp.as_mut().and_then(|o| o.dss.as_mut()) {
-                d.dsn = Some(dsn);
+                d.set_dsn(Some(dsn));
                 d.map_len = 0;
                 d.data_fin = true;
             }
@@ -461,13 +462,13 @@ impl MptcpConnection {
 
     fn negotiate(&mut self, i: usize, seg: &TcpSegment) {
         let cfg = &self.cfg.tcp;
-        let mptcp = self.mode == Mode::Mptcp || (self.mode == Mode::Handshake && seg.mptcp.is_some_and(|o| o.capable.is_some() || o.join.is_some()));
+        let mptcp = self.mode == Mode::Mptcp || (self.mode == Mode::Handshake && seg.mptcp.as_ref().is_some_and(|o| o.capable().is_some() || o.join().is_some()));
         let sf = &mut self.sfs[i];
-        let ts_ok = cfg.timestamps && seg.ts.is_some();
+        let ts_ok = cfg.timestamps && seg.ts().is_some();
         sf.rcv.ts_ok = ts_ok;
         sf.rcv.sack_ok = cfg.sack && seg.sack_permitted;
         sf.rcv.rcv_wscale = if cfg.window_scaling && seg.wscale.is_some() { Some(14) } else { None };
-        let peer_mss = seg.mss.map(|m| m as u32).unwrap_or(536);
+        let peer_mss = seg.mss().map(|m| m as u32).unwrap_or(536);
         let mut mss = peer_mss.min(cfg.mss_option()) - if ts_ok { 12 } else { 0 };
         if mptcp && self.cfg.capable {
             mss -= DSS_MSS_OVERHEAD;
@@ -520,13 +521,13 @@ impl MptcpConnection {
     fn on_new_syn(&mut self, now: Nanos, pkt: &Packet, seg: &TcpSegment) {
         let (local, remote) = (pkt.dst, pkt.src);
         let i = if self.sfs.is_empty() {
-            let capable = seg.mptcp.is_some_and(|o| o.capable.is_some());
+            let capable = seg.mptcp.as_ref().is_some_and(|o| o.capable().is_some());
             self.mode = if capable && self.cfg.capable { Mode::Mptcp } else { Mode::Fallback };
-            self.peer_key = seg.mptcp.and_then(|o| o.capable).map(|c| c.sender_key);
+            self.peer_key = seg.mptcp.as_ref().and_then(|o| o.capable()).map(|c| c.sender_key);
             self.add_subflow(local, seg.dst_port, remote, seg.src_port, SfState::SynRcvd)
         } else {
             // RFC 8684 3.2: a join must name our token.
-            let Some(j) = seg.mptcp.and_then(|o| o.join) else { return };
+            let Some(j) = seg.mptcp.as_ref().and_then(|o| o.join()) else { return };
             if self.mode != Mode::Mptcp || j.token != token_of(self.key) || self.sfs.len() >= MAX_SUBFLOWS {
                 return;
             }
@@ -539,7 +540,7 @@ impl MptcpConnection {
         };
         self.negotiate(i, seg);
         let sf = &mut self.sfs[i];
-        sf.rcv.on_syn(seg.ts.map(|t| t.0));
+        sf.rcv.on_syn(seg.ts().map(|t| t.0));
         sf.syn_pending = true;
         sf.syn_sent_at = now;
     }
@@ -547,25 +548,28 @@ impl MptcpConnection {
     // ---- data path ---------------------------------------------------------------
 
     fn on_segment(&mut self, now: Nanos, i: usize, seg: &TcpSegment) {
-        const NO_OPTIONS: MptcpOptions = MptcpOptions { capable: None, join: None, dss: None, add_addr: None, remove_addr: None, prio_backup: None, fastclose: false };
+        const NO_OPTIONS: MptcpOptions = MptcpOptions { dss: None, control: None };
         let opts: &MptcpOptions = seg.mptcp.as_ref().unwrap_or(&NO_OPTIONS);
-        if let Some(a) = opts.add_addr {
-            if !self.remote_addrs.contains(&a.addr) {
-                self.remote_addrs.push(a.addr);
-                self.pm_create(now);
+        if let Some(c) = &opts.control {
+            if let Some(a) = c.add_addr {
+                if !self.remote_addrs.contains(&a.addr) {
+                    self.remote_addrs.push(a.addr);
+                    self.pm_create(now);
+                }
             }
-        }
-        if let Some(b) = opts.prio_backup {
-            self.sfs[i].backup = b;
+            if let Some(b) = c.prio_backup {
+                self.sfs[i].backup = b;
+            }
         }
         if seg.has(flags::ACK) {
             let sf = &self.sfs[i];
             let before = sf.snd.snd_una;
+            let sack = seg.sack_blocks();
             let ai = AckInfo {
                 ack: seg.ack,
                 window: SUBFLOW_WND,
-                sack: seg.sack_blocks(),
-                ts_ecr: if sf.rcv.ts_ok { seg.ts.map(|t| t.1) } else { None },
+                sack: &sack,
+                ts_ecr: if sf.rcv.ts_ok { seg.ts().map(|t| t.1) } else { None },
                 carries_data: seg.len > 0 || seg.has(flags::FIN) || seg.has(flags::SYN),
             };
             if sf.snd.ack_is_idle(&ai) {
@@ -586,7 +590,7 @@ impl MptcpConnection {
             }
             match self.mode {
                 Mode::Mptcp => {
-                    if let Some(da) = opts.dss.and_then(|d| d.data_ack) {
+                    if let Some(da) = opts.dss.and_then(|d| d.data_ack()) {
                         self.send.on_data_ack(da, seg.window);
                     }
                 }
@@ -603,13 +607,13 @@ impl MptcpConnection {
             if seg.len > 0 {
                 let dsn = match self.mode {
                     Mode::Fallback => Some(seg.seq),
-                    _ => opts.dss.and_then(|d| d.dsn),
+                    _ => opts.dss.and_then(|d| d.dsn()),
                 };
                 if let Some(d) = dsn {
                     sf.rx_maps.get_or_insert_with(seg.seq, || (d, seg.len));
                 }
             }
-            let out = sf.rcv.on_segment(now, seg.seq, seg.len, seg.has(flags::FIN), seg.ts.map(|t| t.0));
+            let out = sf.rcv.on_segment(now, seg.seq, seg.len, seg.has(flags::FIN), seg.ts().map(|t| t.0));
             if out.ooo {
                 sf.snd.counters.ooo_segments += 1;
             }
@@ -639,7 +643,7 @@ impl MptcpConnection {
         }
         if let Some(d) = opts.dss {
             if d.data_fin {
-                if let Some(dsn) = d.dsn.map(|x| x + d.map_len as u64) {
+                if let Some(dsn) = d.dsn().map(|x| x + d.map_len as u64) {
                     if self.recv.on_data_fin(dsn).fin {
                         self.peer_closed();
                     }
@@ -948,12 +952,12 @@ impl Endpoint for MptcpConnection {
             SfState::SynSent => {
                 if seg.has(flags::SYN) && seg.has(flags::ACK) && seg.ack == 1 {
                     if self.sfs[i].initial {
-                        let cap = seg.mptcp.and_then(|o| o.capable);
+                        let cap = seg.mptcp.as_ref().and_then(|o| o.capable());
                         self.mode = if cap.is_some() && self.cfg.capable { Mode::Mptcp } else { Mode::Fallback };
                         self.peer_key = cap.map(|c| c.sender_key);
                     }
                     self.negotiate(i, seg);
-                    self.sfs[i].rcv.on_syn(seg.ts.map(|t| t.0));
+                    self.sfs[i].rcv.on_syn(seg.ts().map(|t| t.0));
                     self.establish(i, now);
                     let sf = &mut self.sfs[i];
                     sf.rcv.force_ack();

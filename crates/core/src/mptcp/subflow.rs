@@ -112,6 +112,7 @@ impl Subflow {
     }
 
     /// The mapping covering subflow sequence `sseq`.
+    #[inline]
     pub fn map_of(&self, sseq: u64) -> Option<Mapping> {
         // Mappings tile the subflow sequence space in order, and a new
         // transmission is covered by the last one: try it before searching.

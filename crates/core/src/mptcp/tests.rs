@@ -120,13 +120,13 @@ fn mp_capable_then_join_only_after_the_first_subflow_is_established() {
     w.run(5 * MS);
     let s = syns(&w.log);
     assert_eq!(s.len(), 1, "only the MP_CAPABLE SYN before the handshake completes");
-    let first = s[0].1.tcp().unwrap().mptcp.unwrap();
-    assert!(first.capable.is_some() && first.join.is_none());
+    let first = s[0].1.tcp().unwrap().mptcp.clone().unwrap();
+    assert!(first.capable().is_some() && first.join().is_none());
     assert_eq!(s[0].1.src, A1, "initial subflow on the default (first) address");
     w.run(200 * MS);
     let s = syns(&w.log);
     assert_eq!(s.len(), 2);
-    let (t_join, join) = (&s[1].0, s[1].1.tcp().unwrap().mptcp.unwrap().join.unwrap());
+    let (t_join, join) = (&s[1].0, s[1].1.tcp().unwrap().mptcp.as_ref().unwrap().join().unwrap());
     // SYN-ACK arrives at 20 ms: the join goes out then, not before.
     assert_eq!(*t_join, 20 * MS);
     assert_eq!(s[1].1.src, A2);
@@ -137,7 +137,7 @@ fn mp_capable_then_join_only_after_the_first_subflow_is_established() {
     assert_eq!(w.c.mode, Mode::Mptcp);
     assert_eq!(w.c_events.first(), Some(&AppEvent::Connected));
     // The third ACK of the first subflow echoes both keys (RFC 8684 3.1).
-    let third = w.log.iter().find(|(_, p)| p.src == A1 && p.tcp().unwrap().mptcp.is_some_and(|o| o.capable.is_some_and(|c| c.receiver_key.is_some()))).is_some();
+    let third = w.log.iter().find(|(_, p)| p.src == A1 && p.tcp().unwrap().mptcp.as_ref().is_some_and(|o| o.capable().is_some_and(|c| c.receiver_key.is_some()))).is_some();
     assert!(third);
 }
 
@@ -151,7 +151,7 @@ fn join_with_a_wrong_token_is_ignored() {
     p.src = A2;
     if let crate::packet::Payload::Tcp(s) = &mut p.payload {
         s.src_port = 999;
-        s.mptcp = Some(crate::packet::MptcpOptions { join: Some(crate::packet::MpJoin { token: 7, addr_id: 1, backup: false }), ..Default::default() });
+        s.mptcp = Some(crate::packet::MptcpOptions::with_control(crate::packet::MptcpControl { join: Some(crate::packet::MpJoin { token: 7, addr_id: 1, backup: false }), ..Default::default() }));
     }
     w.s.handle_packet(w.now, &p);
     assert_eq!(w.s.sfs.len(), 1);
@@ -176,9 +176,9 @@ fn dss_mappings_and_data_ack_carry_a_transfer_over_two_subflows() {
     for (_, p) in &w.log {
         let s = p.tcp().unwrap();
         if s.len > 0 {
-            let d = s.mptcp.unwrap().dss.unwrap();
+            let d = s.mptcp.as_ref().unwrap().dss.unwrap();
             assert_eq!(d.map_len, s.len);
-            assert!(d.dsn.is_some() && d.data_ack.is_some());
+            assert!(d.dsn().is_some() && d.data_ack().is_some());
             data += 1;
         }
     }
@@ -245,7 +245,7 @@ fn tail_loss_burst(mptcp_tlp: bool, lossy: Addr, segs: u64) -> (Nanos, u64) {
     let mut dropped = false;
     w.drop = Box::new(move |_, p| {
         let s = p.tcp().unwrap();
-        let last = s.len > 0 && s.mptcp.and_then(|o| o.dss).and_then(|d| d.dsn).is_some_and(|d| d + s.len as u64 == end);
+        let last = s.len > 0 && s.mptcp.as_ref().and_then(|o| o.dss).and_then(|d| d.dsn()).is_some_and(|d| d + s.len as u64 == end);
         if last && p.dst == lossy && !dropped {
             dropped = true;
             return true;

@@ -146,7 +146,7 @@ impl TcpEndpoint {
         s.seq = 0;
         s.flags = flags::SYN;
         // RFC 9293 3.7.1: MSS option = MTU - 40.
-        s.mss = Some(self.cfg.mss_option() as u16);
+        s.set_mss(Some(self.cfg.mss_option() as u16));
         // RFC 7323 2.2: the window in a SYN is never scaled.
         s.window = self.cfg.rcvbuf.min(65535);
         if self.cfg.window_scaling {
@@ -162,10 +162,10 @@ impl TcpEndpoint {
             }
             s.sack_permitted = self.rcv.sack_ok;
             if self.rcv.ts_ok {
-                s.ts = Some((now, self.rcv.ts_recent()));
+                s.set_ts(Some((now, self.rcv.ts_recent())));
             }
         } else if self.cfg.timestamps {
-            s.ts = Some((now, 0));
+            s.set_ts(Some((now, 0)));
         }
         self.finish(&mut p);
         p
@@ -208,14 +208,14 @@ impl TcpEndpoint {
 
     /// Options agreed from the peer's SYN / SYN-ACK.
     fn negotiate(&mut self, now: Nanos, seg: &TcpSegment) {
-        let ts_ok = self.cfg.timestamps && seg.ts.is_some();
+        let ts_ok = self.cfg.timestamps && seg.ts().is_some();
         let sack_ok = self.cfg.sack && seg.sack_permitted;
         // RFC 7323 2.2: scaling only if both sides send the option.
         let wscale_ok = self.cfg.window_scaling && seg.wscale.is_some();
         self.rcv.ts_ok = ts_ok;
         self.rcv.sack_ok = sack_ok;
         self.rcv.rcv_wscale = if wscale_ok { Some(self.our_wscale) } else { None };
-        let peer_mss = seg.mss.map(|m| m as u32).unwrap_or(536); // RFC 9293 3.7.1 default
+        let peer_mss = seg.mss().map(|m| m as u32).unwrap_or(536); // RFC 9293 3.7.1 default
         let mss = peer_mss.min(self.cfg.mss_option()) - if ts_ok { 12 } else { 0 };
         self.rcv.rcv_mss = mss;
         let _ = now;
@@ -264,17 +264,18 @@ impl TcpEndpoint {
 
     fn on_established_segment(&mut self, now: Nanos, seg: &TcpSegment) {
         if seg.has(flags::ACK) {
+            let sack = seg.sack_blocks();
             let ai = AckInfo {
                 ack: seg.ack,
                 window: seg.window,
-                sack: seg.sack_blocks(),
-                ts_ecr: if self.rcv.ts_ok { seg.ts.map(|t| t.1) } else { None },
+                sack: &sack,
+                ts_ecr: if self.rcv.ts_ok { seg.ts().map(|t| t.1) } else { None },
                 carries_data: seg.len > 0 || seg.has(flags::FIN) || seg.has(flags::SYN),
             };
             self.snd.on_ack(now, &ai, None);
         }
         if seg.len > 0 || seg.has(flags::FIN) || seg.seq < self.rcv.rcv_nxt {
-            let out = self.rcv.on_segment(now, seg.seq, seg.len, seg.has(flags::FIN), seg.ts.map(|t| t.0));
+            let out = self.rcv.on_segment(now, seg.seq, seg.len, seg.has(flags::FIN), seg.ts().map(|t| t.0));
             if out.ooo {
                 self.snd.counters.ooo_segments += 1;
             }
@@ -311,7 +312,7 @@ impl Endpoint for TcpEndpoint {
             TcpState::Listen => {
                 if seg.has(flags::SYN) && !seg.has(flags::ACK) {
                     self.negotiate(now, seg);
-                    self.rcv.on_syn(seg.ts.map(|t| t.0));
+                    self.rcv.on_syn(seg.ts().map(|t| t.0));
                     self.state = TcpState::SynRcvd;
                     self.syn_pending = true;
                     self.syn_sent_at = now;
@@ -320,7 +321,7 @@ impl Endpoint for TcpEndpoint {
             TcpState::SynSent => {
                 if seg.has(flags::SYN) && seg.has(flags::ACK) && seg.ack == 1 {
                     self.negotiate(now, seg);
-                    self.rcv.on_syn(seg.ts.map(|t| t.0));
+                    self.rcv.on_syn(seg.ts().map(|t| t.0));
                     self.establish(now, seg.window);
                     // RFC 9293 3.5: complete the handshake with an ACK.
                     self.rcv.force_ack();

@@ -363,7 +363,7 @@ impl PathReceiver {
             let mut n = 0;
             if let Some(d) = self.dsack.take_if(|_| max_sack > 0) {
                 // RFC 2883 4: the D-SACK block is the first block.
-                seg.sack[0] = d;
+                seg.set_sack_block(0, d);
                 n = 1;
             }
             let max = max_sack.min(MAX_SACK_BLOCKS);
@@ -374,13 +374,13 @@ impl PathReceiver {
                 if n >= max {
                     break;
                 }
-                seg.sack[n] = *b;
+                seg.set_sack_block(n, *b);
                 n += 1;
             }
-            seg.sack_len = n as u8;
+            seg.set_sack_len(n);
         }
         if self.ts_ok {
-            seg.ts = Some((now, self.ts_recent));
+            seg.set_ts(Some((now, self.ts_recent)));
         }
         self.rcv_wup = self.rcv_nxt;
         self.ack_pending = false;

@@ -71,10 +71,10 @@ fn peer(seq: u64, ack: u64, len: u32, fl: u8) -> TcpSegment {
 fn ack_sack(ack: u64, blocks: &[(u64, u64)], ecr: Nanos) -> TcpSegment {
     let mut s = peer(1, ack, 0, flags::ACK);
     for (i, b) in blocks.iter().enumerate() {
-        s.sack[i] = SackBlock { start: b.0, end: b.1 };
+        s.set_sack_block(i, SackBlock { start: b.0, end: b.1 });
     }
-    s.sack_len = blocks.len() as u8;
-    s.ts = Some((0, ecr));
+    s.set_sack_len(blocks.len());
+    s.set_ts(Some((0, ecr)));
     s
 }
 
@@ -85,10 +85,10 @@ fn ack(ack: u64, ecr: Nanos) -> TcpSegment {
 /// A SYN-ACK from a Linux-like peer.
 fn syn_ack(sack: bool) -> TcpSegment {
     let mut s = peer(0, 1, 0, flags::SYN | flags::ACK);
-    s.mss = Some(1460);
+    s.set_mss(Some(1460));
     s.wscale = Some(7);
     s.sack_permitted = sack;
-    s.ts = Some((0, 0));
+    s.set_ts(Some((0, 0)));
     s.window = 65535;
     s
 }
@@ -125,10 +125,10 @@ fn handshake_active_side() {
     let syn = recv!(ep, 0);
     let s = tcp(&syn[0]);
     assert_eq!(s.flags, flags::SYN);
-    assert_eq!((s.seq, s.mss, s.sack_permitted), (0, Some(1460), true));
+    assert_eq!((s.seq, s.mss(), s.sack_permitted), (0, Some(1460), true));
     // rcvbuf 6 MiB: 65535 << 7 = 8388480 >= 6291456, << 6 is not.
     assert_eq!(s.wscale, Some(7));
-    assert!(s.ts.is_some());
+    assert!(s.ts().is_some());
     // 20 + 20 + (4 + 3 + 2 + 10 = 19 -> 20) = 60 bytes
     assert_eq!(syn[0].size, 60);
     // no answer: SYN retransmitted after 1 s (RFC 6298 2.1), then 2 s
@@ -153,16 +153,16 @@ fn handshake_passive_side() {
     let mut ep = TcpEndpoint::new(&cfg(), 0, A, 80, B, 1000, Role::Server);
     assert!(recv!(ep, 0).is_empty());
     let mut syn = peer(0, 0, 0, flags::SYN);
-    syn.mss = Some(1460);
+    syn.set_mss(Some(1460));
     syn.wscale = Some(7);
     syn.sack_permitted = true;
-    syn.ts = Some((5, 0));
+    syn.set_ts(Some((5, 0)));
     send!(ep, 0, syn);
     let sa = recv!(ep, 0);
     assert_eq!(sa.len(), 1);
     let s = tcp(&sa[0]);
     assert_eq!((s.flags, s.seq, s.ack), (flags::SYN | flags::ACK, 0, 1));
-    assert_eq!((s.wscale, s.sack_permitted, s.ts), (Some(7), true, Some((0, 5))));
+    assert_eq!((s.wscale, s.sack_permitted, s.ts()), (Some(7), true, Some((0, 5))));
     // SYN-ACK retransmitted after 1 s if the ACK is lost
     ep.handle_timeout(SEC);
     assert_eq!(recv!(ep, SEC).len(), 1);
@@ -176,15 +176,15 @@ fn handshake_without_options_caps_window() {
     let c = TcpConfig { timestamps: false, window_scaling: false, sack: false, ..cfg() };
     let mut ep = TcpEndpoint::new(&c, 0, A, 80, B, 1000, Role::Server);
     let mut syn = peer(0, 0, 0, flags::SYN);
-    syn.mss = Some(1460);
+    syn.set_mss(Some(1460));
     send!(ep, 0, syn);
     let sa = recv!(ep, 0);
     let s = tcp(&sa[0]);
-    assert_eq!((s.wscale, s.sack_permitted, s.ts), (None, false, None));
+    assert_eq!((s.wscale, s.sack_permitted, s.ts()), (None, false, None));
     send!(ep, MS, ack(1, 0));
     // data at 1: ACK advertises at most 65535 without scaling
     let mut d = peer(1, 1, 1460, flags::ACK);
-    d.ts = None;
+    d.set_ts(None);
     send!(ep, 2 * MS, d);
     let a = recv!(ep, 2 * MS);
     assert_eq!(tcp(&a[0]).window, 65535);
@@ -776,10 +776,10 @@ fn spurious_fast_retransmit_is_undone_on_recovery_exit() {
 fn server_with(c: &TcpConfig) -> TcpEndpoint {
     let mut ep = TcpEndpoint::new(c, 0, A, 80, B, 1000, Role::Server);
     let mut syn = peer(0, 0, 0, flags::SYN);
-    syn.mss = Some(1460);
+    syn.set_mss(Some(1460));
     syn.wscale = Some(7);
     syn.sack_permitted = true;
-    syn.ts = Some((1, 0));
+    syn.set_ts(Some((1, 0)));
     send!(ep, 0, syn);
     recv!(ep, 0);
     send!(ep, 10 * MS, ack(1, 0));
@@ -789,7 +789,7 @@ fn server_with(c: &TcpConfig) -> TcpEndpoint {
 
 fn data(i: u64) -> TcpSegment {
     let mut s = peer(sq(i), 1, MSS as u32, flags::ACK);
-    s.ts = Some((i + 100, 0));
+    s.set_ts(Some((i + 100, 0)));
     s
 }
 
@@ -844,7 +844,7 @@ fn out_of_order_sack_order_and_dsack() {
     let a = recv!(ep, t);
     assert_eq!(a.len(), 1);
     assert_eq!(tcp(&a[0]).ack, sq(1));
-    assert_eq!(tcp(&a[0]).sack_blocks(), &[SackBlock { start: sq(2), end: sq(3) }]);
+    assert_eq!(&*tcp(&a[0]).sack_blocks(), &[SackBlock { start: sq(2), end: sq(3) }]);
     // 4 and then 6: most recent block first
     send!(ep, t, data(4));
     recv!(ep, t);
@@ -866,11 +866,11 @@ fn out_of_order_sack_order_and_dsack() {
     send!(ep, t, data(1));
     let a = recv!(ep, t);
     assert_eq!(tcp(&a[0]).ack, sq(5));
-    assert_eq!(tcp(&a[0]).sack_len, 1);
+    assert_eq!(tcp(&a[0]).sack_len(), 1);
     // duplicate below rcv_nxt: D-SACK below the ACK
     send!(ep, t, data(0));
     let a = recv!(ep, t);
-    assert_eq!(tcp(&a[0]).sack[0], SackBlock { start: sq(0), end: sq(1) });
+    assert_eq!(tcp(&a[0]).sack_blocks()[0], SackBlock { start: sq(0), end: sq(1) });
     assert_eq!(ep.counters().ooo_segments, 5);
 }
 
@@ -963,7 +963,7 @@ fn zero_window_persist_probe() {
 fn receiver_answers_window_probe() {
     let mut ep = server_with(&cfg());
     let mut p = peer(0, 1, 0, flags::ACK);
-    p.ts = Some((1, 0));
+    p.set_ts(Some((1, 0)));
     send!(ep, 20 * MS, p);
     let a = recv!(ep, 20 * MS);
     assert_eq!(a.len(), 1);
@@ -998,7 +998,7 @@ fn fin_both_ways() {
     assert!(events(&mut ep).is_empty());
     // peer's FIN
     let mut f = peer(1, 1002, 0, flags::ACK | flags::FIN);
-    f.ts = Some((2, 40 * MS));
+    f.set_ts(Some((2, 40 * MS)));
     send!(ep, 90 * MS, f);
     assert_eq!(events(&mut ep), vec![AppEvent::PeerClosed, AppEvent::Closed]);
     let a = recv!(ep, 90 * MS);
@@ -1006,7 +1006,7 @@ fn fin_both_ways() {
     assert_eq!(ep.state, TcpState::Done);
     // the peer retransmits its FIN (our ACK was lost): ACK it again
     let mut f = peer(1, 1002, 0, flags::ACK | flags::FIN);
-    f.ts = Some((3, 40 * MS));
+    f.set_ts(Some((3, 40 * MS)));
     send!(ep, 400 * MS, f);
     let a = recv!(ep, 400 * MS);
     assert_eq!(a.len(), 1);
@@ -1593,22 +1593,22 @@ fn sack_blocks_on_data_segments_shrink_the_payload() {
     // which would give 1436.)
     let mut ep = client();
     let mut d = peer(1 + MSS, 1, MSS as u32, flags::ACK);
-    d.ts = Some((50, 0));
+    d.set_ts(Some((50, 0)));
     send!(ep, 50 * MS, d);
     ep.write(50 * MS, 3 * MSS);
     let out = recv!(ep, 50 * MS);
-    assert_eq!(tcp(&out[0]).sack_len, 1);
+    assert_eq!(tcp(&out[0]).sack_len(), 1);
     assert_eq!(tcp(&out[0]).len, 1440);
     assert_eq!(out[0].size, 1500);
     // every segment repeats the block while the hole exists (RFC 2018 4)
-    assert_eq!((tcp(&out[1]).sack_len, tcp(&out[1]).len), (1, 1440));
+    assert_eq!((tcp(&out[1]).sack_len(), tcp(&out[1]).len), (1, 1440));
     // the hole is filled: full-sized segments again
     let mut d = peer(1, 1, MSS as u32, flags::ACK);
-    d.ts = Some((51, 0));
+    d.set_ts(Some((51, 0)));
     send!(ep, 51 * MS, d);
     ep.write(51 * MS, 3 * MSS);
     let out = recv!(ep, 51 * MS);
-    assert_eq!((tcp(&out[0]).sack_len, tcp(&out[0]).len, out[0].size), (0, 1448, 1500));
+    assert_eq!((tcp(&out[0]).sack_len(), tcp(&out[0]).len, out[0].size), (0, 1448, 1500));
 }
 
 #[test]
