@@ -3,10 +3,10 @@
 //! Exit codes: 0 success; 2 invalid scenario or command line (nothing
 //! written); 1 simulation or output error (nothing written).
 
-mod runner;
-mod validate;
-mod sweep;
 mod reproduce;
+mod runner;
+mod sweep;
+mod validate;
 
 use clap::{Parser, Subcommand};
 use mptlab_scenario::{registry, Override, Scenario, Topology, TrafficModel};
@@ -211,7 +211,10 @@ enum Command {
 }
 
 fn bench(duration: f64, repeat: u32, only: Option<&str>) -> ExitCode {
-    println!("{:<34} {:>9} {:>10} {:>12} {:>14} {:>12}", "benchmark", "sim_s", "wall_s", "data_pkts", "data_pkts/s", "events/s");
+    println!(
+        "{:<34} {:>9} {:>10} {:>12} {:>14} {:>12}",
+        "benchmark", "sim_s", "wall_s", "data_pkts", "data_pkts/s", "events/s"
+    );
     for (name, text) in mptlab_sim::bench::scenarios(duration) {
         if only.is_some_and(|o| !name.contains(o)) {
             continue;
@@ -263,14 +266,32 @@ fn catalog() -> Vec<registry::Category> {
     // Model registries that live in mptlab-core rather than the scenario crate.
     use mptlab_core::sctp::{BufferSplit, CcVariant, RtxPolicy, Scheduler};
     const ABOUT: &[(&str, &str)] = &[
-        ("seed000", "seed 000's CMT-SCTP configuration (default for cmt-sctp)"),
+        (
+            "seed000",
+            "seed 000's CMT-SCTP configuration (default for cmt-sctp)",
+        ),
         ("rfc", "RFC 9260 defaults (plus the CMT rules for cmt-sctp)"),
-        ("roundrobin", "least recently used path first, as INET (Iyengar et al.)"),
+        (
+            "roundrobin",
+            "least recently used path first, as INET (Iyengar et al.)",
+        ),
         ("daps", "delay-aware packet scheduling (Kuhn et al. 2014)"),
-        ("same", "retransmit on the path of the original transmission"),
-        ("lowest-rtt", "retransmit on the path with the lowest RTT (seed 000)"),
-        ("largest-cwnd", "retransmit on the path with the largest cwnd"),
-        ("largest-ssthresh", "retransmit on the path with the largest ssthresh"),
+        (
+            "same",
+            "retransmit on the path of the original transmission",
+        ),
+        (
+            "lowest-rtt",
+            "retransmit on the path with the lowest RTT (seed 000)",
+        ),
+        (
+            "largest-cwnd",
+            "retransmit on the path with the largest cwnd",
+        ),
+        (
+            "largest-ssthresh",
+            "retransmit on the path with the largest ssthresh",
+        ),
         ("none", "no buffer splitting"),
         ("sender", "split the send buffer per path"),
         ("receiver", "split the receive buffer per path"),
@@ -283,17 +304,49 @@ fn catalog() -> Vec<registry::Category> {
         key: key.into(),
         entries: v
             .iter()
-            .map(|n| (n.to_string(), ABOUT.iter().find(|(k, _)| k == n).map_or("", |(_, d)| d).to_string()))
+            .map(|n| {
+                (
+                    n.to_string(),
+                    ABOUT
+                        .iter()
+                        .find(|(k, _)| k == n)
+                        .map_or("", |(_, d)| d)
+                        .to_string(),
+                )
+            })
             .collect(),
     };
-    cats.push(names("sctp presets", "transport.sctp.preset", &["seed000", "rfc"]));
-    cats.push(names("cmt-sctp schedulers", "transport.sctp.scheduler", Scheduler::names()));
-    cats.push(names("sctp retransmission paths", "transport.sctp.retransmission", RtxPolicy::names()));
-    cats.push(names("cmt-sctp buffer splitting", "transport.sctp.buffer_splitting", BufferSplit::names()));
-    cats.push(names("sctp congestion control", "transport.sctp.cc", CcVariant::names()));
+    cats.push(names(
+        "sctp presets",
+        "transport.sctp.preset",
+        &["seed000", "rfc"],
+    ));
+    cats.push(names(
+        "cmt-sctp schedulers",
+        "transport.sctp.scheduler",
+        Scheduler::names(),
+    ));
+    cats.push(names(
+        "sctp retransmission paths",
+        "transport.sctp.retransmission",
+        RtxPolicy::names(),
+    ));
+    cats.push(names(
+        "cmt-sctp buffer splitting",
+        "transport.sctp.buffer_splitting",
+        BufferSplit::names(),
+    ));
+    cats.push(names(
+        "sctp congestion control",
+        "transport.sctp.cc",
+        CcVariant::names(),
+    ));
     for c in &mut cats {
         for (name, desc) in &mut c.entries {
-            if mptlab_sim::NOT_SIMULATED.iter().any(|(k, n)| *k == c.key && n == name) {
+            if mptlab_sim::NOT_SIMULATED
+                .iter()
+                .any(|(k, n)| *k == c.key && n == name)
+            {
                 desc.push_str(" [not simulated yet]");
             }
         }
@@ -341,7 +394,11 @@ fn describe(s: &Scenario) -> String {
         TrafficModel::Gaming { .. } => "gaming".into(),
         TrafficModel::Web { .. } => "web".into(),
         TrafficModel::File { size_bytes } => format!("file {size_bytes} bytes"),
-        TrafficModel::Bursts { count, size_bytes, interval_s } => format!("{count} bursts of {size_bytes} bytes every {interval_s} s"),
+        TrafficModel::Bursts {
+            count,
+            size_bytes,
+            interval_s,
+        } => format!("{count} bursts of {size_bytes} bytes every {interval_s} s"),
         TrafficModel::Bulk => "bulk".into(),
     };
     format!(
@@ -366,30 +423,46 @@ fn load(path: &PathBuf, set: &[Override]) -> Result<Scenario, ExitCode> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Bench { duration, repeat, only } => bench(duration, repeat, only.as_deref()),
-        Command::Validate { dir, out, runs, only } => validate::run(validate::Options { dir, out, runs, only }),
+        Command::Bench {
+            duration,
+            repeat,
+            only,
+        } => bench(duration, repeat, only.as_deref()),
+        Command::Validate {
+            dir,
+            out,
+            runs,
+            only,
+        } => validate::run(validate::Options {
+            dir,
+            out,
+            runs,
+            only,
+        }),
         Command::List => {
             list();
             ExitCode::SUCCESS
         }
         // a [sweep]: every point is checked (the base alone need not be valid)
-        Command::Check { scenario, set } if mptlab_scenario::sweep::file_has_sweep(&scenario) => match sweep::plan(&scenario, &set, None) {
-            Ok(sw) => {
-                println!(
-                    "ok: {}: sweep of {} point(s) x {} run(s); first point {}: {}",
-                    scenario.display(),
-                    sw.points.len(),
-                    sw.runs,
-                    sw.points[0].label,
-                    describe(&sw.points[0].scenario)
-                );
-                ExitCode::SUCCESS
+        Command::Check { scenario, set } if mptlab_scenario::sweep::file_has_sweep(&scenario) => {
+            match sweep::plan(&scenario, &set, None) {
+                Ok(sw) => {
+                    println!(
+                        "ok: {}: sweep of {} point(s) x {} run(s); first point {}: {}",
+                        scenario.display(),
+                        sw.points.len(),
+                        sw.runs,
+                        sw.points[0].label,
+                        describe(&sw.points[0].scenario)
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(2)
+                }
             }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::from(2)
-            }
-        },
+        }
         Command::Check { scenario, set } => match load(&scenario, &set) {
             Ok(s) => {
                 println!("ok: {}: {}", scenario.display(), describe(&s));
@@ -434,12 +507,27 @@ fn main() -> ExitCode {
             };
             sweep::run(&scenario, &o)
         }
-        Command::Emulate { scenario, out, runs, seed, mut set, quiet, force, capture } => {
+        Command::Emulate {
+            scenario,
+            out,
+            runs,
+            seed,
+            mut set,
+            quiet,
+            force,
+            capture,
+        } => {
             if let Some(r) = runs {
-                set.push(Override { key: "scenario.runs".into(), value: r.to_string() });
+                set.push(Override {
+                    key: "scenario.runs".into(),
+                    value: r.to_string(),
+                });
             }
             if let Some(s) = seed {
-                set.push(Override { key: "scenario.seed".into(), value: s.to_string() });
+                set.push(Override {
+                    key: "scenario.seed".into(),
+                    value: s.to_string(),
+                });
             }
             let s = match Scenario::from_file_with_overrides(&scenario, &set) {
                 Ok(s) => s,
@@ -452,13 +540,36 @@ fn main() -> ExitCode {
                 eprintln!("error: {}: {e}", scenario.display());
                 return ExitCode::from(2);
             }
-            let opts = runner::RunOptions { out, jobs: 1, quiet, force, csv: true, parquet: true };
+            let opts = runner::RunOptions {
+                out,
+                jobs: 1,
+                quiet,
+                force,
+                csv: true,
+                parquet: true,
+            };
             if !quiet {
-                eprintln!("emulating {} ({} x {} s, real time)", describe(&s), s.meta.runs, s.meta.duration_s);
+                eprintln!(
+                    "emulating {} ({} x {} s, real time)",
+                    describe(&s),
+                    s.meta.runs,
+                    s.meta.duration_s
+                );
             }
             runner::run(&s, &opts, mptlab_emu::run::run_once_global)
         }
-        Command::Reproduce { seed, out, quick, runs, jobs, only, library, no_report, tables, quiet } => reproduce::run(&reproduce::Options {
+        Command::Reproduce {
+            seed,
+            out,
+            quick,
+            runs,
+            jobs,
+            only,
+            library,
+            no_report,
+            tables,
+            quiet,
+        } => reproduce::run(&reproduce::Options {
             seed,
             out,
             quick,

@@ -29,7 +29,9 @@ pub const QUICK_BURSTS: u32 = 20;
 pub fn last_event_s(s: &Scenario) -> f64 {
     let mut links: Vec<&Link> = Vec::new();
     match &s.topology {
-        Topology::Preset { paths, server_link, .. } => {
+        Topology::Preset {
+            paths, server_link, ..
+        } => {
             links.extend(paths.iter().map(|p| &p.link));
             links.push(server_link);
         }
@@ -94,13 +96,21 @@ pub fn run(o: &Options) -> ExitCode {
         eprintln!("error: cannot find the scenario library (scenarios/seed<SEED>/); run from the repository or pass --library DIR");
         return ExitCode::from(2);
     };
-    let have: Vec<&str> = SEEDS.iter().copied().filter(|s| root.join(format!("seed{s}")).is_dir()).collect();
+    let have: Vec<&str> = SEEDS
+        .iter()
+        .copied()
+        .filter(|s| root.join(format!("seed{s}")).is_dir())
+        .collect();
     let seeds: Vec<&str> = if o.seed == "all" {
         have.clone()
     } else if let Some(s) = have.iter().find(|s| **s == o.seed) {
         vec![*s]
     } else {
-        eprintln!("error: seed `{}`: no scenario library (have: {}, or `all`)", o.seed, have.join(", "));
+        eprintln!(
+            "error: seed `{}`: no scenario library (have: {}, or `all`)",
+            o.seed,
+            have.join(", ")
+        );
         return ExitCode::from(2);
     };
     // plan everything first: a bad file runs nothing
@@ -125,7 +135,11 @@ pub fn run(o: &Options) -> ExitCode {
         eprintln!("error: --only {:?} matches no scenario file", o.only);
         return ExitCode::from(2);
     }
-    let runs = if o.quick { o.runs.or(Some(QUICK_RUNS)) } else { o.runs };
+    let runs = if o.quick {
+        o.runs.or(Some(QUICK_RUNS))
+    } else {
+        o.runs
+    };
     // per file: the overrides (--quick shortens video and gaming runs; a web
     // run is one page load, cut at the file's duration, which stays)
     let mut sets: Vec<Vec<Override>> = Vec::new();
@@ -141,16 +155,30 @@ pub fn run(o: &Options) -> ExitCode {
         let mut set = Vec::new();
         // a web or file run ends with its page or file; cutting it shorter
         // would turn slow transfers into unfinished ones
-        let open_ended = !matches!(s0.traffic.model, TrafficModel::Web { .. } | TrafficModel::File { .. } | TrafficModel::Bursts { .. });
+        let open_ended = !matches!(
+            s0.traffic.model,
+            TrafficModel::Web { .. } | TrafficModel::File { .. } | TrafficModel::Bursts { .. }
+        );
         // the cut of a file is the same for all its points: the latest event
         // over the points, plus QUICK_DURATION_S
-        let cut = sw.points.iter().map(|p| last_event_s(&p.scenario)).fold(0.0, f64::max) + QUICK_DURATION_S;
+        let cut = sw
+            .points
+            .iter()
+            .map(|p| last_event_s(&p.scenario))
+            .fold(0.0, f64::max)
+            + QUICK_DURATION_S;
         if o.quick && open_ended && s0.meta.duration_s > cut {
-            set.push(Override { key: "scenario.duration_s".into(), value: format!("{cut:?}") });
+            set.push(Override {
+                key: "scenario.duration_s".into(),
+                value: format!("{cut:?}"),
+            });
         }
         if let TrafficModel::Bursts { count, .. } = s0.traffic.model {
             if o.quick && count > QUICK_BURSTS {
-                set.push(Override { key: "traffic.count".into(), value: QUICK_BURSTS.to_string() });
+                set.push(Override {
+                    key: "traffic.count".into(),
+                    value: QUICK_BURSTS.to_string(),
+                });
             }
         }
         sets.push(set);
@@ -204,7 +232,10 @@ pub fn run(o: &Options) -> ExitCode {
     let mut manifest = manifest;
     manifest["sweep_wall_s"] = serde_json::json!(wall);
     manifest["jobs"] = serde_json::json!(o.jobs);
-    if let Err(e) = std::fs::write(o.out.join("reproduce.json"), serde_json::to_string_pretty(&manifest).unwrap()) {
+    if let Err(e) = std::fs::write(
+        o.out.join("reproduce.json"),
+        serde_json::to_string_pretty(&manifest).unwrap(),
+    ) {
         eprintln!("error: {}: {e}", o.out.display());
         return ExitCode::from(1);
     }
@@ -225,7 +256,10 @@ fn report(out: &Path) -> ExitCode {
         out.display(),
         out.display()
     );
-    match std::process::Command::new(&py).args(["-c", "import mptlab.report"]).output() {
+    match std::process::Command::new(&py)
+        .args(["-c", "import mptlab.report"])
+        .output()
+    {
         Ok(r) if r.status.success() => {}
         Ok(r) => {
             let err = String::from_utf8_lossy(&r.stderr);
@@ -238,7 +272,11 @@ fn report(out: &Path) -> ExitCode {
             return ExitCode::from(1);
         }
     }
-    match std::process::Command::new(&py).args(["-m", "mptlab.report"]).arg(out).status() {
+    match std::process::Command::new(&py)
+        .args(["-m", "mptlab.report"])
+        .arg(out)
+        .status()
+    {
         Ok(s) if s.success() => ExitCode::SUCCESS,
         Ok(s) => {
             eprintln!("error: reproduce: the report generator failed ({s}); {hint}");
@@ -279,7 +317,10 @@ model = "bulk"
         assert_eq!(last_event_s(&s), 300.0);
         // a start time of a disabled background is no event
         assert_eq!(last_event_s(&scen("[background]\nstart_s = 300\n")), 0.0);
-        let text = BASE.replace("rate_mbit = 4", "rate_mbit = 4\noutages = [{ at_s = 100, duration_s = 30 }]");
+        let text = BASE.replace(
+            "rate_mbit = 4",
+            "rate_mbit = 4\noutages = [{ at_s = 100, duration_s = 30 }]",
+        );
         let s = Scenario::from_str(&text, "q.toml").unwrap();
         assert_eq!(last_event_s(&s), 130.0);
     }

@@ -27,7 +27,8 @@ pub struct SweepOptions {
 pub fn plan(path: &Path, set: &[Override], runs: Option<u32>) -> Result<Sweep, String> {
     let sweep = Sweep::from_file(path, set, runs).map_err(|e| e.to_string())?;
     for p in &sweep.points {
-        mptlab_sim::supported(&p.scenario).map_err(|e| format!("{}: sweep point `{}`: {e}", path.display(), p.label))?;
+        mptlab_sim::supported(&p.scenario)
+            .map_err(|e| format!("{}: sweep point `{}`: {e}", path.display(), p.label))?;
     }
     Ok(sweep)
 }
@@ -69,7 +70,11 @@ pub fn run(path: &Path, o: &SweepOptions) -> ExitCode {
             sweep.origin,
             sweep.points.len(),
             sweep.runs,
-            if done > 0 { format!(", resuming: {done} run(s) already done") } else { String::new() }
+            if done > 0 {
+                format!(", resuming: {done} run(s) already done")
+            } else {
+                String::new()
+            }
         );
     }
     let bar = if o.quiet || !std::io::stderr().is_terminal() {
@@ -77,14 +82,23 @@ pub fn run(path: &Path, o: &SweepOptions) -> ExitCode {
     } else {
         let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
         b.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs (eta {eta})")
-                .expect("valid template"),
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs (eta {eta})",
+            )
+            .expect("valid template"),
         );
         b.set_position(done);
         b.reset_eta(); // the ETA counts this session's pace only
         b
     };
-    let r = execute(&sweep, &store, o.jobs, &mptlab_sim::run_once, stop_after, &|| bar.inc(1));
+    let r = execute(
+        &sweep,
+        &store,
+        o.jobs,
+        &mptlab_sim::run_once,
+        stop_after,
+        &|| bar.inc(1),
+    );
     bar.finish_and_clear();
     match r {
         Ok(_) => {}
@@ -121,7 +135,11 @@ pub fn run(path: &Path, o: &SweepOptions) -> ExitCode {
 /// the whole command to it.
 pub fn via_python(args: &[String]) -> ExitCode {
     let py = std::env::var("MPTLAB_PYTHON").unwrap_or_else(|_| "python3".into());
-    match std::process::Command::new(&py).args(["-m", "mptlab"]).args(args).status() {
+    match std::process::Command::new(&py)
+        .args(["-m", "mptlab"])
+        .args(args)
+        .status()
+    {
         Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(0, 255) as u8)),
         Err(e) => {
             eprintln!("error: --scheduler needs the mptlab Python package (pip install ., see docs/python.md): cannot start {py}: {e}");

@@ -37,13 +37,20 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     }
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
-    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
 }
 
 fn medians(runs: &[RunOutput]) -> BTreeMap<&'static str, f64> {
     let mut m = BTreeMap::new();
     for k in METRICS {
-        let v: Vec<f64> = runs.iter().filter_map(|r| r.summary.get(*k).and_then(|x| x.as_f64())).collect();
+        let v: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| r.summary.get(*k).and_then(|x| x.as_f64()))
+            .collect();
         if let Some(x) = median(v) {
             m.insert(*k, x);
         }
@@ -56,11 +63,21 @@ fn scenarios(dir: &Path, only: Option<&str>) -> Result<Vec<PathBuf>, String> {
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .filter(|p| only.is_none_or(|o| p.file_name().is_some_and(|n| n.to_string_lossy().contains(o))))
+        .filter(|p| {
+            only.is_none_or(|o| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().contains(o))
+            })
+        })
         .collect();
     v.sort();
     if v.is_empty() {
-        return Err(format!("{}: no validation scenarios (*.toml){}", dir.display(), only.map(|o| format!(" matching \"{o}\"")).unwrap_or_default()));
+        return Err(format!(
+            "{}: no validation scenarios (*.toml){}",
+            dir.display(),
+            only.map(|o| format!(" matching \"{o}\""))
+                .unwrap_or_default()
+        ));
     }
     Ok(v)
 }
@@ -73,12 +90,21 @@ pub fn run(o: Options) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let set: Vec<Override> = o.runs.map(|r| Override { key: "scenario.runs".into(), value: r.to_string() }).into_iter().collect();
+    let set: Vec<Override> = o
+        .runs
+        .map(|r| Override {
+            key: "scenario.runs".into(),
+            value: r.to_string(),
+        })
+        .into_iter()
+        .collect();
     let mut loaded = Vec::new();
     for f in &files {
         match Scenario::from_file_with_overrides(f, &set) {
             Ok(s) => {
-                if let Err(e) = mptlab_sim::supported(&s).and_then(|_| mptlab_emu::run::supported(&s)) {
+                if let Err(e) =
+                    mptlab_sim::supported(&s).and_then(|_| mptlab_emu::run::supported(&s))
+                {
                     eprintln!("error: {}: {e}", f.display());
                     return ExitCode::from(2);
                 }
@@ -98,7 +124,10 @@ pub fn run(o: Options) -> ExitCode {
     let mut rows: Vec<(String, &'static str, f64, f64)> = Vec::new();
     for s in &loaded {
         let name = s.meta.name.trim_start_matches("validate-").to_string();
-        eprintln!("validate: {name}: {} run(s) simulated, then emulated in real time ({} s each)", s.meta.runs, s.meta.duration_s);
+        eprintln!(
+            "validate: {name}: {} run(s) simulated, then emulated in real time ({} s each)",
+            s.meta.runs, s.meta.duration_s
+        );
         let mut sim = Vec::new();
         let mut emu = Vec::new();
         for r in 0..s.meta.runs {
@@ -125,11 +154,20 @@ pub fn run(o: Options) -> ExitCode {
         }
     }
     let mut text = String::new();
-    text.push_str(&format!("{:<22} {:<20} {:>12} {:>12} {:>9}\n", "scenario", "metric (median)", "simulated", "emulated", "diff"));
+    text.push_str(&format!(
+        "{:<22} {:<20} {:>12} {:>12} {:>9}\n",
+        "scenario", "metric (median)", "simulated", "emulated", "diff"
+    ));
     let mut csv = String::from("scenario,metric,simulated,emulated,diff\n");
     for (n, k, a, b) in &rows {
         // Shares are compared in absolute points, everything else relatively.
-        let diff = if k.starts_with("fg_share") { format!("{:+.3}", b - a) } else if *a != 0.0 { format!("{:+.1} %", (b - a) / a * 100.0) } else { "-".into() };
+        let diff = if k.starts_with("fg_share") {
+            format!("{:+.3}", b - a)
+        } else if *a != 0.0 {
+            format!("{:+.1} %", (b - a) / a * 100.0)
+        } else {
+            "-".into()
+        };
         text.push_str(&format!("{n:<22} {k:<20} {a:>12.3} {b:>12.3} {diff:>9}\n"));
         csv.push_str(&format!("{n},{k},{a},{b},{}\n", diff.replace(" %", "%")));
     }

@@ -219,21 +219,59 @@ fn results_are_byte_identical_across_runs_and_jobs() {
     let mut dirs = Vec::new();
     for (tag, jobs) in [("det-a", "1"), ("det-b", "2"), ("det-c", "2")] {
         let out = tmp(tag);
-        let o = mptlab(&["run", ex.to_str().unwrap(), "--out", out.to_str().unwrap(), "--runs", "4", "--jobs", jobs, "--quiet"]);
+        let o = mptlab(&[
+            "run",
+            ex.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--runs",
+            "4",
+            "--jobs",
+            jobs,
+            "--quiet",
+        ]);
         assert!(o.status.success(), "{}", text(&o.stderr));
         dirs.push(out);
     }
-    for name in ["messages.csv", "transfers.csv", "flows.csv", "paths.csv", "links.csv", "timeseries.csv", "transfers.parquet", "flows.parquet", "summary.json"] {
+    for name in [
+        "messages.csv",
+        "transfers.csv",
+        "flows.csv",
+        "paths.csv",
+        "links.csv",
+        "timeseries.csv",
+        "transfers.parquet",
+        "flows.parquet",
+        "summary.json",
+    ] {
         let a = std::fs::read(dirs[0].join(name)).unwrap();
         for d in &dirs[1..] {
-            assert!(a == std::fs::read(d.join(name)).unwrap(), "{name} differs between {} and {}", dirs[0].display(), d.display());
+            assert!(
+                a == std::fs::read(d.join(name)).unwrap(),
+                "{name} differs between {} and {}",
+                dirs[0].display(),
+                d.display()
+            );
         }
     }
     // A different seed gives different results.
     let out = tmp("det-d");
-    let o = mptlab(&["run", ex.to_str().unwrap(), "--out", out.to_str().unwrap(), "--runs", "4", "--seed", "77", "--quiet"]);
+    let o = mptlab(&[
+        "run",
+        ex.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--runs",
+        "4",
+        "--seed",
+        "77",
+        "--quiet",
+    ]);
     assert!(o.status.success());
-    assert!(std::fs::read(dirs[0].join("transfers.csv")).unwrap() != std::fs::read(out.join("transfers.csv")).unwrap());
+    assert!(
+        std::fs::read(dirs[0].join("transfers.csv")).unwrap()
+            != std::fs::read(out.join("transfers.csv")).unwrap()
+    );
     for d in dirs.iter().chain([&out]) {
         std::fs::remove_dir_all(d).unwrap();
     }
@@ -245,9 +283,23 @@ fn results_are_byte_identical_across_runs_and_jobs() {
 fn unsimulated_protocol_is_refused_up_front() {
     let ex = repo().join("scenarios/video-wlan-3g.toml");
     let out = tmp("unsupported");
-    let o = mptlab(&["run", ex.to_str().unwrap(), "--out", out.to_str().unwrap(), "--set", "transport.protocol=sctp", "--set", "transport.sctp.unordered=true"]);
+    let o = mptlab(&[
+        "run",
+        ex.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "transport.protocol=sctp",
+        "--set",
+        "transport.sctp.unordered=true",
+    ]);
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
-    assert!(err.contains("video-wlan-3g.toml") && err.contains("unordered") && err.contains("not measured yet"), "{err}");
+    assert!(
+        err.contains("video-wlan-3g.toml")
+            && err.contains("unordered")
+            && err.contains("not measured yet"),
+        "{err}"
+    );
     assert!(!out.exists());
 }

@@ -57,7 +57,9 @@ fn emulate_refuses_unsupported_with_exit_2_and_writes_nothing() {
 #[test]
 fn emulate_refuses_without_root() {
     if !netns::is_root() || !std::path::Path::new("/usr/bin/setpriv").exists() {
-        eprintln!("skipping emulate_refuses_without_root: needs root and setpriv to drop to nobody");
+        eprintln!(
+            "skipping emulate_refuses_without_root: needs root and setpriv to drop to nobody"
+        );
         return;
     }
     let d = std::env::temp_dir().join(format!("mptlab-cli-emu-nonroot-{}", std::process::id()));
@@ -68,13 +70,24 @@ fn emulate_refuses_without_root() {
     std::fs::set_permissions(&s, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
     let out = d.join("out");
     let o = Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", bin(), "emulate"])
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            bin(),
+            "emulate",
+        ])
         .arg(&s)
         .arg("--out")
         .arg(&out)
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(String::from_utf8_lossy(&o.stderr).contains("must run as root"));
     assert!(!out.exists());
     std::fs::remove_dir_all(&d).unwrap();
@@ -101,7 +114,14 @@ fn emulate_writes_tables_and_optional_capture() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for t in ["messages", "transfers", "flows", "paths", "links", "timeseries"] {
+    for t in [
+        "messages",
+        "transfers",
+        "flows",
+        "paths",
+        "links",
+        "timeseries",
+    ] {
         assert!(out.join(format!("{t}.csv")).exists(), "{t}");
     }
     let tr = std::fs::read_to_string(out.join("transfers.csv")).unwrap();
@@ -126,8 +146,17 @@ fn link(rate_mbit: u64, delay_ms: u64) -> LinkParams {
 
 /// Run `agent server` and `agent client` in the server and client
 /// namespaces; returns the client's and the server's output directories.
-fn live(topo: &Topology, d: &std::path::Path, s: &std::path::Path, set: &[&str], port: u16) -> (PathBuf, PathBuf) {
-    let (cout, sout) = (d.join(format!("client{port}")), d.join(format!("server{port}")));
+fn live(
+    topo: &Topology,
+    d: &std::path::Path,
+    s: &std::path::Path,
+    set: &[&str],
+    port: u16,
+) -> (PathBuf, PathBuf) {
+    let (cout, sout) = (
+        d.join(format!("client{port}")),
+        d.join(format!("server{port}")),
+    );
     let listen = format!("10.0.0.2:{port}");
     let mut server = Command::new("ip")
         .args(["netns", "exec", &topo.server_ns, bin(), "agent", "server"])
@@ -156,7 +185,10 @@ fn live(topo: &Topology, d: &std::path::Path, s: &std::path::Path, set: &[&str],
 
 fn delays(dir: &std::path::Path) -> Vec<f64> {
     let m = std::fs::read_to_string(dir.join("messages.csv")).unwrap();
-    m.lines().skip(1).filter_map(|l| l.split(',').nth(8)?.parse().ok()).collect()
+    m.lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').nth(8)?.parse().ok())
+        .collect()
 }
 
 #[test]
@@ -173,7 +205,14 @@ fn live_agent_between_two_namespaces() {
     );
     let topo = Topology::build(&TopologyOptions::seed000()).unwrap();
     let emu = topo
-        .start_emulator(&[PathSpec::symmetric(link(20, 15)), PathSpec::symmetric(link(5, 40))], 1, EmuOptions::default())
+        .start_emulator(
+            &[
+                PathSpec::symmetric(link(20, 15)),
+                PathSpec::symmetric(link(5, 40)),
+            ],
+            1,
+            EmuOptions::default(),
+        )
         .unwrap();
     // down: the client measures
     let (cout, _) = live(&topo, &d, &s, &[], 9000);
@@ -194,7 +233,11 @@ fn live_agent_between_two_namespaces() {
 
 fn namespaces_of(pid: u32) -> Vec<String> {
     let p = format!("mptl-{pid}-");
-    netns::list().unwrap().into_iter().filter(|n| n.starts_with(&p)).collect()
+    netns::list()
+        .unwrap()
+        .into_iter()
+        .filter(|n| n.starts_with(&p))
+        .collect()
 }
 
 fn wait_for_namespaces(pid: u32) -> bool {
@@ -215,7 +258,10 @@ fn ctrl_c_and_kill_leave_nothing_behind() {
     }
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let d = tmp("signals");
-    let s = write_scenario(&d, "[transport]\nprotocol = \"mptcp\"\n[traffic]\nmodel = \"bulk\"\n");
+    let s = write_scenario(
+        &d,
+        "[transport]\nprotocol = \"mptcp\"\n[traffic]\nmodel = \"bulk\"\n",
+    );
     let out = d.join("out");
     // SIGINT: the run stops, tears down, writes nothing, exit 1.
     let mut ch = Command::new(bin())
@@ -234,7 +280,11 @@ fn ctrl_c_and_kill_leave_nothing_behind() {
     let st = ch.wait().unwrap();
     assert_eq!(st.code(), Some(1));
     assert!(t.elapsed().as_secs_f64() < 5.0);
-    assert!(namespaces_of(ch.id()).is_empty(), "{:?}", namespaces_of(ch.id()));
+    assert!(
+        namespaces_of(ch.id()).is_empty(),
+        "{:?}",
+        namespaces_of(ch.id())
+    );
     assert!(!out.exists());
     // SIGKILL: leftovers stay until the next start removes them.
     let mut ch = Command::new(bin())
@@ -249,7 +299,10 @@ fn ctrl_c_and_kill_leave_nothing_behind() {
     ch.kill().unwrap();
     ch.wait().unwrap();
     let dead = ch.id();
-    assert!(!namespaces_of(dead).is_empty(), "a killed run cannot clean up itself");
+    assert!(
+        !namespaces_of(dead).is_empty(),
+        "a killed run cannot clean up itself"
+    );
     let s2 = write_scenario(&d.join("next"), FILE);
     let o = Command::new(bin())
         .arg("emulate")
@@ -260,7 +313,11 @@ fn ctrl_c_and_kill_leave_nothing_behind() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(namespaces_of(dead).is_empty(), "leftovers of the killed run: {:?}", namespaces_of(dead));
+    assert!(
+        namespaces_of(dead).is_empty(),
+        "leftovers of the killed run: {:?}",
+        namespaces_of(dead)
+    );
     assert!(!out.exists());
     std::fs::remove_dir_all(&d).unwrap();
 }
@@ -277,7 +334,14 @@ fn validate_compares_simulation_and_emulation() {
     let d = tmp("validate");
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let o = Command::new(bin())
-        .args(["validate", "--runs", "1", "--only", "file-256k-tcp", "--dir"])
+        .args([
+            "validate",
+            "--runs",
+            "1",
+            "--only",
+            "file-256k-tcp",
+            "--dir",
+        ])
         .arg(repo.join("scenarios/validate"))
         .arg("--out")
         .arg(&d)
@@ -285,13 +349,24 @@ fn validate_compares_simulation_and_emulation() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let csv = std::fs::read_to_string(d.join("validation.csv")).unwrap();
-    let row = csv.lines().find(|l| l.starts_with("file-256k-tcp,completion_time_ms,")).expect(&csv);
-    let f: Vec<f64> = row.split(',').skip(2).take(2).map(|x| x.parse().unwrap()).collect();
+    let row = csv
+        .lines()
+        .find(|l| l.starts_with("file-256k-tcp,completion_time_ms,"))
+        .expect(&csv);
+    let f: Vec<f64> = row
+        .split(',')
+        .skip(2)
+        .take(2)
+        .map(|x| x.parse().unwrap())
+        .collect();
     // Same link parameters, same TCP: the kernel and the model finish a
     // 256 KiB download over a 20 Mbit/s, 2 x 10 ms path within 25 %.
     assert!((f[1] - f[0]).abs() / f[0] < 0.25, "{row}");
     // Bad input: exit 2, nothing written.
-    let o = Command::new(bin()).args(["validate", "--only", "no-such-scenario"]).output().unwrap();
+    let o = Command::new(bin())
+        .args(["validate", "--only", "no-such-scenario"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     std::fs::remove_dir_all(&d).unwrap();
 }

@@ -56,7 +56,14 @@ pub struct LinkParams {
 
 impl LinkParams {
     pub fn new(rate_bps: u64, delay: Nanos, queue: QueueLimit) -> Self {
-        LinkParams { rate_bps, delay, queue, loss: LossModel::None, trace: None, outages: Vec::new() }
+        LinkParams {
+            rate_bps,
+            delay,
+            queue,
+            loss: LossModel::None,
+            trace: None,
+            outages: Vec::new(),
+        }
     }
 
     pub fn validate(&self) -> Result<(), String> {
@@ -64,7 +71,9 @@ impl LinkParams {
             return Err("rate must be > 0".into());
         }
         match self.queue {
-            QueueLimit::Packets(0) | QueueLimit::Bytes(0) => return Err("queue limit must be > 0".into()),
+            QueueLimit::Packets(0) | QueueLimit::Bytes(0) => {
+                return Err("queue limit must be > 0".into())
+            }
             _ => {}
         }
         self.loss.validate()?;
@@ -256,7 +265,10 @@ impl LinkModel {
         } else {
             // fixed rate, inline: `serialise` clones the trace handle, which
             // costs more than the arithmetic on this per-packet path
-            let (s, f) = (earliest, earliest + tx_time(size as u64, self.params.rate_bps));
+            let (s, f) = (
+                earliest,
+                earliest + tx_time(size as u64, self.params.rate_bps),
+            );
             if self.params.outage_overlapping(s, f).is_some() {
                 self.stats.drops_outage += 1;
                 return Verdict::DropOutage;
@@ -282,7 +294,9 @@ impl LinkModel {
         }
         self.stats.packets_delivered += 1;
         self.stats.bytes_delivered += size as u64;
-        Verdict::Deliver { at: finish + self.params.delay }
+        Verdict::Deliver {
+            at: finish + self.params.delay,
+        }
     }
 }
 
@@ -292,7 +306,10 @@ mod tests {
     use crate::time::{MS, US};
 
     fn link(rate_mbit: u64, delay_ms: u64, q: u32) -> LinkModel {
-        LinkModel::new(LinkParams::new(rate_mbit * 1_000_000, delay_ms * MS, QueueLimit::Packets(q)), SimRng::from_u64(1))
+        LinkModel::new(
+            LinkParams::new(rate_mbit * 1_000_000, delay_ms * MS, QueueLimit::Packets(q)),
+            SimRng::from_u64(1),
+        )
     }
 
     #[test]
@@ -339,7 +356,10 @@ mod tests {
     #[test]
     fn outage_drops_and_recovers() {
         let mut p = LinkParams::new(10_000_000, MS, QueueLimit::Packets(100));
-        p.outages = vec![Outage { start: 10 * MS, end: 20 * MS }];
+        p.outages = vec![Outage {
+            start: 10 * MS,
+            end: 20 * MS,
+        }];
         let mut l = LinkModel::new(p, SimRng::from_u64(1));
         assert!(matches!(l.offer(0, 1500), Verdict::Deliver { .. }));
         assert_eq!(l.offer(15 * MS, 1500), Verdict::DropOutage);

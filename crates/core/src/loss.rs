@@ -21,9 +21,20 @@ use crate::time::Nanos;
 #[derive(Clone, Debug, PartialEq)]
 pub enum LossModel {
     None,
-    Bernoulli { p: f64 },
-    GilbertElliott { p_gb: f64, p_bg: f64, loss_good: f64, loss_bad: f64 },
-    Train { gap: Nanos, drop: Vec<u32>, blackout: Nanos },
+    Bernoulli {
+        p: f64,
+    },
+    GilbertElliott {
+        p_gb: f64,
+        p_bg: f64,
+        loss_good: f64,
+        loss_bad: f64,
+    },
+    Train {
+        gap: Nanos,
+        drop: Vec<u32>,
+        blackout: Nanos,
+    },
 }
 
 impl LossModel {
@@ -32,7 +43,12 @@ impl LossModel {
         match *self {
             LossModel::None => 0.0,
             LossModel::Bernoulli { p } => p,
-            LossModel::GilbertElliott { p_gb, p_bg, loss_good, loss_bad } => {
+            LossModel::GilbertElliott {
+                p_gb,
+                p_bg,
+                loss_good,
+                loss_bad,
+            } => {
                 if p_gb + p_bg == 0.0 {
                     return loss_good;
                 }
@@ -56,7 +72,12 @@ impl LossModel {
         match *self {
             LossModel::None => Ok(()),
             LossModel::Bernoulli { p } => check("p", p),
-            LossModel::GilbertElliott { p_gb, p_bg, loss_good, loss_bad } => {
+            LossModel::GilbertElliott {
+                p_gb,
+                p_bg,
+                loss_good,
+                loss_bad,
+            } => {
                 check("p_gb", p_gb)?;
                 check("p_bg", p_bg)?;
                 check("loss_good", loss_good)?;
@@ -98,7 +119,12 @@ struct TrainState {
 
 impl LossProcess {
     pub fn new(model: LossModel, rng: SimRng) -> Self {
-        LossProcess { model, bad: false, rng, train: TrainState::default() }
+        LossProcess {
+            model,
+            bad: false,
+            rng,
+            train: TrainState::default(),
+        }
     }
 
     /// Decide whether the next packet is lost (random models; a `Train`
@@ -113,7 +139,11 @@ impl LossProcess {
     #[inline]
     pub fn lose_packet(&mut self, now: Nanos, payload: u32) -> bool {
         match self.model {
-            LossModel::Train { gap, ref drop, blackout } => {
+            LossModel::Train {
+                gap,
+                ref drop,
+                blackout,
+            } => {
                 let t = &mut self.train;
                 if t.blackout_until.is_some_and(|u| now < u) {
                     if payload > 0 {
@@ -139,7 +169,12 @@ impl LossProcess {
             }
             LossModel::None => false,
             LossModel::Bernoulli { p } => self.rng.chance(p),
-            LossModel::GilbertElliott { p_gb, p_bg, loss_good, loss_bad } => {
+            LossModel::GilbertElliott {
+                p_gb,
+                p_bg,
+                loss_good,
+                loss_bad,
+            } => {
                 // Step the chain first, then draw the loss in the new state.
                 if self.bad {
                     if self.rng.chance(p_bg) {
@@ -175,7 +210,12 @@ mod tests {
 
     #[test]
     fn gilbert_elliott_mean_and_burstiness() {
-        let m = LossModel::GilbertElliott { p_gb: 0.01, p_bg: 0.3, loss_good: 0.0, loss_bad: 1.0 };
+        let m = LossModel::GilbertElliott {
+            p_gb: 0.01,
+            p_bg: 0.3,
+            loss_good: 0.0,
+            loss_bad: 1.0,
+        };
         let expect = m.mean_loss();
         let r = rate(m.clone(), 1_000_000);
         assert!((r - expect).abs() < 0.003, "{r} vs {expect}");
@@ -201,7 +241,11 @@ mod tests {
     #[test]
     fn train_drops_the_tail_of_every_train() {
         use crate::time::MS;
-        let m = LossModel::Train { gap: 100 * MS, drop: vec![10], blackout: 0 };
+        let m = LossModel::Train {
+            gap: 100 * MS,
+            drop: vec![10],
+            blackout: 0,
+        };
         assert!(m.validate().is_ok());
         let mut lp = LossProcess::new(m, SimRng::from_u64(1));
         for burst in 0..3u64 {
@@ -225,7 +269,11 @@ mod tests {
     #[test]
     fn train_blackout_swallows_the_probe() {
         use crate::time::MS;
-        let m = LossModel::Train { gap: 300 * MS, drop: vec![3], blackout: 150 * MS };
+        let m = LossModel::Train {
+            gap: 300 * MS,
+            drop: vec![3],
+            blackout: 150 * MS,
+        };
         let mut lp = LossProcess::new(m, SimRng::from_u64(1));
         assert!(!lp.lose_packet(0, 1000));
         assert!(!lp.lose_packet(MS, 1000));
@@ -234,8 +282,20 @@ mod tests {
         assert!(lp.lose_packet(100 * MS, 1000)); // the probe
         assert!(!lp.lose_packet(160 * MS, 1000)); // after the blackout
         assert!(!lp.lose_packet(1000 * MS, 1000)); // next train, position 1
-        assert!(LossModel::Train { gap: 0, drop: vec![1], blackout: 0 }.validate().is_err());
-        assert!(LossModel::Train { gap: MS, drop: vec![0], blackout: 0 }.validate().is_err());
+        assert!(LossModel::Train {
+            gap: 0,
+            drop: vec![1],
+            blackout: 0
+        }
+        .validate()
+        .is_err());
+        assert!(LossModel::Train {
+            gap: MS,
+            drop: vec![0],
+            blackout: 0
+        }
+        .validate()
+        .is_err());
     }
 
     #[test]

@@ -238,11 +238,21 @@ impl TcpSegment {
     /// The SACK blocks, unwrapped against the ACK field.
     #[inline]
     pub fn sack_blocks(&self) -> SackBlocks {
-        let mut out = SackBlocks { blocks: [SackBlock::default(); MAX_SACK_BLOCKS], len: self.sack_len };
+        let mut out = SackBlocks {
+            blocks: [SackBlock::default(); MAX_SACK_BLOCKS],
+            len: self.sack_len,
+        };
         let a = self.ack;
         let unwrap = |w: u32| a.wrapping_add(w.wrapping_sub(a as u32) as i32 as i64 as u64);
-        for (o, w) in out.blocks.iter_mut().zip(&self.sack[..self.sack_len as usize]) {
-            *o = SackBlock { start: unwrap(w[0]), end: unwrap(w[1]) };
+        for (o, w) in out
+            .blocks
+            .iter_mut()
+            .zip(&self.sack[..self.sack_len as usize])
+        {
+            *o = SackBlock {
+                start: unwrap(w[0]),
+                end: unwrap(w[1]),
+            };
         }
         out
     }
@@ -358,7 +368,11 @@ impl Dss {
     /// A DSS carrying only a DATA_ACK.
     #[inline]
     pub fn with_data_ack(data_ack: u64) -> Dss {
-        Dss { data_ack, has_data_ack: true, ..Dss::default() }
+        Dss {
+            data_ack,
+            has_data_ack: true,
+            ..Dss::default()
+        }
     }
 
     /// The cumulative DATA_ACK, if present.
@@ -398,7 +412,10 @@ pub struct AddAddr {
 impl MptcpOptions {
     /// Options carrying only the given signalling options.
     pub fn with_control(c: MptcpControl) -> MptcpOptions {
-        MptcpOptions { dss: None, control: Some(Box::new(c)) }
+        MptcpOptions {
+            dss: None,
+            control: Some(Box::new(c)),
+        }
     }
 
     /// The signalling options, allocating them if the segment has none yet.
@@ -509,8 +526,16 @@ mod tests {
         // rare MPTCP signalling options live out of line to keep it this small.
         assert_eq!(std::mem::size_of::<Dss>(), 24);
         assert_eq!(std::mem::size_of::<Option<MptcpOptions>>(), 32);
-        assert!(std::mem::size_of::<TcpSegment>() <= 112, "TcpSegment is {} bytes", std::mem::size_of::<TcpSegment>());
-        assert!(std::mem::size_of::<Packet>() <= 128, "Packet is {} bytes", std::mem::size_of::<Packet>());
+        assert!(
+            std::mem::size_of::<TcpSegment>() <= 112,
+            "TcpSegment is {} bytes",
+            std::mem::size_of::<TcpSegment>()
+        );
+        assert!(
+            std::mem::size_of::<Packet>() <= 128,
+            "Packet is {} bytes",
+            std::mem::size_of::<Packet>()
+        );
     }
 
     #[test]
@@ -525,7 +550,10 @@ mod tests {
         let mut e = Dss::default();
         e.set_dsn(Some(0));
         assert_eq!(d, e);
-        let m = MptcpOptions { dss: Some(d), control: None };
+        let m = MptcpOptions {
+            dss: Some(d),
+            control: None,
+        };
         assert_eq!(m.wire_len(), 4 + 14);
     }
 

@@ -55,7 +55,13 @@ mod tests {
         assert_eq!(tx_time(1, 3), 2_666_666_667);
         // the u64 shortcut and the u128 fallback agree
         let wide = |b: u64, r: u64| (b as u128 * 8 * SEC as u128).div_ceil(r as u128) as Nanos;
-        for (b, r) in [(52, 3_000_001), (1500, 7), (65_535, 999_999_937), (2_000_000_000, 1_000_000_007), (3_000_000_000, 1 << 40)] {
+        for (b, r) in [
+            (52, 3_000_001),
+            (1500, 7),
+            (65_535, 999_999_937),
+            (2_000_000_000, 1_000_000_007),
+            (3_000_000_000, 1 << 40),
+        ] {
             assert_eq!(tx_time(b, r), wide(b, r), "{b} B at {r} bit/s");
         }
     }

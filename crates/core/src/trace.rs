@@ -43,9 +43,14 @@ impl Trace {
             return Err(format!("{origin}: trace has no delivery opportunities"));
         }
         if last == 0 {
-            return Err(format!("{origin}: trace period is 0 ms (last timestamp must be > 0)"));
+            return Err(format!(
+                "{origin}: trace period is 0 ms (last timestamp must be > 0)"
+            ));
         }
-        Ok(Trace { opportunities_ms: ops, period_ms: last })
+        Ok(Trace {
+            opportunities_ms: ops,
+            period_ms: last,
+        })
     }
 
     /// A constant-rate trace, handy for tests: `per_ms` opportunities each ms.
@@ -56,12 +61,16 @@ impl Trace {
                 ops.push(t);
             }
         }
-        Trace { opportunities_ms: ops, period_ms }
+        Trace {
+            opportunities_ms: ops,
+            period_ms,
+        }
     }
 
     /// Mean capacity in bits per second.
     pub fn mean_rate_bps(&self) -> f64 {
-        self.opportunities_ms.len() as f64 * OPPORTUNITY_BYTES as f64 * 8.0 * 1000.0 / self.period_ms as f64
+        self.opportunities_ms.len() as f64 * OPPORTUNITY_BYTES as f64 * 8.0 * 1000.0
+            / self.period_ms as f64
     }
 }
 
@@ -140,7 +149,9 @@ mod tests {
     fn rejects_bad_lines_with_location() {
         let e = Trace::parse("1\nabc\n", "wifi.trace").unwrap_err();
         assert!(e.contains("wifi.trace:2"), "{e}");
-        assert!(Trace::parse("3\n2\n", "t").unwrap_err().contains("decrease"));
+        assert!(Trace::parse("3\n2\n", "t")
+            .unwrap_err()
+            .contains("decrease"));
         assert!(Trace::parse("\n", "t").unwrap_err().contains("no delivery"));
     }
 

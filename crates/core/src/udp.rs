@@ -51,7 +51,11 @@ impl Endpoint for UdpEndpoint {
             self.counters.packets_received += 1;
             self.counters.data_packets_received += 1;
             self.counters.bytes_received += d.len as u64;
-            self.events.push_back(AppEvent::Datagram { seq: d.seq, len: d.len, sent_at: d.sent_at });
+            self.events.push_back(AppEvent::Datagram {
+                seq: d.seq,
+                len: d.len,
+                sent_at: d.sent_at,
+            });
         }
     }
 
@@ -72,7 +76,13 @@ impl Endpoint for UdpEndpoint {
     /// One datagram of `len` bytes (capped at `MAX_UDP_PAYLOAD`); always accepted.
     fn write(&mut self, now: Nanos, len: u64) -> u64 {
         let len = (len as u32).min(MAX_UDP_PAYLOAD);
-        let d = UdpDatagram { src_port: self.local_port, dst_port: self.remote_port, len, seq: self.next_seq, sent_at: now };
+        let d = UdpDatagram {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            len,
+            seq: self.next_seq,
+            sent_at: now,
+        };
         self.next_seq += 1;
         self.counters.packets_sent += 1;
         self.counters.data_packets_sent += 1;
@@ -94,7 +104,11 @@ impl Endpoint for UdpEndpoint {
     fn close(&mut self, _now: Nanos) {}
 
     fn paths(&self) -> Vec<PathReport> {
-        vec![PathReport { local: self.local, remote: self.remote, counters: self.counters.clone() }]
+        vec![PathReport {
+            local: self.local,
+            remote: self.remote,
+            counters: self.counters.clone(),
+        }]
     }
 
     fn path_states(&self) -> Vec<PathState> {

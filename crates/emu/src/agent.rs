@@ -61,7 +61,10 @@ impl ClockKind {
             ClockKind::Monotonic => libc::CLOCK_MONOTONIC,
             ClockKind::Realtime => libc::CLOCK_REALTIME,
         };
-        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
         // SAFETY: ts is a valid timespec.
         unsafe { libc::clock_gettime(id, &mut ts) };
         ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -216,7 +219,15 @@ pub fn hello(kind: u8, conn: u8, origin: u64) -> [u8; HELLO_LEN] {
 /// header. The header carries the *scheduled* generation time (as the
 /// simulator's send_time), so time a message waits behind a full send
 /// buffer counts as delay, as in the simulator.
-fn send_messages(mut s: TcpStream, schedule: &[(Nanos, u32)], origin: u64, end: Nanos, clock: ClockKind, stop: &AtomicBool, rec: &Shared) {
+fn send_messages(
+    mut s: TcpStream,
+    schedule: &[(Nanos, u32)],
+    origin: u64,
+    end: Nanos,
+    clock: ClockKind,
+    stop: &AtomicBool,
+    rec: &Shared,
+) {
     let mut buf = vec![0u8; 64 * 1024];
     let mut late = Vec::with_capacity(schedule.len());
     for (id, &(at, bytes)) in schedule.iter().enumerate() {
@@ -282,7 +293,14 @@ impl Framer {
 }
 
 /// Read timed messages from a stream until EOF; one record per complete message.
-fn recv_messages(mut s: TcpStream, origin: u64, clock: ClockKind, quickack: bool, label: &str, rec: &Shared) {
+fn recv_messages(
+    mut s: TcpStream,
+    origin: u64,
+    clock: ClockKind,
+    quickack: bool,
+    label: &str,
+    rec: &Shared,
+) {
     let mut buf = vec![0u8; 256 * 1024];
     let mut framer = Framer::default();
     let mut total = 0u64;
@@ -298,7 +316,12 @@ fn recv_messages(mut s: TcpStream, origin: u64, clock: ClockKind, quickack: bool
         }
         total += n as u64;
         for (id, ts, len) in framer.feed(&buf[..n]) {
-            out.push(MsgRec { id, bytes: len, send: ts.saturating_sub(origin), delivery: Some(now.saturating_sub(origin)) });
+            out.push(MsgRec {
+                id,
+                bytes: len,
+                send: ts.saturating_sub(origin),
+                delivery: Some(now.saturating_sub(origin)),
+            });
         }
     }
     let mut r = rec.lock().unwrap();
@@ -318,7 +341,14 @@ fn write_bytes(s: &mut TcpStream, mut n: u64, stop: &AtomicBool) -> io::Result<(
 
 /// Read until EOF, `size` bytes or the absolute `deadline` of `clock`;
 /// returns (bytes, time the size was reached).
-fn read_bytes(s: &mut TcpStream, size: Option<u64>, clock: ClockKind, origin: u64, quickack: bool, deadline: Option<u64>) -> (u64, Option<Nanos>) {
+fn read_bytes(
+    s: &mut TcpStream,
+    size: Option<u64>,
+    clock: ClockKind,
+    origin: u64,
+    quickack: bool,
+    deadline: Option<u64>,
+) -> (u64, Option<Nanos>) {
     let mut buf = vec![0u8; 256 * 1024];
     let mut total = 0u64;
     let mut done = None;
@@ -331,7 +361,16 @@ fn read_bytes(s: &mut TcpStream, size: Option<u64>, clock: ClockKind, origin: u6
         }
         match s.read(&mut buf) {
             Ok(0) => break,
-            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted) => continue,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::Interrupted
+                ) =>
+            {
+                continue
+            }
             Err(_) => break,
             Ok(n) => {
                 total += n as u64;
@@ -388,7 +427,9 @@ fn serve_conn(mut s: TcpStream, plan: Arc<Plan>, stop: Arc<AtomicBool>, rec: Sha
         (Traffic::File { size, .. }, KIND_FILE) => file_label(*size),
         (Traffic::Bulk { .. }, KIND_BULK) => "bulk".to_string(),
         _ => {
-            rec.lock().unwrap().errors.push(format!("server: hello of kind {kind} does not match the plan"));
+            rec.lock().unwrap().errors.push(format!(
+                "server: hello of kind {kind} does not match the plan"
+            ));
             return;
         }
     };
@@ -478,7 +519,10 @@ fn serve_http(mut s: TcpStream, mut inbuf: Vec<u8>, idx: usize, rec: &Shared) {
             let mut h = format!("HTTP/1.1 {status}\r\nContent-Length: {n}\r\nContent-Type: application/octet-stream\r\nConnection: keep-alive\r\n");
             let pad = BrowserConfig::default().response_header_bytes as usize;
             let base = h.len() + "X-Pad: \r\n\r\n".len();
-            h.push_str(&format!("X-Pad: {}\r\n\r\n", "p".repeat(pad.saturating_sub(base))));
+            h.push_str(&format!(
+                "X-Pad: {}\r\n\r\n",
+                "p".repeat(pad.saturating_sub(base))
+            ));
             if s.write_all(h.as_bytes()).is_err() {
                 return;
             }
@@ -509,36 +553,49 @@ fn find(h: &[u8], pat: &[u8]) -> Option<usize> {
 
 impl Server {
     /// Serve on `listener` (and on UDP `addr` for UDP message plans).
-    pub fn start(listener: TcpListener, udp: Option<UdpSocket>, plan: Arc<Plan>, rec: Shared) -> io::Result<Server> {
+    pub fn start(
+        listener: TcpListener,
+        udp: Option<UdpSocket>,
+        plan: Arc<Plan>,
+        rec: Shared,
+    ) -> io::Result<Server> {
         let stop = Arc::new(AtomicBool::new(false));
         let addr = match listener.local_addr()? {
             std::net::SocketAddr::V4(a) => a,
             a => return Err(err(format!("IPv4 only, listening on {a}"))),
         };
         let (st, pl, rc) = (stop.clone(), plan.clone(), rec.clone());
-        let accept = std::thread::Builder::new().name("agent-accept".into()).spawn(move || {
-            let mut idx = 0;
-            let mut web_idx = 0;
-            for c in listener.incoming() {
-                if st.load(Ordering::Relaxed) {
-                    break;
+        let accept = std::thread::Builder::new()
+            .name("agent-accept".into())
+            .spawn(move || {
+                let mut idx = 0;
+                let mut web_idx = 0;
+                for c in listener.incoming() {
+                    if st.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let Ok(c) = c else { continue };
+                    let (p, s2, r2) = (pl.clone(), st.clone(), rc.clone());
+                    let i = if matches!(pl.traffic, Traffic::Web { .. }) {
+                        web_idx += 1;
+                        web_idx - 1
+                    } else {
+                        idx
+                    };
+                    idx += 1;
+                    let _ = std::thread::Builder::new()
+                        .name("agent-conn".into())
+                        .spawn(move || serve_conn(c, p, s2, r2, i));
                 }
-                let Ok(c) = c else { continue };
-                let (p, s2, r2) = (pl.clone(), st.clone(), rc.clone());
-                let i = if matches!(pl.traffic, Traffic::Web { .. }) {
-                    web_idx += 1;
-                    web_idx - 1
-                } else {
-                    idx
-                };
-                idx += 1;
-                let _ = std::thread::Builder::new().name("agent-conn".into()).spawn(move || serve_conn(c, p, s2, r2, i));
-            }
-        })?;
+            })?;
         let udp = match udp {
             Some(u) => {
                 let (st, pl, rc) = (stop.clone(), plan.clone(), rec.clone());
-                Some(std::thread::Builder::new().name("agent-udp".into()).spawn(move || udp_server(u, pl, st, rc))?)
+                Some(
+                    std::thread::Builder::new()
+                        .name("agent-udp".into())
+                        .spawn(move || udp_server(u, pl, st, rc))?,
+                )
             }
             None => None,
         };
@@ -555,7 +612,8 @@ impl Server {
     pub fn stop(mut self, ns: Option<&str>) {
         self.stop.store(true, Ordering::Relaxed);
         let a = self.addr;
-        let poke = move || TcpStream::connect_timeout(&a.into(), Duration::from_millis(200)).map(|_| ());
+        let poke =
+            move || TcpStream::connect_timeout(&a.into(), Duration::from_millis(200)).map(|_| ());
         let _ = match ns {
             Some(ns) => crate::netns::in_netns(ns, poke),
             None => poke(),
@@ -576,7 +634,9 @@ impl Server {
 /// client's hello datagram (its origin) and sends the schedule to it.
 fn udp_server(u: UdpSocket, plan: Arc<Plan>, stop: Arc<AtomicBool>, rec: Shared) {
     let _ = u.set_read_timeout(Some(Duration::from_millis(50)));
-    let Traffic::Messages { schedule, .. } = &plan.traffic else { return };
+    let Traffic::Messages { schedule, .. } = &plan.traffic else {
+        return;
+    };
     let mut buf = vec![0u8; 65536];
     if plan.server_sends {
         let (origin, peer) = loop {
@@ -596,7 +656,15 @@ fn udp_server(u: UdpSocket, plan: Arc<Plan>, stop: Arc<AtomicBool>, rec: Shared)
     }
 }
 
-fn udp_send(u: &UdpSocket, schedule: &[(Nanos, u32)], origin: u64, clock: ClockKind, stop: &AtomicBool, side: &'static str, rec: &Shared) {
+fn udp_send(
+    u: &UdpSocket,
+    schedule: &[(Nanos, u32)],
+    origin: u64,
+    clock: ClockKind,
+    stop: &AtomicBool,
+    side: &'static str,
+    rec: &Shared,
+) {
     let mut buf = vec![0u8; MAX_UDP_PAYLOAD as usize];
     let (mut pk, mut by) = (0u64, 0u64);
     for (id, &(at, bytes)) in schedule.iter().enumerate() {
@@ -627,7 +695,14 @@ fn udp_send(u: &UdpSocket, schedule: &[(Nanos, u32)], origin: u64, clock: ClockK
 /// Receive UDP messages until `stop`; a message is delivered when all its
 /// datagrams arrived. `hello`: keep sending this datagram (every 100 ms)
 /// until the first data datagram arrives (the client of a download).
-fn udp_recv(u: &UdpSocket, hello: Option<[u8; HELLO_LEN]>, clock: ClockKind, stop: &AtomicBool, side: &'static str, rec: &Shared) {
+fn udp_recv(
+    u: &UdpSocket,
+    hello: Option<[u8; HELLO_LEN]>,
+    clock: ClockKind,
+    stop: &AtomicBool,
+    side: &'static str,
+    rec: &Shared,
+) {
     let _ = u.set_read_timeout(Some(Duration::from_millis(20)));
     let mut buf = vec![0u8; 65536];
     let mut parts: BTreeMap<u64, (u16, u16, u64, u32)> = BTreeMap::new();
@@ -703,7 +778,14 @@ fn open(plan: &Plan, env: &ClientEnv, kind: u8, conn: u8, origin: u64) -> io::Re
 /// Returns when the traffic is done or the run's end is reached; the
 /// connections stay registered in `rec.conns` (the caller reads their
 /// counters and closes them).
-pub fn run_client(plan: &Plan, env: &ClientEnv, origin: u64, end: Nanos, stop: &Arc<AtomicBool>, rec: &Shared) -> io::Result<()> {
+pub fn run_client(
+    plan: &Plan,
+    env: &ClientEnv,
+    origin: u64,
+    end: Nanos,
+    stop: &Arc<AtomicBool>,
+    rec: &Shared,
+) -> io::Result<()> {
     let clock = plan.clock;
     let deadline = origin + end;
     let wait_until = |done: &dyn Fn() -> bool| {
@@ -712,7 +794,10 @@ pub fn run_client(plan: &Plan, env: &ClientEnv, origin: u64, end: Nanos, stop: &
         }
     };
     match &plan.traffic {
-        Traffic::Messages { schedule, udp: false } => {
+        Traffic::Messages {
+            schedule,
+            udp: false,
+        } => {
             // Connect at time 0, as the simulator's StreamApp does.
             let s = open(plan, env, KIND_MESSAGES, 0, origin)?;
             rec.lock().unwrap().conns.push(ConnRec {
@@ -738,16 +823,27 @@ pub fn run_client(plan: &Plan, env: &ClientEnv, origin: u64, end: Nanos, stop: &
             // The receiver thread ends when the caller shuts the sockets down.
             std::mem::forget(h);
         }
-        Traffic::Messages { schedule, udp: true } => {
+        Traffic::Messages {
+            schedule,
+            udp: true,
+        } => {
             let u = (env.make_udp)()?;
-            u.connect(plan.server).map_err(|e| err(format!("UDP connect {}: {e}", plan.server)))?;
+            u.connect(plan.server)
+                .map_err(|e| err(format!("UDP connect {}: {e}", plan.server)))?;
             let st = stop.clone();
             let r = rec.clone();
             let sched = schedule.clone();
             let server_sends = plan.server_sends;
             let h = std::thread::spawn(move || {
                 if server_sends {
-                    udp_recv(&u, Some(hello(KIND_MESSAGES, 0, origin)), clock, &st, "client", &r);
+                    udp_recv(
+                        &u,
+                        Some(hello(KIND_MESSAGES, 0, origin)),
+                        clock,
+                        &st,
+                        "client",
+                        &r,
+                    );
                 } else {
                     let _ = u.send(&hello(KIND_MESSAGES, 0, origin));
                     udp_send(&u, &sched, origin, clock, &st, "client", &r);
@@ -775,7 +871,14 @@ pub fn run_client(plan: &Plan, env: &ClientEnv, origin: u64, end: Nanos, stop: &
                 stream: s.try_clone()?,
             });
             if plan.server_sends {
-                let (n, end_t) = read_bytes(&mut s, Some(*size), clock, origin, plan.sock.quickack, Some(deadline));
+                let (n, end_t) = read_bytes(
+                    &mut s,
+                    Some(*size),
+                    clock,
+                    origin,
+                    plan.sock.quickack,
+                    Some(deadline),
+                );
                 let mut r = rec.lock().unwrap();
                 *r.delivered.entry(label.clone()).or_default() += n;
                 if let Some(t) = r.transfers.iter_mut().find(|t| t.label == label) {
@@ -803,7 +906,11 @@ pub fn run_client(plan: &Plan, env: &ClientEnv, origin: u64, end: Nanos, stop: &
                 std::thread::spawn(move || {
                     let _b = busy;
                     let (n, _) = read_bytes(&mut s2, None, clock, origin, q, None);
-                    *r.lock().unwrap().delivered.entry("bulk".into()).or_default() += n;
+                    *r.lock()
+                        .unwrap()
+                        .delivered
+                        .entry("bulk".into())
+                        .or_default() += n;
                 });
             } else {
                 std::thread::spawn(move || {
@@ -815,7 +922,17 @@ pub fn run_client(plan: &Plan, env: &ClientEnv, origin: u64, end: Nanos, stop: &
         }
         Traffic::Web { page, cfg, start } => {
             clock.sleep_until(origin + start);
-            web_client(plan, env, page.clone(), cfg.clone(), *start, origin, deadline, stop, rec)?;
+            web_client(
+                plan,
+                env,
+                page.clone(),
+                cfg.clone(),
+                *start,
+                origin,
+                deadline,
+                stop,
+                rec,
+            )?;
         }
     }
     Ok(())
@@ -882,8 +999,13 @@ fn web_client(
                             std::mem::size_of::<libc::sockaddr_in>() as u32,
                         )
                     };
-                    if r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINPROGRESS) {
-                        result = Err(err(format!("connect {}: {}", plan.server, io::Error::last_os_error())));
+                    if r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINPROGRESS)
+                    {
+                        result = Err(err(format!(
+                            "connect {}: {}",
+                            plan.server,
+                            io::Error::last_os_error()
+                        )));
                         break 'outer;
                     }
                     rec.lock().unwrap().conns.push(ConnRec {
@@ -903,7 +1025,10 @@ fn web_client(
                     });
                 }
                 BrowserAction::SendRequest {
-                    conn, object, request_bytes, ..
+                    conn,
+                    object,
+                    request_bytes,
+                    ..
                 } => {
                     let body = objects[object];
                     let mut req = format!(
@@ -911,7 +1036,10 @@ fn web_client(
                         plan.server.ip()
                     );
                     let base = req.len() + "X-Pad: \r\n\r\n".len();
-                    req.push_str(&format!("X-Pad: {}\r\n\r\n", "p".repeat((request_bytes as usize).saturating_sub(base))));
+                    req.push_str(&format!(
+                        "X-Pad: {}\r\n\r\n",
+                        "p".repeat((request_bytes as usize).saturating_sub(base))
+                    ));
                     let c = &mut conns[conn];
                     c.out.extend_from_slice(req.as_bytes());
                     c.busy = true;
@@ -989,7 +1117,9 @@ fn web_client(
                 loop {
                     match c.body_left {
                         None => {
-                            let Some(p) = find(&c.inbuf, b"\r\n\r\n") else { break };
+                            let Some(p) = find(&c.inbuf, b"\r\n\r\n") else {
+                                break;
+                            };
                             let head = String::from_utf8_lossy(&c.inbuf[..p]).to_ascii_lowercase();
                             c.inbuf.drain(..p + 4);
                             let len = head
@@ -999,7 +1129,9 @@ fn web_client(
                             match len {
                                 Some(l) => c.body_left = Some(l),
                                 None => {
-                                    result = Err(err(format!("web connection {i}: response without Content-Length")));
+                                    result = Err(err(format!(
+                                        "web connection {i}: response without Content-Length"
+                                    )));
                                     break 'outer;
                                 }
                             }

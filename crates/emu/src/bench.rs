@@ -83,7 +83,8 @@ fn udp_sender(ns: &str, src: &str, dst: &str) -> io::Result<UdpSocket> {
     let (src, dst) = (src.to_string(), dst.to_string());
     in_netns(ns, move || {
         let s = UdpSocket::bind(&src).map_err(|e| err(format!("bind {src}: {e}")))?;
-        s.connect(&dst).map_err(|e| err(format!("connect {dst}: {e}")))?;
+        s.connect(&dst)
+            .map_err(|e| err(format!("connect {dst}: {e}")))?;
         Ok(s)
     })
 }
@@ -102,10 +103,19 @@ fn paced_send(sock: UdpSocket, n: u64, gap: u64, burst: u64) -> io::Result<()> {
         let seg: libc::c_int = PAYLOAD as libc::c_int;
         // SAFETY: valid option pointer and length.
         let r = unsafe {
-            libc::setsockopt(sock.as_raw_fd(), libc::SOL_UDP, libc::UDP_SEGMENT, &seg as *const _ as *const libc::c_void, 4)
+            libc::setsockopt(
+                sock.as_raw_fd(),
+                libc::SOL_UDP,
+                libc::UDP_SEGMENT,
+                &seg as *const _ as *const libc::c_void,
+                4,
+            )
         };
         if r != 0 {
-            return Err(err(format!("setsockopt UDP_SEGMENT: {}", io::Error::last_os_error())));
+            return Err(err(format!(
+                "setsockopt UDP_SEGMENT: {}",
+                io::Error::last_os_error()
+            )));
         }
     }
     let clock = Clock::start();
@@ -175,7 +185,9 @@ pub fn delay_error(
     let delay = 20 * MS;
     let topo = Topology::build(topo_opts)?;
     let link = LinkParams::new(rate_bps, delay, QueueLimit::Packets(1000));
-    let specs: Vec<PathSpec> = (0..topo_opts.paths).map(|_| PathSpec::symmetric(link.clone())).collect();
+    let specs: Vec<PathSpec> = (0..topo_opts.paths)
+        .map(|_| PathSpec::symmetric(link.clone()))
+        .collect();
     let emu = topo.start_emulator(&specs, 1, opts.clone())?;
     let size = PAYLOAD as u64 + IP_UDP_HDR;
     let tx_ns = tx_time(size, rate_bps);
@@ -187,7 +199,11 @@ pub fn delay_error(
         let rx = timestamped_udp(&topo.server_ns, &format!("10.0.0.2:{port}"), 500 * MS)?;
         // Large receive buffer: the receiver thread is not real-time.
         let _ = set_rcvbuf(&rx, 8 << 20);
-        let tx = udp_sender(&topo.client_ns, &format!("10.{i}.0.2:0"), &format!("10.0.0.2:{port}"))?;
+        let tx = udp_sender(
+            &topo.client_ns,
+            &format!("10.{i}.0.2:0"),
+            &format!("10.0.0.2:{port}"),
+        )?;
         let r = std::thread::spawn(move || collect(rx, n));
         let s = std::thread::spawn(move || paced_send(tx, n, gap, burst));
         threads.push((s, r));
@@ -228,8 +244,16 @@ pub fn delay_error(
         max: *errs.last().unwrap_or(&0),
         min: *errs.first().unwrap_or(&0),
         release_lateness: lat,
-        emu_offered: reps.iter().filter(|r| r.name.ends_with(".up")).map(|r| r.stats.packets_offered).sum(),
-        emu_delivered: reps.iter().filter(|r| r.name.ends_with(".up")).map(|r| r.stats.packets_delivered).sum(),
+        emu_offered: reps
+            .iter()
+            .filter(|r| r.name.ends_with(".up"))
+            .map(|r| r.stats.packets_offered)
+            .sum(),
+        emu_delivered: reps
+            .iter()
+            .filter(|r| r.name.ends_with(".up"))
+            .map(|r| r.stats.packets_delivered)
+            .sum(),
         delivered_bps: delivered_bits as f64 * SEC as f64 / send_ns.max(1) as f64,
     })
 }
@@ -275,11 +299,17 @@ pub fn rate_error(rate_bps: u64, duration: Duration, opts: &EmuOptions) -> io::R
     emu.stop();
     drop(topo);
     if count < 10 {
-        return Err(err(format!("rate test at {rate_bps} bit/s received only {count} packets")));
+        return Err(err(format!(
+            "rate test at {rate_bps} bit/s received only {count} packets"
+        )));
     }
     // count - 1 packets were delivered after the first one's arrival.
     let measured = (count - 1) as f64 * size as f64 * 8.0 * SEC as f64 / (last - first) as f64;
-    Ok(RateResult { rate_bps, measured_bps: measured, error_pct: (measured / rate_bps as f64 - 1.0) * 100.0 })
+    Ok(RateResult {
+        rate_bps,
+        measured_bps: measured,
+        error_pct: (measured / rate_bps as f64 - 1.0) * 100.0,
+    })
 }
 
 /// Aggregate TCP goodput over two emulated paths (seed 000 topology).
@@ -301,7 +331,9 @@ pub fn throughput(
     let counters: Vec<Arc<AtomicU64>> = (0..2).map(|_| Arc::new(AtomicU64::new(0))).collect();
     for (i, counter) in counters.iter().enumerate() {
         let port = 9100 + i as u16;
-        let l = in_netns(&topo.server_ns, move || TcpListener::bind(("10.0.0.2", port)))?;
+        let l = in_netns(&topo.server_ns, move || {
+            TcpListener::bind(("10.0.0.2", port))
+        })?;
         let c = counter.clone();
         receivers.push(std::thread::spawn(move || -> io::Result<()> {
             let (mut s, _) = l.accept()?;
@@ -348,14 +380,25 @@ pub fn throughput(
     }
     let reports = emu.stop();
     drop(topo);
-    let goodput: Vec<f64> = b0.iter().zip(&b1).map(|(a, b)| (b - a) as f64 * 8.0 / secs).collect();
-    Ok(ThroughputResult { aggregate_bps: goodput.iter().sum(), goodput_bps: goodput, reports })
+    let goodput: Vec<f64> = b0
+        .iter()
+        .zip(&b1)
+        .map(|(a, b)| (b - a) as f64 * 8.0 / secs)
+        .collect();
+    Ok(ThroughputResult {
+        aggregate_bps: goodput.iter().sum(),
+        goodput_bps: goodput,
+        reports,
+    })
 }
 
 /// A TCP connection from `src` (any port) to `dst`.
 fn socket2_bind_connect(src: &str, dst: (&str, u16)) -> io::Result<TcpStream> {
     let src_ip: std::net::Ipv4Addr = src.parse().map_err(|_| err(format!("bad address {src}")))?;
-    let dst_ip: std::net::Ipv4Addr = dst.0.parse().map_err(|_| err(format!("bad address {}", dst.0)))?;
+    let dst_ip: std::net::Ipv4Addr = dst
+        .0
+        .parse()
+        .map_err(|_| err(format!("bad address {}", dst.0)))?;
     // SAFETY: plain socket calls on a descriptor we own (handed to TcpStream).
     unsafe {
         let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
@@ -366,7 +409,9 @@ fn socket2_bind_connect(src: &str, dst: (&str, u16)) -> io::Result<TcpStream> {
         let sa = |ip: std::net::Ipv4Addr, port: u16| libc::sockaddr_in {
             sin_family: libc::AF_INET as u16,
             sin_port: port.to_be(),
-            sin_addr: libc::in_addr { s_addr: u32::from(ip).to_be() },
+            sin_addr: libc::in_addr {
+                s_addr: u32::from(ip).to_be(),
+            },
             sin_zero: [0; 8],
         };
         let len = std::mem::size_of::<libc::sockaddr_in>() as u32;
@@ -376,7 +421,12 @@ fn socket2_bind_connect(src: &str, dst: (&str, u16)) -> io::Result<TcpStream> {
         }
         let b = sa(dst_ip, dst.1);
         if libc::connect(fd, &b as *const _ as *const libc::sockaddr, len) != 0 {
-            return Err(err(format!("connect {}:{}: {}", dst.0, dst.1, io::Error::last_os_error())));
+            return Err(err(format!(
+                "connect {}:{}: {}",
+                dst.0,
+                dst.1,
+                io::Error::last_os_error()
+            )));
         }
         Ok(stream)
     }
@@ -384,7 +434,12 @@ fn socket2_bind_connect(src: &str, dst: (&str, u16)) -> io::Result<TcpStream> {
 
 /// Lateness of `Clock::sleep_until` over `n` sleeps of `period` ns, with the
 /// given spin and scheduling policy, run on a fresh thread.
-pub fn timer_precision(n: u64, period: u64, spin: u64, realtime: Option<i32>) -> io::Result<Histogram> {
+pub fn timer_precision(
+    n: u64,
+    period: u64,
+    spin: u64,
+    realtime: Option<i32>,
+) -> io::Result<Histogram> {
     std::thread::spawn(move || {
         if let Some(p) = realtime {
             set_realtime(p)?;
@@ -406,7 +461,11 @@ pub fn timer_precision(n: u64, period: u64, spin: u64, realtime: Option<i32>) ->
 /// Run the whole benchmark and print a report (text and JSON of the
 /// throughput run's emulator counters).
 pub fn run(quick: bool, opts: &EmuOptions) -> io::Result<()> {
-    let d = if quick { Duration::from_secs(2) } else { Duration::from_secs(5) };
+    let d = if quick {
+        Duration::from_secs(2)
+    } else {
+        Duration::from_secs(5)
+    };
     println!(
         "mptlab-emu benchmark (spin {} us, realtime {:?}, {} thread(s) per direction, pinned: {})",
         opts.spin_ns / 1000,
@@ -415,12 +474,20 @@ pub fn run(quick: bool, opts: &EmuOptions) -> io::Result<()> {
         opts.pin_cpus
     );
     println!("timer precision, 1000 sleeps of 1 ms (lateness of Clock::sleep_until):");
-    for (spin, rt) in [(0, None), (0, opts.realtime_priority), (opts.spin_ns, opts.realtime_priority)] {
+    for (spin, rt) in [
+        (0, None),
+        (0, opts.realtime_priority),
+        (opts.spin_ns, opts.realtime_priority),
+    ] {
         let h = timer_precision(1000, MS, spin, rt)?;
         println!(
             "  spin {:>3} us, {:<12}: p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
             spin / 1000,
-            if rt.is_some() { "SCHED_FIFO" } else { "SCHED_OTHER" },
+            if rt.is_some() {
+                "SCHED_FIFO"
+            } else {
+                "SCHED_OTHER"
+            },
             h.quantile(0.5) as f64 / 1e6,
             h.quantile(0.99) as f64 / 1e6,
             h.max() as f64 / 1e6
@@ -458,9 +525,18 @@ pub fn run(quick: bool, opts: &EmuOptions) -> io::Result<()> {
     println!("rate error (UDP offered at 120 % of the rate):");
     for rate in [1_000_000u64, 10_000_000, 100_000_000] {
         let r = rate_error(rate, d, opts)?;
-        println!("  {:>4} Mbit/s: measured {:.3} Mbit/s, error {:+.2} %", rate / 1_000_000, r.measured_bps / 1e6, r.error_pct);
+        println!(
+            "  {:>4} Mbit/s: measured {:.3} Mbit/s, error {:+.2} %",
+            rate / 1_000_000,
+            r.measured_bps / 1e6,
+            r.error_pct
+        );
     }
-    let (td, warm) = if quick { (Duration::from_secs(3), Duration::from_secs(2)) } else { (Duration::from_secs(8), Duration::from_secs(3)) };
+    let (td, warm) = if quick {
+        (Duration::from_secs(3), Duration::from_secs(2))
+    } else {
+        (Duration::from_secs(8), Duration::from_secs(3))
+    };
     let cases: [(u64, u64, u32); 2] = [(10_000_000_000, MS, 10_000), (600_000_000, 10 * MS, 2000)];
     let mut last = None;
     for (rate, delay, queue) in cases {

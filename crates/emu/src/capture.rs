@@ -7,9 +7,10 @@ use std::process::{Child, Command, Stdio};
 
 /// The capture tool found on PATH, if any.
 pub fn tool() -> Option<&'static str> {
-    ["dumpcap", "tshark"]
-        .into_iter()
-        .find(|t| std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(t).is_file())))
+    ["dumpcap", "tshark"].into_iter().find(|t| {
+        std::env::var_os("PATH")
+            .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(t).is_file()))
+    })
 }
 
 /// Running capture processes; stopped (SIGTERM, then waited for) on `stop` or drop.
@@ -20,13 +21,19 @@ pub struct Capture {
 impl Capture {
     /// Start one capture per (namespace, interface); files are
     /// `DIR/<prefix><ns-role>-<dev>.pcap`.
-    pub fn start(dir: &Path, prefix: &str, ifaces: &[(String, String, String)]) -> Result<Option<Capture>, String> {
+    pub fn start(
+        dir: &Path,
+        prefix: &str,
+        ifaces: &[(String, String, String)],
+    ) -> Result<Option<Capture>, String> {
         let Some(tool) = tool() else {
             eprintln!("mptlab: capture skipped: neither dumpcap nor tshark is installed (apt-get install -y tshark)");
             return Ok(None);
         };
         std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
-        let mut c = Capture { children: Vec::new() };
+        let mut c = Capture {
+            children: Vec::new(),
+        };
         for (ns, role, dev) in ifaces {
             let file = dir.join(format!("{prefix}{role}-{dev}.pcap"));
             let mut cmd = Command::new("ip");
@@ -47,7 +54,9 @@ impl Capture {
                     Ok(())
                 });
             }
-            let child = cmd.spawn().map_err(|e| format!("start {tool} in {ns}: {e}"))?;
+            let child = cmd
+                .spawn()
+                .map_err(|e| format!("start {tool} in {ns}: {e}"))?;
             c.children.push((child, file));
         }
         // Give the capture processes time to open their interfaces.

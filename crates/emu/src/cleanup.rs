@@ -37,9 +37,13 @@ fn pid_alive(pid: u32) -> bool {
 
 /// Names (namespaces, and links in the current namespace) left by runs whose process is gone.
 pub fn stale_names() -> io::Result<(Vec<String>, Vec<String>)> {
-    let is_stale = |n: &str| n.starts_with(PREFIX) && owner_pid(n).map(|p| !pid_alive(p)).unwrap_or(true);
+    let is_stale =
+        |n: &str| n.starts_with(PREFIX) && owner_pid(n).map(|p| !pid_alive(p)).unwrap_or(true);
     let ns: Vec<String> = netns::list()?.into_iter().filter(|n| is_stale(n)).collect();
-    let links = links_with_prefix(PREFIX)?.into_iter().filter(|n| is_stale(n)).collect();
+    let links = links_with_prefix(PREFIX)?
+        .into_iter()
+        .filter(|n| is_stale(n))
+        .collect();
     Ok((ns, links))
 }
 
@@ -61,7 +65,10 @@ pub fn links_with_prefix(prefix: &str) -> io::Result<Vec<String>> {
 
 /// Namespaces whose name starts with `prefix`.
 pub fn namespaces_with_prefix(prefix: &str) -> io::Result<Vec<String>> {
-    Ok(netns::list()?.into_iter().filter(|n| n.starts_with(prefix)).collect())
+    Ok(netns::list()?
+        .into_iter()
+        .filter(|n| n.starts_with(prefix))
+        .collect())
 }
 
 /// Remove the leftovers of killed runs; returns what was removed. Call at the
@@ -83,7 +90,10 @@ pub fn cleanup_stale() -> io::Result<Vec<String>> {
         }
     }
     if !errors.is_empty() {
-        return Err(netns::err(format!("cleanup of stale runs failed: {}", errors.join("; "))));
+        return Err(netns::err(format!(
+            "cleanup of stale runs failed: {}",
+            errors.join("; ")
+        )));
     }
     Ok(removed)
 }

@@ -17,7 +17,10 @@ use mptlab_core::Nanos;
 /// Raw CLOCK_MONOTONIC in ns (global, comparable across namespaces and processes).
 #[inline]
 pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: valid pointer to a timespec; CLOCK_MONOTONIC always exists on Linux.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -31,12 +34,16 @@ pub struct Clock {
 
 impl Clock {
     pub fn start() -> Clock {
-        Clock { origin: monotonic_ns() }
+        Clock {
+            origin: monotonic_ns(),
+        }
     }
 
     /// A clock whose zero is the given raw CLOCK_MONOTONIC value.
     pub fn with_origin(origin_monotonic_ns: u64) -> Clock {
-        Clock { origin: origin_monotonic_ns }
+        Clock {
+            origin: origin_monotonic_ns,
+        }
     }
 
     /// The raw CLOCK_MONOTONIC value of this clock's zero.
@@ -64,10 +71,20 @@ impl Clock {
 
 /// `clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)` until the raw monotonic time `t`.
 pub fn sleep_abs(t: u64) {
-    let ts = libc::timespec { tv_sec: (t / 1_000_000_000) as libc::time_t, tv_nsec: (t % 1_000_000_000) as libc::c_long };
+    let ts = libc::timespec {
+        tv_sec: (t / 1_000_000_000) as libc::time_t,
+        tv_nsec: (t % 1_000_000_000) as libc::c_long,
+    };
     loop {
         // SAFETY: valid timespec; a null remainder is allowed with TIMER_ABSTIME.
-        let r = unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
+        let r = unsafe {
+            libc::clock_nanosleep(
+                libc::CLOCK_MONOTONIC,
+                libc::TIMER_ABSTIME,
+                &ts,
+                std::ptr::null_mut(),
+            )
+        };
         if r != libc::EINTR {
             break;
         }

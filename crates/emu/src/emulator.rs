@@ -77,7 +77,15 @@ pub struct EmuOptions {
 
 impl Default for EmuOptions {
     fn default() -> Self {
-        EmuOptions { spin_ns: 50_000, spin_fraction: 0.2, mtu: 1500, max_wait_ns: 20_000_000, realtime_priority: Some(10), split_threads: false, pin_cpus: false }
+        EmuOptions {
+            spin_ns: 50_000,
+            spin_fraction: 0.2,
+            mtu: 1500,
+            max_wait_ns: 20_000_000,
+            realtime_priority: Some(10),
+            split_threads: false,
+            pin_cpus: false,
+        }
     }
 }
 
@@ -115,12 +123,18 @@ impl Emulator {
     /// outage times in the link parameters are relative to the same instant.
     pub fn start(dirs: Vec<DirectionSpec>, opts: EmuOptions, clock: Clock) -> io::Result<Emulator> {
         for d in &dirs {
-            d.params
-                .validate()
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("direction {}: {e}", d.name)))?;
+            d.params.validate().map_err(|e| {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("direction {}: {e}", d.name),
+                )
+            })?;
         }
         if opts.mtu < 68 || opts.mtu > 65535 {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("mtu {} out of range 68..=65535", opts.mtu)));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("mtu {} out of range 68..=65535", opts.mtu),
+            ));
         }
         let stop = Arc::new(AtomicBool::new(false));
         let mut threads = Vec::new();
@@ -155,7 +169,12 @@ impl Emulator {
                 }
             }
         }
-        Ok(Emulator { clock, stop, threads, names })
+        Ok(Emulator {
+            clock,
+            stop,
+            threads,
+            names,
+        })
     }
 
     pub fn clock(&self) -> Clock {
@@ -200,10 +219,18 @@ struct Queued {
     buf: Vec<u8>,
 }
 
-fn run_direction(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts: EmuOptions) -> DirectionReport {
+fn run_direction(
+    spec: DirectionSpec,
+    clock: Clock,
+    stop: Arc<AtomicBool>,
+    opts: EmuOptions,
+) -> DirectionReport {
     set_min_timer_slack();
     let started = clock.now();
-    let mut rep = DirectionReport { name: spec.name.clone(), ..Default::default() };
+    let mut rep = DirectionReport {
+        name: spec.name.clone(),
+        ..Default::default()
+    };
     if let Some(prio) = opts.realtime_priority {
         if let Err(e) = set_realtime(prio) {
             rep.realtime_error = Some(e.to_string());
@@ -218,26 +245,33 @@ fn run_direction(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts:
     let mut spare: Option<Vec<u8>> = None;
 
     // Release every packet due at the clock's current time.
-    let release = |queue: &mut VecDeque<Queued>, pool: &mut Vec<Vec<u8>>, rep: &mut DirectionReport| loop {
-        let now = clock.now();
-        match queue.front() {
-            Some(q) if q.at <= now => {}
-            _ => return,
-        }
-        let q = queue.pop_front().expect("front checked");
-        if let Err(e) = spec.egress.send(&q.buf[..q.len]) {
-            rep.write_errors += 1;
-            if rep.first_write_error.is_none() {
-                rep.first_write_error = Some(format!("write to {}: {e}", spec.egress.name()));
+    let release =
+        |queue: &mut VecDeque<Queued>, pool: &mut Vec<Vec<u8>>, rep: &mut DirectionReport| loop {
+            let now = clock.now();
+            match queue.front() {
+                Some(q) if q.at <= now => {}
+                _ => return,
             }
-        }
-        rep.lateness.record(now - q.at);
-        pool.push(q.buf);
-    };
+            let q = queue.pop_front().expect("front checked");
+            if let Err(e) = spec.egress.send(&q.buf[..q.len]) {
+                rep.write_errors += 1;
+                if rep.first_write_error.is_none() {
+                    rep.first_write_error = Some(format!("write to {}: {e}", spec.egress.name()));
+                }
+            }
+            rep.lateness.record(now - q.at);
+            pool.push(q.buf);
+        };
 
     // Read one packet if one is waiting. Returns true if a packet was read.
-    let mut read_one = |queue: &mut VecDeque<Queued>, pool: &mut Vec<Vec<u8>>, rep: &mut DirectionReport| -> bool {
-        let mut buf = spare.take().or_else(|| pool.pop()).unwrap_or_else(|| vec![0u8; buf_len]);
+    let mut read_one = |queue: &mut VecDeque<Queued>,
+                        pool: &mut Vec<Vec<u8>>,
+                        rep: &mut DirectionReport|
+     -> bool {
+        let mut buf = spare
+            .take()
+            .or_else(|| pool.pop())
+            .unwrap_or_else(|| vec![0u8; buf_len]);
         match spec.ingress.recv(&mut buf) {
             Ok(Some(n)) => {
                 let t = clock.now();
@@ -308,7 +342,11 @@ fn run_direction(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts:
                 // Out of spin budget: sleep to the release time itself.
                 wait_ingress(&spec.ingress, (at - now).min(opts.max_wait_ns), &mut rep);
             }
-            Some(at) => wait_ingress(&spec.ingress, (at - opts.spin_ns - now).min(opts.max_wait_ns), &mut rep),
+            Some(at) => wait_ingress(
+                &spec.ingress,
+                (at - opts.spin_ns - now).min(opts.max_wait_ns),
+                &mut rep,
+            ),
             None => wait_ingress(&spec.ingress, opts.max_wait_ns, &mut rep),
         }
     }
@@ -335,16 +373,27 @@ struct Handoff {
 }
 
 /// Split mode: this thread releases, a helper thread reads and offers.
-fn run_split(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts: EmuOptions) -> DirectionReport {
+fn run_split(
+    spec: DirectionSpec,
+    clock: Clock,
+    stop: Arc<AtomicBool>,
+    opts: EmuOptions,
+) -> DirectionReport {
     set_min_timer_slack();
     let started = clock.now();
-    let mut rep = DirectionReport { name: spec.name.clone(), ..Default::default() };
+    let mut rep = DirectionReport {
+        name: spec.name.clone(),
+        ..Default::default()
+    };
     if let Some(prio) = opts.realtime_priority {
         if let Err(e) = set_realtime(prio) {
             rep.realtime_error = Some(e.to_string());
         }
     }
-    let h = Arc::new(Handoff { queue: std::sync::Mutex::new((VecDeque::new(), Vec::new())), cv: std::sync::Condvar::new() });
+    let h = Arc::new(Handoff {
+        queue: std::sync::Mutex::new((VecDeque::new(), Vec::new())),
+        cv: std::sync::Condvar::new(),
+    });
     let reader = {
         let h = h.clone();
         let stop = stop.clone();
@@ -352,55 +401,61 @@ fn run_split(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts: Emu
         let params = spec.params.clone();
         let rng = spec.rng.clone();
         let opts = opts.clone();
-        std::thread::Builder::new().name(format!("emu-{}-rd", spec.name)).spawn(move || {
-            set_min_timer_slack();
-            if let Some(prio) = opts.realtime_priority {
-                let _ = set_realtime(prio);
-            }
-            let mut model = LinkModel::new(params, rng);
-            let (mut oversize, mut errors) = (0u64, 0u64);
-            let mut buf = vec![0u8; opts.mtu + 1];
-            while !stop.load(Ordering::Relaxed) {
-                match ingress.recv(&mut buf) {
-                    Ok(Some(n)) => {
-                        let t = clock.now();
-                        if n > opts.mtu {
-                            oversize += 1;
-                            continue;
-                        }
-                        if let Verdict::Deliver { at } = model.offer(t, n as u32) {
-                            let mut g = h.queue.lock().unwrap_or_else(|p| p.into_inner());
-                            let next = g.1.pop().unwrap_or_else(|| vec![0u8; opts.mtu + 1]);
-                            let full = std::mem::replace(&mut buf, next);
-                            let was_empty = g.0.is_empty();
-                            let q = Queued { at, len: n, buf: full };
-                            if g.0.back().is_none_or(|b| b.at <= at) {
-                                g.0.push_back(q);
-                            } else {
-                                let pos = g.0.partition_point(|x| x.at <= at);
-                                g.0.insert(pos, q);
+        std::thread::Builder::new()
+            .name(format!("emu-{}-rd", spec.name))
+            .spawn(move || {
+                set_min_timer_slack();
+                if let Some(prio) = opts.realtime_priority {
+                    let _ = set_realtime(prio);
+                }
+                let mut model = LinkModel::new(params, rng);
+                let (mut oversize, mut errors) = (0u64, 0u64);
+                let mut buf = vec![0u8; opts.mtu + 1];
+                while !stop.load(Ordering::Relaxed) {
+                    match ingress.recv(&mut buf) {
+                        Ok(Some(n)) => {
+                            let t = clock.now();
+                            if n > opts.mtu {
+                                oversize += 1;
+                                continue;
                             }
-                            drop(g);
-                            if was_empty {
-                                h.cv.notify_one();
+                            if let Verdict::Deliver { at } = model.offer(t, n as u32) {
+                                let mut g = h.queue.lock().unwrap_or_else(|p| p.into_inner());
+                                let next = g.1.pop().unwrap_or_else(|| vec![0u8; opts.mtu + 1]);
+                                let full = std::mem::replace(&mut buf, next);
+                                let was_empty = g.0.is_empty();
+                                let q = Queued {
+                                    at,
+                                    len: n,
+                                    buf: full,
+                                };
+                                if g.0.back().is_none_or(|b| b.at <= at) {
+                                    g.0.push_back(q);
+                                } else {
+                                    let pos = g.0.partition_point(|x| x.at <= at);
+                                    g.0.insert(pos, q);
+                                }
+                                drop(g);
+                                if was_empty {
+                                    h.cv.notify_one();
+                                }
                             }
                         }
-                    }
-                    Ok(None) => {
-                        if ingress.wait_readable(opts.max_wait_ns).is_err() {
+                        Ok(None) => {
+                            if ingress.wait_readable(opts.max_wait_ns).is_err() {
+                                errors += 1;
+                                std::thread::sleep(std::time::Duration::from_millis(1));
+                            }
+                        }
+                        Err(_) => {
                             errors += 1;
                             std::thread::sleep(std::time::Duration::from_millis(1));
                         }
                     }
-                    Err(_) => {
-                        errors += 1;
-                        std::thread::sleep(std::time::Duration::from_millis(1));
-                    }
                 }
-            }
-            h.cv.notify_one();
-            (model.stats().clone(), oversize, errors)
-        })
+                h.cv.notify_one();
+                (model.stats().clone(), oversize, errors)
+            })
     };
     let reader = match reader {
         Ok(r) => r,
@@ -422,7 +477,10 @@ fn run_split(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts: Emu
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
-                g = h.cv.wait_timeout(g, max_wait).unwrap_or_else(|p| p.into_inner()).0;
+                g =
+                    h.cv.wait_timeout(g, max_wait)
+                        .unwrap_or_else(|p| p.into_inner())
+                        .0;
             }
             Some(at) if at <= now => {
                 let q = g.0.pop_front().expect("front checked");
@@ -430,7 +488,8 @@ fn run_split(spec: DirectionSpec, clock: Clock, stop: Arc<AtomicBool>, opts: Emu
                 if let Err(e) = spec.egress.send(&q.buf[..q.len]) {
                     rep.write_errors += 1;
                     if rep.first_write_error.is_none() {
-                        rep.first_write_error = Some(format!("write to {}: {e}", spec.egress.name()));
+                        rep.first_write_error =
+                            Some(format!("write to {}: {e}", spec.egress.name()));
                     }
                 }
                 rep.lateness.record(now - q.at);
@@ -485,11 +544,16 @@ fn pin_to_cpu(c: usize) {
 
 /// Make the calling thread SCHED_FIFO at `prio`.
 pub fn set_realtime(prio: i32) -> io::Result<()> {
-    let p = libc::sched_param { sched_priority: prio };
+    let p = libc::sched_param {
+        sched_priority: prio,
+    };
     // SAFETY: valid sched_param; pid 0 is the calling thread.
     if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) } != 0 {
         let e = io::Error::last_os_error();
-        return Err(io::Error::new(e.kind(), format!("sched_setscheduler(SCHED_FIFO, {prio}): {e}")));
+        return Err(io::Error::new(
+            e.kind(),
+            format!("sched_setscheduler(SCHED_FIFO, {prio}): {e}"),
+        ));
     }
     Ok(())
 }
@@ -564,7 +628,10 @@ mod tests {
 
     #[test]
     fn reports_json_shape() {
-        let r = DirectionReport { name: "p1.up".into(), ..Default::default() };
+        let r = DirectionReport {
+            name: "p1.up".into(),
+            ..Default::default()
+        };
         let j = reports_to_json(&[r.clone(), r]);
         assert!(j.starts_with("[\n  {\"direction\": \"p1.up\""));
         assert_eq!(j.matches("release_lateness_ns").count(), 2);

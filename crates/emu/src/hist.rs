@@ -15,7 +15,13 @@ pub struct Histogram {
 
 impl Default for Histogram {
     fn default() -> Self {
-        Histogram { counts: vec![0; BUCKETS], over: 0, n: 0, max: 0, sum: 0 }
+        Histogram {
+            counts: vec![0; BUCKETS],
+            over: 0,
+            n: 0,
+            max: 0,
+            sum: 0,
+        }
     }
 }
 

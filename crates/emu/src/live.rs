@@ -103,7 +103,13 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
                 Ok(s) => s,
                 Err(c) => return Ok(c),
             };
-            let p = Arc::new(plan(&s, s.run_seed(run), ClockKind::Realtime, None, listen)?);
+            let p = Arc::new(plan(
+                &s,
+                s.run_seed(run),
+                ClockKind::Realtime,
+                None,
+                listen,
+            )?);
             let rec: Shared = Arc::new(Mutex::new(Records::default()));
             let l = sock::listen(&p.sock, listen).map_err(|e| e.to_string())?;
             let udp = if matches!(p.traffic, Traffic::Messages { udp: true, .. }) {
@@ -112,7 +118,10 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
                 None
             };
             let srv = Server::start(l, udp, p, rec.clone()).map_err(|e| e.to_string())?;
-            eprintln!("mptlab agent: serving {} (run {run}) on {listen}; Ctrl-C to stop", s.meta.name);
+            eprintln!(
+                "mptlab agent: serving {} (run {run}) on {listen}; Ctrl-C to stop",
+                s.meta.name
+            );
             while !stop.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(100));
             }
@@ -122,16 +131,32 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
             }
             srv.stop(None);
             let recs = std::mem::take(&mut *rec.lock().unwrap());
-            eprintln!("mptlab agent: received {} messages, {:?} bytes per flow", recs.messages.len(), recs.delivered);
+            eprintln!(
+                "mptlab agent: received {} messages, {:?} bytes per flow",
+                recs.messages.len(),
+                recs.delivered
+            );
             if let Some(out) = out {
                 let seed = s.run_seed(run);
                 let p = plan(&s, seed, ClockKind::Realtime, None, listen)?;
-                let o = tables(&s, run, seed, &p, recs, Vec::new(), &[], secs(s.meta.duration_s), &[]);
+                let o = tables(
+                    &s,
+                    run,
+                    seed,
+                    &p,
+                    recs,
+                    Vec::new(),
+                    &[],
+                    secs(s.meta.duration_s),
+                    &[],
+                );
                 let mut w = WriteOptions::default();
                 w.meta.insert("scenario".into(), s.meta.name.clone().into());
                 w.meta.insert("mode".into(), "live-server".into());
-                w.meta
-                    .insert("clock".into(), "CLOCK_REALTIME (delays depend on host clock synchronisation)".into());
+                w.meta.insert(
+                    "clock".into(),
+                    "CLOCK_REALTIME (delays depend on host clock synchronisation)".into(),
+                );
                 write_results(&out, &[o], &w).map_err(|e| e.to_string())?;
                 eprintln!("wrote results to {}", out.display());
             }
@@ -151,13 +176,17 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
                 Err(c) => return Ok(c),
             };
             if out.join(mptlab_results::SUMMARY_FILE).exists() && !force {
-                eprintln!("error: {} already holds results; use --force", out.display());
+                eprintln!(
+                    "error: {} already holds results; use --force",
+                    out.display()
+                );
                 return Ok(ExitCode::from(2));
             }
             if !s.traffic.direction.to_string().eq("down")
                 && matches!(
                     s.traffic.model,
-                    mptlab_scenario::TrafficModel::Video { .. } | mptlab_scenario::TrafficModel::Gaming { .. }
+                    mptlab_scenario::TrafficModel::Video { .. }
+                        | mptlab_scenario::TrafficModel::Gaming { .. }
                 )
             {
                 eprintln!("note: direction \"up\": the messages are measured at the server (its log), the client's tables hold no message rows");
@@ -184,7 +213,10 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
                 std::thread::sleep(Duration::from_millis(20));
             });
             let res = agent::run_client(&p, &env, origin, end, &st, &rec);
-            let elapsed = ClockKind::Realtime.now().saturating_sub(origin).clamp(1, end);
+            let elapsed = ClockKind::Realtime
+                .now()
+                .saturating_sub(origin)
+                .clamp(1, end);
             let mut prow = Vec::new();
             let mut rtts = Vec::new();
             let conns = std::mem::take(&mut rec.lock().unwrap().conns);
@@ -220,9 +252,14 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
             let mut w = WriteOptions::default();
             w.meta.insert("scenario".into(), s.meta.name.clone().into());
             w.meta.insert("mode".into(), "live".into());
-            w.meta
-                .insert("clock".into(), "CLOCK_REALTIME (delays depend on host clock synchronisation)".into());
-            w.extra_files.push(("scenario.toml".into(), s.effective_toml.clone().into_bytes()));
+            w.meta.insert(
+                "clock".into(),
+                "CLOCK_REALTIME (delays depend on host clock synchronisation)".into(),
+            );
+            w.extra_files.push((
+                "scenario.toml".into(),
+                s.effective_toml.clone().into_bytes(),
+            ));
             write_results(&out, &[o], &w).map_err(|e| e.to_string())?;
             eprintln!("wrote results to {}", out.display());
             Ok(ExitCode::SUCCESS)

@@ -24,10 +24,12 @@ pub fn err(msg: impl Into<String>) -> io::Error {
 
 /// Run `ip <args>`; on failure the error names the command and its stderr.
 pub fn ip(args: &[&str]) -> io::Result<()> {
-    let out = Command::new("ip")
-        .args(args)
-        .output()
-        .map_err(|e| err(format!("could not run `ip {}`: {e} (is iproute2 installed?)", args.join(" "))))?;
+    let out = Command::new("ip").args(args).output().map_err(|e| {
+        err(format!(
+            "could not run `ip {}`: {e} (is iproute2 installed?)",
+            args.join(" ")
+        ))
+    })?;
     if !out.status.success() {
         return Err(err(format!(
             "`ip {}` failed ({}): {}",
@@ -65,8 +67,15 @@ pub fn ip_output(args: &[&str]) -> io::Result<String> {
 
 /// Check a namespace name is a plain file name.
 pub fn check_ns_name(name: &str) -> io::Result<()> {
-    if name.is_empty() || name.len() > 64 || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
-        return Err(err(format!("invalid namespace name {name:?} (letters, digits, '-', '_')")));
+    if name.is_empty()
+        || name.len() > 64
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Err(err(format!(
+            "invalid namespace name {name:?} (letters, digits, '-', '_')"
+        )));
     }
     Ok(())
 }
@@ -103,7 +112,10 @@ pub fn list() -> io::Result<Vec<String>> {
 }
 
 /// Run `f` on a helper thread that has entered namespace `ns`.
-pub fn in_netns<T: Send + 'static>(ns: &str, f: impl FnOnce() -> io::Result<T> + Send + 'static) -> io::Result<T> {
+pub fn in_netns<T: Send + 'static>(
+    ns: &str,
+    f: impl FnOnce() -> io::Result<T> + Send + 'static,
+) -> io::Result<T> {
     check_ns_name(ns)?;
     let path = Path::new(NETNS_DIR).join(ns);
     let file = File::open(&path).map_err(|e| err(format!("open {}: {e}", path.display())))?;
@@ -113,7 +125,10 @@ pub fn in_netns<T: Send + 'static>(ns: &str, f: impl FnOnce() -> io::Result<T> +
         .spawn(move || {
             // SAFETY: a valid namespace descriptor; setns only affects this thread.
             if unsafe { libc::setns(file.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
-                return Err(err(format!("setns into {ns}: {}", io::Error::last_os_error())));
+                return Err(err(format!(
+                    "setns into {ns}: {}",
+                    io::Error::last_os_error()
+                )));
             }
             f()
         })
@@ -138,7 +153,9 @@ pub fn sysctl(ns: &str, key: &str, value: &str) -> io::Result<()> {
 pub fn preflight() -> io::Result<()> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        return Err(err("must run as root (creating network namespaces and TUN devices needs CAP_NET_ADMIN)"));
+        return Err(err(
+            "must run as root (creating network namespaces and TUN devices needs CAP_NET_ADMIN)",
+        ));
     }
     if !Path::new("/dev/net/tun").exists() {
         return Err(err("/dev/net/tun is missing: the kernel lacks TUN support (CONFIG_TUN) or the device node was not created"));

@@ -18,7 +18,10 @@ use crate::netns::{err, in_netns};
 
 /// CLOCK_REALTIME in ns (the clock of SO_TIMESTAMPNS).
 pub fn realtime_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: valid pointer.
     unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -37,7 +40,10 @@ fn enable_timestamps(fd: RawFd) -> io::Result<()> {
         )
     };
     if r != 0 {
-        return Err(err(format!("setsockopt SO_TIMESTAMPNS: {}", io::Error::last_os_error())));
+        return Err(err(format!(
+            "setsockopt SO_TIMESTAMPNS: {}",
+            io::Error::last_os_error()
+        )));
     }
     Ok(())
 }
@@ -58,7 +64,10 @@ fn set_rcv_timeout(fd: RawFd, timeout_ns: u64) -> io::Result<()> {
         )
     };
     if r != 0 {
-        return Err(err(format!("setsockopt SO_RCVTIMEO: {}", io::Error::last_os_error())));
+        return Err(err(format!(
+            "setsockopt SO_RCVTIMEO: {}",
+            io::Error::last_os_error()
+        )));
     }
     Ok(())
 }
@@ -66,7 +75,10 @@ fn set_rcv_timeout(fd: RawFd, timeout_ns: u64) -> io::Result<()> {
 /// Receive one datagram with its kernel receive timestamp (CLOCK_REALTIME
 /// ns). `Ok(None)` on timeout.
 pub fn recv_timestamped(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<(usize, u64)>> {
-    let mut iov = libc::iovec { iov_base: buf.as_mut_ptr() as *mut libc::c_void, iov_len: buf.len() };
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr() as *mut libc::c_void,
+        iov_len: buf.len(),
+    };
     let mut cbuf = [0u64; 16];
     // SAFETY: msghdr is plain data; all pointers set below are valid for the call.
     let mut msg: libc::msghdr = unsafe { zeroed() };
@@ -89,7 +101,8 @@ pub fn recv_timestamped(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<(usize, 
         let mut c = libc::CMSG_FIRSTHDR(&msg);
         while !c.is_null() {
             if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SO_TIMESTAMPNS {
-                let t: libc::timespec = std::ptr::read_unaligned(libc::CMSG_DATA(c) as *const libc::timespec);
+                let t: libc::timespec =
+                    std::ptr::read_unaligned(libc::CMSG_DATA(c) as *const libc::timespec);
                 ts = Some(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64);
             }
             c = libc::CMSG_NXTHDR(&msg, c);
@@ -102,7 +115,9 @@ pub fn recv_timestamped(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<(usize, 
 /// A UDP socket in a namespace whose receives carry kernel timestamps.
 pub fn timestamped_udp(ns: &str, bind: &str, timeout_ns: u64) -> io::Result<UdpSocket> {
     let bind = bind.to_string();
-    let s = in_netns(ns, move || UdpSocket::bind(&bind).map_err(|e| err(format!("bind UDP {bind}: {e}"))))?;
+    let s = in_netns(ns, move || {
+        UdpSocket::bind(&bind).map_err(|e| err(format!("bind UDP {bind}: {e}")))
+    })?;
     enable_timestamps(s.as_raw_fd())?;
     set_rcv_timeout(s.as_raw_fd(), timeout_ns)?;
     Ok(s)
@@ -111,7 +126,11 @@ pub fn timestamped_udp(ns: &str, bind: &str, timeout_ns: u64) -> io::Result<UdpS
 fn checksum(data: &[u8]) -> u16 {
     let mut sum = 0u32;
     for ch in data.chunks(2) {
-        let w = if ch.len() == 2 { u16::from_be_bytes([ch[0], ch[1]]) } else { u16::from_be_bytes([ch[0], 0]) };
+        let w = if ch.len() == 2 {
+            u16::from_be_bytes([ch[0], ch[1]])
+        } else {
+            u16::from_be_bytes([ch[0], 0])
+        };
         sum += w as u32;
     }
     while sum > 0xffff {
@@ -133,30 +152,52 @@ impl Pinger {
     pub fn new(ns: &str, src: Ipv4Addr, timeout_ns: u64) -> io::Result<Pinger> {
         let fd = in_netns(ns, move || {
             // SAFETY: plain socket call; we own the returned descriptor.
-            let raw = unsafe { libc::socket(libc::AF_INET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, libc::IPPROTO_ICMP) };
+            let raw = unsafe {
+                libc::socket(
+                    libc::AF_INET,
+                    libc::SOCK_RAW | libc::SOCK_CLOEXEC,
+                    libc::IPPROTO_ICMP,
+                )
+            };
             if raw < 0 {
-                return Err(err(format!("raw ICMP socket: {}", io::Error::last_os_error())));
+                return Err(err(format!(
+                    "raw ICMP socket: {}",
+                    io::Error::last_os_error()
+                )));
             }
             // SAFETY: fresh descriptor.
             let fd = unsafe { OwnedFd::from_raw_fd(raw) };
             let sa = libc::sockaddr_in {
                 sin_family: libc::AF_INET as u16,
                 sin_port: 0,
-                sin_addr: libc::in_addr { s_addr: u32::from(src).to_be() },
+                sin_addr: libc::in_addr {
+                    s_addr: u32::from(src).to_be(),
+                },
                 sin_zero: [0; 8],
             };
             // SAFETY: valid sockaddr_in.
             let r = unsafe {
-                libc::bind(fd.as_raw_fd(), &sa as *const _ as *const libc::sockaddr, size_of::<libc::sockaddr_in>() as u32)
+                libc::bind(
+                    fd.as_raw_fd(),
+                    &sa as *const _ as *const libc::sockaddr,
+                    size_of::<libc::sockaddr_in>() as u32,
+                )
             };
             if r != 0 {
-                return Err(err(format!("bind raw ICMP socket to {src}: {}", io::Error::last_os_error())));
+                return Err(err(format!(
+                    "bind raw ICMP socket to {src}: {}",
+                    io::Error::last_os_error()
+                )));
             }
             Ok(fd)
         })?;
         enable_timestamps(fd.as_raw_fd())?;
         set_rcv_timeout(fd.as_raw_fd(), timeout_ns)?;
-        Ok(Pinger { fd, id: (std::process::id() & 0xffff) as u16, seq: 0 })
+        Ok(Pinger {
+            fd,
+            id: (std::process::id() & 0xffff) as u16,
+            seq: 0,
+        })
     }
 
     /// One echo of `payload` bytes (ICMP data) to `dst`; returns the RTT in
@@ -172,7 +213,9 @@ impl Pinger {
         let sa = libc::sockaddr_in {
             sin_family: libc::AF_INET as u16,
             sin_port: 0,
-            sin_addr: libc::in_addr { s_addr: u32::from(dst).to_be() },
+            sin_addr: libc::in_addr {
+                s_addr: u32::from(dst).to_be(),
+            },
             sin_zero: [0; 8],
         };
         let t0 = realtime_ns();
@@ -188,7 +231,10 @@ impl Pinger {
             )
         };
         if r < 0 {
-            return Err(err(format!("send ICMP echo to {dst}: {}", io::Error::last_os_error())));
+            return Err(err(format!(
+                "send ICMP echo to {dst}: {}",
+                io::Error::last_os_error()
+            )));
         }
         let mut buf = vec![0u8; 65536];
         loop {

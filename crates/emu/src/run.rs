@@ -62,7 +62,9 @@ pub fn run_once_global(s: &sc::Scenario, run: u32) -> Result<RunOutput, String> 
 pub fn prepare(s: &sc::Scenario, capture: Option<std::path::PathBuf>) -> Result<(), String> {
     supported(s)?;
     netns::preflight().map_err(|e| e.to_string())?;
-    if s.transport.protocol == sc::Protocol::Mptcp && s.transport.mptcp.scheduler.to_string() != "upstream" {
+    if s.transport.protocol == sc::Protocol::Mptcp
+        && s.transport.mptcp.scheduler.to_string() != "upstream"
+    {
         eprintln!(
             "note: transport.mptcp.scheduler = \"{}\" runs with the kernel's (upstream) scheduler, the only one Linux offers (docs/emulation.md)",
             s.transport.mptcp.scheduler
@@ -72,7 +74,10 @@ pub fn prepare(s: &sc::Scenario, capture: Option<std::path::PathBuf>) -> Result<
         eprintln!("mptlab: cleaning leftovers of killed runs: {e}");
     }
     let stop = crate::signals::stop_on_signals().map_err(|e| e.to_string())?;
-    set_global_options(EmulateOptions { stop: Some(stop), capture });
+    set_global_options(EmulateOptions {
+        stop: Some(stop),
+        capture,
+    });
     Ok(())
 }
 
@@ -148,16 +153,31 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
             return Err(format!("transport.mptcp.subflows_per_path = {}: the upstream path manager opens one subflow per address pair", m.subflows_per_path));
         }
         if m.tlp.to_string() != "subflow" {
-            return Err(format!("transport.mptcp.tlp = \"{}\": Linux sends tail loss probes per subflow only", m.tlp));
+            return Err(format!(
+                "transport.mptcp.tlp = \"{}\": Linux sends tail loss probes per subflow only",
+                m.tlp
+            ));
         }
         let n = s.topology.num_paths();
         if let Some(p) = m.backup_paths.iter().find(|&&p| p == 0 || p as usize > n) {
-            return Err(format!("transport.mptcp.backup_paths: path {p} does not exist (1..={n})"));
+            return Err(format!(
+                "transport.mptcp.backup_paths: path {p} does not exist (1..={n})"
+            ));
         }
         if m.server_endpoints.len() > 1 {
-            return Err("transport.mptcp.server_endpoints: the emulated server has one address (10.0.0.2)".into());
+            return Err(
+                "transport.mptcp.server_endpoints: the emulated server has one address (10.0.0.2)"
+                    .into(),
+            );
         }
-        for f in m.endpoints.iter().chain(&m.server_endpoints).flat_map(|e| e.split(',')).map(str::trim).filter(|f| !f.is_empty()) {
+        for f in m
+            .endpoints
+            .iter()
+            .chain(&m.server_endpoints)
+            .flat_map(|e| e.split(','))
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+        {
             if !["subflow", "signal", "backup", "fullmesh"].contains(&f) {
                 return Err(format!("transport.mptcp endpoint flag \"{f}\": expected subflow, signal, backup or fullmesh"));
             }
@@ -176,7 +196,10 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
         ));
     }
     if !(576..=9000).contains(&t.mtu_bytes) {
-        return Err(format!("transport.mtu_bytes = {}: emulation supports 576..=9000", t.mtu_bytes));
+        return Err(format!(
+            "transport.mtu_bytes = {}: emulation supports 576..=9000",
+            t.mtu_bytes
+        ));
     }
     if let sc::TrafficModel::Gaming {
         trace: sc::GamingTrace::File(p),
@@ -184,12 +207,20 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     {
         mptlab_sim::runner::load_game_trace(p).map_err(|e| format!("traffic.trace: {e}"))?;
     }
-    if t.protocol == sc::Protocol::Udp && !matches!(s.traffic.model, sc::TrafficModel::Video { .. } | sc::TrafficModel::Gaming { .. }) {
+    if t.protocol == sc::Protocol::Udp
+        && !matches!(
+            s.traffic.model,
+            sc::TrafficModel::Video { .. } | sc::TrafficModel::Gaming { .. }
+        )
+    {
         return Err("transport.protocol = \"udp\" carries video and gaming messages only (files, bulk and web pages need a stream)".into());
     }
     let n = s.topology.num_paths();
     if !t.protocol.is_multipath() && (t.path == 0 || t.path as usize > n) {
-        return Err(format!("transport.path = {}, but the client has {n} access paths", t.path));
+        return Err(format!(
+            "transport.path = {}, but the client has {n} access paths",
+            t.path
+        ));
     }
     Ok(())
 }
@@ -215,13 +246,27 @@ pub fn message_schedule(s: &sc::Scenario, seed: u64) -> Result<Option<Vec<(Nanos
             trace: sc::GamingTrace::Builtin(name),
         } => {
             let preset = format!("aoc-trace{}", name.trim_start_matches('t'));
-            (Box::new(GamingSource::new(GamingConfig::preset(&preset)?)?), "traffic/gaming")
+            (
+                Box::new(GamingSource::new(GamingConfig::preset(&preset)?)?),
+                "traffic/gaming",
+            )
         }
         sc::TrafficModel::Gaming {
             trace: sc::GamingTrace::File(p),
-        } => (Box::new(TraceSource::new(mptlab_sim::runner::load_game_trace(p)?, 0)), "traffic/gaming"),
-        sc::TrafficModel::Bursts { count, size_bytes, interval_s } => (
-            Box::new(BurstSource::new(BurstsConfig::from_scenario(*count, *size_bytes, *interval_s))?),
+        } => (
+            Box::new(TraceSource::new(mptlab_sim::runner::load_game_trace(p)?, 0)),
+            "traffic/gaming",
+        ),
+        sc::TrafficModel::Bursts {
+            count,
+            size_bytes,
+            interval_s,
+        } => (
+            Box::new(BurstSource::new(BurstsConfig::from_scenario(
+                *count,
+                *size_bytes,
+                *interval_s,
+            ))?),
             "traffic/bursts",
         ),
         _ => return Ok(None),
@@ -239,17 +284,31 @@ pub fn message_schedule(s: &sc::Scenario, seed: u64) -> Result<Option<Vec<(Nanos
 }
 
 /// The agent's plan for run seed `seed` (shared by emulation and live mode).
-pub fn plan(s: &sc::Scenario, seed: u64, clock: ClockKind, client_src: Option<Ipv4Addr>, server: SocketAddrV4) -> Result<Plan, String> {
+pub fn plan(
+    s: &sc::Scenario,
+    seed: u64,
+    clock: ClockKind,
+    client_src: Option<Ipv4Addr>,
+    server: SocketAddrV4,
+) -> Result<Plan, String> {
     let t = &s.transport;
     let start = secs(s.traffic.start_s);
     let traffic = match &s.traffic.model {
-        sc::TrafficModel::Video { .. } | sc::TrafficModel::Gaming { .. } | sc::TrafficModel::Bursts { .. } => Traffic::Messages {
+        sc::TrafficModel::Video { .. }
+        | sc::TrafficModel::Gaming { .. }
+        | sc::TrafficModel::Bursts { .. } => Traffic::Messages {
             schedule: message_schedule(s, seed)?.unwrap_or_default(),
             udp: t.protocol == sc::Protocol::Udp,
         },
-        sc::TrafficModel::File { size_bytes } => Traffic::File { size: *size_bytes, start },
+        sc::TrafficModel::File { size_bytes } => Traffic::File {
+            size: *size_bytes,
+            start,
+        },
         sc::TrafficModel::Bulk => Traffic::Bulk { start },
-        sc::TrafficModel::Web { page, max_connections } => {
+        sc::TrafficModel::Web {
+            page,
+            max_connections,
+        } => {
             let page = match page {
                 sc::WebPage::Site(name) => Page::preset(name, seed)?,
                 sc::WebPage::Objects(v) => Page::from_sizes("custom", v)?,
@@ -265,7 +324,11 @@ pub fn plan(s: &sc::Scenario, seed: u64, clock: ClockKind, client_src: Option<Ip
         }
     };
     let sock = SockOpts {
-        stream: if t.protocol == sc::Protocol::Mptcp { Stream::Mptcp } else { Stream::Tcp },
+        stream: if t.protocol == sc::Protocol::Mptcp {
+            Stream::Mptcp
+        } else {
+            Stream::Tcp
+        },
         cc: if t.cc == sc::CongestionControl::NewReno {
             "reno".into()
         } else {
@@ -320,11 +383,17 @@ fn route_attrs(topo: &Topology, t: &sc::Transport) -> Result<(), String> {
         let (dev, table) = (format!("p{i}"), i.to_string());
         change(&topo.client_ns, &["default", "dev", &dev, "table", &table])?;
         if i == 1 {
-            change(&topo.client_ns, &["default", "dev", &dev, "src", &topo.client_addrs[0]])?;
+            change(
+                &topo.client_ns,
+                &["default", "dev", &dev, "src", &topo.client_addrs[0]],
+            )?;
         }
     }
     if topo.core_ns.is_some() {
-        change(&topo.server_ns, &["default", "via", "10.0.0.1", "dev", "srv"])?;
+        change(
+            &topo.server_ns,
+            &["default", "via", "10.0.0.1", "dev", "srv"],
+        )?;
     }
     Ok(())
 }
@@ -337,7 +406,19 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
     let m = &s.transport.mptcp;
     let n = topo.client_addrs.len().min(8).to_string();
     for ns in [&topo.client_ns, &topo.server_ns] {
-        ip_in(ns, &["mptcp", "limits", "set", "subflow", &n, "add_addr_accepted", &n]).map_err(|e| e.to_string())?;
+        ip_in(
+            ns,
+            &[
+                "mptcp",
+                "limits",
+                "set",
+                "subflow",
+                &n,
+                "add_addr_accepted",
+                &n,
+            ],
+        )
+        .map_err(|e| e.to_string())?;
     }
     let backup = |i: usize| m.backup_paths.contains(&(i as u32 + 1));
     let add = |ns: &str, addr: &str, dev: &str, flags: &[&str]| -> Result<(), String> {
@@ -369,13 +450,26 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
         "upstream" => {
             // Endpoint flags exactly as given (`ip mptcp endpoint add ... <flags>`).
             for (i, flags) in m.endpoints.iter().enumerate().take(topo.client_addrs.len()) {
-                let f: Vec<&str> = flags.split(',').map(str::trim).filter(|x| !x.is_empty()).collect();
+                let f: Vec<&str> = flags
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|x| !x.is_empty())
+                    .collect();
                 if !f.is_empty() {
-                    add(&topo.client_ns, &topo.client_addrs[i], &format!("p{}", i + 1), &f)?;
+                    add(
+                        &topo.client_ns,
+                        &topo.client_addrs[i],
+                        &format!("p{}", i + 1),
+                        &f,
+                    )?;
                 }
             }
             if let Some(flags) = m.server_endpoints.first() {
-                let f: Vec<&str> = flags.split(',').map(str::trim).filter(|x| !x.is_empty()).collect();
+                let f: Vec<&str> = flags
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|x| !x.is_empty())
+                    .collect();
                 if !f.is_empty() {
                     add(&topo.server_ns, SERVER_ADDR, "srv", &f)?;
                 }
@@ -461,7 +555,10 @@ fn sampler(
     stop: Arc<AtomicBool>,
 ) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
-        let mut last: std::collections::BTreeMap<(String, &'static str, String, String), (u64, u64)> = Default::default();
+        let mut last: std::collections::BTreeMap<
+            (String, &'static str, String, String),
+            (u64, u64),
+        > = Default::default();
         let mut k = 1u64;
         loop {
             crate::clock::sleep_abs(origin + k * interval);
@@ -477,12 +574,24 @@ fn sampler(
                 for c in &r.conns {
                     let fd = c.stream.as_raw_fd();
                     let (l, rm) = sock::addrs(&c.stream);
-                    let subs: Vec<(String, String, TcpInfo)> = match if mptcp { sock::mptcp_subflows(fd).ok() } else { None } {
-                        Some(v) => v.into_iter().map(|s| (s.local.ip().to_string(), s.remote.ip().to_string(), s.info)).collect(),
-                        None => sock::tcp_info(fd).map(|i| vec![(l.clone(), rm.clone(), i)]).unwrap_or_default(),
+                    let subs: Vec<(String, String, TcpInfo)> = match if mptcp {
+                        sock::mptcp_subflows(fd).ok()
+                    } else {
+                        None
+                    } {
+                        Some(v) => v
+                            .into_iter()
+                            .map(|s| (s.local.ip().to_string(), s.remote.ip().to_string(), s.info))
+                            .collect(),
+                        None => sock::tcp_info(fd)
+                            .map(|i| vec![(l.clone(), rm.clone(), i)])
+                            .unwrap_or_default(),
                     };
                     for (la, ra, i) in subs {
-                        let path = client_addrs.iter().position(|a| *a == la || *a == ra).map_or(default_path, |p| p + 1);
+                        let path = client_addrs
+                            .iter()
+                            .position(|a| *a == la || *a == ra)
+                            .map_or(default_path, |p| p + 1);
                         let b = i.bytes_sent.unwrap_or(i.bytes_acked);
                         let key = (c.label.clone(), c.side, la, ra);
                         let (pb, pt) = last.insert(key, (b, now)).unwrap_or((0, origin));
@@ -497,8 +606,22 @@ fn sampler(
                             ));
                         }
                         if cwnd {
-                            rows.push((t, c.label.clone(), c.side, path, "cwnd_bytes", i.snd_cwnd as f64 * i.snd_mss as f64));
-                            rows.push((t, c.label.clone(), c.side, path, "srtt_ms", i.rtt_us as f64 / 1e3));
+                            rows.push((
+                                t,
+                                c.label.clone(),
+                                c.side,
+                                path,
+                                "cwnd_bytes",
+                                i.snd_cwnd as f64 * i.snd_mss as f64,
+                            ));
+                            rows.push((
+                                t,
+                                c.label.clone(),
+                                c.side,
+                                path,
+                                "srtt_ms",
+                                i.rtt_us as f64 / 1e3,
+                            ));
                         }
                     }
                 }
@@ -559,9 +682,13 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         // Not MPTCP-capable: a plain TCP listener; the client falls back to TCP (RFC 8684 3.7).
         so.stream = Stream::Tcp;
     }
-    let listener = netns::in_netns(&topo.server_ns, move || sock::listen(&so, server)).map_err(|e| e.to_string())?;
+    let listener = netns::in_netns(&topo.server_ns, move || sock::listen(&so, server))
+        .map_err(|e| e.to_string())?;
     let udp = if matches!(plan.traffic, Traffic::Messages { udp: true, .. }) {
-        Some(netns::in_netns(&topo.server_ns, move || sock::udp_socket(server)).map_err(|e| e.to_string())?)
+        Some(
+            netns::in_netns(&topo.server_ns, move || sock::udp_socket(server))
+                .map_err(|e| e.to_string())?,
+        )
     } else {
         None
     };
@@ -584,7 +711,11 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         netns::in_netns(&cns, move || sock::stream_socket(&so))
     };
     let cns = topo.client_ns.clone();
-    let make_udp = move || netns::in_netns(&cns, move || sock::udp_socket(SocketAddrV4::new(src, AGENT_PORT + 1)));
+    let make_udp = move || {
+        netns::in_netns(&cns, move || {
+            sock::udp_socket(SocketAddrV4::new(src, AGENT_PORT + 1))
+        })
+    };
     let env = ClientEnv {
         make_socket: &make_socket,
         make_udp: &make_udp,
@@ -619,7 +750,8 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         up: server_link.up.clone(),
         down: server_link.down.clone(),
     };
-    let emu = match topo.start_emulator_with_server(&specs, &srv_spec, seed, EmuOptions::default()) {
+    let emu = match topo.start_emulator_with_server(&specs, &srv_spec, seed, EmuOptions::default())
+    {
         Ok(e) => e,
         Err(e) => {
             stop.store(true, Ordering::Relaxed);
@@ -643,13 +775,21 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         )
     });
     let client_result = agent::run_client(&plan, &env, origin, end, &stop, &rec);
-    let elapsed = crate::clock::monotonic_ns().saturating_sub(origin).min(end).max(1);
+    let elapsed = crate::clock::monotonic_ns()
+        .saturating_sub(origin)
+        .min(end)
+        .max(1);
 
     // Kernel counters while the connections are still open.
     let mut prow: Vec<PathRow> = Vec::new();
     let mut subflow_counters_missing = false;
     let client_addrs: Vec<String> = topo.client_addrs.clone();
-    let access = |a: &str, b: &str| client_addrs.iter().position(|c| c == a || c == b).map_or(path, |i| i + 1);
+    let access = |a: &str, b: &str| {
+        client_addrs
+            .iter()
+            .position(|c| c == a || c == b)
+            .map_or(path, |i| i + 1)
+    };
     {
         let r = rec.lock().unwrap();
         for c in &r.conns {
@@ -736,7 +876,12 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
             .filter(|r| r.name.starts_with("path") && r.name.ends_with(dir))
             .map(|r| {
                 (
-                    r.name.trim_start_matches("path").split('.').next().and_then(|n| n.parse().ok()).unwrap_or(0),
+                    r.name
+                        .trim_start_matches("path")
+                        .split('.')
+                        .next()
+                        .and_then(|n| n.parse().ok())
+                        .unwrap_or(0),
                     r.stats.bytes_delivered,
                 )
             })
@@ -815,7 +960,9 @@ pub(crate) fn tables(
         }
         let mut delays = Vec::new();
         for (id, &(at, bytes)) in schedule.iter().enumerate() {
-            let (d, j) = by_id.get(&(id as u64)).map_or((None, None), |&(d, j)| (Some(d), Some(j)));
+            let (d, j) = by_id
+                .get(&(id as u64))
+                .map_or((None, None), |&(d, j)| (Some(d), Some(j)));
             let delay = d.map(|d| d.saturating_sub(at));
             if let Some(x) = delay {
                 delays.push(to_ms(x));
@@ -885,7 +1032,15 @@ pub(crate) fn tables(
         let mut rows: Vec<(&'static str, usize, String, String, Vec<Option<u64>>)> = prow
             .iter()
             .filter(|p| &p.label == l)
-            .map(|p| (p.side, p.path, p.local.clone(), p.remote.clone(), p.c.clone()))
+            .map(|p| {
+                (
+                    p.side,
+                    p.path,
+                    p.local.clone(),
+                    p.remote.clone(),
+                    p.c.clone(),
+                )
+            })
             .collect();
         if proto == "udp" {
             let ca = plan.client_src.map(|a| a.to_string()).unwrap_or_default();
@@ -909,7 +1064,13 @@ pub(crate) fn tables(
             for r in mine {
                 add_counters(&mut total, &r.4);
                 *fg_by_path.entry(r.1).or_default() += r.4[2].unwrap_or(0);
-                let share = |a: Option<u64>, b: u64| if b == 0 { V::Null } else { V::F64(a.unwrap_or(0) as f64 / b as f64) };
+                let share = |a: Option<u64>, b: u64| {
+                    if b == 0 {
+                        V::Null
+                    } else {
+                        V::F64(a.unwrap_or(0) as f64 / b as f64)
+                    }
+                };
                 let mut row = vec![
                     V::U64(fid as u64),
                     V::Str(l.clone()),
@@ -938,7 +1099,10 @@ pub(crate) fn tables(
         row.extend(cvals(&total));
         flows.push_row(row).expect("flows schema");
     }
-    summary.push(("fg_throughput_mbit".into(), fg_received as f64 * 8.0 / secs_f / 1e6));
+    summary.push((
+        "fg_throughput_mbit".into(),
+        fg_received as f64 * 8.0 / secs_f / 1e6,
+    ));
     let fg_total: u64 = fg_by_path.values().sum();
     if fg_total > 0 {
         for (p, b) in &fg_by_path {
@@ -985,7 +1149,10 @@ pub(crate) fn tables(
         late.merge(&r.lateness);
     }
     if late.count() > 0 {
-        summary.push(("emu.release_lateness_us_p99".into(), late.quantile(0.99) as f64 / 1e3));
+        summary.push((
+            "emu.release_lateness_us_p99".into(),
+            late.quantile(0.99) as f64 / 1e3,
+        ));
     }
     let mut ts: Table = schema::timeseries();
     for (t, l, side, p, m, v) in &rec.series {

@@ -26,13 +26,15 @@ pub fn stop_on_signals() -> io::Result<Arc<AtomicBool>> {
         set
     };
     let f = flag.clone();
-    std::thread::Builder::new().name("signals".into()).spawn(move || loop {
-        let mut sig = 0;
-        // SAFETY: `set` is a valid signal set; sig is a valid out pointer.
-        if unsafe { libc::sigwait(&set, &mut sig) } == 0 {
-            eprintln!("mptlab-emu: signal {sig}, stopping and cleaning up");
-            f.store(true, Ordering::SeqCst);
-        }
-    })?;
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || loop {
+            let mut sig = 0;
+            // SAFETY: `set` is a valid signal set; sig is a valid out pointer.
+            if unsafe { libc::sigwait(&set, &mut sig) } == 0 {
+                eprintln!("mptlab-emu: signal {sig}, stopping and cleaning up");
+                f.store(true, Ordering::SeqCst);
+            }
+        })?;
     Ok(flag)
 }

@@ -108,7 +108,13 @@ pub fn stream_socket(o: &SockOpts) -> io::Result<OwnedFd> {
     let fd = unsafe { OwnedFd::from_raw_fd(fd) };
     let raw = fd.as_raw_fd();
     let one: i32 = 1;
-    setopt(raw, libc::SOL_SOCKET, libc::SO_REUSEADDR, &one, "SO_REUSEADDR")?;
+    setopt(
+        raw,
+        libc::SOL_SOCKET,
+        libc::SO_REUSEADDR,
+        &one,
+        "SO_REUSEADDR",
+    )?;
     let cc = o.cc.as_bytes();
     // SAFETY: cc points at cc.len() bytes.
     let r = unsafe {
@@ -128,15 +134,33 @@ pub fn stream_socket(o: &SockOpts) -> io::Result<OwnedFd> {
         ),
     )?;
     if o.nodelay {
-        setopt(raw, libc::IPPROTO_TCP, libc::TCP_NODELAY, &one, "TCP_NODELAY")?;
+        setopt(
+            raw,
+            libc::IPPROTO_TCP,
+            libc::TCP_NODELAY,
+            &one,
+            "TCP_NODELAY",
+        )?;
     }
     if o.sndbuf > 0 {
         let v = o.sndbuf as i32;
-        setopt(raw, libc::SOL_SOCKET, libc::SO_SNDBUFFORCE, &v, "SO_SNDBUFFORCE")?;
+        setopt(
+            raw,
+            libc::SOL_SOCKET,
+            libc::SO_SNDBUFFORCE,
+            &v,
+            "SO_SNDBUFFORCE",
+        )?;
     }
     if o.rcvbuf > 0 {
         let v = o.rcvbuf as i32;
-        setopt(raw, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &v, "SO_RCVBUFFORCE")?;
+        setopt(
+            raw,
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUFFORCE,
+            &v,
+            "SO_RCVBUFFORCE",
+        )?;
     }
     Ok(fd)
 }
@@ -177,18 +201,33 @@ pub fn listen(o: &SockOpts, a: SocketAddrV4) -> io::Result<TcpListener> {
     let fd = stream_socket(o)?;
     bind(&fd, a)?;
     // SAFETY: plain listen(2).
-    cvt(unsafe { libc::listen(fd.as_raw_fd(), 128) }, &format!("listen on {a}"))?;
+    cvt(
+        unsafe { libc::listen(fd.as_raw_fd(), 128) },
+        &format!("listen on {a}"),
+    )?;
     Ok(TcpListener::from(fd))
 }
 
 pub fn set_quickack(fd: RawFd) {
     let one: i32 = 1;
-    let _ = setopt(fd, libc::IPPROTO_TCP, libc::TCP_QUICKACK, &one, "TCP_QUICKACK");
+    let _ = setopt(
+        fd,
+        libc::IPPROTO_TCP,
+        libc::TCP_QUICKACK,
+        &one,
+        "TCP_QUICKACK",
+    );
 }
 
 pub fn set_nodelay(fd: RawFd) {
     let one: i32 = 1;
-    let _ = setopt(fd, libc::IPPROTO_TCP, libc::TCP_NODELAY, &one, "TCP_NODELAY");
+    let _ = setopt(
+        fd,
+        libc::IPPROTO_TCP,
+        libc::TCP_NODELAY,
+        &one,
+        "TCP_NODELAY",
+    );
 }
 
 pub fn udp_socket(bind_to: SocketAddrV4) -> io::Result<UdpSocket> {
@@ -217,13 +256,16 @@ pub struct TcpInfo {
 }
 
 fn u16_at(b: &[u8], o: usize) -> Option<u16> {
-    b.get(o..o + 2).map(|s| u16::from_ne_bytes(s.try_into().unwrap()))
+    b.get(o..o + 2)
+        .map(|s| u16::from_ne_bytes(s.try_into().unwrap()))
 }
 fn u32_at(b: &[u8], o: usize) -> Option<u32> {
-    b.get(o..o + 4).map(|s| u32::from_ne_bytes(s.try_into().unwrap()))
+    b.get(o..o + 4)
+        .map(|s| u32::from_ne_bytes(s.try_into().unwrap()))
 }
 fn u64_at(b: &[u8], o: usize) -> Option<u64> {
-    b.get(o..o + 8).map(|s| u64::from_ne_bytes(s.try_into().unwrap()))
+    b.get(o..o + 8)
+        .map(|s| u64::from_ne_bytes(s.try_into().unwrap()))
 }
 
 /// Size of `struct tcp_info` asked for (through `tcpi_total_rto_time`).
@@ -255,7 +297,15 @@ pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
     let mut b = [0u8; TCP_INFO_LEN];
     let mut len = b.len() as libc::socklen_t;
     // SAFETY: b has len bytes.
-    let r = unsafe { libc::getsockopt(fd, libc::IPPROTO_TCP, libc::TCP_INFO, b.as_mut_ptr() as *mut libc::c_void, &mut len) };
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            b.as_mut_ptr() as *mut libc::c_void,
+            &mut len,
+        )
+    };
     cvt(r, "getsockopt TCP_INFO")?;
     Ok(parse_tcp_info(&b[..len as usize]))
 }
@@ -276,17 +326,33 @@ fn subflow_array(fd: RawFd, opt: i32, elem: usize, n_max: usize) -> io::Result<V
     b[12..16].copy_from_slice(&(elem as u32).to_ne_bytes()); // size_user
     let mut len = b.len() as libc::socklen_t;
     // SAFETY: b has len bytes.
-    let r = unsafe { libc::getsockopt(fd, SOL_MPTCP, opt, b.as_mut_ptr() as *mut libc::c_void, &mut len) };
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            SOL_MPTCP,
+            opt,
+            b.as_mut_ptr() as *mut libc::c_void,
+            &mut len,
+        )
+    };
     cvt(r, "getsockopt SOL_MPTCP")?;
     let num = u32_at(&b, 4).unwrap_or(0) as usize;
     let size_user = (u32_at(&b, 12).unwrap_or(0) as usize).min(elem);
-    let n = num.min(n_max).min((len as usize).saturating_sub(16) / elem.max(1));
-    Ok((0..n).map(|i| b[16 + i * elem..16 + i * elem + size_user].to_vec()).collect())
+    let n = num
+        .min(n_max)
+        .min((len as usize).saturating_sub(16) / elem.max(1));
+    Ok((0..n)
+        .map(|i| b[16 + i * elem..16 + i * elem + size_user].to_vec())
+        .collect())
 }
 
 fn sin_at(b: &[u8], o: usize) -> SocketAddrV4 {
-    let port = b.get(o + 2..o + 4).map_or(0, |s| u16::from_be_bytes([s[0], s[1]]));
-    let ip = b.get(o + 4..o + 8).map_or(0, |s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]));
+    let port = b
+        .get(o + 2..o + 4)
+        .map_or(0, |s| u16::from_be_bytes([s[0], s[1]]));
+    let ip = b
+        .get(o + 4..o + 8)
+        .map_or(0, |s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]));
     SocketAddrV4::new(Ipv4Addr::from(ip), port)
 }
 
@@ -328,8 +394,20 @@ mod tests {
         b[208..216].copy_from_slice(&16_808u64.to_ne_bytes());
         b[240..242].copy_from_slice(&2u16.to_ne_bytes());
         let i = parse_tcp_info(&b);
-        assert_eq!((i.snd_mss, i.rtt_us, i.snd_cwnd, i.bytes_received, i.data_segs_out), (1448, 40_000, 10, 1_000_000, 700));
-        assert_eq!((i.bytes_sent, i.bytes_retrans, i.total_rto), (Some(1_016_808), Some(16_808), Some(2)));
+        assert_eq!(
+            (
+                i.snd_mss,
+                i.rtt_us,
+                i.snd_cwnd,
+                i.bytes_received,
+                i.data_segs_out
+            ),
+            (1448, 40_000, 10, 1_000_000, 700)
+        );
+        assert_eq!(
+            (i.bytes_sent, i.bytes_retrans, i.total_rto),
+            (Some(1_016_808), Some(16_808), Some(2))
+        );
         // an older kernel fills less: the newer fields are unknown, not zero
         let old = parse_tcp_info(&b[..192]);
         assert_eq!((old.bytes_sent, old.total_rto), (None, None));

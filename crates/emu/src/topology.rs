@@ -33,8 +33,8 @@ use mptlab_core::link::LinkParams;
 use mptlab_core::SimRng;
 
 use crate::cleanup;
-use crate::emulator::{DirectionSpec, EmuOptions, Emulator};
 use crate::clock::Clock;
+use crate::emulator::{DirectionSpec, EmuOptions, Emulator};
 use crate::netns::{self, err, ip_in};
 use crate::tun::Tun;
 
@@ -56,7 +56,10 @@ pub struct PathSpec {
 
 impl PathSpec {
     pub fn symmetric(p: LinkParams) -> PathSpec {
-        PathSpec { up: p.clone(), down: p }
+        PathSpec {
+            up: p.clone(),
+            down: p,
+        }
     }
 }
 
@@ -76,12 +79,22 @@ pub struct TopologyOptions {
 impl TopologyOptions {
     /// Seed 000: two paths through a core router.
     pub fn seed000() -> Self {
-        TopologyOptions { shape: Shape::Core, paths: 2, mtu: 1500, emulate_server_link: false }
+        TopologyOptions {
+            shape: Shape::Core,
+            paths: 2,
+            mtu: 1500,
+            emulate_server_link: false,
+        }
     }
 
     /// Two namespaces joined by one emulated link.
     pub fn direct() -> Self {
-        TopologyOptions { shape: Shape::Direct, paths: 1, mtu: 1500, emulate_server_link: false }
+        TopologyOptions {
+            shape: Shape::Direct,
+            paths: 1,
+            mtu: 1500,
+            emulate_server_link: false,
+        }
     }
 }
 
@@ -120,7 +133,8 @@ pub const SERVER_ADDR: &str = "10.0.0.2";
 
 fn tun_in(ns: &str, name: &str) -> io::Result<Arc<Tun>> {
     let n = name.to_string();
-    let t = netns::in_netns(ns, move || Tun::create(&n)).map_err(|e| err(format!("create TUN {name} in {ns}: {e}")))?;
+    let t = netns::in_netns(ns, move || Tun::create(&n))
+        .map_err(|e| err(format!("create TUN {name} in {ns}: {e}")))?;
     Ok(Arc::new(t))
 }
 
@@ -145,7 +159,19 @@ fn up_tun(ns: &str, dev: &str, addr_cidr: &str, mtu: u32) -> io::Result<()> {
     ip_in(ns, &["addr", "add", addr_cidr, "dev", dev])?;
     // A longer device queue than the TUN default (500): the emulator's model
     // is meant to be the only place packets queue or drop.
-    ip_in(ns, &["link", "set", dev, "mtu", &mtu.to_string(), "txqueuelen", "10000", "up"])
+    ip_in(
+        ns,
+        &[
+            "link",
+            "set",
+            dev,
+            "mtu",
+            &mtu.to_string(),
+            "txqueuelen",
+            "10000",
+            "up",
+        ],
+    )
 }
 
 impl Topology {
@@ -202,15 +228,27 @@ impl Topology {
                     let server = tun_in(&s, "srv")?;
                     up_tun(r, "srv", "10.0.0.1/24", opts.mtu)?;
                     up_tun(&s, "srv", "10.0.0.2/24", opts.mtu)?;
-                    self.server_link = Some(PathDevices { client: core, far: server });
+                    self.server_link = Some(PathDevices {
+                        client: core,
+                        far: server,
+                    });
                 } else {
-                    ip_in(r, &["link", "add", "srv", "type", "veth", "peer", "name", "srv", "netns", &s])?;
+                    ip_in(
+                        r,
+                        &[
+                            "link", "add", "srv", "type", "veth", "peer", "name", "srv", "netns",
+                            &s,
+                        ],
+                    )?;
                     ip_in(r, &["addr", "add", "10.0.0.1/24", "dev", "srv"])?;
                     ip_in(r, &["link", "set", "srv", "up"])?;
                     ip_in(&s, &["addr", "add", "10.0.0.2/24", "dev", "srv"])?;
                     ip_in(&s, &["link", "set", "srv", "up"])?;
                 }
-                ip_in(&s, &["route", "add", "default", "via", "10.0.0.1", "dev", "srv"])?;
+                ip_in(
+                    &s,
+                    &["route", "add", "default", "via", "10.0.0.1", "dev", "srv"],
+                )?;
                 r.clone()
             }
             None => s.clone(),
@@ -230,12 +268,30 @@ impl Topology {
             }
             let table = i.to_string();
             let src = client_addr(i);
-            ip_in(&c, &["route", "add", "default", "dev", &dev, "table", &table])?;
-            ip_in(&c, &["rule", "add", "from", &src, "table", &table, "priority", &(100 + i).to_string()])?;
+            ip_in(
+                &c,
+                &["route", "add", "default", "dev", &dev, "table", &table],
+            )?;
+            ip_in(
+                &c,
+                &[
+                    "rule",
+                    "add",
+                    "from",
+                    &src,
+                    "table",
+                    &table,
+                    "priority",
+                    &(100 + i).to_string(),
+                ],
+            )?;
             if i == 1 {
                 ip_in(&c, &["route", "add", "default", "dev", &dev, "src", &src])?;
             }
-            self.paths.push(PathDevices { client, far: farside });
+            self.paths.push(PathDevices {
+                client,
+                far: farside,
+            });
         }
         Ok(())
     }
@@ -254,7 +310,11 @@ impl Topology {
     /// "emu/path<i>/up")` etc., so decisions depend only on seed and packet order.
     pub fn directions(&self, paths: &[PathSpec], seed: u64) -> io::Result<Vec<DirectionSpec>> {
         if paths.len() != self.paths.len() {
-            return Err(err(format!("{} path specs for a topology with {} paths", paths.len(), self.paths.len())));
+            return Err(err(format!(
+                "{} path specs for a topology with {} paths",
+                paths.len(),
+                self.paths.len()
+            )));
         }
         let mut v = Vec::new();
         for (i, (spec, devs)) in paths.iter().zip(&self.paths).enumerate() {
@@ -278,18 +338,34 @@ impl Topology {
     }
 
     /// Start the emulator on every path.
-    pub fn start_emulator(&self, paths: &[PathSpec], seed: u64, opts: EmuOptions) -> io::Result<Emulator> {
+    pub fn start_emulator(
+        &self,
+        paths: &[PathSpec],
+        seed: u64,
+        opts: EmuOptions,
+    ) -> io::Result<Emulator> {
         if self.server_link.is_some() {
-            return Err(err("this topology emulates the server link: use start_emulator_with_server"));
+            return Err(err(
+                "this topology emulates the server link: use start_emulator_with_server",
+            ));
         }
-        let opts = EmuOptions { mtu: self.mtu as usize, ..opts };
+        let opts = EmuOptions {
+            mtu: self.mtu as usize,
+            ..opts
+        };
         Emulator::start(self.directions(paths, seed)?, opts, Clock::start())
     }
 
     /// Start the emulator on every path and on the emulated server link
     /// (`server.up` is core to server, i.e. the client's upstream direction;
     /// loss streams `emu/server/up|down`).
-    pub fn start_emulator_with_server(&self, paths: &[PathSpec], server: &PathSpec, seed: u64, opts: EmuOptions) -> io::Result<Emulator> {
+    pub fn start_emulator_with_server(
+        &self,
+        paths: &[PathSpec],
+        server: &PathSpec,
+        seed: u64,
+        opts: EmuOptions,
+    ) -> io::Result<Emulator> {
         let mut dirs = self.directions(paths, seed)?;
         if let Some(devs) = &self.server_link {
             dirs.push(DirectionSpec {
@@ -307,7 +383,10 @@ impl Topology {
                 rng: SimRng::stream(seed, "emu/server/down"),
             });
         }
-        let opts = EmuOptions { mtu: self.mtu as usize, ..opts };
+        let opts = EmuOptions {
+            mtu: self.mtu as usize,
+            ..opts
+        };
         Emulator::start(dirs, opts, Clock::start())
     }
 
@@ -317,11 +396,33 @@ impl Topology {
     pub fn configure_mptcp(&self) -> io::Result<()> {
         let n = self.paths.len().to_string();
         for ns in [&self.client_ns, &self.server_ns] {
-            ip_in(ns, &["mptcp", "limits", "set", "subflow", &n, "add_addr_accepted", &n])?;
+            ip_in(
+                ns,
+                &[
+                    "mptcp",
+                    "limits",
+                    "set",
+                    "subflow",
+                    &n,
+                    "add_addr_accepted",
+                    &n,
+                ],
+            )?;
         }
         for i in 2..=self.paths.len() {
             let dev = format!("p{i}");
-            ip_in(&self.client_ns, &["mptcp", "endpoint", "add", &client_addr(i), "dev", &dev, "subflow"])?;
+            ip_in(
+                &self.client_ns,
+                &[
+                    "mptcp",
+                    "endpoint",
+                    "add",
+                    &client_addr(i),
+                    "dev",
+                    &dev,
+                    "subflow",
+                ],
+            )?;
         }
         Ok(())
     }

@@ -53,14 +53,23 @@ impl Tun {
         check_ifname(name)?;
         let path = CString::new("/dev/net/tun").expect("no NUL");
         // SAFETY: valid C string; open returns -1 or a new descriptor we own.
-        let raw = unsafe { libc::open(path.as_ptr(), libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC) };
+        let raw = unsafe {
+            libc::open(
+                path.as_ptr(),
+                libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC,
+            )
+        };
         if raw < 0 {
             let e = io::Error::last_os_error();
             return Err(io::Error::new(e.kind(), format!("open /dev/net/tun: {e}")));
         }
         // SAFETY: raw is a fresh descriptor nobody else owns.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        let mut req = IfReq { name: [0; IFNAMSIZ], flags: IFF_TUN | IFF_NO_PI, _pad: [0; 22] };
+        let mut req = IfReq {
+            name: [0; IFNAMSIZ],
+            flags: IFF_TUN | IFF_NO_PI,
+            _pad: [0; 22],
+        };
         for (d, s) in req.name.iter_mut().zip(name.bytes()) {
             *d = s as libc::c_char;
         }
@@ -70,7 +79,10 @@ impl Tun {
             let e = io::Error::last_os_error();
             return Err(io::Error::new(e.kind(), format!("TUNSETIFF {name}: {e}")));
         }
-        Ok(Tun { fd, name: name.to_string() })
+        Ok(Tun {
+            fd,
+            name: name.to_string(),
+        })
     }
 
     pub fn name(&self) -> &str {
@@ -81,7 +93,13 @@ impl Tun {
     #[inline]
     pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<usize>> {
         // SAFETY: buf is valid for buf.len() bytes.
-        let n = unsafe { libc::read(self.fd.as_raw_fd(), buf.as_mut_ptr() as *mut libc::c_void, buf.len()) };
+        let n = unsafe {
+            libc::read(
+                self.fd.as_raw_fd(),
+                buf.as_mut_ptr() as *mut libc::c_void,
+                buf.len(),
+            )
+        };
         if n < 0 {
             let e = io::Error::last_os_error();
             return match e.raw_os_error() {
@@ -98,7 +116,13 @@ impl Tun {
     pub fn send(&self, pkt: &[u8]) -> io::Result<()> {
         loop {
             // SAFETY: pkt is valid for pkt.len() bytes.
-            let n = unsafe { libc::write(self.fd.as_raw_fd(), pkt.as_ptr() as *const libc::c_void, pkt.len()) };
+            let n = unsafe {
+                libc::write(
+                    self.fd.as_raw_fd(),
+                    pkt.as_ptr() as *const libc::c_void,
+                    pkt.len(),
+                )
+            };
             if n >= 0 {
                 return Ok(());
             }
@@ -111,7 +135,11 @@ impl Tun {
 
     /// Wait until a packet can be read or `timeout_ns` passes. Returns true if readable.
     pub fn wait_readable(&self, timeout_ns: u64) -> io::Result<bool> {
-        let mut pfd = libc::pollfd { fd: self.fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        let mut pfd = libc::pollfd {
+            fd: self.fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
         let ts = libc::timespec {
             tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
             tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
@@ -125,10 +153,16 @@ impl Tun {
             }
             return Err(e);
         }
-        if r > 0 && pfd.revents & libc::POLLIN == 0 && pfd.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
+        if r > 0
+            && pfd.revents & libc::POLLIN == 0
+            && pfd.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
+        {
             // E.g. the device's namespace was deleted under us. Report it so
             // the caller does not spin on a descriptor that is always "ready".
-            return Err(io::Error::other(format!("{}: device gone or in error (poll revents {:#x})", self.name, pfd.revents)));
+            return Err(io::Error::other(format!(
+                "{}: device gone or in error (poll revents {:#x})",
+                self.name, pfd.revents
+            )));
         }
         Ok(r > 0 && pfd.revents & libc::POLLIN != 0)
     }

@@ -41,12 +41,22 @@ impl Drop for Running {
 
 /// Start `run` and wait for the line naming the namespaces; returns the run prefix.
 fn start(args: &[&str]) -> (Running, String) {
-    let mut child = Running(Command::new(BIN).arg("run").args(args).stdout(Stdio::piped()).spawn().unwrap());
+    let mut child = Running(
+        Command::new(BIN)
+            .arg("run")
+            .args(args)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let mut out = BufReader::new(child.0.stdout.take().unwrap());
     let mut line = String::new();
     loop {
         line.clear();
-        assert!(out.read_line(&mut line).unwrap() > 0, "mptlab-linkemu exited before printing its namespaces");
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "mptlab-linkemu exited before printing its namespaces"
+        );
         if let Some(rest) = line.strip_prefix("namespaces: client ") {
             let client = rest.split_whitespace().next().unwrap();
             let prefix = client.strip_suffix('c').unwrap().to_string();
@@ -84,11 +94,33 @@ fn duration_ends_the_run() {
         return;
     }
     let _g = serial();
-    let out = Command::new(BIN).args(["run", "--direct", "--duration", "0.3", "--path", "rate=5mbit,delay=1ms"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            "--direct",
+            "--duration",
+            "0.3",
+            "--path",
+            "rate=5mbit,delay=1ms",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
-    let client = text.lines().find_map(|l| l.strip_prefix("namespaces: client ")).unwrap();
-    let prefix = client.split_whitespace().next().unwrap().strip_suffix('c').unwrap();
+    let client = text
+        .lines()
+        .find_map(|l| l.strip_prefix("namespaces: client "))
+        .unwrap();
+    let prefix = client
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .strip_suffix('c')
+        .unwrap();
     assert!(cleanup::namespaces_with_prefix(prefix).unwrap().is_empty());
     assert!(text.contains("\"direction\": \"path1.up\""));
 }
@@ -102,15 +134,26 @@ fn sigkilled_run_is_cleaned_by_cleanup() {
     let (mut child, prefix) = start(&["--direct"]);
     child.0.kill().unwrap();
     child.0.wait().unwrap();
-    assert_eq!(cleanup::namespaces_with_prefix(&prefix).unwrap().len(), 2, "SIGKILL leaves the namespaces");
+    assert_eq!(
+        cleanup::namespaces_with_prefix(&prefix).unwrap().len(),
+        2,
+        "SIGKILL leaves the namespaces"
+    );
     let out = Command::new(BIN).arg("cleanup").output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(cleanup::namespaces_with_prefix(&prefix).unwrap().is_empty());
 }
 
 #[test]
 fn bad_arguments_are_refused() {
-    let out = Command::new(BIN).args(["run", "--path", "rate=fast"]).output().unwrap();
+    let out = Command::new(BIN)
+        .args(["run", "--path", "rate=fast"])
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad rate"));
 }

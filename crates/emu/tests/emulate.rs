@@ -30,7 +30,11 @@ fn scenario(body: &str) -> Scenario {
 
 fn my_namespaces() -> Vec<String> {
     let p = format!("mptl-{}-", std::process::id());
-    netns::list().unwrap().into_iter().filter(|n| n.starts_with(&p)).collect()
+    netns::list()
+        .unwrap()
+        .into_iter()
+        .filter(|n| n.starts_with(&p))
+        .collect()
 }
 
 fn table<'a>(o: &'a RunOutput, name: &str) -> &'a Table {
@@ -55,12 +59,20 @@ fn metric(o: &RunOutput, k: &str) -> f64 {
 
 fn emulate(s: &Scenario) -> RunOutput {
     let o = run_once(s, 0, &EmulateOptions::default()).unwrap_or_else(|e| panic!("{e}"));
-    assert!(my_namespaces().is_empty(), "namespaces left: {:?}", my_namespaces());
+    assert!(
+        my_namespaces().is_empty(),
+        "namespaces left: {:?}",
+        my_namespaces()
+    );
     o
 }
 
 fn check_written(o: RunOutput, s: &Scenario) {
-    let dir = std::env::temp_dir().join(format!("mptlab-emu-test-{}-{}", std::process::id(), s.meta.name));
+    let dir = std::env::temp_dir().join(format!(
+        "mptlab-emu-test-{}-{}",
+        std::process::id(),
+        s.meta.name
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     mptlab_results::write_results(&dir, &[o], &Default::default()).unwrap();
     for t in mptlab_results::schema::STANDARD {
@@ -81,20 +93,36 @@ fn tcp_file_download_over_two_paths() {
     let tr = table(&o, "transfers");
     assert_eq!(tr.num_rows(), 1);
     let ct = f(&col(tr, "completion_time_ms")[0]);
-    assert!(ct > 2.0 * metric(&o, "drawn.path1.delay_ms"), "completion {ct} ms");
+    assert!(
+        ct > 2.0 * metric(&o, "drawn.path1.delay_ms"),
+        "completion {ct} ms"
+    );
     assert_eq!(metric(&o, "fg_share_path1"), 1.0);
     let fl = table(&o, "flows");
     assert_eq!(col(fl, "bytes_delivered")[0], Value::U64(500_000));
     // TCP_INFO counters at the right offsets: the server sent the file (plus retransmissions)
     let paths = table(&o, "paths");
-    let server = (0..paths.num_rows()).find(|&r| col(paths, "side")[r] == Value::Str("server".into())).unwrap();
+    let server = (0..paths.num_rows())
+        .find(|&r| col(paths, "side")[r] == Value::Str("server".into()))
+        .unwrap();
     let sent = f(&col(paths, "bytes_sent")[server]);
     let retr = f(&col(paths, "bytes_retransmitted")[server]);
-    assert!(sent >= 500_000.0 && sent - retr <= 500_100.0, "bytes_sent {sent}, retransmitted {retr}");
+    assert!(
+        sent >= 500_000.0 && sent - retr <= 500_100.0,
+        "bytes_sent {sent}, retransmitted {retr}"
+    );
     assert!(f(&col(paths, "data_packets_sent")[server]) >= 500_000.0 / 1448.0);
-    assert_eq!(col(paths, "retrans_fast")[server], Value::Null, "not exposed by the kernel: null, not 0");
+    assert_eq!(
+        col(paths, "retrans_fast")[server],
+        Value::Null,
+        "not exposed by the kernel: null, not 0"
+    );
     let links = table(&o, "links");
-    assert_eq!(links.num_rows(), 6, "path1, path2 and the server link, both directions");
+    assert_eq!(
+        links.num_rows(),
+        6,
+        "path1, path2 and the server link, both directions"
+    );
     assert!(col(links, "bytes_delivered").iter().map(f).sum::<f64>() > 500_000.0);
     check_written(o, &s);
 }
@@ -110,18 +138,29 @@ fn mptcp_file_download_uses_both_paths() {
     // only on the next write (docs/emulation.md), so it would carry ~nothing.
     let s = scenario("[transport]\nprotocol = \"mptcp\"\nsndbuf_kib = 256\n[transport.mptcp]\npath_manager = \"fullmesh\"\n[traffic]\nmodel = \"file\"\nsize_bytes = 2000000\nstart_s = 0.1\n");
     let o = emulate(&s);
-    assert!(col(table(&o, "transfers"), "completion_time_ms")[0] != Value::Null, "download did not complete");
+    assert!(
+        col(table(&o, "transfers"), "completion_time_ms")[0] != Value::Null,
+        "download did not complete"
+    );
     let (p1, p2) = (metric(&o, "fg_share_path1"), metric(&o, "fg_share_path2"));
     assert!(p1 > 0.05 && p2 > 0.05, "shares {p1} {p2}");
     // per-subflow rows from MPTCP_TCPINFO: the server sent on both paths
     let paths = table(&o, "paths");
     let rows: Vec<(Value, Value, f64)> = (0..paths.num_rows())
-        .map(|r| (col(paths, "side")[r].clone(), col(paths, "path")[r].clone(), f(&col(paths, "bytes_sent")[r])))
+        .map(|r| {
+            (
+                col(paths, "side")[r].clone(),
+                col(paths, "path")[r].clone(),
+                f(&col(paths, "bytes_sent")[r]),
+            )
+        })
         .collect();
     for p in [1u64, 2] {
         assert!(
             rows.iter()
-                .any(|(s, q, b)| *s == Value::Str("server".into()) && *q == Value::U64(p) && *b > 100_000.0),
+                .any(|(s, q, b)| *s == Value::Str("server".into())
+                    && *q == Value::U64(p)
+                    && *b > 100_000.0),
             "{rows:?}"
         );
     }
@@ -140,29 +179,47 @@ fn cbr_video_delay_is_one_way_delay_at_low_load() {
     let o = emulate(&s);
     let owd = metric(&o, "drawn.path1.delay_ms");
     let m = table(&o, "messages");
-    let delays: Vec<f64> = col(m, "delay_ms").iter().map(f).filter(|d| d.is_finite()).collect();
+    let delays: Vec<f64> = col(m, "delay_ms")
+        .iter()
+        .map(f)
+        .filter(|d| d.is_finite())
+        .collect();
     assert!(delays.len() > 50, "{} messages delivered", delays.len());
     let min = delays.iter().cloned().fold(f64::INFINITY, f64::min);
-    assert!(min >= owd, "min delay {min} ms below the one-way delay {owd} ms");
+    assert!(
+        min >= owd,
+        "min delay {min} ms below the one-way delay {owd} ms"
+    );
     let med = metric(&o, "delay_ms_median");
     // a 2.5 KB frame at >= 20 Mbit/s serialises in < 1 ms; loss retransmissions only touch the tail
-    assert!(med < owd + 10.0, "median {med} ms vs one-way delay {owd} ms");
+    assert!(
+        med < owd + 10.0,
+        "median {med} ms vs one-way delay {owd} ms"
+    );
     assert!(col(m, "jitter_ms").iter().any(|j| j.as_f64().is_some()));
     // time series sampled from TCP_INFO: the server's sending rate near the video's bit rate
     let ts = table(&o, "timeseries");
     let rates: Vec<f64> = (0..ts.num_rows())
         .filter(|&r| {
-            col(ts, "metric")[r] == Value::Str("send_mbit".into()) && col(ts, "side")[r] == Value::Str("server".into()) && f(&col(ts, "t_ms")[r]) > 1000.0
+            col(ts, "metric")[r] == Value::Str("send_mbit".into())
+                && col(ts, "side")[r] == Value::Str("server".into())
+                && f(&col(ts, "t_ms")[r]) > 1000.0
         })
         .map(|r| f(&col(ts, "value")[r]))
         .collect();
     assert!(rates.len() >= 10, "{rates:?}");
     let mean = rates.iter().sum::<f64>() / rates.len() as f64;
-    assert!((0.4..0.7).contains(&mean), "mean send rate {mean} Mbit/s for 500 kbit/s video");
+    assert!(
+        (0.4..0.7).contains(&mean),
+        "mean send rate {mean} Mbit/s for 500 kbit/s video"
+    );
     assert!(col(ts, "metric").contains(&Value::Str("srtt_ms".into())));
     // initial_cwnd_packets = 4 (route attribute initcwnd): the server's window before any data
     let first = (0..ts.num_rows())
-        .find(|&r| col(ts, "metric")[r] == Value::Str("cwnd_bytes".into()) && col(ts, "side")[r] == Value::Str("server".into()))
+        .find(|&r| {
+            col(ts, "metric")[r] == Value::Str("cwnd_bytes".into())
+                && col(ts, "side")[r] == Value::Str("server".into())
+        })
         .unwrap();
     assert!(f(&col(ts, "t_ms")[first]) < 300.0);
     assert_eq!(f(&col(ts, "value")[first]), 4.0 * 1448.0);
@@ -185,7 +242,10 @@ fn web_page_over_real_http_with_six_connections() {
     assert_eq!(col(tr, "kind")[0], Value::Str("page".into()));
     let ct = f(&col(tr, "completion_time_ms")[0]);
     // HTML first (>= 2 RTT with the handshake), then the objects (>= 2 more RTT on new connections)
-    assert!(ct >= 4.0 * 2.0 * metric(&o, "drawn.path1.delay_ms") * 0.99, "page load {ct} ms");
+    assert!(
+        ct >= 4.0 * 2.0 * metric(&o, "drawn.path1.delay_ms") * 0.99,
+        "page load {ct} ms"
+    );
     assert!(ct < 5000.0, "page load {ct} ms");
     let fl = table(&o, "flows");
     assert_eq!(fl.num_rows(), 6, "six HTTP connections");
@@ -204,15 +264,20 @@ fn message_schedule_is_deterministic_and_matches_the_simulator() {
     let sim = mptlab_sim::run_once(&s, 0).unwrap();
     let m = sim.table("messages").unwrap();
     let mut rows: Vec<(u64, f64, u64)> = (0..m.num_rows())
-        .map(|r| match (col(m, "msg_id")[r].clone(), col(m, "bytes")[r].clone()) {
-            (Value::U64(i), Value::U64(b)) => (i, f(&col(m, "send_time_ms")[r]), b),
-            x => panic!("{x:?}"),
-        })
+        .map(
+            |r| match (col(m, "msg_id")[r].clone(), col(m, "bytes")[r].clone()) {
+                (Value::U64(i), Value::U64(b)) => (i, f(&col(m, "send_time_ms")[r]), b),
+                x => panic!("{x:?}"),
+            },
+        )
         .collect();
     rows.sort_by_key(|r| r.0);
     assert_eq!(rows.len(), a.len());
     for (r, (t, b)) in rows.iter().zip(&a) {
-        assert!((r.1 - *t as f64 / 1e6).abs() < 1e-6 && r.2 == *b as u64, "{r:?} vs {t} {b}");
+        assert!(
+            (r.1 - *t as f64 / 1e6).abs() < 1e-6 && r.2 == *b as u64,
+            "{r:?} vs {t} {b}"
+        );
     }
     // video too (a frame falls due exactly at the end of the run)
     let v = scenario("[transport]\nprotocol = \"tcp\"\n[traffic]\nmodel = \"video\"\nbitrate_kbit = 950\nfps = 30\nstart_s = 1.0\n");

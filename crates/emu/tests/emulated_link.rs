@@ -37,7 +37,11 @@ fn need_root(test: &str) -> bool {
 }
 
 fn params(rate_mbit: u64, delay_ms: u64, queue: u32) -> LinkParams {
-    LinkParams::new(rate_mbit * 1_000_000, delay_ms * MS, QueueLimit::Packets(queue))
+    LinkParams::new(
+        rate_mbit * 1_000_000,
+        delay_ms * MS,
+        QueueLimit::Packets(queue),
+    )
 }
 
 fn assert_gone(prefix: &str) {
@@ -50,7 +54,8 @@ fn assert_gone(prefix: &str) {
 fn udp_in(ns: &str, addr: &str) -> UdpSocket {
     let a: SocketAddr = addr.parse().unwrap();
     let s = in_netns(ns, move || UdpSocket::bind(a)).unwrap();
-    s.set_read_timeout(Some(Duration::from_millis(500))).unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
     s
 }
 
@@ -62,14 +67,25 @@ fn rtt_matches_configured_delay() {
     let _g = serial();
     let topo = Topology::build(&TopologyOptions::direct()).unwrap();
     let prefix = topo.prefix.clone();
-    let emu = topo.start_emulator(&[PathSpec::symmetric(params(10, 20, 100))], 1, EmuOptions::default()).unwrap();
+    let emu = topo
+        .start_emulator(
+            &[PathSpec::symmetric(params(10, 20, 100))],
+            1,
+            EmuOptions::default(),
+        )
+        .unwrap();
 
     // ICMP echo, answered by the server's kernel; RTT from the send call to
     // the kernel's receive timestamp (see probe.rs).
     let mut pinger = Pinger::new(&topo.client_ns, Ipv4Addr::new(10, 1, 0, 2), 500 * MS).unwrap();
     let mut rtts = Vec::new();
     for _ in 0..50 {
-        rtts.push(pinger.ping(Ipv4Addr::new(10, 0, 0, 2), 64).unwrap().expect("echo reply"));
+        rtts.push(
+            pinger
+                .ping(Ipv4Addr::new(10, 0, 0, 2), 64)
+                .unwrap()
+                .expect("echo reply"),
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     let reps = emu.stop();
@@ -79,7 +95,12 @@ fn rtt_matches_configured_delay() {
     rtts.sort();
     // 64 B payload + 8 ICMP + 20 IP = 92 B, serialised once each way.
     let expected = 2 * (20 * MS + tx_time(92, 10_000_000));
-    let (min, p50, p90, max) = (rtts[0], rtts[rtts.len() / 2], rtts[rtts.len() * 9 / 10], rtts[rtts.len() - 1]);
+    let (min, p50, p90, max) = (
+        rtts[0],
+        rtts[rtts.len() / 2],
+        rtts[rtts.len() * 9 / 10],
+        rtts[rtts.len() - 1],
+    );
     eprintln!("RTT expected {expected} ns: min {min} p50 {p50} p90 {p90} max {max}");
     for r in &reps {
         eprintln!(
@@ -91,9 +112,18 @@ fn rtt_matches_configured_delay() {
             r.realtime_error
         );
     }
-    assert!(min >= expected, "RTT {min} ns shorter than the configured {expected} ns");
-    assert!(p50 < expected + 2 * MS, "median RTT {p50} ns too far above {expected} ns");
-    assert!(p90 < expected + 10 * MS, "p90 RTT {p90} ns too far above {expected} ns");
+    assert!(
+        min >= expected,
+        "RTT {min} ns shorter than the configured {expected} ns"
+    );
+    assert!(
+        p50 < expected + 2 * MS,
+        "median RTT {p50} ns too far above {expected} ns"
+    );
+    assert!(
+        p90 < expected + 10 * MS,
+        "p90 RTT {p90} ns too far above {expected} ns"
+    );
     for r in &reps {
         assert_eq!(r.write_errors, 0, "{}: {:?}", r.name, r.first_write_error);
         assert_eq!(r.stats.packets_delivered, 50, "{}", r.name);
@@ -108,7 +138,13 @@ fn tcp_throughput_matches_rate() {
     let _g = serial();
     let topo = Topology::build(&TopologyOptions::direct()).unwrap();
     let prefix = topo.prefix.clone();
-    let emu = topo.start_emulator(&[PathSpec::symmetric(params(10, 20, 100))], 1, EmuOptions::default()).unwrap();
+    let emu = topo
+        .start_emulator(
+            &[PathSpec::symmetric(params(10, 20, 100))],
+            1,
+            EmuOptions::default(),
+        )
+        .unwrap();
 
     let listener = in_netns(&topo.server_ns, || TcpListener::bind("10.0.0.2:5001")).unwrap();
     let rx = std::thread::spawn(move || {
@@ -142,12 +178,25 @@ fn tcp_throughput_matches_rate() {
     assert_gone(&prefix);
 
     // Goodput between 1 s and 4.5 s (skip slow start and the tail).
-    let at = |t: f64| marks.iter().find(|m| m.0 >= t).map(|m| m.1).expect("transfer lasted");
+    let at = |t: f64| {
+        marks
+            .iter()
+            .find(|m| m.0 >= t)
+            .map(|m| m.1)
+            .expect("transfer lasted")
+    };
     let goodput = (at(4.5) - at(1.0)) as f64 * 8.0 / 3.5;
     // 1448 B of payload per 1500 B IP packet (20 IP + 20 TCP + 12 timestamp option).
     let expected = 10e6 * 1448.0 / 1500.0;
-    eprintln!("TCP goodput {:.3} Mbit/s, expected {:.3}", goodput / 1e6, expected / 1e6);
-    assert!((goodput / expected - 1.0).abs() < 0.20, "goodput {goodput} not within 20 % of {expected}");
+    eprintln!(
+        "TCP goodput {:.3} Mbit/s, expected {:.3}",
+        goodput / 1e6,
+        expected / 1e6
+    );
+    assert!(
+        (goodput / expected - 1.0).abs() < 0.20,
+        "goodput {goodput} not within 20 % of {expected}"
+    );
 }
 
 #[test]
@@ -162,7 +211,14 @@ fn random_loss_is_about_ten_percent_and_deterministic() {
     up.loss = LossModel::Bernoulli { p: 0.1 };
     let seed = 42;
     let emu = topo
-        .start_emulator(&[PathSpec { up, down: params(10, 5, 1000) }], seed, EmuOptions::default())
+        .start_emulator(
+            &[PathSpec {
+                up,
+                down: params(10, 5, 1000),
+            }],
+            seed,
+            EmuOptions::default(),
+        )
         .unwrap();
 
     let server = udp_in(&topo.server_ns, "10.0.0.2:7001");
@@ -193,16 +249,28 @@ fn random_loss_is_about_ten_percent_and_deterministic() {
     let up_rep = reps.iter().find(|r| r.name == "path1.up").unwrap();
     let lost = sent - got;
     let rate = lost as f64 / sent as f64;
-    eprintln!("sent {sent}, received {got}, loss {rate:.4}; emulator: {:?}", up_rep.stats);
+    eprintln!(
+        "sent {sent}, received {got}, loss {rate:.4}; emulator: {:?}",
+        up_rep.stats
+    );
     assert_eq!(up_rep.stats.packets_offered, sent);
     assert_eq!(up_rep.stats.drops_queue, 0);
-    assert_eq!(up_rep.stats.drops_loss, lost, "every missing packet was a random loss");
+    assert_eq!(
+        up_rep.stats.drops_loss, lost,
+        "every missing packet was a random loss"
+    );
     // 3 sigma of Binomial(5000, 0.1) is 0.0127.
     assert!((rate - 0.1).abs() < 0.0127, "loss {rate} not near 10 %");
     // The decisions are the seeded stream's, in packet order.
-    let mut lp = LossProcess::new(LossModel::Bernoulli { p: 0.1 }, SimRng::stream(seed, "emu/path1/up"));
+    let mut lp = LossProcess::new(
+        LossModel::Bernoulli { p: 0.1 },
+        SimRng::stream(seed, "emu/path1/up"),
+    );
     let predicted = (0..sent).filter(|_| lp.lose()).count() as u64;
-    assert_eq!(lost, predicted, "loss decisions must follow the seeded stream");
+    assert_eq!(
+        lost, predicted,
+        "loss decisions must follow the seeded stream"
+    );
 }
 
 #[test]
@@ -213,8 +281,13 @@ fn seed000_routes_each_source_over_its_path() {
     let _g = serial();
     let topo = Topology::build(&TopologyOptions::seed000()).unwrap();
     let prefix = topo.prefix.clone();
-    let paths = [PathSpec::symmetric(params(20, 10, 100)), PathSpec::symmetric(params(5, 30, 100))];
-    let emu = topo.start_emulator(&paths, 1, EmuOptions::default()).unwrap();
+    let paths = [
+        PathSpec::symmetric(params(20, 10, 100)),
+        PathSpec::symmetric(params(5, 30, 100)),
+    ];
+    let emu = topo
+        .start_emulator(&paths, 1, EmuOptions::default())
+        .unwrap();
     let server = udp_in(&topo.server_ns, "10.0.0.2:7002");
     let echo = std::thread::spawn(move || {
         let mut buf = [0u8; 2048];
@@ -232,7 +305,8 @@ fn seed000_routes_each_source_over_its_path() {
         let t0 = Instant::now();
         c.send(b"ping").unwrap();
         let mut buf = [0u8; 64];
-        c.recv(&mut buf).expect("reply over the path of the source address");
+        c.recv(&mut buf)
+            .expect("reply over the path of the source address");
         rtt.push(t0.elapsed().as_nanos() as u64);
     }
     assert_eq!(echo.join().unwrap(), 2);
@@ -240,10 +314,22 @@ fn seed000_routes_each_source_over_its_path() {
     drop(topo);
     assert_gone(&prefix);
     eprintln!("RTT path1 {} ns, path2 {} ns", rtt[0], rtt[1]);
-    assert!(rtt[0] >= 20 * MS && rtt[0] < 40 * MS, "path 1 RTT {}", rtt[0]);
-    assert!(rtt[1] >= 60 * MS && rtt[1] < 80 * MS, "path 2 RTT {}", rtt[1]);
+    assert!(
+        rtt[0] >= 20 * MS && rtt[0] < 40 * MS,
+        "path 1 RTT {}",
+        rtt[0]
+    );
+    assert!(
+        rtt[1] >= 60 * MS && rtt[1] < 80 * MS,
+        "path 2 RTT {}",
+        rtt[1]
+    );
     for r in &reps {
-        assert_eq!(r.stats.packets_delivered, 1, "{} carried exactly its own ping or pong", r.name);
+        assert_eq!(
+            r.stats.packets_delivered, 1,
+            "{} carried exactly its own ping or pong",
+            r.name
+        );
     }
 }
 
@@ -257,10 +343,20 @@ fn cleanup_after_panic() {
     let r = std::thread::spawn(move || {
         let topo = Topology::build(&TopologyOptions::seed000()).unwrap();
         let _emu = topo
-            .start_emulator(&[PathSpec::symmetric(params(10, 1, 10)), PathSpec::symmetric(params(10, 1, 10))], 1, EmuOptions::default())
+            .start_emulator(
+                &[
+                    PathSpec::symmetric(params(10, 1, 10)),
+                    PathSpec::symmetric(params(10, 1, 10)),
+                ],
+                1,
+                EmuOptions::default(),
+            )
             .unwrap();
         tx.send(topo.prefix.clone()).unwrap();
-        assert_eq!(cleanup::namespaces_with_prefix(&topo.prefix).unwrap().len(), 3);
+        assert_eq!(
+            cleanup::namespaces_with_prefix(&topo.prefix).unwrap().len(),
+            3
+        );
         panic!("deliberate panic with a topology and an emulator alive");
     })
     .join();
@@ -299,7 +395,13 @@ fn mptcp_socket(ns: &str) -> std::os::fd::OwnedFd {
     use std::os::fd::FromRawFd;
     in_netns(ns, || {
         // SAFETY: plain socket call; the descriptor is owned by the OwnedFd.
-        let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, libc::IPPROTO_MPTCP) };
+        let fd = unsafe {
+            libc::socket(
+                libc::AF_INET,
+                libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+                libc::IPPROTO_MPTCP,
+            )
+        };
         if fd < 0 {
             return Err(std::io::Error::last_os_error());
         }
@@ -313,7 +415,9 @@ fn sockaddr(ip: [u8; 4], port: u16) -> libc::sockaddr_in {
     libc::sockaddr_in {
         sin_family: libc::AF_INET as u16,
         sin_port: port.to_be(),
-        sin_addr: libc::in_addr { s_addr: u32::from_be_bytes(ip).to_be() },
+        sin_addr: libc::in_addr {
+            s_addr: u32::from_be_bytes(ip).to_be(),
+        },
         sin_zero: [0; 8],
     }
 }
@@ -328,19 +432,32 @@ fn mptcp_uses_both_emulated_paths() {
     let topo = Topology::build(&TopologyOptions::seed000()).unwrap();
     topo.configure_mptcp().unwrap();
     let prefix = topo.prefix.clone();
-    let paths = [PathSpec::symmetric(params(10, 10, 100)), PathSpec::symmetric(params(10, 20, 100))];
-    let emu = topo.start_emulator(&paths, 1, EmuOptions::default()).unwrap();
+    let paths = [
+        PathSpec::symmetric(params(10, 10, 100)),
+        PathSpec::symmetric(params(10, 20, 100)),
+    ];
+    let emu = topo
+        .start_emulator(&paths, 1, EmuOptions::default())
+        .unwrap();
 
     let len = std::mem::size_of::<libc::sockaddr_in>() as u32;
     let lfd = mptcp_socket(&topo.server_ns);
     let a = sockaddr([10, 0, 0, 2], 5002);
     // SAFETY: valid descriptor and sockaddr.
     unsafe {
-        assert_eq!(libc::bind(lfd.as_raw_fd(), &a as *const _ as *const libc::sockaddr, len), 0);
+        assert_eq!(
+            libc::bind(
+                lfd.as_raw_fd(),
+                &a as *const _ as *const libc::sockaddr,
+                len
+            ),
+            0
+        );
         assert_eq!(libc::listen(lfd.as_raw_fd(), 4), 0);
     }
     // SAFETY: the descriptor is a listening stream socket; ownership moves.
-    let listener = unsafe { <TcpListener as std::os::fd::FromRawFd>::from_raw_fd(lfd.into_raw_fd()) };
+    let listener =
+        unsafe { <TcpListener as std::os::fd::FromRawFd>::from_raw_fd(lfd.into_raw_fd()) };
     let rx = std::thread::spawn(move || {
         let (mut s, _) = listener.accept().unwrap();
         let mut buf = vec![0u8; 1 << 16];
@@ -356,7 +473,16 @@ fn mptcp_uses_both_emulated_paths() {
     let cfd = mptcp_socket(&topo.client_ns);
     let b = sockaddr([10, 0, 0, 2], 5002);
     // SAFETY: valid descriptor and sockaddr.
-    assert_eq!(unsafe { libc::connect(cfd.as_raw_fd(), &b as *const _ as *const libc::sockaddr, len) }, 0);
+    assert_eq!(
+        unsafe {
+            libc::connect(
+                cfd.as_raw_fd(),
+                &b as *const _ as *const libc::sockaddr,
+                len,
+            )
+        },
+        0
+    );
     // SAFETY: a connected stream socket; ownership moves.
     let mut tx = unsafe { <TcpStream as std::os::fd::FromRawFd>::from_raw_fd(cfd.into_raw_fd()) };
     let chunk = vec![1u8; 1 << 16];
@@ -369,13 +495,25 @@ fn mptcp_uses_both_emulated_paths() {
     let reps = emu.stop();
     drop(topo);
     assert_gone(&prefix);
-    let up = |n: &str| reps.iter().find(|r| r.name == n).unwrap().stats.bytes_delivered;
+    let up = |n: &str| {
+        reps.iter()
+            .find(|r| r.name == n)
+            .unwrap()
+            .stats
+            .bytes_delivered
+    };
     let (b1, b2) = (up("path1.up"), up("path2.up"));
     eprintln!("MPTCP received {total} B; path1.up {b1} B, path2.up {b2} B");
     // Each path alone carries at most 10 Mbit/s x 4 s = 5 MB; together clearly more than one.
-    assert!(b1 > 1_000_000 && b2 > 1_000_000, "both subflows must carry data: {b1} / {b2}");
+    assert!(
+        b1 > 1_000_000 && b2 > 1_000_000,
+        "both subflows must carry data: {b1} / {b2}"
+    );
     let goodput = total as f64 * 8.0 / 4.0;
-    assert!(goodput > 12e6, "aggregate goodput {goodput} bit/s should exceed one path's 10 Mbit/s");
+    assert!(
+        goodput > 12e6,
+        "aggregate goodput {goodput} bit/s should exceed one path's 10 Mbit/s"
+    );
 }
 
 #[test]
@@ -386,16 +524,31 @@ fn split_threads_mode_keeps_the_delay() {
     let _g = serial();
     let topo = Topology::build(&TopologyOptions::direct()).unwrap();
     let prefix = topo.prefix.clone();
-    let opts = EmuOptions { split_threads: true, ..EmuOptions::default() };
-    let emu = topo.start_emulator(&[PathSpec::symmetric(params(10, 5, 100))], 1, opts).unwrap();
+    let opts = EmuOptions {
+        split_threads: true,
+        ..EmuOptions::default()
+    };
+    let emu = topo
+        .start_emulator(&[PathSpec::symmetric(params(10, 5, 100))], 1, opts)
+        .unwrap();
     let mut pinger = Pinger::new(&topo.client_ns, Ipv4Addr::new(10, 1, 0, 2), 500 * MS).unwrap();
-    let mut rtts: Vec<u64> = (0..20).map(|_| pinger.ping(Ipv4Addr::new(10, 0, 0, 2), 64).unwrap().expect("reply")).collect();
+    let mut rtts: Vec<u64> = (0..20)
+        .map(|_| {
+            pinger
+                .ping(Ipv4Addr::new(10, 0, 0, 2), 64)
+                .unwrap()
+                .expect("reply")
+        })
+        .collect();
     let reps = emu.stop();
     drop(topo);
     assert_gone(&prefix);
     rtts.sort();
     let expected = 2 * (5 * MS + tx_time(92, 10_000_000));
-    eprintln!("split mode RTT min {} p50 {} (expected {expected})", rtts[0], rtts[10]);
+    eprintln!(
+        "split mode RTT min {} p50 {} (expected {expected})",
+        rtts[0], rtts[10]
+    );
     assert!(rtts[0] >= expected);
     assert!(rtts[10] < expected + 2 * MS);
     for r in &reps {
@@ -421,7 +574,13 @@ fn emulator_survives_its_devices_disappearing() {
     let _g = serial();
     let mut topo = Topology::build(&TopologyOptions::direct()).unwrap();
     let prefix = topo.prefix.clone();
-    let emu = topo.start_emulator(&[PathSpec::symmetric(params(10, 5, 100))], 1, EmuOptions::default()).unwrap();
+    let emu = topo
+        .start_emulator(
+            &[PathSpec::symmetric(params(10, 5, 100))],
+            1,
+            EmuOptions::default(),
+        )
+        .unwrap();
     // Wrong order on purpose: the namespaces (and TUN devices) go first.
     topo.teardown().unwrap();
     assert_gone(&prefix);
@@ -430,9 +589,16 @@ fn emulator_survives_its_devices_disappearing() {
     let used = cpu_ns() - c0;
     let t0 = Instant::now();
     let reps = emu.stop();
-    assert!(t0.elapsed() < Duration::from_secs(1), "stop took {:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() < Duration::from_secs(1),
+        "stop took {:?}",
+        t0.elapsed()
+    );
     // Two real-time threads must not spin on dead descriptors (0.6 s of CPU if they did).
-    assert!(used < 150_000_000, "emulator used {used} ns of CPU in 300 ms with its devices gone");
+    assert!(
+        used < 150_000_000,
+        "emulator used {used} ns of CPU in 300 ms with its devices gone"
+    );
     assert_eq!(reps.len(), 2);
 }
 
@@ -447,14 +613,29 @@ fn outage_drops_packets_in_its_window() {
     let prefix = topo.prefix.clone();
     let mut up = params(10, 5, 100);
     // Outage times are on the emulator's clock (zero when it started).
-    up.outages = vec![Outage { start: 300 * MS, end: 600 * MS }];
-    let emu = topo.start_emulator(&[PathSpec { up, down: params(10, 5, 100) }], 1, EmuOptions::default()).unwrap();
+    up.outages = vec![Outage {
+        start: 300 * MS,
+        end: 600 * MS,
+    }];
+    let emu = topo
+        .start_emulator(
+            &[PathSpec {
+                up,
+                down: params(10, 5, 100),
+            }],
+            1,
+            EmuOptions::default(),
+        )
+        .unwrap();
     let clock = emu.clock();
     let mut pinger = Pinger::new(&topo.client_ns, Ipv4Addr::new(10, 1, 0, 2), 50 * MS).unwrap();
     let mut results = Vec::new(); // (send time on the emulator clock, replied)
     while clock.now() < 900 * MS {
         let t = clock.now();
-        let ok = pinger.ping(Ipv4Addr::new(10, 0, 0, 2), 32).unwrap().is_some();
+        let ok = pinger
+            .ping(Ipv4Addr::new(10, 0, 0, 2), 32)
+            .unwrap()
+            .is_some();
         results.push((t, ok));
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -472,7 +653,10 @@ fn outage_drops_packets_in_its_window() {
     }
     let upr = reps.iter().find(|r| r.name == "path1.up").unwrap();
     assert!(upr.stats.drops_outage >= 5, "{:?}", upr.stats);
-    assert_eq!(upr.stats.drops_outage + upr.stats.packets_delivered, upr.stats.packets_offered);
+    assert_eq!(
+        upr.stats.drops_outage + upr.stats.packets_delivered,
+        upr.stats.packets_offered
+    );
 }
 
 #[test]
@@ -489,7 +673,16 @@ fn mahimahi_trace_sets_the_rate() {
     // One 1500-byte opportunity per ms: 12 Mbit/s.
     let mut up = params(1, 5, 100);
     up.trace = Some(std::sync::Arc::new(Trace::constant(1, 10)));
-    let emu = topo.start_emulator(&[PathSpec { up, down: params(10, 5, 100) }], 1, EmuOptions::default()).unwrap();
+    let emu = topo
+        .start_emulator(
+            &[PathSpec {
+                up,
+                down: params(10, 5, 100),
+            }],
+            1,
+            EmuOptions::default(),
+        )
+        .unwrap();
     let rx = timestamped_udp(&topo.server_ns, "10.0.0.2:7003", 300 * MS).unwrap();
     let client = udp_in(&topo.client_ns, "10.1.0.2:0");
     client.connect("10.0.0.2:7003").unwrap();
@@ -516,5 +709,8 @@ fn mahimahi_trace_sets_the_rate() {
     let n = ts.len() as f64;
     let rate = (n - 1.0) * 1500.0 * 8.0 * 1e9 / (ts[ts.len() - 1] - ts[0]) as f64;
     eprintln!("trace link: {} packets, {:.3} Mbit/s", ts.len(), rate / 1e6);
-    assert!((rate / 12e6 - 1.0).abs() < 0.10, "rate {rate} bit/s, trace gives 12 Mbit/s");
+    assert!(
+        (rate / 12e6 - 1.0).abs() < 0.10,
+        "rate {rate} bit/s, trace gives 12 Mbit/s"
+    );
 }

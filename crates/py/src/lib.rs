@@ -35,11 +35,36 @@ fn scenario_error(py: Python<'_>, e: &ScenarioError) -> PyErr {
         "ScenarioError",
         e.to_string(),
         &[
-            ("file", Some(e.origin.clone().into_pyobject(py).unwrap().into_any().unbind())),
+            (
+                "file",
+                Some(
+                    e.origin
+                        .clone()
+                        .into_pyobject(py)
+                        .unwrap()
+                        .into_any()
+                        .unbind(),
+                ),
+            ),
             ("line", o(e.line)),
             ("column", o(e.column)),
-            ("key", e.key.clone().map(|k| k.into_pyobject(py).unwrap().into_any().unbind())),
-            ("message", Some(e.message.clone().into_pyobject(py).unwrap().into_any().unbind())),
+            (
+                "key",
+                e.key
+                    .clone()
+                    .map(|k| k.into_pyobject(py).unwrap().into_any().unbind()),
+            ),
+            (
+                "message",
+                Some(
+                    e.message
+                        .clone()
+                        .into_pyobject(py)
+                        .unwrap()
+                        .into_any()
+                        .unbind(),
+                ),
+            ),
         ],
     )
 }
@@ -52,8 +77,14 @@ fn usage_error(py: Python<'_>, file: &str, msg: String) -> PyErr {
         "ScenarioError",
         format!("{file}: {msg}"),
         &[
-            ("file", Some(file.into_pyobject(py).unwrap().into_any().unbind())),
-            ("message", Some(msg.into_pyobject(py).unwrap().into_any().unbind())),
+            (
+                "file",
+                Some(file.into_pyobject(py).unwrap().into_any().unbind()),
+            ),
+            (
+                "message",
+                Some(msg.into_pyobject(py).unwrap().into_any().unbind()),
+            ),
         ],
     )
 }
@@ -62,19 +93,31 @@ fn simulation_error(py: Python<'_>, msg: String) -> PyErr {
     raise(py, "SimulationError", msg, &[])
 }
 
-fn overrides(py: Python<'_>, file: &str, set: &[String], seed: Option<u64>) -> PyResult<Vec<Override>> {
+fn overrides(
+    py: Python<'_>,
+    file: &str,
+    set: &[String],
+    seed: Option<u64>,
+) -> PyResult<Vec<Override>> {
     let mut v = set
         .iter()
-        .map(|s| s.parse::<Override>().map_err(|e| usage_error(py, file, format!("set {s}: {e}"))))
+        .map(|s| {
+            s.parse::<Override>()
+                .map_err(|e| usage_error(py, file, format!("set {s}: {e}")))
+        })
         .collect::<PyResult<Vec<_>>>()?;
     if let Some(s) = seed {
-        v.push(Override { key: "scenario.seed".into(), value: s.to_string() });
+        v.push(Override {
+            key: "scenario.seed".into(),
+            value: s.to_string(),
+        });
     }
     Ok(v)
 }
 
 fn jobs_or_all(jobs: Option<usize>) -> usize {
-    jobs.filter(|&j| j > 0).unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    jobs.filter(|&j| j > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Every run of `s` on `jobs` threads, in run order.
@@ -82,7 +125,8 @@ fn run_all(s: &Scenario, jobs: usize) -> Result<Vec<RunOutput>, String> {
     let n = s.meta.runs;
     let next = AtomicU32::new(0);
     let failed = AtomicBool::new(false);
-    let res: Mutex<Vec<Option<Result<RunOutput, String>>>> = Mutex::new((0..n).map(|_| None).collect());
+    let res: Mutex<Vec<Option<Result<RunOutput, String>>>> =
+        Mutex::new((0..n).map(|_| None).collect());
     std::thread::scope(|sc| {
         for _ in 0..jobs.clamp(1, n.max(1) as usize) {
             sc.spawn(|| loop {
@@ -90,8 +134,10 @@ fn run_all(s: &Scenario, jobs: usize) -> Result<Vec<RunOutput>, String> {
                 if i >= n || failed.load(Ordering::Relaxed) {
                     return;
                 }
-                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| mptlab_sim::run_once(s, i)))
-                    .unwrap_or_else(|_| Err("simulation panicked".into()));
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    mptlab_sim::run_once(s, i)
+                }))
+                .unwrap_or_else(|_| Err("simulation panicked".into()));
                 if r.is_err() {
                     failed.store(true, Ordering::Relaxed);
                 }
@@ -131,21 +177,39 @@ fn run(
     let file = path.display().to_string();
     let mut ov = overrides(py, &file, &set, seed)?;
     if let Some(r) = runs {
-        ov.push(Override { key: "scenario.runs".into(), value: r.to_string() });
+        ov.push(Override {
+            key: "scenario.runs".into(),
+            value: r.to_string(),
+        });
     }
     let s = Scenario::from_file_with_overrides(&path, &ov).map_err(|e| scenario_error(py, &e))?;
     mptlab_sim::supported(&s).map_err(|e| usage_error(py, &file, e))?;
     if out.join(SUMMARY_FILE).exists() && !force {
-        return Err(usage_error(py, &file, format!("{} already holds results; pass force=True or another out", out.display())));
+        return Err(usage_error(
+            py,
+            &file,
+            format!(
+                "{} already holds results; pass force=True or another out",
+                out.display()
+            ),
+        ));
     }
-    let runs = py.detach(|| run_all(&s, jobs_or_all(jobs))).map_err(|e| simulation_error(py, format!("{file}: {e}")))?;
+    let runs = py
+        .detach(|| run_all(&s, jobs_or_all(jobs)))
+        .map_err(|e| simulation_error(py, format!("{file}: {e}")))?;
     let mut opts = WriteOptions::default();
-    opts.meta.insert("scenario".into(), s.meta.name.clone().into());
-    opts.meta.insert("scenario_file".into(), s.origin.clone().into());
+    opts.meta
+        .insert("scenario".into(), s.meta.name.clone().into());
+    opts.meta
+        .insert("scenario_file".into(), s.origin.clone().into());
     opts.meta.insert("mptlab_version".into(), VERSION.into());
     opts.meta.insert("base_seed".into(), s.meta.seed.into());
-    opts.extra_files.push(("scenario.toml".into(), s.effective_toml.clone().into_bytes()));
-    py.detach(|| write_results(&out, &runs, &opts)).map_err(|e| simulation_error(py, e.to_string()))?;
+    opts.extra_files.push((
+        "scenario.toml".into(),
+        s.effective_toml.clone().into_bytes(),
+    ));
+    py.detach(|| write_results(&out, &runs, &opts))
+        .map_err(|e| simulation_error(py, e.to_string()))?;
     Ok(())
 }
 
@@ -154,15 +218,28 @@ fn run(
 /// format of `runs/<point>/run-<r>.json`.
 #[pyfunction]
 #[pyo3(signature = (text, origin, base_dir, run))]
-fn run_toml<'py>(py: Python<'py>, text: &str, origin: &str, base_dir: PathBuf, run: u32) -> PyResult<Bound<'py, PyBytes>> {
+fn run_toml<'py>(
+    py: Python<'py>,
+    text: &str,
+    origin: &str,
+    base_dir: PathBuf,
+    run: u32,
+) -> PyResult<Bound<'py, PyBytes>> {
     let s = Scenario::from_str_in(text, origin, base_dir).map_err(|e| scenario_error(py, &e))?;
     let bytes = py
         .detach(|| {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| mptlab_sim::run_once(&s, run)))
-                .unwrap_or_else(|_| Err("simulation panicked".into()))
-                .map(|o| encode_run(&o))
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                mptlab_sim::run_once(&s, run)
+            }))
+            .unwrap_or_else(|_| Err("simulation panicked".into()))
+            .map(|o| encode_run(&o))
         })
-        .map_err(|e| simulation_error(py, format!("{origin}: run {run} (seed {}): {e}", s.run_seed(run))))?;
+        .map_err(|e| {
+            simulation_error(
+                py,
+                format!("{origin}: run {run} (seed {}): {e}", s.run_seed(run)),
+            )
+        })?;
     Ok(PyBytes::new(py, &bytes))
 }
 
@@ -190,7 +267,8 @@ impl SweepJob {
         let ov = overrides(py, &file, &set, seed)?;
         let sweep = Sweep::from_file(&path, &ov, runs).map_err(|e| scenario_error(py, &e))?;
         for p in &sweep.points {
-            mptlab_sim::supported(&p.scenario).map_err(|e| usage_error(py, &file, format!("sweep point `{}`: {e}", p.label)))?;
+            mptlab_sim::supported(&p.scenario)
+                .map_err(|e| usage_error(py, &file, format!("sweep point `{}`: {e}", p.label)))?;
         }
         let store = Store::open(&out, &sweep, force).map_err(|e| match e {
             StoreError::Refused(m) => usage_error(py, &file, m),
@@ -213,13 +291,25 @@ impl SweepJob {
     /// Points as (id, label) in sweep order.
     #[getter]
     fn points(&self) -> Vec<(String, String)> {
-        self.sweep.points.iter().map(|p| (p.id.clone(), p.label.clone())).collect()
+        self.sweep
+            .points
+            .iter()
+            .map(|p| (p.id.clone(), p.label.clone()))
+            .collect()
     }
 
     /// What a worker needs to run a point: (effective TOML, origin, base dir).
     fn task(&self, point: usize) -> PyResult<(String, String, PathBuf)> {
-        let p = self.sweep.points.get(point).ok_or_else(|| pyo3::exceptions::PyIndexError::new_err("no such point"))?;
-        Ok((p.scenario.effective_toml.clone(), format!("{} (point {})", self.sweep.origin, p.label), p.scenario.base_dir.clone()))
+        let p = self
+            .sweep
+            .points
+            .get(point)
+            .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err("no such point"))?;
+        Ok((
+            p.scenario.effective_toml.clone(),
+            format!("{} (point {})", self.sweep.origin, p.label),
+            p.scenario.base_dir.clone(),
+        ))
     }
 
     /// Persist run `run` of `point` (bytes from `run_toml`), atomically.
@@ -227,13 +317,29 @@ impl SweepJob {
         if point >= self.sweep.points.len() {
             return Err(pyo3::exceptions::PyIndexError::new_err("no such point"));
         }
-        self.store.save_encoded(point, run, data).map_err(|e| simulation_error(py, e.to_string()))
+        self.store
+            .save_encoded(point, run, data)
+            .map_err(|e| simulation_error(py, e.to_string()))
     }
 
     /// Run the pending pairs here, on `jobs` threads; returns how many ran.
     #[pyo3(signature = (jobs=None, stop_after=None))]
-    fn run_local(&self, py: Python<'_>, jobs: Option<usize>, stop_after: Option<usize>) -> PyResult<usize> {
-        let r = py.detach(|| mptlab_sweep::execute(&self.sweep, &self.store, jobs_or_all(jobs), &mptlab_sim::run_once, stop_after, &|| {}));
+    fn run_local(
+        &self,
+        py: Python<'_>,
+        jobs: Option<usize>,
+        stop_after: Option<usize>,
+    ) -> PyResult<usize> {
+        let r = py.detach(|| {
+            mptlab_sweep::execute(
+                &self.sweep,
+                &self.store,
+                jobs_or_all(jobs),
+                &mptlab_sim::run_once,
+                stop_after,
+                &|| {},
+            )
+        });
         r.map_err(|e| match e {
             ExecError::Stopped(_) => pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()),
             e => simulation_error(py, format!("{}: {e}", self.sweep.origin)),
@@ -243,7 +349,12 @@ impl SweepJob {
     /// Merge every run from disk and write the sweep's tables and summary.
     #[pyo3(signature = (csv=true, parquet=true))]
     fn finish(&self, py: Python<'_>, csv: bool, parquet: bool) -> PyResult<()> {
-        let opts = WriteOptions { csv, parquet, meta: mptlab_sweep::meta(&self.sweep, VERSION), extra_files: Vec::new() };
+        let opts = WriteOptions {
+            csv,
+            parquet,
+            meta: mptlab_sweep::meta(&self.sweep, VERSION),
+            extra_files: Vec::new(),
+        };
         py.detach(|| mptlab_sweep::finish(&self.sweep, &self.store, &opts))
             .map(|_| ())
             .map_err(|e| simulation_error(py, e))
@@ -261,9 +372,11 @@ impl SweepJob {
 fn check(py: Python<'_>, path: PathBuf, set: Vec<String>) -> PyResult<usize> {
     let file = path.display().to_string();
     let ov = overrides(py, &file, &set, None)?;
-    let sweep = Sweep::from_file(Path::new(&path), &ov, None).map_err(|e| scenario_error(py, &e))?;
+    let sweep =
+        Sweep::from_file(Path::new(&path), &ov, None).map_err(|e| scenario_error(py, &e))?;
     for p in &sweep.points {
-        mptlab_sim::supported(&p.scenario).map_err(|e| usage_error(py, &file, format!("sweep point `{}`: {e}", p.label)))?;
+        mptlab_sim::supported(&p.scenario)
+            .map_err(|e| usage_error(py, &file, format!("sweep point `{}`: {e}", p.label)))?;
     }
     Ok(sweep.points.len())
 }
@@ -273,9 +386,13 @@ fn check(py: Python<'_>, path: PathBuf, set: Vec<String>) -> PyResult<usize> {
 /// None for no finite value.
 #[pyfunction]
 fn describe(py: Python<'_>, values: Vec<f64>) -> PyResult<Option<Py<PyAny>>> {
-    let Some(d) = mptlab_results::stats::Describe::of(&values) else { return Ok(None) };
+    let Some(d) = mptlab_results::stats::Describe::of(&values) else {
+        return Ok(None);
+    };
     let json = serde_json::to_string(&d).expect("serialises");
-    Ok(Some(py.import("json")?.call_method1("loads", (json,))?.unbind()))
+    Ok(Some(
+        py.import("json")?.call_method1("loads", (json,))?.unbind(),
+    ))
 }
 
 /// Two-sided 95 % Student t quantile t(0.975, df).

@@ -100,8 +100,13 @@ fn values<T>(v: &[Json], f: impl Fn(&Json) -> Option<T>) -> Result<Vec<Option<T>
 }
 
 fn column_from(c: &Json) -> Result<Column, String> {
-    let name = c["name"].as_str().ok_or("column without a name")?.to_string();
-    let vals = c["values"].as_array().ok_or_else(|| format!("column `{name}` without values"))?;
+    let name = c["name"]
+        .as_str()
+        .ok_or("column without a name")?
+        .to_string();
+    let vals = c["values"]
+        .as_array()
+        .ok_or_else(|| format!("column `{name}` without values"))?;
     let ty = c["type"].as_str().unwrap_or("");
     let data = match ty {
         "u64" => ColumnData::U64(values(vals, Json::as_u64)?),
@@ -119,7 +124,10 @@ fn column_from(c: &Json) -> Result<Column, String> {
         "bool" => ColumnData::Bool(values(vals, Json::as_bool)?),
         t => return Err(format!("column `{name}`: unknown type `{t}`")),
     };
-    debug_assert!(matches!(data.ty(), ColumnType::U64 | ColumnType::I64 | ColumnType::F64 | ColumnType::Str | ColumnType::Bool));
+    debug_assert!(matches!(
+        data.ty(),
+        ColumnType::U64 | ColumnType::I64 | ColumnType::F64 | ColumnType::Str | ColumnType::Bool
+    ));
     Ok(Column { name, data })
 }
 
@@ -161,9 +169,16 @@ struct RawTable<'a> {
 pub fn decode_run_tables(bytes: &[u8], keep: &dyn Fn(&str) -> bool) -> Result<RunOutput, String> {
     let doc: RawDoc = serde_json::from_slice(bytes).map_err(|e| format!("not a run file: {e}"))?;
     if doc.format != RUN_FORMAT {
-        return Err(format!("not a run file (format {}, expected {RUN_FORMAT})", doc.format));
+        return Err(format!(
+            "not a run file (format {}, expected {RUN_FORMAT})",
+            doc.format
+        ));
     }
-    let run = doc.run.as_u64().and_then(|r| u32::try_from(r).ok()).ok_or("bad `run`")?;
+    let run = doc
+        .run
+        .as_u64()
+        .and_then(|r| u32::try_from(r).ok())
+        .ok_or("bad `run`")?;
     let seed = doc.seed.as_u64().ok_or("bad `seed`")?;
     let summary: Map<String, Json> = match doc.summary {
         Json::Object(m) => m,
@@ -174,13 +189,21 @@ pub fn decode_run_tables(bytes: &[u8], keep: &dyn Fn(&str) -> bool) -> Result<Ru
     for t in doc.tables.ok_or("bad `tables`")? {
         let t: RawTable = serde_json::from_str(t.get()).map_err(|_| "bad `tables`")?;
         let name = t.name.ok_or("table without a name")?;
-        let cols = t.columns.ok_or_else(|| format!("table `{name}` without columns"))?;
+        let cols = t
+            .columns
+            .ok_or_else(|| format!("table `{name}` without columns"))?;
         if !keep(&name) {
             continue;
         }
-        let cols: Vec<Json> = serde_json::from_str(cols.get()).map_err(|_| format!("table `{name}` without columns"))?;
-        let cols = cols.iter().map(column_from).collect::<Result<Vec<_>, _>>().map_err(|e| format!("table `{name}`: {e}"))?;
-        o.tables.push(Table::from_columns(&name, cols).map_err(|e| e.to_string())?);
+        let cols: Vec<Json> = serde_json::from_str(cols.get())
+            .map_err(|_| format!("table `{name}` without columns"))?;
+        let cols = cols
+            .iter()
+            .map(column_from)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("table `{name}`: {e}"))?;
+        o.tables
+            .push(Table::from_columns(&name, cols).map_err(|e| e.to_string())?);
     }
     Ok(o)
 }
@@ -192,11 +215,23 @@ mod tests {
 
     fn column_json(c: &Column) -> Json {
         let values: Vec<Json> = match &c.data {
-            ColumnData::U64(v) => v.iter().map(|x| x.map_or(Json::Null, |x| json!(x))).collect(),
-            ColumnData::I64(v) => v.iter().map(|x| x.map_or(Json::Null, |x| json!(x))).collect(),
+            ColumnData::U64(v) => v
+                .iter()
+                .map(|x| x.map_or(Json::Null, |x| json!(x)))
+                .collect(),
+            ColumnData::I64(v) => v
+                .iter()
+                .map(|x| x.map_or(Json::Null, |x| json!(x)))
+                .collect(),
             ColumnData::F64(v) => v.iter().map(|x| x.map_or(Json::Null, f64_json)).collect(),
-            ColumnData::Str(v) => v.iter().map(|x| x.as_ref().map_or(Json::Null, |x| json!(x))).collect(),
-            ColumnData::Bool(v) => v.iter().map(|x| x.map_or(Json::Null, |x| json!(x))).collect(),
+            ColumnData::Str(v) => v
+                .iter()
+                .map(|x| x.as_ref().map_or(Json::Null, |x| json!(x)))
+                .collect(),
+            ColumnData::Bool(v) => v
+                .iter()
+                .map(|x| x.map_or(Json::Null, |x| json!(x)))
+                .collect(),
         };
         json!({ "name": c.name, "type": c.data.ty().to_string(), "values": values })
     }
@@ -224,10 +259,26 @@ mod tests {
         o.set_metric("delay_ms", 0.1 + 0.2);
         o.summary.insert("note".into(), json!("x"));
         let t = o.table_mut("messages");
-        for (i, d) in [Some(1.0 / 3.0), None, Some(f64::NAN), Some(f64::NEG_INFINITY), Some(5e-324)].iter().enumerate() {
+        for (i, d) in [
+            Some(1.0 / 3.0),
+            None,
+            Some(f64::NAN),
+            Some(f64::NEG_INFINITY),
+            Some(5e-324),
+        ]
+        .iter()
+        .enumerate()
+        {
             t.push_named(&[
                 ("flow", Value::U64(u64::MAX)),
-                ("flow_label", if i == 1 { Value::Null } else { Value::Str("fg \"q\"\n".into()) }),
+                (
+                    "flow_label",
+                    if i == 1 {
+                        Value::Null
+                    } else {
+                        Value::Str("fg \"q\"\n".into())
+                    },
+                ),
                 ("delay_ms", d.map_or(Value::Null, Value::F64)),
             ])
             .unwrap();
@@ -237,7 +288,10 @@ mod tests {
         x.add_column("b", ColumnType::Bool).unwrap();
         x.push_row(vec![Value::I64(-7), Value::Bool(true)]).unwrap();
         o.tables.push(x);
-        assert_eq!(String::from_utf8(encode_run(&o)).unwrap(), String::from_utf8(encode_run_value(&o)).unwrap());
+        assert_eq!(
+            String::from_utf8(encode_run(&o)).unwrap(),
+            String::from_utf8(encode_run_value(&o)).unwrap()
+        );
         let back = decode_run(&encode_run(&o)).unwrap();
         // NaN != NaN: compare the encodings, and the bits of the NaN
         assert_eq!(encode_run(&back), encode_run(&o));

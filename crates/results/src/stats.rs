@@ -75,7 +75,11 @@ pub struct BoxPlot {
 
 impl BoxPlot {
     pub fn of_sorted(v: &[f64]) -> BoxPlot {
-        let (q1, median, q3) = (quantile_sorted(v, 0.25), quantile_sorted(v, 0.5), quantile_sorted(v, 0.75));
+        let (q1, median, q3) = (
+            quantile_sorted(v, 0.25),
+            quantile_sorted(v, 0.5),
+            quantile_sorted(v, 0.75),
+        );
         let (lo, hi) = (q1 - 1.5 * (q3 - q1), q3 + 1.5 * (q3 - q1));
         let inside = || v.iter().copied().filter(|x| *x >= lo && *x <= hi);
         BoxPlot {
@@ -132,14 +136,26 @@ pub fn path_shares(paths: &[&crate::Table]) -> Vec<PathShare> {
                 _ => String::new(),
             };
             let (role, side) = (s("role"), s("side"));
-            let Some(path) = t.get(r, "path").and_then(|v| v.as_f64()) else { continue };
+            let Some(path) = t.get(r, "path").and_then(|v| v.as_f64()) else {
+                continue;
+            };
             let path = path as u64;
             let sb = t.get(r, "share_bytes").and_then(|v| v.as_f64());
             let sp = t.get(r, "share_packets").and_then(|v| v.as_f64());
-            let i = match out.iter().position(|p| p.role == role && p.side == side && p.path == path) {
+            let i = match out
+                .iter()
+                .position(|p| p.role == role && p.side == side && p.path == path)
+            {
                 Some(i) => i,
                 None => {
-                    out.push(PathShare { role, side, path, share_bytes: f64::NAN, share_packets: f64::NAN, rows: 0 });
+                    out.push(PathShare {
+                        role,
+                        side,
+                        path,
+                        share_bytes: f64::NAN,
+                        share_packets: f64::NAN,
+                        rows: 0,
+                    });
                     sums.push((0.0, 0.0, 0));
                     out.len() - 1
                 }

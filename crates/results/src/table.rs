@@ -332,7 +332,10 @@ impl Table {
 
     /// A table from whole columns (used to read persisted runs back); the
     /// columns must have equal lengths and distinct names.
-    pub fn from_columns(name: impl Into<String>, columns: Vec<Column>) -> Result<Table, TableError> {
+    pub fn from_columns(
+        name: impl Into<String>,
+        columns: Vec<Column>,
+    ) -> Result<Table, TableError> {
         let mut t = Table::new(name);
         let n = columns.first().map_or(0, |c| c.data.len());
         for c in columns {
@@ -345,7 +348,10 @@ impl Table {
                 )));
             }
             if t.column(&c.name).is_some() {
-                return Err(TableError(format!("table `{}`: duplicate column `{}`", t.name, c.name)));
+                return Err(TableError(format!(
+                    "table `{}`: duplicate column `{}`",
+                    t.name, c.name
+                )));
             }
             t.columns.push(c);
         }

@@ -195,7 +195,16 @@ fn write_results_writes_everything() {
         assert_eq!(m["names"][0], "run");
         assert_eq!(m["types"][0], "uint64");
         assert_eq!(m["rows"].as_array().unwrap().len(), 5);
-        assert_eq!(m["rows"][4].as_array().unwrap()[..5], [serde_json::json!(1), 1001.into(), 1.into(), "fg".into(), 2.into()]);
+        assert_eq!(
+            m["rows"][4].as_array().unwrap()[..5],
+            [
+                serde_json::json!(1),
+                1001.into(),
+                1.into(),
+                "fg".into(),
+                2.into()
+            ]
+        );
         assert_eq!(m["rows"][0][9], serde_json::Value::Null);
         let l = pyarrow_read(&dir.join("links.parquet"));
         assert_eq!(l["rows"].as_array().unwrap().len(), 0);

@@ -162,12 +162,26 @@ pub struct Failover {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum TrafficModel {
-    Video { bitrate_kbit: f64, fps: f64 },
-    Gaming { trace: GamingTrace },
-    Web { page: WebPage, max_connections: u32 },
-    File { size_bytes: u64 },
+    Video {
+        bitrate_kbit: f64,
+        fps: f64,
+    },
+    Gaming {
+        trace: GamingTrace,
+    },
+    Web {
+        page: WebPage,
+        max_connections: u32,
+    },
+    File {
+        size_bytes: u64,
+    },
     /// `count` bursts of `size_bytes`, one every `interval_s` (seed 001).
-    Bursts { count: u32, size_bytes: u64, interval_s: f64 },
+    Bursts {
+        count: u32,
+        size_bytes: u64,
+        interval_s: f64,
+    },
     Bulk,
 }
 
@@ -247,7 +261,11 @@ impl Scenario {
 
     /// Parse and validate scenario text whose relative paths (traces)
     /// resolve against `base_dir` (a point's effective TOML on a Dask worker).
-    pub fn from_str_in(text: &str, origin: &str, base_dir: PathBuf) -> Result<Scenario, ScenarioError> {
+    pub fn from_str_in(
+        text: &str,
+        origin: &str,
+        base_dir: PathBuf,
+    ) -> Result<Scenario, ScenarioError> {
         Self::parse(text, origin, base_dir, &[])
     }
 

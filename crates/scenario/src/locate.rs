@@ -31,9 +31,7 @@ impl KeyIndex {
                 };
                 if hit {
                     let len = s.end - s.start;
-                    if best.is_none_or(|(bp, bl)| {
-                        len < bl || (len == bl && p.len() > bp.len())
-                    }) {
+                    if best.is_none_or(|(bp, bl)| len < bl || (len == bl && p.len() > bp.len())) {
                         best = Some((p, len));
                     }
                 }

@@ -67,7 +67,11 @@ impl Sweep {
             } else {
                 e.to_string()
             };
-            ScenarioError::new(ErrorKind::Io, &origin, format!("cannot read scenario: {what}"))
+            ScenarioError::new(
+                ErrorKind::Io,
+                &origin,
+                format!("cannot read scenario: {what}"),
+            )
         })?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Self::plan(&text, &origin, base, set, runs)
@@ -109,7 +113,10 @@ impl Sweep {
             None => None,
             Some(toml::Value::Table(t)) => Some(t),
             Some(v) => {
-                return Err(at("sweep", format!("expected a table, found a {}", v.type_str())))
+                return Err(at(
+                    "sweep",
+                    format!("expected a table, found a {}", v.type_str()),
+                ))
             }
         };
         let mut axes: Vec<(String, Vec<toml::Value>)> = Vec::new();
@@ -131,7 +138,10 @@ impl Sweep {
                         for (i, p) in pts.iter().enumerate() {
                             let key = format!("sweep.point[{i}]");
                             let toml::Value::Table(t) = p else {
-                                return Err(at(&key, format!("expected a table of key = value, found {p}")));
+                                return Err(at(
+                                    &key,
+                                    format!("expected a table of key = value, found {p}"),
+                                ));
                             };
                             let mut vals = Vec::new();
                             flatten(t, "", &mut vals);
@@ -158,7 +168,9 @@ impl Sweep {
                             let toml::Value::Array(vals) = vals else {
                                 return Err(at(
                                     &format!("sweep.{key}"),
-                                    format!("expected a list of values for axis `{key}`, found {vals}"),
+                                    format!(
+                                        "expected a list of values for axis `{key}`, found {vals}"
+                                    ),
                                 ));
                             };
                             if vals.is_empty() {
@@ -180,7 +192,12 @@ impl Sweep {
             }
         }
         // toml::Table is sorted by key: restore the file's order
-        let pos = |key: &str| index.as_ref().and_then(|i| i.span_of(key)).map_or(usize::MAX, |s| s.start);
+        let pos = |key: &str| {
+            index
+                .as_ref()
+                .and_then(|i| i.span_of(key))
+                .map_or(usize::MAX, |s| s.start)
+        };
         axes.sort_by_key(|(k, _)| pos(&format!("sweep.{k}")));
         for (i, vals) in explicit.iter_mut().enumerate() {
             vals.sort_by_key(|(k, _)| pos(&format!("sweep.point[{i}].{k}")));
@@ -238,43 +255,74 @@ impl Sweep {
             if let Some(p) = points.iter().find(|p| p.id == id) {
                 return Err(at(
                     "sweep",
-                    format!("points {} and {i} set the same values (`{}`)", p.index, p.label),
+                    format!(
+                        "points {} and {i} set the same values (`{}`)",
+                        p.index, p.label
+                    ),
                 ));
             }
             let label = if vals.is_empty() {
                 "base".to_string()
             } else {
                 vals.iter()
-                    .map(|(k, v)| format!("{}={}", names[keys.iter().position(|x| x == k).unwrap()], display_value(v)))
+                    .map(|(k, v)| {
+                        format!(
+                            "{}={}",
+                            names[keys.iter().position(|x| x == k).unwrap()],
+                            display_value(v)
+                        )
+                    })
                     .collect::<Vec<_>>()
                     .join(",")
             };
             let mut ov: Vec<Override> = set.to_vec();
-            ov.extend(vals.iter().map(|(k, v)| Override { key: k.clone(), value: v.to_string() }));
+            ov.extend(vals.iter().map(|(k, v)| Override {
+                key: k.clone(),
+                value: v.to_string(),
+            }));
             if let Some(n) = runs_value {
-                ov.push(Override { key: "scenario.runs".into(), value: n.to_string() });
-            }
-            let scenario = Scenario::parse(text, origin, base_dir.clone(), &ov).map_err(|mut e| {
-                // blame the sweep value that caused it, if any
-                let culprit = e.key.as_ref().and_then(|ek| {
-                    vals.iter().rev().find(|(k, _)| {
-                        ek == k || ek.starts_with(&format!("{k}.")) || k.starts_with(&format!("{ek}."))
-                    })
+                ov.push(Override {
+                    key: "scenario.runs".into(),
+                    value: n.to_string(),
                 });
-                if let Some((k, v)) = culprit {
-                    e.from_override = None;
-                    let loc = at(&format!("sweep.{k}"), String::new());
-                    (e.line, e.column, e.source_line) = (loc.line, loc.column, loc.source_line);
-                    e.message = format!("{} (sweep value {k} = {v}, point `{label}`)", e.message);
-                } else if !vals.is_empty() {
-                    e.message = format!("{} (sweep point `{label}`)", e.message);
-                }
-                e
-            })?;
-            points.push(SweepPoint { index: i, id, label, values: vals, scenario });
+            }
+            let scenario =
+                Scenario::parse(text, origin, base_dir.clone(), &ov).map_err(|mut e| {
+                    // blame the sweep value that caused it, if any
+                    let culprit = e.key.as_ref().and_then(|ek| {
+                        vals.iter().rev().find(|(k, _)| {
+                            ek == k
+                                || ek.starts_with(&format!("{k}."))
+                                || k.starts_with(&format!("{ek}."))
+                        })
+                    });
+                    if let Some((k, v)) = culprit {
+                        e.from_override = None;
+                        let loc = at(&format!("sweep.{k}"), String::new());
+                        (e.line, e.column, e.source_line) = (loc.line, loc.column, loc.source_line);
+                        e.message =
+                            format!("{} (sweep value {k} = {v}, point `{label}`)", e.message);
+                    } else if !vals.is_empty() {
+                        e.message = format!("{} (sweep point `{label}`)", e.message);
+                    }
+                    e
+                })?;
+            points.push(SweepPoint {
+                index: i,
+                id,
+                label,
+                values: vals,
+                scenario,
+            });
         }
         let runs = points[0].scenario.meta.runs;
-        Ok(Sweep { origin: origin.to_string(), keys, points, runs, has_sweep: spec.is_some() })
+        Ok(Sweep {
+            origin: origin.to_string(),
+            keys,
+            points,
+            runs,
+            has_sweep: spec.is_some(),
+        })
     }
 }
 
@@ -290,7 +338,11 @@ pub fn file_has_sweep(path: &Path) -> bool {
 /// Nested tables -> dotted keys (`transport = { cc = [..] }` is `transport.cc`).
 fn flatten(t: &toml::Table, prefix: &str, out: &mut Vec<(String, toml::Value)>) {
     for (k, v) in t {
-        let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+        let key = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
         match v {
             toml::Value::Table(t) => flatten(t, &key, out),
             _ => out.push((key, v.clone())),
@@ -306,7 +358,10 @@ fn short_names(keys: &[String]) -> Vec<String> {
             let parts: Vec<&str> = k.split('.').collect();
             for n in 1..=parts.len() {
                 let suffix = parts[parts.len() - n..].join(".");
-                let clash = keys.iter().filter(|o| *o == k || o.ends_with(&format!(".{suffix}")) || **o == suffix).count();
+                let clash = keys
+                    .iter()
+                    .filter(|o| *o == k || o.ends_with(&format!(".{suffix}")) || **o == suffix)
+                    .count();
                 if clash <= 1 {
                     return suffix;
                 }
@@ -320,7 +375,10 @@ fn short_names(keys: &[String]) -> Vec<String> {
 pub fn display_value(v: &toml::Value) -> String {
     match v {
         toml::Value::String(s) => s.clone(),
-        toml::Value::Array(a) => format!("[{}]", a.iter().map(display_value).collect::<Vec<_>>().join(",")),
+        toml::Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(display_value).collect::<Vec<_>>().join(",")
+        ),
         v => v.to_string(),
     }
 }
@@ -356,25 +414,47 @@ mod tests {
     fn grid_is_cartesian_first_axis_outermost() {
         let s = plan("[sweep]\n\"transport.path\" = [1, 2]\n\"transport.cc\" = [\"newreno\", \"cubic\"]\nruns = 4\n").unwrap();
         let labels: Vec<&str> = s.points.iter().map(|p| p.label.as_str()).collect();
-        assert_eq!(labels, ["path=1,cc=newreno", "path=1,cc=cubic", "path=2,cc=newreno", "path=2,cc=cubic"]);
+        assert_eq!(
+            labels,
+            [
+                "path=1,cc=newreno",
+                "path=1,cc=cubic",
+                "path=2,cc=newreno",
+                "path=2,cc=cubic"
+            ]
+        );
         assert_eq!(s.keys, ["transport.path", "transport.cc"]);
         assert_eq!(s.runs, 4);
         assert!(s.points.iter().all(|p| p.scenario.meta.runs == 4));
         assert_eq!(s.points[3].scenario.transport.path, 2);
         assert_eq!(s.points[3].scenario.transport.cc.to_string(), "cubic");
         // --runs wins over sweep.runs
-        let s = Sweep::from_str(&format!("{BASE}[sweep]\nruns = 4\n\"transport.path\" = [1]\n"), "s.toml", &[], Some(2)).unwrap();
+        let s = Sweep::from_str(
+            &format!("{BASE}[sweep]\nruns = 4\n\"transport.path\" = [1]\n"),
+            "s.toml",
+            &[],
+            Some(2),
+        )
+        .unwrap();
         assert_eq!(s.runs, 2);
     }
 
     #[test]
     fn ids_are_stable_and_order_independent() {
-        let a = plan("[sweep]\n\"transport.cc\" = [\"newreno\", \"cubic\"]\n\"transport.path\" = [1, 2]\n").unwrap();
-        let b = plan("[sweep]\n\"transport.path\" = [2, 1]\ntransport.cc = [\"cubic\", \"newreno\"]\n").unwrap();
+        let a = plan(
+            "[sweep]\n\"transport.cc\" = [\"newreno\", \"cubic\"]\n\"transport.path\" = [1, 2]\n",
+        )
+        .unwrap();
+        let b =
+            plan("[sweep]\n\"transport.path\" = [2, 1]\ntransport.cc = [\"cubic\", \"newreno\"]\n")
+                .unwrap();
         let mut ia: Vec<&str> = a.points.iter().map(|p| p.id.as_str()).collect();
         let mut ib: Vec<&str> = b.points.iter().map(|p| p.id.as_str()).collect();
         // pinned: a changed hash would orphan every persisted sweep
-        assert_eq!(point_id(&[("transport.path".into(), toml::Value::Integer(1))]), "c5561b8439f4");
+        assert_eq!(
+            point_id(&[("transport.path".into(), toml::Value::Integer(1))]),
+            "c5561b8439f4"
+        );
         ia.sort();
         ib.sort();
         assert_eq!(ia, ib);
@@ -389,12 +469,25 @@ mod tests {
         assert_eq!(s.points[1].label, "path=2,cc=newreno");
         let s = plan("[sweep]\n\"transport.path\" = [1, 2]\n[[sweep.point]]\n\"transport.cc\" = \"newreno\"\n[[sweep.point]]\n\"transport.cc\" = \"cubic\"\n").unwrap();
         let labels: Vec<&str> = s.points.iter().map(|p| p.label.as_str()).collect();
-        assert_eq!(labels, ["cc=newreno,path=1", "cc=newreno,path=2", "cc=cubic,path=1", "cc=cubic,path=2"]);
-        let e = plan("[sweep]\n\"transport.path\" = [1, 2]\n[[sweep.point]]\n\"transport.path\" = 1\n").unwrap_err();
+        assert_eq!(
+            labels,
+            [
+                "cc=newreno,path=1",
+                "cc=newreno,path=2",
+                "cc=cubic,path=1",
+                "cc=cubic,path=2"
+            ]
+        );
+        let e =
+            plan("[sweep]\n\"transport.path\" = [1, 2]\n[[sweep.point]]\n\"transport.path\" = 1\n")
+                .unwrap_err();
         assert!(e.to_string().contains("both an axis"), "{e}");
         // no [sweep]: the base scenario is the only point
         let s = plan("").unwrap();
-        assert_eq!((s.points.len(), s.points[0].label.as_str(), s.has_sweep), (1, "base", false));
+        assert_eq!(
+            (s.points.len(), s.points[0].label.as_str(), s.has_sweep),
+            (1, "base", false)
+        );
     }
 
     #[test]
@@ -405,7 +498,11 @@ mod tests {
         assert!(m.starts_with("s.toml:13:20: key `transport.path`"), "{m}");
         assert!(m.contains("transport.path = 3"), "{m}");
         let e = plan("[sweep]\n\"transport.cc\" = \"cubic\"\n").unwrap_err();
-        assert!(e.to_string().contains("expected a list of values for axis `transport.cc`"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("expected a list of values for axis `transport.cc`"),
+            "{e}"
+        );
         let e = plan("[sweep]\n\"transport.cc\" = []\n").unwrap_err();
         assert!(e.to_string().contains("has no values"), "{e}");
         let e = plan("[sweep]\n\"transport.colour\" = [1]\n").unwrap_err();
@@ -420,6 +517,9 @@ mod tests {
     fn short_names_disambiguate() {
         let k = |v: &[&str]| short_names(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
         assert_eq!(k(&["transport.path", "transport.cc"]), ["path", "cc"]);
-        assert_eq!(k(&["profile.wlan.delay_ms", "profile.3g.delay_ms"]), ["wlan.delay_ms", "3g.delay_ms"]);
+        assert_eq!(
+            k(&["profile.wlan.delay_ms", "profile.3g.delay_ms"]),
+            ["wlan.delay_ms", "3g.delay_ms"]
+        );
     }
 }

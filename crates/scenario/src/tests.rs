@@ -268,18 +268,42 @@ fn unknown_names() {
 
 #[test]
 fn cubic_and_hystart_keys() {
-    let s = parse(&BASE.replacen("[traffic]", "[transport]\ncubic = \"rfc9438\"\nhystart = \"hystart++\"\n[traffic]", 1)).unwrap();
+    let s = parse(&BASE.replacen(
+        "[traffic]",
+        "[transport]\ncubic = \"rfc9438\"\nhystart = \"hystart++\"\n[traffic]",
+        1,
+    ))
+    .unwrap();
     assert_eq!(s.transport.cubic, CubicVariant::Rfc9438);
     assert_eq!(s.transport.hystart, HyStart::HyStartPlusPlus);
-    let s = parse(&BASE.replacen("[traffic]", "[transport]\nhystart = \"off\"\n[traffic]", 1)).unwrap();
-    assert_eq!((s.transport.cubic, s.transport.hystart), (CubicVariant::Linux, HyStart::Off));
+    let s =
+        parse(&BASE.replacen("[traffic]", "[transport]\nhystart = \"off\"\n[traffic]", 1)).unwrap();
+    assert_eq!(
+        (s.transport.cubic, s.transport.hystart),
+        (CubicVariant::Linux, HyStart::Off)
+    );
     let e = err_of("[traffic]", "[transport]\ncubic = \"bic\"\n[traffic]");
-    assert_err(&e, "transport.cubic", 14, &["unknown variant `bic`", "linux", "rfc9438"]);
+    assert_err(
+        &e,
+        "transport.cubic",
+        14,
+        &["unknown variant `bic`", "linux", "rfc9438"],
+    );
     let e = err_of("[traffic]", "[transport]\nhystart = \"hystart\"\n[traffic]");
-    assert_err(&e, "transport.hystart", 14, &["unknown variant `hystart`", "linux", "hystart++", "off"]);
+    assert_err(
+        &e,
+        "transport.hystart",
+        14,
+        &["unknown variant `hystart`", "linux", "hystart++", "off"],
+    );
     // the former boolean form is refused with the accepted names
     let e = err_of("[traffic]", "[transport]\nhystart = true\n[traffic]");
-    assert_err(&e, "transport.hystart", 14, &["found boolean `true`", "\"hystart++\"", "\"off\""]);
+    assert_err(
+        &e,
+        "transport.hystart",
+        14,
+        &["found boolean `true`", "\"hystart++\"", "\"off\""],
+    );
 }
 
 #[test]

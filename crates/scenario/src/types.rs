@@ -327,7 +327,11 @@ fn hystart_key<'de, D: serde::Deserializer<'de>>(d: D) -> Result<HyStart, D::Err
             )))
         }
         fn visit_str<E: Error>(self, s: &str) -> Result<HyStart, E> {
-            HyStart::from_name(s).ok_or_else(|| E::custom(format!("unknown variant `{s}`, expected one of `linux`, `hystart++`, `off`")))
+            HyStart::from_name(s).ok_or_else(|| {
+                E::custom(format!(
+                    "unknown variant `{s}`, expected one of `linux`, `hystart++`, `off`"
+                ))
+            })
         }
     }
     d.deserialize_any(V)

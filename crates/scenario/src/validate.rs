@@ -102,9 +102,27 @@ fn check_loss(key: &str, l: &LossModel) -> VResult<()> {
                 "a loss percentage",
             )
         }
-        LossModel::Train { gap_ms, drop_packets, blackout_ms } => {
-            num(&format!("{key}.gap_ms"), *gap_ms, 0.0, true, 1e9, "an idle gap in ms")?;
-            num(&format!("{key}.blackout_ms"), *blackout_ms, 0.0, false, 1e9, "a blackout in ms (0 = none)")?;
+        LossModel::Train {
+            gap_ms,
+            drop_packets,
+            blackout_ms,
+        } => {
+            num(
+                &format!("{key}.gap_ms"),
+                *gap_ms,
+                0.0,
+                true,
+                1e9,
+                "an idle gap in ms",
+            )?;
+            num(
+                &format!("{key}.blackout_ms"),
+                *blackout_ms,
+                0.0,
+                false,
+                1e9,
+                "a blackout in ms (0 = none)",
+            )?;
             if drop_packets.is_empty() || drop_packets.contains(&0) {
                 return err(
                     format!("{key}.drop_packets"),
@@ -788,21 +806,54 @@ pub(crate) fn validate(
             TrafficModel::File { size_bytes }
         }
         TrafficModelName::Bursts => {
-            let missing = |k: &str| ("traffic".to_string(), format!("missing key `{k}` for model \"bursts\""));
+            let missing = |k: &str| {
+                (
+                    "traffic".to_string(),
+                    format!("missing key `{k}` for model \"bursts\""),
+                )
+            };
             let count = tf.count.ok_or_else(|| missing("count"))?;
             let size_bytes = tf.size_bytes.ok_or_else(|| missing("size_bytes"))?;
             let interval_s = tf.interval_s.ok_or_else(|| missing("interval_s"))?;
-            num("traffic.count", count as f64, 1.0, false, 1e7, "a burst count")?;
-            num("traffic.size_bytes", size_bytes as f64, 1.0, false, u32::MAX as f64, "a burst size in bytes")?;
-            num("traffic.interval_s", interval_s, 0.0, true, 1e6, "an interval in s")?;
-            TrafficModel::Bursts { count, size_bytes, interval_s }
+            num(
+                "traffic.count",
+                count as f64,
+                1.0,
+                false,
+                1e7,
+                "a burst count",
+            )?;
+            num(
+                "traffic.size_bytes",
+                size_bytes as f64,
+                1.0,
+                false,
+                u32::MAX as f64,
+                "a burst size in bytes",
+            )?;
+            num(
+                "traffic.interval_s",
+                interval_s,
+                0.0,
+                true,
+                1e6,
+                "an interval in s",
+            )?;
+            TrafficModel::Bursts {
+                count,
+                size_bytes,
+                interval_s,
+            }
         }
         TrafficModelName::Bulk => TrafficModel::Bulk,
     };
     if !file.transport.protocol.is_reliable()
         && matches!(
             model,
-            TrafficModel::Web { .. } | TrafficModel::File { .. } | TrafficModel::Bursts { .. } | TrafficModel::Bulk
+            TrafficModel::Web { .. }
+                | TrafficModel::File { .. }
+                | TrafficModel::Bursts { .. }
+                | TrafficModel::Bulk
         )
     {
         return err(
@@ -827,11 +878,17 @@ pub(crate) fn validate(
         if p == 0 || p as usize > npaths {
             return err(
                 "background.paths",
-                format!("entry {}: expected a client path number from 1 to {npaths}, found {p}", i + 1),
+                format!(
+                    "entry {}: expected a client path number from 1 to {npaths}, found {p}",
+                    i + 1
+                ),
             );
         }
         if bg.paths[..i].contains(&p) {
-            return err("background.paths", format!("entry {}: path {p} is listed twice", i + 1));
+            return err(
+                "background.paths",
+                format!("entry {}: path {p} is listed twice", i + 1),
+            );
         }
     }
     num(
@@ -854,17 +911,26 @@ pub(crate) fn validate(
     let failover = match (tf.failover_path, tf.failover_after_s) {
         (None, None) => None,
         (None, Some(_)) => {
-            return err("traffic.failover_after_s", "needs `traffic.failover_path` (the client path to reconnect on)")
+            return err(
+                "traffic.failover_after_s",
+                "needs `traffic.failover_path` (the client path to reconnect on)",
+            )
         }
         (Some(p), after) => {
             if file.transport.protocol != Protocol::Tcp {
                 return err(
                     "traffic.failover_path",
-                    format!("application failover reconnects single-path TCP; found protocol \"{}\"", file.transport.protocol),
+                    format!(
+                        "application failover reconnects single-path TCP; found protocol \"{}\"",
+                        file.transport.protocol
+                    ),
                 );
             }
             if p == 0 || p as usize > npaths {
-                return err("traffic.failover_path", format!("expected a client path number from 1 to {npaths}, found {p}"));
+                return err(
+                    "traffic.failover_path",
+                    format!("expected a client path number from 1 to {npaths}, found {p}"),
+                );
             }
             if p == file.transport.path || file.transport.random_path {
                 return err(
@@ -873,7 +939,14 @@ pub(crate) fn validate(
                 );
             }
             let after_s = after.unwrap_or(2.0);
-            num("traffic.failover_after_s", after_s, 0.0, true, 1e6, "a stall time in s")?;
+            num(
+                "traffic.failover_after_s",
+                after_s,
+                0.0,
+                true,
+                1e6,
+                "a stall time in s",
+            )?;
             Some(Failover { path: p, after_s })
         }
     };

@@ -25,8 +25,18 @@ pub struct SourceSchedule {
 }
 
 impl SourceSchedule {
-    pub fn new(src: Box<dyn MessageSource>, rng: SimRng, start: Nanos, stop: Option<Nanos>) -> Self {
-        SourceSchedule { src, rng, start, stop }
+    pub fn new(
+        src: Box<dyn MessageSource>,
+        rng: SimRng,
+        start: Nanos,
+        stop: Option<Nanos>,
+    ) -> Self {
+        SourceSchedule {
+            src,
+            rng,
+            start,
+            stop,
+        }
     }
 }
 
@@ -72,7 +82,13 @@ pub struct StreamApp {
 impl StreamApp {
     /// `finite`: the schedule ends and the app is done once every message is
     /// delivered (otherwise it runs until the end of the run).
-    pub fn new(flow: FlowId, sender: Side, connect_at: Nanos, mut schedule: Box<dyn Schedule>, finite: bool) -> Self {
+    pub fn new(
+        flow: FlowId,
+        sender: Side,
+        connect_at: Nanos,
+        mut schedule: Box<dyn Schedule>,
+        finite: bool,
+    ) -> Self {
         let next = schedule.next_message();
         StreamApp {
             flow,
@@ -126,7 +142,9 @@ impl App for StreamApp {
                 self.flush(io);
             }
             AppEvent::Writable if side == self.sender => self.flush(io),
-            AppEvent::Delivered { total } if side != self.sender => self.log.delivered(io.now, total),
+            AppEvent::Delivered { total } if side != self.sender => {
+                self.log.delivered(io.now, total)
+            }
             _ => {}
         }
     }
@@ -183,7 +201,16 @@ pub struct FileApp {
 
 impl FileApp {
     pub fn new(flow: FlowId, sender: Side, start: Nanos, size: u64, label: String) -> Self {
-        FileApp { flow, sender, start, size, written: 0, started: false, end: None, label }
+        FileApp {
+            flow,
+            sender,
+            start,
+            size,
+            written: 0,
+            started: false,
+            end: None,
+            label,
+        }
     }
 
     fn fill(&mut self, io: &mut AppIo) {
@@ -202,10 +229,11 @@ impl App for FileApp {
     fn on_event(&mut self, _flow: FlowId, side: Side, ev: AppEvent, io: &mut AppIo) {
         match ev {
             AppEvent::Connected | AppEvent::Writable if side == self.sender => self.fill(io),
-            AppEvent::Delivered { total } if side != self.sender
-                && total >= self.size && self.end.is_none() => {
-                    self.end = Some(io.now);
-                }
+            AppEvent::Delivered { total }
+                if side != self.sender && total >= self.size && self.end.is_none() =>
+            {
+                self.end = Some(io.now);
+            }
             _ => {}
         }
     }
@@ -248,7 +276,12 @@ pub struct BulkApp {
 
 impl BulkApp {
     pub fn new(flow: FlowId, sender: Side, start: Nanos) -> Self {
-        BulkApp { flow, sender, start, started: false }
+        BulkApp {
+            flow,
+            sender,
+            start,
+            started: false,
+        }
     }
 }
 
@@ -303,7 +336,18 @@ impl UdpApp {
     /// `record`: keep per-message rows (foreground); background flows only count.
     pub fn new(flow: FlowId, sender: Side, mut schedule: Box<dyn Schedule>, record: bool) -> Self {
         let next = schedule.next_message();
-        UdpApp { flow, sender, schedule, next, msgs: Vec::new(), next_dgram: 0, low: 0, record, jitter: Jitter::default(), rows: Vec::new() }
+        UdpApp {
+            flow,
+            sender,
+            schedule,
+            next,
+            msgs: Vec::new(),
+            next_dgram: 0,
+            low: 0,
+            record,
+            jitter: Jitter::default(),
+            rows: Vec::new(),
+        }
     }
 }
 
@@ -329,7 +373,14 @@ impl App for UdpApp {
                 if m.2 == m.1 {
                     m.5 = Some(io.now);
                     self.jitter.update(m.4, io.now);
-                    self.rows.push(MessageRow { flow: self.flow, msg_id: i as u64, bytes: m.3, send_time: m.4, delivery_time: Some(io.now), jitter: Some(self.jitter.ns()) });
+                    self.rows.push(MessageRow {
+                        flow: self.flow,
+                        msg_id: i as u64,
+                        bytes: m.3,
+                        send_time: m.4,
+                        delivery_time: Some(io.now),
+                        jitter: Some(self.jitter.ns()),
+                    });
                 }
                 self.low = i;
             }
@@ -368,7 +419,14 @@ impl App for UdpApp {
         rep.messages.extend(self.rows.iter().cloned());
         for (i, m) in self.msgs.iter().enumerate() {
             if m.5.is_none() {
-                rep.messages.push(MessageRow { flow: self.flow, msg_id: i as u64, bytes: m.3, send_time: m.4, delivery_time: None, jitter: None });
+                rep.messages.push(MessageRow {
+                    flow: self.flow,
+                    msg_id: i as u64,
+                    bytes: m.3,
+                    send_time: m.4,
+                    delivery_time: None,
+                    jitter: None,
+                });
             }
         }
     }
@@ -424,10 +482,18 @@ impl WebApp {
                 BrowserAction::OpenConnection(c) => match self.flows.get(c) {
                     Some(&f) => io.connect(f),
                     None => {
-                        self.error.get_or_insert(format!("browser opened connection {c} but only {} exist", self.flows.len()));
+                        self.error.get_or_insert(format!(
+                            "browser opened connection {c} but only {} exist",
+                            self.flows.len()
+                        ));
                     }
                 },
-                BrowserAction::SendRequest { conn, object, request_bytes, response_bytes } => {
+                BrowserAction::SendRequest {
+                    conn,
+                    object,
+                    request_bytes,
+                    response_bytes,
+                } => {
                     self.servers[conn].expect_request(object, request_bytes, response_bytes);
                     self.backlog[conn].0 += request_bytes as u64;
                     self.flush(conn, Side::Client, io);
@@ -451,7 +517,9 @@ impl App for WebApp {
     fn start(&mut self, _io: &mut AppIo) {}
 
     fn on_event(&mut self, flow: FlowId, side: Side, ev: AppEvent, io: &mut AppIo) {
-        let Some(conn) = self.conn_of(flow) else { return };
+        let Some(conn) = self.conn_of(flow) else {
+            return;
+        };
         match (side, ev) {
             (Side::Client, AppEvent::Connected) => {
                 self.connected[conn].0 = true;

@@ -40,7 +40,10 @@ struct Lane<E: Copy> {
 
 impl<E: Copy> Lane<E> {
     fn new() -> Self {
-        Lane { heap: Vec::with_capacity(256), hole: false }
+        Lane {
+            heap: Vec::with_capacity(256),
+            hole: false,
+        }
     }
 
     fn len(&self) -> usize {
@@ -125,12 +128,19 @@ pub struct EventQueue<E: Copy> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { lanes: [Lane::new(), Lane::new()], seq: 0, popped: 0 }
+        EventQueue {
+            lanes: [Lane::new(), Lane::new()],
+            seq: 0,
+            popped: 0,
+        }
     }
 
     #[inline]
     fn push_to(&mut self, lane: usize, time: Nanos, ev: E) {
-        let e = Entry { key: (time as u128) << 64 | self.seq as u128, ev };
+        let e = Entry {
+            key: (time as u128) << 64 | self.seq as u128,
+            ev,
+        };
         self.seq += 1;
         self.lanes[lane].push(e);
     }

@@ -33,7 +33,16 @@ pub struct FailoverBulkApp {
 
 impl FailoverBulkApp {
     pub fn new(primary: FlowId, backup: FlowId, sender: Side, start: Nanos, after: Nanos) -> Self {
-        FailoverBulkApp { primary, backup, sender, start, after, started: false, last_progress: start, switched_at: None }
+        FailoverBulkApp {
+            primary,
+            backup,
+            sender,
+            start,
+            after,
+            started: false,
+            last_progress: start,
+            switched_at: None,
+        }
     }
 
     fn active(&self) -> FlowId {

@@ -36,7 +36,10 @@ pub fn run_once(scenario: &Scenario, run_index: u32) -> Result<RunOutput, String
     let series = Rc::new(RefCell::new(output::Series::default()));
     let iv = scenario.output.timeseries_interval_ms;
     if iv > 0.0 {
-        b.world.set_sampling((iv * MS as f64).round().max(1.0) as u64, output::sampler(series.clone(), scenario.output.cwnd_series));
+        b.world.set_sampling(
+            (iv * MS as f64).round().max(1.0) as u64,
+            output::sampler(series.clone(), scenario.output.cwnd_series),
+        );
     }
     b.world.run(b.end);
     let mut rep = metrics::Report::default();
@@ -47,7 +50,14 @@ pub fn run_once(scenario: &Scenario, run_index: u32) -> Result<RunOutput, String
         a.report(&mut rep);
     }
     let series = series.borrow();
-    let rt = output::tables(&b.world, &rep, (iv > 0.0).then_some(&*series), b.end, &b.drawn, &b.layout.client_addrs);
+    let rt = output::tables(
+        &b.world,
+        &rep,
+        (iv > 0.0).then_some(&*series),
+        b.end,
+        &b.drawn,
+        &b.layout.client_addrs,
+    );
     let mut out = RunOutput::new(run_index, scenario.run_seed(run_index));
     out.tables = rt.tables;
     for (k, v) in rt.summary {

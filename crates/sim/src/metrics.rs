@@ -50,7 +50,10 @@ pub struct StreamMessages {
 
 impl StreamMessages {
     pub fn new(flow: FlowId) -> Self {
-        StreamMessages { flow, ..Default::default() }
+        StreamMessages {
+            flow,
+            ..Default::default()
+        }
     }
 
     /// A message of `bytes` (> 0) was generated at `now`.
@@ -83,7 +86,14 @@ impl StreamMessages {
     pub fn finish(&self) -> Vec<MessageRow> {
         let mut v = self.rows.clone();
         for (id, bytes, sent) in self.log.pending_messages() {
-            v.push(MessageRow { flow: self.flow, msg_id: id, bytes: bytes as u32, send_time: sent, delivery_time: None, jitter: None });
+            v.push(MessageRow {
+                flow: self.flow,
+                msg_id: id,
+                bytes: bytes as u32,
+                send_time: sent,
+                delivery_time: None,
+                jitter: None,
+            });
         }
         v
     }

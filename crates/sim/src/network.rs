@@ -118,7 +118,11 @@ pub struct Network {
 pub enum Sent {
     /// Now in the pipe of this directed link; if it is the pipe's only
     /// packet the caller must schedule its arrival.
-    InFlight { dlink: DLinkId, head: bool, at: Nanos },
+    InFlight {
+        dlink: DLinkId,
+        head: bool,
+        at: Nanos,
+    },
     Dropped(Verdict),
     NoRoute,
 }
@@ -131,23 +135,44 @@ impl Network {
         let mut adj: Vec<Vec<(NodeId, DLinkId)>> = vec![Vec::new(); n];
         for (i, l) in spec.links.iter().enumerate() {
             if l.a >= n || l.b >= n || l.a == l.b {
-                return Err(format!("link {}: endpoints must be two different existing nodes", l.name));
+                return Err(format!(
+                    "link {}: endpoints must be two different existing nodes",
+                    l.name
+                ));
             }
             for (p, dir) in [(&l.ab, "ab"), (&l.ba, "ba")] {
-                p.validate().map_err(|e| format!("link {} ({dir}): {e}", l.name))?;
+                p.validate()
+                    .map_err(|e| format!("link {} ({dir}): {e}", l.name))?;
             }
             let ab = 2 * i;
             let ba = 2 * i + 1;
             let rng_ab = SimRng::stream(seed, &format!("link/{}/ab", l.name));
             let rng_ba = SimRng::stream(seed, &format!("link/{}/ba", l.name));
-            dlinks.push(DLink { name: l.name.clone(), dir: "ab", from: l.a, to: l.b, model: LinkModel::new(l.ab.clone(), rng_ab), pipe: VecDeque::new() });
-            dlinks.push(DLink { name: l.name.clone(), dir: "ba", from: l.b, to: l.a, model: LinkModel::new(l.ba.clone(), rng_ba), pipe: VecDeque::new() });
+            dlinks.push(DLink {
+                name: l.name.clone(),
+                dir: "ab",
+                from: l.a,
+                to: l.b,
+                model: LinkModel::new(l.ab.clone(), rng_ab),
+                pipe: VecDeque::new(),
+            });
+            dlinks.push(DLink {
+                name: l.name.clone(),
+                dir: "ba",
+                from: l.b,
+                to: l.a,
+                model: LinkModel::new(l.ba.clone(), rng_ba),
+                pipe: VecDeque::new(),
+            });
             adj[l.a].push((l.b, ab));
             adj[l.b].push((l.a, ba));
             for (node, addr, out) in [(l.a, l.a_addr, ab), (l.b, l.b_addr, ba)] {
                 if let Some(a) = addr {
                     if spec.nodes[node].kind != NodeKind::Host {
-                        return Err(format!("link {}: only hosts have interface addresses", l.name));
+                        return Err(format!(
+                            "link {}: only hosts have interface addresses",
+                            l.name
+                        ));
                     }
                     if iface.insert(a, (node, out)).is_some() {
                         return Err(format!("address {} is assigned twice", addr_to_string(a)));
@@ -190,7 +215,9 @@ impl Network {
                 }
                 let best = adj[u]
                     .iter()
-                    .filter(|(v, _)| dist[*v] != usize::MAX && spec.nodes[*v].kind == NodeKind::Router)
+                    .filter(|(v, _)| {
+                        dist[*v] != usize::MAX && spec.nodes[*v].kind == NodeKind::Router
+                    })
                     .min_by_key(|(v, dl)| (dist[*v], *dl));
                 if let Some(&(_, dl)) = best {
                     routes[u].push((addr, dl));
@@ -204,7 +231,15 @@ impl Network {
         for (h, a, dl) in all {
             host_ifaces[h].push((a, dl));
         }
-        Ok(Network { nodes: spec.nodes.clone(), dlinks, iface, host_ifaces, routes, drops_no_route: 0, pool: PacketPool::default() })
+        Ok(Network {
+            nodes: spec.nodes.clone(),
+            dlinks,
+            iface,
+            host_ifaces,
+            routes,
+            drops_no_route: 0,
+            pool: PacketPool::default(),
+        })
     }
 
     /// The host owning an address.
@@ -242,8 +277,14 @@ impl Network {
     pub fn send_pooled(&mut self, at: NodeId, now: Nanos, id: PktId) -> Sent {
         let pkt = &self.pool.slots[id as usize];
         let out = match self.nodes[at].kind {
-            NodeKind::Host => self.host_ifaces[at].iter().find(|(a, _)| *a == pkt.src).map(|&(_, dl)| dl),
-            NodeKind::Router => self.routes[at].iter().find(|(a, _)| *a == pkt.dst).map(|&(_, dl)| dl),
+            NodeKind::Host => self.host_ifaces[at]
+                .iter()
+                .find(|(a, _)| *a == pkt.src)
+                .map(|&(_, dl)| dl),
+            NodeKind::Router => self.routes[at]
+                .iter()
+                .find(|(a, _)| *a == pkt.dst)
+                .map(|&(_, dl)| dl),
         };
         let Some(out) = out else {
             self.drops_no_route += 1;
@@ -255,7 +296,11 @@ impl Network {
             Verdict::Deliver { at } => {
                 let head = link.pipe.is_empty();
                 link.pipe.push_back((at, id));
-                Sent::InFlight { dlink: out, head, at }
+                Sent::InFlight {
+                    dlink: out,
+                    head,
+                    at,
+                }
             }
             v => {
                 self.pool.release(id);
@@ -278,7 +323,10 @@ impl Network {
     #[inline]
     pub fn arrive_pooled(&mut self, dl: DLinkId) -> (NodeId, PktId, Option<Nanos>) {
         let link = &mut self.dlinks[dl];
-        let (_, id) = link.pipe.pop_front().expect("arrival event for an empty pipe");
+        let (_, id) = link
+            .pipe
+            .pop_front()
+            .expect("arrival event for an empty pipe");
         (link.to, id, link.pipe.front().map(|p| p.0))
     }
 
@@ -299,11 +347,31 @@ mod tests {
     }
 
     fn two_path() -> TopologySpec {
-        let host = |n: &str| NodeSpec { name: n.into(), kind: NodeKind::Host };
-        let router = |n: &str| NodeSpec { name: n.into(), kind: NodeKind::Router };
-        let link = |name: &str, a, b, a_addr, b_addr, ms| LinkSpec { name: name.into(), a, b, a_addr, b_addr, ab: lp(ms), ba: lp(ms) };
+        let host = |n: &str| NodeSpec {
+            name: n.into(),
+            kind: NodeKind::Host,
+        };
+        let router = |n: &str| NodeSpec {
+            name: n.into(),
+            kind: NodeKind::Router,
+        };
+        let link = |name: &str, a, b, a_addr, b_addr, ms| LinkSpec {
+            name: name.into(),
+            a,
+            b,
+            a_addr,
+            b_addr,
+            ab: lp(ms),
+            ba: lp(ms),
+        };
         TopologySpec {
-            nodes: vec![host("client"), router("r1"), router("r2"), router("core"), host("server")],
+            nodes: vec![
+                host("client"),
+                router("r1"),
+                router("r2"),
+                router("core"),
+                host("server"),
+            ],
             links: vec![
                 link("acc1", 0, 1, Some(addr(10, 1, 0, 2)), None, 10),
                 link("acc2", 0, 2, Some(addr(10, 2, 0, 2)), None, 30),
@@ -315,7 +383,19 @@ mod tests {
     }
 
     fn pkt(src: Addr, dst: Addr) -> Packet {
-        Packet { src, dst, flow: 0, size: 100, payload: Payload::Udp(UdpDatagram { src_port: 1, dst_port: 2, len: 72, seq: 0, sent_at: 0 }) }
+        Packet {
+            src,
+            dst,
+            flow: 0,
+            size: 100,
+            payload: Payload::Udp(UdpDatagram {
+                src_port: 1,
+                dst_port: 2,
+                len: 72,
+                seq: 0,
+                sent_at: 0,
+            }),
+        }
     }
 
     /// Walk a packet hop by hop, returning (final node, arrival time).
@@ -325,7 +405,9 @@ mod tests {
         let mut p = p;
         loop {
             match net.send_from(at, t, p) {
-                Sent::InFlight { dlink, at: when, .. } => {
+                Sent::InFlight {
+                    dlink, at: when, ..
+                } => {
                     let (to, pk, _) = net.arrive(dlink);
                     t = when;
                     if net.nodes[to].kind == NodeKind::Host {
@@ -359,7 +441,10 @@ mod tests {
     #[test]
     fn unknown_source_is_not_routed() {
         let mut net = Network::build(&two_path(), 1).unwrap();
-        assert!(matches!(net.send_from(0, 0, pkt(addr(9, 9, 9, 9), addr(10, 0, 0, 2))), Sent::NoRoute));
+        assert!(matches!(
+            net.send_from(0, 0, pkt(addr(9, 9, 9, 9), addr(10, 0, 0, 2))),
+            Sent::NoRoute
+        ));
         assert_eq!(net.drops_no_route, 1);
     }
 }

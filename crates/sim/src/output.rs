@@ -63,20 +63,56 @@ pub fn sampler(series: Rc<RefCell<Series>>, cwnd: bool) -> Box<dyn FnMut(&World)
             for (side, ep) in [("client", f.client_ep), ("server", f.server_ep)] {
                 let paths = w.eps[ep].paths();
                 for (pi, p) in paths.iter().enumerate() {
-                    let prev = s.last_bytes.insert((ep, pi), p.counters.bytes_sent).unwrap_or(0);
+                    let prev = s
+                        .last_bytes
+                        .insert((ep, pi), p.counters.bytes_sent)
+                        .unwrap_or(0);
                     if dt > 0 && p.counters.bytes_sent >= prev {
-                        let mbit = (p.counters.bytes_sent - prev) as f64 * 8.0 / (dt as f64 / 1e9) / 1e6;
+                        let mbit =
+                            (p.counters.bytes_sent - prev) as f64 * 8.0 / (dt as f64 / 1e9) / 1e6;
                         if mbit > 0.0 || p.counters.bytes_sent > 0 {
-                            s.rows.push((w.now, fid as u32, f.label.clone(), side, pi as u32 + 1, "send_mbit", mbit));
+                            s.rows.push((
+                                w.now,
+                                fid as u32,
+                                f.label.clone(),
+                                side,
+                                pi as u32 + 1,
+                                "send_mbit",
+                                mbit,
+                            ));
                         }
                     }
                 }
                 if cwnd {
                     for (pi, st) in w.eps[ep].path_states().iter().enumerate() {
-                        s.rows.push((w.now, fid as u32, f.label.clone(), side, pi as u32 + 1, "cwnd_bytes", st.cwnd_bytes as f64));
-                        s.rows.push((w.now, fid as u32, f.label.clone(), side, pi as u32 + 1, "srtt_ms", to_ms(st.srtt)));
+                        s.rows.push((
+                            w.now,
+                            fid as u32,
+                            f.label.clone(),
+                            side,
+                            pi as u32 + 1,
+                            "cwnd_bytes",
+                            st.cwnd_bytes as f64,
+                        ));
+                        s.rows.push((
+                            w.now,
+                            fid as u32,
+                            f.label.clone(),
+                            side,
+                            pi as u32 + 1,
+                            "srtt_ms",
+                            to_ms(st.srtt),
+                        ));
                         if st.ssthresh_bytes != u64::MAX {
-                            s.rows.push((w.now, fid as u32, f.label.clone(), side, pi as u32 + 1, "ssthresh_bytes", st.ssthresh_bytes as f64));
+                            s.rows.push((
+                                w.now,
+                                fid as u32,
+                                f.label.clone(),
+                                side,
+                                pi as u32 + 1,
+                                "ssthresh_bytes",
+                                st.ssthresh_bytes as f64,
+                            ));
                         }
                     }
                 }
@@ -102,10 +138,20 @@ pub fn median_p95_mean(v: &mut [f64]) -> (f64, f64, f64) {
 /// The client access path (1-based) a path of an endpoint runs over: the
 /// position of its client-side address among the client's addresses.
 fn access_path(client_addrs: &[Addr], local: Addr, remote: Addr, fallback: usize) -> usize {
-    client_addrs.iter().position(|&a| a == local || a == remote).map_or(fallback, |i| i + 1)
+    client_addrs
+        .iter()
+        .position(|&a| a == local || a == remote)
+        .map_or(fallback, |i| i + 1)
 }
 
-pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos, drawn: &[(String, f64)], client_addrs: &[Addr]) -> RunTables {
+pub fn tables(
+    w: &World,
+    rep: &Report,
+    series: Option<&Series>,
+    duration: Nanos,
+    drawn: &[(String, f64)],
+    client_addrs: &[Addr],
+) -> RunTables {
     let mut summary = BTreeMap::new();
     let label = |f: u32| w.flows[f as usize].label.clone();
 
@@ -164,7 +210,8 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
     let mut paths = schema::paths();
     // every client path has a share, 0 when unused (a path manager that never
     // opened a subflow there), so per-run shares average over all runs
-    let mut fg_bytes_by_path: BTreeMap<usize, u64> = (1..=client_addrs.len()).map(|p| (p, 0)).collect();
+    let mut fg_bytes_by_path: BTreeMap<usize, u64> =
+        (1..=client_addrs.len()).map(|p| (p, 0)).collect();
     let mut fg_received = 0u64;
     let mut fg_counters = Counters::default();
     for (fid, f) in w.flows.iter().enumerate() {
@@ -179,7 +226,13 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
                 if f.role == Role::Foreground {
                     *fg_bytes_by_path.entry(ap).or_default() += p.counters.bytes_sent;
                 }
-                let share = |a: u64, b: u64| if b == 0 { V::Null } else { V::F64(a as f64 / b as f64) };
+                let share = |a: u64, b: u64| {
+                    if b == 0 {
+                        V::Null
+                    } else {
+                        V::F64(a as f64 / b as f64)
+                    }
+                };
                 let mut row = vec![
                     V::U64(fid as u64),
                     V::Str(f.label.clone()),
@@ -197,7 +250,11 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
         }
         // Goodput: in-order bytes delivered to the applications (datagram
         // protocols deliver what they receive).
-        let delivered = if f.protocol == "udp" { total.bytes_received } else { w.delivered(f.client_ep) + w.delivered(f.server_ep) };
+        let delivered = if f.protocol == "udp" {
+            total.bytes_received
+        } else {
+            w.delivered(f.client_ep) + w.delivered(f.server_ep)
+        };
         let tput = delivered as f64 * 8.0 / secs / 1e6;
         if f.role == Role::Foreground {
             fg_received += delivered;
@@ -214,7 +271,10 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
         row.extend(counter_values(&total));
         flows.push_row(row).expect("flows schema");
     }
-    summary.insert("fg_throughput_mbit".into(), fg_received as f64 * 8.0 / secs / 1e6);
+    summary.insert(
+        "fg_throughput_mbit".into(),
+        fg_received as f64 * 8.0 / secs / 1e6,
+    );
     // Seed 001: what loss recovery cost the foreground flows (both ends, all paths)
     let c = &fg_counters;
     for (k, v) in [
@@ -250,8 +310,14 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
             // at the connection level, and of those waiting > 150 ms (the
             // interactivity bound)
             let n = ofo.len() as f64;
-            summary.insert("ofo_fraction".into(), ofo.iter().filter(|&&d| d > 0.0).count() as f64 / n);
-            summary.insert("ofo_fraction_over_150ms".into(), ofo.iter().filter(|&&d| d > 150.0).count() as f64 / n);
+            summary.insert(
+                "ofo_fraction".into(),
+                ofo.iter().filter(|&&d| d > 0.0).count() as f64 / n,
+            );
+            summary.insert(
+                "ofo_fraction_over_150ms".into(),
+                ofo.iter().filter(|&&d| d > 150.0).count() as f64 / n,
+            );
             let (_, p95, mean) = median_p95_mean(&mut ofo);
             summary.insert("ofo_delay_ms_mean".into(), mean);
             summary.insert("ofo_delay_ms_p95".into(), p95);
@@ -268,11 +334,19 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
     let mut links = schema::links();
     for (d, s) in w.net.link_stats() {
         let sent = s.packets_offered - s.drops_queue - s.drops_outage;
-        let mean_q = if sent > 0 { V::F64(s.queue_delay_sum as f64 / sent as f64 / 1e6) } else { V::Null };
+        let mean_q = if sent > 0 {
+            V::F64(s.queue_delay_sum as f64 / sent as f64 / 1e6)
+        } else {
+            V::Null
+        };
         links
             .push_row(vec![
                 V::Str(d.name.clone()),
-                V::Str(if d.dir == "ab" { "up".into() } else { "down".into() }),
+                V::Str(if d.dir == "ab" {
+                    "up".into()
+                } else {
+                    "down".into()
+                }),
                 V::Str(w.net.nodes[d.from].name.clone()),
                 V::Str(w.net.nodes[d.to].name.clone()),
                 V::U64(s.packets_offered),
@@ -298,8 +372,16 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
     let mut ts = schema::timeseries();
     if let Some(s) = series {
         for (t, f, l, side, p, m, v) in &s.rows {
-            ts.push_row(vec![V::F64(to_ms(*t)), V::U64(*f as u64), V::Str(l.clone()), V::Str((*side).into()), V::U64(*p as u64), V::Str((*m).into()), V::F64(*v)])
-                .expect("timeseries schema");
+            ts.push_row(vec![
+                V::F64(to_ms(*t)),
+                V::U64(*f as u64),
+                V::Str(l.clone()),
+                V::Str((*side).into()),
+                V::U64(*p as u64),
+                V::Str((*m).into()),
+                V::F64(*v),
+            ])
+            .expect("timeseries schema");
         }
     }
     for (k, v) in drawn {
@@ -308,7 +390,10 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
     summary.insert("sim_time_s".into(), w.now as f64 / 1e9);
     summary.insert("events".into(), w.events.popped() as f64);
     summary.insert("data_packets".into(), w.data_packets_delivered as f64);
-    RunTables { tables: vec![msgs, transfers, flows, paths, links, ts], summary }
+    RunTables {
+        tables: vec![msgs, transfers, flows, paths, links, ts],
+        summary,
+    }
 }
 
 /// Seed 002 Table 6: per client access path, the mean of the smoothed RTT
@@ -317,19 +402,40 @@ pub fn tables(w: &World, rep: &Report, series: Option<&Series>, duration: Nanos,
 /// RTT estimate: `srtt_ms_mean_path<N>`.
 fn srtt_means(w: &World, s: &Series, client_addrs: &[Addr]) -> BTreeMap<String, f64> {
     let mut acc: BTreeMap<usize, (f64, u64)> = BTreeMap::new();
-    for (fid, f) in w.flows.iter().enumerate().filter(|(_, f)| f.role == Role::Foreground) {
-        let sent = |ep: usize| w.eps[ep].paths().iter().map(|p| p.counters.bytes_sent).sum::<u64>();
-        let (side, ep) = if sent(f.server_ep) >= sent(f.client_ep) { ("server", f.server_ep) } else { ("client", f.client_ep) };
+    for (fid, f) in w
+        .flows
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.role == Role::Foreground)
+    {
+        let sent = |ep: usize| {
+            w.eps[ep]
+                .paths()
+                .iter()
+                .map(|p| p.counters.bytes_sent)
+                .sum::<u64>()
+        };
+        let (side, ep) = if sent(f.server_ep) >= sent(f.client_ep) {
+            ("server", f.server_ep)
+        } else {
+            ("client", f.client_ep)
+        };
         let paths = w.eps[ep].paths();
         for (_, flow, _, sd, pi, m, v) in &s.rows {
             if *flow as usize != fid || *sd != side || *m != "srtt_ms" || *v <= 0.0 {
                 continue;
             }
-            let Some(p) = paths.get(*pi as usize - 1) else { continue };
-            let e = acc.entry(access_path(client_addrs, p.local, p.remote, *pi as usize)).or_default();
+            let Some(p) = paths.get(*pi as usize - 1) else {
+                continue;
+            };
+            let e = acc
+                .entry(access_path(client_addrs, p.local, p.remote, *pi as usize))
+                .or_default();
             e.0 += v;
             e.1 += 1;
         }
     }
-    acc.into_iter().map(|(p, (sum, n))| (format!("srtt_ms_mean_path{p}"), sum / n as f64)).collect()
+    acc.into_iter()
+        .map(|(p, (sum, n))| (format!("srtt_ms_mean_path{p}"), sum / n as f64))
+        .collect()
 }

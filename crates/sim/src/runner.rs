@@ -8,10 +8,12 @@ use std::sync::Arc;
 use mptlab_core::endpoint::Endpoint;
 use mptlab_core::link::{LinkParams, Outage, QueueLimit};
 use mptlab_core::loss::LossModel;
-use mptlab_core::packet::Addr;
 use mptlab_core::mptcp::{EpFlags, MptcpConfig, MptcpConnection, PmKind, Role as MpRole};
+use mptlab_core::packet::Addr;
 use mptlab_core::sctp::{SctpAssociation, SctpConfig};
-use mptlab_core::tcp::{CcKind, CubicVariant, HyStartMode, Role as TcpRole, TcpConfig, TcpEndpoint};
+use mptlab_core::tcp::{
+    CcKind, CubicVariant, HyStartMode, Role as TcpRole, TcpConfig, TcpEndpoint,
+};
 use mptlab_core::time::{secs, Nanos, MS};
 use mptlab_core::trace::Trace;
 use mptlab_core::traffic::browser::{Browser, BrowserConfig};
@@ -53,7 +55,9 @@ impl Draw<'_> {
     fn value(&mut self, key: &str, r: &sc::Range) -> f64 {
         let v = match *r {
             sc::Range::Fixed(v) => v,
-            sc::Range::Uniform { lo, hi } => SimRng::stream(self.seed, &format!("draw/{key}")).uniform_range(lo, hi),
+            sc::Range::Uniform { lo, hi } => {
+                SimRng::stream(self.seed, &format!("draw/{key}")).uniform_range(lo, hi)
+            }
         };
         if !self.log.iter().any(|(k, _)| k == key) {
             self.log.push((key.to_string(), v));
@@ -62,7 +66,13 @@ impl Draw<'_> {
     }
 }
 
-fn link_dir(d: &sc::LinkDir, key: &str, dir: &str, draw: &mut Draw, traces: &mut HashMap<std::path::PathBuf, Arc<Trace>>) -> Result<LinkParams, String> {
+fn link_dir(
+    d: &sc::LinkDir,
+    key: &str,
+    dir: &str,
+    draw: &mut Draw,
+    traces: &mut HashMap<std::path::PathBuf, Arc<Trace>>,
+) -> Result<LinkParams, String> {
     let rate_bps = match &d.rate_mbit {
         Some(r) => (draw.value(&format!("{key}.rate_mbit"), r) * 1e6).round() as u64,
         None => 0,
@@ -74,7 +84,11 @@ fn link_dir(d: &sc::LinkDir, key: &str, dir: &str, draw: &mut Draw, traces: &mut
     };
     let loss = match &d.loss {
         sc::LossModel::None => LossModel::None,
-        sc::LossModel::Train { gap_ms, drop_packets, blackout_ms } => LossModel::Train {
+        sc::LossModel::Train {
+            gap_ms,
+            drop_packets,
+            blackout_ms,
+        } => LossModel::Train {
             gap: (gap_ms * MS as f64).round() as Nanos,
             drop: drop_packets.clone(),
             blackout: (blackout_ms * MS as f64).round() as Nanos,
@@ -87,7 +101,12 @@ fn link_dir(d: &sc::LinkDir, key: &str, dir: &str, draw: &mut Draw, traces: &mut
                 LossModel::None
             }
         }
-        sc::LossModel::GilbertElliott { p_gb, p_bg, loss_good_percent, loss_bad_percent } => LossModel::GilbertElliott {
+        sc::LossModel::GilbertElliott {
+            p_gb,
+            p_bg,
+            loss_good_percent,
+            loss_bad_percent,
+        } => LossModel::GilbertElliott {
             p_gb: draw.value(&format!("{key}.p_gb"), p_gb),
             p_bg: draw.value(&format!("{key}.p_bg"), p_bg),
             loss_good: draw.value(&format!("{key}.loss_good_percent"), loss_good_percent) / 100.0,
@@ -99,35 +118,70 @@ fn link_dir(d: &sc::LinkDir, key: &str, dir: &str, draw: &mut Draw, traces: &mut
         Some(p) => Some(match traces.get(p) {
             Some(t) => t.clone(),
             None => {
-                let text = std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read trace: {e}", p.display()))?;
+                let text = std::fs::read_to_string(p)
+                    .map_err(|e| format!("{}: cannot read trace: {e}", p.display()))?;
                 let t = Arc::new(Trace::parse(&text, &p.display().to_string())?);
                 traces.insert(p.clone(), t.clone());
                 t
             }
         }),
     };
-    let outages = d.outages.iter().map(|o| Outage { start: secs(o.at_s), end: secs(o.at_s + o.duration_s) }).collect();
-    let p = LinkParams { rate_bps, delay, queue, loss, trace, outages };
+    let outages = d
+        .outages
+        .iter()
+        .map(|o| Outage {
+            start: secs(o.at_s),
+            end: secs(o.at_s + o.duration_s),
+        })
+        .collect();
+    let p = LinkParams {
+        rate_bps,
+        delay,
+        queue,
+        loss,
+        trace,
+        outages,
+    };
     p.validate().map_err(|e| format!("{key} ({dir}): {e}"))?;
     Ok(p)
 }
 
-fn duplex(l: &sc::Link, key: &str, draw: &mut Draw, traces: &mut HashMap<std::path::PathBuf, Arc<Trace>>) -> Result<Duplex, String> {
-    Ok(Duplex { up: link_dir(&l.up, key, "up", draw, traces)?, down: link_dir(&l.down, key, "down", draw, traces)? })
+fn duplex(
+    l: &sc::Link,
+    key: &str,
+    draw: &mut Draw,
+    traces: &mut HashMap<std::path::PathBuf, Arc<Trace>>,
+) -> Result<Duplex, String> {
+    Ok(Duplex {
+        up: link_dir(&l.up, key, "up", draw, traces)?,
+        down: link_dir(&l.down, key, "down", draw, traces)?,
+    })
 }
 
 fn topology(s: &sc::Scenario, draw: &mut Draw) -> Result<(TopologySpec, Layout), String> {
     let mut traces = HashMap::new();
     match &s.topology {
-        sc::Topology::Preset { paths, server_link, .. } => {
+        sc::Topology::Preset {
+            paths, server_link, ..
+        } => {
             let mut ps = Vec::new();
             for (i, p) in paths.iter().enumerate() {
-                ps.push(duplex(&p.link, &format!("path{}", i + 1), draw, &mut traces)?);
+                ps.push(duplex(
+                    &p.link,
+                    &format!("path{}", i + 1),
+                    draw,
+                    &mut traces,
+                )?);
             }
             let srv = duplex(server_link, "server_link", draw, &mut traces)?;
             Ok(multi_path(&ps, &srv, s.background.enabled))
         }
-        sc::Topology::Explicit { client, server, nodes, links } => {
+        sc::Topology::Explicit {
+            client,
+            server,
+            nodes,
+            links,
+        } => {
             if s.background.enabled {
                 return Err("background traffic needs a topology preset (explicit topologies have no background hosts)".into());
             }
@@ -137,18 +191,27 @@ fn topology(s: &sc::Scenario, draw: &mut Draw) -> Result<(TopologySpec, Layout),
                     sc::NodeKind::Host => NodeKind::Host,
                     sc::NodeKind::Router => NodeKind::Router,
                 };
-                spec.nodes.push(NodeSpec { name: n.name.clone(), kind });
+                spec.nodes.push(NodeSpec {
+                    name: n.name.clone(),
+                    kind,
+                });
             }
             // A host's i-th address belongs to its i-th link in file order.
             let mut next_addr: HashMap<&str, usize> = HashMap::new();
             let mut take = |name: &str| -> Result<Option<Addr>, String> {
-                let n = nodes.iter().find(|n| n.name == name).ok_or_else(|| format!("unknown node {name}"))?;
+                let n = nodes
+                    .iter()
+                    .find(|n| n.name == name)
+                    .ok_or_else(|| format!("unknown node {name}"))?;
                 if n.kind == sc::NodeKind::Router {
                     return Ok(None);
                 }
                 let i = next_addr.entry(&n.name).or_insert(0);
                 let a = n.addresses.get(*i).ok_or_else(|| {
-                    format!("host {} has more links than addresses (address i goes with its i-th link)", n.name)
+                    format!(
+                        "host {} has more links than addresses (address i goes with its i-th link)",
+                        n.name
+                    )
                 })?;
                 *i += 1;
                 Ok(Some(u32::from(*a)))
@@ -156,22 +219,53 @@ fn topology(s: &sc::Scenario, draw: &mut Draw) -> Result<(TopologySpec, Layout),
             for (i, l) in links.iter().enumerate() {
                 let key = format!("link{}", i + 1);
                 let d = duplex(&l.link, &key, draw, &mut traces)?;
-                let a = spec.node(&l.a).ok_or_else(|| format!("unknown node {}", l.a))?;
-                let b = spec.node(&l.b).ok_or_else(|| format!("unknown node {}", l.b))?;
+                let a = spec
+                    .node(&l.a)
+                    .ok_or_else(|| format!("unknown node {}", l.a))?;
+                let b = spec
+                    .node(&l.b)
+                    .ok_or_else(|| format!("unknown node {}", l.b))?;
                 let a_addr = take(&l.a)?;
                 let b_addr = take(&l.b)?;
-                spec.links.push(LinkSpec { name: key, a, b, a_addr, b_addr, ab: d.up, ba: d.down });
+                spec.links.push(LinkSpec {
+                    name: key,
+                    a,
+                    b,
+                    a_addr,
+                    b_addr,
+                    ab: d.up,
+                    ba: d.down,
+                });
             }
-            let c = spec.node(client).ok_or_else(|| format!("unknown client node {client}"))?;
-            let sv = spec.node(server).ok_or_else(|| format!("unknown server node {server}"))?;
-            let addrs = |name: &str| nodes.iter().find(|n| n.name == name).map(|n| n.addresses.iter().map(|a| u32::from(*a)).collect::<Vec<_>>()).unwrap_or_default();
+            let c = spec
+                .node(client)
+                .ok_or_else(|| format!("unknown client node {client}"))?;
+            let sv = spec
+                .node(server)
+                .ok_or_else(|| format!("unknown server node {server}"))?;
+            let addrs = |name: &str| {
+                nodes
+                    .iter()
+                    .find(|n| n.name == name)
+                    .map(|n| {
+                        n.addresses
+                            .iter()
+                            .map(|a| u32::from(*a))
+                            .collect::<Vec<_>>()
+                    })
+                    .unwrap_or_default()
+            };
             let client_addrs = addrs(client);
             let server_addrs = addrs(server);
-            let server_addr = *server_addrs.first().ok_or("the server host needs an address")?;
+            let server_addr = *server_addrs
+                .first()
+                .ok_or("the server host needs an address")?;
             let layout = Layout {
                 client: c,
                 server: sv,
-                path_links: (0..client_addrs.len()).map(|i| format!("client-if{}", i + 1)).collect(),
+                path_links: (0..client_addrs.len())
+                    .map(|i| format!("client-if{}", i + 1))
+                    .collect(),
                 client_addrs,
                 server_addr,
                 server_addrs,
@@ -193,17 +287,32 @@ pub type PresetLinks = (Vec<Duplex>, Duplex, Vec<(String, f64)>);
 /// emulated run gets the very link parameters its simulated twin gets.
 pub fn preset_links(s: &sc::Scenario, seed: u64) -> Result<PresetLinks, String> {
     let mut drawn = Vec::new();
-    let mut draw = Draw { seed, log: &mut drawn };
+    let mut draw = Draw {
+        seed,
+        log: &mut drawn,
+    };
     let mut traces = HashMap::new();
     let (ps, srv) = match &s.topology {
-        sc::Topology::Preset { paths, server_link, .. } => {
+        sc::Topology::Preset {
+            paths, server_link, ..
+        } => {
             let mut ps = Vec::new();
             for (i, p) in paths.iter().enumerate() {
-                ps.push(duplex(&p.link, &format!("path{}", i + 1), &mut draw, &mut traces)?);
+                ps.push(duplex(
+                    &p.link,
+                    &format!("path{}", i + 1),
+                    &mut draw,
+                    &mut traces,
+                )?);
             }
-            (ps, duplex(server_link, "server_link", &mut draw, &mut traces)?)
+            (
+                ps,
+                duplex(server_link, "server_link", &mut draw, &mut traces)?,
+            )
         }
-        sc::Topology::Explicit { .. } => return Err("explicit topologies have no preset links".into()),
+        sc::Topology::Explicit { .. } => {
+            return Err("explicit topologies have no preset links".into())
+        }
     };
     Ok((ps, srv, drawn))
 }
@@ -263,16 +372,24 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
     };
     let pm = match o.path_manager {
         sc::PathManager::Default => PmKind::Default,
-        sc::PathManager::Fullmesh => PmKind::Fullmesh { per_pair: o.subflows_per_path },
+        sc::PathManager::Fullmesh => PmKind::Fullmesh {
+            per_pair: o.subflows_per_path,
+        },
         sc::PathManager::Ndiffports => PmKind::Ndiffports { n: o.ndiffports },
         sc::PathManager::Binder => PmKind::Binder { n: o.ndiffports },
         sc::PathManager::Upstream => PmKind::Upstream,
     };
     if o.subflows_per_path == 0 || o.subflows_per_path > 8 {
-        return Err(format!("transport.mptcp.subflows_per_path: expected 1..8, found {}", o.subflows_per_path));
+        return Err(format!(
+            "transport.mptcp.subflows_per_path: expected 1..8, found {}",
+            o.subflows_per_path
+        ));
     }
     if o.ndiffports == 0 || o.ndiffports > 16 {
-        return Err(format!("transport.mptcp.ndiffports: expected 1..16, found {}", o.ndiffports));
+        return Err(format!(
+            "transport.mptcp.ndiffports: expected 1..16, found {}",
+            o.ndiffports
+        ));
     }
     let mut backup_addrs = Vec::new();
     for &b in &o.backup_paths {
@@ -284,7 +401,8 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
     }
     let mut endpoints = Vec::new();
     for (i, f) in o.endpoints.iter().enumerate() {
-        let flags = EpFlags::parse(f).map_err(|e| format!("transport.mptcp.endpoints[{i}]: {e}"))?;
+        let flags =
+            EpFlags::parse(f).map_err(|e| format!("transport.mptcp.endpoints[{i}]: {e}"))?;
         if flags.backup {
             if let Some(&a) = client_addrs.get(i) {
                 backup_addrs.push(a);
@@ -302,8 +420,12 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
     if o.tlp == sc::MptcpTlp::MptcpLevel && !(t.tlp && t.sack) {
         return Err("transport.mptcp.tlp = \"mptcp-level\" needs transport.tlp = true and transport.sack = true (TLP requires SACK, RFC 8985 7.2)".into());
     }
-    if o.path_manager != sc::PathManager::Upstream && !(o.endpoints.is_empty() && o.server_endpoints.is_empty()) {
-        return Err("transport.mptcp.endpoints / server_endpoints need path_manager = \"upstream\"".into());
+    if o.path_manager != sc::PathManager::Upstream
+        && !(o.endpoints.is_empty() && o.server_endpoints.is_empty())
+    {
+        return Err(
+            "transport.mptcp.endpoints / server_endpoints need path_manager = \"upstream\"".into(),
+        );
     }
     let c = MptcpConfig {
         endpoints,
@@ -339,44 +461,104 @@ struct FlowFactory {
 
 impl FlowFactory {
     #[allow(clippy::too_many_arguments)]
-    fn add(&mut self, w: &mut World, label: String, role: Role, app: usize, ch: NodeId, ca: Addr, shost: NodeId, sa: Addr, udp: bool) -> FlowId {
+    fn add(
+        &mut self,
+        w: &mut World,
+        label: String,
+        role: Role,
+        app: usize,
+        ch: NodeId,
+        ca: Addr,
+        shost: NodeId,
+        sa: Addr,
+        udp: bool,
+    ) -> FlowId {
         let flow = w.next_flow_id();
         let cp = self.next_port;
         self.next_port += 1;
         let sp = 80;
-        let (c, s, proto): (Box<dyn Endpoint>, Box<dyn Endpoint>, &str) = if udp || self.protocol == sc::Protocol::Udp {
-            (Box::new(UdpEndpoint::new(flow, ca, cp, sa, sp)), Box::new(UdpEndpoint::new(flow, sa, sp, ca, cp)), "udp")
-        } else if let Some(cfg) = &self.mptcp {
-            let mut sa_all = vec![sa];
-            sa_all.extend(self.server_addrs.iter().copied().filter(|&a| a != sa));
-            let mut srv = cfg.clone();
-            srv.capable = self.server_capable;
-            srv.backup_addrs.clear();
-            srv.endpoints = self.server_endpoints.clone();
-            (
-                Box::new(MptcpConnection::new(cfg.clone(), flow, MpRole::Client, &self.client_addrs, cp, &[sa], sp).expect("validated")),
-                Box::new(MptcpConnection::new(srv, flow, MpRole::Server, &sa_all, sp, &[], cp).expect("validated")),
-                "mptcp",
-            )
-        } else if let Some(cfg) = &self.sctp {
-            // Both ends multi-homed as SCTP sees them: every client address,
-            // the chosen path first (the primary), one server address.
-            let mut cfg_c = cfg.clone();
-            cfg_c.seed = cfg.seed ^ (flow as u64) << 1;
-            let mut cfg_s = cfg.clone();
-            cfg_s.seed = cfg.seed ^ ((flow as u64) << 1 | 1);
-            (
-                Box::new(SctpAssociation::new(flow, &self.client_addrs, cp, &[sa], sp, cfg_c)),
-                Box::new(SctpAssociation::new(flow, &[sa], sp, &self.client_addrs, cp, cfg_s)),
-                if cfg.cmt { "cmt-sctp" } else { "sctp" },
-            )
-        } else {
-            (
-                Box::new(TcpEndpoint::new(&self.tcp, flow, ca, cp, sa, sp, TcpRole::Client)),
-                Box::new(TcpEndpoint::new(&self.tcp, flow, sa, sp, ca, cp, TcpRole::Server)),
-                "tcp",
-            )
-        };
+        let (c, s, proto): (Box<dyn Endpoint>, Box<dyn Endpoint>, &str) =
+            if udp || self.protocol == sc::Protocol::Udp {
+                (
+                    Box::new(UdpEndpoint::new(flow, ca, cp, sa, sp)),
+                    Box::new(UdpEndpoint::new(flow, sa, sp, ca, cp)),
+                    "udp",
+                )
+            } else if let Some(cfg) = &self.mptcp {
+                let mut sa_all = vec![sa];
+                sa_all.extend(self.server_addrs.iter().copied().filter(|&a| a != sa));
+                let mut srv = cfg.clone();
+                srv.capable = self.server_capable;
+                srv.backup_addrs.clear();
+                srv.endpoints = self.server_endpoints.clone();
+                (
+                    Box::new(
+                        MptcpConnection::new(
+                            cfg.clone(),
+                            flow,
+                            MpRole::Client,
+                            &self.client_addrs,
+                            cp,
+                            &[sa],
+                            sp,
+                        )
+                        .expect("validated"),
+                    ),
+                    Box::new(
+                        MptcpConnection::new(srv, flow, MpRole::Server, &sa_all, sp, &[], cp)
+                            .expect("validated"),
+                    ),
+                    "mptcp",
+                )
+            } else if let Some(cfg) = &self.sctp {
+                // Both ends multi-homed as SCTP sees them: every client address,
+                // the chosen path first (the primary), one server address.
+                let mut cfg_c = cfg.clone();
+                cfg_c.seed = cfg.seed ^ (flow as u64) << 1;
+                let mut cfg_s = cfg.clone();
+                cfg_s.seed = cfg.seed ^ ((flow as u64) << 1 | 1);
+                (
+                    Box::new(SctpAssociation::new(
+                        flow,
+                        &self.client_addrs,
+                        cp,
+                        &[sa],
+                        sp,
+                        cfg_c,
+                    )),
+                    Box::new(SctpAssociation::new(
+                        flow,
+                        &[sa],
+                        sp,
+                        &self.client_addrs,
+                        cp,
+                        cfg_s,
+                    )),
+                    if cfg.cmt { "cmt-sctp" } else { "sctp" },
+                )
+            } else {
+                (
+                    Box::new(TcpEndpoint::new(
+                        &self.tcp,
+                        flow,
+                        ca,
+                        cp,
+                        sa,
+                        sp,
+                        TcpRole::Client,
+                    )),
+                    Box::new(TcpEndpoint::new(
+                        &self.tcp,
+                        flow,
+                        sa,
+                        sp,
+                        ca,
+                        cp,
+                        TcpRole::Server,
+                    )),
+                    "tcp",
+                )
+            };
         w.add_flow(label, proto, role, app, ch, c, shost, s)
     }
 }
@@ -393,18 +575,31 @@ pub fn sctp_config(t: &sc::Transport, seed: u64) -> Result<SctpConfig, String> {
     let o = &t.sctp;
     let (snd, rcv) = (t.sndbuf_kib as u64 * 1024, t.rcvbuf_kib as u64 * 1024);
     let cmt = t.protocol == sc::Protocol::CmtSctp;
-    let preset = o.preset.as_deref().unwrap_or(if cmt { "seed000" } else { "rfc" });
+    let preset = o
+        .preset
+        .as_deref()
+        .unwrap_or(if cmt { "seed000" } else { "rfc" });
     let mut c = match preset {
         "seed000" => SctpConfig::seed000(snd, rcv),
-        "rfc" => SctpConfig { send_buffer: snd, recv_buffer: rcv, ..SctpConfig::sctp() },
-        other => return Err(format!("transport.sctp.preset: expected \"seed000\" or \"rfc\", found \"{other}\"")),
+        "rfc" => SctpConfig {
+            send_buffer: snd,
+            recv_buffer: rcv,
+            ..SctpConfig::sctp()
+        },
+        other => {
+            return Err(format!(
+                "transport.sctp.preset: expected \"seed000\" or \"rfc\", found \"{other}\""
+            ))
+        }
     };
     c.cmt = cmt;
     c.mtu = t.mtu_bytes;
     c.seed = seed;
     let mut set = |key: &str, v: Option<String>| -> Result<(), String> {
         match v {
-            Some(v) => c.set_option(key, &v).map_err(|e| format!("transport.sctp.{key}: {e}")),
+            Some(v) => c
+                .set_option(key, &v)
+                .map_err(|e| format!("transport.sctp.{key}: {e}")),
             None => Ok(()),
         }
     };
@@ -413,7 +608,10 @@ pub fn sctp_config(t: &sc::Transport, seed: u64) -> Result<SctpConfig, String> {
     set("buffer_splitting", o.buffer_splitting.clone())?;
     set("cc", o.cc.clone())?;
     set("nr_sack", o.nr_sack.map(|b| b.to_string()))?;
-    set("chunk_rescheduling", o.chunk_rescheduling.map(|b| b.to_string()))?;
+    set(
+        "chunk_rescheduling",
+        o.chunk_rescheduling.map(|b| b.to_string()),
+    )?;
     set("max_burst", o.max_burst.map(|b| b.to_string()))?;
     set("unordered", o.unordered.map(|b| b.to_string()))?;
     if c.unordered {
@@ -429,7 +627,11 @@ fn is_sctp(p: sc::Protocol) -> bool {
 /// Whether the simulator implements what the scenario asks for.
 pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     match s.transport.protocol {
-        sc::Protocol::Tcp | sc::Protocol::Udp | sc::Protocol::Sctp | sc::Protocol::CmtSctp | sc::Protocol::Mptcp => {}
+        sc::Protocol::Tcp
+        | sc::Protocol::Udp
+        | sc::Protocol::Sctp
+        | sc::Protocol::CmtSctp
+        | sc::Protocol::Mptcp => {}
     }
     if s.transport.protocol == sc::Protocol::Mptcp {
         mptcp_config(&s.transport, &[])?;
@@ -440,11 +642,17 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     if is_sctp(s.transport.protocol) {
         sctp_config(&s.transport, 0)?;
     }
-    if let sc::TrafficModel::Gaming { trace: sc::GamingTrace::File(p) } = &s.traffic.model {
+    if let sc::TrafficModel::Gaming {
+        trace: sc::GamingTrace::File(p),
+    } = &s.traffic.model
+    {
         load_game_trace(p).map_err(|e| format!("traffic.trace: {e}"))?;
     }
     if s.background.enabled && s.background.tcp_cc.is_coupled() {
-        return Err(format!("background.tcp_cc = \"{}\": background flows are single-path TCP (newreno or cubic)", s.background.tcp_cc));
+        return Err(format!(
+            "background.tcp_cc = \"{}\": background flows are single-path TCP (newreno or cubic)",
+            s.background.tcp_cc
+        ));
     }
     if s.background.enabled && matches!(s.topology, sc::Topology::Explicit { .. }) {
         return Err("background traffic needs a topology preset (explicit topologies have no background hosts)".into());
@@ -457,7 +665,13 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
     let seed = s.run_seed(run);
     supported(s)?;
     let mut drawn = Vec::new();
-    let (spec, layout) = topology(s, &mut Draw { seed, log: &mut drawn })?;
+    let (spec, layout) = topology(
+        s,
+        &mut Draw {
+            seed,
+            log: &mut drawn,
+        },
+    )?;
     let net = Network::build(&spec, seed)?;
     let mut w = World::new(net);
     let end = secs(s.meta.duration_s);
@@ -468,11 +682,27 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
     let ca = *layout
         .client_addrs
         .get(path.wrapping_sub(1))
-        .ok_or_else(|| format!("transport.path = {path}, but the client has {} access paths", layout.client_addrs.len()))?;
+        .ok_or_else(|| {
+            format!(
+                "transport.path = {path}, but the client has {} access paths",
+                layout.client_addrs.len()
+            )
+        })?;
     let mut client_addrs = vec![ca];
     client_addrs.extend(layout.client_addrs.iter().copied().filter(|&a| a != ca));
-    let sctp = if is_sctp(s.transport.protocol) { Some(sctp_config(&s.transport, SimRng::stream(seed, "sctp").below(u64::MAX))?) } else { None };
-    let mptcp = if s.transport.protocol == sc::Protocol::Mptcp { Some(mptcp_config(&s.transport, &layout.client_addrs)?) } else { None };
+    let sctp = if is_sctp(s.transport.protocol) {
+        Some(sctp_config(
+            &s.transport,
+            SimRng::stream(seed, "sctp").below(u64::MAX),
+        )?)
+    } else {
+        None
+    };
+    let mptcp = if s.transport.protocol == sc::Protocol::Mptcp {
+        Some(mptcp_config(&s.transport, &layout.client_addrs)?)
+    } else {
+        None
+    };
     let mut ff = FlowFactory {
         protocol: s.transport.protocol,
         tcp: tcp_config(&s.transport)?,
@@ -480,7 +710,12 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
         mptcp,
         server_capable: s.transport.mptcp.server_capable,
         server_addrs: layout.server_addrs.clone(),
-        server_endpoints: layout.server_addrs.iter().zip(&s.transport.mptcp.server_endpoints).map(|(&a, f)| (a, EpFlags::parse(f).unwrap_or_default())).collect(),
+        server_endpoints: layout
+            .server_addrs
+            .iter()
+            .zip(&s.transport.mptcp.server_endpoints)
+            .map(|(&a, f)| (a, EpFlags::parse(f).unwrap_or_default()))
+            .collect(),
         client_addrs,
         next_port: 40000,
     };
@@ -491,17 +726,37 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
     // transport.server_path picks the server address of the foreground flow
     // (validated against the topology; presets have one server address)
     let sp = s.transport.server_path as usize;
-    let sa = *layout
-        .server_addrs
-        .get(sp.wrapping_sub(1))
-        .ok_or_else(|| format!("transport.server_path = {sp}, but the server has {} addresses", layout.server_addrs.len()))?;
+    let sa = *layout.server_addrs.get(sp.wrapping_sub(1)).ok_or_else(|| {
+        format!(
+            "transport.server_path = {sp}, but the server has {} addresses",
+            layout.server_addrs.len()
+        )
+    })?;
     let (cl, sv) = (layout.client, layout.server);
-    let stream = |src: Box<dyn MessageSource>, label: &str| SourceSchedule::new(src, SimRng::stream(seed, label), start, stop);
+    let stream = |src: Box<dyn MessageSource>, label: &str| {
+        SourceSchedule::new(src, SimRng::stream(seed, label), start, stop)
+    };
     match &s.traffic.model {
         sc::TrafficModel::Video { bitrate_kbit, fps } => {
-            let cfg = VideoConfig { bit_rate_bps: (bitrate_kbit * 1000.0).round() as u64, frame_rate: fps.round() as u32, phase: FramePhase::Fixed(0), max_frames: None };
+            let cfg = VideoConfig {
+                bit_rate_bps: (bitrate_kbit * 1000.0).round() as u64,
+                frame_rate: fps.round() as u32,
+                phase: FramePhase::Fixed(0),
+                max_frames: None,
+            };
             let src = VideoSource::new(cfg)?;
-            message_app(&mut w, &mut ff, app, cl, ca, sv, sa, snd, Box::new(stream(Box::new(src), "traffic/video")), false);
+            message_app(
+                &mut w,
+                &mut ff,
+                app,
+                cl,
+                ca,
+                sv,
+                sa,
+                snd,
+                Box::new(stream(Box::new(src), "traffic/video")),
+                false,
+            );
         }
         sc::TrafficModel::Gaming { trace } => {
             let src: Box<dyn MessageSource> = match trace {
@@ -511,39 +766,134 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                 }
                 sc::GamingTrace::File(p) => Box::new(TraceSource::new(load_game_trace(p)?, 0)),
             };
-            message_app(&mut w, &mut ff, app, cl, ca, sv, sa, snd, Box::new(stream(src, "traffic/gaming")), true);
+            message_app(
+                &mut w,
+                &mut ff,
+                app,
+                cl,
+                ca,
+                sv,
+                sa,
+                snd,
+                Box::new(stream(src, "traffic/gaming")),
+                true,
+            );
         }
-        sc::TrafficModel::Web { page, max_connections } => {
+        sc::TrafficModel::Web {
+            page,
+            max_connections,
+        } => {
             let page = match page {
                 sc::WebPage::Site(name) => Page::preset(name, seed)?,
                 sc::WebPage::Objects(v) => Page::from_sizes("custom", v)?,
             };
-            let cfg = BrowserConfig { max_connections: *max_connections as usize, ..BrowserConfig::default() };
+            let cfg = BrowserConfig {
+                max_connections: *max_connections as usize,
+                ..BrowserConfig::default()
+            };
             let label = page.name.clone();
             let browser = Browser::new(page, cfg)?;
-            let flows: Vec<FlowId> = (0..*max_connections).map(|i| ff.add(&mut w, format!("web{i}"), Role::Foreground, app, cl, ca, sv, sa, false)).collect();
+            let flows: Vec<FlowId> = (0..*max_connections)
+                .map(|i| {
+                    ff.add(
+                        &mut w,
+                        format!("web{i}"),
+                        Role::Foreground,
+                        app,
+                        cl,
+                        ca,
+                        sv,
+                        sa,
+                        false,
+                    )
+                })
+                .collect();
             w.add_app(Box::new(WebApp::new(flows, start, browser, label)));
         }
         sc::TrafficModel::File { size_bytes } => {
-            let f = ff.add(&mut w, "file".into(), Role::Foreground, app, cl, ca, sv, sa, false);
-            w.add_app(Box::new(FileApp::new(f, snd, start, *size_bytes, format!("file-{size_bytes}"))));
+            let f = ff.add(
+                &mut w,
+                "file".into(),
+                Role::Foreground,
+                app,
+                cl,
+                ca,
+                sv,
+                sa,
+                false,
+            );
+            w.add_app(Box::new(FileApp::new(
+                f,
+                snd,
+                start,
+                *size_bytes,
+                format!("file-{size_bytes}"),
+            )));
         }
-        sc::TrafficModel::Bursts { count, size_bytes, interval_s } => {
+        sc::TrafficModel::Bursts {
+            count,
+            size_bytes,
+            interval_s,
+        } => {
             // each burst is a message: its delay is the burst completion time
-            let src = BurstSource::new(BurstsConfig::from_scenario(*count, *size_bytes, *interval_s))?;
-            message_app(&mut w, &mut ff, app, cl, ca, sv, sa, snd, Box::new(stream(Box::new(src), "traffic/bursts")), true);
+            let src = BurstSource::new(BurstsConfig::from_scenario(
+                *count,
+                *size_bytes,
+                *interval_s,
+            ))?;
+            message_app(
+                &mut w,
+                &mut ff,
+                app,
+                cl,
+                ca,
+                sv,
+                sa,
+                snd,
+                Box::new(stream(Box::new(src), "traffic/bursts")),
+                true,
+            );
         }
         sc::TrafficModel::Bulk => {
-            let f = ff.add(&mut w, "bulk".into(), Role::Foreground, app, cl, ca, sv, sa, false);
+            let f = ff.add(
+                &mut w,
+                "bulk".into(),
+                Role::Foreground,
+                app,
+                cl,
+                ca,
+                sv,
+                sa,
+                false,
+            );
             match &s.traffic.failover {
                 None => {
                     w.add_app(Box::new(BulkApp::new(f, snd, start)));
                 }
                 Some(fo) => {
                     // seed 004 sec. 4.4: reconnect over another client path after a stall
-                    let ba = *layout.client_addrs.get(fo.path as usize - 1).ok_or("traffic.failover_path: no such client path")?;
-                    let b = ff.add(&mut w, "bulk-failover".into(), Role::Foreground, app, cl, ba, sv, sa, false);
-                    w.add_app(Box::new(FailoverBulkApp::new(f, b, snd, start, secs(fo.after_s))));
+                    let ba = *layout
+                        .client_addrs
+                        .get(fo.path as usize - 1)
+                        .ok_or("traffic.failover_path: no such client path")?;
+                    let b = ff.add(
+                        &mut w,
+                        "bulk-failover".into(),
+                        Role::Foreground,
+                        app,
+                        cl,
+                        ba,
+                        sv,
+                        sa,
+                        false,
+                    );
+                    w.add_app(Box::new(FailoverBulkApp::new(
+                        f,
+                        b,
+                        snd,
+                        start,
+                        secs(fo.after_s),
+                    )));
                 }
             }
         }
@@ -551,7 +901,12 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
     if s.background.enabled {
         background(s, &mut w, &mut ff, &layout, &spec, snd, seed)?;
     }
-    Ok(Built { world: w, layout, end, drawn })
+    Ok(Built {
+        world: w,
+        layout,
+        end,
+        drawn,
+    })
 }
 
 /// A gaming trace file: `*.csv` (time_ms,size_bytes), or a D-ITG pair given
@@ -559,7 +914,10 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
 /// (`-Fs`, bytes per line) sits beside it with the extension `.ps`
 /// (`game.idt` + `game.ps`).
 pub fn load_game_trace(p: &std::path::Path) -> Result<GameTrace, String> {
-    let read = |p: &std::path::Path| std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read gaming trace: {e}", p.display()));
+    let read = |p: &std::path::Path| {
+        std::fs::read_to_string(p)
+            .map_err(|e| format!("{}: cannot read gaming trace: {e}", p.display()))
+    };
     let name = p.display().to_string();
     if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) {
         return GameTrace::from_csv(&name, &read(p)?);
@@ -571,11 +929,27 @@ pub fn load_game_trace(p: &std::path::Path) -> Result<GameTrace, String> {
     if !sizes.is_file() {
         return Err(format!("{name}: not a .csv trace, and the D-ITG size file {} (-Fs) that should go with it does not exist", sizes.display()));
     }
-    GameTrace::from_ditg(&name, &read(p)?, &sizes.display().to_string(), &read(&sizes)?)
+    GameTrace::from_ditg(
+        &name,
+        &read(p)?,
+        &sizes.display().to_string(),
+        &read(&sizes)?,
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
-fn message_app(w: &mut World, ff: &mut FlowFactory, app: usize, cl: NodeId, ca: Addr, sv: NodeId, sa: Addr, snd: Side, sched: Box<SourceSchedule>, finite: bool) {
+fn message_app(
+    w: &mut World,
+    ff: &mut FlowFactory,
+    app: usize,
+    cl: NodeId,
+    ca: Addr,
+    sv: NodeId,
+    sa: Addr,
+    snd: Side,
+    sched: Box<SourceSchedule>,
+    finite: bool,
+) {
     let udp = ff.protocol == sc::Protocol::Udp;
     let f = ff.add(w, "fg".into(), Role::Foreground, app, cl, ca, sv, sa, udp);
     if udp {
@@ -584,7 +958,9 @@ fn message_app(w: &mut World, ff: &mut FlowFactory, app: usize, cl: NodeId, ca: 
         // Connect at time 0 so the connection is up when messages start.
         // SCTP is message-oriented: one write per message, whole or not at all.
         let per_message = ff.sctp.is_some();
-        w.add_app(Box::new(StreamApp::new(f, snd, 0, sched, finite).per_message(per_message)));
+        w.add_app(Box::new(
+            StreamApp::new(f, snd, 0, sched, finite).per_message(per_message),
+        ));
     }
 }
 
@@ -593,7 +969,15 @@ fn message_app(w: &mut World, ff: &mut FlowFactory, app: usize, cl: NodeId, ca: 
 /// in the foreground's direction. `background.paths` limits them to some
 /// access paths and `background.start_s` delays them (seed 004 sec. 4.2: a
 /// YouTube download over WiFi only, from ~300 s).
-fn background(s: &sc::Scenario, w: &mut World, ff: &mut FlowFactory, lay: &Layout, spec: &TopologySpec, snd: Side, seed: u64) -> Result<(), String> {
+fn background(
+    s: &sc::Scenario,
+    w: &mut World,
+    ff: &mut FlowFactory,
+    lay: &Layout,
+    spec: &TopologySpec,
+    snd: Side,
+    seed: u64,
+) -> Result<(), String> {
     let (bgs, bgs_addr) = lay.bg_server.ok_or("background hosts missing")?;
     // The background hosts share the foreground hosts' system settings
     // (seed 000 section 4.5.3 sets the buffers per scenario, not per flow),
@@ -615,7 +999,17 @@ fn background(s: &sc::Scenario, w: &mut World, ff: &mut FlowFactory, lay: &Layou
         mtu: t.mtu_bytes,
         ..TcpConfig::default()
     };
-    let mut bg_ff = FlowFactory { protocol: sc::Protocol::Tcp, tcp, sctp: None, mptcp: None, server_capable: true, server_addrs: Vec::new(), server_endpoints: Vec::new(), client_addrs: Vec::new(), next_port: 50000 };
+    let mut bg_ff = FlowFactory {
+        protocol: sc::Protocol::Tcp,
+        tcp,
+        sctp: None,
+        mptcp: None,
+        server_capable: true,
+        server_addrs: Vec::new(),
+        server_endpoints: Vec::new(),
+        client_addrs: Vec::new(),
+        next_port: 50000,
+    };
     let _ = ff;
     let start = secs(s.background.start_s);
     for (i, &(bgc, bgc_addr)) in lay.bg_clients.iter().enumerate() {
@@ -624,12 +1018,26 @@ fn background(s: &sc::Scenario, w: &mut World, ff: &mut FlowFactory, lay: &Layou
         }
         for k in 0..s.background.tcp_flows {
             let app = w.next_app_id();
-            let f = bg_ff.add(w, format!("bg-tcp-p{}-{k}", i + 1), Role::Background, app, bgc, bgc_addr, bgs, bgs_addr, false);
+            let f = bg_ff.add(
+                w,
+                format!("bg-tcp-p{}-{k}", i + 1),
+                Role::Background,
+                app,
+                bgc,
+                bgc_addr,
+                bgs,
+                bgs_addr,
+                false,
+            );
             w.add_app(Box::new(BulkApp::new(f, snd, start)));
         }
         if s.background.udp_share_percent > 0.0 {
             // Capacity of the path in the direction the traffic flows.
-            let l = spec.links.iter().find(|l| l.name == lay.path_links[i]).ok_or("path link missing")?;
+            let l = spec
+                .links
+                .iter()
+                .find(|l| l.name == lay.path_links[i])
+                .ok_or("path link missing")?;
             let p = if snd == Side::Server { &l.ba } else { &l.ab };
             let cap = match &p.trace {
                 Some(t) => t.mean_rate_bps(),
@@ -638,9 +1046,24 @@ fn background(s: &sc::Scenario, w: &mut World, ff: &mut FlowFactory, lay: &Layou
             let plan = background_plan(cap, s.background.udp_share_percent / 100.0)?;
             for k in 0..plan.flows {
                 let app = w.next_app_id();
-                let f = bg_ff.add(w, format!("bg-udp-p{}-{k}", i + 1), Role::Background, app, bgc, bgc_addr, bgs, bgs_addr, true);
+                let f = bg_ff.add(
+                    w,
+                    format!("bg-udp-p{}-{k}", i + 1),
+                    Role::Background,
+                    app,
+                    bgc,
+                    bgc_addr,
+                    bgs,
+                    bgs_addr,
+                    true,
+                );
                 let src = OnOffSource::new(OnOffConfig::for_mean_rate(plan.per_flow_bps)?)?;
-                let sched = SourceSchedule::new(Box::new(src), SimRng::stream(seed, &format!("bg/udp/{i}/{k}")), start, None);
+                let sched = SourceSchedule::new(
+                    Box::new(src),
+                    SimRng::stream(seed, &format!("bg/udp/{i}/{k}")),
+                    start,
+                    None,
+                );
                 w.add_app(Box::new(UdpApp::new(f, snd, Box::new(sched), false)));
             }
         }

@@ -32,13 +32,20 @@ pub struct Duplex {
 
 impl Duplex {
     pub fn symmetric(p: LinkParams) -> Duplex {
-        Duplex { up: p.clone(), down: p }
+        Duplex {
+            up: p.clone(),
+            down: p,
+        }
     }
 }
 
 /// A fast local link (1 Gbit/s, 10 us, 1000-packet queue).
 pub fn lan() -> Duplex {
-    Duplex::symmetric(LinkParams::new(1_000_000_000, 10 * US, QueueLimit::Packets(1000)))
+    Duplex::symmetric(LinkParams::new(
+        1_000_000_000,
+        10 * US,
+        QueueLimit::Packets(1000),
+    ))
 }
 
 /// Where things are in a built topology.
@@ -60,16 +67,37 @@ pub struct Layout {
 }
 
 fn host(name: &str) -> NodeSpec {
-    NodeSpec { name: name.into(), kind: NodeKind::Host }
+    NodeSpec {
+        name: name.into(),
+        kind: NodeKind::Host,
+    }
 }
 
 fn router(name: &str) -> NodeSpec {
-    NodeSpec { name: name.into(), kind: NodeKind::Router }
+    NodeSpec {
+        name: name.into(),
+        kind: NodeKind::Router,
+    }
 }
 
-fn link(name: &str, a: NodeId, b: NodeId, a_addr: Option<Addr>, b_addr: Option<Addr>, d: &Duplex) -> LinkSpec {
+fn link(
+    name: &str,
+    a: NodeId,
+    b: NodeId,
+    a_addr: Option<Addr>,
+    b_addr: Option<Addr>,
+    d: &Duplex,
+) -> LinkSpec {
     // a is on the client side, so a->b is "up".
-    LinkSpec { name: name.into(), a, b, a_addr, b_addr, ab: d.up.clone(), ba: d.down.clone() }
+    LinkSpec {
+        name: name.into(),
+        a,
+        b,
+        a_addr,
+        b_addr,
+        ab: d.up.clone(),
+        ba: d.down.clone(),
+    }
 }
 
 /// Client address on access path `i` (0-based): 10.(i+1).0.2.
@@ -87,7 +115,11 @@ pub fn bg_client_addr(i: usize) -> Addr {
 
 /// A client with `paths.len()` access paths (seed 000 uses two), a shared
 /// server link, and optionally background hosts on every path.
-pub fn multi_path(paths: &[Duplex], server_link: &Duplex, background: bool) -> (TopologySpec, Layout) {
+pub fn multi_path(
+    paths: &[Duplex],
+    server_link: &Duplex,
+    background: bool,
+) -> (TopologySpec, Layout) {
     let mut t = TopologySpec::default();
     t.nodes.push(host("client"));
     t.nodes.push(router("core"));
@@ -103,12 +135,26 @@ pub fn multi_path(paths: &[Duplex], server_link: &Duplex, background: bool) -> (
         bg_clients: Vec::new(),
         bg_server: None,
     };
-    t.links.push(link("server", core, server, None, Some(SERVER_ADDR), server_link));
+    t.links.push(link(
+        "server",
+        core,
+        server,
+        None,
+        Some(SERVER_ADDR),
+        server_link,
+    ));
     for (i, p) in paths.iter().enumerate() {
         let ap = t.nodes.len();
         t.nodes.push(router(&format!("ap{}", i + 1)));
         let ca = client_addr(i);
-        t.links.push(link(&format!("lan{}", i + 1), client, ap, Some(ca), None, &lan()));
+        t.links.push(link(
+            &format!("lan{}", i + 1),
+            client,
+            ap,
+            Some(ca),
+            None,
+            &lan(),
+        ));
         let name = format!("path{}", i + 1);
         t.links.push(link(&name, ap, core, None, None, p));
         layout.client_addrs.push(ca);
@@ -116,14 +162,28 @@ pub fn multi_path(paths: &[Duplex], server_link: &Duplex, background: bool) -> (
         if background {
             let bg = t.nodes.len();
             t.nodes.push(host(&format!("bg{}", i + 1)));
-            t.links.push(link(&format!("bglan{}", i + 1), bg, ap, Some(bg_client_addr(i)), None, &lan()));
+            t.links.push(link(
+                &format!("bglan{}", i + 1),
+                bg,
+                ap,
+                Some(bg_client_addr(i)),
+                None,
+                &lan(),
+            ));
             layout.bg_clients.push((bg, bg_client_addr(i)));
         }
     }
     if background {
         let bgs = t.nodes.len();
         t.nodes.push(host("bgserver"));
-        t.links.push(link("bgserver", core, bgs, None, Some(BG_SERVER_ADDR), &lan()));
+        t.links.push(link(
+            "bgserver",
+            core,
+            bgs,
+            None,
+            Some(BG_SERVER_ADDR),
+            &lan(),
+        ));
         layout.bg_server = Some((bgs, BG_SERVER_ADDR));
     }
     (t, layout)
@@ -135,7 +195,8 @@ pub fn single_link(l: &Duplex) -> (TopologySpec, Layout) {
     t.nodes.push(host("client"));
     t.nodes.push(host("server"));
     let ca = client_addr(0);
-    t.links.push(link("path1", 0, 1, Some(ca), Some(SERVER_ADDR), l));
+    t.links
+        .push(link("path1", 0, 1, Some(ca), Some(SERVER_ADDR), l));
     let layout = Layout {
         client: 0,
         server: 1,

@@ -18,7 +18,7 @@ use mptlab_core::endpoint::{AppEvent, Endpoint};
 use mptlab_core::{FlowId, Nanos, Packet};
 
 use crate::events::EventQueue;
-use crate::network::{NodeId, NodeKind, Network, Sent};
+use crate::network::{Network, NodeId, NodeKind, Sent};
 
 pub type EpId = usize;
 /// A callback run at every sampling instant (time series).
@@ -221,16 +221,32 @@ impl World {
         server_host: NodeId,
         server: Box<dyn Endpoint>,
     ) -> FlowId {
-        assert_ne!(client_host, server_host, "a flow's ends must be on different hosts");
+        assert_ne!(
+            client_host, server_host,
+            "a flow's ends must be on different hosts"
+        );
         let id = self.flows.len() as FlowId;
         let client_ep = self.push_ep(client, client_host, id);
         let server_ep = self.push_ep(server, server_host, id);
-        self.flows.push(FlowInfo { label, protocol: protocol.to_string(), role, app, client_host, server_host, client_ep, server_ep });
+        self.flows.push(FlowInfo {
+            label,
+            protocol: protocol.to_string(),
+            role,
+            app,
+            client_host,
+            server_host,
+            client_ep,
+            server_ep,
+        });
         id
     }
 
     fn push_ep(&mut self, ep: Box<dyn Endpoint>, host: NodeId, flow: FlowId) -> EpId {
-        assert_eq!(self.net.nodes[host].kind, NodeKind::Host, "endpoints live on hosts");
+        assert_eq!(
+            self.net.nodes[host].kind,
+            NodeKind::Host,
+            "endpoints live on hosts"
+        );
         self.eps.push(ep);
         self.ep_host.push(host);
         self.ep_flow.push(flow);
@@ -270,7 +286,12 @@ impl World {
     /// Run until `end` or until every foreground app is done.
     pub fn run(&mut self, end: Nanos) {
         for a in 0..self.apps.len() {
-            let mut io = AppIo { now: self.now, eps: &mut self.eps, flows: &self.flows, dirty: &mut self.dirty };
+            let mut io = AppIo {
+                now: self.now,
+                eps: &mut self.eps,
+                flows: &self.flows,
+                dirty: &mut self.dirty,
+            };
             self.apps[a].start(&mut io);
             self.settle();
             self.rearm_app(a);
@@ -279,7 +300,12 @@ impl World {
             self.events.push_timer(0, Ev::Sample);
         }
         let fg_apps: Vec<AppId> = {
-            let mut v: Vec<AppId> = self.flows.iter().filter(|f| f.role == Role::Foreground).map(|f| f.app).collect();
+            let mut v: Vec<AppId> = self
+                .flows
+                .iter()
+                .filter(|f| f.role == Role::Foreground)
+                .map(|f| f.app)
+                .collect();
             v.dedup();
             v
         };
@@ -305,7 +331,12 @@ impl World {
                     if self.app_timer[a] == Some(t) {
                         self.app_timer[a] = None;
                         self.app_ran = true;
-                        let mut io = AppIo { now: t, eps: &mut self.eps, flows: &self.flows, dirty: &mut self.dirty };
+                        let mut io = AppIo {
+                            now: t,
+                            eps: &mut self.eps,
+                            flows: &self.flows,
+                            dirty: &mut self.dirty,
+                        };
                         self.apps[a].on_timer(&mut io);
                         self.rearm_app(a);
                     }
@@ -323,7 +354,10 @@ impl World {
             if !self.dirty.queue.is_empty() || !self.app_events.is_empty() {
                 self.settle();
             }
-            if std::mem::take(&mut self.app_ran) && !fg_apps.is_empty() && fg_apps.iter().all(|&a| self.apps[a].is_done()) {
+            if std::mem::take(&mut self.app_ran)
+                && !fg_apps.is_empty()
+                && fg_apps.iter().all(|&a| self.apps[a].is_done())
+            {
                 break;
             }
         }
@@ -342,7 +376,11 @@ impl World {
                 let f = &self.flows[pkt.flow as usize];
                 // A flow's two ends are on different hosts (checked in
                 // add_flow), so the host alone says which end this is.
-                let ep = if f.client_host == node { f.client_ep } else { f.server_ep };
+                let ep = if f.client_host == node {
+                    f.client_ep
+                } else {
+                    f.server_ep
+                };
                 if pkt.is_data() {
                     self.data_packets_delivered += 1;
                 }
@@ -362,7 +400,12 @@ impl World {
     /// Send a pooled packet on from `node`.
     #[inline]
     fn forward(&mut self, node: NodeId, id: crate::network::PktId) {
-        if let Sent::InFlight { dlink, head: true, at } = self.net.send_pooled(node, self.now, id) {
+        if let Sent::InFlight {
+            dlink,
+            head: true,
+            at,
+        } = self.net.send_pooled(node, self.now, id)
+        {
             self.events.push(at, Ev::Arrive(dlink));
         }
     }
@@ -377,7 +420,12 @@ impl World {
             }
             if let Some((a, flow, side, ev)) = self.app_events.pop_front() {
                 self.app_ran = true;
-                let mut io = AppIo { now: self.now, eps: &mut self.eps, flows: &self.flows, dirty: &mut self.dirty };
+                let mut io = AppIo {
+                    now: self.now,
+                    eps: &mut self.eps,
+                    flows: &self.flows,
+                    dirty: &mut self.dirty,
+                };
                 self.apps[a].on_event(flow, side, ev, &mut io);
                 self.rearm_app(a);
                 continue;

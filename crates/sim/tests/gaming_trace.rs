@@ -1,8 +1,8 @@
 //! Gaming traces from files: CSV and D-ITG (-Ft/-Fs) pairs replay the same
 //! message schedule; a size file given alone is refused.
 
-use mptlab_scenario::Scenario;
 use mptlab_results::Value;
+use mptlab_scenario::Scenario;
 
 fn scenario(dir: &std::path::Path, trace: &str) -> Scenario {
     let text = format!(
@@ -28,9 +28,14 @@ fn schedule(s: &Scenario) -> Vec<(u64, f64)> {
     let out = mptlab_sim::run_once(s, 0).unwrap();
     let t = out.table("messages").unwrap();
     (0..t.num_rows())
-        .map(|i| match (t.get(i, "bytes").unwrap(), t.get(i, "send_time_ms").unwrap()) {
-            (Value::U64(b), Value::F64(ms)) => (b, ms),
-            other => panic!("{other:?}"),
+        .map(|i| {
+            match (
+                t.get(i, "bytes").unwrap(),
+                t.get(i, "send_time_ms").unwrap(),
+            ) {
+                (Value::U64(b), Value::F64(ms)) => (b, ms),
+                other => panic!("{other:?}"),
+            }
         })
         .collect()
 }
@@ -41,7 +46,11 @@ fn csv_and_ditg_traces_replay_the_same_schedule() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("g.idt"), "50\n100\n100\n").unwrap();
     std::fs::write(dir.join("g.ps"), "100\n200\n1400\n").unwrap();
-    std::fs::write(dir.join("g.csv"), "time_ms,size_bytes\n0,100\n50,200\n150,1400\n").unwrap();
+    std::fs::write(
+        dir.join("g.csv"),
+        "time_ms,size_bytes\n0,100\n50,200\n150,1400\n",
+    )
+    .unwrap();
     let a = schedule(&scenario(&dir, "g.idt"));
     let b = schedule(&scenario(&dir, "g.csv"));
     assert_eq!(a, vec![(100, 1000.0), (200, 1050.0), (1400, 1150.0)]);

@@ -16,21 +16,60 @@ use mptlab_sim::topology::{multi_path, Duplex, Layout};
 use mptlab_sim::world::{Role, Side, World};
 
 fn link(rate_mbit: u64, delay_ms: u64, queue: u32) -> Duplex {
-    Duplex::symmetric(LinkParams::new(rate_mbit * 1_000_000, delay_ms * MS, QueueLimit::Packets(queue)))
+    Duplex::symmetric(LinkParams::new(
+        rate_mbit * 1_000_000,
+        delay_ms * MS,
+        QueueLimit::Packets(queue),
+    ))
 }
 
 fn mptcp_cfg(cc: &str) -> MptcpConfig {
-    let tcp = TcpConfig { sndbuf: 4 << 20, rcvbuf: 8 << 20, ..TcpConfig::default() };
-    MptcpConfig { tcp, cc: cc.into(), ..MptcpConfig::default() }
+    let tcp = TcpConfig {
+        sndbuf: 4 << 20,
+        rcvbuf: 8 << 20,
+        ..TcpConfig::default()
+    };
+    MptcpConfig {
+        tcp,
+        cc: cc.into(),
+        ..MptcpConfig::default()
+    }
 }
 
 /// Add a bulk MPTCP flow (server -> client) over all client addresses.
 fn add_mptcp(w: &mut World, lay: &Layout, cfg: &MptcpConfig) -> usize {
     let flow = w.next_flow_id();
     let app = w.next_app_id();
-    let c = MptcpConnection::new(cfg.clone(), flow, MpRole::Client, &lay.client_addrs, 40000, &[lay.server_addr], 80).unwrap();
-    let s = MptcpConnection::new(cfg.clone(), flow, MpRole::Server, &[lay.server_addr], 80, &[], 40000).unwrap();
-    w.add_flow("mptcp".into(), "mptcp", Role::Foreground, app, lay.client, Box::new(c), lay.server, Box::new(s));
+    let c = MptcpConnection::new(
+        cfg.clone(),
+        flow,
+        MpRole::Client,
+        &lay.client_addrs,
+        40000,
+        &[lay.server_addr],
+        80,
+    )
+    .unwrap();
+    let s = MptcpConnection::new(
+        cfg.clone(),
+        flow,
+        MpRole::Server,
+        &[lay.server_addr],
+        80,
+        &[],
+        40000,
+    )
+    .unwrap();
+    w.add_flow(
+        "mptcp".into(),
+        "mptcp",
+        Role::Foreground,
+        app,
+        lay.client,
+        Box::new(c),
+        lay.server,
+        Box::new(s),
+    );
     w.add_app(Box::new(BulkApp::new(flow, Side::Server, 0)));
     w.flows[flow as usize].client_ep
 }
@@ -39,11 +78,41 @@ fn add_mptcp(w: &mut World, lay: &Layout, cfg: &MptcpConfig) -> usize {
 fn add_tcp(w: &mut World, lay: &Layout, i: usize, cc: CcKind) -> usize {
     let flow = w.next_flow_id();
     let app = w.next_app_id();
-    let cfg = TcpConfig { cc, sndbuf: 4 << 20, rcvbuf: 8 << 20, ..TcpConfig::default() };
+    let cfg = TcpConfig {
+        cc,
+        sndbuf: 4 << 20,
+        rcvbuf: 8 << 20,
+        ..TcpConfig::default()
+    };
     let ca = lay.client_addrs[i];
-    let c = TcpEndpoint::new(&cfg, flow, ca, 41000 + flow as u16, lay.server_addr, 80, TcpRole::Client);
-    let s = TcpEndpoint::new(&cfg, flow, lay.server_addr, 80, ca, 41000 + flow as u16, TcpRole::Server);
-    w.add_flow("tcp".into(), "tcp", Role::Foreground, app, lay.client, Box::new(c), lay.server, Box::new(s));
+    let c = TcpEndpoint::new(
+        &cfg,
+        flow,
+        ca,
+        41000 + flow as u16,
+        lay.server_addr,
+        80,
+        TcpRole::Client,
+    );
+    let s = TcpEndpoint::new(
+        &cfg,
+        flow,
+        lay.server_addr,
+        80,
+        ca,
+        41000 + flow as u16,
+        TcpRole::Server,
+    );
+    w.add_flow(
+        "tcp".into(),
+        "tcp",
+        Role::Foreground,
+        app,
+        lay.client,
+        Box::new(c),
+        lay.server,
+        Box::new(s),
+    );
     w.add_app(Box::new(BulkApp::new(flow, Side::Server, 0)));
     w.flows[flow as usize].client_ep
 }
@@ -56,14 +125,20 @@ fn mbit(bytes: u64, from: Nanos, to: Nanos) -> f64 {
 fn goodputs(w: &mut World, eps: &[usize], warm: Nanos, end: Nanos) -> Vec<f64> {
     let at_warm = Rc::new(RefCell::new(Vec::new()));
     let (aw, e2) = (at_warm.clone(), eps.to_vec());
-    w.set_sampling(warm, Box::new(move |w: &World| {
-        if w.now == warm {
-            *aw.borrow_mut() = e2.iter().map(|&e| w.delivered(e)).collect();
-        }
-    }));
+    w.set_sampling(
+        warm,
+        Box::new(move |w: &World| {
+            if w.now == warm {
+                *aw.borrow_mut() = e2.iter().map(|&e| w.delivered(e)).collect();
+            }
+        }),
+    );
     w.run(end);
     let aw = at_warm.borrow();
-    eps.iter().zip(aw.iter()).map(|(&e, &a)| mbit(w.delivered(e) - a, warm, end)).collect()
+    eps.iter()
+        .zip(aw.iter())
+        .map(|(&e, &a)| mbit(w.delivered(e) - a, warm, end))
+        .collect()
 }
 
 /// Both client addresses reach the server through one shared 10 Mbit/s
@@ -110,9 +185,16 @@ fn coupled_cc_takes_its_fair_share_at_a_shared_bottleneck() {
         let v: Vec<String> = all.iter().map(|x| format!("{x:.2}")).collect();
         eprintln!("{what}: median ratio {m:.2} over seeds {v:?}");
     };
-    let tcp_ref = median_ratio(&|w, lay| add_tcp(w, lay, 1, CcKind::NewReno), CcKind::NewReno);
+    let tcp_ref = median_ratio(
+        &|w, lay| add_tcp(w, lay, 1, CcKind::NewReno),
+        CcKind::NewReno,
+    );
     show("tcp newreno vs tcp newreno", &tcp_ref);
-    assert!((0.8..1.25).contains(&tcp_ref.0), "the setup itself is fair: {}", tcp_ref.0);
+    assert!(
+        (0.8..1.25).contains(&tcp_ref.0),
+        "the setup itself is fair: {}",
+        tcp_ref.0
+    );
     let one = median_ratio(
         &|w, lay| {
             let mut one = mptcp_cfg("lia");
@@ -122,7 +204,11 @@ fn coupled_cc_takes_its_fair_share_at_a_shared_bottleneck() {
         CcKind::NewReno,
     );
     show("one-subflow mptcp vs tcp newreno", &one);
-    assert!((0.8..1.25).contains(&one.0), "one subflow is one TCP flow: {}", one.0);
+    assert!(
+        (0.8..1.25).contains(&one.0),
+        "one subflow is one TCP flow: {}",
+        one.0
+    );
     let mut coupled = Vec::new();
     for cc in ["lia", "olia", "balia"] {
         let r = median_ratio(&|w, lay| add_mptcp(w, lay, &mptcp_cfg(cc)), CcKind::NewReno);
@@ -135,9 +221,16 @@ fn coupled_cc_takes_its_fair_share_at_a_shared_bottleneck() {
     add_tcp(&mut w, &lay, 0, CcKind::NewReno);
     w.run(5 * SEC);
     assert_eq!(w.eps[m].paths().len(), 2, "two subflows");
-    let cubic = median_ratio(&|w, lay| add_mptcp(w, lay, &mptcp_cfg("cubic")), CcKind::Cubic);
+    let cubic = median_ratio(
+        &|w, lay| add_mptcp(w, lay, &mptcp_cfg("cubic")),
+        CcKind::Cubic,
+    );
     show("uncoupled cubic (2 subflows) vs tcp cubic", &cubic);
-    assert!(cubic.0 > 1.5, "two uncoupled CUBIC subflows take more than one CUBIC flow: {}", cubic.0);
+    assert!(
+        cubic.0 > 1.5,
+        "two uncoupled CUBIC subflows take more than one CUBIC flow: {}",
+        cubic.0
+    );
     for x in coupled {
         assert!(cubic.0 > x + 0.5, "uncoupled {} vs coupled {x}", cubic.0);
     }
@@ -158,7 +251,9 @@ fn coupled_cc_over_disjoint_paths_beats_the_best_single_path() {
         let mut w = World::new(Network::build(&spec, 1).unwrap());
         let m = add_mptcp(&mut w, &lay, &mptcp_cfg(cc));
         let g = goodputs(&mut w, &[m], warm, end)[0];
-        eprintln!("{cc}: mptcp {g:.2} Mbit/s over 10 + 5 Mbit/s paths, best single path tcp {best:.2}");
+        eprintln!(
+            "{cc}: mptcp {g:.2} Mbit/s over 10 + 5 Mbit/s paths, best single path tcp {best:.2}"
+        );
         assert!(g >= best, "{cc}: {g} < {best}");
         assert!(g > 1.2 * best, "{cc} uses the second path: {g} vs {best}");
     }
@@ -170,16 +265,26 @@ fn coupled_cc_over_disjoint_paths_beats_the_best_single_path() {
 #[test]
 fn handover_mptcp_continues_while_tcp_stalls() {
     let mut wlan = LinkParams::new(20_000_000, 10 * MS, QueueLimit::Packets(100));
-    wlan.outages = vec![Outage { start: 10 * SEC, end: 20 * SEC }];
+    wlan.outages = vec![Outage {
+        start: 10 * SEC,
+        end: 20 * SEC,
+    }];
     let paths = [Duplex::symmetric(wlan), link(5, 40, 100)];
     let (spec, lay) = multi_path(&paths, &link(1000, 1, 1000), false);
     let during = |proto: &str| -> f64 {
         let mut w = World::new(Network::build(&spec, 1).unwrap());
-        let ep = if proto == "mptcp" { add_mptcp(&mut w, &lay, &mptcp_cfg("lia")) } else { add_tcp(&mut w, &lay, 0, CcKind::Cubic) };
+        let ep = if proto == "mptcp" {
+            add_mptcp(&mut w, &lay, &mptcp_cfg("lia"))
+        } else {
+            add_tcp(&mut w, &lay, 0, CcKind::Cubic)
+        };
         // goodput from 12 s (outage detected) to 19 s (still down)
         let samples = Rc::new(RefCell::new(Vec::new()));
         let s2 = samples.clone();
-        w.set_sampling(SEC, Box::new(move |w: &World| s2.borrow_mut().push((w.now, w.delivered(ep)))));
+        w.set_sampling(
+            SEC,
+            Box::new(move |w: &World| s2.borrow_mut().push((w.now, w.delivered(ep)))),
+        );
         w.run(19 * SEC);
         let s = samples.borrow();
         let at = |t: Nanos| s.iter().find(|x| x.0 == t).unwrap().1;
@@ -274,13 +379,27 @@ timeseries_interval_ms = 0
 fn only_fullmesh_aggregates_on_a_2x2_multi_isp_mesh() {
     let fm = run(MESH_2X2, &[]);
     let fm_t = metric(&fm, "fg_throughput_mbit");
-    let subflows = fm[0].tables.iter().find(|t| t.name == "paths").map(|t| t.num_rows()).unwrap_or(0);
-    eprintln!("fullmesh: {fm_t:.2} Mbit/s, {} path rows (client + server)", subflows);
+    let subflows = fm[0]
+        .tables
+        .iter()
+        .find(|t| t.name == "paths")
+        .map(|t| t.num_rows())
+        .unwrap_or(0);
+    eprintln!(
+        "fullmesh: {fm_t:.2} Mbit/s, {} path rows (client + server)",
+        subflows
+    );
     assert_eq!(subflows, 8, "4 subflows x 2 ends");
     assert!(fm_t > 16.0, "fullmesh aggregates both access links: {fm_t}");
     for pm in ["default", "ndiffports", "binder"] {
         for path in [1, 2] {
-            let r = run(MESH_2X2, &[&format!("transport.mptcp.path_manager={pm}"), &format!("transport.path={path}")]);
+            let r = run(
+                MESH_2X2,
+                &[
+                    &format!("transport.mptcp.path_manager={pm}"),
+                    &format!("transport.path={path}"),
+                ],
+            );
             let t = metric(&r, "fg_throughput_mbit");
             let share = metric(&r, &format!("fg_share_path{path}"));
             eprintln!("{pm}, initial path {path}: {t:.2} Mbit/s, share of path {path} {share:.3}");
@@ -293,7 +412,10 @@ fn only_fullmesh_aggregates_on_a_2x2_multi_isp_mesh() {
 /// Backup subflows carry data only when no regular subflow is usable.
 #[test]
 fn backup_path_carries_data_only_after_the_regular_one_fails() {
-    let text = MESH_2X2.replace("path_manager = \"fullmesh\"", "path_manager = \"fullmesh\"\nbackup_paths = [2]");
+    let text = MESH_2X2.replace(
+        "path_manager = \"fullmesh\"",
+        "path_manager = \"fullmesh\"\nbackup_paths = [2]",
+    );
     let r = run(&text, &[]);
     let share2 = metric(&r, "fg_share_path2");
     eprintln!("backup path 2 share: {share2:.4}");
@@ -301,7 +423,10 @@ fn backup_path_carries_data_only_after_the_regular_one_fails() {
     // Seed 004 handover: WLAN (path 1) down from 10 s to 20 s; the backup
     // cellular subflow carries the transfer meanwhile.
     let r = run(HANDOVER_BACKUP, &[]);
-    let (t, share2) = (metric(&r, "fg_throughput_mbit"), metric(&r, "fg_share_path2"));
+    let (t, share2) = (
+        metric(&r, "fg_throughput_mbit"),
+        metric(&r, "fg_share_path2"),
+    );
     eprintln!("WLAN outage with a backup cellular path: {t:.2} Mbit/s, backup share {share2:.3}");
     assert!(share2 > 0.2 && t > 8.0, "{share2} {t}");
 }
@@ -346,14 +471,27 @@ fn fallback_when_the_server_is_not_mptcp_capable() {
 
 #[test]
 fn single_path_tcp_still_refuses_coupled_cc() {
-    let ov: Vec<Override> = vec!["transport.protocol=tcp".parse().unwrap(), "transport.cc=lia".parse().unwrap()];
-    assert!(Scenario::from_str_with_overrides(MESH_2X2, "test", &ov).is_err() || mptlab_sim::supported(&Scenario::from_str_with_overrides(MESH_2X2, "test", &ov).unwrap()).is_err());
+    let ov: Vec<Override> = vec![
+        "transport.protocol=tcp".parse().unwrap(),
+        "transport.cc=lia".parse().unwrap(),
+    ];
+    assert!(
+        Scenario::from_str_with_overrides(MESH_2X2, "test", &ov).is_err()
+            || mptlab_sim::supported(
+                &Scenario::from_str_with_overrides(MESH_2X2, "test", &ov).unwrap()
+            )
+            .is_err()
+    );
 }
-
 
 fn flows_total(r: &mptlab_results::RunOutput, col: &str) -> u64 {
     let t = r.tables.iter().find(|t| t.name == "flows").unwrap();
-    (0..t.num_rows()).map(|i| match t.get(i, col) { Some(mptlab_results::Value::U64(x)) => x, _ => 0 }).sum()
+    (0..t.num_rows())
+        .map(|i| match t.get(i, col) {
+            Some(mptlab_results::Value::U64(x)) => x,
+            _ => 0,
+        })
+        .sum()
 }
 
 const ASYM: &str = r#"
@@ -389,13 +527,19 @@ timeseries_interval_ms = 0
 #[test]
 fn minrtt_retransmits_and_penalises_when_the_receive_window_blocks() {
     let r = run(ASYM, &[]);
-    let (pen, reinj) = (flows_total(&r[0], "penalizations"), flows_total(&r[0], "bytes_reinjected"));
+    let (pen, reinj) = (
+        flows_total(&r[0], "penalizations"),
+        flows_total(&r[0], "bytes_reinjected"),
+    );
     let t = metric(&r, "fg_throughput_mbit");
     let ofo = metric(&r, "ofo_delay_ms_p95");
     eprintln!("minrtt, rcvbuf 64 KiB: {t:.2} Mbit/s, {pen} penalisations, {reinj} bytes reinjected, ofo delay p95 {ofo:.1} ms");
     assert!(pen > 0 && reinj > 0);
     let rr = run(ASYM, &["transport.mptcp.scheduler=roundrobin"]);
-    let (pen2, t2) = (flows_total(&rr[0], "penalizations"), metric(&rr, "fg_throughput_mbit"));
+    let (pen2, t2) = (
+        flows_total(&rr[0], "penalizations"),
+        metric(&rr, "fg_throughput_mbit"),
+    );
     eprintln!("roundrobin, rcvbuf 64 KiB: {t2:.2} Mbit/s, {pen2} penalisations");
     assert_eq!(pen2, 0);
     assert!(t > t2, "minrtt {t} vs roundrobin {t2}");
@@ -408,8 +552,14 @@ fn ofo_delay_grows_with_path_asymmetry_and_runs_repeat_exactly() {
     let base = ASYM.replace("rcvbuf_kib = 64", "rcvbuf_kib = 4096");
     let equal = run(&base, &["profile.slow.delay_ms=10"]);
     let asym = run(&base, &[]);
-    let (e, a) = (metric(&equal, "ofo_delay_ms_p95"), metric(&asym, "ofo_delay_ms_p95"));
-    let (he, ha) = (metric(&equal, "hol_blocking_ms"), metric(&asym, "hol_blocking_ms"));
+    let (e, a) = (
+        metric(&equal, "ofo_delay_ms_p95"),
+        metric(&asym, "ofo_delay_ms_p95"),
+    );
+    let (he, ha) = (
+        metric(&equal, "hol_blocking_ms"),
+        metric(&asym, "hol_blocking_ms"),
+    );
     eprintln!("ofo delay p95: {e:.1} ms with equal RTTs, {a:.1} ms with 20 vs 200 ms RTT; HoL blocking {he:.0} vs {ha:.0} ms");
     assert!(a > e + 50.0, "{a} vs {e}");
     let again = run(&base, &[]);
@@ -423,11 +573,27 @@ fn ofo_delay_grows_with_path_asymmetry_and_runs_repeat_exactly() {
 fn upstream_endpoints_on_the_2x2_mesh() {
     let pm = "transport.mptcp.path_manager=upstream";
     let none = run(MESH_2X2, &[pm]);
-    let sub = run(MESH_2X2, &[pm, "transport.mptcp.endpoints=[\"\", \"subflow\"]"]);
-    let bk = run(MESH_2X2, &[pm, "transport.mptcp.endpoints=[\"\", \"subflow,backup\"]"]);
-    let sig = run(MESH_2X2, &[pm, "transport.mptcp.server_endpoints=[\"\", \"signal\"]"]);
+    let sub = run(
+        MESH_2X2,
+        &[pm, "transport.mptcp.endpoints=[\"\", \"subflow\"]"],
+    );
+    let bk = run(
+        MESH_2X2,
+        &[pm, "transport.mptcp.endpoints=[\"\", \"subflow,backup\"]"],
+    );
+    let sig = run(
+        MESH_2X2,
+        &[pm, "transport.mptcp.server_endpoints=[\"\", \"signal\"]"],
+    );
     let t = |r: &[mptlab_results::RunOutput]| metric(r, "fg_throughput_mbit");
-    let rows = |r: &[mptlab_results::RunOutput]| r[0].tables.iter().find(|t| t.name == "paths").unwrap().num_rows() / 2;
+    let rows = |r: &[mptlab_results::RunOutput]| {
+        r[0].tables
+            .iter()
+            .find(|t| t.name == "paths")
+            .unwrap()
+            .num_rows()
+            / 2
+    };
     eprintln!(
         "upstream: no endpoints {:.2} Mbit/s ({} subflows); subflow endpoint {:.2} ({}); subflow,backup {:.2} (path 2 share {:.3}); server signal {:.2} ({})",
         t(&none), rows(&none), t(&sub), rows(&sub), t(&bk), metric(&bk, "fg_share_path2"), t(&sig), rows(&sig)
@@ -437,10 +603,21 @@ fn upstream_endpoints_on_the_2x2_mesh() {
     assert_eq!(rows(&sub), 2);
     assert!(t(&sub) > 16.0);
     assert!(metric(&bk, "fg_share_path2") < 0.01);
-    assert_eq!(rows(&sig), 2, "one subflow to the announced address, from the first client address");
+    assert_eq!(
+        rows(&sig),
+        2,
+        "one subflow to the announced address, from the first client address"
+    );
     assert!(metric(&sig, "fg_share_path1") > 0.999);
-    let ov: Vec<Override> = vec![pm.parse().unwrap(), "transport.mptcp.endpoints=[\"subflow,turbo\"]".parse().unwrap()];
-    let e = mptlab_sim::supported(&Scenario::from_str_with_overrides(MESH_2X2, "test", &ov).unwrap()).unwrap_err();
+    let ov: Vec<Override> = vec![
+        pm.parse().unwrap(),
+        "transport.mptcp.endpoints=[\"subflow,turbo\"]"
+            .parse()
+            .unwrap(),
+    ];
+    let e =
+        mptlab_sim::supported(&Scenario::from_str_with_overrides(MESH_2X2, "test", &ov).unwrap())
+            .unwrap_err();
     assert!(e.contains("turbo"), "{e}");
 }
 
@@ -489,12 +666,20 @@ timeseries_interval_ms = 0
 "#;
     let mp = run(text, &[]);
     let tcp = run(text, &["transport.protocol=tcp", "transport.cc=cubic"]);
-    let paths: Vec<f64> = mp.iter().map(|r| r.summary["drawn.initial_path"].as_f64().unwrap()).collect();
+    let paths: Vec<f64> = mp
+        .iter()
+        .map(|r| r.summary["drawn.initial_path"].as_f64().unwrap())
+        .collect();
     assert!(paths.contains(&1.0) && paths.contains(&2.0), "{paths:?}");
     for ((m, t), p) in mp.iter().zip(&tcp).zip(&paths) {
         assert_eq!(t.summary["drawn.initial_path"].as_f64().unwrap(), *p);
         // default path manager: everything on the drawn path
         let share1 = m.summary["fg_share_path1"].as_f64().unwrap();
-        assert_eq!(share1, if *p == 1.0 { 1.0 } else { 0.0 }, "run {} path {p}", m.run);
+        assert_eq!(
+            share1,
+            if *p == 1.0 { 1.0 } else { 0.0 },
+            "run {} path {p}",
+            m.run
+        );
     }
 }

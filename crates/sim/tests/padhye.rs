@@ -17,7 +17,8 @@
 use mptlab_scenario::Scenario;
 
 fn padhye_mbit(p: f64, rtt: f64, t0: f64, b: f64, mss: f64) -> f64 {
-    let denom = rtt * (2.0 * b * p / 3.0).sqrt() + t0 * (3.0 * (3.0 * b * p / 8.0).sqrt()).min(1.0) * p * (1.0 + 32.0 * p * p);
+    let denom = rtt * (2.0 * b * p / 3.0).sqrt()
+        + t0 * (3.0 * (3.0 * b * p / 8.0).sqrt()).min(1.0) * p * (1.0 + 32.0 * p * p);
     mss * 8.0 / denom / 1e6
 }
 
@@ -70,7 +71,10 @@ fn newreno_throughput_follows_padhye() {
             let model = padhye_mbit(p / 100.0, rtt, rtt + 0.2, 1.0, 1448.0);
             let ratio = sim / model;
             eprintln!("sack = {sack}, p = {p} %: simulated {sim:.3} Mbit/s, Padhye {model:.3} Mbit/s, ratio {ratio:.3}");
-            assert!((0.75..=1.25).contains(&ratio), "sack = {sack}, p = {p} %: simulated {sim:.3} vs model {model:.3} Mbit/s");
+            assert!(
+                (0.75..=1.25).contains(&ratio),
+                "sack = {sack}, p = {p} %: simulated {sim:.3} vs model {model:.3} Mbit/s"
+            );
         }
     }
 }

@@ -1,8 +1,8 @@
 //! SCTP and CMT-SCTP in the engine (issue 4's evidence).
 
 mod common;
-use mptlab_scenario::{Override, Scenario};
 use common::run_all as run;
+use mptlab_scenario::{Override, Scenario};
 
 /// Median over runs (NaN where a run lacks the metric).
 fn metric(runs: &[mptlab_results::RunOutput], k: &str) -> f64 {
@@ -35,7 +35,10 @@ timeseries_interval_ms = 0
 fn cmt_sctp_aggregates_two_equal_paths() {
     let cmt = run(TWO_EQUAL_PATHS, &[]);
     let single = run(TWO_EQUAL_PATHS, &["transport.protocol=sctp"]);
-    let (c, s) = (metric(&cmt, "fg_throughput_mbit"), metric(&single, "fg_throughput_mbit"));
+    let (c, s) = (
+        metric(&cmt, "fg_throughput_mbit"),
+        metric(&single, "fg_throughput_mbit"),
+    );
     eprintln!("cmt-sctp {c:.2} Mbit/s, sctp {s:.2} Mbit/s");
     // Each path carries 10 Mbit/s of IP packets; SCTP alone fills one.
     assert!(s > 8.5 && s < 10.0, "sctp {s}");
@@ -48,8 +51,14 @@ fn cmt_sctp_aggregates_two_equal_paths() {
 
 #[test]
 fn sctp_primary_follows_the_chosen_path() {
-    let r = run(TWO_EQUAL_PATHS, &["transport.protocol=sctp", "transport.path=2"]);
-    assert!(metric(&r, "fg_share_path2") > 0.999, "access path 2 is the association's primary");
+    let r = run(
+        TWO_EQUAL_PATHS,
+        &["transport.protocol=sctp", "transport.path=2"],
+    );
+    assert!(
+        metric(&r, "fg_share_path2") > 0.999,
+        "access path 2 is the association's primary"
+    );
 }
 
 #[test]
@@ -57,7 +66,10 @@ fn bad_sctp_option_is_refused_with_its_key() {
     let ov: Vec<Override> = vec!["transport.sctp.scheduler=fastest".parse().unwrap()];
     let s = Scenario::from_str_with_overrides(TWO_EQUAL_PATHS, "test", &ov).unwrap();
     let e = mptlab_sim::supported(&s).unwrap_err();
-    assert!(e.contains("transport.sctp.scheduler") && e.contains("fastest"), "{e}");
+    assert!(
+        e.contains("transport.sctp.scheduler") && e.contains("fastest"),
+        "{e}"
+    );
 }
 
 /// Seed 002's out-of-order delay, for CMT-SCTP: data sent round robin over a
@@ -91,9 +103,15 @@ timeseries_interval_ms = 0
 "#;
     let cmt = run(text, &[]);
     let single = run(text, &["transport.protocol=sctp"]);
-    let (c, s) = (metric(&cmt, "ofo_delay_ms_mean"), metric(&single, "ofo_delay_ms_mean"));
+    let (c, s) = (
+        metric(&cmt, "ofo_delay_ms_mean"),
+        metric(&single, "ofo_delay_ms_mean"),
+    );
     let p95 = metric(&cmt, "ofo_delay_ms_p95");
-    eprintln!("ofo delay: cmt-sctp mean {c:.2} ms p95 {p95:.2} ms, sctp {s:.2} ms; hol {:.0} ms", metric(&cmt, "hol_blocking_ms"));
+    eprintln!(
+        "ofo delay: cmt-sctp mean {c:.2} ms p95 {p95:.2} ms, sctp {s:.2} ms; hol {:.0} ms",
+        metric(&cmt, "hol_blocking_ms")
+    );
     assert_eq!(s, 0.0);
     // Most chunks arrive in order (0 ms); those overtaken wait at most about
     // the 40 ms one-way difference.

@@ -52,7 +52,11 @@ fn drops_loss(runs: &[mptlab_results::RunOutput], link: &str) -> u64 {
     let t = runs[0].tables.iter().find(|t| t.name == "links").unwrap();
     (0..t.num_rows())
         .filter(|&i| matches!(t.get(i, "link"), Some(V::Str(s)) if s == link))
-        .map(|i| t.get(i, "drops_loss").and_then(|v| v.as_f64()).unwrap_or(0.0) as u64)
+        .map(|i| {
+            t.get(i, "drops_loss")
+                .and_then(|v| v.as_f64())
+                .unwrap_or(0.0) as u64
+        })
         .sum()
 }
 
@@ -82,7 +86,10 @@ fn mptcp_level_probe_shortens_bursts_when_the_alternate_is_faster() {
     // a slower alternate (160 ms) gives the copy no edge
     let slow = ["profile.altpath.delay_ms=160"];
     let a = metric(&run(TAIL, &slow), "delay_ms_mean");
-    let b = metric(&run(TAIL, &[slow[0], "transport.mptcp.tlp=mptcp-level"]), "delay_ms_mean");
+    let b = metric(
+        &run(TAIL, &[slow[0], "transport.mptcp.tlp=mptcp-level"]),
+        "delay_ms_mean",
+    );
     assert!((a - b).abs() < 1.0, "{a} vs {b}");
 }
 
@@ -101,7 +108,9 @@ fn probe_loss_needs_an_rto_unless_the_probe_goes_on_the_alternate_path() {
 fn bad_train_and_bursts_keys_name_the_key() {
     let bad = |set: &str| {
         let ov: Vec<Override> = vec![set.parse().unwrap()];
-        Scenario::from_str_with_overrides(TAIL, "tail.toml", &ov).unwrap_err().to_string()
+        Scenario::from_str_with_overrides(TAIL, "tail.toml", &ov)
+            .unwrap_err()
+            .to_string()
     };
     let e = bad("profile.losspath.down.loss={ model = \"train\", drop_packets = [0] }");
     assert!(e.contains("drop_packets"), "{e}");

@@ -40,7 +40,12 @@ cwnd_series = true
 fn srtt_means_and_ofo_fractions() {
     let s = Scenario::from_str(DL, "dl.toml").unwrap();
     let r = mptlab_sim::run_once(&s, 0).unwrap();
-    let m = |k: &str| r.summary.get(k).and_then(|v| v.as_f64()).unwrap_or_else(|| panic!("no {k}"));
+    let m = |k: &str| {
+        r.summary
+            .get(k)
+            .and_then(|v| v.as_f64())
+            .unwrap_or_else(|| panic!("no {k}"))
+    };
     let (p1, p2) = (m("srtt_ms_mean_path1"), m("srtt_ms_mean_path2"));
     // at least the propagation RTT, the slow path far above the fast one
     assert!(p1 >= 30.0 && p2 >= 160.0 && p2 > 2.0 * p1, "{p1} {p2}");
@@ -48,7 +53,11 @@ fn srtt_means_and_ofo_fractions() {
     assert!(f > 0.0 && f <= 1.0 && f150 <= f, "{f} {f150}");
     assert!(m("ofo_delay_ms_mean") > 0.0);
     // without srtt samples there is no srtt metric
-    let s = Scenario::from_str(&DL.replace("cwnd_series = true", "cwnd_series = false"), "dl.toml").unwrap();
+    let s = Scenario::from_str(
+        &DL.replace("cwnd_series = true", "cwnd_series = false"),
+        "dl.toml",
+    )
+    .unwrap();
     let r = mptlab_sim::run_once(&s, 0).unwrap();
     assert!(!r.summary.contains_key("srtt_ms_mean_path1"));
 }

@@ -99,14 +99,36 @@ timeseries_interval_ms = 0
 
 #[test]
 fn server_path_picks_the_destination_address_of_tcp() {
-    for (path, sp, lo, hi) in [(1, 1, 1.5, 2.0), (2, 1, 1.5, 2.0), (1, 2, 5.0, 6.0), (2, 2, 5.0, 6.0)] {
-        let r = run(SITES, &[&format!("transport.path={path}"), &format!("transport.server_path={sp}")]);
+    for (path, sp, lo, hi) in [
+        (1, 1, 1.5, 2.0),
+        (2, 1, 1.5, 2.0),
+        (1, 2, 5.0, 6.0),
+        (2, 2, 5.0, 6.0),
+    ] {
+        let r = run(
+            SITES,
+            &[
+                &format!("transport.path={path}"),
+                &format!("transport.server_path={sp}"),
+            ],
+        );
         let t = metric(&r, "fg_throughput_mbit");
-        assert!(t > lo && t <= hi, "client path {path} -> server address {sp}: {t} Mbit/s, expected {lo}..{hi}");
+        assert!(
+            t > lo && t <= hi,
+            "client path {path} -> server address {sp}: {t} Mbit/s, expected {lo}..{hi}"
+        );
         let paths = table(&r, "paths");
-        let client_row = (0..paths.num_rows()).find(|&i| s(paths.get(i, "side")) == "client").unwrap();
-        assert_eq!(s(paths.get(client_row, "local_addr")), format!("10.{path}.0.2"));
-        assert_eq!(s(paths.get(client_row, "remote_addr")), format!("10.10{sp}.0.2"));
+        let client_row = (0..paths.num_rows())
+            .find(|&i| s(paths.get(i, "side")) == "client")
+            .unwrap();
+        assert_eq!(
+            s(paths.get(client_row, "local_addr")),
+            format!("10.{path}.0.2")
+        );
+        assert_eq!(
+            s(paths.get(client_row, "remote_addr")),
+            format!("10.10{sp}.0.2")
+        );
     }
 }
 
@@ -129,22 +151,37 @@ fn server_path_picks_the_initial_mptcp_subflow() {
         set.push(sps.as_str());
         let r = run(SITES, &set);
         let t = metric(&r, "fg_throughput_mbit");
-        assert!(t > 6.0, "fullmesh from server address {sp} aggregates both server links: {t}");
+        assert!(
+            t > 6.0,
+            "fullmesh from server address {sp} aggregates both server links: {t}"
+        );
         let paths = table(&r, "paths");
-        let remotes: std::collections::BTreeSet<String> =
-            (0..paths.num_rows()).filter(|&i| s(paths.get(i, "side")) == "client").map(|i| s(paths.get(i, "remote_addr"))).collect();
-        assert_eq!(remotes.len(), 2, "subflows to both server addresses: {remotes:?}");
+        let remotes: std::collections::BTreeSet<String> = (0..paths.num_rows())
+            .filter(|&i| s(paths.get(i, "side")) == "client")
+            .map(|i| s(paths.get(i, "remote_addr")))
+            .collect();
+        assert_eq!(
+            remotes.len(),
+            2,
+            "subflows to both server addresses: {remotes:?}"
+        );
     }
 }
 
 #[test]
 fn server_path_is_validated() {
     let e = scenario(SITES, &["transport.server_path=3"]).unwrap_err();
-    assert!(e.contains("transport.server_path") && e.contains("from 1 to 2"), "{e}");
+    assert!(
+        e.contains("transport.server_path") && e.contains("from 1 to 2"),
+        "{e}"
+    );
     let e = scenario(SITES, &["transport.server_path=0"]).unwrap_err();
     assert!(e.contains("transport.server_path"), "{e}");
     let e = scenario(TWO_PATH, &["transport.server_path=2"]).unwrap_err();
-    assert!(e.contains("transport.server_path") && e.contains("from 1 to 1"), "{e}");
+    assert!(
+        e.contains("transport.server_path") && e.contains("from 1 to 1"),
+        "{e}"
+    );
 }
 
 /// Two 4 Mbit/s paths (seed 004's WiFi + 3G, idealised).
@@ -185,7 +222,11 @@ fn bg_flows(r: &RunOutput) -> Vec<(String, f64, f64)> {
         }
         let label = s(flows.get(i, "label"));
         let first = (0..ts.num_rows())
-            .filter(|&k| s(ts.get(k, "label")) == label && s(ts.get(k, "metric")) == "send_mbit" && f(ts.get(k, "value")) > 0.0)
+            .filter(|&k| {
+                s(ts.get(k, "label")) == label
+                    && s(ts.get(k, "metric")) == "send_mbit"
+                    && f(ts.get(k, "value")) > 0.0
+            })
             .map(|k| f(ts.get(k, "t_ms")))
             .fold(f64::INFINITY, f64::min);
         out.push((label, first, f(flows.get(i, "bytes_delivered"))));
@@ -196,13 +237,25 @@ fn bg_flows(r: &RunOutput) -> Vec<(String, f64, f64)> {
 #[test]
 fn background_on_chosen_paths_only() {
     let all = bg_flows(&run(TWO_PATH, &[]));
-    assert_eq!(all.iter().filter(|(l, ..)| l.starts_with("bg-tcp-p2")).count(), 2, "{all:?}");
+    assert_eq!(
+        all.iter()
+            .filter(|(l, ..)| l.starts_with("bg-tcp-p2"))
+            .count(),
+        2,
+        "{all:?}"
+    );
     let r = run(TWO_PATH, &["background.paths=[1]"]);
     let one = bg_flows(&r);
     assert_eq!(one.len(), 2, "two TCP flows, path 1 only: {one:?}");
-    assert!(one.iter().all(|(l, ..)| l.starts_with("bg-tcp-p1-")), "{one:?}");
+    assert!(
+        one.iter().all(|(l, ..)| l.starts_with("bg-tcp-p1-")),
+        "{one:?}"
+    );
     // TCP on path 2 then has its path to itself
-    let t2 = metric(&run(TWO_PATH, &["background.paths=[1]", "transport.path=2"]), "fg_throughput_mbit");
+    let t2 = metric(
+        &run(TWO_PATH, &["background.paths=[1]", "transport.path=2"]),
+        "fg_throughput_mbit",
+    );
     assert!(t2 > 3.5, "path 2 carries no background: {t2}");
 }
 
@@ -210,32 +263,53 @@ fn background_on_chosen_paths_only() {
 fn background_starts_at_start_s() {
     let r = run(TWO_PATH, &["background.paths=[1]", "background.start_s=20"]);
     for (label, first, bytes) in bg_flows(&r) {
-        assert!(first > 20_000.0 && first <= 22_000.0, "{label} starts sending at 20 s, first data in the sample at {first} ms");
+        assert!(
+            first > 20_000.0 && first <= 22_000.0,
+            "{label} starts sending at 20 s, first data in the sample at {first} ms"
+        );
         assert!(bytes > 0.0, "{label} delivers data after 20 s");
     }
     // the foreground on path 1 has the path alone for the first 20 s
     let ts = table(&r, "timeseries");
     let fg_early: Vec<f64> = (0..ts.num_rows())
-        .filter(|&k| s(ts.get(k, "label")) == "bulk" && s(ts.get(k, "side")) == "server" && f(ts.get(k, "t_ms")) > 5_000.0 && f(ts.get(k, "t_ms")) <= 20_000.0)
+        .filter(|&k| {
+            s(ts.get(k, "label")) == "bulk"
+                && s(ts.get(k, "side")) == "server"
+                && f(ts.get(k, "t_ms")) > 5_000.0
+                && f(ts.get(k, "t_ms")) <= 20_000.0
+        })
         .map(|k| f(ts.get(k, "value")))
         .collect();
     let mean_early = fg_early.iter().sum::<f64>() / fg_early.len() as f64;
     let fg_late: Vec<f64> = (0..ts.num_rows())
-        .filter(|&k| s(ts.get(k, "label")) == "bulk" && s(ts.get(k, "side")) == "server" && f(ts.get(k, "t_ms")) > 25_000.0)
+        .filter(|&k| {
+            s(ts.get(k, "label")) == "bulk"
+                && s(ts.get(k, "side")) == "server"
+                && f(ts.get(k, "t_ms")) > 25_000.0
+        })
         .map(|k| f(ts.get(k, "value")))
         .collect();
     let mean_late = fg_late.iter().sum::<f64>() / fg_late.len() as f64;
-    assert!(mean_early > 3.5, "alone on the 4 Mbit/s path before 20 s: {mean_early}");
+    assert!(
+        mean_early > 3.5,
+        "alone on the 4 Mbit/s path before 20 s: {mean_early}"
+    );
     // how fast two late CUBIC flows win a share from an established one
     // through a full drop-tail queue depends on loss recovery details; the
     // key's effect is that the foreground loses a clear part of the path
-    assert!(mean_late < 0.85 * mean_early, "shares the path with 2 flows after 20 s: {mean_late} vs {mean_early}");
+    assert!(
+        mean_late < 0.85 * mean_early,
+        "shares the path with 2 flows after 20 s: {mean_late} vs {mean_early}"
+    );
 }
 
 #[test]
 fn background_keys_are_validated() {
     let e = scenario(TWO_PATH, &["background.paths=[3]"]).unwrap_err();
-    assert!(e.contains("background.paths") && e.contains("from 1 to 2"), "{e}");
+    assert!(
+        e.contains("background.paths") && e.contains("from 1 to 2"),
+        "{e}"
+    );
     let e = scenario(TWO_PATH, &["background.paths=[1, 1]"]).unwrap_err();
     assert!(e.contains("background.paths") && e.contains("twice"), "{e}");
     let e = scenario(TWO_PATH, &["background.start_s=50"]).unwrap_err();
@@ -274,7 +348,11 @@ timeseries_interval_ms = 1000
 fn first_send(r: &RunOutput, label: &str) -> f64 {
     let ts = table(r, "timeseries");
     (0..ts.num_rows())
-        .filter(|&k| s(ts.get(k, "label")) == label && s(ts.get(k, "side")) == "server" && f(ts.get(k, "value")) > 0.0)
+        .filter(|&k| {
+            s(ts.get(k, "label")) == label
+                && s(ts.get(k, "side")) == "server"
+                && f(ts.get(k, "value")) > 0.0
+        })
         .map(|k| f(ts.get(k, "t_ms")))
         .fold(f64::INFINITY, f64::min)
 }
@@ -284,31 +362,62 @@ fn failover_reconnects_over_the_other_path_after_a_stall() {
     let r = run(HANDOVER, &[]);
     let t = first_send(&r, "bulk-failover");
     // stall from ~10 s (the last delivery), + 1 s, + one 3G handshake (80 ms RTT)
-    assert!(t > 11_000.0 && t <= 12_000.0, "the backup connection sends first in the sample ending {t} ms");
+    assert!(
+        t > 11_000.0 && t <= 12_000.0,
+        "the backup connection sends first in the sample ending {t} ms"
+    );
     let flows = table(&r, "flows");
-    let row = (0..flows.num_rows()).find(|&i| s(flows.get(i, "label")) == "bulk-failover").unwrap();
+    let row = (0..flows.num_rows())
+        .find(|&i| s(flows.get(i, "label")) == "bulk-failover")
+        .unwrap();
     let mbit = f(flows.get(row, "bytes_delivered")) * 8.0 / 29.0 / 1e6;
-    assert!(mbit > 3.0, "the backup connection carries the transfer from ~11 s: {mbit} Mbit/s");
+    assert!(
+        mbit > 3.0,
+        "the backup connection carries the transfer from ~11 s: {mbit} Mbit/s"
+    );
     let paths = table(&r, "paths");
-    let prow = (0..paths.num_rows()).find(|&i| s(paths.get(i, "label")) == "bulk-failover" && s(paths.get(i, "side")) == "client").unwrap();
+    let prow = (0..paths.num_rows())
+        .find(|&i| {
+            s(paths.get(i, "label")) == "bulk-failover" && s(paths.get(i, "side")) == "client"
+        })
+        .unwrap();
     assert_eq!(f(paths.get(prow, "path")), 2.0);
     // without failover the transfer stalls for the outage and then some (RTO backoff)
-    let plain = run(&HANDOVER.replace("failover_path = 2\nfailover_after_s = 1\n", ""), &[]);
+    let plain = run(
+        &HANDOVER.replace("failover_path = 2\nfailover_after_s = 1\n", ""),
+        &[],
+    );
     assert!(metric(&plain, "fg_throughput_mbit") < metric(&r, "fg_throughput_mbit") - 1.0);
 }
 
 #[test]
 fn failover_keys_are_validated() {
     let e = scenario(HANDOVER, &["transport.protocol=mptcp", "transport.cc=lia"]).unwrap_err();
-    assert!(e.contains("traffic.failover_path") && e.contains("single-path TCP"), "{e}");
+    assert!(
+        e.contains("traffic.failover_path") && e.contains("single-path TCP"),
+        "{e}"
+    );
     let e = scenario(HANDOVER, &["traffic.failover_path=1"]).unwrap_err();
-    assert!(e.contains("traffic.failover_path") && e.contains("differ"), "{e}");
+    assert!(
+        e.contains("traffic.failover_path") && e.contains("differ"),
+        "{e}"
+    );
     let e = scenario(HANDOVER, &["traffic.failover_path=3"]).unwrap_err();
     assert!(e.contains("from 1 to 2"), "{e}");
     let e = scenario(HANDOVER, &["traffic.failover_after_s=0"]).unwrap_err();
     assert!(e.contains("traffic.failover_after_s"), "{e}");
     let e = scenario(&HANDOVER.replace("failover_path = 2\n", ""), &[]).unwrap_err();
-    assert!(e.contains("traffic.failover_after_s") && e.contains("failover_path"), "{e}");
-    let e = scenario(&HANDOVER.replace("model = \"bulk\"", "model = \"video\""), &[]).unwrap_err();
-    assert!(e.contains("traffic.failover_path") && e.contains("does not apply"), "{e}");
+    assert!(
+        e.contains("traffic.failover_after_s") && e.contains("failover_path"),
+        "{e}"
+    );
+    let e = scenario(
+        &HANDOVER.replace("model = \"bulk\"", "model = \"video\""),
+        &[],
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("traffic.failover_path") && e.contains("does not apply"),
+        "{e}"
+    );
 }

@@ -11,27 +11,65 @@ use mptlab_sim::topology::{multi_path, Duplex};
 use mptlab_sim::world::{Role, Side, World};
 
 fn path(rate_mbit: u64, delay_ms: u64, loss: f64) -> Duplex {
-    let mut p = LinkParams::new(rate_mbit * 1_000_000, delay_ms * MS, QueueLimit::Packets(100));
-    p.loss = if loss > 0.0 { LossModel::Bernoulli { p: loss } } else { LossModel::None };
+    let mut p = LinkParams::new(
+        rate_mbit * 1_000_000,
+        delay_ms * MS,
+        QueueLimit::Packets(100),
+    );
+    p.loss = if loss > 0.0 {
+        LossModel::Bernoulli { p: loss }
+    } else {
+        LossModel::None
+    };
     Duplex::symmetric(p)
 }
 
 fn run(path_idx: usize, loss: f64, seed: u64) -> Report {
-    let server = Duplex::symmetric(LinkParams::new(1_000_000_000, MS, QueueLimit::Packets(1000)));
+    let server = Duplex::symmetric(LinkParams::new(
+        1_000_000_000,
+        MS,
+        QueueLimit::Packets(1000),
+    ));
     let (spec, lay) = multi_path(&[path(10, 20, loss), path(4, 70, 0.0)], &server, false);
     let mut w = World::new(Network::build(&spec, seed).unwrap());
     let flow = w.next_flow_id();
     let app = w.next_app_id();
-    let c = UdpEndpoint::new(flow, lay.client_addrs[path_idx], 5000, lay.server_addr, 5001);
-    let s = UdpEndpoint::new(flow, lay.server_addr, 5001, lay.client_addrs[path_idx], 5000);
-    w.add_flow("fg".into(), "udp", Role::Foreground, app, lay.client, Box::new(c), lay.server, Box::new(s));
+    let c = UdpEndpoint::new(
+        flow,
+        lay.client_addrs[path_idx],
+        5000,
+        lay.server_addr,
+        5001,
+    );
+    let s = UdpEndpoint::new(
+        flow,
+        lay.server_addr,
+        5001,
+        lay.client_addrs[path_idx],
+        5000,
+    );
+    w.add_flow(
+        "fg".into(),
+        "udp",
+        Role::Foreground,
+        app,
+        lay.client,
+        Box::new(c),
+        lay.server,
+        Box::new(s),
+    );
     // 1000-byte messages every 10 ms, server -> client, for 1 s.
     let mut k = 0u64;
     let sched = FnSchedule(move || {
         k += 1;
         (k <= 100).then_some((k * 10 * MS, 1000))
     });
-    w.add_app(Box::new(UdpApp::new(flow, Side::Server, Box::new(sched), true)));
+    w.add_app(Box::new(UdpApp::new(
+        flow,
+        Side::Server,
+        Box::new(sched),
+        true,
+    )));
     w.run(2 * SEC);
     let mut rep = Report::default();
     for a in &w.apps {
@@ -64,7 +102,11 @@ fn loss_loses_messages_and_runs_are_deterministic() {
     let a = run(0, 0.1, 7);
     let b = run(0, 0.1, 7);
     assert_eq!(a.messages, b.messages);
-    let lost = a.messages.iter().filter(|m| m.delivery_time.is_none()).count();
+    let lost = a
+        .messages
+        .iter()
+        .filter(|m| m.delivery_time.is_none())
+        .count();
     assert!(lost > 2 && lost < 30, "lost {lost}");
     let c = run(0, 0.1, 8);
     assert_ne!(a.messages, c.messages);

@@ -40,7 +40,10 @@ impl std::fmt::Display for ExecError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ExecError::Run(m) | ExecError::Store(m) => f.write_str(m),
-            ExecError::Stopped(k) => write!(f, "stopped after {k} run(s) as asked; run the same command again to resume"),
+            ExecError::Stopped(k) => write!(
+                f,
+                "stopped after {k} run(s) as asked; run the same command again to resume"
+            ),
         }
     }
 }
@@ -84,16 +87,21 @@ pub fn execute(
     };
     let workers = jobs.clamp(1, limit.max(1));
     // (index in `pending`, point, run, encoded run file)
-    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, usize, u32, Vec<u8>)>(workers * SAVE_BACKLOG);
+    let (tx, rx) =
+        std::sync::mpsc::sync_channel::<(usize, usize, u32, Vec<u8>)>(workers * SAVE_BACKLOG);
     let rx = Mutex::new(rx);
     std::thread::scope(|scope| {
         for _ in 0..SAVERS {
             scope.spawn(|| loop {
                 // the lock is held only while waiting for the next run
-                let Ok((i, p, r, bytes)) = rx.lock().unwrap().recv() else { return };
+                let Ok((i, p, r, bytes)) = rx.lock().unwrap().recv() else {
+                    return;
+                };
                 // a saver must keep draining whatever happens, or a full
                 // backlog would block the simulation threads for good
-                let saved = catch_unwind(AssertUnwindSafe(|| store.save_local(p, r, &bytes).map(|()| tick())));
+                let saved = catch_unwind(AssertUnwindSafe(|| {
+                    store.save_local(p, r, &bytes).map(|()| tick())
+                }));
                 match saved {
                     Ok(Ok(())) => {}
                     Ok(Err(e)) => fail(i, ExecError::Store(e.to_string())),
@@ -118,11 +126,29 @@ pub fn execute(
                 let s = &point.scenario;
                 let res = catch_unwind(AssertUnwindSafe(|| f(s, r)))
                     .unwrap_or_else(|e| {
-                        let m = e.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| e.downcast_ref::<String>().cloned());
-                        Err(format!("simulation panicked: {}", m.unwrap_or_else(|| "unknown panic".into())))
+                        let m = e
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| e.downcast_ref::<String>().cloned());
+                        Err(format!(
+                            "simulation panicked: {}",
+                            m.unwrap_or_else(|| "unknown panic".into())
+                        ))
                     })
-                    .and_then(|o| if o.run == r { Ok(o) } else { Err(format!("simulation returned run {} instead of {r}", o.run)) })
-                    .map_err(|e| ExecError::Run(format!("point `{}` run {r} (seed {}): {e}", point.label, s.run_seed(r))));
+                    .and_then(|o| {
+                        if o.run == r {
+                            Ok(o)
+                        } else {
+                            Err(format!("simulation returned run {} instead of {r}", o.run))
+                        }
+                    })
+                    .map_err(|e| {
+                        ExecError::Run(format!(
+                            "point `{}` run {r} (seed {}): {e}",
+                            point.label,
+                            s.run_seed(r)
+                        ))
+                    });
                 match res {
                     // the savers outlive every sender and never stop early,
                     // so the send cannot fail
@@ -170,12 +196,24 @@ pub fn finish(sweep: &Sweep, store: &Store, opts: &WriteOptions) -> Result<Vec<P
     // `messages` table) took about 5 s and 4 GB for one gaming SCTP file at
     // the paper's run counts, on one core while the other idled.
     let tables_wanted = opts.csv || opts.parquet;
-    let keep: &dyn Fn(&str) -> bool = if tables_wanted { &|_| true } else { &|name| name == "paths" };
+    let keep: &dyn Fn(&str) -> bool = if tables_wanted {
+        &|_| true
+    } else {
+        &|name| name == "paths"
+    };
     let mut per_point = Vec::with_capacity(sweep.points.len());
     for p in 0..sweep.points.len() {
-        per_point.push(store.load_point_tables(p, sweep.runs, keep).map_err(|e| e.to_string())?);
+        per_point.push(
+            store
+                .load_point_tables(p, sweep.runs, keep)
+                .map_err(|e| e.to_string())?,
+        );
     }
-    let tables = if tables_wanted { merge_sweep(sweep, &per_point).map_err(|e| format!("cannot merge runs: {e}"))? } else { Vec::new() };
+    let tables = if tables_wanted {
+        merge_sweep(sweep, &per_point).map_err(|e| format!("cannot merge runs: {e}"))?
+    } else {
+        Vec::new()
+    };
     let doc = summary(sweep, &per_point, &opts.meta);
     write_tables(&store.dir, &tables, &doc, opts).map_err(|e| e.to_string())
 }

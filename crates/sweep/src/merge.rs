@@ -18,7 +18,10 @@ fn key_type(sweep: &Sweep, key: &str) -> ColumnType {
     use toml::Value as T;
     if vals.iter().all(|v| matches!(v, T::Integer(_))) {
         ColumnType::I64
-    } else if vals.iter().all(|v| matches!(v, T::Integer(_) | T::Float(_))) {
+    } else if vals
+        .iter()
+        .all(|v| matches!(v, T::Integer(_) | T::Float(_)))
+    {
         ColumnType::F64
     } else if vals.iter().all(|v| matches!(v, T::Boolean(_))) {
         ColumnType::Bool
@@ -60,7 +63,9 @@ pub fn merge_sweep(sweep: &Sweep, runs: &[Vec<RunOutput>]) -> Result<Vec<Table>,
         for t in merge_runs(rs)? {
             let t = t.with_leading(&lead)?;
             match out.iter_mut().find(|o| o.name == t.name) {
-                Some(o) => o.append(&t).map_err(|e| TableError(format!("point `{}`: {e}", p.label)))?,
+                Some(o) => o
+                    .append(&t)
+                    .map_err(|e| TableError(format!("point `{}`: {e}", p.label)))?,
                 None => out.push(t),
             }
         }
@@ -77,7 +82,9 @@ pub fn summary(sweep: &Sweep, runs: &[Vec<RunOutput>], meta: &Map<String, Json>)
     doc.insert("keys".into(), json!(sweep.keys));
     doc.insert(
         "seeds".into(),
-        json!("run r of every point uses run_seed(scenario.seed, r): the same seeds in every point"),
+        json!(
+            "run r of every point uses run_seed(scenario.seed, r): the same seeds in every point"
+        ),
     );
     let points: Vec<Json> = sweep
         .points

@@ -46,7 +46,10 @@ pub fn point_fingerprint(effective_toml: &str) -> String {
     if let Some(toml::Value::Table(m)) = doc.get_mut("scenario") {
         m.remove("runs");
     }
-    format!("{:016x}", fnv1a(toml::to_string(&doc).expect("serialises").as_bytes()))
+    format!(
+        "{:016x}",
+        fnv1a(toml::to_string(&doc).expect("serialises").as_bytes())
+    )
 }
 
 /// What `sweep.json` records; two sweeps are the same when these match.
@@ -69,7 +72,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     static N: AtomicU64 = AtomicU64::new(0);
     let dir = path.parent().expect("a file in a directory");
     let name = path.file_name().expect("a file name").to_string_lossy();
-    let tmp = dir.join(format!("{name}{TMP_MARK}{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+    let tmp = dir.join(format!(
+        "{name}{TMP_MARK}{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
     let res = (|| {
         let mut f = fs::File::create(&tmp).map_err(|e| io(&tmp, e))?;
         f.write_all(bytes).map_err(|e| io(&tmp, e))?;
@@ -100,14 +107,23 @@ impl Store {
     /// the old runs). Nothing is created when it refuses.
     pub fn open(dir: &Path, sweep: &Sweep, force: bool) -> Result<Store, StoreError> {
         if dir.exists() && !dir.is_dir() {
-            return Err(StoreError::Refused(format!("--out {} exists and is not a directory", dir.display())));
+            return Err(StoreError::Refused(format!(
+                "--out {} exists and is not a directory",
+                dir.display()
+            )));
         }
         let want = manifest(sweep);
         let mpath = dir.join(MANIFEST);
         let runs_dir = dir.join("runs");
         if mpath.exists() {
-            let old: Option<Json> = fs::read(&mpath).ok().and_then(|b| serde_json::from_slice(&b).ok());
-            let same = old.as_ref().is_some_and(|o| o["format"] == want["format"] && o["keys"] == want["keys"] && o["points"] == want["points"]);
+            let old: Option<Json> = fs::read(&mpath)
+                .ok()
+                .and_then(|b| serde_json::from_slice(&b).ok());
+            let same = old.as_ref().is_some_and(|o| {
+                o["format"] == want["format"]
+                    && o["keys"] == want["keys"]
+                    && o["points"] == want["points"]
+            });
             if !same {
                 if !force {
                     return Err(StoreError::Refused(format!(
@@ -135,13 +151,19 @@ impl Store {
                 let _ = fs::remove_dir_all(e.path());
             }
         }
-        write_atomic(&mpath, &serde_json::to_vec_pretty(&want).expect("serialises"))?;
+        write_atomic(
+            &mpath,
+            &serde_json::to_vec_pretty(&want).expect("serialises"),
+        )?;
         let mut done = Vec::new();
         for p in &sweep.points {
             let pd = runs_dir.join(&p.id);
             fs::create_dir_all(&pd).map_err(|e| io(&pd, e))?;
             // the point's effective scenario, for reproducibility
-            write_atomic(&pd.join("scenario.toml"), p.scenario.effective_toml.as_bytes())?;
+            write_atomic(
+                &pd.join("scenario.toml"),
+                p.scenario.effective_toml.as_bytes(),
+            )?;
             let mut d = vec![false; sweep.runs as usize];
             for e in fs::read_dir(&pd).map_err(|e| io(&pd, e))? {
                 let e = e.map_err(|e| io(&pd, e))?;
@@ -149,7 +171,11 @@ impl Store {
                 if name.contains(TMP_MARK) {
                     // an interrupted write: never renamed, so never counted
                     let _ = fs::remove_file(e.path());
-                } else if let Some(r) = name.strip_prefix("run-").and_then(|s| s.strip_suffix(".json")).and_then(|s| s.parse::<usize>().ok()) {
+                } else if let Some(r) = name
+                    .strip_prefix("run-")
+                    .and_then(|s| s.strip_suffix(".json"))
+                    .and_then(|s| s.parse::<usize>().ok())
+                {
                     if r < d.len() {
                         d[r] = true;
                     }
@@ -157,11 +183,18 @@ impl Store {
             }
             done.push(d);
         }
-        Ok(Store { dir: dir.to_path_buf(), done, ids: sweep.points.iter().map(|p| p.id.clone()).collect() })
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            done,
+            ids: sweep.points.iter().map(|p| p.id.clone()).collect(),
+        })
     }
 
     fn run_path(&self, point: usize, run: u32) -> PathBuf {
-        self.dir.join("runs").join(&self.ids[point]).join(format!("run-{run}.json"))
+        self.dir
+            .join("runs")
+            .join(&self.ids[point])
+            .join(format!("run-{run}.json"))
     }
 
     /// (point, run) pairs still to do, point by point.
@@ -198,7 +231,10 @@ impl Store {
     pub fn save_encoded(&self, point: usize, run: u32, bytes: &[u8]) -> Result<(), StoreError> {
         let o = decode_run(bytes).map_err(StoreError::Io)?;
         if o.run != run {
-            return Err(StoreError::Io(format!("output is for run {}, expected run {run}", o.run)));
+            return Err(StoreError::Io(format!(
+                "output is for run {}, expected run {run}",
+                o.run
+            )));
         }
         write_atomic(&self.run_path(point, run), bytes)
     }
@@ -210,14 +246,24 @@ impl Store {
 
     /// Every run of `point` with only the tables `keep` accepts (see
     /// `decode_run_tables`).
-    pub fn load_point_tables(&self, point: usize, runs: u32, keep: &dyn Fn(&str) -> bool) -> Result<Vec<RunOutput>, StoreError> {
+    pub fn load_point_tables(
+        &self,
+        point: usize,
+        runs: u32,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Result<Vec<RunOutput>, StoreError> {
         (0..runs)
             .map(|r| {
                 let p = self.run_path(point, r);
                 let b = fs::read(&p).map_err(|e| io(&p, e))?;
-                let o = decode_run_tables(&b, keep).map_err(|e| StoreError::Io(format!("{}: {e}", p.display())))?;
+                let o = decode_run_tables(&b, keep)
+                    .map_err(|e| StoreError::Io(format!("{}: {e}", p.display())))?;
                 if o.run != r {
-                    return Err(StoreError::Io(format!("{}: holds run {}", p.display(), o.run)));
+                    return Err(StoreError::Io(format!(
+                        "{}: holds run {}",
+                        p.display(),
+                        o.run
+                    )));
                 }
                 Ok(o)
             })
@@ -226,16 +272,27 @@ impl Store {
 }
 
 fn describe_change(old: Option<&Json>, want: &Json) -> String {
-    let Some(old) = old else { return "unreadable".into() };
+    let Some(old) = old else {
+        return "unreadable".into();
+    };
     let labels = |j: &Json| -> Vec<(String, String, String)> {
         j["points"].as_array().map_or(Vec::new(), |a| {
             a.iter()
-                .map(|p| (p["point"].as_str().unwrap_or("").into(), p["label"].as_str().unwrap_or("").into(), p["fingerprint"].as_str().unwrap_or("").into()))
+                .map(|p| {
+                    (
+                        p["point"].as_str().unwrap_or("").into(),
+                        p["label"].as_str().unwrap_or("").into(),
+                        p["fingerprint"].as_str().unwrap_or("").into(),
+                    )
+                })
                 .collect()
         })
     };
     let (o, w) = (labels(old), labels(want));
-    if let Some(p) = w.iter().find(|p| o.iter().any(|q| q.0 == p.0 && q.2 != p.2)) {
+    if let Some(p) = w
+        .iter()
+        .find(|p| o.iter().any(|q| q.0 == p.0 && q.2 != p.2))
+    {
         return format!("the scenario of point `{}` changed", p.1);
     }
     if o.iter().map(|p| &p.0).ne(w.iter().map(|p| &p.0)) {

@@ -13,7 +13,11 @@ fn fake(s: &Scenario, r: u32) -> Result<RunOutput, String> {
     o.set_metric("x", x);
     let t = o.table_mut("messages");
     for i in 0..3u64 {
-        t.push_named(&[("flow", Value::U64(i)), ("delay_ms", Value::F64(x * i as f64))]).unwrap();
+        t.push_named(&[
+            ("flow", Value::U64(i)),
+            ("delay_ms", Value::F64(x * i as f64)),
+        ])
+        .unwrap();
     }
     Ok(o)
 }
@@ -32,7 +36,15 @@ fn full(dir: &Path, jobs: usize, stop: Option<usize>) -> Result<usize, ExecError
     let s = sweep(TEXT);
     let st = Store::open(dir, &s, false).map_err(|e| ExecError::Store(e.to_string()))?;
     let n = execute(&s, &st, jobs, &fake, stop, &|| {})?;
-    finish(&s, &st, &WriteOptions { meta: meta(&s, "test"), ..Default::default() }).map_err(ExecError::Store)?;
+    finish(
+        &s,
+        &st,
+        &WriteOptions {
+            meta: meta(&s, "test"),
+            ..Default::default()
+        },
+    )
+    .map_err(ExecError::Store)?;
     Ok(n)
 }
 
@@ -41,7 +53,12 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.is_file())
-        .map(|p| (p.file_name().unwrap().to_string_lossy().to_string(), fs::read(&p).unwrap()))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().to_string(),
+                fs::read(&p).unwrap(),
+            )
+        })
         .collect();
     v.sort();
     v
@@ -56,11 +73,18 @@ fn resume_after_interruption_is_byte_identical() {
     let s = sweep(TEXT);
     let st = Store::open(&b, &s, false).unwrap();
     assert_eq!(st.pending().len(), 13);
-    let junk = b.join("runs").join(&s.points[0].id).join("run-4.json.tmp-1-1");
+    let junk = b
+        .join("runs")
+        .join(&s.points[0].id)
+        .join("run-4.json.tmp-1-1");
     fs::write(&junk, b"{half a ru").unwrap();
     assert!(matches!(full(&b, 2, Some(5)), Err(ExecError::Stopped(5))));
     assert!(!junk.exists(), "temp files are cleaned up");
-    assert_eq!(full(&b, 4, None).unwrap(), 8, "only the missing runs are redone");
+    assert_eq!(
+        full(&b, 4, None).unwrap(),
+        8,
+        "only the missing runs are redone"
+    );
     assert_eq!(files(&a), files(&b));
     // finishing again (nothing pending) rewrites the same bytes
     assert_eq!(full(&b, 4, None).unwrap(), 0);
@@ -78,12 +102,21 @@ fn results_do_not_depend_on_jobs() {
     assert_eq!(files(&a), files(&b));
     let m = fs::read_to_string(a.join("messages.csv")).unwrap();
     let head = m.lines().next().unwrap();
-    assert!(head.starts_with("point,point_label,transport.path,transport.cc,run,seed,flow,"), "{head}");
+    assert!(
+        head.starts_with("point,point_label,transport.path,transport.cc,run,seed,flow,"),
+        "{head}"
+    );
     assert_eq!(m.lines().count(), 1 + 4 * 5 * 3);
     // common random numbers: the same seeds, run by run, in every point
-    let doc: serde_json::Value = serde_json::from_slice(&fs::read(a.join("summary.json")).unwrap()).unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_slice(&fs::read(a.join("summary.json")).unwrap()).unwrap();
     let seeds = |p: usize| -> Vec<u64> {
-        doc["points"][p]["per_run"].as_array().unwrap().iter().map(|r| r["seed"].as_u64().unwrap()).collect()
+        doc["points"][p]["per_run"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["seed"].as_u64().unwrap())
+            .collect()
     };
     assert_eq!(seeds(0), seeds(3));
     assert_eq!(seeds(0)[1], mptlab_scenario::run_seed(9, 1));
@@ -103,19 +136,29 @@ fn changed_scenario_is_refused_unless_forced() {
     let changed = sweep(&TEXT.replace("duration_s = 5", "duration_s = 6"));
     let e = Store::open(&d, &changed, false).err().unwrap();
     assert!(matches!(e, StoreError::Refused(_)));
-    assert!(e.to_string().contains("scenario of point `path=1,cc=newreno` changed"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("scenario of point `path=1,cc=newreno` changed"),
+        "{e}"
+    );
     let fewer = sweep(&TEXT.replace("[1, 2]", "[1]"));
     assert!(Store::open(&d, &fewer, false).is_err());
     // more runs are not a change: the runs done are kept
     let more = sweep(&TEXT.replace("runs = 5", "runs = 6"));
-    assert_eq!(Store::open(&d, &more, false).unwrap().pending().len(), 4 * 6 - 3);
+    assert_eq!(
+        Store::open(&d, &more, false).unwrap().pending().len(),
+        4 * 6 - 3
+    );
     let st = Store::open(&d, &changed, true).unwrap();
     assert_eq!(st.pending().len(), 20, "--force discards the old runs");
     fs::remove_dir_all(&d).unwrap();
     // a directory with plain `mptlab run` results is not a sweep
     fs::create_dir_all(&d).unwrap();
     fs::write(d.join("summary.json"), b"{}").unwrap();
-    assert!(matches!(Store::open(&d, &changed, false), Err(StoreError::Refused(_))));
+    assert!(matches!(
+        Store::open(&d, &changed, false),
+        Err(StoreError::Refused(_))
+    ));
     fs::remove_dir_all(&d).unwrap();
 }
 
@@ -133,9 +176,17 @@ fn failures_keep_finished_runs_and_name_the_point() {
         fake(sc, r)
     };
     let e = execute(&s, &st, 1, &bad, None, &|| {}).unwrap_err();
-    assert!(e.to_string().starts_with("point `path=2,cc=newreno` run 1 (seed "), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("point `path=2,cc=newreno` run 1 (seed "),
+        "{e}"
+    );
     assert!(e.to_string().ends_with("simulation panicked: boom"), "{e}");
     let st = Store::open(&d, &s, false).unwrap();
-    assert_eq!(st.pending().len(), 20 - 11, "the 11 runs before the failure are kept");
+    assert_eq!(
+        st.pending().len(),
+        20 - 11,
+        "the 11 runs before the failure are kept"
+    );
     fs::remove_dir_all(&d).unwrap();
 }

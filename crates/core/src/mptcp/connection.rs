@@ -43,7 +43,10 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use crate::endpoint::{AppEvent, Endpoint, OfoStats, PathReport, PathState};
-use crate::packet::{flags, Addr, AddAddr, Dss, FlowId, MpCapable, MpJoin, MptcpControl, MptcpOptions, Packet, Payload, TcpSegment};
+use crate::packet::{
+    flags, AddAddr, Addr, Dss, FlowId, MpCapable, MpJoin, MptcpControl, MptcpOptions, Packet,
+    Payload, TcpSegment,
+};
 use crate::tcp::cc::{CaState, PathView, INFINITE_SSTHRESH};
 use crate::tcp::{AckInfo, CcKind, PathSender, TcpConfig, TlpProbe, Tx, TxKind};
 use crate::time::{Nanos, MS};
@@ -53,7 +56,9 @@ use super::coupled::CoupledAdapter;
 use super::meta_recv::MetaRecv;
 use super::meta_send::MetaSend;
 use super::pm::{missing, upstream_wanted, EpFlags, PmKind};
-use super::sched::{tlp_alternate, ConnView, Decision, HeadOfLine, SchedOutcome, Scheduler, Segment, SubflowView};
+use super::sched::{
+    tlp_alternate, ConnView, Decision, HeadOfLine, SchedOutcome, Scheduler, Segment, SubflowView,
+};
 use super::subflow::{seg_mut, SfState, Subflow};
 
 /// Subflow-level window given to each `PathSender`: the connection-level
@@ -121,10 +126,17 @@ impl MptcpConfig {
     /// Check the names (congestion control, scheduler).
     pub fn validate(&self) -> Result<(), String> {
         if super::sched::by_name(&self.scheduler).is_none() {
-            return Err(format!("unknown MPTCP scheduler \"{}\" (available: {})", self.scheduler, super::sched::names().join(", ")));
+            return Err(format!(
+                "unknown MPTCP scheduler \"{}\" (available: {})",
+                self.scheduler,
+                super::sched::names().join(", ")
+            ));
         }
         if super::cc::by_name(&self.cc).is_none() && CcKind::from_name(&self.cc).is_err() {
-            return Err(format!("unknown congestion control \"{}\" for MPTCP", self.cc));
+            return Err(format!(
+                "unknown congestion control \"{}\" for MPTCP",
+                self.cc
+            ));
         }
         Ok(())
     }
@@ -168,7 +180,11 @@ pub struct MptcpConnection {
 
 impl std::fmt::Debug for MptcpConnection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MptcpConnection").field("role", &self.role).field("mode", &self.mode).field("subflows", &self.sfs.len()).finish()
+        f.debug_struct("MptcpConnection")
+            .field("role", &self.role)
+            .field("mode", &self.mode)
+            .field("subflows", &self.sfs.len())
+            .finish()
     }
 }
 
@@ -185,12 +201,26 @@ impl MptcpConnection {
     /// client, the scenario's path). `remote_addrs`: the peer's addresses
     /// known in advance (the client knows the server's first address only;
     /// a server learns client addresses from joins).
-    pub fn new(cfg: MptcpConfig, flow: FlowId, role: Role, local_addrs: &[Addr], local_port: u16, remote_addrs: &[Addr], remote_port: u16) -> Result<Self, String> {
+    pub fn new(
+        cfg: MptcpConfig,
+        flow: FlowId,
+        role: Role,
+        local_addrs: &[Addr],
+        local_port: u16,
+        remote_addrs: &[Addr],
+        remote_port: u16,
+    ) -> Result<Self, String> {
         cfg.validate()?;
         let sched = super::sched::by_name(&cfg.scheduler).expect("validated");
         let cfg_redundant = sched.name() == "redundant";
         let coupled = super::cc::by_name(&cfg.cc).map(|c| Rc::new(RefCell::new(c)));
-        let key = 0x1234_5678_9abc_def0u64 ^ ((flow as u64) << 17) ^ if role == Role::Server { 0xfeed_0000_0000 } else { 0 };
+        let key = 0x1234_5678_9abc_def0u64
+            ^ ((flow as u64) << 17)
+            ^ if role == Role::Server {
+                0xfeed_0000_0000
+            } else {
+                0
+            };
         let mut tcp = cfg.tcp.clone();
         // The meta socket applies Nagle; subflows get whole segments.
         tcp.nagle = false;
@@ -235,14 +265,23 @@ impl MptcpConnection {
     fn new_sender(&self, idx: usize) -> PathSender {
         let cc: Box<dyn crate::tcp::CongestionControl> = match &self.coupled {
             Some(c) => Box::new(CoupledAdapter::new(c.clone())),
-            None => CcKind::from_name(&self.cfg.cc).expect("validated").build_with(self.cfg.tcp.cubic, self.cfg.tcp.hystart),
+            None => CcKind::from_name(&self.cfg.cc)
+                .expect("validated")
+                .build_with(self.cfg.tcp.cubic, self.cfg.tcp.hystart),
         };
         let mut s = PathSender::new(&self.cfg.tcp, cc);
         s.cc_state.path_index = idx;
         s
     }
 
-    fn add_subflow(&mut self, local: Addr, lport: u16, remote: Addr, rport: u16, state: SfState) -> usize {
+    fn add_subflow(
+        &mut self,
+        local: Addr,
+        lport: u16,
+        remote: Addr,
+        rport: u16,
+        state: SfState,
+    ) -> usize {
         let id = self.sfs.len();
         let snd = self.new_sender(id);
         let mut sf = Subflow::new(id, &self.cfg.tcp, snd, local, lport, remote, rport, state);
@@ -285,12 +324,18 @@ impl MptcpConnection {
             ca_open: s.snd.ca_state() == CaState::Open,
             backup: s.backup,
             cwnd_pkts: cwnd,
-            ssthresh_pkts: if ss >= INFINITE_SSTHRESH { u32::MAX } else { ss },
+            ssthresh_pkts: if ss >= INFINITE_SSTHRESH {
+                u32::MAX
+            } else {
+                ss
+            },
             inflight_pkts: s.snd.in_flight(),
             srtt,
             rttvar: s.snd.rtt.rttvar,
             mss: s.snd.mss,
-            pacing_rate_bps: (cwnd as u64 * s.snd.mss as u64 * 8 * 1_000_000_000).checked_div(srtt).unwrap_or(0),
+            pacing_rate_bps: (cwnd as u64 * s.snd.mss as u64 * 8 * 1_000_000_000)
+                .checked_div(srtt)
+                .unwrap_or(0),
             queued_bytes: s.snd.unsent(),
             unacked_bytes: s.snd.buffered(),
             last_used: 0,
@@ -303,7 +348,10 @@ impl MptcpConnection {
             snd_wnd: self.send.peer_wnd,
             fits_rwnd: fits,
             send_buf_full: self.write_blocked,
-            head: self.send.head().map(|(_, s)| HeadOfLine { len: s.len, sent_on: s.sent_on }),
+            head: self.send.head().map(|(_, s)| HeadOfLine {
+                len: s.len,
+                sent_on: s.sent_on,
+            }),
         }
     }
 
@@ -331,20 +379,34 @@ impl MptcpConnection {
         if self.mode != Mode::Mptcp {
             return None;
         }
-        let mut o = MptcpOptions { dss: Some(Dss::with_data_ack(self.recv.rcv_nxt)), control: None };
+        let mut o = MptcpOptions {
+            dss: Some(Dss::with_data_ack(self.recv.rcv_nxt)),
+            control: None,
+        };
         let sf = &mut self.sfs[i];
         if sf.third_ack_pending {
             sf.third_ack_pending = false;
             if sf.initial {
                 // RFC 8684 3.1: the third ACK echoes both keys.
-                o.control_mut().capable = Some(MpCapable { sender_key: self.key, receiver_key: self.peer_key });
+                o.control_mut().capable = Some(MpCapable {
+                    sender_key: self.key,
+                    receiver_key: self.peer_key,
+                });
             } else {
-                o.control_mut().join = Some(MpJoin { token: 0, addr_id: 0, backup: sf.backup });
+                o.control_mut().join = Some(MpJoin {
+                    token: 0,
+                    addr_id: 0,
+                    backup: sf.backup,
+                });
             }
         }
         if sf.established() {
             if let Some((id, a)) = self.add_addr_pending.pop_front() {
-                o.control_mut().add_addr = Some(AddAddr { addr_id: id, addr: a, port: None });
+                o.control_mut().add_addr = Some(AddAddr {
+                    addr_id: id,
+                    addr: a,
+                    port: None,
+                });
             }
         }
         Some(o)
@@ -353,12 +415,32 @@ impl MptcpConnection {
     fn build_syn(&mut self, i: usize, now: Nanos) {
         let flow = self.flow;
         let mptcp = if self.sfs[i].initial {
-            let capable = self.cfg.capable && (self.role == Role::Client || self.mode == Mode::Mptcp);
-            capable.then(|| MptcpOptions::with_control(MptcpControl { capable: Some(MpCapable { sender_key: self.key, receiver_key: None }), ..Default::default() }))
+            let capable =
+                self.cfg.capable && (self.role == Role::Client || self.mode == Mode::Mptcp);
+            capable.then(|| {
+                MptcpOptions::with_control(MptcpControl {
+                    capable: Some(MpCapable {
+                        sender_key: self.key,
+                        receiver_key: None,
+                    }),
+                    ..Default::default()
+                })
+            })
         } else {
             let token = self.peer_key.map(token_of).unwrap_or(0);
-            let addr_id = self.local_addrs.iter().position(|&a| a == self.sfs[i].local).unwrap_or(0) as u8;
-            Some(MptcpOptions::with_control(MptcpControl { join: Some(MpJoin { token, addr_id, backup: self.sfs[i].backup }), ..Default::default() }))
+            let addr_id = self
+                .local_addrs
+                .iter()
+                .position(|&a| a == self.sfs[i].local)
+                .unwrap_or(0) as u8;
+            Some(MptcpOptions::with_control(MptcpControl {
+                join: Some(MpJoin {
+                    token,
+                    addr_id,
+                    backup: self.sfs[i].backup,
+                }),
+                ..Default::default()
+            }))
         };
         let cfg = &self.cfg.tcp;
         let server = self.role == Role::Server;
@@ -412,7 +494,10 @@ impl MptcpConnection {
         if tx.len > 0 {
             if let (Some(m), Some(o)) = (sf.map_of(tx.seq), s.mptcp.as_mut()) {
                 // One mapping per segment (RFC 8684 3.3.1).
-                debug_assert!(tx.seq + tx.len as u64 <= m.sseq + m.len as u64, "segment spans two mappings");
+                debug_assert!(
+                    tx.seq + tx.len as u64 <= m.sseq + m.len as u64,
+                    "segment spans two mappings"
+                );
                 let d = o.dss.get_or_insert_with(Dss::default);
                 d.set_dsn(Some(m.dsn + (tx.seq - m.sseq)));
                 d.map_len = tx.len;
@@ -455,19 +540,33 @@ impl MptcpConnection {
     }
 
     fn best_subflow(&self) -> Option<usize> {
-        self.sfs.iter().filter(|s| s.established() && !s.pf).min_by_key(|s| (s.backup, s.snd.rtt.srtt)).or_else(|| self.sfs.iter().find(|s| s.established())).map(|s| s.id)
+        self.sfs
+            .iter()
+            .filter(|s| s.established() && !s.pf)
+            .min_by_key(|s| (s.backup, s.snd.rtt.srtt))
+            .or_else(|| self.sfs.iter().find(|s| s.established()))
+            .map(|s| s.id)
     }
 
     // ---- handshake -------------------------------------------------------------
 
     fn negotiate(&mut self, i: usize, seg: &TcpSegment) {
         let cfg = &self.cfg.tcp;
-        let mptcp = self.mode == Mode::Mptcp || (self.mode == Mode::Handshake && seg.mptcp.as_ref().is_some_and(|o| o.capable().is_some() || o.join().is_some()));
+        let mptcp = self.mode == Mode::Mptcp
+            || (self.mode == Mode::Handshake
+                && seg
+                    .mptcp
+                    .as_ref()
+                    .is_some_and(|o| o.capable().is_some() || o.join().is_some()));
         let sf = &mut self.sfs[i];
         let ts_ok = cfg.timestamps && seg.ts().is_some();
         sf.rcv.ts_ok = ts_ok;
         sf.rcv.sack_ok = cfg.sack && seg.sack_permitted;
-        sf.rcv.rcv_wscale = if cfg.window_scaling && seg.wscale.is_some() { Some(14) } else { None };
+        sf.rcv.rcv_wscale = if cfg.window_scaling && seg.wscale.is_some() {
+            Some(14)
+        } else {
+            None
+        };
         let peer_mss = seg.mss().map(|m| m as u32).unwrap_or(536);
         let mut mss = peer_mss.min(cfg.mss_option()) - if ts_ok { 12 } else { 0 };
         if mptcp && self.cfg.capable {
@@ -498,11 +597,16 @@ impl MptcpConnection {
     /// Client path manager: open the subflows still missing (only once the
     /// first subflow is established and MPTCP was agreed).
     fn pm_create(&mut self, now: Nanos) {
-        if self.role != Role::Client || self.mode != Mode::Mptcp || !self.sfs.first().is_some_and(|s| s.established()) {
+        if self.role != Role::Client
+            || self.mode != Mode::Mptcp
+            || !self.sfs.first().is_some_and(|s| s.established())
+        {
             return;
         }
         let wanted = match self.cfg.pm {
-            PmKind::Upstream => upstream_wanted(&self.local_addrs, &self.remote_addrs, &self.cfg.endpoints),
+            PmKind::Upstream => {
+                upstream_wanted(&self.local_addrs, &self.remote_addrs, &self.cfg.endpoints)
+            }
             pm => pm.wanted(&self.local_addrs, &self.remote_addrs),
         };
         let existing: Vec<(Addr, Addr)> = self.sfs.iter().map(|s| (s.local, s.remote)).collect();
@@ -522,13 +626,26 @@ impl MptcpConnection {
         let (local, remote) = (pkt.dst, pkt.src);
         let i = if self.sfs.is_empty() {
             let capable = seg.mptcp.as_ref().is_some_and(|o| o.capable().is_some());
-            self.mode = if capable && self.cfg.capable { Mode::Mptcp } else { Mode::Fallback };
-            self.peer_key = seg.mptcp.as_ref().and_then(|o| o.capable()).map(|c| c.sender_key);
+            self.mode = if capable && self.cfg.capable {
+                Mode::Mptcp
+            } else {
+                Mode::Fallback
+            };
+            self.peer_key = seg
+                .mptcp
+                .as_ref()
+                .and_then(|o| o.capable())
+                .map(|c| c.sender_key);
             self.add_subflow(local, seg.dst_port, remote, seg.src_port, SfState::SynRcvd)
         } else {
             // RFC 8684 3.2: a join must name our token.
-            let Some(j) = seg.mptcp.as_ref().and_then(|o| o.join()) else { return };
-            if self.mode != Mode::Mptcp || j.token != token_of(self.key) || self.sfs.len() >= MAX_SUBFLOWS {
+            let Some(j) = seg.mptcp.as_ref().and_then(|o| o.join()) else {
+                return;
+            };
+            if self.mode != Mode::Mptcp
+                || j.token != token_of(self.key)
+                || self.sfs.len() >= MAX_SUBFLOWS
+            {
                 return;
             }
             let i = self.add_subflow(local, seg.dst_port, remote, seg.src_port, SfState::SynRcvd);
@@ -548,7 +665,10 @@ impl MptcpConnection {
     // ---- data path ---------------------------------------------------------------
 
     fn on_segment(&mut self, now: Nanos, i: usize, seg: &TcpSegment) {
-        const NO_OPTIONS: MptcpOptions = MptcpOptions { dss: None, control: None };
+        const NO_OPTIONS: MptcpOptions = MptcpOptions {
+            dss: None,
+            control: None,
+        };
         let opts: &MptcpOptions = seg.mptcp.as_ref().unwrap_or(&NO_OPTIONS);
         if let Some(c) = &opts.control {
             if let Some(a) = c.add_addr {
@@ -569,7 +689,11 @@ impl MptcpConnection {
                 ack: seg.ack,
                 window: SUBFLOW_WND,
                 sack: &sack,
-                ts_ecr: if sf.rcv.ts_ok { seg.ts().map(|t| t.1) } else { None },
+                ts_ecr: if sf.rcv.ts_ok {
+                    seg.ts().map(|t| t.1)
+                } else {
+                    None
+                },
                 carries_data: seg.len > 0 || seg.has(flags::FIN) || seg.has(flags::SYN),
             };
             if sf.snd.ack_is_idle(&ai) {
@@ -613,7 +737,13 @@ impl MptcpConnection {
                     sf.rx_maps.get_or_insert_with(seg.seq, || (d, seg.len));
                 }
             }
-            let out = sf.rcv.on_segment(now, seg.seq, seg.len, seg.has(flags::FIN), seg.ts().map(|t| t.0));
+            let out = sf.rcv.on_segment(
+                now,
+                seg.seq,
+                seg.len,
+                seg.has(flags::FIN),
+                seg.ts().map(|t| t.0),
+            );
             if out.ooo {
                 sf.snd.counters.ooo_segments += 1;
             }
@@ -635,7 +765,9 @@ impl MptcpConnection {
                 fin |= self.recv.on_data_fin(self.recv.rcv_nxt).fin;
             }
             if delivered > 0 {
-                self.events.push_back(AppEvent::Delivered { total: self.recv.delivered });
+                self.events.push_back(AppEvent::Delivered {
+                    total: self.recv.delivered,
+                });
             }
             if fin {
                 self.peer_closed();
@@ -696,7 +828,10 @@ impl MptcpConnection {
     /// the first `next_tx`, which usually finds nothing.
     #[inline]
     fn drain_subflow(&mut self, now: Nanos, i: usize) {
-        if !matches!(self.sfs[i].state, SfState::Established | SfState::PreEstablished) {
+        if !matches!(
+            self.sfs[i].state,
+            SfState::Established | SfState::PreEstablished
+        ) {
             return;
         }
         if let Some(tx) = self.sfs[i].snd.next_tx(now) {
@@ -715,7 +850,11 @@ impl MptcpConnection {
         for p in &out.penalize {
             let s = &mut self.sfs[p.subflow];
             s.snd.cc_state.cwnd = p.new_cwnd;
-            s.snd.cc_state.ssthresh = if p.new_ssthresh == u32::MAX { INFINITE_SSTHRESH } else { p.new_ssthresh };
+            s.snd.cc_state.ssthresh = if p.new_ssthresh == u32::MAX {
+                INFINITE_SSTHRESH
+            } else {
+                p.new_ssthresh
+            };
             s.snd.counters.penalizations += 1;
         }
         if let Some(id) = out.retransmit_head_on {
@@ -750,13 +889,22 @@ impl MptcpConnection {
             }
             return;
         }
-        if !self.redundant && !self.write_blocked && self.send.unsent() == 0 && self.send.reinject.is_empty() {
+        if !self.redundant
+            && !self.write_blocked
+            && self.send.unsent() == 0
+            && self.send.reinject.is_empty()
+        {
             // Nothing to offer and nothing for `on_send_blocked` (the
             // receiving end, on every data segment): the loop would stop
             // at its first test.
             return;
         }
-        let mss = self.sfs.iter().filter(|s| s.established()).map(|s| s.snd.mss).min();
+        let mss = self
+            .sfs
+            .iter()
+            .filter(|s| s.established())
+            .map(|s| s.snd.mss)
+            .min();
         let Some(mss) = mss else { return };
         let mut views = std::mem::take(&mut self.view_buf);
         self.schedule_loop(now, mss, &mut views);
@@ -775,7 +923,11 @@ impl MptcpConnection {
             // Nothing to offer and nothing for `on_send_blocked` (the
             // receiving end on every data segment): stop before taking the
             // snapshot, which is all the loop below would do.
-            if !self.redundant && !self.write_blocked && self.send.next_reinject().is_none() && self.send.peek_new(mss).is_none() {
+            if !self.redundant
+                && !self.write_blocked
+                && self.send.next_reinject().is_none()
+                && self.send.peek_new(mss).is_none()
+            {
                 break;
             }
             if stale == u64::MAX {
@@ -789,7 +941,11 @@ impl MptcpConnection {
             }
             stale = 0;
             let views = &views[..];
-            let redundant_copy = if self.redundant { self.redundant_candidate(views) } else { None };
+            let redundant_copy = if self.redundant {
+                self.redundant_candidate(views)
+            } else {
+                None
+            };
             let (dsn, len, reinj) = if let Some((d, l)) = self.send.next_reinject() {
                 (d, l, true)
             } else if let Some((d, l)) = redundant_copy {
@@ -808,7 +964,11 @@ impl MptcpConnection {
             };
             let fits = reinj || dsn + len as u64 <= self.send.wnd_end();
             let conn = self.conn_view(fits);
-            let seg = Segment { len, reinjection: reinj, sent_on: if reinj { self.send.sent_on(dsn) } else { 0 } };
+            let seg = Segment {
+                len,
+                reinjection: reinj,
+                sent_on: if reinj { self.send.sent_on(dsn) } else { 0 },
+            };
             let out = self.sched.schedule(now, views, &conn, &seg);
             if self.apply(now, &out) {
                 break;
@@ -845,11 +1005,19 @@ impl MptcpConnection {
 
     /// Oldest unacked segment that some available subflow has not carried.
     fn redundant_candidate(&self, views: &[SubflowView]) -> Option<(u64, u32)> {
-        let avail: u64 = views.iter().filter(|v| v.available() && !v.backup).fold(0, |m, v| m | (1u64 << v.id));
+        let avail: u64 = views
+            .iter()
+            .filter(|v| v.available() && !v.backup)
+            .fold(0, |m, v| m | (1u64 << v.id));
         if avail == 0 {
             return None;
         }
-        self.send.inflight.iter().take(512).find(|(_, s)| avail & !s.sent_on != 0).map(|(d, s)| (d, s.len))
+        self.send
+            .inflight
+            .iter()
+            .take(512)
+            .find(|(_, s)| avail & !s.sent_on != 0)
+            .map(|(d, s)| (d, s.len))
     }
 
     /// Seed 001's MPTCP-level TLP: the probe due on subflow `i` is also sent
@@ -868,8 +1036,19 @@ impl MptcpConnection {
         let mut views = Vec::new();
         self.sched_views(&mut views);
         let conn = self.conn_view(true);
-        let probe = Segment { len: m.len, reinjection: true, sent_on: self.send.sent_on(m.dsn) };
-        if let Some(a) = tlp_alternate(self.sched.as_mut(), now, &views, &conn, &probe, self.sfs[i].id) {
+        let probe = Segment {
+            len: m.len,
+            reinjection: true,
+            sent_on: self.send.sent_on(m.dsn),
+        };
+        if let Some(a) = tlp_alternate(
+            self.sched.as_mut(),
+            now,
+            &views,
+            &conn,
+            &probe,
+            self.sfs[i].id,
+        ) {
             if self.send_on(now, a, m.dsn, m.len) {
                 self.sfs[a].snd.counters.bytes_probe_extra += m.len as u64;
             }
@@ -904,8 +1083,11 @@ impl MptcpConnection {
         }
         for i in 0..self.sfs.len() {
             let sf = &self.sfs[i];
-            let signal = sf.third_ack_pending || (sf.initial && sf.established() && !self.add_addr_pending.is_empty());
-            if matches!(sf.state, SfState::Established | SfState::PreEstablished) && (sf.rcv.ack_due() || signal) {
+            let signal = sf.third_ack_pending
+                || (sf.initial && sf.established() && !self.add_addr_pending.is_empty());
+            if matches!(sf.state, SfState::Established | SfState::PreEstablished)
+                && (sf.rcv.ack_due() || signal)
+            {
                 self.build_ack(i, now);
             }
         }
@@ -929,7 +1111,9 @@ impl Endpoint for MptcpConnection {
 
     fn handle_packet(&mut self, now: Nanos, pkt: &Packet) {
         self.dirty = true;
-        let Payload::Tcp(seg) = &pkt.payload else { return };
+        let Payload::Tcp(seg) = &pkt.payload else {
+            return;
+        };
         let Some(i) = self.sfs.iter().position(|s| s.matches(pkt, seg)) else {
             if self.role == Role::Server && seg.has(flags::SYN) && !seg.has(flags::ACK) {
                 self.on_new_syn(now, pkt, seg);
@@ -953,7 +1137,11 @@ impl Endpoint for MptcpConnection {
                 if seg.has(flags::SYN) && seg.has(flags::ACK) && seg.ack == 1 {
                     if self.sfs[i].initial {
                         let cap = seg.mptcp.as_ref().and_then(|o| o.capable());
-                        self.mode = if cap.is_some() && self.cfg.capable { Mode::Mptcp } else { Mode::Fallback };
+                        self.mode = if cap.is_some() && self.cfg.capable {
+                            Mode::Mptcp
+                        } else {
+                            Mode::Fallback
+                        };
                         self.peer_key = cap.map(|c| c.sender_key);
                     }
                     self.negotiate(i, seg);
@@ -985,7 +1173,9 @@ impl Endpoint for MptcpConnection {
                             let first = self.sfs[0].local;
                             for (k, &a) in self.local_addrs.iter().enumerate() {
                                 let signal = match self.cfg.pm {
-                                    PmKind::Upstream => self.cfg.endpoints.iter().any(|&(e, f)| e == a && f.signal),
+                                    PmKind::Upstream => {
+                                        self.cfg.endpoints.iter().any(|&(e, f)| e == a && f.signal)
+                                    }
                                     pm => pm.announces(),
                                 };
                                 if a != first && signal {
@@ -1045,7 +1235,11 @@ impl Endpoint for MptcpConnection {
             *t = (*t).min(x.unwrap_or(Nanos::MAX));
         }
         let (mut t, mut any) = (Nanos::MAX, false);
-        fold(&mut t, &mut any, self.fin_timer.filter(|_| !self.send.fin_acked));
+        fold(
+            &mut t,
+            &mut any,
+            self.fin_timer.filter(|_| !self.send.fin_acked),
+        );
         for sf in &self.sfs {
             fold(&mut t, &mut any, sf.syn_timer);
             fold(&mut t, &mut any, sf.snd.next_timeout());
@@ -1074,7 +1268,10 @@ impl Endpoint for MptcpConnection {
                 }
             }
             self.sfs[i].rcv.on_timeout(now);
-            if !matches!(self.sfs[i].state, SfState::Established | SfState::PreEstablished) {
+            if !matches!(
+                self.sfs[i].state,
+                SfState::Established | SfState::PreEstablished
+            ) {
                 continue;
             }
             let mut views = std::mem::take(&mut self.path_buf);
@@ -1133,7 +1330,14 @@ impl Endpoint for MptcpConnection {
     }
 
     fn paths(&self) -> Vec<PathReport> {
-        self.sfs.iter().map(|s| PathReport { local: s.local, remote: s.remote, counters: s.snd.counters.clone() }).collect()
+        self.sfs
+            .iter()
+            .map(|s| PathReport {
+                local: s.local,
+                remote: s.remote,
+                counters: s.snd.counters.clone(),
+            })
+            .collect()
     }
 
     fn path_states(&self) -> Vec<PathState> {
@@ -1146,7 +1350,11 @@ impl Endpoint for MptcpConnection {
                     local: s.local,
                     remote: s.remote,
                     cwnd_bytes: s.snd.cwnd() as u64 * mss,
-                    ssthresh_bytes: if ss >= INFINITE_SSTHRESH { u64::MAX } else { ss as u64 * mss },
+                    ssthresh_bytes: if ss >= INFINITE_SSTHRESH {
+                        u64::MAX
+                    } else {
+                        ss as u64 * mss
+                    },
                     srtt: s.snd.rtt.srtt,
                     inflight_bytes: s.snd.in_flight() as u64 * mss,
                 }
@@ -1155,6 +1363,9 @@ impl Endpoint for MptcpConnection {
     }
 
     fn ofo_stats(&self) -> Option<OfoStats> {
-        Some(OfoStats { delays: self.recv.ofo_delays.clone(), hol_time: self.recv.hol_time })
+        Some(OfoStats {
+            delays: self.recv.ofo_delays.clone(),
+            hol_time: self.recv.hol_time,
+        })
     }
 }

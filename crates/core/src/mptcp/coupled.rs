@@ -32,7 +32,11 @@ impl std::fmt::Debug for CoupledAdapter {
 impl CoupledAdapter {
     pub fn new(inner: Rc<RefCell<Box<dyn CoupledCc>>>) -> Self {
         let name = inner.borrow().name();
-        CoupledAdapter { inner, name, buf: Vec::new() }
+        CoupledAdapter {
+            inner,
+            name,
+            buf: Vec::new(),
+        }
     }
 }
 

@@ -46,7 +46,11 @@ pub struct MetaRx {
 
 impl MetaRecv {
     pub fn new(rcvbuf: u64) -> Self {
-        MetaRecv { rcv_nxt: 1, rcvbuf, ..Default::default() }
+        MetaRecv {
+            rcv_nxt: 1,
+            rcvbuf,
+            ..Default::default()
+        }
     }
 
     /// The connection-level window we advertise.

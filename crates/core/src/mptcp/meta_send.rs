@@ -117,7 +117,14 @@ impl ReinjectQueue {
 
 impl MetaSend {
     pub fn new(sndbuf: u64) -> Self {
-        MetaSend { una: 1, nxt: 1, write_seq: 1, sndbuf, peer_wnd: 65535, ..Default::default() }
+        MetaSend {
+            una: 1,
+            nxt: 1,
+            write_seq: 1,
+            sndbuf,
+            peer_wnd: 65535,
+            ..Default::default()
+        }
     }
 
     pub fn buffered(&self) -> u64 {
@@ -154,7 +161,9 @@ impl MetaSend {
 
     /// The segment at `dsn` was handed to subflow `id`.
     pub fn mark_sent(&mut self, dsn: u64, len: u32, id: usize) {
-        let (e, _) = self.inflight.get_or_insert_with(dsn, || Sent { len, sent_on: 0 });
+        let (e, _) = self
+            .inflight
+            .get_or_insert_with(dsn, || Sent { len, sent_on: 0 });
         e.sent_on |= 1u64 << id;
         if dsn == self.nxt {
             self.nxt += len as u64;

@@ -66,7 +66,11 @@ impl EpFlags {
 pub const UPSTREAM_MAX_SUBFLOWS: usize = 8;
 
 /// Subflows (local, remote) an upstream client wants: see `PmKind::Upstream`.
-pub fn upstream_wanted(local: &[Addr], remote: &[Addr], eps: &[(Addr, EpFlags)]) -> Vec<(Addr, Addr)> {
+pub fn upstream_wanted(
+    local: &[Addr],
+    remote: &[Addr],
+    eps: &[(Addr, EpFlags)],
+) -> Vec<(Addr, Addr)> {
     let (l0, r0) = (local[0], remote[0]);
     let mut v = vec![(l0, r0)];
     for &(a, f) in eps {
@@ -155,17 +159,31 @@ mod tests {
         assert_eq!(PmKind::Binder { n: 2 }.wanted(&l, &r), vec![(1, 10); 2]);
         assert_eq!(PmKind::Default.wanted(&l, &r), vec![(1, 10)]);
         assert_eq!(missing(&fm, &[(1, 10), (2, 10)]), vec![(1, 20), (2, 20)]);
-        assert_eq!(PmKind::Fullmesh { per_pair: 2 }.wanted(&[1, 2], &[10]).len(), 4);
+        assert_eq!(
+            PmKind::Fullmesh { per_pair: 2 }
+                .wanted(&[1, 2], &[10])
+                .len(),
+            4
+        );
     }
 
     #[test]
     fn upstream_endpoints() {
         let sub = EpFlags::parse("subflow").unwrap();
         let sub_fm = EpFlags::parse("subflow,fullmesh").unwrap();
-        assert_eq!(upstream_wanted(&[1, 2], &[10], &[(2, sub)]), vec![(1, 10), (2, 10)]);
+        assert_eq!(
+            upstream_wanted(&[1, 2], &[10], &[(2, sub)]),
+            vec![(1, 10), (2, 10)]
+        );
         // an announced server address: a subflow from the first address to it
-        assert_eq!(upstream_wanted(&[1, 2], &[10, 20], &[(2, sub)]), vec![(1, 10), (2, 10), (1, 20)]);
-        assert_eq!(upstream_wanted(&[1, 2], &[10, 20], &[(2, sub_fm)]), vec![(1, 10), (2, 10), (2, 20), (1, 20)]);
+        assert_eq!(
+            upstream_wanted(&[1, 2], &[10, 20], &[(2, sub)]),
+            vec![(1, 10), (2, 10), (1, 20)]
+        );
+        assert_eq!(
+            upstream_wanted(&[1, 2], &[10, 20], &[(2, sub_fm)]),
+            vec![(1, 10), (2, 10), (2, 20), (1, 20)]
+        );
         assert_eq!(upstream_wanted(&[1, 2], &[10], &[]), vec![(1, 10)]);
         assert!(EpFlags::parse("subflow,bogus").is_err());
         assert!(EpFlags::parse("signal backup").unwrap().backup);

@@ -97,12 +97,18 @@ mod tests {
         let mut x: u64 = 12345;
         let mut next_key = 0u64;
         for step in 0..20_000u64 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let r = (x >> 33) % 10;
             match r {
                 0..=4 => {
                     // mostly increasing keys, sometimes an older or a repeated one
-                    let key = if r == 0 { next_key.saturating_sub((x >> 40) % 50) } else { next_key };
+                    let key = if r == 0 {
+                        next_key.saturating_sub((x >> 40) % 50)
+                    } else {
+                        next_key
+                    };
                     next_key += 1 + (x >> 50) % 3;
                     let (v, ins) = m.get_or_insert_with(key, || step);
                     *v += 1;

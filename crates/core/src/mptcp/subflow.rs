@@ -64,7 +64,16 @@ pub struct Subflow {
 
 impl Subflow {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(id: usize, cfg: &TcpConfig, snd: PathSender, local: Addr, lport: u16, remote: Addr, rport: u16, state: SfState) -> Self {
+    pub fn new(
+        id: usize,
+        cfg: &TcpConfig,
+        snd: PathSender,
+        local: Addr,
+        lport: u16,
+        remote: Addr,
+        rport: u16,
+        state: SfState,
+    ) -> Self {
         let mut rcv_cfg = cfg.clone();
         // The subflow's own receiver never limits: the connection-level
         // window is what every subflow advertises (RFC 8684 3.3.5).
@@ -97,11 +106,20 @@ impl Subflow {
     }
 
     pub fn matches(&self, pkt: &Packet, seg: &TcpSegment) -> bool {
-        pkt.dst == self.local && pkt.src == self.remote && seg.dst_port == self.lport && seg.src_port == self.rport
+        pkt.dst == self.local
+            && pkt.src == self.remote
+            && seg.dst_port == self.lport
+            && seg.src_port == self.rport
     }
 
     pub fn new_packet(&self, flow: FlowId) -> Packet {
-        Packet { src: self.local, dst: self.remote, flow, size: 0, payload: Payload::Tcp(TcpSegment::new(self.lport, self.rport)) }
+        Packet {
+            src: self.local,
+            dst: self.remote,
+            flow,
+            size: 0,
+            payload: Payload::Tcp(TcpSegment::new(self.lport, self.rport)),
+        }
     }
 
     /// Hand one segment's worth of connection data to this subflow.
@@ -121,7 +139,9 @@ impl Subflow {
                 return Some(*m);
             }
         }
-        let i = self.tx_maps.partition_point(|m| m.sseq + m.len as u64 <= sseq);
+        let i = self
+            .tx_maps
+            .partition_point(|m| m.sseq + m.len as u64 <= sseq);
         self.tx_maps.get(i).copied().filter(|m| m.sseq <= sseq)
     }
 

@@ -29,14 +29,28 @@ struct Wire {
 }
 
 fn delay_of(a: Addr) -> Nanos {
-    if a == A2 { 40 * MS } else { 10 * MS }
+    if a == A2 {
+        40 * MS
+    } else {
+        10 * MS
+    }
 }
 
 impl Wire {
     fn new(cfg_c: MptcpConfig, cfg_s: MptcpConfig) -> Wire {
         let c = MptcpConnection::new(cfg_c, 0, Role::Client, &[A1, A2], 40000, &[S1], 80).unwrap();
         let s = MptcpConnection::new(cfg_s, 0, Role::Server, &[S1], 80, &[], 40000).unwrap();
-        Wire { now: 0, c, s, q: Vec::new(), delay: delay_of, drop: Box::new(|_, _| false), log: Vec::new(), c_events: Vec::new(), s_events: Vec::new() }
+        Wire {
+            now: 0,
+            c,
+            s,
+            q: Vec::new(),
+            delay: delay_of,
+            drop: Box::new(|_, _| false),
+            log: Vec::new(),
+            c_events: Vec::new(),
+            s_events: Vec::new(),
+        }
     }
 
     fn pump(&mut self) {
@@ -75,7 +89,10 @@ impl Wire {
         self.pump();
         loop {
             let next_pkt = self.q.iter().map(|x| x.0).min();
-            let next_t = [self.c.poll_timeout(), self.s.poll_timeout()].into_iter().flatten().min();
+            let next_t = [self.c.poll_timeout(), self.s.poll_timeout()]
+                .into_iter()
+                .flatten()
+                .min();
             let t = match (next_pkt, next_t) {
                 (Some(a), Some(b)) => a.min(b),
                 (a, b) => match a.or(b) {
@@ -106,27 +123,57 @@ impl Wire {
 }
 
 fn cfg(pm: PmKind) -> MptcpConfig {
-    MptcpConfig { pm, cc: "lia".into(), ..MptcpConfig::default() }
+    MptcpConfig {
+        pm,
+        cc: "lia".into(),
+        ..MptcpConfig::default()
+    }
 }
 
 fn syns(log: &[(Nanos, Packet)]) -> Vec<(Nanos, Packet)> {
-    log.iter().filter(|(_, p)| p.tcp().is_some_and(|s| s.has(flags::SYN) && !s.has(flags::ACK))).cloned().collect()
+    log.iter()
+        .filter(|(_, p)| {
+            p.tcp()
+                .is_some_and(|s| s.has(flags::SYN) && !s.has(flags::ACK))
+        })
+        .cloned()
+        .collect()
 }
 
 #[test]
 fn mp_capable_then_join_only_after_the_first_subflow_is_established() {
-    let mut w = Wire::new(cfg(PmKind::Fullmesh { per_pair: 1 }), cfg(PmKind::Fullmesh { per_pair: 1 }));
+    let mut w = Wire::new(
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+    );
     w.c.connect(0);
     w.run(5 * MS);
     let s = syns(&w.log);
-    assert_eq!(s.len(), 1, "only the MP_CAPABLE SYN before the handshake completes");
+    assert_eq!(
+        s.len(),
+        1,
+        "only the MP_CAPABLE SYN before the handshake completes"
+    );
     let first = s[0].1.tcp().unwrap().mptcp.clone().unwrap();
     assert!(first.capable().is_some() && first.join().is_none());
-    assert_eq!(s[0].1.src, A1, "initial subflow on the default (first) address");
+    assert_eq!(
+        s[0].1.src, A1,
+        "initial subflow on the default (first) address"
+    );
     w.run(200 * MS);
     let s = syns(&w.log);
     assert_eq!(s.len(), 2);
-    let (t_join, join) = (&s[1].0, s[1].1.tcp().unwrap().mptcp.as_ref().unwrap().join().unwrap());
+    let (t_join, join) = (
+        &s[1].0,
+        s[1].1
+            .tcp()
+            .unwrap()
+            .mptcp
+            .as_ref()
+            .unwrap()
+            .join()
+            .unwrap(),
+    );
     // SYN-ACK arrives at 20 ms: the join goes out then, not before.
     assert_eq!(*t_join, 20 * MS);
     assert_eq!(s[1].1.src, A2);
@@ -137,7 +184,18 @@ fn mp_capable_then_join_only_after_the_first_subflow_is_established() {
     assert_eq!(w.c.mode, Mode::Mptcp);
     assert_eq!(w.c_events.first(), Some(&AppEvent::Connected));
     // The third ACK of the first subflow echoes both keys (RFC 8684 3.1).
-    let third = w.log.iter().find(|(_, p)| p.src == A1 && p.tcp().unwrap().mptcp.as_ref().is_some_and(|o| o.capable().is_some_and(|c| c.receiver_key.is_some()))).is_some();
+    let third = w
+        .log
+        .iter()
+        .find(|(_, p)| {
+            p.src == A1
+                && p.tcp()
+                    .unwrap()
+                    .mptcp
+                    .as_ref()
+                    .is_some_and(|o| o.capable().is_some_and(|c| c.receiver_key.is_some()))
+        })
+        .is_some();
     assert!(third);
 }
 
@@ -151,7 +209,16 @@ fn join_with_a_wrong_token_is_ignored() {
     p.src = A2;
     if let crate::packet::Payload::Tcp(s) = &mut p.payload {
         s.src_port = 999;
-        s.mptcp = Some(crate::packet::MptcpOptions::with_control(crate::packet::MptcpControl { join: Some(crate::packet::MpJoin { token: 7, addr_id: 1, backup: false }), ..Default::default() }));
+        s.mptcp = Some(crate::packet::MptcpOptions::with_control(
+            crate::packet::MptcpControl {
+                join: Some(crate::packet::MpJoin {
+                    token: 7,
+                    addr_id: 1,
+                    backup: false,
+                }),
+                ..Default::default()
+            },
+        ));
     }
     w.s.handle_packet(w.now, &p);
     assert_eq!(w.s.sfs.len(), 1);
@@ -165,7 +232,10 @@ fn transfer(w: &mut Wire, bytes: u64, until: Nanos) {
 
 #[test]
 fn dss_mappings_and_data_ack_carry_a_transfer_over_two_subflows() {
-    let mut w = Wire::new(cfg(PmKind::Fullmesh { per_pair: 1 }), cfg(PmKind::Fullmesh { per_pair: 1 }));
+    let mut w = Wire::new(
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+    );
     w.c.connect(0);
     w.run(200 * MS);
     transfer(&mut w, 300_000, 5 * SEC);
@@ -195,7 +265,10 @@ fn dss_mappings_and_data_ack_carry_a_transfer_over_two_subflows() {
 
 #[test]
 fn rto_on_a_subflow_reinjects_its_data_on_the_other() {
-    let mut w = Wire::new(cfg(PmKind::Fullmesh { per_pair: 1 }), cfg(PmKind::Fullmesh { per_pair: 1 }));
+    let mut w = Wire::new(
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+    );
     w.c.connect(0);
     w.run(300 * MS);
     assert_eq!(w.s.sfs.len(), 2);
@@ -203,12 +276,18 @@ fn rto_on_a_subflow_reinjects_its_data_on_the_other() {
     let t0 = w.now;
     w.drop = Box::new(move |now, p| now >= t0 && (p.src == A2 || p.dst == A2));
     transfer(&mut w, 500_000, 10 * SEC);
-    assert_eq!(w.c.recv.delivered, 500_000, "the transfer completes on path 1");
+    assert_eq!(
+        w.c.recv.delivered, 500_000,
+        "the transfer completes on path 1"
+    );
     let sf2 = w.s.sfs.iter().find(|s| s.remote == A2).unwrap();
     let sf1 = w.s.sfs.iter().find(|s| s.remote == A1).unwrap();
     assert!(sf2.snd.counters.rto_events > 0);
     assert!(sf2.pf, "potentially failed after the RTO");
-    assert!(sf1.snd.counters.bytes_reinjected > 0, "data of subflow 2 reinjected on subflow 1");
+    assert!(
+        sf1.snd.counters.bytes_reinjected > 0,
+        "data of subflow 2 reinjected on subflow 1"
+    );
 }
 
 #[test]
@@ -224,9 +303,17 @@ fn fallback_to_tcp_when_the_server_is_not_mptcp_capable() {
     transfer(&mut w, 100_000, 3 * SEC);
     assert_eq!(w.c.recv.delivered, 100_000);
     assert!(w.c_events.contains(&AppEvent::PeerClosed));
-    let synack = w.log.iter().find(|(_, p)| p.tcp().unwrap().has(flags::SYN) && p.tcp().unwrap().has(flags::ACK)).unwrap();
+    let synack = w
+        .log
+        .iter()
+        .find(|(_, p)| p.tcp().unwrap().has(flags::SYN) && p.tcp().unwrap().has(flags::ACK))
+        .unwrap();
     assert!(synack.1.tcp().unwrap().mptcp.is_none());
-    assert!(w.log.iter().filter(|(_, p)| p.tcp().unwrap().len > 0).all(|(_, p)| p.tcp().unwrap().mptcp.is_none()));
+    assert!(w
+        .log
+        .iter()
+        .filter(|(_, p)| p.tcp().unwrap().len > 0)
+        .all(|(_, p)| p.tcp().unwrap().mptcp.is_none()));
 }
 
 /// Seed 001's tail-loss scenario: a burst over a fast (20 ms RTT) and a slow
@@ -245,7 +332,12 @@ fn tail_loss_burst(mptcp_tlp: bool, lossy: Addr, segs: u64) -> (Nanos, u64) {
     let mut dropped = false;
     w.drop = Box::new(move |_, p| {
         let s = p.tcp().unwrap();
-        let last = s.len > 0 && s.mptcp.as_ref().and_then(|o| o.dss).and_then(|d| d.dsn()).is_some_and(|d| d + s.len as u64 == end);
+        let last = s.len > 0
+            && s.mptcp
+                .as_ref()
+                .and_then(|o| o.dss)
+                .and_then(|d| d.dsn())
+                .is_some_and(|d| d + s.len as u64 == end);
         if last && p.dst == lossy && !dropped {
             dropped = true;
             return true;
@@ -262,8 +354,15 @@ fn tail_loss_burst(mptcp_tlp: bool, lossy: Addr, segs: u64) -> (Nanos, u64) {
             done = Some(w.now - t0);
         }
     }
-    let extra: u64 = w.s.sfs.iter().map(|s| s.snd.counters.bytes_probe_extra).sum();
-    let on_lossy = w.log.iter().any(|(t, p)| *t >= t0 && p.dst == lossy && p.tcp().unwrap().len > 0);
+    let extra: u64 =
+        w.s.sfs
+            .iter()
+            .map(|s| s.snd.counters.bytes_probe_extra)
+            .sum();
+    let on_lossy = w
+        .log
+        .iter()
+        .any(|(t, p)| *t >= t0 && p.dst == lossy && p.tcp().unwrap().len > 0);
     assert!(on_lossy);
     (done.expect("burst completes"), extra)
 }

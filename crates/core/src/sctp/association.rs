@@ -55,7 +55,9 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::chunk::{pad4, Chunk, DataChunk, SackChunk, SctpPacket, COMMON_HEADER, DATA_HEADER};
-use super::cmt::{alternate_destination, rtx_destination, sfr_miss_increment, split_allows, SackFacts};
+use super::cmt::{
+    alternate_destination, rtx_destination, sfr_miss_increment, split_allows, SackFacts,
+};
 use super::config::{BufferSplit, Scheduler, SctpConfig};
 use super::congestion::{apply_max_burst, initial_cwnd, on_ack, on_fast_retransmit, on_timeout};
 use super::path::Path;
@@ -188,16 +190,34 @@ impl SctpAssociation {
     /// A new association endpoint. `local` and `peer` list the addresses of
     /// both ends; the first pair is the primary path. The active side calls
     /// `connect`; the passive side answers the INIT.
-    pub fn new(flow: FlowId, local: &[Addr], local_port: u16, peer: &[Addr], remote_port: u16, cfg: SctpConfig) -> SctpAssociation {
+    pub fn new(
+        flow: FlowId,
+        local: &[Addr],
+        local_port: u16,
+        peer: &[Addr],
+        remote_port: u16,
+        cfg: SctpConfig,
+    ) -> SctpAssociation {
         assert!(!local.is_empty() && !peer.is_empty());
         let mut cfg = cfg;
         // a DATA chunk must fit in one packet with IP and common header
-        cfg.max_payload = cfg.max_payload.clamp(1, cfg.mtu - SCTP_OVERHEAD - DATA_HEADER);
+        cfg.max_payload = cfg
+            .max_payload
+            .clamp(1, cfg.mtu - SCTP_OVERHEAD - DATA_HEADER);
         let mut rng = SimRng::stream(cfg.seed, &format!("sctp.{flow}.{}", local[0]));
         let iw = initial_cwnd(cfg.mtu);
         let n = local.len().max(peer.len());
-        let paths: Vec<Path> =
-            (0..n).map(|k| Path::new(local[k % local.len()], peer[k % peer.len()], iw, cfg.recv_buffer, cfg.rto_initial)).collect();
+        let paths: Vec<Path> = (0..n)
+            .map(|k| {
+                Path::new(
+                    local[k % local.len()],
+                    peer[k % peer.len()],
+                    iw,
+                    cfg.recv_buffer,
+                    cfg.rto_initial,
+                )
+            })
+            .collect();
         let n = paths.len();
         let my_vtag = (rng.below(u32::MAX as u64 - 1) + 1) as u32;
         SctpAssociation {
@@ -365,7 +385,9 @@ impl SctpAssociation {
         if self.paths[self.primary].active {
             return self.primary;
         }
-        (0..self.paths.len()).find(|&i| self.paths[i].active).unwrap_or(self.primary)
+        (0..self.paths.len())
+            .find(|&i| self.paths[i].active)
+            .unwrap_or(self.primary)
     }
 
     fn active_paths(&self) -> usize {
@@ -373,7 +395,10 @@ impl SctpAssociation {
     }
 
     fn is_open(&self) -> bool {
-        matches!(self.state, State::Established | State::ShutdownPending | State::ShutdownReceived)
+        matches!(
+            self.state,
+            State::Established | State::ShutdownPending | State::ShutdownReceived
+        )
     }
 
     /// The path a packet from `src` to `dst` arrived on: the (remote, local)
@@ -391,7 +416,12 @@ impl SctpAssociation {
     }
 
     fn outstanding_bytes(&self) -> u64 {
-        self.paths.iter().map(|p| p.flight).sum::<u64>() + self.rtx_queue.iter().map(|t| self.sent[t].chunk.len as u64).sum::<u64>()
+        self.paths.iter().map(|p| p.flight).sum::<u64>()
+            + self
+                .rtx_queue
+                .iter()
+                .map(|t| self.sent[t].chunk.len as u64)
+                .sum::<u64>()
     }
 
     fn update_peer_rwnd(&mut self) {
@@ -414,10 +444,25 @@ impl SctpAssociation {
     }
 
     fn packet(&self, path: usize, chunks: Vec<Chunk>) -> Packet {
-        let vtag = if matches!(chunks.first(), Some(Chunk::Init { .. })) { 0 } else { self.peer_vtag };
-        let sp = SctpPacket { src_port: self.local_port, dst_port: self.remote_port, vtag, chunks };
+        let vtag = if matches!(chunks.first(), Some(Chunk::Init { .. })) {
+            0
+        } else {
+            self.peer_vtag
+        };
+        let sp = SctpPacket {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            vtag,
+            chunks,
+        };
         let p = &self.paths[path];
-        Packet { src: p.local, dst: p.remote, flow: self.flow, size: IPV4_HEADER + sp.wire_len(), payload: Payload::Sctp(Box::new(sp)) }
+        Packet {
+            src: p.local,
+            dst: p.remote,
+            flow: self.flow,
+            size: IPV4_HEADER + sp.wire_len(),
+            payload: Payload::Sctp(Box::new(sp)),
+        }
     }
 
     fn send_ctrl(&mut self, path: usize, chunk: Chunk) {
@@ -435,7 +480,13 @@ impl SctpAssociation {
         Chunk::Init {
             init_tag: self.my_vtag,
             a_rwnd: self.cfg.recv_buffer,
-            addrs: self.paths.iter().map(|p| p.local).collect::<BTreeSet<_>>().into_iter().collect(),
+            addrs: self
+                .paths
+                .iter()
+                .map(|p| p.local)
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect(),
             nr_sack: self.cfg.nr_sack,
         }
     }
@@ -448,7 +499,11 @@ impl SctpAssociation {
         for i in 0..n {
             // Path confirmation of the other destinations (section 5.4): a
             // heartbeat right away, which also gives them an RTT estimate.
-            self.paths[i].hb_at = Some(if i == self.primary || !self.cfg.heartbeats { now + self.hb_delay(i) } else { now });
+            self.paths[i].hb_at = Some(if i == self.primary || !self.cfg.heartbeats {
+                now + self.hb_delay(i)
+            } else {
+                now
+            });
         }
         if !self.cfg.heartbeats {
             for p in &mut self.paths {
@@ -508,7 +563,13 @@ impl SctpAssociation {
         }
     }
 
-    fn on_data(&mut self, now: Nanos, path: usize, d: &DataChunk, delivered: &mut Vec<DeliveredMsg>) -> bool {
+    fn on_data(
+        &mut self,
+        now: Nanos,
+        path: usize,
+        d: &DataChunk,
+        delivered: &mut Vec<DeliveredMsg>,
+    ) -> bool {
         let was_gap = self.tsns.has_gaps();
         let expected = self.tsns.cum.map_or(0, |c| c + 1);
         if !self.tsns.on_tsn(d.tsn) {
@@ -545,7 +606,11 @@ impl SctpAssociation {
     fn make_sack(&mut self) -> SackChunk {
         let dac = self.data_pkts_unacked.clamp(1, 2) as u8;
         let nr = self.cfg.nr_sack && self.peer_nr_sack;
-        let s = self.tsns.make_sack(self.a_rwnd(), nr, if self.cfg.cmt && self.cfg.dac { dac } else { 0 });
+        let s = self.tsns.make_sack(
+            self.a_rwnd(),
+            nr,
+            if self.cfg.cmt && self.cfg.dac { dac } else { 0 },
+        );
         self.sack_pending = false;
         self.sack_now = false;
         self.sack_timer = None;
@@ -683,7 +748,12 @@ impl SctpAssociation {
         }
         if nr {
             for &(a, b) in &nr_set {
-                let ts: Vec<u64> = self.sent.range(a..=b).filter(|(_, o)| !o.freed).map(|(&t, _)| t).collect();
+                let ts: Vec<u64> = self
+                    .sent
+                    .range(a..=b)
+                    .filter(|(_, o)| !o.freed)
+                    .map(|(&t, _)| t)
+                    .collect();
                 for t in ts {
                     let o = self.sent.get_mut(&t).unwrap();
                     o.freed = true;
@@ -722,7 +792,14 @@ impl SctpAssociation {
         // Congestion window updates.
         for i in 0..n {
             if acked_bytes[i] > 0 {
-                on_ack(&mut self.paths, i, acked_bytes[i], progress[i], self.cfg.mtu, self.cfg.cc);
+                on_ack(
+                    &mut self.paths,
+                    i,
+                    acked_bytes[i],
+                    progress[i],
+                    self.cfg.mtu,
+                    self.cfg.cc,
+                );
             }
             if self.paths[i].flight == 0 && !self.rtx_queue.iter().any(|t| self.sent[t].path == i) {
                 self.paths[i].pba = 0;
@@ -792,7 +869,11 @@ impl SctpAssociation {
             let o = &self.sent[&t];
             (o.path, o.chunk.len as u64)
         };
-        let dest = if self.cfg.cmt { rtx_destination(&self.paths, q, self.cfg.rtx_policy) } else { q };
+        let dest = if self.cfg.cmt {
+            rtx_destination(&self.paths, q, self.cfg.rtx_policy)
+        } else {
+            q
+        };
         {
             let o = self.sent.get_mut(&t).unwrap();
             o.fast_retransmitted = true;
@@ -830,7 +911,12 @@ impl SctpAssociation {
         match self.state {
             State::ShutdownPending if drained => {
                 let p = self.current_primary();
-                self.send_ctrl(p, Chunk::Shutdown { cum_tsn: self.tsns.cum });
+                self.send_ctrl(
+                    p,
+                    Chunk::Shutdown {
+                        cum_tsn: self.tsns.cum,
+                    },
+                );
                 self.state = State::ShutdownSent;
                 self.t2 = Some(self.t2_base() + self.paths[p].rto);
             }
@@ -863,7 +949,12 @@ impl SctpAssociation {
         self.path_error(i);
         // Mark everything outstanding on this destination for retransmission
         // (section 6.3.3 E3) and pick the destination (section 6.4.1 / CMT policy).
-        let ts: Vec<u64> = self.sent.iter().filter(|(_, o)| o.path == i && !o.acked && o.in_flight).map(|(&t, _)| t).collect();
+        let ts: Vec<u64> = self
+            .sent
+            .iter()
+            .filter(|(_, o)| o.path == i && !o.acked && o.in_flight)
+            .map(|(&t, _)| t)
+            .collect();
         for t in ts {
             let dest = if self.cfg.cmt {
                 rtx_destination(&self.paths, i, self.cfg.rtx_policy)
@@ -911,7 +1002,8 @@ impl SctpAssociation {
 
     fn on_heartbeat_timer(&mut self, now: Nanos, i: usize) {
         let idle = self.paths[i].flight == 0
-            && (self.paths[i].last_data_sent == 0 || now >= self.paths[i].last_data_sent + self.cfg.hb_interval)
+            && (self.paths[i].last_data_sent == 0
+                || now >= self.paths[i].last_data_sent + self.cfg.hb_interval)
             || !self.paths[i].active;
         if self.paths[i].hb_outstanding.take().is_some() {
             // the previous heartbeat was not answered (section 8.3)
@@ -924,11 +1016,22 @@ impl SctpAssociation {
         if idle || self.paths[i].srtt.is_none() {
             self.paths[i].hb_outstanding = Some(now);
             let (src, dest) = (self.paths[i].local, self.paths[i].remote);
-            self.send_ctrl(i, Chunk::Heartbeat { src, dest, sent_at: now });
+            self.send_ctrl(
+                i,
+                Chunk::Heartbeat {
+                    src,
+                    dest,
+                    sent_at: now,
+                },
+            );
         }
         let d = self.hb_delay(i);
         // an unconfirmed/unanswered destination is probed again after one RTO
-        let d = if self.paths[i].srtt.is_none() { self.paths[i].rto } else { d };
+        let d = if self.paths[i].srtt.is_none() {
+            self.paths[i].rto
+        } else {
+            d
+        };
         self.paths[i].hb_at = Some(now + d);
     }
 
@@ -963,10 +1066,14 @@ impl SctpAssociation {
         }
         if self.cfg.cmt {
             let n = self.active_paths();
-            if self.cfg.buffer_split.sender() && !split_allows(self.sbuf_booked[i], len, self.cfg.send_buffer, n) {
+            if self.cfg.buffer_split.sender()
+                && !split_allows(self.sbuf_booked[i], len, self.cfg.send_buffer, n)
+            {
                 return true;
             }
-            if self.cfg.buffer_split.receiver() && !split_allows(self.rbuf_booked[i], len, self.peer_buffer, n) {
+            if self.cfg.buffer_split.receiver()
+                && !split_allows(self.rbuf_booked[i], len, self.peer_buffer, n)
+            {
                 return true;
             }
         }
@@ -999,12 +1106,21 @@ impl SctpAssociation {
     /// its previous plan gets no new slots, so a path slower than estimated
     /// does not pile up chunks). Returns false if nothing was planned for `i`.
     fn daps_replan(&mut self, i: usize) -> bool {
-        let start = self.daps_next.max(self.unsent.keys().next().copied().unwrap_or(self.next_tsn));
+        let start = self
+            .daps_next
+            .max(self.unsent.keys().next().copied().unwrap_or(self.next_tsn));
         if start >= self.next_tsn || !self.paths[i].active {
             return false;
         }
         let idle: Vec<bool> = (0..self.paths.len())
-            .map(|j| j == i || (self.paths[j].active && !self.paths[j].daps_plan.iter().any(|t| self.unsent.contains_key(t))))
+            .map(|j| {
+                j == i
+                    || (self.paths[j].active
+                        && !self.paths[j]
+                            .daps_plan
+                            .iter()
+                            .any(|t| self.unsent.contains_key(t)))
+            })
             .collect();
         let plan = daps_plan(&self.paths, self.cfg.mtu as u64, usize::MAX);
         let mut t = start;
@@ -1022,7 +1138,9 @@ impl SctpAssociation {
     }
 
     fn has_rtx_for(&self, i: usize) -> bool {
-        self.rtx_queue.iter().any(|t| self.sent[t].rtx.is_some_and(|r| r.1 == i))
+        self.rtx_queue
+            .iter()
+            .any(|t| self.sent[t].rtx.is_some_and(|r| r.1 == i))
     }
 
     /// Chunk rescheduling (Dreibholz, Becke, Rathgeb, Tüxen, "On the Use of
@@ -1053,7 +1171,11 @@ impl SctpAssociation {
         if o.path == i && o.sent_at + 2 * p.srtt_or_rto() >= self.last_now {
             return None;
         }
-        let split = if self.cfg.buffer_split == BufferSplit::None { 1 } else { self.active_paths() as u64 };
+        let split = if self.cfg.buffer_split == BufferSplit::None {
+            1
+        } else {
+            self.active_paths() as u64
+        };
         let waiting = self.rbuf_booked[i].saturating_sub(p.flight) as f64;
         let send_limit = (self.cfg.send_buffer / split).max(1) as f64;
         let total_queued: u64 = self.rbuf_booked.iter().sum();
@@ -1072,7 +1194,11 @@ impl SctpAssociation {
         if self.has_rtx_for(i) {
             // fast retransmissions go regardless of cwnd (section 7.2.4 step 3)
             return self.paths[i].cwnd_open()
-                || (self.paths[i].fast_rtx_burst && self.rtx_queue.iter().any(|t| self.sent[t].rtx == Some((RtxCause::Fast, i))));
+                || (self.paths[i].fast_rtx_burst
+                    && self
+                        .rtx_queue
+                        .iter()
+                        .any(|t| self.sent[t].rtx == Some((RtxCause::Fast, i))));
         }
         if matches!(self.state, State::ShutdownSent | State::ShutdownAckSent) {
             return false;
@@ -1093,7 +1219,8 @@ impl SctpAssociation {
                 return Some(p);
             }
             // retransmissions re-targeted to an alternate (T3, section 6.4.1)
-            return (0..self.paths.len()).find(|&i| i != p && self.has_rtx_for(i) && self.can_send(i));
+            return (0..self.paths.len())
+                .find(|&i| i != p && self.has_rtx_for(i) && self.can_send(i));
         }
         if let Some(c) = self.rr_current {
             if self.can_send(c) {
@@ -1121,7 +1248,12 @@ impl SctpAssociation {
         let fast_budget = self.paths[i].fast_rtx_burst;
         let mut sent_fast = false;
         // 1. retransmissions for this destination, lowest TSN first
-        let rtx: Vec<u64> = self.rtx_queue.iter().copied().filter(|t| self.sent[t].rtx.is_some_and(|r| r.1 == i)).collect();
+        let rtx: Vec<u64> = self
+            .rtx_queue
+            .iter()
+            .copied()
+            .filter(|t| self.sent[t].rtx.is_some_and(|r| r.1 == i))
+            .collect();
         for t in rtx {
             let o = &self.sent[&t];
             let len = o.chunk.len;
@@ -1310,7 +1442,9 @@ impl Endpoint for SctpAssociation {
 
     fn handle_packet(&mut self, now: Nanos, pkt: &Packet) {
         self.last_now = now;
-        let Payload::Sctp(sp) = &pkt.payload else { return };
+        let Payload::Sctp(sp) = &pkt.payload else {
+            return;
+        };
         let path = self.path_of(pkt.src, pkt.dst);
         if self.finished {
             // section 9.2: a stray SHUTDOWN-ACK is answered with SHUTDOWN-COMPLETE;
@@ -1334,7 +1468,12 @@ impl Endpoint for SctpAssociation {
         let mut had_data = false;
         for ch in &sp.chunks {
             match ch {
-                Chunk::Init { init_tag, a_rwnd, nr_sack, .. } => {
+                Chunk::Init {
+                    init_tag,
+                    a_rwnd,
+                    nr_sack,
+                    ..
+                } => {
                     // Answer with an INIT-ACK carrying a cookie; no state is kept
                     // (section 5.1). The peer's addresses come from the constructor.
                     self.peer_vtag = *init_tag;
@@ -1342,7 +1481,13 @@ impl Endpoint for SctpAssociation {
                     self.peer_buffer = *a_rwnd;
                     self.init_ssthresh(*a_rwnd);
                     self.peer_nr_sack = *nr_sack;
-                    let addrs = self.paths.iter().map(|p| p.local).collect::<BTreeSet<_>>().into_iter().collect();
+                    let addrs = self
+                        .paths
+                        .iter()
+                        .map(|p| p.local)
+                        .collect::<BTreeSet<_>>()
+                        .into_iter()
+                        .collect();
                     let ack = Chunk::InitAck {
                         init_tag: self.my_vtag,
                         a_rwnd: self.cfg.recv_buffer,
@@ -1353,7 +1498,13 @@ impl Endpoint for SctpAssociation {
                     self.send_ctrl(path, ack);
                     self.t1_sent_at = now;
                 }
-                Chunk::InitAck { init_tag, a_rwnd, cookie, nr_sack, .. } => {
+                Chunk::InitAck {
+                    init_tag,
+                    a_rwnd,
+                    cookie,
+                    nr_sack,
+                    ..
+                } => {
                     if self.state != State::CookieWait {
                         continue;
                     }
@@ -1409,10 +1560,21 @@ impl Endpoint for SctpAssociation {
                     }
                 }
                 Chunk::Heartbeat { src, dest, sent_at } => {
-                    self.send_ctrl(path, Chunk::HeartbeatAck { src: *src, dest: *dest, sent_at: *sent_at });
+                    self.send_ctrl(
+                        path,
+                        Chunk::HeartbeatAck {
+                            src: *src,
+                            dest: *dest,
+                            sent_at: *sent_at,
+                        },
+                    );
                 }
                 Chunk::HeartbeatAck { src, dest, sent_at } => {
-                    if let Some(i) = self.paths.iter().position(|p| p.remote == *dest && p.local == *src) {
+                    if let Some(i) = self
+                        .paths
+                        .iter()
+                        .position(|p| p.remote == *dest && p.local == *src)
+                    {
                         let (mn, mx) = (self.cfg.rto_min, self.cfg.rto_max);
                         let p = &mut self.paths[i];
                         if p.hb_outstanding == Some(*sent_at) {
@@ -1425,7 +1587,11 @@ impl Endpoint for SctpAssociation {
                     }
                 }
                 Chunk::Shutdown { cum_tsn } => {
-                    let s = SackChunk { cum_tsn: *cum_tsn, a_rwnd: self.peer_a_rwnd, ..Default::default() };
+                    let s = SackChunk {
+                        cum_tsn: *cum_tsn,
+                        a_rwnd: self.peer_a_rwnd,
+                        ..Default::default()
+                    };
                     if cum_tsn.is_some() {
                         self.on_sack(now, &s);
                     }
@@ -1455,9 +1621,14 @@ impl Endpoint for SctpAssociation {
         for m in delivered {
             self.delivered_total += m.len;
             if self.emit_messages {
-                self.events.push_back(AppEvent::Message { offset: m.offset, len: m.len });
+                self.events.push_back(AppEvent::Message {
+                    offset: m.offset,
+                    len: m.len,
+                });
             }
-            self.events.push_back(AppEvent::Delivered { total: self.delivered_total });
+            self.events.push_back(AppEvent::Delivered {
+                total: self.delivered_total,
+            });
         }
     }
 
@@ -1498,7 +1669,10 @@ impl Endpoint for SctpAssociation {
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
-        let mut t = [self.t1, self.t2, self.sack_timer].into_iter().flatten().min();
+        let mut t = [self.t1, self.t2, self.sack_timer]
+            .into_iter()
+            .flatten()
+            .min();
         for p in &self.paths {
             for x in [p.t3, p.hb_at].into_iter().flatten() {
                 t = Some(t.map_or(x, |y: Nanos| y.min(x)));
@@ -1520,7 +1694,9 @@ impl Endpoint for SctpAssociation {
             }
             let c = match self.state {
                 State::CookieWait => self.init_chunk(),
-                State::CookieEchoed => Chunk::CookieEcho { cookie: self.cookie_echoed() },
+                State::CookieEchoed => Chunk::CookieEcho {
+                    cookie: self.cookie_echoed(),
+                },
                 _ => {
                     self.t1 = None;
                     return;
@@ -1538,7 +1714,9 @@ impl Endpoint for SctpAssociation {
             }
             let p = self.current_primary();
             let c = match self.state {
-                State::ShutdownSent => Some(Chunk::Shutdown { cum_tsn: self.tsns.cum }),
+                State::ShutdownSent => Some(Chunk::Shutdown {
+                    cum_tsn: self.tsns.cum,
+                }),
                 State::ShutdownAckSent => Some(Chunk::ShutdownAck),
                 _ => None,
             };
@@ -1608,7 +1786,14 @@ impl Endpoint for SctpAssociation {
     }
 
     fn paths(&self) -> Vec<PathReport> {
-        self.paths.iter().map(|p| PathReport { local: p.local, remote: p.remote, counters: p.counters.clone() }).collect()
+        self.paths
+            .iter()
+            .map(|p| PathReport {
+                local: p.local,
+                remote: p.remote,
+                counters: p.counters.clone(),
+            })
+            .collect()
     }
 
     fn ofo_stats(&self) -> Option<OfoStats> {
@@ -1616,7 +1801,10 @@ impl Endpoint for SctpAssociation {
         if self.ooo_delays.is_empty() {
             return None;
         }
-        Some(OfoStats { delays: self.ooo_delays.clone(), hol_time: self.hol_time })
+        Some(OfoStats {
+            delays: self.ooo_delays.clone(),
+            hol_time: self.hol_time,
+        })
     }
 
     fn path_states(&self) -> Vec<PathState> {

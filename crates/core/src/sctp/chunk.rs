@@ -40,7 +40,10 @@ impl SctpPacket {
 
     /// User data bytes carried in DATA chunks.
     pub fn data_len(&self) -> u32 {
-        self.chunks.iter().map(|c| if let Chunk::Data(d) = c { d.len } else { 0 }).sum()
+        self.chunks
+            .iter()
+            .map(|c| if let Chunk::Data(d) = c { d.len } else { 0 })
+            .sum()
     }
 }
 
@@ -100,8 +103,12 @@ impl Chunk {
         match self {
             // fixed 20 bytes + one IPv4 address parameter (8) per address
             // + supported-extensions parameter (4 + 1 type) when NR-SACK is offered.
-            Chunk::Init { addrs, nr_sack, .. } => 20 + 8 * addrs.len() as u32 + if *nr_sack { 8 } else { 0 },
-            Chunk::InitAck { addrs, nr_sack, .. } => 20 + 8 * addrs.len() as u32 + COOKIE_PARAM + if *nr_sack { 8 } else { 0 },
+            Chunk::Init { addrs, nr_sack, .. } => {
+                20 + 8 * addrs.len() as u32 + if *nr_sack { 8 } else { 0 }
+            }
+            Chunk::InitAck { addrs, nr_sack, .. } => {
+                20 + 8 * addrs.len() as u32 + COOKIE_PARAM + if *nr_sack { 8 } else { 0 }
+            }
             Chunk::CookieEcho { .. } => 4 + 32,
             Chunk::CookieAck => 4,
             Chunk::Data(d) => DATA_HEADER + d.len,
@@ -165,6 +172,11 @@ impl SackChunk {
 
     /// Is `tsn` acknowledged by this SACK (cumulatively or in a gap block)?
     pub fn acks(&self, tsn: u64) -> bool {
-        self.cum_tsn.is_some_and(|c| tsn <= c) || self.gaps.iter().chain(self.nr_gaps.iter()).any(|&(a, b)| a <= tsn && tsn <= b)
+        self.cum_tsn.is_some_and(|c| tsn <= c)
+            || self
+                .gaps
+                .iter()
+                .chain(self.nr_gaps.iter())
+                .any(|&(a, b)| a <= tsn && tsn <= b)
     }
 }

@@ -45,7 +45,9 @@ pub fn alternate_destination(paths: &[Path], orig: usize, primary: usize) -> usi
     if primary != orig && paths[primary].active {
         return primary;
     }
-    (0..paths.len()).find(|&i| i != orig && paths[i].active).unwrap_or(orig)
+    (0..paths.len())
+        .find(|&i| i != orig && paths[i].active)
+        .unwrap_or(orig)
 }
 
 /// Per-destination facts about one SACK, gathered before miss indications

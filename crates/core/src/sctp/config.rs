@@ -118,7 +118,15 @@ pub fn protocol_names() -> &'static [&'static str] {
 /// enumerated ones: `nr_sack`, `chunk_rescheduling` (bool), `max_burst`
 /// (packets, 0 = off), `unordered` (bool), `sfr`/`cuc`/`dac` (bool).
 pub fn option_names() -> &'static [&'static str] {
-    &["nr_sack", "chunk_rescheduling", "max_burst", "unordered", "sfr", "cuc", "dac"]
+    &[
+        "nr_sack",
+        "chunk_rescheduling",
+        "max_burst",
+        "unordered",
+        "sfr",
+        "cuc",
+        "dac",
+    ]
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -212,7 +220,10 @@ impl SctpConfig {
 
     /// CMT-SCTP with SFR, CUC, DAC and round-robin scheduling.
     pub fn cmt() -> Self {
-        SctpConfig { cmt: true, ..SctpConfig::default() }
+        SctpConfig {
+            cmt: true,
+            ..SctpConfig::default()
+        }
     }
 
     /// Configuration of seed 000 (section 4.2 and Table 1): round-robin,
@@ -238,7 +249,11 @@ impl SctpConfig {
 
     /// Set a named option from its text value (see `option_names`).
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
-        let b = || value.parse::<bool>().map_err(|_| format!("{name}: expected true/false, got {value:?}"));
+        let b = || {
+            value
+                .parse::<bool>()
+                .map_err(|_| format!("{name}: expected true/false, got {value:?}"))
+        };
         match name {
             "nr_sack" => self.nr_sack = b()?,
             "chunk_rescheduling" => self.chunk_rescheduling = b()?,
@@ -246,13 +261,22 @@ impl SctpConfig {
             "sfr" => self.sfr = b()?,
             "cuc" => self.cuc = b()?,
             "dac" => self.dac = b()?,
-            "max_burst" => self.max_burst = value.parse().map_err(|_| format!("max_burst: expected an integer, got {value:?}"))?,
-            "scheduler" => self.scheduler = Scheduler::from_name(value).ok_or(format!("unknown scheduler {value:?}"))?,
+            "max_burst" => {
+                self.max_burst = value
+                    .parse()
+                    .map_err(|_| format!("max_burst: expected an integer, got {value:?}"))?
+            }
+            "scheduler" => {
+                self.scheduler =
+                    Scheduler::from_name(value).ok_or(format!("unknown scheduler {value:?}"))?
+            }
             "retransmission" | "rtx_policy" => {
-                self.rtx_policy = RtxPolicy::from_name(value).ok_or(format!("unknown retransmission policy {value:?}"))?
+                self.rtx_policy = RtxPolicy::from_name(value)
+                    .ok_or(format!("unknown retransmission policy {value:?}"))?
             }
             "buffer_splitting" | "buffer_split" => {
-                self.buffer_split = BufferSplit::from_name(value).ok_or(format!("unknown buffer splitting {value:?}"))?
+                self.buffer_split = BufferSplit::from_name(value)
+                    .ok_or(format!("unknown buffer splitting {value:?}"))?
             }
             "cc" => self.cc = CcVariant::from_name(value).ok_or(format!("unknown cc {value:?}"))?,
             _ => return Err(format!("unknown SCTP option {name:?}")),

@@ -30,7 +30,11 @@ fn rp_share(paths: &[Path], i: usize) -> f64 {
 /// path) advanced.
 pub fn on_ack(paths: &mut [Path], i: usize, acked: u64, progress: bool, mtu: u32, cc: CcVariant) {
     let mtu = mtu as u64;
-    let share = if cc == CcVariant::CmtRpv2 { rp_share(paths, i) } else { 1.0 };
+    let share = if cc == CcVariant::CmtRpv2 {
+        rp_share(paths, i)
+    } else {
+        1.0
+    };
     let p = &mut paths[i];
     if acked == 0 || p.fast_recovery_exit.is_some() {
         return;
@@ -41,14 +45,22 @@ pub fn on_ack(paths: &mut [Path], i: usize, acked: u64, progress: bool, mtu: u32
         // cumulative ack advanced.
         if progress && fully_used {
             let inc = acked.min(mtu);
-            let inc = if cc == CcVariant::CmtRpv2 { ((inc as f64 * share).ceil() as u64).max(1) } else { inc };
+            let inc = if cc == CcVariant::CmtRpv2 {
+                ((inc as f64 * share).ceil() as u64).max(1)
+            } else {
+                inc
+            };
             p.cwnd += inc;
         }
     } else {
         p.pba += acked;
         if p.pba >= p.cwnd && fully_used {
             p.pba -= p.cwnd;
-            let inc = if cc == CcVariant::CmtRpv2 { ((mtu as f64 * share).ceil() as u64).max(1) } else { mtu };
+            let inc = if cc == CcVariant::CmtRpv2 {
+                ((mtu as f64 * share).ceil() as u64).max(1)
+            } else {
+                mtu
+            };
             p.cwnd += inc;
         }
     }
@@ -65,7 +77,11 @@ pub fn on_fast_retransmit(paths: &mut [Path], i: usize, mtu: u32, cc: CcVariant)
             p.cwnd = p.ssthresh;
         }
         CcVariant::CmtRpv2 => {
-            let total_bw: f64 = paths.iter().filter(|p| p.active).map(|p| p.cwnd as f64 / p.srtt_or_rto().max(1) as f64).sum();
+            let total_bw: f64 = paths
+                .iter()
+                .filter(|p| p.active)
+                .map(|p| p.cwnd as f64 / p.srtt_or_rto().max(1) as f64)
+                .sum();
             let p = &mut paths[i];
             let give = (total_bw / 2.0 * p.srtt_or_rto() as f64).max(p.cwnd as f64 / 2.0);
             let reduced = (p.cwnd as f64 - give).ceil().max(0.0) as u64;

@@ -82,7 +82,11 @@ impl Reassembly {
     /// Add a new (non-duplicate) chunk and return the messages that became
     /// deliverable, in delivery order.
     pub fn add(&mut self, now: Nanos, d: &DataChunk, out: &mut Vec<DeliveredMsg>) {
-        let key = if d.unordered { Key::Unordered(d.stream, d.msg_offset) } else { Key::Ordered(d.stream, d.ssn) };
+        let key = if d.unordered {
+            Key::Unordered(d.stream, d.msg_offset)
+        } else {
+            Key::Ordered(d.stream, d.ssn)
+        };
         let a = self.asm.entry(key).or_default();
         a.count += 1;
         a.bytes += d.len as u64;
@@ -130,6 +134,10 @@ impl Reassembly {
                 self.stats.waited_chunks += 1;
             }
         }
-        out.push(DeliveredMsg { offset: a.offset, len: a.bytes, unordered: a.unordered });
+        out.push(DeliveredMsg {
+            offset: a.offset,
+            len: a.bytes,
+            unordered: a.unordered,
+        });
     }
 }

@@ -61,12 +61,24 @@ impl TsnTracker {
     /// the sender's SACK processing is the same for both chunk types.
     pub fn make_sack(&mut self, a_rwnd: u64, nr: bool, dac_packets: u8) -> SackChunk {
         let mut gaps = self.gaps();
-        let room = if nr { MAX_SACK_ENTRIES / 2 } else { MAX_SACK_ENTRIES };
+        let room = if nr {
+            MAX_SACK_ENTRIES / 2
+        } else {
+            MAX_SACK_ENTRIES
+        };
         gaps.truncate(room);
         let nr_gaps = if nr { gaps.clone() } else { Vec::new() };
         let dup_room = MAX_SACK_ENTRIES.saturating_sub(gaps.len() + nr_gaps.len());
         let mut dups = std::mem::take(&mut self.dups);
         dups.truncate(dup_room);
-        SackChunk { cum_tsn: self.cum, a_rwnd, gaps, nr_gaps, dups, nr, dac_packets }
+        SackChunk {
+            cum_tsn: self.cum,
+            a_rwnd,
+            gaps,
+            nr_gaps,
+            dups,
+            nr,
+            dac_packets,
+        }
     }
 }

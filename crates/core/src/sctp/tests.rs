@@ -38,7 +38,12 @@ struct Link {
 
 impl Link {
     fn new(delay: Nanos, rate_bps: u64) -> Link {
-        Link { delay, rate_bps, loss: 0.0, up: true }
+        Link {
+            delay,
+            rate_bps,
+            loss: 0.0,
+            up: true,
+        }
     }
 }
 
@@ -84,7 +89,12 @@ impl Harness {
 
     /// B with the given addresses (one: a single-homed server as in
     /// mptlab's Fig. 5 topology).
-    fn with_addrs(cfg_a: SctpConfig, cfg_b: SctpConfig, links: [Link; 2], b_addrs: &[Addr]) -> Harness {
+    fn with_addrs(
+        cfg_a: SctpConfig,
+        cfg_b: SctpConfig,
+        links: [Link; 2],
+        b_addrs: &[Addr],
+    ) -> Harness {
         let a = SctpAssociation::new(1, &[A0, A1], 5000, b_addrs, 6000, cfg_a);
         let b = SctpAssociation::new(1, b_addrs, 6000, &[A0, A1], 5000, cfg_b);
         Harness {
@@ -117,7 +127,10 @@ impl Harness {
                 self.data_pkts[l] += 1;
             }
             if let Payload::Sctp(s) = &p.payload {
-                if s.chunks.iter().any(|c| matches!(c, Chunk::Heartbeat { .. })) {
+                if s.chunks
+                    .iter()
+                    .any(|c| matches!(c, Chunk::Heartbeat { .. }))
+                {
                     self.hb_pkts[l] += 1;
                 }
             }
@@ -131,7 +144,12 @@ impl Harness {
         }
         self.seq += 1;
         self.pkts.push(Some(p));
-        self.queue.push(Reverse((done + link.delay, self.seq, !from_a, self.pkts.len() - 1)));
+        self.queue.push(Reverse((
+            done + link.delay,
+            self.seq,
+            !from_a,
+            self.pkts.len() - 1,
+        )));
     }
 
     fn pump(&mut self) {
@@ -189,7 +207,10 @@ impl Harness {
         self.pump();
         loop {
             let tq = self.queue.peek().map(|r| r.0 .0);
-            let t = [tq, self.a.poll_timeout(), self.b.poll_timeout()].into_iter().flatten().min();
+            let t = [tq, self.a.poll_timeout(), self.b.poll_timeout()]
+                .into_iter()
+                .flatten()
+                .min();
             let Some(t) = t else { break };
             if t > end {
                 break;
@@ -217,12 +238,25 @@ impl Harness {
     }
 
     fn delivered(&self) -> u64 {
-        self.b_events.iter().filter_map(|(_, e)| if let AppEvent::Delivered { total } = e { Some(*total) } else { None }).max().unwrap_or(0)
+        self.b_events
+            .iter()
+            .filter_map(|(_, e)| {
+                if let AppEvent::Delivered { total } = e {
+                    Some(*total)
+                } else {
+                    None
+                }
+            })
+            .max()
+            .unwrap_or(0)
     }
 }
 
 fn fast_links() -> [Link; 2] {
-    [Link::new(10 * MS, 10_000_000), Link::new(10 * MS, 10_000_000)]
+    [
+        Link::new(10 * MS, 10_000_000),
+        Link::new(10 * MS, 10_000_000),
+    ]
 }
 
 /// Sender-side transfer of `total` bytes in `msg`-byte messages.
@@ -280,7 +314,10 @@ fn cmt_bulk_transfer_uses_both_equal_paths_about_equally() {
     h.run_until(60 * SEC);
     check_in_order(&h, 4_000_000);
     let (s0, s1) = shares(&h);
-    assert!((0.4..=0.6).contains(&s0) && (0.4..=0.6).contains(&s1), "shares {s0} {s1}");
+    assert!(
+        (0.4..=0.6).contains(&s0) && (0.4..=0.6).contains(&s1),
+        "shares {s0} {s1}"
+    );
     assert!(h.data_pkts[0] > 1000 && h.data_pkts[1] > 1000);
     assert_eq!(h.a.state(), State::Closed);
 }
@@ -291,8 +328,19 @@ fn cmt_is_faster_than_sctp_on_two_bottlenecks() {
     s.run_until(60 * SEC);
     let mut c = transfer(SctpConfig::cmt(), fast_links(), 4_000_000, 1452);
     c.run_until(60 * SEC);
-    let done = |h: &Harness| h.b_events.iter().find(|(_, e)| *e == AppEvent::Delivered { total: 4_000_000 }).unwrap().0;
-    assert!(done(&c) * 10 < done(&s) * 7, "cmt {} sctp {}", done(&c), done(&s));
+    let done = |h: &Harness| {
+        h.b_events
+            .iter()
+            .find(|(_, e)| *e == AppEvent::Delivered { total: 4_000_000 })
+            .unwrap()
+            .0
+    };
+    assert!(
+        done(&c) * 10 < done(&s) * 7,
+        "cmt {} sctp {}",
+        done(&c),
+        done(&s)
+    );
 }
 
 #[test]
@@ -318,7 +366,12 @@ fn cmt_with_loss_and_different_delays_delivers_in_order() {
         let mut links = [Link::new(5 * MS, 10_000_000), Link::new(40 * MS, 5_000_000)];
         links[0].loss = 0.01;
         links[1].loss = 0.02;
-        let cfg = SctpConfig { rtx_policy: policy, buffer_split: split, nr_sack: nr, ..SctpConfig::cmt() };
+        let cfg = SctpConfig {
+            rtx_policy: policy,
+            buffer_split: split,
+            nr_sack: nr,
+            ..SctpConfig::cmt()
+        };
         let mut h = transfer(cfg, links, 2_000_000, 1452);
         h.run_until(600 * SEC);
         check_in_order(&h, 2_000_000);
@@ -337,7 +390,10 @@ fn seed000_preset_transfers_with_rescheduling_and_lowest_rtt_retransmissions() {
     let p = h.a.paths();
     // lowest-RTT policy: retransmissions of chunks lost on the slow path go to the fast one
     assert!(p[0].counters.bytes_retransmitted > p[1].counters.bytes_retransmitted);
-    assert!(p[0].counters.bytes_reinjected + p[1].counters.bytes_reinjected > 0, "chunk rescheduling");
+    assert!(
+        p[0].counters.bytes_reinjected + p[1].counters.bytes_reinjected > 0,
+        "chunk rescheduling"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -385,12 +441,31 @@ fn nr_sack_reports_non_renegable_blocks() {
 
 #[test]
 fn wire_sizes_follow_the_chunk_formats() {
-    let d = DataChunk { tsn: 0, stream: 0, ssn: 0, unordered: false, begin: true, end: true, len: 1452, msg_offset: 0 };
-    let p = SctpPacket { src_port: 1, dst_port: 2, vtag: 1, chunks: vec![Chunk::Data(d)] };
+    let d = DataChunk {
+        tsn: 0,
+        stream: 0,
+        ssn: 0,
+        unordered: false,
+        begin: true,
+        end: true,
+        len: 1452,
+        msg_offset: 0,
+    };
+    let p = SctpPacket {
+        src_port: 1,
+        dst_port: 2,
+        vtag: 1,
+        chunks: vec![Chunk::Data(d)],
+    };
     // seed 000: 1452 bytes of payload fill a 1500-byte IP packet
     assert_eq!(20 + p.wire_len(), 1500);
     let small = DataChunk { len: 101, ..d };
-    let p = SctpPacket { src_port: 1, dst_port: 2, vtag: 1, chunks: vec![Chunk::Data(small), Chunk::Data(small)] };
+    let p = SctpPacket {
+        src_port: 1,
+        dst_port: 2,
+        vtag: 1,
+        chunks: vec![Chunk::Data(small), Chunk::Data(small)],
+    };
     // chunks are padded to 4 bytes: 16 + 101 -> 120
     assert_eq!(p.wire_len(), 12 + 2 * 120);
     assert_eq!(p.data_len(), 202);
@@ -399,7 +474,16 @@ fn wire_sizes_follow_the_chunk_formats() {
 }
 
 fn data(tsn: u64, ssn: u64, b: bool, e: bool, len: u32, off: u64, u: bool) -> DataChunk {
-    DataChunk { tsn, stream: 0, ssn, unordered: u, begin: b, end: e, len, msg_offset: off }
+    DataChunk {
+        tsn,
+        stream: 0,
+        ssn,
+        unordered: u,
+        begin: b,
+        end: e,
+        len,
+        msg_offset: off,
+    }
 }
 
 #[test]
@@ -434,7 +518,10 @@ fn unordered_messages_are_delivered_when_complete() {
     assert_eq!(out.len(), 1);
     r.add(2, &data(3, 0, false, true, 10, 200, true), &mut out);
     assert_eq!(out.len(), 2);
-    assert_eq!((out[1].offset, out[1].len, out[1].unordered), (200, 20, true));
+    assert_eq!(
+        (out[1].offset, out[1].len, out[1].unordered),
+        (200, 20, true)
+    );
 }
 
 fn path(cwnd: u64, ssthresh: u64, flight: u64) -> Path {
@@ -519,12 +606,24 @@ fn cmt_rpv2_shares_increase_and_gives_back_half_of_the_aggregate() {
 
 #[test]
 fn sfr_counts_misses_only_below_the_highest_newly_acked_tsn_on_the_same_destination() {
-    let f = SackFacts { saw_newack: true, highest_newly_acked: Some(10), lowest_newly_acked: Some(8) };
+    let f = SackFacts {
+        saw_newack: true,
+        highest_newly_acked: Some(10),
+        lowest_newly_acked: Some(8),
+    };
     assert_eq!(sfr_miss_increment(&f, 5, false, 0), 1);
-    assert_eq!(sfr_miss_increment(&f, 10, false, 0), 0, "not below the highest acked on its path");
+    assert_eq!(
+        sfr_miss_increment(&f, 10, false, 0),
+        0,
+        "not below the highest acked on its path"
+    );
     assert_eq!(sfr_miss_increment(&f, 12, false, 0), 0);
     let none = SackFacts::default();
-    assert_eq!(sfr_miss_increment(&none, 5, false, 0), 0, "no new ack on that destination");
+    assert_eq!(
+        sfr_miss_increment(&none, 5, false, 0),
+        0,
+        "no new ack on that destination"
+    );
     // DAC: the SACK acked two packets and all newly acked TSNs are above the hole
     assert_eq!(sfr_miss_increment(&f, 5, true, 2), 2);
     // ... but not when a newly acked TSN is below it
@@ -547,14 +646,21 @@ fn retransmission_policies_pick_the_documented_destination() {
     assert_eq!(rtx_destination(&ps, 0, RtxPolicy::LargestSsthresh), 2);
     let mut ps2 = ps.clone();
     ps2[0].active = false;
-    assert_eq!(rtx_destination(&ps2, 0, RtxPolicy::Same), 1, "a failed destination is avoided");
+    assert_eq!(
+        rtx_destination(&ps2, 0, RtxPolicy::Same),
+        1,
+        "a failed destination is avoided"
+    );
     assert_eq!(alternate_destination(&ps, 0, 0), 1);
     assert_eq!(alternate_destination(&ps, 1, 0), 0);
 }
 
 #[test]
 fn buffer_split_share() {
-    assert!(split_allows(0, 1452, 1000, 2), "a path may always hold one chunk");
+    assert!(
+        split_allows(0, 1452, 1000, 2),
+        "a path may always hold one chunk"
+    );
     assert!(split_allows(40_000, 1452, 100_000, 2));
     assert!(!split_allows(49_000, 1452, 100_000, 2));
 }
@@ -576,7 +682,13 @@ fn names_and_presets() {
     }
     assert!(RtxPolicy::from_name("bogus").is_none());
     let mut c = SctpConfig::cmt();
-    for (k, v) in [("nr_sack", "true"), ("chunk_rescheduling", "true"), ("max_burst", "0"), ("scheduler", "daps"), ("cc", "cmt-rpv2")] {
+    for (k, v) in [
+        ("nr_sack", "true"),
+        ("chunk_rescheduling", "true"),
+        ("max_burst", "0"),
+        ("scheduler", "daps"),
+        ("cc", "cmt-rpv2"),
+    ] {
         c.set_option(k, v).unwrap();
     }
     assert!(c.nr_sack && c.chunk_rescheduling && c.max_burst == 0);
@@ -593,8 +705,14 @@ fn names_and_presets() {
     assert_eq!(s.cc, CcVariant::Uncoupled);
     assert_eq!((s.max_burst, s.max_payload), (4, 1452));
     let d = SctpConfig::default();
-    assert_eq!((d.rto_initial, d.rto_min, d.rto_max), (3 * SEC, SEC, 60 * SEC));
-    assert_eq!((d.path_max_retrans, d.hb_interval, d.sack_delay), (5, 30 * SEC, 200 * MS));
+    assert_eq!(
+        (d.rto_initial, d.rto_min, d.rto_max),
+        (3 * SEC, SEC, 60 * SEC)
+    );
+    assert_eq!(
+        (d.path_max_retrans, d.hb_interval, d.sack_delay),
+        (5, 30 * SEC, 200 * MS)
+    );
 }
 
 #[test]
@@ -617,14 +735,34 @@ fn daps_plan_sends_more_on_the_fast_path_in_arrival_order() {
 
 fn tsns_of(p: &Packet) -> Vec<u64> {
     match &p.payload {
-        Payload::Sctp(s) => s.chunks.iter().filter_map(|c| if let Chunk::Data(d) = c { Some(d.tsn) } else { None }).collect(),
+        Payload::Sctp(s) => s
+            .chunks
+            .iter()
+            .filter_map(|c| {
+                if let Chunk::Data(d) = c {
+                    Some(d.tsn)
+                } else {
+                    None
+                }
+            })
+            .collect(),
         _ => Vec::new(),
     }
 }
 
 fn sacks_of(p: &Packet) -> Vec<SackChunk> {
     match &p.payload {
-        Payload::Sctp(s) => s.chunks.iter().filter_map(|c| if let Chunk::Sack(x) = c { Some(x.clone()) } else { None }).collect(),
+        Payload::Sctp(s) => s
+            .chunks
+            .iter()
+            .filter_map(|c| {
+                if let Chunk::Sack(x) = c {
+                    Some(x.clone())
+                } else {
+                    None
+                }
+            })
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -632,7 +770,11 @@ fn sacks_of(p: &Packet) -> Vec<SackChunk> {
 /// Drop the first transmission of the given TSNs (a -> b).
 fn drop_first(tsns: &'static [u64]) -> DropRule {
     let mut seen = std::collections::HashSet::new();
-    Box::new(move |a2b, p| a2b && tsns_of(p).iter().any(|t| tsns.contains(t) && seen.insert(*t)))
+    Box::new(move |a2b, p| {
+        a2b && tsns_of(p)
+            .iter()
+            .any(|t| tsns.contains(t) && seen.insert(*t))
+    })
 }
 
 #[test]
@@ -642,7 +784,10 @@ fn one_loss_is_repaired_by_fast_retransmit_with_one_recovery() {
     h.run_until(30 * SEC);
     check_in_order(&h, 300_000);
     let c = &h.a.paths()[0].counters;
-    assert_eq!((c.retrans_fast, c.recoveries, c.rto_events, c.retrans_rto), (1, 1, 0, 0));
+    assert_eq!(
+        (c.retrans_fast, c.recoveries, c.rto_events, c.retrans_rto),
+        (1, 1, 0, 0)
+    );
     assert_eq!(c.bytes_retransmitted, 1452);
     // two losses in the same window: one fast-recovery episode (HTNA/exit point)
     let mut h = transfer(SctpConfig::sctp(), fast_links(), 300_000, 1452);
@@ -672,7 +817,12 @@ fn tail_loss_is_repaired_by_t3_and_cwnd_collapses() {
     // the RTO was backed off
     assert!(h.a.path_rto(0) >= 2 * SEC);
     // the chunk arrived ~RTO (>= 1 s) after it was first sent
-    let t = h.b_events.iter().find(|(_, e)| *e == AppEvent::Delivered { total }).unwrap().0;
+    let t = h
+        .b_events
+        .iter()
+        .find(|(_, e)| *e == AppEvent::Delivered { total })
+        .unwrap()
+        .0;
     assert!(t > SEC);
 }
 
@@ -688,7 +838,10 @@ fn primary_failure_fails_over_to_the_alternate_path() {
     h.links[0].up = false;
     h.run_until(120 * SEC);
     check_in_order(&h, 3_000_000);
-    assert!(!h.a.path_active(0), "primary marked unreachable after Path.Max.Retrans");
+    assert!(
+        !h.a.path_active(0),
+        "primary marked unreachable after Path.Max.Retrans"
+    );
     assert_eq!(h.a.primary(), 1);
     let c0 = &h.a.paths()[0].counters;
     // Path.Max.Retrans 5: inactive after the 6th consecutive timeout (acks of
@@ -713,7 +866,11 @@ fn heartbeats_detect_a_failed_idle_path_and_its_recovery() {
     h.run_until(200 * SEC);
     assert!(!h.a.path_active(1), "six unanswered heartbeats");
     assert!(h.a.path_active(0));
-    assert_eq!(h.a.state(), State::Established, "one reachable path keeps the association up");
+    assert_eq!(
+        h.a.state(),
+        State::Established,
+        "one reachable path keeps the association up"
+    );
     // the path comes back: the next heartbeat ack re-activates it
     h.links[1].up = true;
     h.run_until(400 * SEC);
@@ -809,7 +966,10 @@ fn large_messages_are_fragmented_and_reassembled() {
         }
     }
     // 100 000 = 68 full chunks + 1 of 1264
-    assert_eq!(h.a.paths()[0].counters.bytes_sent - h.a.paths()[0].counters.bytes_retransmitted, 1_000_000);
+    assert_eq!(
+        h.a.paths()[0].counters.bytes_sent - h.a.paths()[0].counters.bytes_retransmitted,
+        1_000_000
+    );
 }
 
 #[test]
@@ -817,7 +977,10 @@ fn unordered_delivery_reports_each_message_once() {
     let mut cfg = SctpConfig::cmt();
     cfg.unordered = true;
     cfg.send_buffer = 4 << 20;
-    let mut links = [Link::new(5 * MS, 10_000_000), Link::new(30 * MS, 10_000_000)];
+    let mut links = [
+        Link::new(5 * MS, 10_000_000),
+        Link::new(30 * MS, 10_000_000),
+    ];
     links[0].loss = 0.02;
     let mut h = transfer(cfg, links, 1_452_000, 1452);
     h.run_until(120 * SEC);
@@ -835,7 +998,11 @@ fn unordered_delivery_reports_each_message_once() {
         .collect();
     let arrival = offs.clone();
     offs.sort();
-    assert_eq!(offs, (0..1000).map(|i| i * 1452).collect::<Vec<_>>(), "every message exactly once");
+    assert_eq!(
+        offs,
+        (0..1000).map(|i| i * 1452).collect::<Vec<_>>(),
+        "every message exactly once"
+    );
     assert_ne!(arrival, offs, "some messages overtook earlier ones");
     assert_eq!(h.delivered(), 1_452_000);
     // unordered data does not wait for reordering
@@ -844,13 +1011,19 @@ fn unordered_delivery_reports_each_message_once() {
 
 #[test]
 fn ordered_cmt_data_waits_in_the_reordering_buffer() {
-    let links = [Link::new(5 * MS, 10_000_000), Link::new(30 * MS, 10_000_000)];
+    let links = [
+        Link::new(5 * MS, 10_000_000),
+        Link::new(30 * MS, 10_000_000),
+    ];
     let mut h = transfer(SctpConfig::cmt(), links, 1_000_000, 1452);
     h.run_until(60 * SEC);
     check_in_order(&h, 1_000_000);
     let r = h.b.reorder_stats();
     assert_eq!(r.bytes, 1_000_000);
-    assert!(r.waited_chunks > 0 && r.mean_wait_ns() > 1.0 * MS as f64, "{r:?}");
+    assert!(
+        r.waited_chunks > 0 && r.mean_wait_ns() > 1.0 * MS as f64,
+        "{r:?}"
+    );
 }
 
 #[test]
@@ -863,9 +1036,17 @@ fn delayed_sack_every_second_packet_or_after_200ms() {
     h.a.write(h.now, 100);
     h.pump();
     h.run_until(100 * MS + 150 * MS);
-    assert_eq!(h.b.paths()[0].counters.packets_sent, b_sent, "SACK still delayed at 140 ms");
+    assert_eq!(
+        h.b.paths()[0].counters.packets_sent,
+        b_sent,
+        "SACK still delayed at 140 ms"
+    );
     h.run_until(100 * MS + 250 * MS);
-    assert_eq!(h.b.paths()[0].counters.packets_sent, b_sent + 1, "SACK after 200 ms");
+    assert_eq!(
+        h.b.paths()[0].counters.packets_sent,
+        b_sent + 1,
+        "SACK after 200 ms"
+    );
     // two packets: SACK at once
     h.a.write(h.now, 1452);
     h.a.write(h.now, 1452);
@@ -876,7 +1057,10 @@ fn delayed_sack_every_second_packet_or_after_200ms() {
 
 #[test]
 fn dac_receiver_reports_the_packet_count_in_its_sacks() {
-    let links = [Link::new(5 * MS, 10_000_000), Link::new(30 * MS, 10_000_000)];
+    let links = [
+        Link::new(5 * MS, 10_000_000),
+        Link::new(30 * MS, 10_000_000),
+    ];
     let mut h = transfer(SctpConfig::cmt(), links, 300_000, 1452);
     let counts = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let c2 = counts.clone();
@@ -939,16 +1123,30 @@ fn nr_sack_frees_send_buffer_before_the_cumulative_ack() {
             max_used_no_nr = max_used_no_nr.max(h2.a.send_buffer_used());
         }
     }
-    assert!(min_used_with_hole < max_used_no_nr, "{min_used_with_hole} {max_used_no_nr}");
+    assert!(
+        min_used_with_hole < max_used_no_nr,
+        "{min_used_with_hole} {max_used_no_nr}"
+    );
 }
 
 #[test]
 fn daps_and_cmt_rpv2_transfers_complete_in_order() {
     let links = [Link::new(5 * MS, 10_000_000), Link::new(40 * MS, 5_000_000)];
     for cfg in [
-        SctpConfig { scheduler: Scheduler::Daps, ..SctpConfig::cmt() },
-        SctpConfig { cc: CcVariant::CmtRpv2, ..SctpConfig::cmt() },
-        SctpConfig { scheduler: Scheduler::Daps, cc: CcVariant::CmtRpv2, nr_sack: true, ..SctpConfig::seed000(1 << 20, 1 << 20) },
+        SctpConfig {
+            scheduler: Scheduler::Daps,
+            ..SctpConfig::cmt()
+        },
+        SctpConfig {
+            cc: CcVariant::CmtRpv2,
+            ..SctpConfig::cmt()
+        },
+        SctpConfig {
+            scheduler: Scheduler::Daps,
+            cc: CcVariant::CmtRpv2,
+            nr_sack: true,
+            ..SctpConfig::seed000(1 << 20, 1 << 20)
+        },
     ] {
         let mut l = links;
         l[1].loss = 0.01;
@@ -956,7 +1154,12 @@ fn daps_and_cmt_rpv2_transfers_complete_in_order() {
         h.run_until(300 * SEC);
         check_in_order(&h, 2_000_000);
         let (s0, s1) = shares(&h);
-        assert!(s0 > 0.05 && s1 > 0.05, "{:?} {:?} shares {s0} {s1}", cfg.scheduler, cfg.cc);
+        assert!(
+            s0 > 0.05 && s1 > 0.05,
+            "{:?} {:?} shares {s0} {s1}",
+            cfg.scheduler,
+            cfg.cc
+        );
     }
 }
 
@@ -966,7 +1169,12 @@ fn runs_are_deterministic() {
         let mut links = [Link::new(5 * MS, 10_000_000), Link::new(40 * MS, 5_000_000)];
         links[0].loss = 0.01;
         links[1].loss = 0.01;
-        let mut h = transfer(SctpConfig::seed000(256 * 1024, 256 * 1024), links, 1_000_000, 1452);
+        let mut h = transfer(
+            SctpConfig::seed000(256 * 1024, 256 * 1024),
+            links,
+            1_000_000,
+            1452,
+        );
         h.run_until(100 * SEC);
         (h.a.paths(), h.b_events.clone())
     };
@@ -982,38 +1190,69 @@ fn max_burst_limits_each_path_to_four_packets_after_an_idle_period() {
     h.run_until(3 * SEC);
     assert_eq!(h.delivered(), 3_000_000);
     // use it or lose it: as the transfer drained, the unused window was given up
-    assert!(h.a.path_states().iter().all(|p| p.cwnd_bytes <= 4 * 1500 && p.inflight_bytes == 0));
+    assert!(h
+        .a
+        .path_states()
+        .iter()
+        .all(|p| p.cwnd_bytes <= 4 * 1500 && p.inflight_bytes == 0));
     // one large write: every destination sends at most Max.Burst packets at once
     let before = h.data_pkts;
     h.a.write(h.now, 100_000);
     h.pump();
     let burst = [h.data_pkts[0] - before[0], h.data_pkts[1] - before[1]];
-    assert_eq!(burst, [4, 4], "4 packets per path, then the next path (round-robin)");
+    assert_eq!(
+        burst,
+        [4, 4],
+        "4 packets per path, then the next path (round-robin)"
+    );
 }
 
 #[test]
 fn sfr_avoids_spurious_fast_retransmissions_from_path_reordering() {
     // no loss at all; the paths differ in delay, so SACKs report "holes"
     // that are really chunks still in flight on the slow path
-    let links = [Link::new(5 * MS, 10_000_000), Link::new(40 * MS, 10_000_000)];
+    let links = [
+        Link::new(5 * MS, 10_000_000),
+        Link::new(40 * MS, 10_000_000),
+    ];
     let fast_rtx = |sfr: bool| {
-        let cfg = SctpConfig { sfr, dac: sfr, ..SctpConfig::cmt() };
+        let cfg = SctpConfig {
+            sfr,
+            dac: sfr,
+            ..SctpConfig::cmt()
+        };
         let mut h = transfer(cfg, links, 2_000_000, 1452);
         h.run_until(60 * SEC);
         check_in_order(&h, 2_000_000);
         let p = h.a.paths();
-        (p.iter().map(|p| p.counters.retrans_fast).sum::<u64>(), p.iter().map(|p| p.counters.retrans_spurious).sum::<u64>())
+        (
+            p.iter().map(|p| p.counters.retrans_fast).sum::<u64>(),
+            p.iter().map(|p| p.counters.retrans_spurious).sum::<u64>(),
+        )
     };
-    assert_eq!(fast_rtx(true), (0, 0), "SFR: no spurious fast retransmissions");
+    assert_eq!(
+        fast_rtx(true),
+        (0, 0),
+        "SFR: no spurious fast retransmissions"
+    );
     let (fast, spurious) = fast_rtx(false);
-    assert!(fast > 0 && spurious > 0, "without SFR reordering triggers fast retransmit: {fast} {spurious}");
+    assert!(
+        fast > 0 && spurious > 0,
+        "without SFR reordering triggers fast retransmit: {fast} {spurious}"
+    );
 }
 
 #[test]
 fn cuc_lets_windows_grow_while_the_cumulative_ack_is_held_by_the_other_path() {
-    let links = [Link::new(5 * MS, 50_000_000), Link::new(60 * MS, 50_000_000)];
+    let links = [
+        Link::new(5 * MS, 50_000_000),
+        Link::new(60 * MS, 50_000_000),
+    ];
     let growth = |cuc: bool| {
-        let cfg = SctpConfig { cuc, ..SctpConfig::cmt() };
+        let cfg = SctpConfig {
+            cuc,
+            ..SctpConfig::cmt()
+        };
         let mut h = transfer(cfg, links, 6_000_000, 1452);
         h.close_after_write = false;
         // slow start on the fast path while the slow path holds the cum ack
@@ -1021,7 +1260,10 @@ fn cuc_lets_windows_grow_while_the_cumulative_ack_is_held_by_the_other_path() {
         h.a.path_states()[0].cwnd_bytes
     };
     let (with, without) = (growth(true), growth(false));
-    assert!(with > 4 * without, "cwnd of the fast path: CUC {with}, without {without}");
+    assert!(
+        with > 4 * without,
+        "cwnd of the fast path: CUC {with}, without {without}"
+    );
 }
 
 /// Speed check (run with `--ignored --nocapture`): 100 MB of CMT over two
@@ -1029,17 +1271,28 @@ fn cuc_lets_windows_grow_while_the_cumulative_ack_is_held_by_the_other_path() {
 #[test]
 #[ignore]
 fn perf_large_transfer() {
-    let mut links = [Link::new(10 * MS, 100_000_000), Link::new(30 * MS, 100_000_000)];
+    let mut links = [
+        Link::new(10 * MS, 100_000_000),
+        Link::new(30 * MS, 100_000_000),
+    ];
     links[0].loss = 0.001;
     links[1].loss = 0.001;
     let t0 = std::time::Instant::now();
-    let mut h = transfer(SctpConfig::seed000(1 << 20, 2 << 20), links, 100_000_000, 1452);
+    let mut h = transfer(
+        SctpConfig::seed000(1 << 20, 2 << 20),
+        links,
+        100_000_000,
+        1452,
+    );
     h.run_until(600 * SEC);
     check_in_order(&h, 100_000_000);
     println!(
         "wall {:?} sim-done {:?}",
         t0.elapsed(),
-        h.b_events.iter().find(|(_, e)| *e == AppEvent::Delivered { total: 100_000_000 }).map(|x| x.0)
+        h.b_events
+            .iter()
+            .find(|(_, e)| *e == AppEvent::Delivered { total: 100_000_000 })
+            .map(|x| x.0)
     );
 }
 
@@ -1064,7 +1317,12 @@ fn lost_init_and_cookie_echo_are_retransmitted_by_t1() {
         false
     });
     h.run_until(60 * SEC);
-    let t = h.a_events.iter().find(|e| e.1 == AppEvent::Connected).unwrap().0;
+    let t = h
+        .a_events
+        .iter()
+        .find(|e| e.1 == AppEvent::Connected)
+        .unwrap()
+        .0;
     // INIT again after RTO.Initial (3 s); the COOKIE-ECHO after the backed-off
     // RTO (6 s): the INIT-ACK answering a retransmitted INIT gives no RTT
     // sample (Karn)
@@ -1084,7 +1342,11 @@ fn cmt_keeps_going_on_the_remaining_path_when_one_fails() {
     check_in_order(&h, 6_000_000);
     // after the transfer, unanswered heartbeats finish the failure detection
     h.run_until(300 * SEC);
-    assert!(!h.a.path_active(1) && h.a.path_active(0), "{}", h.a.debug_dump());
+    assert!(
+        !h.a.path_active(1) && h.a.path_active(0),
+        "{}",
+        h.a.debug_dump()
+    );
     assert!(h.a.paths()[1].counters.rto_events >= 1);
 }
 
@@ -1094,23 +1356,47 @@ fn heavy_loss_in_both_directions_never_loses_or_duplicates_data() {
         SctpConfig::sctp(),
         SctpConfig::cmt(),
         SctpConfig::seed000(128 * 1024, 128 * 1024),
-        SctpConfig { nr_sack: true, scheduler: Scheduler::Daps, cc: CcVariant::CmtRpv2, ..SctpConfig::seed000(256 * 1024, 64 * 1024) },
-        SctpConfig { unordered: true, nr_sack: true, send_buffer: 4 << 20, ..SctpConfig::cmt() },
+        SctpConfig {
+            nr_sack: true,
+            scheduler: Scheduler::Daps,
+            cc: CcVariant::CmtRpv2,
+            ..SctpConfig::seed000(256 * 1024, 64 * 1024)
+        },
+        SctpConfig {
+            unordered: true,
+            nr_sack: true,
+            send_buffer: 4 << 20,
+            ..SctpConfig::cmt()
+        },
     ];
     for seed in 0..12u64 {
         for (k, cfg) in cfgs.iter().enumerate() {
             let mut links = [Link::new(5 * MS, 10_000_000), Link::new(25 * MS, 4_000_000)];
             links[0].loss = 0.03 + 0.01 * (seed % 3) as f64;
             links[1].loss = 0.05;
-            let mut h = transfer(cfg.clone(), links, 400_000, if seed % 2 == 0 { 1452 } else { 5000 });
+            let mut h = transfer(
+                cfg.clone(),
+                links,
+                400_000,
+                if seed % 2 == 0 { 1452 } else { 5000 },
+            );
             h.rng = SimRng::stream(seed, "wire");
             h.run_until(3000 * SEC);
             if cfg.unordered {
-                assert_eq!(h.delivered(), 400_000, "seed {seed} cfg {k}: {}", h.a.debug_dump());
+                assert_eq!(
+                    h.delivered(),
+                    400_000,
+                    "seed {seed} cfg {k}: {}",
+                    h.a.debug_dump()
+                );
             } else {
                 check_in_order(&h, 400_000);
             }
-            assert!(h.a.is_finished() && h.b.is_finished(), "seed {seed} cfg {k}: {}", h.a.debug_dump());
+            assert!(
+                h.a.is_finished() && h.b.is_finished(),
+                "seed {seed} cfg {k}: {}",
+                h.a.debug_dump()
+            );
         }
     }
 }
@@ -1127,20 +1413,34 @@ fn single_homed_server_gets_one_path_per_client_address() {
     h.run_until(60 * SEC);
     check_in_order(&h, 2_000_000);
     let pa = h.a.paths();
-    assert_eq!(pa.iter().map(|p| (p.local, p.remote)).collect::<Vec<_>>(), vec![(A0, B0), (A1, B0)]);
+    assert_eq!(
+        pa.iter().map(|p| (p.local, p.remote)).collect::<Vec<_>>(),
+        vec![(A0, B0), (A1, B0)]
+    );
     let pb = h.b.paths();
-    assert_eq!(pb.iter().map(|p| (p.local, p.remote)).collect::<Vec<_>>(), vec![(B0, A0), (B0, A1)]);
+    assert_eq!(
+        pb.iter().map(|p| (p.local, p.remote)).collect::<Vec<_>>(),
+        vec![(B0, A0), (B0, A1)]
+    );
     let (s0, s1) = shares(&h);
-    assert!((0.4..=0.6).contains(&s0) && (0.4..=0.6).contains(&s1), "shares {s0} {s1}");
+    assert!(
+        (0.4..=0.6).contains(&s0) && (0.4..=0.6).contains(&s1),
+        "shares {s0} {s1}"
+    );
     // SACKs come back per path: the server's counters see data on both
-    assert!(pb[0].counters.data_packets_received > 500 && pb[1].counters.data_packets_received > 500);
+    assert!(
+        pb[0].counters.data_packets_received > 500 && pb[1].counters.data_packets_received > 500
+    );
     assert!(h.a.is_finished() && h.b.is_finished());
 }
 
 #[test]
 fn the_passive_side_can_send_too() {
     // B opens the association, A (passive, as a server would be) sends
-    let mut links = [Link::new(5 * MS, 10_000_000), Link::new(25 * MS, 10_000_000)];
+    let mut links = [
+        Link::new(5 * MS, 10_000_000),
+        Link::new(25 * MS, 10_000_000),
+    ];
     links[1].loss = 0.01;
     let cfg = SctpConfig::seed000(256 * 1024, 256 * 1024);
     let mut h = Harness::new(cfg.clone(), cfg, links);
@@ -1157,7 +1457,10 @@ fn the_passive_side_can_send_too() {
 #[test]
 #[ignore]
 fn report_buffer_blocking() {
-    let links = [Link::new(5 * MS, 20_000_000), Link::new(100 * MS, 2_000_000)];
+    let links = [
+        Link::new(5 * MS, 20_000_000),
+        Link::new(100 * MS, 2_000_000),
+    ];
     for (name, split, resched, nr) in [
         ("none", BufferSplit::None, false, false),
         ("both", BufferSplit::Both, false, false),
@@ -1174,15 +1477,34 @@ fn report_buffer_blocking() {
         };
         let mut h = transfer(cfg, links, 5_000_000, 1452);
         h.run_until(600 * SEC);
-        let done = h.b_events.iter().find(|(_, e)| *e == AppEvent::Delivered { total: 5_000_000 }).map(|x| x.0);
+        let done = h
+            .b_events
+            .iter()
+            .find(|(_, e)| *e == AppEvent::Delivered { total: 5_000_000 })
+            .map(|x| x.0);
         let (s0, _) = shares(&h);
-        let re: u64 = h.a.paths().iter().map(|p| p.counters.bytes_reinjected).sum();
-        println!("{name}: done {:?} s, share fast {s0:.2}, rescheduled {re}", done.map(crate::time::to_secs));
+        let re: u64 =
+            h.a.paths()
+                .iter()
+                .map(|p| p.counters.bytes_reinjected)
+                .sum();
+        println!(
+            "{name}: done {:?} s, share fast {s0:.2}, rescheduled {re}",
+            done.map(crate::time::to_secs)
+        );
     }
-    let cfg = SctpConfig { send_buffer: 128 * 1024, recv_buffer: 128 * 1024, ..SctpConfig::sctp() };
+    let cfg = SctpConfig {
+        send_buffer: 128 * 1024,
+        recv_buffer: 128 * 1024,
+        ..SctpConfig::sctp()
+    };
     let mut h = transfer(cfg, links, 5_000_000, 1452);
     h.run_until(600 * SEC);
-    let done = h.b_events.iter().find(|(_, e)| *e == AppEvent::Delivered { total: 5_000_000 }).map(|x| x.0);
+    let done = h
+        .b_events
+        .iter()
+        .find(|(_, e)| *e == AppEvent::Delivered { total: 5_000_000 })
+        .map(|x| x.0);
     println!("sctp: done {:?} s", done.map(crate::time::to_secs));
 }
 
@@ -1205,11 +1527,20 @@ fn paced(cfg: SctpConfig, links: [Link; 2], msg: u64, gap: Nanos, count: u64) ->
 #[test]
 #[ignore]
 fn report_scheduler_reordering() {
-    let links = [Link::new(10 * MS, 10_000_000), Link::new(50 * MS, 10_000_000)];
+    let links = [
+        Link::new(10 * MS, 10_000_000),
+        Link::new(50 * MS, 10_000_000),
+    ];
     for (name, cfg) in [
         ("sctp", SctpConfig::sctp()),
         ("cmt rr", SctpConfig::cmt()),
-        ("cmt daps", SctpConfig { scheduler: Scheduler::Daps, ..SctpConfig::cmt() }),
+        (
+            "cmt daps",
+            SctpConfig {
+                scheduler: Scheduler::Daps,
+                ..SctpConfig::cmt()
+            },
+        ),
         ("seed000", SctpConfig::seed000(1 << 20, 1 << 20)),
     ] {
         let h = paced(cfg, links, 1452, 2 * MS, 2000);
@@ -1226,7 +1557,10 @@ fn report_scheduler_reordering() {
 
 #[test]
 fn both_directions_at_once_with_sacks_bundled_on_data() {
-    let mut links = [Link::new(5 * MS, 10_000_000), Link::new(20 * MS, 10_000_000)];
+    let mut links = [
+        Link::new(5 * MS, 10_000_000),
+        Link::new(20 * MS, 10_000_000),
+    ];
     links[0].loss = 0.01;
     for cfg in [SctpConfig::sctp(), SctpConfig::seed000(1 << 20, 1 << 20)] {
         let mut h = transfer(cfg, links, 500_000, 1452);
@@ -1235,7 +1569,17 @@ fn both_directions_at_once_with_sacks_bundled_on_data() {
         assert_eq!(h.b.write(h.now, 300_000), 300_000);
         h.run_until(60 * SEC);
         assert_eq!(h.delivered(), 500_000);
-        let back = h.a_events.iter().filter_map(|(_, e)| if let AppEvent::Delivered { total } = e { Some(*total) } else { None }).max();
+        let back = h
+            .a_events
+            .iter()
+            .filter_map(|(_, e)| {
+                if let AppEvent::Delivered { total } = e {
+                    Some(*total)
+                } else {
+                    None
+                }
+            })
+            .max();
         assert_eq!(back, Some(300_000));
         h.a.check_invariants();
         h.b.check_invariants();

@@ -60,8 +60,25 @@ pub struct TcpEndpoint {
 
 impl TcpEndpoint {
     /// An endpoint using the congestion control named in `cfg.cc`.
-    pub fn new(cfg: &TcpConfig, flow: FlowId, local: Addr, local_port: u16, remote: Addr, remote_port: u16, role: Role) -> Self {
-        Self::with_cc(cfg, cfg.cc.build_with(cfg.cubic, cfg.hystart), flow, local, local_port, remote, remote_port, role)
+    pub fn new(
+        cfg: &TcpConfig,
+        flow: FlowId,
+        local: Addr,
+        local_port: u16,
+        remote: Addr,
+        remote_port: u16,
+        role: Role,
+    ) -> Self {
+        Self::with_cc(
+            cfg,
+            cfg.cc.build_with(cfg.cubic, cfg.hystart),
+            flow,
+            local,
+            local_port,
+            remote,
+            remote_port,
+            role,
+        )
     }
 
     /// Like `new`, resolving the congestion control by name (fails on unknown names).
@@ -77,7 +94,16 @@ impl TcpEndpoint {
         role: Role,
     ) -> Result<Self, super::cc::UnknownCc> {
         let cc = super::cc::by_name(cc_name)?;
-        Ok(Self::with_cc(cfg, cc, flow, local, local_port, remote, remote_port, role))
+        Ok(Self::with_cc(
+            cfg,
+            cc,
+            flow,
+            local,
+            local_port,
+            remote,
+            remote_port,
+            role,
+        ))
     }
 
     /// An endpoint with a caller-supplied congestion control.
@@ -100,7 +126,11 @@ impl TcpEndpoint {
             local_port,
             remote_port,
             role,
-            state: if role == Role::Server { TcpState::Listen } else { TcpState::Closed },
+            state: if role == Role::Server {
+                TcpState::Listen
+            } else {
+                TcpState::Closed
+            },
             snd: PathSender::new(cfg, cc),
             rcv: PathReceiver::new(cfg),
             events: VecDeque::new(),
@@ -214,7 +244,11 @@ impl TcpEndpoint {
         let wscale_ok = self.cfg.window_scaling && seg.wscale.is_some();
         self.rcv.ts_ok = ts_ok;
         self.rcv.sack_ok = sack_ok;
-        self.rcv.rcv_wscale = if wscale_ok { Some(self.our_wscale) } else { None };
+        self.rcv.rcv_wscale = if wscale_ok {
+            Some(self.our_wscale)
+        } else {
+            None
+        };
         let peer_mss = seg.mss().map(|m| m as u32).unwrap_or(536); // RFC 9293 3.7.1 default
         let mss = peer_mss.min(self.cfg.mss_option()) - if ts_ok { 12 } else { 0 };
         self.rcv.rcv_mss = mss;
@@ -255,7 +289,8 @@ impl TcpEndpoint {
                 self.events.push_back(AppEvent::Writable);
             }
         }
-        if !self.close_reported && self.app_closed && self.snd.fin_acked() && self.rcv.fin_received {
+        if !self.close_reported && self.app_closed && self.snd.fin_acked() && self.rcv.fin_received
+        {
             self.close_reported = true;
             self.state = TcpState::Done;
             self.events.push_back(AppEvent::Closed);
@@ -269,18 +304,30 @@ impl TcpEndpoint {
                 ack: seg.ack,
                 window: seg.window,
                 sack: &sack,
-                ts_ecr: if self.rcv.ts_ok { seg.ts().map(|t| t.1) } else { None },
+                ts_ecr: if self.rcv.ts_ok {
+                    seg.ts().map(|t| t.1)
+                } else {
+                    None
+                },
                 carries_data: seg.len > 0 || seg.has(flags::FIN) || seg.has(flags::SYN),
             };
             self.snd.on_ack(now, &ai, None);
         }
         if seg.len > 0 || seg.has(flags::FIN) || seg.seq < self.rcv.rcv_nxt {
-            let out = self.rcv.on_segment(now, seg.seq, seg.len, seg.has(flags::FIN), seg.ts().map(|t| t.0));
+            let out = self.rcv.on_segment(
+                now,
+                seg.seq,
+                seg.len,
+                seg.has(flags::FIN),
+                seg.ts().map(|t| t.0),
+            );
             if out.ooo {
                 self.snd.counters.ooo_segments += 1;
             }
             if out.delivered > 0 {
-                self.events.push_back(AppEvent::Delivered { total: self.rcv.delivered });
+                self.events.push_back(AppEvent::Delivered {
+                    total: self.rcv.delivered,
+                });
             }
             if out.fin {
                 self.events.push_back(AppEvent::PeerClosed);
@@ -300,7 +347,9 @@ impl Endpoint for TcpEndpoint {
     }
 
     fn handle_packet(&mut self, now: Nanos, pkt: &Packet) {
-        let Payload::Tcp(seg) = &pkt.payload else { return };
+        let Payload::Tcp(seg) = &pkt.payload else {
+            return;
+        };
         let c = &mut self.snd.counters;
         c.packets_received += 1;
         if seg.len > 0 {
@@ -373,7 +422,10 @@ impl Endpoint for TcpEndpoint {
 
     fn poll_timeout(&self) -> Option<Nanos> {
         let mut t = self.syn_timer;
-        for x in [self.snd.next_timeout(), self.rcv.delack_deadline].into_iter().flatten() {
+        for x in [self.snd.next_timeout(), self.rcv.delack_deadline]
+            .into_iter()
+            .flatten()
+        {
             t = Some(t.map_or(x, |y| y.min(x)));
         }
         t
@@ -430,7 +482,11 @@ impl Endpoint for TcpEndpoint {
     }
 
     fn paths(&self) -> Vec<PathReport> {
-        vec![PathReport { local: self.local, remote: self.remote, counters: self.counters().clone() }]
+        vec![PathReport {
+            local: self.local,
+            remote: self.remote,
+            counters: self.counters().clone(),
+        }]
     }
 
     fn path_states(&self) -> Vec<PathState> {
@@ -440,7 +496,11 @@ impl Endpoint for TcpEndpoint {
             local: self.local,
             remote: self.remote,
             cwnd_bytes: self.snd.cwnd() as u64 * mss,
-            ssthresh_bytes: if ss >= INFINITE_SSTHRESH { u64::MAX } else { ss as u64 * mss },
+            ssthresh_bytes: if ss >= INFINITE_SSTHRESH {
+                u64::MAX
+            } else {
+                ss as u64 * mss
+            },
             srtt: self.snd.rtt.srtt,
             inflight_bytes: self.snd.in_flight() as u64 * mss,
         }]

@@ -93,7 +93,10 @@ pub mod sender;
 #[cfg(test)]
 mod tests;
 
-pub use cc::{CaState, CcKind, CcState, CongestionControl, CubicVariant, CwndEvent, HyStartMode, PathView, UnknownCc};
+pub use cc::{
+    CaState, CcKind, CcState, CongestionControl, CubicVariant, CwndEvent, HyStartMode, PathView,
+    UnknownCc,
+};
 pub use config::{RtoFormula, TcpConfig};
 pub use endpoint::{Role, TcpEndpoint, TcpState};
 pub use receiver::PathReceiver;

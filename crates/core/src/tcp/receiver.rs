@@ -152,7 +152,14 @@ impl PathReceiver {
     }
 
     /// A segment with `len` payload bytes at `seq` (and maybe FIN) arrived.
-    pub fn on_segment(&mut self, now: Nanos, seq: u64, len: u32, fin: bool, tsval: Option<Nanos>) -> RxOutcome {
+    pub fn on_segment(
+        &mut self,
+        now: Nanos,
+        seq: u64,
+        len: u32,
+        fin: bool,
+        tsval: Option<Nanos>,
+    ) -> RxOutcome {
         let mut out = RxOutcome::default();
         let end = seq + len as u64;
         if fin {
@@ -173,7 +180,10 @@ impl PathReceiver {
             return out;
         }
         let had_ooo = !self.ooo.is_empty();
-        let limit = self.rcv_nxt + self.rcvbuf.max(self.right_edge.saturating_sub(self.rcv_nxt));
+        let limit = self.rcv_nxt
+            + self
+                .rcvbuf
+                .max(self.right_edge.saturating_sub(self.rcv_nxt));
         if len > 0 && seq >= limit {
             // RFC 9293 3.10.7.4: beyond the window: drop, but ACK.
             self.force_ack();
@@ -183,7 +193,10 @@ impl PathReceiver {
         if len > 0 && end <= self.rcv_nxt {
             // RFC 2883 4.1 (1): whole segment below rcv_nxt: D-SACK it, ACK now.
             out.duplicate = true;
-            self.dsack = Some(SackBlock { start: seq, end: seq + len as u64 });
+            self.dsack = Some(SackBlock {
+                start: seq,
+                end: seq + len as u64,
+            });
             self.force_ack();
             self.enter_quickack();
         } else if len > 0 && seq > self.rcv_nxt {
@@ -198,7 +211,10 @@ impl PathReceiver {
         } else if len > 0 {
             if seq < self.rcv_nxt {
                 // partial duplicate: D-SACK the old part (RFC 2883 4.1.2)
-                self.dsack = Some(SackBlock { start: seq, end: self.rcv_nxt });
+                self.dsack = Some(SackBlock {
+                    start: seq,
+                    end: self.rcv_nxt,
+                });
             }
             let mut new_nxt = end;
             // pull in contiguous out-of-order ranges
@@ -241,7 +257,9 @@ impl PathReceiver {
     fn enter_quickack(&mut self) {
         // Linux tcp_enter_quickack_mode / tcp_incr_quickack: quickacks =
         // rcv_wnd / (2 * rcv_mss), at least 2, at most TCP_MAX_QUICKACKS.
-        let q = (self.window() / (2 * self.rcv_mss as u64)).max(2).min(self.max_quickacks as u64) as u32;
+        let q = (self.window() / (2 * self.rcv_mss as u64))
+            .max(2)
+            .min(self.max_quickacks as u64) as u32;
         self.quick = self.quick.max(q);
     }
 
@@ -260,7 +278,11 @@ impl PathReceiver {
         // segment is unacknowledged (RFC 5681 4.2 / RFC 1122 4.2.3.2: at least
         // every second full-sized segment), in quick-ACK mode, or while
         // out-of-order data exists / a hole was just filled (RFC 5681 4.2).
-        if self.rcv_nxt - self.rcv_wup > self.rcv_mss as u64 || self.quick > 0 || had_ooo || !self.ooo.is_empty() {
+        if self.rcv_nxt - self.rcv_wup > self.rcv_mss as u64
+            || self.quick > 0
+            || had_ooo
+            || !self.ooo.is_empty()
+        {
             self.ack_now = true;
         } else if self.delack_deadline.is_none() {
             // Linux delayed-ACK timer: ato starts at TCP_ATO_MIN (40 ms). Linux

@@ -46,7 +46,9 @@ impl RttEstimator {
 
     /// RTO after `backoff` doublings, capped at rto_max (RFC 6298 (5.5), (2.5)).
     pub fn rto_backoff(&self, backoff: u32) -> Nanos {
-        self.rto.saturating_mul(1u64 << backoff.min(30)).min(self.rto_max)
+        self.rto
+            .saturating_mul(1u64 << backoff.min(30))
+            .min(self.rto_max)
     }
 
     /// RFC 6298 (5.7): the SYN (or SYN-ACK) was retransmitted and no RTT

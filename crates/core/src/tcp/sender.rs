@@ -92,7 +92,10 @@ pub enum TxKind {
 
 impl TxKind {
     pub fn is_retrans(self) -> bool {
-        matches!(self, TxKind::FastRetrans | TxKind::RtoRetrans | TxKind::TlpRetrans)
+        matches!(
+            self,
+            TxKind::FastRetrans | TxKind::RtoRetrans | TxKind::TlpRetrans
+        )
     }
 }
 
@@ -570,8 +573,14 @@ impl PathSender {
         let mut prev: Option<(Nanos, u64)> = None;
         for _ in 0..self.ts_len {
             let s = self.sb[self.idx_of_id(id)];
-            assert!(s.has(TSORTED) && s.walkable() && !s.has(ZOMBIE), "list member {s:?}");
-            assert!(prev.is_none_or(|p| p < s.ts_key()), "list out of order at {s:?}");
+            assert!(
+                s.has(TSORTED) && s.walkable() && !s.has(ZOMBIE),
+                "list member {s:?}"
+            );
+            assert!(
+                prev.is_none_or(|p| p < s.ts_key()),
+                "list out of order at {s:?}"
+            );
             prev = Some(s.ts_key());
             id = s.ts_next;
         }
@@ -582,8 +591,14 @@ impl PathSender {
                 assert!(!s.has(TSORTED) && !s.has(ZOMBIE), "not walkable {s:?}");
             }
         }
-        assert_eq!(self.sb.iter().filter(|s| s.has(TSORTED)).count(), self.ts_len as usize);
-        assert_eq!(self.sb.iter().filter(|s| s.has(ZOMBIE)).count(), self.zombies as usize);
+        assert_eq!(
+            self.sb.iter().filter(|s| s.has(TSORTED)).count(),
+            self.ts_len as usize
+        );
+        assert_eq!(
+            self.sb.iter().filter(|s| s.has(ZOMBIE)).count(),
+            self.zombies as usize
+        );
     }
 
     /// Segment `i` stops being a zombie, if it was one.
@@ -699,7 +714,9 @@ impl PathSender {
     }
 
     fn on_timeout_inner(&mut self, now: Nanos, paths: Option<&[PathView]>) -> bool {
-        let Some((at, kind)) = self.timer else { return false };
+        let Some((at, kind)) = self.timer else {
+            return false;
+        };
         if now < at {
             return false;
         }
@@ -791,7 +808,11 @@ impl PathSender {
         // one, i.e. the smallest of this ACK (`advanced` is false at the start
         // of every ACK: rack_mark_lost clears it). Linux keeps the last one
         // in its scoreboard walk instead.
-        self.rack.rtt = if self.rack.advanced { self.rack.rtt.min(rtt) } else { rtt };
+        self.rack.rtt = if self.rack.advanced {
+            self.rack.rtt.min(rtt)
+        } else {
+            rtt
+        };
         self.rack.advanced = true;
         if Self::rack_sent_after(xmit, end, self.rack.xmit_ts, self.rack.end_seq) {
             self.rack.xmit_ts = xmit;
@@ -844,7 +865,11 @@ impl PathSender {
                 return 0;
             }
         }
-        let min_rtt = if self.rtt.min_rtt == Nanos::MAX { self.rtt.srtt } else { self.rtt.min_rtt };
+        let min_rtt = if self.rtt.min_rtt == Nanos::MAX {
+            self.rtt.srtt
+        } else {
+            self.rtt.min_rtt
+        };
         ((min_rtt / 4) * self.rack.reo_wnd_mult as u64).min(self.rtt.srtt)
     }
 
@@ -973,7 +998,12 @@ impl PathSender {
         let prior_lost = self.lost_out as u64 + self.lost_retrans;
         self.rack_detect_loss(now);
         let changed = self.in_flight() != prior_in_flight;
-        if changed && matches!(self.cc_state.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
+        if changed
+            && matches!(
+                self.cc_state.ca_state,
+                CaState::Open | CaState::Disorder | CaState::Cwr
+            )
+        {
             let newly_lost = (self.lost_out as u64 + self.lost_retrans - prior_lost) as u32;
             self.sync_cc();
             let me = [self.view()];
@@ -1003,7 +1033,11 @@ impl PathSender {
         if last.has(SACKED) {
             return None;
         }
-        Some(TlpProbe::Retransmit { seq: last.start, len: last.len, fin: last.fin })
+        Some(TlpProbe::Retransmit {
+            seq: last.start,
+            len: last.len,
+            fin: last.fin,
+        })
     }
 
     /// A PTO expired and a probe is due on the next `next_tx` call.
@@ -1048,7 +1082,14 @@ impl PathSender {
 
     /// RFC 8985 7.4 (Linux tcp_process_tlp_ack): detect whether the probe
     /// repaired a loss; if so reduce cwnd once (CWR).
-    fn process_tlp_ack(&mut self, now: Nanos, ack: u64, dsack: bool, not_dup: bool, paths: Option<&[PathView]>) {
+    fn process_tlp_ack(
+        &mut self,
+        now: Nanos,
+        ack: u64,
+        dsack: bool,
+        not_dup: bool,
+        paths: Option<&[PathView]>,
+    ) {
         let Some(hs) = self.tlp_high_seq else { return };
         if ack < hs {
             return;
@@ -1068,7 +1109,8 @@ impl PathSender {
             // Linux: tcp_init_cwnd_reduction + CWR + tcp_end_cwnd_reduction.
             self.cc_state.cwnd = ss;
             self.cc_state.cwnd_cnt = 0;
-            self.cc.cwnd_event(&mut self.cc_state, CwndEvent::CompleteCwr, now);
+            self.cc
+                .cwnd_event(&mut self.cc_state, CwndEvent::CompleteCwr, now);
         } else if !not_dup {
             // pure duplicate ACK for the probe: no loss
             self.tlp_high_seq = None;
@@ -1080,7 +1122,10 @@ impl PathSender {
     /// Linux tcp_cwnd_validate: track whether the window is actually used.
     #[inline]
     fn cwnd_validate(&mut self, limited: bool) {
-        if self.snd_una >= self.cwnd_usage_seq || limited || (!self.is_cwnd_limited && self.packets_out > self.max_packets_out) {
+        if self.snd_una >= self.cwnd_usage_seq
+            || limited
+            || (!self.is_cwnd_limited && self.packets_out > self.max_packets_out)
+        {
             self.is_cwnd_limited = limited;
             self.max_packets_out = self.packets_out;
             self.cwnd_usage_seq = self.snd_nxt;
@@ -1100,7 +1145,15 @@ impl PathSender {
         // New data ends above everything sent and is sent last: it goes to
         // the tail of the time-ordered list without a search.
         let id = self.id_at(self.sb.len());
-        let seg = Seg { start: self.snd_nxt, len, fin, flags: TSORTED, ts_prev: self.ts_tail, ts_next: 0, sent: now };
+        let seg = Seg {
+            start: self.snd_nxt,
+            len,
+            fin,
+            flags: TSORTED,
+            ts_prev: self.ts_tail,
+            ts_next: 0,
+            sent: now,
+        };
         self.snd_nxt = seg.end();
         if fin {
             self.fin_sent = true;
@@ -1119,7 +1172,12 @@ impl PathSender {
             self.lost_scan_seq = seg.start;
         }
         self.account_send(now, len, false);
-        Tx { seq: seg.start, len, fin, kind }
+        Tx {
+            seq: seg.start,
+            len,
+            fin,
+            kind,
+        }
     }
 
     fn retransmit_at(&mut self, now: Nanos, i: usize, kind: TxKind) -> Tx {
@@ -1141,7 +1199,9 @@ impl PathSender {
             self.ts_insert(i);
         }
         self.account_send(now, len, true);
-        if matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Loss) && self.undo_marker.is_some() {
+        if matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Loss)
+            && self.undo_marker.is_some()
+        {
             // Linux tcp_retransmit_skb: count retransmissions to be undone by D-SACKs.
             self.undo_retrans = self.undo_retrans.max(0) + 1;
             if self.retrans_stamp.is_none() {
@@ -1154,7 +1214,12 @@ impl PathSender {
             TxKind::TlpRetrans => self.counters.retrans_tlp += 1,
             _ => {}
         }
-        Tx { seq, len, fin, kind }
+        Tx {
+            seq,
+            len,
+            fin,
+            kind,
+        }
     }
 
     /// A retransmission of segment `i`: zombies above it are walked by RACK
@@ -1196,7 +1261,11 @@ impl PathSender {
         // to retransmit, nothing new. Then `next_tx_slow` would only do the
         // window-validation step of its `in_flight >= cwnd` branch (limited
         // iff the owner holds data) or of its end (not limited).
-        if !self.probe0_fire && !self.tlp_fire && self.lost_out <= self.retrans_out && !self.has_new() {
+        if !self.probe0_fire
+            && !self.tlp_fire
+            && self.lost_out <= self.retrans_out
+            && !self.has_new()
+        {
             self.cwnd_validate(self.owner_has_data && self.in_flight() >= self.cc_state.cwnd);
             return None;
         }
@@ -1218,7 +1287,12 @@ impl PathSender {
             self.backoff += 1;
             self.arm_persist(now);
             // Linux tcp_xmit_probe_skb: an old sequence number elicits an ACK.
-            return Some(Tx { seq: self.snd_una - 1, len: 0, fin: false, kind: TxKind::WindowProbe });
+            return Some(Tx {
+                seq: self.snd_una - 1,
+                len: 0,
+                fin: false,
+                kind: TxKind::WindowProbe,
+            });
         }
         if self.tlp_fire {
             self.tlp_fire = false;
@@ -1241,12 +1315,19 @@ impl PathSender {
             while i < self.sb.len() {
                 let s = self.sb[i];
                 // (RFC 6675 marks only below its scan point; RACK anywhere.)
-                if s.start >= self.lost_scan_seq && self.cc_state.ca_state != CaState::Loss && !self.rack_on() {
+                if s.start >= self.lost_scan_seq
+                    && self.cc_state.ca_state != CaState::Loss
+                    && !self.rack_on()
+                {
                     break;
                 }
                 if s.has(LOST) && !s.has(RETRANS) && !s.has(SACKED) {
                     self.retx_hint = s.start;
-                    let kind = if self.cc_state.ca_state == CaState::Loss { TxKind::RtoRetrans } else { TxKind::FastRetrans };
+                    let kind = if self.cc_state.ca_state == CaState::Loss {
+                        TxKind::RtoRetrans
+                    } else {
+                        TxKind::FastRetrans
+                    };
                     let tx = self.retransmit_at(now, i, kind);
                     if self.timer.is_none() {
                         self.arm_rto(now);
@@ -1272,7 +1353,8 @@ impl PathSender {
                     // avoid a deadlock on windows below one MSS
                     len = room.min(len as u64) as u32;
                 } else {
-                    if self.wnd_end <= self.snd_nxt && self.packets_out == 0 && self.timer.is_none() {
+                    if self.wnd_end <= self.snd_nxt && self.packets_out == 0 && self.timer.is_none()
+                    {
                         self.arm_persist(now);
                     }
                     self.cwnd_validate(false);
@@ -1292,7 +1374,8 @@ impl PathSender {
                     self.cwnd_restart(idle);
                 }
                 // Linux tcp_event_data_sent: CA_EVENT_TX_START with nothing in flight.
-                self.cc.cwnd_event(&mut self.cc_state, CwndEvent::TxStart { idle }, now);
+                self.cc
+                    .cwnd_event(&mut self.cc_state, CwndEvent::TxStart { idle }, now);
             }
             let tx = self.send_new(now, len, TxKind::New);
             if self.tlp_eligible() {
@@ -1388,7 +1471,8 @@ impl PathSender {
 
         // RFC 5681 2: a duplicate ACK acknowledges nothing new, carries no
         // data, does not change the window, and data is outstanding.
-        let is_dup = a.ack == prior_una && !a.carries_data && !window_changed && self.packets_out > 0;
+        let is_dup =
+            a.ack == prior_una && !a.carries_data && !window_changed && self.packets_out > 0;
         if is_dup {
             self.counters.dup_acks += 1;
         }
@@ -1411,7 +1495,8 @@ impl PathSender {
                 // Linux tcp_clean_rtx_queue: RACK advances on every newly
                 // delivered segment, unless the TSecr proves the ACK was for
                 // an earlier transmission (tcp_skb_spurious_retrans).
-                let ts_says_earlier = s.has(EVER_RETRANS) && matches!(a.ts_ecr, Some(e) if e > 0 && e < s.sent);
+                let ts_says_earlier =
+                    s.has(EVER_RETRANS) && matches!(a.ts_ecr, Some(e) if e > 0 && e < s.sent);
                 if !ts_says_earlier {
                     self.rack_advance(now, s.has(EVER_RETRANS), s.end(), s.sent);
                 }
@@ -1540,7 +1625,8 @@ impl PathSender {
                 Some(t) if advanced => Some(now.saturating_sub(t)),
                 _ => rtt_sample,
             };
-            self.cc.pkts_acked(&mut self.cc_state, delivered, ca_rtt, now);
+            self.cc
+                .pkts_acked(&mut self.cc_state, delivered, ca_rtt, now);
         }
 
         // --- loss marking ---
@@ -1593,7 +1679,8 @@ impl PathSender {
                         // RFC 6675 / Linux tcp_end_cwnd_reduction: cwnd = ssthresh on exit.
                         self.rack_recovery_exit();
                         self.cc_state.cwnd = self.cc_state.ssthresh;
-                        self.cc.cwnd_event(&mut self.cc_state, CwndEvent::CompleteCwr, now);
+                        self.cc
+                            .cwnd_event(&mut self.cc_state, CwndEvent::CompleteCwr, now);
                         self.set_ca_state(CaState::Open, now);
                     }
                 } else {
@@ -1656,7 +1743,10 @@ impl PathSender {
         }
 
         // --- cwnd growth (Linux tcp_may_raise_cwnd / tcp_cong_avoid) ---
-        if acked_pkts > 0 && !matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Cwr) && self.cwnd_limited() {
+        if acked_pkts > 0
+            && !matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Cwr)
+            && self.cwnd_limited()
+        {
             self.sync_cc();
             let me2;
             let ps2 = match paths {
@@ -1746,7 +1836,11 @@ impl PathSender {
     /// Linux tcp_init_undo.
     fn init_undo(&mut self) {
         self.undo_marker = Some(self.snd_una);
-        self.undo_retrans = if self.retrans_out > 0 { self.retrans_out as i32 } else { -1 };
+        self.undo_retrans = if self.retrans_out > 0 {
+            self.retrans_out as i32
+        } else {
+            -1
+        };
         self.retrans_stamp = None;
     }
 
@@ -1755,7 +1849,9 @@ impl PathSender {
     /// RFC 3522; Linux tcp_packet_delayed).
     fn may_undo(&self, ts_ecr: Option<Nanos>) -> bool {
         self.undo_marker.is_some()
-            && (self.undo_retrans == 0 || (self.ts_ok && matches!((self.retrans_stamp, ts_ecr), (Some(r), Some(e)) if e > 0 && e < r)))
+            && (self.undo_retrans == 0
+                || (self.ts_ok
+                    && matches!((self.retrans_stamp, ts_ecr), (Some(r), Some(e)) if e > 0 && e < r)))
     }
 
     /// Linux tcp_undo_cwnd_reduction: restore cwnd/ssthresh; optionally
@@ -1877,18 +1973,30 @@ impl PathSender {
             }
             i += 1;
         }
-        self.lost_scan_seq = if i < self.sb.len() { self.sb[i].start } else { self.snd_nxt };
+        self.lost_scan_seq = if i < self.sb.len() {
+            self.sb[i].start
+        } else {
+            self.snd_nxt
+        };
         self.lost_scan_sacked = k;
     }
 
     /// Process SACK blocks; returns (newly SACKed packets, D-SACK present).
-    fn process_sack(&mut self, now: Nanos, blocks: &[SackBlock], ack: u64, prior_fack: u64) -> (u32, bool) {
+    fn process_sack(
+        &mut self,
+        now: Nanos,
+        blocks: &[SackBlock],
+        ack: u64,
+        prior_fack: u64,
+    ) -> (u32, bool) {
         let mut first = 0;
         let mut dsack = false;
         // RFC 2883 4: the first block is a D-SACK if it lies below the
         // cumulative ACK or inside the second block.
         let b0 = blocks[0];
-        if b0.end <= ack || (blocks.len() > 1 && b0.start >= blocks[1].start && b0.end <= blocks[1].end) {
+        if b0.end <= ack
+            || (blocks.len() > 1 && b0.start >= blocks[1].start && b0.end <= blocks[1].end)
+        {
             dsack = true;
             first = 1;
             self.dsack_seen(b0);
@@ -1934,7 +2042,15 @@ impl PathSender {
     }
 
     /// Mark segments starting in [from, to) and lying fully inside [bs, be) as SACKed.
-    fn sack_range(&mut self, now: Nanos, from: u64, to: u64, bs: u64, be: u64, prior_fack: u64) -> u32 {
+    fn sack_range(
+        &mut self,
+        now: Nanos,
+        from: u64,
+        to: u64,
+        bs: u64,
+        be: u64,
+        prior_fack: u64,
+    ) -> u32 {
         // start at the segment containing `from`
         let mut i = self.idx_of(from);
         if i > 0 && self.sb[i - 1].end() > from {
@@ -1999,7 +2115,11 @@ impl PathSender {
             }
         }
         let i = self.idx_of(b.start);
-        let i = if i > 0 && self.sb.get(i - 1).is_some_and(|s| s.end() > b.start) { i - 1 } else { i };
+        let i = if i > 0 && self.sb.get(i - 1).is_some_and(|s| s.end() > b.start) {
+            i - 1
+        } else {
+            i
+        };
         if let Some(s) = self.sb.get_mut(i) {
             if s.start < b.end && s.has(EVER_RETRANS) && !s.has(SPURIOUS) {
                 s.flags |= SPURIOUS;

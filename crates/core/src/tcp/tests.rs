@@ -21,7 +21,11 @@ fn sq(i: u64) -> u64 {
 }
 
 fn cfg() -> TcpConfig {
-    TcpConfig { cc: CcKind::NewReno, nagle: false, ..TcpConfig::default() }
+    TcpConfig {
+        cc: CcKind::NewReno,
+        nagle: false,
+        ..TcpConfig::default()
+    }
 }
 
 fn tcp(p: &Packet) -> &TcpSegment {
@@ -43,7 +47,13 @@ macro_rules! recv {
 macro_rules! send {
     ($ep:expr, $now:expr, $seg:expr) => {{
         let s: TcpSegment = $seg;
-        let p = Packet { src: B, dst: A, flow: 0, size: s.header_len() + s.len, payload: Payload::Tcp(s) };
+        let p = Packet {
+            src: B,
+            dst: A,
+            flow: 0,
+            size: s.header_len() + s.len,
+            payload: Payload::Tcp(s),
+        };
         $ep.handle_packet($now, &p);
     }};
 }
@@ -71,7 +81,13 @@ fn peer(seq: u64, ack: u64, len: u32, fl: u8) -> TcpSegment {
 fn ack_sack(ack: u64, blocks: &[(u64, u64)], ecr: Nanos) -> TcpSegment {
     let mut s = peer(1, ack, 0, flags::ACK);
     for (i, b) in blocks.iter().enumerate() {
-        s.set_sack_block(i, SackBlock { start: b.0, end: b.1 });
+        s.set_sack_block(
+            i,
+            SackBlock {
+                start: b.0,
+                end: b.1,
+            },
+        );
     }
     s.set_sack_len(blocks.len());
     s.set_ts(Some((0, ecr)));
@@ -140,7 +156,10 @@ fn handshake_active_side() {
     assert_eq!(events(&mut ep), vec![AppEvent::Connected]);
     let a = recv!(ep, 3 * SEC + 40 * MS);
     assert_eq!(a.len(), 1);
-    assert_eq!((tcp(&a[0]).flags, tcp(&a[0]).ack, tcp(&a[0]).seq), (flags::ACK, 1, 1));
+    assert_eq!(
+        (tcp(&a[0]).flags, tcp(&a[0]).ack, tcp(&a[0]).seq),
+        (flags::ACK, 1, 1)
+    );
     // Karn: SYN was retransmitted, no RTT sample; RFC 6298 (5.7): RTO 3 s
     assert_eq!(ep.snd.rtt.srtt, 0);
     assert_eq!(ep.snd.rtt.rto(), 3 * SEC);
@@ -162,7 +181,10 @@ fn handshake_passive_side() {
     assert_eq!(sa.len(), 1);
     let s = tcp(&sa[0]);
     assert_eq!((s.flags, s.seq, s.ack), (flags::SYN | flags::ACK, 0, 1));
-    assert_eq!((s.wscale, s.sack_permitted, s.ts()), (Some(7), true, Some((0, 5))));
+    assert_eq!(
+        (s.wscale, s.sack_permitted, s.ts()),
+        (Some(7), true, Some((0, 5)))
+    );
     // SYN-ACK retransmitted after 1 s if the ACK is lost
     ep.handle_timeout(SEC);
     assert_eq!(recv!(ep, SEC).len(), 1);
@@ -173,7 +195,12 @@ fn handshake_passive_side() {
 
 #[test]
 fn handshake_without_options_caps_window() {
-    let c = TcpConfig { timestamps: false, window_scaling: false, sack: false, ..cfg() };
+    let c = TcpConfig {
+        timestamps: false,
+        window_scaling: false,
+        sack: false,
+        ..cfg()
+    };
     let mut ep = TcpEndpoint::new(&c, 0, A, 80, B, 1000, Role::Server);
     let mut syn = peer(0, 0, 0, flags::SYN);
     syn.set_mss(Some(1460));
@@ -239,7 +266,10 @@ fn newreno_congestion_avoidance_adds_one_per_window() {
 
 #[test]
 fn cubic_congestion_avoidance_grows() {
-    let c = TcpConfig { cc: CcKind::Cubic, ..cfg() };
+    let c = TcpConfig {
+        cc: CcKind::Cubic,
+        ..cfg()
+    };
     let mut ep = client_with(&c, true);
     assert_eq!(ep.snd.cc_name(), "cubic");
     ep.snd.cc_state.ssthresh = 10;
@@ -284,7 +314,14 @@ fn fast_retransmit_after_three_dupacks_with_prr() {
     send!(ep, t, ack_sack(1, &[(sq(1), sq(4))], 40 * MS));
     assert_eq!(seqs(&recv!(ep, t)), vec![sq(0)]);
     assert_eq!(ep.snd.ca_state(), CaState::Recovery);
-    assert_eq!((ep.snd.ssthresh(), ep.counters().retrans_fast, ep.counters().recoveries), (5, 1, 1));
+    assert_eq!(
+        (
+            ep.snd.ssthresh(),
+            ep.counters().retrans_fast,
+            ep.counters().recoveries
+        ),
+        (5, 1, 1)
+    );
     // PRR sends ssthresh/RecoverFS = 1 packet per 2 delivered:
     // prr_delivered 2: ceil(10/10) = 1 - prr_out 1 = 0 -> nothing
     send!(ep, t, ack_sack(1, &[(sq(1), sq(5))], 40 * MS));
@@ -318,7 +355,13 @@ fn prr_catches_up_to_ssthresh_when_pipe_falls_below_it() {
     // RFC 6675 marking (DupThresh SACKed above a hole): with RACK, 5..8 would
     // be marked at the SACK of 9 already (reo_wnd = 0 in recovery), see
     // rack_marks_all_earlier_holes_in_recovery.
-    let mut ep = client_with(&TcpConfig { rack: false, ..cfg() }, true);
+    let mut ep = client_with(
+        &TcpConfig {
+            rack: false,
+            ..cfg()
+        },
+        true,
+    );
     ep.write(40 * MS, 1_000_000);
     assert_eq!(recv!(ep, 40 * MS).len(), 10);
     let t = 80 * MS;
@@ -334,16 +377,28 @@ fn prr_catches_up_to_ssthresh_when_pipe_falls_below_it() {
     send!(ep, t, ack_sack(1, &[(sq(1), sq(5))], 40 * MS));
     assert!(recv!(ep, t).is_empty());
     // SACK of 9: prr_delivered 3, pipe 7: ceil(15 / 10) - 1 = 1 new segment.
-    send!(ep, t, ack_sack(1, &[(sq(9), sq(10)), (sq(1), sq(5))], 40 * MS));
+    send!(
+        ep,
+        t,
+        ack_sack(1, &[(sq(9), sq(10)), (sq(1), sq(5))], 40 * MS)
+    );
     assert_eq!(seqs(&recv!(ep, t)), vec![sq(12)]);
     // SACK of 10: prr_delivered 4, pipe 7: ceil(20 / 10) - 2 = 0.
-    send!(ep, t, ack_sack(1, &[(sq(9), sq(11)), (sq(1), sq(5))], 40 * MS));
+    send!(
+        ep,
+        t,
+        ack_sack(1, &[(sq(9), sq(11)), (sq(1), sq(5))], 40 * MS)
+    );
     assert!(recv!(ep, t).is_empty());
     // SACK of 11: 5..8 now have three SACKed segments above them: lost.
     // pipe = 13 - 7 sacked - 5 lost + 1 retransmitted = 2, ssthresh - pipe = 3;
     // prr_delivered 5 - prr_out 2 = 3 > DeliveredData 1, no SND.UNA advance:
     // sndcnt = 3, cwnd = 5 = ssthresh: three retransmissions at once.
-    send!(ep, t, ack_sack(1, &[(sq(9), sq(12)), (sq(1), sq(5))], 40 * MS));
+    send!(
+        ep,
+        t,
+        ack_sack(1, &[(sq(9), sq(12)), (sq(1), sq(5))], 40 * MS)
+    );
     assert_eq!(ep.snd.lost_out, 5);
     assert_eq!(seqs(&recv!(ep, t)), vec![sq(5), sq(6), sq(7)]);
     assert_eq!((ep.snd.cwnd(), ep.snd.in_flight()), (5, 5));
@@ -370,7 +425,11 @@ fn two_losses_in_one_window_one_recovery() {
     let out = recv!(ep, t);
     assert_eq!(seqs(&out), vec![sq(0)]);
     for k in 6..10 {
-        send!(ep, t, ack_sack(1, &[(sq(6), sq(k + 1)), (sq(1), sq(5))], 40 * MS));
+        send!(
+            ep,
+            t,
+            ack_sack(1, &[(sq(6), sq(k + 1)), (sq(1), sq(5))], 40 * MS)
+        );
     }
     // segment 5 now has 4 SACKed above it: lost, retransmitted under PRR
     let out = recv!(ep, t);
@@ -423,13 +482,19 @@ fn newreno_partial_ack_without_sack() {
     assert_eq!(ep.snd.sacked_out, 0);
     for _ in 0..4 {
         send!(ep, t + 80 * MS, ack(sq(12), t + 40 * MS));
-        assert!(recv!(ep, t + 80 * MS).iter().all(|p| tcp(p).seq > sq(12)), "no retransmission on dup ACKs at recover");
+        assert!(
+            recv!(ep, t + 80 * MS).iter().all(|p| tcp(p).seq > sq(12)),
+            "no retransmission on dup ACKs at recover"
+        );
     }
     assert_eq!(ep.snd.sacked_out, 0);
     send!(ep, t + 81 * MS, ack(sq(13), t + 40 * MS));
     assert_eq!(ep.snd.ca_state(), CaState::Open);
     assert_eq!(ep.snd.cwnd(), ep.snd.ssthresh());
-    assert_eq!((ep.counters().recoveries, ep.counters().retrans_fast), (1, 2));
+    assert_eq!(
+        (ep.counters().recoveries, ep.counters().retrans_fast),
+        (1, 2)
+    );
 }
 
 // ---------------------------------------------------------------- RACK (RFC 8985 6)
@@ -455,7 +520,11 @@ fn rack_marks_all_earlier_holes_in_recovery() {
     send!(ep, t, ack_sack(1, &[(sq(1), sq(5))], 40 * MS));
     assert!(recv!(ep, t).is_empty());
     assert_eq!(ep.snd.lost_out, 1);
-    send!(ep, t, ack_sack(1, &[(sq(9), sq(10)), (sq(1), sq(5))], 40 * MS));
+    send!(
+        ep,
+        t,
+        ack_sack(1, &[(sq(9), sq(10)), (sq(1), sq(5))], 40 * MS)
+    );
     assert_eq!(ep.snd.lost_out, 5);
     // pipe = 12 - 5 sacked - 5 lost + 1 = 3 <= ssthresh 5: PRR catches up
     // (prr_delivered 3 - prr_out 1 = 2), retransmitting 5 and 6.
@@ -485,7 +554,11 @@ fn lost_retransmission_run(rack: bool) -> (TcpEndpoint, Vec<Packet>) {
     }
     assert_eq!(seqs(&out), vec![sq(12), sq(13)]);
     let t = 130 * MS;
-    send!(ep, t, ack_sack(1, &[(sq(12), sq(13)), (sq(1), sq(8))], 90 * MS));
+    send!(
+        ep,
+        t,
+        ack_sack(1, &[(sq(12), sq(13)), (sq(1), sq(8))], 90 * MS)
+    );
     let out = recv!(ep, t);
     (ep, out)
 }
@@ -499,7 +572,10 @@ fn rack_detects_lost_retransmission_without_rto() {
     let (ep, out) = lost_retransmission_run(true);
     assert_eq!(seqs(&out)[0], sq(0));
     assert_eq!(ep.snd.lost_retrans, 1);
-    assert_eq!(ep.counters().retrans_fast, 2 + seqs(&out).iter().filter(|&&q| q != sq(0)).count() as u64);
+    assert_eq!(
+        ep.counters().retrans_fast,
+        2 + seqs(&out).iter().filter(|&&q| q != sq(0)).count() as u64
+    );
     assert_eq!(ep.counters().rto_events, 0);
     assert_eq!(ep.snd.ca_state(), CaState::Recovery);
     // RFC 6675 alone cannot tell: the retransmission of 0 is only repaired by
@@ -528,7 +604,14 @@ fn rack_reordering_within_window_is_not_a_loss() {
     recv!(ep, 85 * MS);
     assert!(!ep.snd.rack_reo_pending());
     assert_eq!(ep.snd.ca_state(), CaState::Open);
-    assert_eq!((ep.counters().retrans_fast, ep.counters().recoveries, ep.snd.lost_out), (0, 0, 0));
+    assert_eq!(
+        (
+            ep.counters().retrans_fast,
+            ep.counters().recoveries,
+            ep.snd.lost_out
+        ),
+        (0, 0, 0)
+    );
     // reordering seen (RACK.reord): from now on three SACKs do not force
     // reo_wnd to 0 (RFC 8985 6.2 step 4)
     send!(ep, 90 * MS, ack_sack(sq(2), &[(sq(3), sq(6))], 40 * MS));
@@ -553,13 +636,26 @@ fn rack_reo_timer_recovers_the_last_segment() {
     ep.handle_timeout(90 * MS);
     assert_eq!(seqs(&recv!(ep, 90 * MS)), vec![sq(8)]);
     assert_eq!(ep.snd.ca_state(), CaState::Recovery);
-    assert_eq!((ep.counters().retrans_fast, ep.counters().recoveries, ep.counters().rto_events), (1, 1, 0));
+    assert_eq!(
+        (
+            ep.counters().retrans_fast,
+            ep.counters().recoveries,
+            ep.counters().rto_events
+        ),
+        (1, 1, 0)
+    );
     assert!(ep.snd.rto_pending());
     send!(ep, 130 * MS, ack(sq(10), 90 * MS));
     assert_eq!(ep.snd.ca_state(), CaState::Open);
     assert_eq!(ep.snd.packets_out, 0);
     // without RACK: the RTO (SRTT 40 + 200 ms after the head's ACK at 80 ms)
-    let mut ep = client_with(&TcpConfig { rack: false, ..cfg() }, true);
+    let mut ep = client_with(
+        &TcpConfig {
+            rack: false,
+            ..cfg()
+        },
+        true,
+    );
     ep.write(40 * MS, 10 * MSS);
     recv!(ep, 40 * MS);
     send!(ep, 80 * MS, ack_sack(sq(8), &[(sq(9), sq(10))], 40 * MS));
@@ -596,15 +692,26 @@ fn rack_dsack_widens_the_reordering_window() {
     let first = tcp(&out[0]).seq;
     let una = ep.snd.snd_una;
     assert_eq!(first, una);
-    send!(ep, 161 * MS, ack_sack(una, &[(una + MSS, una + 2 * MSS)], 121 * MS));
+    send!(
+        ep,
+        161 * MS,
+        ack_sack(una, &[(una + MSS, una + 2 * MSS)], 121 * MS)
+    );
     assert!(ep.snd.rack_reo_pending());
-    assert!(ep.poll_timeout().unwrap() >= 121 * MS + 40 * MS + 30 * MS, "{:?}", ep.poll_timeout());
+    assert!(
+        ep.poll_timeout().unwrap() >= 121 * MS + 40 * MS + 30 * MS,
+        "{:?}",
+        ep.poll_timeout()
+    );
     assert_eq!(ep.counters().retrans_fast, 0);
 }
 
 #[test]
 fn rto_backoff_and_go_back_n() {
-    let c = TcpConfig { tlp: false, ..cfg() };
+    let c = TcpConfig {
+        tlp: false,
+        ..cfg()
+    };
     let mut ep = client_with(&c, true);
     ep.write(40 * MS, 1_000_000);
     recv!(ep, 40 * MS);
@@ -620,7 +727,10 @@ fn rto_backoff_and_go_back_n() {
     ep.handle_timeout(760 * MS);
     assert_eq!(seqs(&recv!(ep, 760 * MS)), vec![sq(0)]);
     assert_eq!(ep.poll_timeout(), Some(760 * MS + 960 * MS));
-    assert_eq!((ep.counters().rto_events, ep.counters().retrans_rto), (2, 2));
+    assert_eq!(
+        (ep.counters().rto_events, ep.counters().retrans_rto),
+        (2, 2)
+    );
     // ssthresh not reduced again on the second RTO
     assert_eq!(ep.snd.ssthresh(), 5);
     // ACK of segment 0: slow start cwnd 2, go-back-N retransmits 1 and 2
@@ -643,7 +753,10 @@ fn tlp_fires_at_two_srtt_and_retransmits_last_segment() {
     ep.handle_timeout(160 * MS);
     let out = recv!(ep, 160 * MS);
     assert_eq!(seqs(&out), vec![sq(9)]);
-    assert_eq!((ep.counters().tlp_probes, ep.counters().retrans_tlp), (1, 1));
+    assert_eq!(
+        (ep.counters().tlp_probes, ep.counters().retrans_tlp),
+        (1, 1)
+    );
     // one probe outstanding: next timer is the RTO
     assert!(ep.snd.rto_pending());
 }
@@ -659,7 +772,10 @@ fn tlp_with_one_segment_adds_delayed_ack_time() {
     assert_eq!(ep.poll_timeout(), Some(280 * MS));
     // with rto_min = 1 s the cap does not bind: PTO = 2*40 + 200 = 280 ms
     // after the ACK at 80 ms (RTO would fire at 40 + 40 + 1000 = 1080 ms)
-    let c = TcpConfig { rto_min: SEC, ..cfg() };
+    let c = TcpConfig {
+        rto_min: SEC,
+        ..cfg()
+    };
     let mut ep = client_with(&c, true);
     ep.write(40 * MS, 10 * MSS);
     recv!(ep, 40 * MS);
@@ -703,7 +819,10 @@ fn tlp_new_data_probe_and_loss_detection_reduces_cwnd() {
     ep.handle_timeout(ep.poll_timeout().unwrap());
     let out = recv!(ep, 200 * MS);
     assert_eq!(seqs(&out), vec![sq(10)]);
-    assert_eq!((ep.counters().tlp_probes, ep.counters().retrans_tlp), (1, 0));
+    assert_eq!(
+        (ep.counters().tlp_probes, ep.counters().retrans_tlp),
+        (1, 0)
+    );
 }
 
 #[test]
@@ -719,7 +838,10 @@ fn spurious_retransmission_counted_by_dsack_and_timestamps() {
     send!(ep, 200 * MS, ack_sack(sq(10), &[(sq(9), sq(10))], 160 * MS));
     assert_eq!(ep.counters().retrans_spurious, 1);
     // Eifel: RTO retransmission acked by an ACK echoing the original's TSval
-    let c = TcpConfig { tlp: false, ..cfg() };
+    let c = TcpConfig {
+        tlp: false,
+        ..cfg()
+    };
     let mut ep = client_with(&c, true);
     ep.write(40 * MS, MSS);
     recv!(ep, 40 * MS);
@@ -731,7 +853,10 @@ fn spurious_retransmission_counted_by_dsack_and_timestamps() {
 
 #[test]
 fn spurious_rto_is_undone_by_eifel() {
-    let c = TcpConfig { tlp: false, ..cfg() };
+    let c = TcpConfig {
+        tlp: false,
+        ..cfg()
+    };
     let mut ep = client_with(&c, true);
     ep.write(40 * MS, 10 * MSS);
     recv!(ep, 40 * MS);
@@ -825,7 +950,10 @@ fn quickack_at_start_then_delayed_ack_every_second_segment() {
 
 #[test]
 fn no_delayed_ack_acks_every_segment() {
-    let c = TcpConfig { delayed_ack: false, ..cfg() };
+    let c = TcpConfig {
+        delayed_ack: false,
+        ..cfg()
+    };
     let mut ep = server_with(&c);
     for i in 0..40 {
         send!(ep, 20 * MS, data(i));
@@ -844,23 +972,41 @@ fn out_of_order_sack_order_and_dsack() {
     let a = recv!(ep, t);
     assert_eq!(a.len(), 1);
     assert_eq!(tcp(&a[0]).ack, sq(1));
-    assert_eq!(&*tcp(&a[0]).sack_blocks(), &[SackBlock { start: sq(2), end: sq(3) }]);
+    assert_eq!(
+        &*tcp(&a[0]).sack_blocks(),
+        &[SackBlock {
+            start: sq(2),
+            end: sq(3)
+        }]
+    );
     // 4 and then 6: most recent block first
     send!(ep, t, data(4));
     recv!(ep, t);
     send!(ep, t, data(6));
     let a = recv!(ep, t);
-    let blocks: Vec<_> = tcp(&a[0]).sack_blocks().iter().map(|b| (b.start, b.end)).collect();
+    let blocks: Vec<_> = tcp(&a[0])
+        .sack_blocks()
+        .iter()
+        .map(|b| (b.start, b.end))
+        .collect();
     assert_eq!(blocks, vec![(sq(6), sq(7)), (sq(4), sq(5)), (sq(2), sq(3))]);
     // 3 joins [2,3) and [4,5): that block moves first
     send!(ep, t, data(3));
     let a = recv!(ep, t);
-    let blocks: Vec<_> = tcp(&a[0]).sack_blocks().iter().map(|b| (b.start, b.end)).collect();
+    let blocks: Vec<_> = tcp(&a[0])
+        .sack_blocks()
+        .iter()
+        .map(|b| (b.start, b.end))
+        .collect();
     assert_eq!(blocks, vec![(sq(2), sq(5)), (sq(6), sq(7))]);
     // duplicate of 4: D-SACK first (inside the second block), immediate ACK
     send!(ep, t, data(4));
     let a = recv!(ep, t);
-    let blocks: Vec<_> = tcp(&a[0]).sack_blocks().iter().map(|b| (b.start, b.end)).collect();
+    let blocks: Vec<_> = tcp(&a[0])
+        .sack_blocks()
+        .iter()
+        .map(|b| (b.start, b.end))
+        .collect();
     assert_eq!(blocks, vec![(sq(4), sq(5)), (sq(2), sq(5)), (sq(6), sq(7))]);
     // hole filled by 1: immediate ACK up to 5, SACK [6,7) remains
     send!(ep, t, data(1));
@@ -870,7 +1016,13 @@ fn out_of_order_sack_order_and_dsack() {
     // duplicate below rcv_nxt: D-SACK below the ACK
     send!(ep, t, data(0));
     let a = recv!(ep, t);
-    assert_eq!(tcp(&a[0]).sack_blocks()[0], SackBlock { start: sq(0), end: sq(1) });
+    assert_eq!(
+        tcp(&a[0]).sack_blocks()[0],
+        SackBlock {
+            start: sq(0),
+            end: sq(1)
+        }
+    );
     assert_eq!(ep.counters().ooo_segments, 5);
 }
 
@@ -895,7 +1047,10 @@ fn immediate_ack_on_out_of_order_after_quickacks() {
 
 #[test]
 fn nagle_holds_small_segment_while_data_unacked() {
-    let c = TcpConfig { nagle: true, ..cfg() };
+    let c = TcpConfig {
+        nagle: true,
+        ..cfg()
+    };
     let mut ep = client_with(&c, true);
     ep.write(40 * MS, 100);
     assert_eq!(recv!(ep, 40 * MS).len(), 1); // nothing unacked: sent
@@ -919,7 +1074,10 @@ fn nagle_holds_small_segment_while_data_unacked() {
 
 #[test]
 fn window_scaling_rounds_advertised_window() {
-    let c = TcpConfig { rcvbuf: 100_000, ..cfg() };
+    let c = TcpConfig {
+        rcvbuf: 100_000,
+        ..cfg()
+    };
     // 65535 << 1 = 131070 >= 100000: shift 1
     assert_eq!(config::wscale_for(100_000), 1);
     assert_eq!(config::wscale_for(65535), 0);
@@ -972,7 +1130,10 @@ fn receiver_answers_window_probe() {
 
 #[test]
 fn send_buffer_limits_writes_and_reports_writable() {
-    let c = TcpConfig { sndbuf: 10 * MSS, ..cfg() };
+    let c = TcpConfig {
+        sndbuf: 10 * MSS,
+        ..cfg()
+    };
     let mut ep = client_with(&c, true);
     assert_eq!(ep.write(40 * MS, 20 * MSS), 10 * MSS);
     assert_eq!(ep.send_space(), 0);
@@ -1000,7 +1161,10 @@ fn fin_both_ways() {
     let mut f = peer(1, 1002, 0, flags::ACK | flags::FIN);
     f.set_ts(Some((2, 40 * MS)));
     send!(ep, 90 * MS, f);
-    assert_eq!(events(&mut ep), vec![AppEvent::PeerClosed, AppEvent::Closed]);
+    assert_eq!(
+        events(&mut ep),
+        vec![AppEvent::PeerClosed, AppEvent::Closed]
+    );
     let a = recv!(ep, 90 * MS);
     assert_eq!(tcp(&a[0]).ack, 2);
     assert_eq!(ep.state, TcpState::Done);
@@ -1077,14 +1241,20 @@ impl Wire {
             loop {
                 let ep = if dir { &mut self.a } else { &mut self.b };
                 let tlp_before = ep.counters().tlp_probes;
-                let Some(p) = ep.poll_transmit(self.now) else { break };
+                let Some(p) = ep.poll_transmit(self.now) else {
+                    break;
+                };
                 if dir && self.check_cwnd && p.is_data() {
                     self.check_cwnd_invariant(tlp_before);
                 }
                 // size = headers + payload, never above the MTU
                 assert_eq!(p.size, tcp(&p).header_len() + p.payload_len());
                 assert!(p.size <= 1500, "{} bytes", p.size);
-                let p_loss = if p.is_data() { self.loss } else { self.ack_loss };
+                let p_loss = if p.is_data() {
+                    self.loss
+                } else {
+                    self.ack_loss
+                };
                 if p.is_data() {
                     self.data_pkts += 1;
                 }
@@ -1132,9 +1302,16 @@ impl Wire {
         // Copies of data already cumulatively ACKed (go-back-N resends of
         // segments the receiver had buffered) are invisible to any sender.
         let una = s.snd_una;
-        let stale = self.inflight[1].iter().filter(|x| x.1.is_data() && tcp(&x.1).seq + (x.1.payload_len() as u64) <= una).count() as u64;
+        let stale = self.inflight[1]
+            .iter()
+            .filter(|x| x.1.is_data() && tcp(&x.1).seq + (x.1.payload_len() as u64) <= una)
+            .count() as u64;
         let on_wire = on_wire - stale;
-        let mut allow = if s.counters.tlp_probes > tlp_before { 1 } else { 0 };
+        let mut allow = if s.counters.tlp_probes > tlp_before {
+            1
+        } else {
+            0
+        };
         self.stale_dups = self.stale_dups.split_off(&una);
         if let Some(&n) = self.stale_dups.get(&una).filter(|_| !s.sack_ok()) {
             // Without SACK a duplicate ACK elicited by a needless copy (a
@@ -1175,8 +1352,15 @@ impl Wire {
                 return;
             }
             self.pump();
-            let mut next = self.inflight.iter().filter_map(|q| q.front().map(|x| x.0)).min();
-            for t in [self.a.poll_timeout(), self.b.poll_timeout()].into_iter().flatten() {
+            let mut next = self
+                .inflight
+                .iter()
+                .filter_map(|q| q.front().map(|x| x.0))
+                .min();
+            for t in [self.a.poll_timeout(), self.b.poll_timeout()]
+                .into_iter()
+                .flatten()
+            {
                 next = Some(next.map_or(t, |n: Nanos| n.min(t)));
             }
             let Some(next) = next else { return };
@@ -1290,7 +1474,11 @@ fn check_lossy(cfg_a: &TcpConfig, cfg_b: &TcpConfig, seed: u64) {
     let retrans_pkts = c.retrans_fast + c.retrans_rto + c.retrans_tlp;
     assert!(retrans_pkts > 0);
     let mss = w.a.snd.mss as u64;
-    assert_eq!(c.data_packets_sent, total.div_ceil(mss) + retrans_pkts, "{c:?}");
+    assert_eq!(
+        c.data_packets_sent,
+        total.div_ceil(mss) + retrans_pkts,
+        "{c:?}"
+    );
     // the receiver got what was not dropped
     let rb = w.b.counters();
     assert_eq!(rb.data_packets_received + w.dropped, c.data_packets_sent);
@@ -1305,7 +1493,11 @@ fn harness_rack_repairs_lost_retransmissions_without_rto() {
     // (RFC 8985 6) instead of by the RTO, and nothing is retransmitted
     // spuriously; RFC 6675 alone waits for the RTO.
     let run = |rack: bool| {
-        let c = TcpConfig { rack, tlp: false, ..cfg() };
+        let c = TcpConfig {
+            rack,
+            tlp: false,
+            ..cfg()
+        };
         let (mut rto, mut relost, mut spurious) = (0, 0, 0);
         for seed in 1..=10 {
             let (w, delivered) = transfer(&c, &c, 1_000_000, 0.03, seed);
@@ -1327,7 +1519,10 @@ fn harness_rack_repairs_lost_retransmissions_without_rto() {
 
 #[test]
 fn harness_one_percent_loss_sack_cubic() {
-    let c = TcpConfig { cc: CcKind::Cubic, ..TcpConfig::default() };
+    let c = TcpConfig {
+        cc: CcKind::Cubic,
+        ..TcpConfig::default()
+    };
     for seed in 1..4 {
         check_lossy(&c, &c, seed);
     }
@@ -1335,7 +1530,10 @@ fn harness_one_percent_loss_sack_cubic() {
 
 #[test]
 fn harness_one_percent_loss_newreno_no_sack() {
-    let c = TcpConfig { sack: false, ..cfg() };
+    let c = TcpConfig {
+        sack: false,
+        ..cfg()
+    };
     for seed in 1..4 {
         check_lossy(&c, &c, seed);
     }
@@ -1343,7 +1541,12 @@ fn harness_one_percent_loss_newreno_no_sack() {
 
 #[test]
 fn harness_one_percent_loss_no_timestamps_no_delack() {
-    let c = TcpConfig { timestamps: false, delayed_ack: false, tlp: false, ..cfg() };
+    let c = TcpConfig {
+        timestamps: false,
+        delayed_ack: false,
+        tlp: false,
+        ..cfg()
+    };
     for seed in 1..4 {
         check_lossy(&c, &c, seed);
     }
@@ -1353,7 +1556,10 @@ fn harness_one_percent_loss_no_timestamps_no_delack() {
 fn harness_saturated_flow_behaviour() {
     // Behaviour only (no wall-clock assertions): 20 Mbit/s, 40 ms RTT, 10 s
     // saturated. The scoreboard must stay bounded and the link busy.
-    let c = TcpConfig { cc: CcKind::Cubic, ..TcpConfig::default() };
+    let c = TcpConfig {
+        cc: CcKind::Cubic,
+        ..TcpConfig::default()
+    };
     let (w, delivered) = transfer(&c, &c, 20_000_000, 0.001, 9);
     assert_eq!(delivered, 20_000_000);
     // goodput at least half the link rate
@@ -1397,10 +1603,17 @@ fn speed_saturated_flow() {
 fn harness_heavy_loss_both_directions() {
     // 5 % data loss and 5 % ACK loss: recovery, RTO and TLP all exercised;
     // every byte still delivered in order exactly once.
-    for (cc, sack, seed) in
-        [(CcKind::Cubic, true, 11), (CcKind::NewReno, true, 12), (CcKind::NewReno, false, 13), (CcKind::Cubic, true, 14)]
-    {
-        let c = TcpConfig { cc, sack, ..TcpConfig::default() };
+    for (cc, sack, seed) in [
+        (CcKind::Cubic, true, 11),
+        (CcKind::NewReno, true, 12),
+        (CcKind::NewReno, false, 13),
+        (CcKind::Cubic, true, 14),
+    ] {
+        let c = TcpConfig {
+            cc,
+            sack,
+            ..TcpConfig::default()
+        };
         let mut w = Wire::new(&c, &c, 0.05, seed);
         w.ack_loss = 0.05;
         let total = 300_000u64;
@@ -1443,7 +1656,10 @@ fn harness_heavy_loss_both_directions() {
 #[test]
 fn harness_bidirectional_with_nagle_and_small_writes() {
     // Both sides write 200-byte messages; Nagle on; both close after 100 kB.
-    let c = TcpConfig { nagle: true, ..TcpConfig::default() };
+    let c = TcpConfig {
+        nagle: true,
+        ..TcpConfig::default()
+    };
     let mut w = Wire::new(&c, &c, 0.01, 21);
     let total = 100_000u64;
     let mut written = [0u64; 2];
@@ -1470,15 +1686,26 @@ fn harness_bidirectional_with_nagle_and_small_writes() {
     assert_eq!(delivered, [total, total]);
     assert!(closed[0] && closed[1]);
     // Nagle coalesced the 500 writes into far fewer segments
-    assert!(w.a.counters().data_packets_sent < 300, "{}", w.a.counters().data_packets_sent);
+    assert!(
+        w.a.counters().data_packets_sent < 300,
+        "{}",
+        w.a.counters().data_packets_sent
+    );
 }
 
 #[test]
 #[ignore]
 fn fuzz_many_seeds() {
-    let from: u64 = std::env::var("FUZZ_FROM").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    let from: u64 = std::env::var("FUZZ_FROM")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     for seed in from..from + 2000u64 {
-        let cc = if seed % 2 == 0 { CcKind::Cubic } else { CcKind::NewReno };
+        let cc = if seed % 2 == 0 {
+            CcKind::Cubic
+        } else {
+            CcKind::NewReno
+        };
         let c = TcpConfig {
             cc,
             sack: seed % 3 != 0,
@@ -1533,13 +1760,26 @@ fn harness_hystart_pp_leaves_slow_start_on_queueing_delay() {
     // No loss, unbounded queue: queueing raises the RTT, HyStart++ moves to
     // CSS and then congestion avoidance without any loss.
     for cubic in [CubicVariant::Rfc9438, CubicVariant::Linux] {
-        let c = TcpConfig { cc: CcKind::Cubic, cubic, hystart: HyStartMode::HyStartPP, ..TcpConfig::default() };
+        let c = TcpConfig {
+            cc: CcKind::Cubic,
+            cubic,
+            hystart: HyStartMode::HyStartPP,
+            ..TcpConfig::default()
+        };
         let (w, delivered) = transfer(&c, &c, 5_000_000, 0.0, 3);
         assert_eq!(delivered, 5_000_000);
         assert_eq!(w.a.counters().recoveries + w.a.counters().rto_events, 0);
-        assert!(w.a.snd.ssthresh() < cc::INFINITE_SSTHRESH, "still in slow start");
+        assert!(
+            w.a.snd.ssthresh() < cc::INFINITE_SSTHRESH,
+            "still in slow start"
+        );
         // without HyStart slow start never ends here
-        let c = TcpConfig { cc: CcKind::Cubic, cubic, hystart: HyStartMode::Off, ..TcpConfig::default() };
+        let c = TcpConfig {
+            cc: CcKind::Cubic,
+            cubic,
+            hystart: HyStartMode::Off,
+            ..TcpConfig::default()
+        };
         let (w, _) = transfer(&c, &c, 5_000_000, 0.0, 3);
         assert_eq!(w.a.snd.ssthresh(), cc::INFINITE_SSTHRESH);
     }
@@ -1549,12 +1789,23 @@ fn harness_hystart_pp_leaves_slow_start_on_queueing_delay() {
 fn harness_linux_hystart_leaves_slow_start_on_queueing_delay() {
     // The same with Linux HyStart (the default), for both CUBIC variants.
     for cubic in [CubicVariant::Linux, CubicVariant::Rfc9438] {
-        let c = TcpConfig { cc: CcKind::Cubic, cubic, ..TcpConfig::default() };
+        let c = TcpConfig {
+            cc: CcKind::Cubic,
+            cubic,
+            ..TcpConfig::default()
+        };
         assert_eq!(c.hystart, HyStartMode::Linux);
         let (w, delivered) = transfer(&c, &c, 5_000_000, 0.0, 3);
         assert_eq!(delivered, 5_000_000);
-        assert_eq!(w.a.counters().recoveries + w.a.counters().rto_events, 0, "{cubic:?}");
-        assert!(w.a.snd.ssthresh() < cc::INFINITE_SSTHRESH, "{cubic:?} still in slow start");
+        assert_eq!(
+            w.a.counters().recoveries + w.a.counters().rto_events,
+            0,
+            "{cubic:?}"
+        );
+        assert!(
+            w.a.snd.ssthresh() < cc::INFINITE_SSTHRESH,
+            "{cubic:?} still in slow start"
+        );
     }
 }
 
@@ -1573,7 +1824,10 @@ fn cwnd_restart_after_idle() {
     assert_eq!(recv!(ep, 1080 * MS).len(), 10);
     assert_eq!(ep.snd.cwnd(), 10);
     // without slow start after idle the window is kept
-    let c = TcpConfig { slow_start_after_idle: false, ..cfg() };
+    let c = TcpConfig {
+        slow_start_after_idle: false,
+        ..cfg()
+    };
     let mut ep = client_with(&c, true);
     ep.write(40 * MS, 10 * MSS);
     recv!(ep, 40 * MS);
@@ -1608,7 +1862,10 @@ fn sack_blocks_on_data_segments_shrink_the_payload() {
     send!(ep, 51 * MS, d);
     ep.write(51 * MS, 3 * MSS);
     let out = recv!(ep, 51 * MS);
-    assert_eq!((tcp(&out[0]).sack_len(), tcp(&out[0]).len, out[0].size), (0, 1448, 1500));
+    assert_eq!(
+        (tcp(&out[0]).sack_len(), tcp(&out[0]).len, out[0].size),
+        (0, 1448, 1500)
+    );
 }
 
 #[test]
@@ -1620,8 +1877,22 @@ fn tlp_decision_can_be_taken_over() {
     send!(ep, 80 * MS, ack(sq(7), 40 * MS));
     ep.handle_timeout(160 * MS);
     assert!(ep.snd.tlp_due());
-    assert_eq!(ep.snd.tlp_probe(), Some(TlpProbe::Retransmit { seq: sq(9), len: MSS as u32, fin: false }));
-    assert_eq!(ep.snd.take_tlp(160 * MS), Some(TlpProbe::Retransmit { seq: sq(9), len: MSS as u32, fin: false }));
+    assert_eq!(
+        ep.snd.tlp_probe(),
+        Some(TlpProbe::Retransmit {
+            seq: sq(9),
+            len: MSS as u32,
+            fin: false
+        })
+    );
+    assert_eq!(
+        ep.snd.take_tlp(160 * MS),
+        Some(TlpProbe::Retransmit {
+            seq: sq(9),
+            len: MSS as u32,
+            fin: false
+        })
+    );
     assert!(recv!(ep, 160 * MS).is_empty());
     assert!(ep.snd.rto_pending());
     assert_eq!(ep.counters().tlp_probes, 0);
@@ -1629,7 +1900,13 @@ fn tlp_decision_can_be_taken_over() {
 
 /// Bulk transfer A -> B for `secs` seconds with the cwnd invariant checked
 /// at every data transmission; returns (violations, goodput bytes).
-fn cwnd_invariant_run(c: &TcpConfig, loss: f64, ack_loss: f64, seed: u64, secs: u64) -> (Vec<String>, u64) {
+fn cwnd_invariant_run(
+    c: &TcpConfig,
+    loss: f64,
+    ack_loss: f64,
+    seed: u64,
+    secs: u64,
+) -> (Vec<String>, u64) {
     // 20 Mbit/s, 40 ms RTT, a drop-tail queue of about one BDP
     cwnd_invariant_run_on(c, loss, ack_loss, seed, secs, 20_000_000, 70)
 }
@@ -1669,9 +1946,21 @@ fn cwnd_invariant_under_random_loss() {
     let mut bad = Vec::new();
     for sack in [false, true] {
         for tlp in [false, true] {
-            for (loss, ack_loss) in [(0.01, 0.0), (0.03, 0.0), (0.10, 0.0), (0.01, 0.02), (0.03, 0.05), (0.10, 0.05)] {
+            for (loss, ack_loss) in [
+                (0.01, 0.0),
+                (0.03, 0.0),
+                (0.10, 0.0),
+                (0.01, 0.02),
+                (0.03, 0.05),
+                (0.10, 0.05),
+            ] {
                 for seed in 1..11 {
-                    let c = TcpConfig { sack, tlp, cc: CcKind::NewReno, ..TcpConfig::default() };
+                    let c = TcpConfig {
+                        sack,
+                        tlp,
+                        cc: CcKind::NewReno,
+                        ..TcpConfig::default()
+                    };
                     let (v, _) = cwnd_invariant_run(&c, loss, ack_loss, seed, 20);
                     if !v.is_empty() {
                         bad.push(format!(
@@ -1684,7 +1973,12 @@ fn cwnd_invariant_under_random_loss() {
             }
         }
     }
-    assert!(bad.is_empty(), "{} runs violate the cwnd invariant:\n{}", bad.len(), bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} runs violate the cwnd invariant:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }
 
 #[test]
@@ -1696,11 +1990,18 @@ fn goodput_does_not_increase_with_loss() {
     // guard, and cwnd_invariant_under_random_loss is the test that caught it.
     for sack in [false, true] {
         for tlp in [false, true] {
-            let c = TcpConfig { sack, tlp, cc: CcKind::NewReno, ..TcpConfig::default() };
+            let c = TcpConfig {
+                sack,
+                tlp,
+                cc: CcKind::NewReno,
+                ..TcpConfig::default()
+            };
             for (rate, queue) in [(20_000_000, 70), (100_000_000, 1000)] {
                 let mut prev = u64::MAX;
                 for loss in [0.001, 0.01, 0.03, 0.10] {
-                    let g: u64 = (1..4).map(|seed| cwnd_invariant_run_on(&c, loss, 0.0, seed, 30, rate, queue).1).sum();
+                    let g: u64 = (1..4)
+                        .map(|seed| cwnd_invariant_run_on(&c, loss, 0.0, seed, 30, rate, queue).1)
+                        .sum();
                     assert!(g <= prev, "sack={sack} tlp={tlp} rate={rate}: goodput {g} at loss {loss} above {prev} at lower loss");
                     prev = g;
                 }

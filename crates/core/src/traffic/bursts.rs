@@ -33,7 +33,11 @@ pub struct BurstSource {
 impl BurstsConfig {
     /// From the scenario's keys (`interval_s` in seconds).
     pub fn from_scenario(count: u32, bytes: u64, interval_s: f64) -> Self {
-        BurstsConfig { count, bytes, interval: crate::time::secs(interval_s) }
+        BurstsConfig {
+            count,
+            bytes,
+            interval: crate::time::secs(interval_s),
+        }
     }
 }
 
@@ -43,7 +47,14 @@ impl BurstSource {
             return Err(invalid("bursts", "count must be >= 1"));
         }
         if cfg.bytes == 0 || cfg.bytes > u32::MAX as u64 {
-            return Err(invalid("bursts", format!("burst size must be 1..={} bytes, found {}", u32::MAX, cfg.bytes)));
+            return Err(invalid(
+                "bursts",
+                format!(
+                    "burst size must be 1..={} bytes, found {}",
+                    u32::MAX,
+                    cfg.bytes
+                ),
+            ));
         }
         if cfg.interval == 0 && cfg.count > 1 {
             return Err(invalid("bursts", "interval must be > 0"));
@@ -64,7 +75,10 @@ impl MessageSource for BurstSource {
         }
         let at = self.cfg.interval * self.sent as Nanos;
         self.sent += 1;
-        Some(Message { at, bytes: self.cfg.bytes as u32 })
+        Some(Message {
+            at,
+            bytes: self.cfg.bytes as u32,
+        })
     }
 }
 
@@ -75,22 +89,59 @@ mod tests {
 
     #[test]
     fn emits_count_bursts_at_the_interval() {
-        let mut s = BurstSource::new(BurstsConfig { count: 3, bytes: 14360, interval: SEC }).unwrap();
+        let mut s = BurstSource::new(BurstsConfig {
+            count: 3,
+            bytes: 14360,
+            interval: SEC,
+        })
+        .unwrap();
         assert_eq!(s.last_at(), 2 * SEC);
         let mut rng = SimRng::from_u64(1);
         let v: Vec<_> = std::iter::from_fn(|| s.next(&mut rng)).collect();
-        assert_eq!(v, vec![
-            Message { at: 0, bytes: 14360 },
-            Message { at: SEC, bytes: 14360 },
-            Message { at: 2 * SEC, bytes: 14360 },
-        ]);
+        assert_eq!(
+            v,
+            vec![
+                Message {
+                    at: 0,
+                    bytes: 14360
+                },
+                Message {
+                    at: SEC,
+                    bytes: 14360
+                },
+                Message {
+                    at: 2 * SEC,
+                    bytes: 14360
+                },
+            ]
+        );
     }
 
     #[test]
     fn rejects_bad_configs() {
-        assert!(BurstSource::new(BurstsConfig { count: 0, bytes: 1, interval: MS }).is_err());
-        assert!(BurstSource::new(BurstsConfig { count: 2, bytes: 0, interval: MS }).is_err());
-        assert!(BurstSource::new(BurstsConfig { count: 2, bytes: 1, interval: 0 }).is_err());
-        assert!(BurstSource::new(BurstsConfig { count: 1, bytes: 1, interval: 0 }).is_ok());
+        assert!(BurstSource::new(BurstsConfig {
+            count: 0,
+            bytes: 1,
+            interval: MS
+        })
+        .is_err());
+        assert!(BurstSource::new(BurstsConfig {
+            count: 2,
+            bytes: 0,
+            interval: MS
+        })
+        .is_err());
+        assert!(BurstSource::new(BurstsConfig {
+            count: 2,
+            bytes: 1,
+            interval: 0
+        })
+        .is_err());
+        assert!(BurstSource::new(BurstsConfig {
+            count: 1,
+            bytes: 1,
+            interval: 0
+        })
+        .is_ok());
     }
 }

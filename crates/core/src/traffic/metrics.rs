@@ -107,7 +107,9 @@ impl MessageLog {
 
     /// Messages written but not yet delivered: (id, bytes, sent_at), in order.
     pub fn pending_messages(&self) -> impl Iterator<Item = (u64, u64, Nanos)> + '_ {
-        self.pending.iter().map(|p| (p.id, p.end - p.start, p.sent_at))
+        self.pending
+            .iter()
+            .map(|p| (p.id, p.end - p.start, p.sent_at))
     }
 
     /// Bytes recorded so far (the next message's start offset).

@@ -161,7 +161,14 @@ mod tests {
                         .unwrap(),
                 ),
                 OpenLoop::File(bulk::FileSource::new(bulk::FileConfig::new(8192)).unwrap()),
-                OpenLoop::Bursts(bursts::BurstSource::new(bursts::BurstsConfig { count: 5, bytes: 4000, interval: crate::time::SEC }).unwrap()),
+                OpenLoop::Bursts(
+                    bursts::BurstSource::new(bursts::BurstsConfig {
+                        count: 5,
+                        bytes: 4000,
+                        interval: crate::time::SEC,
+                    })
+                    .unwrap(),
+                ),
             ]
         };
         let run = |seed: u64| {

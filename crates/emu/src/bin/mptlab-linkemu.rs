@@ -12,7 +12,9 @@ use mptlab_core::loss::LossModel;
 use mptlab_core::time::ms;
 use mptlab_core::trace::Trace;
 use mptlab_emu::emulator::reports_to_json;
-use mptlab_emu::{bench, cleanup, netns, signals, EmuOptions, PathSpec, Shape, Topology, TopologyOptions};
+use mptlab_emu::{
+    bench, cleanup, netns, signals, EmuOptions, PathSpec, Shape, Topology, TopologyOptions,
+};
 
 const USAGE: &str = "usage:
   mptlab-linkemu run [--path SPEC]... [--direct] [--seed N] [--duration SECS] [--stats FILE] [--no-mptcp]
@@ -29,14 +31,19 @@ run prints the namespace names, then waits; use `ip netns exec <ns> ...` to run 
 
 fn parse_rate(v: &str) -> Result<u64, String> {
     let s = v.trim().to_ascii_lowercase();
-    let s = s.strip_suffix("bit").or_else(|| s.strip_suffix("bps")).unwrap_or(&s);
+    let s = s
+        .strip_suffix("bit")
+        .or_else(|| s.strip_suffix("bps"))
+        .unwrap_or(&s);
     let (num, mult) = match s.chars().last() {
         Some('k') => (&s[..s.len() - 1], 1e3),
         Some('m') => (&s[..s.len() - 1], 1e6),
         Some('g') => (&s[..s.len() - 1], 1e9),
         _ => (s, 1.0),
     };
-    let x: f64 = num.parse().map_err(|_| format!("bad rate {v:?} (e.g. 10mbit)"))?;
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("bad rate {v:?} (e.g. 10mbit)"))?;
     if x.is_nan() || x <= 0.0 || !x.is_finite() {
         return Err(format!("rate must be positive, found {v:?}"));
     }
@@ -54,7 +61,9 @@ fn parse_time(v: &str) -> Result<u64, String> {
     } else {
         (s, 1.0)
     };
-    let x: f64 = num.parse().map_err(|_| format!("bad time {v:?} (e.g. 20ms)"))?;
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("bad time {v:?} (e.g. 20ms)"))?;
     if x.is_nan() || x < 0.0 || !x.is_finite() {
         return Err(format!("time must be >= 0, found {v:?}"));
     }
@@ -64,7 +73,9 @@ fn parse_time(v: &str) -> Result<u64, String> {
 fn parse_path(spec: &str) -> Result<PathSpec, String> {
     let mut p = LinkParams::new(10_000_000, ms(20.0), QueueLimit::Packets(100));
     for kv in spec.split(',').filter(|s| !s.is_empty()) {
-        let (k, v) = kv.split_once('=').ok_or_else(|| format!("expected key=value in path spec, found {kv:?}"))?;
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| format!("expected key=value in path spec, found {kv:?}"))?;
         match k {
             "rate" => p.rate_bps = parse_rate(v)?,
             "delay" => p.delay = parse_time(v)?,
@@ -75,12 +86,21 @@ fn parse_path(spec: &str) -> Result<PathSpec, String> {
                     QueueLimit::Packets(v.parse().map_err(|_| format!("bad queue {v:?}"))?)
                 }
             }
-            "loss" => p.loss = LossModel::Bernoulli { p: v.parse().map_err(|_| format!("bad loss {v:?}"))? },
+            "loss" => {
+                p.loss = LossModel::Bernoulli {
+                    p: v.parse().map_err(|_| format!("bad loss {v:?}"))?,
+                }
+            }
             "trace" => {
-                let text = std::fs::read_to_string(v).map_err(|e| format!("read trace {v}: {e}"))?;
+                let text =
+                    std::fs::read_to_string(v).map_err(|e| format!("read trace {v}: {e}"))?;
                 p.trace = Some(Arc::new(Trace::parse(&text, v)?));
             }
-            _ => return Err(format!("unknown path key {k:?} (rate, delay, queue, loss, trace)")),
+            _ => {
+                return Err(format!(
+                    "unknown path key {k:?} (rate, delay, queue, loss, trace)"
+                ))
+            }
         }
     }
     p.validate()?;
@@ -89,7 +109,9 @@ fn parse_path(spec: &str) -> Result<PathSpec, String> {
 
 fn value<'a>(args: &'a [String], i: &mut usize, flag: &str) -> Result<&'a str, String> {
     *i += 1;
-    args.get(*i).map(|s| s.as_str()).ok_or_else(|| format!("{flag} needs a value"))
+    args.get(*i)
+        .map(|s| s.as_str())
+        .ok_or_else(|| format!("{flag} needs a value"))
 }
 
 fn cmd_run(args: &[String]) -> Result<(), String> {
@@ -103,9 +125,15 @@ fn cmd_run(args: &[String]) -> Result<(), String> {
     while i < args.len() {
         match args[i].as_str() {
             "--path" => paths.push(parse_path(value(args, &mut i, "--path")?)?),
-            "--seed" => seed = value(args, &mut i, "--seed")?.parse().map_err(|_| "bad --seed")?,
+            "--seed" => {
+                seed = value(args, &mut i, "--seed")?
+                    .parse()
+                    .map_err(|_| "bad --seed")?
+            }
             "--duration" => {
-                let s: f64 = value(args, &mut i, "--duration")?.parse().map_err(|_| "bad --duration")?;
+                let s: f64 = value(args, &mut i, "--duration")?
+                    .parse()
+                    .map_err(|_| "bad --duration")?;
                 duration = Some(Duration::from_secs_f64(s.max(0.0)));
             }
             "--stats" => stats_file = Some(value(args, &mut i, "--stats")?.to_string()),
@@ -139,9 +167,20 @@ fn cmd_run(args: &[String]) -> Result<(), String> {
     if mptcp {
         topo.configure_mptcp().map_err(|e| e.to_string())?;
     }
-    let emu = topo.start_emulator(&paths, seed, EmuOptions::default()).map_err(|e| e.to_string())?;
-    println!("namespaces: client {} core {} server {}", topo.client_ns, topo.core_ns.as_deref().unwrap_or("-"), topo.server_ns);
-    println!("client addresses {} ; server {}", topo.client_addrs.join(" "), topo.server_addr);
+    let emu = topo
+        .start_emulator(&paths, seed, EmuOptions::default())
+        .map_err(|e| e.to_string())?;
+    println!(
+        "namespaces: client {} core {} server {}",
+        topo.client_ns,
+        topo.core_ns.as_deref().unwrap_or("-"),
+        topo.server_ns
+    );
+    println!(
+        "client addresses {} ; server {}",
+        topo.client_addrs.join(" "),
+        topo.server_addr
+    );
     let start = Instant::now();
     while !stop.load(Ordering::SeqCst) && duration.is_none_or(|d| start.elapsed() < d) {
         std::thread::sleep(Duration::from_millis(50));
@@ -167,7 +206,10 @@ fn cmd_bench(args: &[String]) -> Result<(), String> {
             "--split" => opts.split_threads = true,
             "--pin" => opts.pin_cpus = true,
             "--spin-us" => {
-                opts.spin_ns = value(args, &mut i, "--spin-us")?.parse::<u64>().map_err(|_| "bad --spin-us")? * 1000
+                opts.spin_ns = value(args, &mut i, "--spin-us")?
+                    .parse::<u64>()
+                    .map_err(|_| "bad --spin-us")?
+                    * 1000
             }
             a => return Err(format!("unknown argument {a:?}\n{USAGE}")),
         }
@@ -188,7 +230,9 @@ fn main() -> ExitCode {
             .and_then(|_| cleanup::cleanup_stale())
             .map(|v| println!("removed {} stale item(s) {}", v.len(), v.join(" ")))
             .map_err(|e| e.to_string()),
-        Some("check") => netns::preflight().map(|_| println!("ok: root, TUN and MPTCP available")).map_err(|e| e.to_string()),
+        Some("check") => netns::preflight()
+            .map(|_| println!("ok: root, TUN and MPTCP available"))
+            .map_err(|e| e.to_string()),
         Some("-h") | Some("--help") | Some("help") => {
             println!("{USAGE}");
             Ok(())

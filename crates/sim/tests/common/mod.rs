@@ -17,18 +17,26 @@ pub fn scenario(text: &str, sets: &[&str]) -> Result<Scenario, String> {
 pub fn run_all(text: &str, sets: &[&str]) -> Vec<RunOutput> {
     let s = scenario(text, sets).unwrap();
     mptlab_sim::supported(&s).unwrap();
-    (0..s.meta.runs).map(|r| mptlab_sim::run_once(&s, r).unwrap()).collect()
+    (0..s.meta.runs)
+        .map(|r| mptlab_sim::run_once(&s, r).unwrap())
+        .collect()
 }
 
 /// A summary metric of one run (NaN when absent).
 pub fn metric_of(r: &RunOutput, k: &str) -> f64 {
-    r.summary.get(k).and_then(|x| x.as_f64()).unwrap_or(f64::NAN)
+    r.summary
+        .get(k)
+        .and_then(|x| x.as_f64())
+        .unwrap_or(f64::NAN)
 }
 
 /// Median over runs of a summary metric; `missing` stands in where a run
 /// has none.
 pub fn median(runs: &[RunOutput], k: &str, missing: f64) -> f64 {
-    let mut v: Vec<f64> = runs.iter().map(|r| r.summary.get(k).and_then(|x| x.as_f64()).unwrap_or(missing)).collect();
+    let mut v: Vec<f64> = runs
+        .iter()
+        .map(|r| r.summary.get(k).and_then(|x| x.as_f64()).unwrap_or(missing))
+        .collect();
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
 }

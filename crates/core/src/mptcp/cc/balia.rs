@@ -16,7 +16,9 @@
 //! ssthresh = max(w - md, 1); Linux truncates alpha to an integer first
 //! (`div64_u64(max_rate, rate)`), we keep the real alpha of the draft.
 
-use super::{ensure, linked_increase, reno_ssthresh, rtt_s, CoupledCc, CwndAcc, CwndUpdate, SubflowCc};
+use super::{
+    ensure, linked_increase, reno_ssthresh, rtt_s, CoupledCc, CwndAcc, CwndUpdate, SubflowCc,
+};
 
 /// (x_r, sum_k x_k, max_k x_k) over the coupled subflows, x in packets/s.
 fn rates(me: usize, subflows: &[SubflowCc]) -> (f64, f64, f64) {

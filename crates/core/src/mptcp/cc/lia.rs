@@ -14,7 +14,9 @@
 //! only on loss, on cwnd changes and in slow start; we recompute it from the
 //! snapshot on every ACK (the RFC's definition, no staleness).
 
-use super::{ensure, linked_increase, reno_ssthresh, rtt_s, CoupledCc, CwndAcc, CwndUpdate, SubflowCc};
+use super::{
+    ensure, linked_increase, reno_ssthresh, rtt_s, CoupledCc, CwndAcc, CwndUpdate, SubflowCc,
+};
 
 /// RFC 6356 section 3, the equation for alpha:
 ///

@@ -177,7 +177,10 @@ pub(crate) fn linked_increase(
         };
         cwnd = acc[me].apply(cwnd, inc_pkts * left as f64);
     }
-    CwndUpdate { cwnd, ssthresh: s.ssthresh }
+    CwndUpdate {
+        cwnd,
+        ssthresh: s.ssthresh,
+    }
 }
 
 pub(crate) fn ensure<T: Default>(v: &mut Vec<T>, len: usize) {

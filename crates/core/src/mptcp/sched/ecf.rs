@@ -22,7 +22,9 @@
 //! queue (`ConnView::send_queue_bytes`), where the kernel derives it from the
 //! meta socket's queued memory minus what the subflows hold.
 
-use super::{get_available_subflow, ConnView, RbufOpt, SchedOutcome, Scheduler, Segment, SubflowView};
+use super::{
+    get_available_subflow, ConnView, RbufOpt, SchedOutcome, Scheduler, Segment, SubflowView,
+};
 use crate::time::Nanos;
 
 pub const R_BETA: u128 = 4;

@@ -16,7 +16,9 @@
 //! (`defsched_init`), so no penalisation happens in its first srtt; here a
 //! subflow that never penalised may do so at once.
 
-use super::{get_available_subflow, ConnView, RbufOpt, SchedOutcome, Scheduler, Segment, SubflowView};
+use super::{
+    get_available_subflow, ConnView, RbufOpt, SchedOutcome, Scheduler, Segment, SubflowView,
+};
 use crate::time::Nanos;
 
 #[derive(Clone, Debug, Default)]

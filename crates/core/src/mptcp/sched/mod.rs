@@ -347,7 +347,15 @@ pub struct RbufOpt {
 
 impl RbufOpt {
     /// Run the optimisation for fast subflow index `fast` (see `rcv_buf_opt`).
-    pub fn run(&mut self, now: Nanos, subflows: &[SubflowView], conn: &ConnView, fast: usize, penal: bool, all: bool) -> SchedOutcome {
+    pub fn run(
+        &mut self,
+        now: Nanos,
+        subflows: &[SubflowView],
+        conn: &ConnView,
+        fast: usize,
+        penal: bool,
+        all: bool,
+    ) -> SchedOutcome {
         let id = subflows[fast].id;
         let mut last = self.last_penal.get(&id).copied();
         let out = rcv_buf_opt(now, subflows, conn, fast, penal, &mut last, all);
@@ -358,7 +366,15 @@ impl RbufOpt {
     }
 
     /// The outcome for `seg` once the scheduler picked subflow index `pick`.
-    pub fn outcome(&mut self, now: Nanos, subflows: &[SubflowView], conn: &ConnView, seg: &Segment, pick: Option<usize>, all: bool) -> SchedOutcome {
+    pub fn outcome(
+        &mut self,
+        now: Nanos,
+        subflows: &[SubflowView],
+        conn: &ConnView,
+        seg: &Segment,
+        pick: Option<usize>,
+        all: bool,
+    ) -> SchedOutcome {
         let Some(i) = pick else {
             return SchedOutcome::just(nothing_now(subflows));
         };
@@ -369,7 +385,14 @@ impl RbufOpt {
     }
 
     /// The outcome when the connection could not send (send window full).
-    pub fn blocked(&mut self, now: Nanos, subflows: &[SubflowView], conn: &ConnView, pick: Option<usize>, all: bool) -> SchedOutcome {
+    pub fn blocked(
+        &mut self,
+        now: Nanos,
+        subflows: &[SubflowView],
+        conn: &ConnView,
+        pick: Option<usize>,
+        all: bool,
+    ) -> SchedOutcome {
         match pick {
             Some(i) => self.run(now, subflows, conn, i, false, all),
             None => SchedOutcome::just(nothing_now(subflows)),

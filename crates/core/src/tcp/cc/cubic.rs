@@ -20,7 +20,10 @@
 //! - Like Linux (cubictcp_cwnd_event), the epoch is shifted by idle periods
 //!   (CA_EVENT_TX_START), so an app-limited pause does not count as growth time.
 
-use super::{slow_start, CaState, CcState, CongestionControl, CwndEvent, HyStartMode, HyStartPP, LinuxHyStart, PathView};
+use super::{
+    slow_start, CaState, CcState, CongestionControl, CwndEvent, HyStartMode, HyStartPP,
+    LinuxHyStart, PathView,
+};
 use crate::time::{Nanos, SEC};
 
 /// RFC 9438 4.6: beta_cubic = 0.7.
@@ -102,7 +105,13 @@ impl CongestionControl for Cubic {
 
     fn ssthresh(&mut self, s: &CcState, _paths: &[PathView], _now: Nanos) -> u32 {
         self.hystart.stop();
-        self.saved = Some((self.w_max, self.k, self.epoch_start, self.cwnd_epoch, self.w_est));
+        self.saved = Some((
+            self.w_max,
+            self.k,
+            self.epoch_start,
+            self.cwnd_epoch,
+            self.w_est,
+        ));
         let cwnd = s.cwnd as f64;
         // RFC 9438 4.7: fast convergence: if cwnd < W_max, W_max = cwnd*(1+beta)/2.
         if self.fast_convergence && cwnd < self.w_max {
@@ -155,7 +164,11 @@ impl CongestionControl for Cubic {
 
         // RFC 9438 4.3 eq. (4): W_est += alpha_cubic * segments_acked / cwnd, with
         // alpha_cubic = 3(1-beta)/(1+beta), and 1 once W_est >= W_max.
-        let alpha = if self.w_est >= self.w_max { 1.0 } else { 3.0 * (1.0 - BETA_CUBIC) / (1.0 + BETA_CUBIC) };
+        let alpha = if self.w_est >= self.w_max {
+            1.0
+        } else {
+            3.0 * (1.0 - BETA_CUBIC) / (1.0 + BETA_CUBIC)
+        };
         self.w_est += alpha * acked as f64 / cwnd;
 
         if self.w_cubic(t) < self.w_est {
@@ -212,14 +225,18 @@ impl CongestionControl for Cubic {
         // Linux cubictcp_acked: delay_min, ignoring samples for 1 s after an
         // epoch start, then hystart_update.
         let Some(rtt) = rtt else { return };
-        if self.epoch_start.is_some_and(|e| now.saturating_sub(e) < SEC) {
+        if self
+            .epoch_start
+            .is_some_and(|e| now.saturating_sub(e) < SEC)
+        {
             return;
         }
         let delay = ((rtt / 1000).min(u32::MAX as u64) as u32).max(1);
         if self.delay_min_us == 0 || self.delay_min_us > delay {
             self.delay_min_us = delay;
         }
-        self.linux_hystart.on_sample(s, delay, self.delay_min_us, now);
+        self.linux_hystart
+            .on_sample(s, delay, self.delay_min_us, now);
     }
 
     fn set_state(&mut self, s: &mut CcState, new: CaState, now: Nanos) {

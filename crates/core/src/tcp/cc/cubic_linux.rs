@@ -35,7 +35,10 @@
 //! Patches proposed in 2024 (update at least once per RTT when RTT < HZ/32,
 //! RFC 9438 Reno increment) are not in 6.17 and not modelled.
 
-use super::{slow_start, CaState, CcState, CongestionControl, CwndEvent, HyStartMode, HyStartPP, LinuxHyStart, PathView};
+use super::{
+    slow_start, CaState, CcState, CongestionControl, CwndEvent, HyStartMode, HyStartPP,
+    LinuxHyStart, PathView,
+};
 use crate::time::{Nanos, SEC};
 
 /// CONFIG_HZ assumed for jiffies.
@@ -71,9 +74,10 @@ pub fn usecs_to_jiffies(us: u32) -> u32 {
 /// Newton-Raphson step; average error ~0.2 %.
 pub fn cubic_root(a: u64) -> u32 {
     const V: [u8; 64] = [
-        0, 54, 54, 54, 118, 118, 118, 118, 123, 129, 134, 138, 143, 147, 151, 156, 157, 161, 164, 168, 170, 173, 176, 179, 181, 185, 187, 190, 192, 194, 197,
-        199, 200, 202, 204, 206, 209, 211, 213, 215, 217, 219, 221, 222, 224, 225, 227, 229, 231, 232, 234, 236, 237, 239, 240, 242, 244, 245, 246, 248, 250,
-        251, 252, 254,
+        0, 54, 54, 54, 118, 118, 118, 118, 123, 129, 134, 138, 143, 147, 151, 156, 157, 161, 164,
+        168, 170, 173, 176, 179, 181, 185, 187, 190, 192, 194, 197, 199, 200, 202, 204, 206, 209,
+        211, 213, 215, 217, 219, 221, 222, 224, 225, 227, 229, 231, 232, 234, 236, 237, 239, 240,
+        242, 244, 245, 246, 248, 250, 251, 252, 254,
     ];
     // fls64: index of the highest set bit, 1-based (0 for 0).
     let bits = 64 - a.leading_zeros();
@@ -166,7 +170,8 @@ impl CubicLinux {
     /// `bictcp_update(ca, cwnd, acked)` at jiffies `now_j`: recompute `cnt`.
     pub fn update(&mut self, cwnd: u32, acked: u32, now_j: u32) {
         self.ack_cnt = self.ack_cnt.wrapping_add(acked);
-        if self.last_cwnd == cwnd && (now_j.wrapping_sub(self.last_time) as i32) <= (HZ / 32) as i32 {
+        if self.last_cwnd == cwnd && (now_j.wrapping_sub(self.last_time) as i32) <= (HZ / 32) as i32
+        {
             return;
         }
         // The cubic part runs at most once per jiffy (a new epoch forces it).
@@ -206,7 +211,8 @@ impl CubicLinux {
                     self.bic_origin_point = cwnd;
                 } else {
                     // K = cbrt((W_max - cwnd) * 2^40 / 410) in 1/1024 s.
-                    self.bic_k = cubic_root(CUBE_FACTOR.wrapping_mul((self.last_max_cwnd - cwnd) as u64));
+                    self.bic_k =
+                        cubic_root(CUBE_FACTOR.wrapping_mul((self.last_max_cwnd - cwnd) as u64));
                     self.bic_origin_point = self.last_max_cwnd;
                 }
                 now_j
@@ -219,9 +225,21 @@ impl CubicLinux {
         let k = self.bic_k as u64;
         let offs = t.abs_diff(k);
         // delta = C/rtt * offs^3 in packets: (410 * offs^3) >> 40, truncated to u32.
-        let delta = ((CUBE_RTT_SCALE as u64).wrapping_mul(offs).wrapping_mul(offs).wrapping_mul(offs) >> (10 + 3 * BICTCP_HZ)) as u32;
-        let target = if t < k { self.bic_origin_point.wrapping_sub(delta) } else { self.bic_origin_point.wrapping_add(delta) };
-        self.cnt = if target > cwnd { cwnd / (target - cwnd) } else { 100u32.wrapping_mul(cwnd) };
+        let delta = ((CUBE_RTT_SCALE as u64)
+            .wrapping_mul(offs)
+            .wrapping_mul(offs)
+            .wrapping_mul(offs)
+            >> (10 + 3 * BICTCP_HZ)) as u32;
+        let target = if t < k {
+            self.bic_origin_point.wrapping_sub(delta)
+        } else {
+            self.bic_origin_point.wrapping_add(delta)
+        };
+        self.cnt = if target > cwnd {
+            cwnd / (target - cwnd)
+        } else {
+            100u32.wrapping_mul(cwnd)
+        };
         // No loss yet: grow at least 5 % per RTT.
         if self.last_max_cwnd == 0 && self.cnt > 20 {
             self.cnt = 20;
@@ -355,8 +373,8 @@ mod tests {
         assert_eq!(cubic_root(1), 1); // (54+35)>>6 = 89>>6
         assert_eq!(cubic_root(8), 2); // (123+35)>>6 = 158>>6
         assert_eq!(cubic_root(63), 4); // (254+35)>>6 = 289>>6
-        // a = 1000: fls = 10, b = (840>>8)-1 = 2, top = 1000>>6 = 15, v = 156:
-        // x0 = (166<<2)>>6 = 10; a/(10*9) = 11; x = (20+11)*341>>10 = 10571>>10 = 10.
+                                       // a = 1000: fls = 10, b = (840>>8)-1 = 2, top = 1000>>6 = 15, v = 156:
+                                       // x0 = (166<<2)>>6 = 10; a/(10*9) = 11; x = (20+11)*341>>10 = 10571>>10 = 10.
         assert_eq!(cubic_root(1000), 10);
         // K for W_max - cwnd = 30 packets: a = 30*2681735677 = 80452070310,
         // fls = 37, b = (3108>>8)-1 = 11, top = a>>33 = 9, v = 129:
@@ -364,10 +382,19 @@ mod tests {
         // 4316/1024 = 4.2148 s against the exact cbrt(30/0.4) = 4.2172 s.
         assert_eq!(cubic_root(30 * CUBE_FACTOR), 4316);
         // Error of the approximation stays within ~1 % of the exact root.
-        for a in [1_000u64, 123_456_789, 80_452_070_310, 1 << 50, u64::MAX >> 4] {
+        for a in [
+            1_000u64,
+            123_456_789,
+            80_452_070_310,
+            1 << 50,
+            u64::MAX >> 4,
+        ] {
             let exact = (a as f64).cbrt();
             let got = cubic_root(a) as f64;
-            assert!((got - exact).abs() / exact < 0.01, "a {a}: {got} vs {exact}");
+            assert!(
+                (got - exact).abs() / exact < 0.01,
+                "a {a}: {got} vs {exact}"
+            );
         }
     }
 
@@ -512,7 +539,10 @@ mod tests {
         c.last_max_cwnd = 50;
         c.hystart.found = true;
         c.set_state(&mut s, CaState::Loss, 3 * SEC);
-        assert_eq!((c.last_max_cwnd, c.delay_min, c.epoch_start, c.hystart.found), (0, 0, None, false));
+        assert_eq!(
+            (c.last_max_cwnd, c.delay_min, c.epoch_start, c.hystart.found),
+            (0, 0, None, false)
+        );
     }
 
     /// HyStart in slow start via pkts_acked: delay increase sets ssthresh = cwnd,

@@ -94,7 +94,9 @@ impl HyStartPP {
             self.css_frac += a;
             s.cwnd += self.css_frac / CSS_GROWTH_DIVISOR;
             self.css_frac %= CSS_GROWTH_DIVISOR;
-            if self.rtt_sample_count >= N_RTT_SAMPLE && self.current_round_min_rtt < self.css_baseline_min_rtt {
+            if self.rtt_sample_count >= N_RTT_SAMPLE
+                && self.current_round_min_rtt < self.css_baseline_min_rtt
+            {
                 // RFC 9406 4.2: the RTT increase was spurious: back to slow start.
                 self.css_baseline_min_rtt = Nanos::MAX;
                 self.in_css = false;
@@ -103,8 +105,12 @@ impl HyStartPP {
         } else {
             // RFC 9406 4.2: cwnd += min(N, L*SMSS).
             s.cwnd += a;
-            if self.rtt_sample_count >= N_RTT_SAMPLE && self.current_round_min_rtt != Nanos::MAX && self.last_round_min_rtt != Nanos::MAX {
-                let thresh = (self.last_round_min_rtt / MIN_RTT_DIVISOR).clamp(MIN_RTT_THRESH, MAX_RTT_THRESH);
+            if self.rtt_sample_count >= N_RTT_SAMPLE
+                && self.current_round_min_rtt != Nanos::MAX
+                && self.last_round_min_rtt != Nanos::MAX
+            {
+                let thresh = (self.last_round_min_rtt / MIN_RTT_DIVISOR)
+                    .clamp(MIN_RTT_THRESH, MAX_RTT_THRESH);
                 if self.current_round_min_rtt >= self.last_round_min_rtt + thresh {
                     self.css_baseline_min_rtt = self.current_round_min_rtt;
                     self.in_css = true;
@@ -139,7 +145,10 @@ mod tests {
 
     #[test]
     fn enters_css_on_rtt_increase_and_exits_after_five_rounds() {
-        let mut h = HyStartPP { active: true, ..Default::default() };
+        let mut h = HyStartPP {
+            active: true,
+            ..Default::default()
+        };
         let mut s = test_state(10, super::super::INFINITE_SSTHRESH);
         round(&mut h, &mut s, 40 * MS); // cwnd 10 -> 18
         assert_eq!(s.cwnd, 18);

@@ -87,7 +87,11 @@ pub struct LinuxHyStart {
 
 impl LinuxHyStart {
     pub fn new(enabled: bool) -> Self {
-        LinuxHyStart { enabled, curr_rtt: u32::MAX, ..Default::default() }
+        LinuxHyStart {
+            enabled,
+            curr_rtt: u32::MAX,
+            ..Default::default()
+        }
     }
 
     /// `bictcp_hystart_reset`: a new round starts now and ends when SND.UNA
@@ -205,7 +209,10 @@ mod tests {
         }
         assert!(!h.found);
         // Clamps: delay_min 200 ms -> +16 ms (not 25); 10 ms -> +4 ms (not 1.25).
-        for (dmin, hit, miss) in [(200_000u32, 216_001u32, 216_000u32), (10_000, 14_001, 14_000)] {
+        for (dmin, hit, miss) in [
+            (200_000u32, 216_001u32, 216_000u32),
+            (10_000, 14_001, 14_000),
+        ] {
             for (rtt, exit) in [(hit, true), (miss, false)] {
                 let mut h = LinuxHyStart::new(true);
                 let mut s = test_state(20, INFINITE_SSTHRESH);

@@ -165,7 +165,12 @@ pub struct UnknownCc(pub String);
 
 impl std::fmt::Display for UnknownCc {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "unknown congestion control '{}' (known: {})", self.0, names().join(", "))
+        write!(
+            f,
+            "unknown congestion control '{}' (known: {})",
+            self.0,
+            names().join(", ")
+        )
     }
 }
 
@@ -199,7 +204,11 @@ impl CcKind {
 
     /// Build; `cubic` and `hystart` only matter for CUBIC (NewReno has no
     /// HyStart in Linux either).
-    pub fn build_with(self, cubic: CubicVariant, hystart: HyStartMode) -> Box<dyn CongestionControl> {
+    pub fn build_with(
+        self,
+        cubic: CubicVariant,
+        hystart: HyStartMode,
+    ) -> Box<dyn CongestionControl> {
         match (self, cubic) {
             (CcKind::NewReno, _) => Box::new(NewReno),
             (CcKind::Cubic, CubicVariant::Linux) => Box::new(CubicLinux::new(hystart)),
