@@ -29,6 +29,7 @@
 //!   last piece is delivered `sctp_ulpq_clear_pd` ends PD and
 //!   `sctp_ulpq_reasm_drain` delivers the messages completed meanwhile, in
 //!   TSN order and, for ordered ones, SSN order per stream.
+//!
 //! Linux's `SCTP_PARTIAL_DELIVERY_POINT` socket option (RFC 6458 section
 //! 8.1.21, `pd_point` in `sctp_ulpq_retrieve_reassembled`) is 0 by default,
 //! which leaves PD to receive-window pressure alone; the model has that
