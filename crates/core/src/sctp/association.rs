@@ -53,8 +53,9 @@
 //! random number (no HMAC, no lifetime), no stream reset / PR-SCTP / ASCONF,
 //! one outbound stream, no reneging (so gap-acked data is never taken back),
 //! no DATA dropped for lack of receive buffer (the sender keeps to a_rwnd; the
-//! one chunk section 6.1 A lets it send into a zero window is accepted, as
-//! Linux accepts up to one PMTU over the window), window-update SACKs only
+//! one chunk section 6.1 A lets it send into a closed window is accepted;
+//! Linux's `sctp_eat_data` accepts up to one PMTU over a window not yet 0
+//! and drops it at 0 unless it can renege), window-update SACKs only
 //! after partial delivery (`window_update_due`; otherwise the application
 //! reads at once and the SACK the data triggers advertises the freed space),
 //! no cwnd decay on idle paths (section 7.2.1's RTO-idle rule is replaced by
