@@ -21,14 +21,18 @@
 //! chunks leave in TSN order except under DAPS, which needs them in advance).
 //!
 //! Delivery events (receiver side): `AppEvent::Delivered { total }` after
-//! every complete message handed to the application, `total` = bytes of
-//! complete messages so far. For ordered delivery (default) this equals the
-//! sender's stream offset of the end of the message, so the simulator's
-//! byte-offset message accounting works as for TCP. For unordered delivery
-//! messages complete out of stream order; each one is then also reported as
+//! every complete message handed to the application and after every piece
+//! of a message handed over by partial delivery (RFC 9260 section 6.9, see
+//! `recv`), `total` = bytes handed to the application so far. For ordered
+//! delivery (default) this equals the sender's stream offset of the last
+//! byte delivered, so the simulator's byte-offset message accounting works
+//! as for TCP: a message counts as delivered only once `total` passes its
+//! end, i.e. with its last fragment. For unordered delivery messages
+//! complete out of stream order; each one is then also reported as
 //! `AppEvent::Message { offset, len }` (offset in the sender's written byte
-//! stream), which is what message-delay accounting must use
-//! (`set_message_events` turns these on for ordered delivery too).
+//! stream) when its last piece is delivered, which is what message-delay
+//! accounting must use (`set_message_events` turns these on for ordered
+//! delivery too).
 //!
 //! Out-of-order delay (seed 002 style): `reorder_stats()` accumulates, per
 //! delivered byte, the time between the arrival of its chunk and the delivery
@@ -48,6 +52,12 @@
 //! Simplifications: no verification-tag or checksum checks, the cookie is a
 //! random number (no HMAC, no lifetime), no stream reset / PR-SCTP / ASCONF,
 //! one outbound stream, no reneging (so gap-acked data is never taken back),
+//! no DATA dropped for lack of receive buffer (the sender keeps to a_rwnd; the
+//! one chunk section 6.1 A lets it send into a closed window is accepted;
+//! Linux's `sctp_eat_data` accepts up to one PMTU over a window not yet 0
+//! and drops it at 0 unless it can renege), window-update SACKs only
+//! after partial delivery (`window_update_due`; otherwise the application
+//! reads at once and the SACK the data triggers advertises the freed space),
 //! no cwnd decay on idle paths (section 7.2.1's RTO-idle rule is replaced by
 //! use-it-or-lose-it), no PMTU discovery, and data may go to a destination
 //! before its path-confirmation heartbeat is answered (as INET does).
@@ -153,6 +163,8 @@ pub struct SctpAssociation {
     gap_since: Option<Nanos>,
     hol_time: Nanos,
     reasm: Reassembly,
+    /// a_rwnd carried by the last SACK sent (Linux `asoc->a_rwnd`).
+    adv_rwnd: u64,
     delivered_total: u64,
     sack_pending: bool,
     sack_now: bool,
@@ -254,6 +266,7 @@ impl SctpAssociation {
             gap_since: None,
             hol_time: 0,
             reasm: Reassembly::default(),
+            adv_rwnd: cfg.recv_buffer,
             delivered_total: 0,
             sack_pending: false,
             sack_now: false,
@@ -379,6 +392,12 @@ impl SctpAssociation {
     /// Bytes held in the receive buffer (undelivered).
     pub fn recv_buffer_held(&self) -> u64 {
         self.reasm.held
+    }
+
+    /// Messages the receiver handed over by partial delivery (RFC 9260
+    /// section 6.9) because they did not fit in its receive buffer.
+    pub fn partial_deliveries(&self) -> u64 {
+        self.reasm.pd_started
     }
 
     fn current_primary(&self) -> usize {
@@ -571,7 +590,8 @@ impl SctpAssociation {
         delivered: &mut Vec<DeliveredMsg>,
     ) -> bool {
         let was_gap = self.tsns.has_gaps();
-        let expected = self.tsns.cum.map_or(0, |c| c + 1);
+        let cum_before = self.tsns.cum;
+        let expected = cum_before.map_or(0, |c| c + 1);
         if !self.tsns.on_tsn(d.tsn) {
             self.sack_now = true; // duplicates are reported at once (section 6.2)
             return false;
@@ -586,6 +606,15 @@ impl SctpAssociation {
             if !(self.cfg.cmt && self.cfg.dac) {
                 self.sack_now = true;
             }
+        }
+        // "Think about partial delivery" (Linux sctp_eat_data): a new chunk
+        // at least as long as the receive window asks for PD before it is
+        // queued (SCTP_CMD_PART_DELIVER runs before SCTP_CMD_CHUNK_ULP), so a
+        // message larger than the buffer still completes (RFC 9260 6.9).
+        // The application reads at once, so what PD hands over leaves the
+        // buffer now and the next SACK advertises the reopened a_rwnd.
+        if d.len as u64 >= self.a_rwnd() && !self.reasm.in_partial_delivery() {
+            self.reasm.partial_delivery(now, cum_before, delivered);
         }
         self.reasm.add(now, d, delivered);
         true
@@ -603,11 +632,28 @@ impl SctpAssociation {
         }
     }
 
+    /// Window update (Linux `sctp_assoc_rwnd_increase` /
+    /// `sctp_peer_needs_update`; RFC 9260 section 6.2 allows a SACK "to
+    /// update the offered window as the receiving application consumes new
+    /// data"): the window grew by at least max(rcvbuf >> rwnd_update_shift
+    /// (4), PMTU) since the last SACK, so one goes now instead of waiting
+    /// for the delayed-SACK timer. Modelled only after a packet whose data
+    /// was handed over by partial delivery: when PD starts, Linux's
+    /// application reads up to a buffer's worth at once and this rule sends
+    /// the SACK that reopens the sender's window. Other deliveries keep the
+    /// model's SACK rules, which its calibrated results rest on (the rule
+    /// applied to them too would add SACKs under CMT reordering).
+    fn window_update_due(&self) -> bool {
+        let grown = self.a_rwnd().saturating_sub(self.adv_rwnd);
+        grown > 0 && grown >= (self.cfg.recv_buffer >> 4).max(self.cfg.mtu as u64)
+    }
+
     fn make_sack(&mut self) -> SackChunk {
         let dac = self.data_pkts_unacked.clamp(1, 2) as u8;
         let nr = self.cfg.nr_sack && self.peer_nr_sack;
+        self.adv_rwnd = self.a_rwnd();
         let s = self.tsns.make_sack(
-            self.a_rwnd(),
+            self.adv_rwnd,
             nr,
             if self.cfg.cmt && self.cfg.dac { dac } else { 0 },
         );
@@ -1466,6 +1512,7 @@ impl Endpoint for SctpAssociation {
         self.mark_input();
         let mut delivered: Vec<DeliveredMsg> = Vec::new();
         let mut had_data = false;
+        let pd_bytes_before = self.reasm.pd_bytes;
         for ch in &sp.chunks {
             match ch {
                 Chunk::Init {
@@ -1617,13 +1664,17 @@ impl Endpoint for SctpAssociation {
         }
         if had_data {
             self.after_data_packet(now, path);
+            if self.reasm.pd_bytes > pd_bytes_before && self.window_update_due() {
+                self.sack_now = true;
+            }
         }
         for m in delivered {
             self.delivered_total += m.len;
-            if self.emit_messages {
+            // a message counts as delivered with its last piece (MSG_EOR)
+            if self.emit_messages && m.eor {
                 self.events.push_back(AppEvent::Message {
                     offset: m.offset,
-                    len: m.len,
+                    len: m.msg_len,
                 });
             }
             self.events.push_back(AppEvent::Delivered {
