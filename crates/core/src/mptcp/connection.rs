@@ -320,7 +320,7 @@ impl MptcpConnection {
             id: s.id,
             established: s.established() && self.mode != Mode::Handshake,
             potentially_failed: s.pf,
-            in_loss: s.snd.ca_state() == CaState::Loss,
+            in_loss: s.snd.loss_blocks_new_data(),
             ca_open: s.snd.ca_state() == CaState::Open,
             backup: s.backup,
             cwnd_pkts: cwnd,

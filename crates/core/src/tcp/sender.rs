@@ -424,6 +424,20 @@ impl PathSender {
         self.cc_state.ca_state
     }
 
+    /// In RTO recovery in a way that bars new data from an MPTCP scheduler
+    /// (out-of-tree Linux MPTCP `mptcp_is_temp_unavailable`, mptcp_sched.c):
+    /// CA state Loss, except for a non-SACK (Reno) sender whose SND.UNA has
+    /// reached high_seq. Such a sender holds Loss until something *above*
+    /// high_seq is acknowledged (`reno_hold_at_recover`, Linux
+    /// tcp_try_undo_recovery), which only new data can bring about; the
+    /// kernel therefore lets it take new data ("if we have a reno subflow,
+    /// we check if snd_una == high_seq. If it is, we can go ahead and send
+    /// more data."). Barring it as well deadlocks the subflow: nothing is in
+    /// flight, no timer runs, and the scheduler never hands it a segment.
+    pub fn loss_blocks_new_data(&self) -> bool {
+        self.cc_state.ca_state == CaState::Loss && !self.reno_hold_at_recover()
+    }
+
     pub fn cwnd(&self) -> u32 {
         self.cc_state.cwnd
     }
