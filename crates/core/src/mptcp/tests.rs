@@ -445,3 +445,34 @@ fn reno_subflow_resumes_after_an_rto() {
         after - before
     );
 }
+
+/// Issue 15: the third ACK of the initial subflow is lost, the server
+/// retransmits its SYN/ACK and, by Karn's rule, has no RTT sample when the
+/// subflow is established. The upstream scheduler must still use it
+/// (Linux's pacing rate without SRTT is not zero); before the fix its
+/// pacing rate was 0 and `get_send` skipped it for good.
+#[test]
+fn upstream_scheduler_uses_a_subflow_without_rtt_sample() {
+    let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
+    c.scheduler = "upstream".into();
+    let mut w = Wire::new(c.clone(), c);
+    let mut dropped = false;
+    w.drop = Box::new(move |_, p| {
+        let s = p.tcp().unwrap();
+        let third_ack = p.src == A1 && !s.has(flags::SYN) && s.has(flags::ACK) && s.len == 0;
+        let hit = third_ack && !dropped;
+        dropped |= hit;
+        hit
+    });
+    w.c.connect(0);
+    w.run(3 * SEC);
+    let sf1 = w.s.sfs.iter().find(|s| s.remote == A1).unwrap();
+    assert!(
+        sf1.established(),
+        "established by the SYN/ACK retransmission"
+    );
+    assert_eq!(sf1.snd.rtt.srtt, 0, "no RTT sample from the handshake");
+    transfer(&mut w, 2_000_000, 20 * SEC);
+    assert_eq!(w.c.recv.delivered, 2_000_000);
+    assert!(sent_to(&w, A1) > 0, "subflow 1 never carried data");
+}
