@@ -320,7 +320,7 @@ impl MptcpConnection {
             id: s.id,
             established: s.established() && self.mode != Mode::Handshake,
             potentially_failed: s.pf,
-            in_loss: s.snd.ca_state() == CaState::Loss,
+            in_loss: s.snd.loss_blocks_new_data(),
             ca_open: s.snd.ca_state() == CaState::Open,
             backup: s.backup,
             cwnd_pkts: cwnd,
@@ -333,9 +333,7 @@ impl MptcpConnection {
             srtt,
             rttvar: s.snd.rtt.rttvar,
             mss: s.snd.mss,
-            pacing_rate_bps: (cwnd as u64 * s.snd.mss as u64 * 8 * 1_000_000_000)
-                .checked_div(srtt)
-                .unwrap_or(0),
+            pacing_rate_bps: super::sched::upstream::pacing_rate_bps(cwnd, s.snd.mss, srtt),
             queued_bytes: s.snd.unsent(),
             unacked_bytes: s.snd.buffered(),
             last_used: 0,

@@ -388,3 +388,91 @@ fn mptcp_level_tlp_helps_when_the_tail_is_lost_on_the_slow_subflow() {
     assert!(e1 > 0, "the copy on the slow subflow is sent anyway");
     assert_eq!(probe, plain, "no gain");
 }
+
+/// Server-side bytes sent on the subflow to client address `a`.
+fn sent_to(w: &Wire, a: Addr) -> u64 {
+    w.s.sfs
+        .iter()
+        .find(|s| s.remote == a)
+        .map_or(0, |s| s.snd.counters.bytes_sent)
+}
+
+/// Keep the server's send buffer full (a bulk application) until `until`.
+fn bulk_until(w: &mut Wire, until: Nanos) {
+    while w.now < until {
+        let space = w.s.send_space();
+        if space > 0 {
+            w.s.write(w.now, space);
+        }
+        w.run((w.now + 10 * MS).min(until));
+    }
+}
+
+/// Issue 12 item 2: without SACK, an RTO leaves the subflow in Loss with
+/// SND.UNA == high_seq once the go-back-N resends are acknowledged; TCP
+/// holds Loss until something above high_seq is acknowledged (Linux
+/// tcp_try_undo_recovery), so the scheduler must offer it new data
+/// (`mptcp_is_temp_unavailable` exempts such a Reno subflow). Before the
+/// fix the subflow never sent again.
+#[test]
+fn reno_subflow_resumes_after_an_rto() {
+    let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
+    c.tcp.sack = false;
+    c.tcp.rack = false;
+    c.tcp.tlp = false;
+    // The wire has no rate limit: bound the window (and the run time).
+    c.tcp.rcvbuf = 128 * 1024;
+    c.tcp.sndbuf = 128 * 1024;
+    let mut w = Wire::new(c.clone(), c);
+    w.c.connect(0);
+    w.run(300 * MS);
+    assert_eq!(w.s.sfs.len(), 2);
+    // Path 1 is a black hole for 600 ms: its subflow times out.
+    let t0 = w.now + 200 * MS;
+    w.drop =
+        Box::new(move |now, p| (t0..t0 + 600 * MS).contains(&now) && (p.src == A1 || p.dst == A1));
+    bulk_until(&mut w, t0 + 3 * SEC);
+    let sf1 = w.s.sfs.iter().find(|s| s.remote == A1).unwrap();
+    assert!(sf1.snd.counters.rto_events > 0, "the outage caused an RTO");
+    let before = sent_to(&w, A1);
+    let end = w.now + 5 * SEC;
+    bulk_until(&mut w, end);
+    let after = sent_to(&w, A1);
+    // Path 1 (10 ms) is the faster path: it must keep carrying data.
+    assert!(
+        after - before > 500_000,
+        "path 1 sent {} bytes in the 5 s after recovery",
+        after - before
+    );
+}
+
+/// Issue 15: the third ACK of the initial subflow is lost, the server
+/// retransmits its SYN/ACK and, by Karn's rule, has no RTT sample when the
+/// subflow is established. The upstream scheduler must still use it
+/// (Linux's pacing rate without SRTT is not zero); before the fix its
+/// pacing rate was 0 and `get_send` skipped it for good.
+#[test]
+fn upstream_scheduler_uses_a_subflow_without_rtt_sample() {
+    let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
+    c.scheduler = "upstream".into();
+    let mut w = Wire::new(c.clone(), c);
+    let mut dropped = false;
+    w.drop = Box::new(move |_, p| {
+        let s = p.tcp().unwrap();
+        let third_ack = p.src == A1 && !s.has(flags::SYN) && s.has(flags::ACK) && s.len == 0;
+        let hit = third_ack && !dropped;
+        dropped |= hit;
+        hit
+    });
+    w.c.connect(0);
+    w.run(3 * SEC);
+    let sf1 = w.s.sfs.iter().find(|s| s.remote == A1).unwrap();
+    assert!(
+        sf1.established(),
+        "established by the SYN/ACK retransmission"
+    );
+    assert_eq!(sf1.snd.rtt.srtt, 0, "no RTT sample from the handshake");
+    transfer(&mut w, 2_000_000, 20 * SEC);
+    assert_eq!(w.c.recv.delivered, 2_000_000);
+    assert!(sent_to(&w, A1) > 0, "subflow 1 never carried data");
+}

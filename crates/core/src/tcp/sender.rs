@@ -424,6 +424,20 @@ impl PathSender {
         self.cc_state.ca_state
     }
 
+    /// In RTO recovery in a way that bars new data from an MPTCP scheduler
+    /// (out-of-tree Linux MPTCP `mptcp_is_temp_unavailable`, mptcp_sched.c):
+    /// CA state Loss, except for a non-SACK (Reno) sender whose SND.UNA has
+    /// reached high_seq. Such a sender holds Loss until something *above*
+    /// high_seq is acknowledged (`reno_hold_at_recover`, Linux
+    /// tcp_try_undo_recovery), which only new data can bring about; the
+    /// kernel therefore lets it take new data ("if we have a reno subflow,
+    /// we check if snd_una == high_seq. If it is, we can go ahead and send
+    /// more data."). Barring it as well deadlocks the subflow: nothing is in
+    /// flight, no timer runs, and the scheduler never hands it a segment.
+    pub fn loss_blocks_new_data(&self) -> bool {
+        self.cc_state.ca_state == CaState::Loss && !self.reno_hold_at_recover()
+    }
+
     pub fn cwnd(&self) -> u32 {
         self.cc_state.cwnd
     }
@@ -1483,6 +1497,9 @@ impl PathSender {
         // Linux tcp_clean_rtx_queue: the newest never-retransmitted segment
         // this ACK covers; its RTT (ca_rtt_us) is what congestion control sees.
         let mut last_ackt: Option<Nanos> = None;
+        // Linux FLAG_RETRANS_DATA_ACKED: the ACK covers a segment that was
+        // ever retransmitted (TCPCB_RETRANS, SACKed or not).
+        let mut retrans_acked = false;
         while let Some(s) = self.sb.front() {
             if s.end() > a.ack {
                 break;
@@ -1521,6 +1538,7 @@ impl PathSender {
                 self.retrans_out -= 1;
             }
             if s.has(EVER_RETRANS) {
+                retrans_acked = true;
                 let mut spurious = s.has(SPURIOUS);
                 // Eifel (RFC 3522) with timestamps: the ACK echoes a TSval older
                 // than the retransmission, so the original was delivered.
@@ -1597,8 +1615,21 @@ impl PathSender {
 
         // --- RTT sample (RFC 6298 / RFC 7323 4) ---
         let mut rtt_sample = None;
+        // Linux tcp_clean_rtx_queue takes the sequence RTT sample only `if
+        // (likely(first_ackt) && !(flag & FLAG_RETRANS_DATA_ACKED))`: when
+        // the ACK also covers retransmitted data, the never-retransmitted
+        // segments above it were typically held in the receiver's
+        // out-of-order queue behind the repaired hole, and now - sent would
+        // count the whole repair (Karn's rule, RFC 6298 3, applied to the
+        // ACK rather than to one segment). Without SACK every NewReno
+        // partial ACK is such an ACK: a bursty loss episode repaired one
+        // hole per RTT inflated SRTT by an RTT per round (to 2 s on a
+        // 0.12-0.36 s path) and the RTO with it. The timestamp echo, which
+        // names the segment that filled the hole (RFC 7323 4.3), still
+        // gives a valid sample (tcp_ack_update_rtt).
+        let seq_ackt = first_ackt.filter(|_| !retrans_acked);
         if advanced {
-            if let Some(t) = first_ackt {
+            if let Some(t) = seq_ackt {
                 rtt_sample = Some(now.saturating_sub(t));
             } else if let Some(ecr) = a.ts_ecr {
                 // RFC 7323 4.1: timestamp samples are valid for retransmitted data.
@@ -1622,7 +1653,7 @@ impl PathSender {
             // receiver held the ACK back, which delay-based algorithms (Vegas,
             // wVegas) would read as queueing.
             let ca_rtt = match last_ackt {
-                Some(t) if advanced => Some(now.saturating_sub(t)),
+                Some(t) if advanced && !retrans_acked => Some(now.saturating_sub(t)),
                 _ => rtt_sample,
             };
             self.cc

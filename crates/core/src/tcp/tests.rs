@@ -497,6 +497,46 @@ fn newreno_partial_ack_without_sack() {
     );
 }
 
+/// Linux tcp_clean_rtx_queue (FLAG_RETRANS_DATA_ACKED): an ACK that covers
+/// retransmitted data gives no sequence RTT sample, even from the
+/// never-retransmitted segments it also covers (they waited in the
+/// receiver's out-of-order queue behind the hole); the timestamp echo of the
+/// segment that filled the hole gives the sample instead (RFC 7323 4.3).
+#[test]
+fn ack_covering_a_retransmission_samples_rtt_from_the_timestamp_only() {
+    let mut ep = client_with(&cfg(), false);
+    ep.write(40 * MS, 1_000_000);
+    recv!(ep, 40 * MS); // segments 0..9 sent at 40 ms
+    let t = 80 * MS;
+    for _ in 0..3 {
+        send!(ep, t, ack(1, 40 * MS));
+        recv!(ep, t);
+    }
+    assert_eq!(ep.counters().retrans_fast, 1, "0 resent at 80 ms");
+    // 300 ms: ACK of 0..4; it echoes the retransmission's TSval (80 ms).
+    send!(ep, 300 * MS, ack(sq(5), t));
+    assert_eq!(
+        ep.snd.rtt.latest,
+        220 * MS,
+        "300 - 80 ms from the echo, not 300 - 40 ms from segment 1"
+    );
+    // Without timestamps such an ACK gives no sample at all.
+    let no_ts = TcpConfig {
+        timestamps: false,
+        ..cfg()
+    };
+    let mut ep = client_with(&no_ts, false);
+    ep.write(40 * MS, 1_000_000);
+    recv!(ep, 40 * MS);
+    for _ in 0..3 {
+        send!(ep, t, ack(1, 0));
+        recv!(ep, t);
+    }
+    let before = ep.snd.rtt.latest;
+    send!(ep, 300 * MS, ack(sq(5), 0));
+    assert_eq!(ep.snd.rtt.latest, before);
+}
+
 // ---------------------------------------------------------------- RACK (RFC 8985 6)
 
 #[test]

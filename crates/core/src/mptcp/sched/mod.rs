@@ -31,8 +31,9 @@ pub struct SubflowView {
     pub established: bool,
     /// Marked potentially failed after an RTO (Linux `tp->pf`).
     pub potentially_failed: bool,
-    /// In RTO recovery (Linux CA state Loss): with SACK the kernel pushes no
-    /// new data on it until recovery ends (`mptcp_is_temp_unavailable`).
+    /// In RTO recovery (Linux CA state Loss) and barred from new data until
+    /// it ends (`mptcp_is_temp_unavailable`): always with SACK; without SACK
+    /// only while SND.UNA < high_seq (see `PathSender::loss_blocks_new_data`).
     pub in_loss: bool,
     /// CA state Open (not in recovery/loss/CWR); only such a subflow is
     /// penalised (`mptcp_rcv_buf_optimization`).

@@ -45,6 +45,24 @@ fn active(s: &SubflowView) -> bool {
     !s.def_unavailable()
 }
 
+/// Linux `srtt_us` counts in units of 1/8 us.
+const SRTT_UNIT: Nanos = 125;
+
+/// A subflow's pacing rate in bit/s, cwnd * MSS / SRTT (Linux
+/// tcp_update_pacing_rate, without its 200 % / 120 % slow-start and
+/// congestion-avoidance factors). Before the first RTT sample (`srtt` 0,
+/// e.g. after a retransmitted SYN or SYN/ACK, whose RTT Karn's rule
+/// discards) the kernel skips the division (`if (likely(tp->srtt_us))
+/// do_div(rate, tp->srtt_us)`), so the rate is as if SRTT were one unit of
+/// `srtt_us` (1/8 us) - effectively unlimited, never zero. A zero here
+/// would make `get_send` skip the subflow for good (`if (!pace) continue`):
+/// it would never send, so never get the RTT sample that makes it nonzero.
+pub fn pacing_rate_bps(cwnd: u32, mss: u32, srtt: Nanos) -> u64 {
+    let per_rtt_bits = cwnd as u128 * mss as u128 * 8;
+    let rate = per_rtt_bits * 1_000_000_000 / srtt.max(SRTT_UNIT) as u128;
+    rate.min(u64::MAX as u128) as u64
+}
+
 /// Time to drain `bytes` at `rate_bps`.
 pub fn linger_time(bytes: u64, rate_bps: u64) -> Nanos {
     (bytes as u128 * 8 * 1_000_000_000 / rate_bps as u128) as Nanos
@@ -191,6 +209,23 @@ mod tests {
             Decision::Wait
         );
         subs[0].established = false;
+        assert_eq!(
+            Upstream::default()
+                .schedule(0, &subs, &conn(), &seg())
+                .decision,
+            Decision::Send(1)
+        );
+    }
+
+    #[test]
+    fn pacing_rate_is_never_zero() {
+        // 10 x 1000 B per 10 ms = 8 Mbit/s.
+        assert_eq!(pacing_rate_bps(10, 1000, 10 * MS), 8_000_000);
+        // No SRTT yet: as if SRTT were one 1/8 us unit (kernel skips do_div).
+        assert_eq!(pacing_rate_bps(10, 1000, 0), 80_000 * 8_000_000);
+        // Such a subflow is picked: its linger time is ~0.
+        let mut subs = pair();
+        subs[1].pacing_rate_bps = pacing_rate_bps(10, 1000, 0);
         assert_eq!(
             Upstream::default()
                 .schedule(0, &subs, &conn(), &seg())
