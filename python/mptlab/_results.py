@@ -90,9 +90,13 @@ class Results:
         where = ""
         if "points" in u:
             where = " in point(s) " + ", ".join(f"`{p['label']}`" for p in u["points"][:10])
-        return (f"{u.get('transfers_unfinished', 0)} of {u.get('transfers', 0)} transfer(s) did not finish and "
-                f"{u.get('messages_undelivered', 0)} of {u.get('messages', 0)} message(s) were not delivered by the "
-                f"end of their run{where}; completion times and message delays cover the completed ones only")
+        parts = []
+        if u.get("transfers_unfinished"):
+            parts.append(f"{u['transfers_unfinished']} of {u.get('transfers', 0)} transfer(s) did not finish")
+        if u.get("messages_undelivered"):
+            parts.append(f"{u['messages_undelivered']} of {u.get('messages', 0)} message(s) were not delivered")
+        return (" and ".join(parts) + f" by the end of their run{where}; completion times and message delays "
+                "cover the completed ones only")
 
     def __repr__(self) -> str:
         shape = ", ".join(f"{k}: {v.height} rows" for k, v in self.tables.items())
