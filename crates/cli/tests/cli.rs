@@ -355,6 +355,8 @@ fn run_warns_about_unfinished_transfers_and_counts_them() {
         serde_json::json!({"completed": 3, "of": 4})
     );
     assert_eq!(s["aggregate"]["completion_time_ms"]["n"], 3);
+    assert_eq!(s["aggregate"]["completion_time_ms"]["completed"], 3);
+    assert_eq!(s["aggregate"]["completion_time_ms"]["of"], 4);
     assert_eq!(s["per_run"][0]["metrics"]["transfers_unfinished"], 1.0);
     assert_eq!(s["per_run"][1]["metrics"]["transfers_unfinished"], 0.0);
     let csv = std::fs::read_to_string(out.join("transfers.csv")).unwrap();
@@ -535,6 +537,12 @@ fn sweep_and_reproduce_name_the_points_with_unfinished_work() {
     assert_eq!(s["unfinished"]["points"].as_array().unwrap().len(), 1);
     assert_eq!(s["points"][0]["unfinished"]["transfers_unfinished"], 0);
     assert_eq!(s["points"][1]["unfinished"]["transfers_unfinished"], 2);
+    // the small file's completion times: beside the mean, over 2 of 2
+    assert_eq!(
+        s["points"][0]["aggregate"]["completion_time_ms"]["completed"],
+        2
+    );
+    assert_eq!(s["points"][0]["aggregate"]["completion_time_ms"]["of"], 2);
     assert_eq!(
         s["points"][1]["unfinished"]["runs_with_unfinished_transfers"],
         serde_json::json!([0, 1])

@@ -169,14 +169,13 @@ pub fn summary_json(runs: &[RunOutput], meta: &Map<String, Json>) -> Json {
                 .collect(),
         ),
     );
-    let agg = aggregate(runs);
     // Unfinished work, and over how many items the completed-only metrics
     // of `aggregate` were computed (crate::unfinished)
-    doc.insert("unfinished".into(), Unfinished::of(runs).to_json());
-    doc.insert(
-        "aggregate".into(),
-        serde_json::to_value(agg).expect("stats serialise"),
-    );
+    let unf = Unfinished::of(runs);
+    doc.insert("unfinished".into(), unf.to_json());
+    let mut agg = serde_json::to_value(aggregate(runs)).expect("stats serialise");
+    unf.annotate(&mut agg);
+    doc.insert("aggregate".into(), agg);
     Json::Object(doc)
 }
 

@@ -158,6 +158,23 @@ impl Unfinished {
         })
     }
 
+    /// Beside the statistics of every completed-only metric in `aggregate`
+    /// (a JSON object metric -> statistics object), `completed` and `of`:
+    /// over how many of how many items the metric was computed, so the
+    /// mean is never read without them.
+    pub fn annotate(&self, aggregate: &mut Json) {
+        let Some(agg) = aggregate.as_object_mut() else {
+            return;
+        };
+        for (m, kind) in COMPLETED_ONLY {
+            if let Some(Json::Object(st)) = agg.get_mut(*m) {
+                let (done, of) = self.items(*kind);
+                st.insert("completed".into(), json!(done));
+                st.insert("of".into(), json!(of));
+            }
+        }
+    }
+
     /// One line per kind of unfinished item, e.g. `1 of 1 transfer(s) did
     /// not finish before the end of the run (run 0); completion_time_ms is
     /// over finished transfers only`; empty when everything completed.
@@ -286,8 +303,12 @@ mod tests {
         );
         // no messages: no message statistics named
         assert!(u["completed_only"].get("delay_ms_mean").is_none());
-        // the aggregate averages the 2 finished runs only: n says so
+        // the aggregate averages the 2 finished runs only: n says so, and
+        // completed / of beside the mean
         assert_eq!(doc["aggregate"]["completion_time_ms"]["n"], 2);
+        assert_eq!(doc["aggregate"]["completion_time_ms"]["completed"], 2);
+        assert_eq!(doc["aggregate"]["completion_time_ms"]["of"], 3);
+        assert!(doc["aggregate"]["transfers"].get("completed").is_none());
         assert_eq!(doc["per_run"][1]["metrics"]["transfers_unfinished"], 1.0);
     }
 

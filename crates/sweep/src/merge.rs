@@ -73,6 +73,13 @@ pub fn merge_sweep(sweep: &Sweep, runs: &[Vec<RunOutput>]) -> Result<Vec<Table>,
     Ok(out)
 }
 
+/// A point's statistics with `completed` / `of` beside each completed-only metric.
+fn annotated(unf: &Unfinished, agg: Map<String, Json>) -> Json {
+    let mut j = Json::Object(agg);
+    unf.annotate(&mut j);
+    j
+}
+
 /// `summary.json` of a sweep: `meta`, the runs per point, the swept keys, and
 /// per point its values, per-run metrics, per-metric statistics (mean,
 /// median, 95 % CI of the mean, box plot) and mean path shares.
@@ -99,7 +106,8 @@ pub fn summary(sweep: &Sweep, runs: &[Vec<RunOutput>], meta: &Map<String, Json>)
                     }
                 }
             }
-            let unfinished = Unfinished::of(rs).to_json();
+            let unf = Unfinished::of(rs);
+            let unfinished = unf.to_json();
             let agg: Map<String, Json> = vals
                 .into_iter()
                 .filter_map(|(k, v)| Some((k.to_string(), serde_json::to_value(Describe::of(&v)?).ok()?)))
@@ -110,7 +118,7 @@ pub fn summary(sweep: &Sweep, runs: &[Vec<RunOutput>], meta: &Map<String, Json>)
                 "label": p.label,
                 "values": p.values.iter().map(|(k, v)| (k.clone(), value_json(v))).collect::<Map<_, _>>(),
                 "runs": rs.len(),
-                "aggregate": agg,
+                "aggregate": annotated(&unf, agg),
                 "unfinished": unfinished,
                 "path_shares": path_shares(&paths),
                 "per_run": rs.iter().map(|r| json!({"run": r.run, "seed": r.seed, "metrics": r.summary})).collect::<Vec<_>>(),
