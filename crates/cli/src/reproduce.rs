@@ -272,7 +272,8 @@ fn unfinished_recap(sweeps: &[(String, sweep::PointsUnfinished)], total: usize) 
             (t + u.transfers_unfinished, m + u.messages_undelivered)
         });
         s.push_str(&format!(
-            "\n  {name}: {t} unfinished transfer(s), {m} undelivered message(s) in {} point(s)",
+            "\n  {name}: {} in {} point(s)",
+            sweep::phrase(t, m),
             points.len()
         ));
     }

@@ -53,9 +53,9 @@ pub fn unfinished_warning(origin: &str, points: &[(String, Unfinished)]) -> Opti
         (t + u.transfers_unfinished, m + u.messages_undelivered)
     });
     let mut s = format!(
-        "warning: unfinished work in {origin}: {t} transfer(s) did not finish and {m} message(s) were not \
-         delivered by the end of their run, in {} point(s); completion_time_ms and delay_ms_* of these \
-         points cover completed items only:",
+        "warning: unfinished work in {origin}: {} by the end of their run, in {} point(s); \
+         completion_time_ms and delay_ms_* of these points cover completed items only:",
+        phrase(t, m),
         points.len()
     );
     for (label, u) in points.iter().take(SHOW_POINTS) {
@@ -71,6 +71,19 @@ pub fn unfinished_warning(origin: &str, points: &[(String, Unfinished)]) -> Opti
     }
     s.push_str("\n  (rows with completed = false in transfers/messages; counts per point in summary.json `unfinished`)");
     Some(s)
+}
+
+/// `3 transfer(s) did not finish and 311 message(s) were not delivered`,
+/// naming only what is not zero.
+pub fn phrase(transfers: u64, messages: u64) -> String {
+    let mut parts = Vec::new();
+    if transfers > 0 {
+        parts.push(format!("{transfers} transfer(s) did not finish"));
+    }
+    if messages > 0 {
+        parts.push(format!("{messages} message(s) were not delivered"));
+    }
+    parts.join(" and ")
 }
 
 /// `run`, also returning the points with unfinished work (for `reproduce`).

@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .common import (BOOTSTRAP, CSS, THRESHOLD, Section, categorize, direction_verdict, e,
                      equivalence_verdict, guard, load_claims, load_manifest, load_runs, paired_r, table, track,
-                     unfinished_rows)
+                     unfinished_phrase, unfinished_rows)
 
 __all__ = ["generate", "main", "THRESHOLD", "BOOTSTRAP", "categorize", "paired_r", "direction_verdict",
            "equivalence_verdict", "SEEDS"]
@@ -80,7 +80,7 @@ def generate(out: Path, claims_path: Optional[Path] = None) -> Path:
     n_m = sum(r.messages_undelivered for r in runs)
     h.append("<h2 id='unfinished'>Unfinished work</h2>")
     if unf:
-        h.append(f"<p><b>{n_t:,} transfer(s) did not finish and {n_m:,} message(s) were not delivered</b> by the end "
+        h.append(f"<p><b>{unfinished_phrase(n_t, n_m)}</b> by the end "
                  f"of their run, in {len(unf)} sweep point(s). Completion times and message delays exist only for "
                  "what completed: every statistic over them says over how many of how many items it was computed "
                  "(<i>n=27 of 30 finished</i>), and a verdict resting on completion times with unfinished transfers "

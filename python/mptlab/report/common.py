@@ -229,8 +229,19 @@ def unfinished_rows(runs: Sequence["Run"]) -> List[List[Any]]:
         a[3] += int(r.metrics.get("transfers") or 0)
         a[4] += r.messages_undelivered
         a[5] += int(r.metrics.get("messages") or 0)
-    return [[s, f, p, a[0], a[1], f"{a[2]} of {a[3]}", f"{a[4]:,} of {a[5]:,}"]
+    return [[s, f, p, a[0], a[1], f"{a[2]} of {a[3]}" if a[3] else "-", f"{a[4]:,} of {a[5]:,}" if a[5] else "-"]
             for (s, f, p), a in sorted(acc.items()) if a[2] or a[4]]
+
+
+def unfinished_phrase(transfers: int, messages: int) -> str:
+    """`3 transfer(s) did not finish and 311 message(s) were not delivered`,
+    naming only what is not zero."""
+    parts = []
+    if transfers:
+        parts.append(f"{transfers:,} transfer(s) did not finish")
+    if messages:
+        parts.append(f"{messages:,} message(s) were not delivered")
+    return " and ".join(parts)
 
 
 # ------------------------------------------------------------- statistics
