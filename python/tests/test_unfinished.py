@@ -179,3 +179,17 @@ def test_sweep_points_say_over_how_many_transfers(tmp_path: Path) -> None:
     u = r.unfinished
     assert u["transfers_unfinished"] == 2 and [q["label"] for q in u["points"]] == ["size_bytes=4000000"]
     assert r.summary["points"][1]["unfinished"]["completed_only"]["completion_time_ms"] == {"completed": 0, "of": 2}
+
+
+def test_stats_describe_marks_missing_values() -> None:
+    import mptlab
+
+    full = mptlab.stats.describe([1.0, 2.0, 3.0])
+    assert "mark" not in full and "of" not in full
+    # a null completion time (an unfinished transfer) is left out, visibly
+    d = mptlab.stats.describe([1.0, None, 3.0, float("nan")])
+    assert d["n"] == 2 and d["mean"] == 2.0 and d["of"] == 4 and d["mark"] == "n=2 of 4 finished"
+    # or the number of items is given
+    d = mptlab.stats.describe([1.0, 3.0], of=3)
+    assert d["mark"] == "n=2 of 3 finished"
+    assert mptlab.stats.describe([None, None]) is None
