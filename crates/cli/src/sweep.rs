@@ -34,7 +34,7 @@ pub fn plan(path: &Path, set: &[Override], runs: Option<u32>) -> Result<Sweep, S
 }
 
 pub fn run(path: &Path, o: &SweepOptions) -> ExitCode {
-    run_counted(path, o).0
+    run_counted(path, o, true).0
 }
 
 /// Points with unfinished work: (point label, counts).
@@ -86,12 +86,15 @@ pub fn phrase(transfers: u64, messages: u64) -> String {
     parts.join(" and ")
 }
 
-/// `run`, also returning the points with unfinished work (for `reproduce`).
-pub fn run_counted(path: &Path, o: &SweepOptions) -> (ExitCode, PointsUnfinished) {
+/// `run`, also returning the points with unfinished work (for `reproduce`,
+/// which prints one recap for all its sweeps instead: `warn` false).
+pub fn run_counted(path: &Path, o: &SweepOptions, warn: bool) -> (ExitCode, PointsUnfinished) {
     match run_inner(path, o) {
         Ok(points) => {
             // printed even with --quiet (see runner::run)
-            if let Some(w) = unfinished_warning(&path.display().to_string(), &points) {
+            if let Some(w) =
+                unfinished_warning(&path.display().to_string(), &points).filter(|_| warn)
+            {
                 eprintln!("{w}");
             }
             (ExitCode::SUCCESS, points)
