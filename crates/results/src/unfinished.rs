@@ -81,6 +81,62 @@ pub fn run_metrics(messages: &Table, transfers: &Table) -> Vec<(&'static str, f6
     out
 }
 
+/// Whether a run file written before mptlab counted unfinished work may
+/// need [`upgrade_legacy`]: it has messages but no `messages_undelivered`
+/// (its `transfers` table, one row per transfer, is always worth checking).
+pub fn maybe_legacy_messages(o: &RunOutput) -> bool {
+    o.summary.contains_key(MESSAGES) && !o.summary.contains_key(MESSAGES_UNDELIVERED)
+}
+
+/// Bring a run written before mptlab counted unfinished work (no
+/// `completed` column, no counts; e.g. the finished runs of a sweep being
+/// resumed) up to date: `completed` derived from the end / delivery time
+/// (exactly how the drivers fill it), then the missing per-run counts from
+/// the tables. A run that has them is left alone; so is a table not loaded.
+pub fn upgrade_legacy(o: &mut RunOutput) {
+    use crate::table::{Column, ColumnData};
+    for (name, time) in [("messages", "delivery_time_ms"), ("transfers", "end_ms")] {
+        let Some(t) = o.tables.iter_mut().find(|t| t.name == name) else {
+            continue;
+        };
+        if t.column("completed").is_some() {
+            continue;
+        }
+        let Some(tc) = t.column(time) else {
+            continue;
+        };
+        let done: Vec<Option<bool>> = (0..t.num_rows())
+            .map(|i| Some(tc.data.get(i) != Value::Null))
+            .collect();
+        let mut cols = t.columns().to_vec();
+        cols.push(Column {
+            name: "completed".into(),
+            data: ColumnData::Bool(done),
+        });
+        if let Ok(n) = Table::from_columns(name, cols) {
+            *t = n;
+        }
+    }
+    let empty = |name: &str| crate::schema::standard(name).expect("standard table");
+    let msgs = o.table("messages").cloned();
+    let trs = o.table("transfers").cloned();
+    let (have_m, have_t) = (msgs.is_some(), trs.is_some());
+    let metrics = run_metrics(
+        &msgs.unwrap_or_else(|| empty("messages")),
+        &trs.unwrap_or_else(|| empty("transfers")),
+    );
+    for (k, v) in metrics {
+        let loaded = if k == TRANSFERS || k == TRANSFERS_UNFINISHED {
+            have_t
+        } else {
+            have_m
+        };
+        if loaded && !o.summary.contains_key(k) {
+            o.set_metric(k, v);
+        }
+    }
+}
+
 /// Unfinished work summed over runs.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Unfinished {
@@ -310,6 +366,63 @@ mod tests {
         assert_eq!(doc["aggregate"]["completion_time_ms"]["of"], 3);
         assert!(doc["aggregate"]["transfers"].get("completed").is_none());
         assert_eq!(doc["per_run"][1]["metrics"]["transfers_unfinished"], 1.0);
+    }
+
+    #[test]
+    fn legacy_runs_get_completed_and_counts() {
+        // a run as written before: no `completed` columns, no counts; end /
+        // delivery times null for the unfinished ones
+        let strip = |t: &Table| {
+            let cols: Vec<_> = t
+                .columns()
+                .iter()
+                .filter(|c| c.name != "completed")
+                .cloned()
+                .collect();
+            Table::from_columns(t.name.clone(), cols).unwrap()
+        };
+        let mut tr = schema::transfers();
+        for k in 0..2u64 {
+            let end = if k == 0 { Value::Null } else { 5.0.into() };
+            tr.push_named(&[("flow", k.into()), ("end_ms", end)])
+                .unwrap();
+        }
+        let mut ms = schema::messages();
+        for k in 0..3u64 {
+            let d = if k == 2 { Value::Null } else { 1.0.into() };
+            ms.push_named(&[("msg_id", k.into()), ("delivery_time_ms", d)])
+                .unwrap();
+        }
+        let mut o = RunOutput::new(0, 1);
+        o.tables = vec![strip(&ms), strip(&tr)];
+        o.set_metric(MESSAGES, 3.0);
+        assert!(maybe_legacy_messages(&o));
+        upgrade_legacy(&mut o);
+        assert!(!maybe_legacy_messages(&o));
+        assert_eq!(
+            o.table("transfers").unwrap().schema(),
+            schema::transfers().schema()
+        );
+        assert_eq!(
+            o.table("messages").unwrap().schema(),
+            schema::messages().schema()
+        );
+        assert_eq!(count(o.table("transfers").unwrap()), (2, 1));
+        assert_eq!(count(o.table("messages").unwrap()), (3, 1));
+        let new = run(0, 2, 1, 3, 1);
+        for k in [
+            TRANSFERS,
+            TRANSFERS_UNFINISHED,
+            MESSAGES,
+            MESSAGES_UNDELIVERED,
+        ] {
+            assert_eq!(o.summary.get(k), new.summary.get(k), "{k}");
+        }
+        // a current run is left alone
+        let mut cur = run(1, 1, 0, 2, 0);
+        let before = cur.clone();
+        upgrade_legacy(&mut cur);
+        assert_eq!(cur, before);
     }
 
     #[test]
