@@ -16,13 +16,15 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Union
 
+import warnings
+
 from . import _core, stats
-from ._errors import MptlabError, ScenarioError, SimulationError
+from ._errors import MptlabError, ScenarioError, SimulationError, UnfinishedWarning
 from ._results import Results, load
 
 __version__ = _core.__version__
 __all__ = ["run", "sweep", "load", "check", "stats", "Results", "ScenarioError", "SimulationError",
-           "MptlabError", "__version__"]
+           "MptlabError", "UnfinishedWarning", "__version__"]
 
 PathLike = Union[str, Path]
 
@@ -50,18 +52,25 @@ def _sets(set: Optional[Mapping[str, Any]]) -> list:
     return [f"{k}={_toml(v)}" for k, v in (set or {}).items()]
 
 
+def _warn_unfinished(r: Results) -> Results:
+    """Warn (UnfinishedWarning) when some transfer or message did not complete."""
+    if r.unfinished_count:
+        warnings.warn(UnfinishedWarning(r.unfinished_text(), r.unfinished), stacklevel=4)
+    return r
+
+
 def _into(out: Optional[PathLike], fn: Callable[[Path], None]) -> Results:
     """Run `fn` into `out`, or into a temporary directory read and removed."""
     if out is not None:
         fn(Path(out))
-        return load(out)
+        return _warn_unfinished(load(out))
     tmp = Path(tempfile.mkdtemp(prefix="mptlab-"))
     try:
         d = tmp / "out"
         fn(d)
         r = load(d)
         r.path = None
-        return r
+        return _warn_unfinished(r)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -34,3 +34,14 @@ class SimulationError(MptlabError, RuntimeError):
     def __init__(self, text: str) -> None:
         super().__init__(text)
         self.message = text
+
+
+class UnfinishedWarning(UserWarning):
+    """Some transfers (files, web pages) did not finish or some messages were
+    not delivered before their run ended: completion times and message
+    delays cover the completed ones only. ``unfinished`` is the result's
+    ``summary.json`` object of that name (counts, runs or points)."""
+
+    def __init__(self, text: str, unfinished: Optional[dict] = None) -> None:
+        super().__init__(text)
+        self.unfinished = unfinished or {}

@@ -51,14 +51,52 @@ class Results:
 
     @property
     def points(self) -> pl.DataFrame:
-        """Sweeps: one row per point and metric with mean, median, 95 % CI."""
+        """Sweeps: one row per point and metric with mean, median, 95 % CI;
+        for metrics computed over completed items only (completion_time_ms,
+        delay_ms_*) ``completed`` and ``of`` say over how many of how many
+        transfers or messages (null for other metrics)."""
         rows = []
         for p in self.summary.get("points", []):
+            over = p.get("unfinished", {}).get("completed_only", {})
             for metric, s in p.get("aggregate", {}).items():
+                c = over.get(metric, {})
                 rows.append({"point": p["point"], "point_label": p["label"], "metric": metric,
                              "n": s["n"], "mean": s["mean"], "median": s["median"],
-                             "ci95_low": s["ci95_low"], "ci95_high": s["ci95_high"]})
+                             "ci95_low": s["ci95_low"], "ci95_high": s["ci95_high"],
+                             "completed": c.get("completed"), "of": c.get("of")})
         return pl.DataFrame(rows) if rows else pl.DataFrame()
+
+    @property
+    def unfinished(self) -> Dict[str, Any]:
+        """Transfers that did not finish and messages not delivered by the end
+        of their run: ``summary.json``'s ``unfinished`` object (totals; for a
+        run the runs concerned and ``completed_only``: over how many of how
+        many items each completion-time / delay statistic was computed; for a
+        sweep the points concerned). Empty for results written before mptlab
+        counted them."""
+        return self.summary.get("unfinished", {})
+
+    @property
+    def unfinished_count(self) -> int:
+        """Transfers not finished plus messages not delivered, over all runs."""
+        u = self.unfinished
+        return int(u.get("transfers_unfinished", 0)) + int(u.get("messages_undelivered", 0))
+
+    def unfinished_text(self) -> str:
+        """One sentence on the unfinished work ("" if there is none)."""
+        u = self.unfinished
+        if not self.unfinished_count:
+            return ""
+        where = ""
+        if "points" in u:
+            where = " in point(s) " + ", ".join(f"`{p['label']}`" for p in u["points"][:10])
+        parts = []
+        if u.get("transfers_unfinished"):
+            parts.append(f"{u['transfers_unfinished']} of {u.get('transfers', 0)} transfer(s) did not finish")
+        if u.get("messages_undelivered"):
+            parts.append(f"{u['messages_undelivered']} of {u.get('messages', 0)} message(s) were not delivered")
+        return (" and ".join(parts) + f" by the end of their run{where}; completion times and message delays "
+                "cover the completed ones only")
 
     def __repr__(self) -> str:
         shape = ", ".join(f"{k}: {v.height} rows" for k, v in self.tables.items())

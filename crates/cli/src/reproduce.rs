@@ -202,6 +202,7 @@ pub fn run(o: &Options) -> ExitCode {
         })).collect::<Vec<_>>(),
     });
     let t0 = std::time::Instant::now();
+    let mut unfinished: Vec<(String, sweep::PointsUnfinished)> = Vec::new();
     for (i, (name, f)) in jobs.iter().enumerate() {
         if !o.quiet {
             eprintln!("reproduce [{}/{}] {name}", i + 1, jobs.len());
@@ -218,7 +219,11 @@ pub fn run(o: &Options) -> ExitCode {
             // the report needs summary.json only, the run files stay
             parquet: o.tables,
         };
-        let code = sweep::run(f, &so);
+        // one recap at the end instead of a warning per sweep (42 files)
+        let (code, points) = sweep::run_counted(f, &so, false);
+        if !points.is_empty() {
+            unfinished.push((name.clone(), points));
+        }
         if code != ExitCode::SUCCESS {
             eprintln!(
                 "error: reproduce: sweep {name} failed; finished runs are kept in {} (same command resumes; \
@@ -242,10 +247,47 @@ pub fn run(o: &Options) -> ExitCode {
     if !o.quiet {
         eprintln!("reproduce: {} sweep(s) done in {wall:.1} s", jobs.len());
     }
+    // recap of the per-sweep warnings, printed even with --quiet
+    if let Some(w) = unfinished_recap(&unfinished, jobs.len(), &o.out) {
+        eprintln!("{w}");
+    }
     if o.no_report {
         return ExitCode::SUCCESS;
     }
     report(&o.out)
+}
+
+/// One line per sweep with unfinished work (transfers that did not finish,
+/// messages not delivered by the end of their run), or None.
+fn unfinished_recap(
+    sweeps: &[(String, sweep::PointsUnfinished)],
+    total: usize,
+    out: &Path,
+) -> Option<String> {
+    if sweeps.is_empty() {
+        return None;
+    }
+    let mut s = format!(
+        "warning: reproduce: unfinished work in {} of {total} sweep(s); their completion times and message \
+         delays cover completed items only (the report marks them; per point: the report's Unfinished work \
+         section and `unfinished` in {}/runs/<sweep>/summary.json):",
+        sweeps.len(),
+        out.display()
+    );
+    for (name, points) in sweeps {
+        let (t, m) = points.iter().fold((0, 0), |(t, m), (_, u)| {
+            (t + u.transfers_unfinished, m + u.messages_undelivered)
+        });
+        let labels: Vec<&str> = points.iter().take(3).map(|(l, _)| l.as_str()).collect();
+        s.push_str(&format!(
+            "\n  {name}: {} in {} point(s) (`{}`{})",
+            sweep::phrase(t, m),
+            points.len(),
+            labels.join("`, `"),
+            if points.len() > 3 { ", ..." } else { "" }
+        ));
+    }
+    Some(s)
 }
 
 fn report(out: &Path) -> ExitCode {

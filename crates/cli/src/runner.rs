@@ -1,7 +1,8 @@
 //! `mptlab run`: all repetitions in parallel, results in run order.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mptlab_results::{aggregate, write_results, RunOutput, WriteOptions, SUMMARY_FILE};
+use mptlab_results::unfinished::{completed_only, Items, COMPLETED_ONLY};
+use mptlab_results::{aggregate, write_results, RunOutput, Unfinished, WriteOptions, SUMMARY_FILE};
 use mptlab_scenario::Scenario;
 use std::io::IsTerminal;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -108,11 +109,55 @@ pub fn summary_table(runs: &[RunOutput]) -> String {
             runs.len()
         );
     }
+    let unf = Unfinished::of(runs);
     let head = ["metric", "n", "mean", "median", "min", "max", "stddev"];
     let mut rows: Vec<Vec<String>> = vec![head.iter().map(|s| s.to_string()).collect()];
+    // completed-only metrics over items some of which did not complete get
+    // a `*` and a note below the table: never an average over the finished
+    // ones without saying how many did not finish
+    let partial = |k: &str| {
+        completed_only(k).filter(|&kind| {
+            let (done, of) = unf.items(kind);
+            done < of
+        })
+    };
+    let mut notes = Vec::new();
+    for (kind, what) in [
+        (Items::Transfers, "transfers finished"),
+        (Items::Messages, "messages delivered"),
+    ] {
+        let (done, of) = unf.items(kind);
+        if done == of {
+            continue;
+        }
+        let metrics: Vec<&str> = COMPLETED_ONLY
+            .iter()
+            .filter(|(_, i)| *i == kind)
+            .map(|(m, _)| *m)
+            .collect();
+        let (have, missing): (Vec<&str>, Vec<&str>) =
+            metrics.iter().partition(|m| agg.contains_key(**m));
+        if !have.is_empty() {
+            notes.push(format!(
+                "* {}: over completed items only: {done} of {of} {what}",
+                have.join(", ")
+            ));
+        }
+        if !missing.is_empty() {
+            notes.push(format!(
+                "  {}: no value: {done} of {of} {what}",
+                missing.join(", ")
+            ));
+        }
+    }
     for (k, s) in &agg {
+        let name = if partial(k).is_some() {
+            format!("{k} *")
+        } else {
+            k.clone()
+        };
         rows.push(vec![
-            k.clone(),
+            name,
             s.n.to_string(),
             fmt_num(s.mean),
             fmt_num(s.median),
@@ -135,7 +180,27 @@ pub fn summary_table(runs: &[RunOutput]) -> String {
         }
         out.push('\n');
     }
+    for n in notes {
+        out.push_str(&n);
+        out.push('\n');
+    }
     out
+}
+
+/// The warning about unfinished work printed (on stderr) at the end of a
+/// command, or None when every transfer and message completed. `place`
+/// names where the runs are (`the scenario`, a sweep point).
+pub fn unfinished_warning(unf: &Unfinished, place: &str) -> Option<String> {
+    if !unf.any() {
+        return None;
+    }
+    let mut s = format!("warning: unfinished work in {place}:");
+    for line in unf.describe() {
+        s.push_str("\n  ");
+        s.push_str(&line);
+    }
+    s.push_str("\n  (the rows have completed = false in transfers/messages; counts in summary.json `unfinished`)");
+    Some(s)
 }
 
 pub fn run(s: &Scenario, o: &RunOptions, f: RunFn) -> ExitCode {
@@ -196,6 +261,11 @@ pub fn run(s: &Scenario, o: &RunOptions, f: RunFn) -> ExitCode {
             if !o.quiet {
                 print!("{}", summary_table(&runs));
                 eprintln!("wrote {} files to {}", files.len(), o.out.display());
+            }
+            // printed even with --quiet: a result that silently leaves out
+            // what did not finish is a wrong answer (issue 12)
+            if let Some(w) = unfinished_warning(&Unfinished::of(&runs), &s.origin) {
+                eprintln!("{w}");
             }
             ExitCode::SUCCESS
         }

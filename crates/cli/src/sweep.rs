@@ -2,7 +2,7 @@
 //! finishes (so an interrupted sweep resumes), then the merged tables.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mptlab_results::WriteOptions;
+use mptlab_results::{Unfinished, WriteOptions};
 use mptlab_scenario::{Override, Sweep};
 use mptlab_sweep::{execute, finish, meta, ExecError, Store, StoreError};
 use std::io::IsTerminal;
@@ -34,11 +34,81 @@ pub fn plan(path: &Path, set: &[Override], runs: Option<u32>) -> Result<Sweep, S
 }
 
 pub fn run(path: &Path, o: &SweepOptions) -> ExitCode {
+    run_counted(path, o, true).0
+}
+
+/// Points with unfinished work: (point label, counts).
+pub type PointsUnfinished = Vec<(String, Unfinished)>;
+
+/// At most this many points are named in a warning.
+const SHOW_POINTS: usize = 10;
+
+/// The warning about unfinished work of a sweep (`origin`), one line per
+/// point that has some, or None when everything completed.
+pub fn unfinished_warning(origin: &str, points: &[(String, Unfinished)]) -> Option<String> {
+    if points.is_empty() {
+        return None;
+    }
+    let (t, m): (u64, u64) = points.iter().fold((0, 0), |(t, m), (_, u)| {
+        (t + u.transfers_unfinished, m + u.messages_undelivered)
+    });
+    let mut s = format!(
+        "warning: unfinished work in {origin}: {} by the end of their run, in {} point(s); \
+         completion_time_ms and delay_ms_* of these points cover completed items only:",
+        phrase(t, m),
+        points.len()
+    );
+    for (label, u) in points.iter().take(SHOW_POINTS) {
+        for line in u.describe() {
+            s.push_str(&format!("\n  point `{label}`: {line}"));
+        }
+    }
+    if points.len() > SHOW_POINTS {
+        s.push_str(&format!(
+            "\n  ... and {} more point(s)",
+            points.len() - SHOW_POINTS
+        ));
+    }
+    s.push_str("\n  (rows with completed = false in transfers/messages; counts per point in summary.json `unfinished`)");
+    Some(s)
+}
+
+/// `3 transfer(s) did not finish and 311 message(s) were not delivered`,
+/// naming only what is not zero.
+pub fn phrase(transfers: u64, messages: u64) -> String {
+    let mut parts = Vec::new();
+    if transfers > 0 {
+        parts.push(format!("{transfers} transfer(s) did not finish"));
+    }
+    if messages > 0 {
+        parts.push(format!("{messages} message(s) were not delivered"));
+    }
+    parts.join(" and ")
+}
+
+/// `run`, also returning the points with unfinished work (for `reproduce`,
+/// which prints one recap for all its sweeps instead: `warn` false).
+pub fn run_counted(path: &Path, o: &SweepOptions, warn: bool) -> (ExitCode, PointsUnfinished) {
+    match run_inner(path, o) {
+        Ok(points) => {
+            // printed even with --quiet (see runner::run)
+            if let Some(w) =
+                unfinished_warning(&path.display().to_string(), &points).filter(|_| warn)
+            {
+                eprintln!("{w}");
+            }
+            (ExitCode::SUCCESS, points)
+        }
+        Err(code) => (code, Vec::new()),
+    }
+}
+
+fn run_inner(path: &Path, o: &SweepOptions) -> Result<PointsUnfinished, ExitCode> {
     let sweep = match plan(path, &o.set, o.runs) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     };
     let stop_after = match std::env::var(STOP_ENV) {
@@ -46,7 +116,7 @@ pub fn run(path: &Path, o: &SweepOptions) -> ExitCode {
             Ok(k) => Some(k),
             Err(_) => {
                 eprintln!("error: {STOP_ENV}={v}: expected a number of runs");
-                return ExitCode::from(2);
+                return Err(ExitCode::from(2));
             }
         },
         Err(_) => None,
@@ -55,11 +125,11 @@ pub fn run(path: &Path, o: &SweepOptions) -> ExitCode {
         Ok(s) => s,
         Err(StoreError::Refused(m)) => {
             eprintln!("error: {m}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(1);
+            return Err(ExitCode::from(1));
         }
     };
     let total = store.total() as u64;
@@ -104,11 +174,11 @@ pub fn run(path: &Path, o: &SweepOptions) -> ExitCode {
         Ok(_) => {}
         Err(e @ ExecError::Stopped(_)) => {
             eprintln!("stopped: {e}");
-            return ExitCode::from(1);
+            return Err(ExitCode::from(1));
         }
         Err(e) => {
             eprintln!("error: {}: {e}; finished runs are kept in {}/runs, the merged tables are not written", sweep.origin, o.out.display());
-            return ExitCode::from(1);
+            return Err(ExitCode::from(1));
         }
     }
     let opts = WriteOptions {
@@ -118,15 +188,15 @@ pub fn run(path: &Path, o: &SweepOptions) -> ExitCode {
         extra_files: Vec::new(),
     };
     match finish(&sweep, &store, &opts) {
-        Ok(files) => {
+        Ok(done) => {
             if !o.quiet {
-                eprintln!("wrote {} files to {}", files.len(), o.out.display());
+                eprintln!("wrote {} files to {}", done.files.len(), o.out.display());
             }
-            ExitCode::SUCCESS
+            Ok(done.unfinished)
         }
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::from(1)
+            Err(ExitCode::from(1))
         }
     }
 }

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use mptlab_results::RunOutput;
+use mptlab_results::{RunOutput, Unfinished};
 use mptlab_scenario::{Override, Scenario};
 
 /// Metrics compared, when a scenario reports them.
@@ -144,6 +144,13 @@ pub fn run(o: Options) -> ExitCode {
                     eprintln!("error: {name}: emulation run {r}: {e}");
                     return ExitCode::from(1);
                 }
+            }
+        }
+        // medians of completion times / delays cover completed items only
+        for (what, runs) in [("simulated", &sim), ("emulated", &emu)] {
+            let place = format!("{name} ({what})");
+            if let Some(w) = crate::runner::unfinished_warning(&Unfinished::of(runs), &place) {
+                eprintln!("{w}");
             }
         }
         let (ms, me) = (medians(&sim), medians(&emu));

@@ -303,3 +303,284 @@ fn unsimulated_protocol_is_refused_up_front() {
     );
     assert!(!out.exists());
 }
+
+/// A 2 MB download over one path of 1-4 Mbit/s (drawn per run) in 8 s:
+/// with seed 1, runs 1-3 finish and run 0 (1.86 Mbit/s) does not.
+const MIXED: &str = "[scenario]\nname = \"mixed\"\nduration_s = 8.0\nruns = 4\nseed = 1\n\
+[profile.p]\nrate_mbit = [1, 4]\ndelay_ms = 20\nqueue_packets = 100\n\
+[topology]\npreset = \"single-path\"\npaths = [\"p\"]\n\
+[transport]\nprotocol = \"tcp\"\n[traffic]\nmodel = \"file\"\nsize_bytes = 2000000\n";
+
+fn summary(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn run_warns_about_unfinished_transfers_and_counts_them() {
+    let dir = tmp("unfinished");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scen = dir.join("mixed.toml");
+    std::fs::write(&scen, MIXED).unwrap();
+    let out = dir.join("out");
+    let o = mptlab(&[
+        "run",
+        scen.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-j",
+        "2",
+    ]);
+    let (so, se) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{se}");
+    assert!(se.contains("warning: unfinished work in"), "{se}");
+    assert!(se.contains("1 of 4 transfer(s) (file or web page) did not finish before the end of their run (run 0)"), "{se}");
+    // the averaged completion time is marked, with how many finished
+    assert!(
+        so.lines().any(|l| l.starts_with("completion_time_ms *  ")),
+        "{so}"
+    );
+    assert!(
+        so.contains("* completion_time_ms: over completed items only: 3 of 4 transfers finished"),
+        "{so}"
+    );
+    let s = summary(&out);
+    let u = &s["unfinished"];
+    assert_eq!(
+        (u["transfers"].as_u64(), u["transfers_unfinished"].as_u64()),
+        (Some(4), Some(1))
+    );
+    assert_eq!(u["runs_with_unfinished_transfers"], serde_json::json!([0]));
+    assert_eq!(
+        u["completed_only"]["completion_time_ms"],
+        serde_json::json!({"completed": 3, "of": 4})
+    );
+    assert_eq!(s["aggregate"]["completion_time_ms"]["n"], 3);
+    assert_eq!(s["aggregate"]["completion_time_ms"]["completed"], 3);
+    assert_eq!(s["aggregate"]["completion_time_ms"]["of"], 4);
+    assert_eq!(s["per_run"][0]["metrics"]["transfers_unfinished"], 1.0);
+    assert_eq!(s["per_run"][1]["metrics"]["transfers_unfinished"], 0.0);
+    let csv = std::fs::read_to_string(out.join("transfers.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert!(
+        rows[0].ends_with(",end_ms,completion_time_ms,completed"),
+        "{csv}"
+    );
+    assert!(
+        rows[1].starts_with("0,") && rows[1].ends_with(",,,false"),
+        "{csv}"
+    );
+    assert!(rows[2..].iter().all(|r| r.ends_with(",true")), "{csv}");
+
+    // the warning is printed with --quiet too (it is not progress output)
+    let o = mptlab(&[
+        "run",
+        scen.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--force",
+        "-q",
+    ]);
+    assert!(text(&o.stdout).is_empty());
+    assert!(
+        text(&o.stderr).contains("1 of 4 transfer(s)"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    // with time to finish: no warning, no mark, everything counted completed
+    let o = mptlab(&[
+        "run",
+        scen.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--force",
+        "--set",
+        "scenario.duration_s=60",
+    ]);
+    let (so, se) = (text(&o.stdout), text(&o.stderr));
+    assert!(!se.contains("warning"), "{se}");
+    assert!(
+        so.lines().any(|l| l.starts_with("completion_time_ms  ")),
+        "{so}"
+    );
+    let u = &summary(&out)["unfinished"];
+    assert_eq!(u["transfers_unfinished"], 0);
+    assert_eq!(
+        u["completed_only"]["completion_time_ms"],
+        serde_json::json!({"completed": 4, "of": 4})
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn run_warns_about_the_sctp_file_that_never_completes() {
+    // issue 12 item 1's case, shortened: a message larger than the receive
+    // buffer (a model bug being fixed elsewhere): whatever the cause, a
+    // transfer that does not finish must be reported
+    let dir = tmp("unfinished-sctp");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scen = dir.join("sctp-big.toml");
+    std::fs::write(
+        &scen,
+        "[scenario]\nname = \"sctp-big\"\nduration_s = 3.0\nruns = 1\nseed = 1\n\
+         [topology]\npreset = \"two-path\"\npaths = [\"wlan\", \"3g\"]\n\
+         [transport]\nprotocol = \"cmt-sctp\"\nsndbuf_kib = 1024\nrcvbuf_kib = 512\n\
+         [traffic]\nmodel = \"file\"\nsize_bytes = 20000000\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = mptlab(&[
+        "run",
+        scen.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (so, se) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{se}");
+    assert!(se.contains("1 of 1 transfer(s)"), "{se}");
+    assert!(
+        so.contains("completion_time_ms: no value: 0 of 1 transfers finished"),
+        "{so}"
+    );
+    assert_eq!(summary(&out)["unfinished"]["transfers_unfinished"], 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn run_warns_about_video_frames_in_flight_at_the_end() {
+    let dir = tmp("unfinished-video");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scen = dir.join("v.toml");
+    // 2 Mbit/s of video into a 1.5 Mbit/s path: frames queue up
+    std::fs::write(
+        &scen,
+        "[scenario]\nname = \"v\"\nduration_s = 10.0\nruns = 2\n\
+         [profile.p]\nrate_mbit = 1.5\ndelay_ms = 20\nqueue_packets = 100\n\
+         [topology]\npreset = \"single-path\"\npaths = [\"p\"]\n\
+         [traffic]\nmodel = \"video\"\nbitrate_kbit = 2000\nfps = 25\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = mptlab(&[
+        "run",
+        scen.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (so, se) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{se}");
+    let u = summary(&out)["unfinished"].clone();
+    let (m, mu) = (
+        u["messages"].as_u64().unwrap(),
+        u["messages_undelivered"].as_u64().unwrap(),
+    );
+    assert!(mu > 0 && mu < m, "{u}");
+    assert!(
+        se.contains(&format!(
+            "{mu} of {m} message(s) were not delivered by the end of their run (runs 0, 1;"
+        )),
+        "{se}"
+    );
+    assert!(
+        so.lines().any(|l| l.starts_with("delay_ms_median *")),
+        "{so}"
+    );
+    assert!(
+        so.contains(&format!(
+            "over completed items only: {} of {m} messages delivered",
+            m - mu
+        )),
+        "{so}"
+    );
+    assert_eq!(
+        u["completed_only"]["delay_ms_p95"],
+        serde_json::json!({"completed": m - mu, "of": m})
+    );
+    let csv = std::fs::read_to_string(out.join("messages.csv")).unwrap();
+    let undelivered = csv.lines().filter(|l| l.ends_with(",false")).count() as u64;
+    assert_eq!(undelivered, mu);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sweep_and_reproduce_name_the_points_with_unfinished_work() {
+    let dir = tmp("unfinished-sweep");
+    let lib = dir.join("lib/seed000");
+    std::fs::create_dir_all(&lib).unwrap();
+    let scen = lib.join("sizes.toml");
+    // 100 kB finishes in 8 s on every draw; 8 MB never does (<= 4 Mbit/s)
+    std::fs::write(
+        &scen,
+        format!("{MIXED}[sweep]\nruns = 2\n\"traffic.size_bytes\" = [100000, 8000000]\n"),
+    )
+    .unwrap();
+    let out = dir.join("sw");
+    let o = mptlab(&[
+        "sweep",
+        scen.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    let se = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{se}");
+    assert!(se.contains("warning: unfinished work in"), "{se}");
+    assert!(
+        se.contains("2 transfer(s) did not finish by the end of their run, in 1 point(s)"),
+        "{se}"
+    );
+    assert!(
+        se.contains("point `size_bytes=8000000`: 2 of 2 transfer(s)"),
+        "{se}"
+    );
+    assert!(!se.contains("size_bytes=100000`"), "{se}");
+    let s = summary(&out);
+    assert_eq!(s["unfinished"]["transfers"], 4);
+    assert_eq!(s["unfinished"]["transfers_unfinished"], 2);
+    assert_eq!(s["unfinished"]["points"].as_array().unwrap().len(), 1);
+    assert_eq!(s["points"][0]["unfinished"]["transfers_unfinished"], 0);
+    assert_eq!(s["points"][1]["unfinished"]["transfers_unfinished"], 2);
+    // the small file's completion times: beside the mean, over 2 of 2
+    assert_eq!(
+        s["points"][0]["aggregate"]["completion_time_ms"]["completed"],
+        2
+    );
+    assert_eq!(s["points"][0]["aggregate"]["completion_time_ms"]["of"], 2);
+    assert_eq!(
+        s["points"][1]["unfinished"]["runs_with_unfinished_transfers"],
+        serde_json::json!([0, 1])
+    );
+    let csv = std::fs::read_to_string(out.join("transfers.csv")).unwrap();
+    assert_eq!(
+        csv.lines().filter(|l| l.ends_with(",false")).count(),
+        2,
+        "{csv}"
+    );
+
+    // reproduce over a one-file library: one recap naming sweep and points
+    let rout = dir.join("rep");
+    let o = mptlab(&[
+        "reproduce",
+        "000",
+        "--out",
+        rout.to_str().unwrap(),
+        "--library",
+        dir.join("lib").to_str().unwrap(),
+        "--no-report",
+        "-q",
+    ]);
+    let se = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{se}");
+    assert!(!se.contains("point `size_bytes=8000000`: 2 of 2"), "{se}");
+    assert!(
+        se.contains("warning: reproduce: unfinished work in 1 of 1 sweep(s)"),
+        "{se}"
+    );
+    assert!(
+        se.contains(
+            "seed000/sizes: 2 transfer(s) did not finish in 1 point(s) (`size_bytes=8000000`)"
+        ),
+        "{se}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -125,11 +125,55 @@ fn emulate_writes_tables_and_optional_capture() {
         assert!(out.join(format!("{t}.csv")).exists(), "{t}");
     }
     let tr = std::fs::read_to_string(out.join("transfers.csv")).unwrap();
-    assert!(tr.lines().nth(1).is_some_and(|l| !l.ends_with(',')), "{tr}");
+    // finished: end and completion time present, `completed` true
+    assert!(
+        tr.lines()
+            .nth(1)
+            .is_some_and(|l| l.ends_with(",true") && !l.ends_with(",,true")),
+        "{tr}"
+    );
+    // and no unfinished-work warning (the run printed with -q)
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("warning: unfinished"));
     if mptlab_emu::capture::tool().is_some() {
         assert!(cap.join("run0-c-p1.pcap").metadata().unwrap().len() > 1000);
         assert!(cap.join("run0-s-srv.pcap").exists());
     }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn emulate_warns_about_an_unfinished_file() {
+    if !netns::is_root() {
+        eprintln!("skipping emulate_warns_about_an_unfinished_file: needs root");
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = tmp("unfinished");
+    // 20 MB over the 3G path in 2 s cannot finish
+    let s = write_scenario(
+        &d,
+        "[transport]\nprotocol = \"tcp\"\npath = 2\n[traffic]\nmodel = \"file\"\nsize_bytes = 20000000\n",
+    );
+    let out = d.join("out");
+    let o = Command::new(bin())
+        .arg("emulate")
+        .arg(&s)
+        .arg("--out")
+        .arg(&out)
+        .arg("-q")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("warning: unfinished work in"), "{err}");
+    assert!(err.contains("1 of 1 transfer(s)"), "{err}");
+    let tr = std::fs::read_to_string(out.join("transfers.csv")).unwrap();
+    assert!(
+        tr.lines().nth(1).is_some_and(|l| l.ends_with(",,,false")),
+        "{tr}"
+    );
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(summary.contains("\"transfers_unfinished\": 1"), "{summary}");
     std::fs::remove_dir_all(&d).unwrap();
 }
 

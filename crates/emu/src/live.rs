@@ -260,8 +260,12 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
                 "scenario.toml".into(),
                 s.effective_toml.clone().into_bytes(),
             ));
-            write_results(&out, &[o], &w).map_err(|e| e.to_string())?;
+            write_results(&out, std::slice::from_ref(&o), &w).map_err(|e| e.to_string())?;
             eprintln!("wrote results to {}", out.display());
+            // issue 12 item 3: say what did not complete, as `mptlab run` does
+            for line in mptlab_results::Unfinished::of(std::slice::from_ref(&o)).describe() {
+                eprintln!("warning: unfinished work: {line}");
+            }
             Ok(ExitCode::SUCCESS)
         }
     }

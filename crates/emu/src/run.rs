@@ -976,6 +976,7 @@ pub(crate) fn tables(
                 opt_ms(d),
                 opt_ms(delay),
                 j.map_or(V::Null, |j| V::F64(j / 1e6)),
+                V::Bool(d.is_some()),
             ])
             .expect("messages schema");
         }
@@ -1013,11 +1014,17 @@ pub(crate) fn tables(
                 V::F64(to_ms(t.start)),
                 opt_ms(t.end),
                 opt_ms(ct),
+                V::Bool(t.end.is_some()),
             ])
             .expect("transfers schema");
         if let Some(ct) = ct {
             summary.push(("completion_time_ms".into(), to_ms(ct)));
         }
+    }
+
+    // how many transfers and messages did not complete (issue 12 item 3)
+    for (k, v) in mptlab_results::unfinished::run_metrics(&msgs, &transfers) {
+        summary.push((k.into(), v));
     }
 
     // paths and flows

@@ -97,6 +97,10 @@ fn tcp_file_download_over_two_paths() {
         ct > 2.0 * metric(&o, "drawn.path1.delay_ms"),
         "completion {ct} ms"
     );
+    // issue 12 item 3: the finished download is counted as completed
+    assert_eq!(col(tr, "completed"), vec![Value::Bool(true)]);
+    assert_eq!(metric(&o, "transfers"), 1.0);
+    assert_eq!(metric(&o, "transfers_unfinished"), 0.0);
     assert_eq!(metric(&o, "fg_share_path1"), 1.0);
     let fl = table(&o, "flows");
     assert_eq!(col(fl, "bytes_delivered")[0], Value::U64(500_000));
@@ -197,6 +201,16 @@ fn cbr_video_delay_is_one_way_delay_at_low_load() {
         "median {med} ms vs one-way delay {owd} ms"
     );
     assert!(col(m, "jitter_ms").iter().any(|j| j.as_f64().is_some()));
+    // `completed` mirrors the delivery time, and the counts match the rows
+    let done = col(m, "completed");
+    let undelivered = col(m, "delivery_time_ms")
+        .iter()
+        .zip(&done)
+        .inspect(|(d, c)| assert_eq!(**c, Value::Bool(**d != Value::Null)))
+        .filter(|(d, _)| **d == Value::Null)
+        .count();
+    assert_eq!(metric(&o, "messages_undelivered"), undelivered as f64);
+    assert_eq!(metric(&o, "messages"), m.num_rows() as f64);
     // time series sampled from TCP_INFO: the server's sending rate near the video's bit rate
     let ts = table(&o, "timeseries");
     let rates: Vec<f64> = (0..ts.num_rows())

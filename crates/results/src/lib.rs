@@ -9,6 +9,7 @@
 //!   atomically; [`write_tables`] writes tables merged elsewhere (sweeps).
 //! * [`stats`]: confidence intervals, box plots, path shares for summaries.
 //! * [`runfile`]: one run as a JSON document (sweep persistence).
+//! * [`unfinished`]: counts of transfers and messages a run did not complete.
 
 pub mod csv;
 mod output;
@@ -17,6 +18,7 @@ pub mod runfile;
 pub mod schema;
 pub mod stats;
 mod table;
+pub mod unfinished;
 
 pub use csv::{read_csv, write_csv};
 pub use output::{
@@ -26,6 +28,7 @@ pub use output::{
 pub use parquet_writer::write_parquet;
 pub use runfile::{decode_run, decode_run_tables, encode_run};
 pub use table::{Column, ColumnData, ColumnType, Table, TableError, Value};
+pub use unfinished::Unfinished;
 
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,7 @@
 //! Per-run outputs, merging runs, and atomic writing of a result directory.
 
 use crate::table::{ColumnType, Table, TableError, Value};
+use crate::unfinished::Unfinished;
 use crate::{csv, parquet_writer, schema};
 use serde_json::{json, Map, Value as Json};
 use std::collections::BTreeMap;
@@ -168,10 +169,13 @@ pub fn summary_json(runs: &[RunOutput], meta: &Map<String, Json>) -> Json {
                 .collect(),
         ),
     );
-    doc.insert(
-        "aggregate".into(),
-        serde_json::to_value(aggregate(runs)).expect("stats serialise"),
-    );
+    // Unfinished work, and over how many items the completed-only metrics
+    // of `aggregate` were computed (crate::unfinished)
+    let unf = Unfinished::of(runs);
+    doc.insert("unfinished".into(), unf.to_json());
+    let mut agg = serde_json::to_value(aggregate(runs)).expect("stats serialise");
+    unf.annotate(&mut agg);
+    doc.insert("aggregate".into(), agg);
     Json::Object(doc)
 }
 

@@ -44,7 +44,8 @@ fn with_counters(name: &str, lead: &[(&str, ColumnType)]) -> Table {
     Table::with_schema(name, &s)
 }
 
-/// One row per application message (video frame, game packet).
+/// One row per application message (video frame, game packet, burst);
+/// `completed`: delivered whole before the run ended (see `crate::unfinished`).
 pub fn messages() -> Table {
     Table::with_schema(
         MESSAGES,
@@ -57,11 +58,13 @@ pub fn messages() -> Table {
             ("delivery_time_ms", F64),
             ("delay_ms", F64),
             ("jitter_ms", F64),
+            ("completed", Bool),
         ],
     )
 }
 
-/// One row per finite transfer (web page, file).
+/// One row per finite transfer (web page, file); `completed`: its last byte
+/// was delivered before the run ended.
 pub fn transfers() -> Table {
     Table::with_schema(
         TRANSFERS,
@@ -74,6 +77,7 @@ pub fn transfers() -> Table {
             ("start_ms", F64),
             ("end_ms", F64),
             ("completion_time_ms", F64),
+            ("completed", Bool),
         ],
     )
 }

@@ -90,7 +90,8 @@ fn run_output(run: u32, rows: u64) -> RunOutput {
             k as f64 * 10.0,
             k as f64 * 10.0 + 50.0,
             50.0,
-            None::<f64>
+            None::<f64>,
+            true
         ])
         .unwrap();
     }

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use mptlab_core::endpoint::Counters;
 use mptlab_core::packet::{addr_to_string, Addr};
 use mptlab_core::time::{to_ms, Nanos};
-use mptlab_results::{schema, Table, Value as V};
+use mptlab_results::{schema, unfinished, Table, Value as V};
 
 use crate::metrics::Report;
 use crate::world::{Role, World};
@@ -171,6 +171,7 @@ pub fn tables(
             opt_ms(m.delivery_time),
             opt_ms(delay),
             m.jitter.map_or(V::Null, |j| V::F64(j / 1e6)),
+            V::Bool(m.delivery_time.is_some()),
         ])
         .expect("messages schema");
     }
@@ -198,11 +199,17 @@ pub fn tables(
                 V::F64(to_ms(t.start_time)),
                 opt_ms(t.end_time),
                 opt_ms(ct),
+                V::Bool(t.end_time.is_some()),
             ])
             .expect("transfers schema");
         if let Some(ct) = ct {
             summary.insert("completion_time_ms".into(), to_ms(ct));
         }
+    }
+
+    // how many transfers and messages did not complete (issue 12 item 3)
+    for (k, v) in unfinished::run_metrics(&msgs, &transfers) {
+        summary.insert(k.into(), v);
     }
 
     let secs = (w.now.min(duration).max(1)) as f64 / 1e9;

@@ -15,7 +15,7 @@ pub mod store;
 pub use merge::{merge_sweep, summary};
 pub use store::{Store, StoreError};
 
-use mptlab_results::{encode_run, write_tables, RunOutput, WriteOptions};
+use mptlab_results::{encode_run, write_tables, RunOutput, Unfinished, WriteOptions};
 use mptlab_scenario::{Scenario, Sweep};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -189,7 +189,7 @@ pub fn meta(sweep: &Sweep, version: &str) -> serde_json::Map<String, serde_json:
 /// and `summary.json` into the store's directory (atomically, like `mptlab
 /// run`). Everything merged comes from disk, so a resumed sweep writes the
 /// same bytes as an uninterrupted one.
-pub fn finish(sweep: &Sweep, store: &Store, opts: &WriteOptions) -> Result<Vec<PathBuf>, String> {
+pub fn finish(sweep: &Sweep, store: &Store, opts: &WriteOptions) -> Result<Finished, String> {
     // Without merged tables to write (`mptlab reproduce` without --tables)
     // only summary.json is written, and it needs each run's summary metrics
     // and `paths` table. Decoding the rest of the run files (mostly the
@@ -215,7 +215,24 @@ pub fn finish(sweep: &Sweep, store: &Store, opts: &WriteOptions) -> Result<Vec<P
         Vec::new()
     };
     let doc = summary(sweep, &per_point, &opts.meta);
-    write_tables(&store.dir, &tables, &doc, opts).map_err(|e| e.to_string())
+    let files = write_tables(&store.dir, &tables, &doc, opts).map_err(|e| e.to_string())?;
+    let unfinished = sweep
+        .points
+        .iter()
+        .zip(&per_point)
+        .map(|(p, rs)| (p.label.clone(), Unfinished::of(rs)))
+        .filter(|(_, u)| u.any())
+        .collect();
+    Ok(Finished { files, unfinished })
+}
+
+/// What [`finish`] wrote, and the points with unfinished work.
+#[derive(Debug)]
+pub struct Finished {
+    pub files: Vec<PathBuf>,
+    /// (point label, its unfinished transfers and messages) for every point
+    /// where some did not complete, in point order.
+    pub unfinished: Vec<(String, Unfinished)>,
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The sweep's merged tables and `summary.json`.
 
 use mptlab_results::stats::{path_shares, Describe};
-use mptlab_results::{merge_runs, ColumnType, RunOutput, Table, TableError, Value};
+use mptlab_results::{merge_runs, ColumnType, RunOutput, Table, TableError, Unfinished, Value};
 use mptlab_scenario::sweep::display_value;
 use mptlab_scenario::Sweep;
 use serde_json::{json, Map, Value as Json};
@@ -73,6 +73,13 @@ pub fn merge_sweep(sweep: &Sweep, runs: &[Vec<RunOutput>]) -> Result<Vec<Table>,
     Ok(out)
 }
 
+/// A point's statistics with `completed` / `of` beside each completed-only metric.
+fn annotated(unf: &Unfinished, agg: Map<String, Json>) -> Json {
+    let mut j = Json::Object(agg);
+    unf.annotate(&mut j);
+    j
+}
+
 /// `summary.json` of a sweep: `meta`, the runs per point, the swept keys, and
 /// per point its values, per-run metrics, per-metric statistics (mean,
 /// median, 95 % CI of the mean, box plot) and mean path shares.
@@ -99,6 +106,8 @@ pub fn summary(sweep: &Sweep, runs: &[Vec<RunOutput>], meta: &Map<String, Json>)
                     }
                 }
             }
+            let unf = Unfinished::of(rs);
+            let unfinished = unf.to_json();
             let agg: Map<String, Json> = vals
                 .into_iter()
                 .filter_map(|(k, v)| Some((k.to_string(), serde_json::to_value(Describe::of(&v)?).ok()?)))
@@ -109,12 +118,41 @@ pub fn summary(sweep: &Sweep, runs: &[Vec<RunOutput>], meta: &Map<String, Json>)
                 "label": p.label,
                 "values": p.values.iter().map(|(k, v)| (k.clone(), value_json(v))).collect::<Map<_, _>>(),
                 "runs": rs.len(),
-                "aggregate": agg,
+                "aggregate": annotated(&unf, agg),
+                "unfinished": unfinished,
                 "path_shares": path_shares(&paths),
                 "per_run": rs.iter().map(|r| json!({"run": r.run, "seed": r.seed, "metrics": r.summary})).collect::<Vec<_>>(),
             })
         })
         .collect();
+    // unfinished work over the whole sweep, and the points that have some
+    let mut total = Unfinished::default();
+    let mut where_: Vec<Json> = Vec::new();
+    for (p, rs) in sweep.points.iter().zip(runs) {
+        let u = Unfinished::of(rs);
+        total.transfers += u.transfers;
+        total.transfers_unfinished += u.transfers_unfinished;
+        total.messages += u.messages;
+        total.messages_undelivered += u.messages_undelivered;
+        if u.any() {
+            where_.push(json!({
+                "point": p.id,
+                "label": p.label,
+                "transfers_unfinished": u.transfers_unfinished,
+                "messages_undelivered": u.messages_undelivered,
+            }));
+        }
+    }
+    doc.insert(
+        "unfinished".into(),
+        json!({
+            "transfers": total.transfers,
+            "transfers_unfinished": total.transfers_unfinished,
+            "messages": total.messages,
+            "messages_undelivered": total.messages_undelivered,
+            "points": where_,
+        }),
+    );
     doc.insert("points".into(), Json::Array(points));
     Json::Object(doc)
 }

@@ -6,7 +6,9 @@
 //! power loss) a run file is either complete or absent. Leftover temporary
 //! files are removed when the store is opened again.
 
-use mptlab_results::{decode_run, decode_run_tables, encode_run, RunOutput, SUMMARY_FILE};
+use mptlab_results::{
+    decode_run, decode_run_tables, encode_run, unfinished, RunOutput, SUMMARY_FILE,
+};
 use mptlab_scenario::sweep::fnv1a;
 use mptlab_scenario::Sweep;
 use serde_json::{json, Value as Json};
@@ -256,8 +258,21 @@ impl Store {
             .map(|r| {
                 let p = self.run_path(point, r);
                 let b = fs::read(&p).map_err(|e| io(&p, e))?;
-                let o = decode_run_tables(&b, keep)
-                    .map_err(|e| StoreError::Io(format!("{}: {e}", p.display())))?;
+                let bad = |e: String| StoreError::Io(format!("{}: {e}", p.display()));
+                // A run saved before mptlab counted unfinished work (issue
+                // 12) gets its `completed` columns and counts derived from
+                // its tables, so a resumed sweep neither mixes table schemas
+                // nor reports old runs as complete: `transfers` (one row per
+                // transfer) is always read for that, `messages` only when an
+                // old run has some.
+                let with =
+                    |extra: &'static str| move |n: &str| keep(n) || n == "transfers" || n == extra;
+                let mut o = decode_run_tables(&b, &with("transfers")).map_err(bad)?;
+                if unfinished::maybe_legacy_messages(&o) && !keep("messages") {
+                    o = decode_run_tables(&b, &with("messages")).map_err(bad)?;
+                }
+                unfinished::upgrade_legacy(&mut o);
+                o.tables.retain(|t| keep(&t.name));
                 if o.run != r {
                     return Err(StoreError::Io(format!(
                         "{}: holds run {}",

@@ -1,5 +1,5 @@
 use super::*;
-use mptlab_results::Value;
+use mptlab_results::{Table, Value};
 use std::fs;
 use std::path::Path;
 use std::sync::atomic::AtomicUsize;
@@ -189,4 +189,71 @@ fn failures_keep_finished_runs_and_name_the_point() {
         "the 11 runs before the failure are kept"
     );
     fs::remove_dir_all(&d).unwrap();
+}
+
+/// A run as mptlab wrote it before it counted unfinished work: messages and
+/// transfers without `completed`, no counts in the summary.
+fn legacy(s: &Scenario, r: u32) -> Result<RunOutput, String> {
+    let strip = |t: &Table| {
+        let cols: Vec<_> = t
+            .columns()
+            .iter()
+            .filter(|c| c.name != "completed")
+            .cloned()
+            .collect();
+        Table::from_columns(t.name.clone(), cols).unwrap()
+    };
+    let mut o = RunOutput::new(r, s.run_seed(r));
+    let mut m = mptlab_results::schema::messages();
+    for i in 0..4u64 {
+        // message 3 of every run was never delivered
+        let d = if i == 3 {
+            Value::Null
+        } else {
+            Value::F64(10.0)
+        };
+        m.push_named(&[("msg_id", Value::U64(i)), ("delivery_time_ms", d)])
+            .unwrap();
+    }
+    let mut t = mptlab_results::schema::transfers();
+    // run 1's transfer did not finish
+    let end = if r == 1 { Value::Null } else { Value::F64(5.0) };
+    t.push_named(&[("flow", Value::U64(0)), ("end_ms", end)])
+        .unwrap();
+    o.tables = vec![strip(&m), strip(&t)];
+    o.set_metric("messages", 4.0);
+    o.set_metric("messages_delivered", 3.0);
+    Ok(o)
+}
+
+#[test]
+fn old_run_files_get_completed_and_counts_on_resume() {
+    let s = sweep(TEXT);
+    for tables in [true, false] {
+        let dir = tmp(&format!("legacy-{tables}"));
+        let st = Store::open(&dir, &s, false).unwrap();
+        execute(&s, &st, 2, &legacy, None, &|| {}).unwrap();
+        let opts = WriteOptions {
+            csv: tables,
+            parquet: false,
+            meta: meta(&s, "test"),
+            ..Default::default()
+        };
+        let done = finish(&s, &st, &opts).unwrap();
+        // 4 points x 5 runs: 20 of 80 messages, 4 transfers (run 1 of each point)
+        assert_eq!(done.unfinished.len(), 4);
+        let u = &done.unfinished[0].1;
+        assert_eq!((u.transfers, u.transfers_unfinished), (5, 1));
+        assert_eq!((u.messages, u.messages_undelivered), (20, 5));
+        let doc: serde_json::Value =
+            serde_json::from_slice(&fs::read(dir.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(doc["unfinished"]["messages_undelivered"], 20);
+        assert_eq!(doc["unfinished"]["transfers_unfinished"], 4);
+        if tables {
+            let csv = fs::read_to_string(dir.join("transfers.csv")).unwrap();
+            assert!(csv.lines().next().unwrap().ends_with(",completed"), "{csv}");
+            assert_eq!(csv.lines().filter(|l| l.ends_with(",false")).count(), 4);
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }

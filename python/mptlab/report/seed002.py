@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
-from .common import Run, Section, e, fmt_r, grade, paired_r, pyplot, table
+from .common import Run, Section, e, fmt_r, grade, paired_r, pyplot, table, track
 
 CARRIERS = ["att", "verizon", "sprint"]
 LABEL = {"att": "AT&T LTE", "verizon": "Verizon LTE", "sprint": "Sprint 3G"}
@@ -141,15 +141,20 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
     rows = []
     for c in carriers:
         for s in sizes:
-            ms = {p: stat(vals(rec, c, s, p, "completion_time_ms"))[0] for p in PROTOS}
+            with track() as led:
+                ms = {p: stat(vals(rec, c, s, p, "completion_time_ms"))[0] for p in PROTOS}
+            unf = " / ".join(str(sum(r.transfers_unfinished > 0 for r in rec.get((c, s, p), {}).values()))
+                             for p in PROTOS)
             best = min(ms["tcp1"], ms["tcp2"])
             sh = stat(vals(rec, c, s, "mptcp1", "fg_share_path1"))[0]
             rto = " / ".join(f"{stat(vals(rec, c, s, p, 'fg_rto_events'))[0]:.1f}" for p in PROTOS)
             rows.append([LABEL[c], _size(s)] + [f"{ms[p]:.0f}" for p in PROTOS]
-                        + [f"{ms['mptcp1'] / best:.2f}", f"{sh:.2f}", rto])
+                        + [f"{ms['mptcp1'] / best:.2f}", f"{sh:.2f}", rto,
+                           f"{unf} ({led.mark()})" if led.partial else ""])
     h.append("<h3>Download time (ms, mean over runs)</h3>")
     h.append(table(["carrier", "file", "TCP WiFi", "TCP cellular", "MPTCP", "MPTCP / best single path",
-                    "MPTCP share on WiFi", "RTOs per download (TCP WiFi / TCP cell / MPTCP)"], rows,
+                    "MPTCP share on WiFi", "RTOs per download (TCP WiFi / TCP cell / MPTCP)",
+                    "unfinished downloads (TCP WiFi / TCP cell / MPTCP; means over the finished ones)"], rows,
                    "id='s002-times'"))
     h.append("<p class='note'>Download times are not monotone in file size where slow start overshoots a short "
              "drop-tail queue: e.g. TCP over WiFi (40-packet queue) loses a burst of segments at 256 KiB and needs an "
