@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::chunk::DataChunk;
+use crate::invariants::SctpRecvCheck;
 use crate::time::Nanos;
 
 /// A message handed to the application.
@@ -76,6 +77,9 @@ pub struct Reassembly {
     /// Bytes held (received, not yet delivered).
     pub held: u64,
     pub stats: ReorderStats,
+    /// Invariants `sctp-tsn-once`, `sctp-ssn-order`, `sctp-message-once`
+    /// (zero-sized unless checks are on).
+    inv: SctpRecvCheck,
 }
 
 impl Reassembly {
@@ -87,6 +91,7 @@ impl Reassembly {
         } else {
             Key::Ordered(d.stream, d.ssn)
         };
+        self.inv.on_chunk(d.tsn);
         let a = self.asm.entry(key).or_default();
         a.count += 1;
         a.bytes += d.len as u64;
@@ -103,6 +108,7 @@ impl Reassembly {
         if d.unordered {
             if a.complete() {
                 let a = self.asm.remove(&key).unwrap();
+                self.inv.on_deliver(None, a.offset, a.bytes);
                 self.deliver(now, a, out);
             }
         } else {
@@ -114,6 +120,7 @@ impl Reassembly {
                     Some(a) if a.complete() => {
                         let a = self.asm.remove(&k).unwrap();
                         self.next_ssn.insert(stream, next + 1);
+                        self.inv.on_deliver(Some((stream, next)), a.offset, a.bytes);
                         self.deliver(now, a, out);
                     }
                     _ => break,
