@@ -92,7 +92,7 @@ impl PathReceiver {
             first_data_seen: false,
             ts_ok: false,
             ts_recent: 0,
-            inv: StreamCheck::default(),
+            inv: Default::default(),
         }
     }
 
