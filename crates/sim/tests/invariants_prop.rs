@@ -10,10 +10,12 @@
 //! 2. complete its transfer within `Case::bound_s` (documented there), or the
 //!    test fails with a report of why not (bytes delivered, per-path counters).
 //!
-//! `cargo test --release -p mptlab-sim --test invariants_prop` runs 48 cases
-//! (about 10-20 s); `PROPTEST_CASES=2000` runs more. Failures shrink to a
-//! minimal scenario, printed as TOML; proptest keeps its seed in
-//! `proptest-regressions/invariants_prop.txt` and replays it first, and the
+//! `cargo test --release -p mptlab-sim --test invariants_prop` runs 256 cases
+//! with a fixed RNG seed (0.3 s; a case takes about a millisecond);
+//! `PROPTEST_CASES=N` runs more, `PROPTEST_RNG_SEED=S` others, and the
+//! ignored `survey` test runs many without stopping at the first failure.
+//! Failures shrink to a minimal scenario, printed as TOML; proptest keeps
+//! its seed in `invariants_prop.proptest-regressions` and replays it first;
 //! ones worth keeping become explicit `#[test]`s at the end of this file.
 
 use mptlab_results::{RunOutput, Value};
@@ -705,7 +707,7 @@ fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(48)
+        .unwrap_or(256)
 }
 
 /// A fixed seed keeps `cargo test` deterministic (the same cases on every
@@ -959,6 +961,93 @@ chunk_rescheduling = true
 model = "file"
 size_bytes = 1487850
 direction = "down"
+
+[output]
+timeseries_interval_ms = 0
+"#;
+
+/// MPTCP with the upstream scheduler over one path with 1 % random loss:
+/// a 2310-byte upload never sends a data packet (client: 5 packets, 2 RTO
+/// events, 0 data packets; survey case 7051 of 20000, seed 12; 9 of the 20
+/// failures of that survey are this, all with `scheduler = "upstream"`).
+/// With `scheduler = "minrtt"` or without the loss it completes. Suspect: a
+/// handshake loss leaves the subflow in loss state with nothing in flight,
+/// and `sched/upstream.rs` skips subflows `in_loss`.
+#[test]
+#[ignore = "known stall, mptcp/sched (issue 12 invariants report): upstream scheduler after a handshake loss"]
+fn upstream_scheduler_sends_after_a_handshake_loss() {
+    completes(UPSTREAM_LOSS).unwrap();
+}
+
+const UPSTREAM_LOSS: &str = r#"
+[scenario]
+name = "prop"
+duration_s = 120
+runs = 1
+seed = 8408338209974487938
+
+[topology]
+client = "c"
+server = "s"
+[[topology.node]]
+name = "c"
+kind = "host"
+addresses = ["10.0.1.2"]
+[[topology.node]]
+name = "r1"
+kind = "router"
+[[topology.node]]
+name = "core"
+kind = "router"
+[[topology.node]]
+name = "s"
+kind = "host"
+addresses = ["10.1.0.2"]
+[[topology.link]]
+a = "c"
+b = "r1"
+rate_mbit = 0.728
+delay_ms = 27.564
+queue_packets = 112
+loss = { model = "bernoulli", percent = 1.004 }
+outages = [{ at_s = 0.258, duration_s = 1.669 }]
+[[topology.link]]
+a = "r1"
+b = "core"
+profile = "gigabit"
+[[topology.link]]
+a = "core"
+b = "s"
+profile = "gigabit"
+
+[transport]
+path = 1
+sndbuf_kib = 1024
+rcvbuf_kib = 1024
+mtu_bytes = 1500
+initial_cwnd_packets = 9
+sack = true
+rack = false
+tlp = true
+delayed_ack = true
+nagle = false
+window_scaling = false
+protocol = "mptcp"
+cc = "olia"
+[transport.mptcp]
+scheduler = "upstream"
+path_manager = "upstream"
+tlp = "mptcp-level"
+ndiffports = 1
+subflows_per_path = 1
+backup_paths = []
+endpoints = ["subflow"]
+server_capable = true
+
+[traffic]
+model = "file"
+size_bytes = 2310
+direction = "up"
 
 [output]
 timeseries_interval_ms = 0
