@@ -196,6 +196,8 @@ impl Case {
     ///
     /// `bound = 4 x (size / g + 10 RTT) + 8 RTO + backoff + sum over outages of (3 D + 2 s)`
     ///
+    /// (without SACK each path's time also gets one RTT per expected random
+    /// loss and per packet of two windows, NewReno's one repair per RTT),
     /// with RTO = max(RTO.min, 3 RTT) (RTO.min 0.2 s for TCP, 1 s for SCTP),
     /// `backoff` = the exponential RTO backoff of K consecutive losses of one
     /// retransmission, (2^K - 1) RTO, where K is the smallest count whose
@@ -219,7 +221,16 @@ impl Case {
                 g = g.min(1.22 * mss / (r * loss.sqrt()));
             }
             g = g.min(window / r);
-            worst_time = worst_time.max(self.size_bytes as f64 / g);
+            let mut time = self.size_bytes as f64 / g;
+            if !self.sack {
+                // Without SACK, NewReno (RFC 6582) repairs one hole per RTT:
+                // each random loss costs an RTT, and a slow-start overshoot
+                // can lose up to a window (BDP + queue) at once.
+                let pkts = self.size_bytes as f64 / mss;
+                let window_pkts = p.rate() * r / mtu + p.queue_packets as f64;
+                time += (pkts * loss + 2.0 * window_pkts.min(pkts)) * r;
+            }
+            worst_time = worst_time.max(time);
             rtt = rtt.max(r);
             repeat = repeat.max(p.loss.repeat());
             outages += p.outages.iter().map(|o| 3.0 * o.1 + 2.0).sum::<f64>();
@@ -604,28 +615,30 @@ fn case() -> impl Strategy<Value = Case> {
                 if let Proto::Mptcp { tlp, .. } = &c.proto {
                     // MPTCP with sack = false stalls a subflow (issue 12
                     // item 2, fixed on another branch): re-enable sack =
-                    // false for mptcp here once that fix is merged.
-                    c.sack = true;
+                    // false for mptcp here once that fix is merged
+                    // (PROP_MPTCP_NOSACK=1 does it for one run).
+                    if std::env::var_os("PROP_MPTCP_NOSACK").is_none() {
+                        c.sack = true;
+                    }
                     // the MPTCP-level probe builds on subflow TLP
                     if *tlp == "mptcp-level" {
                         c.tlp = true;
+                        c.sack = true;
                     }
                 }
                 if let Proto::Sctp {
                     cmt: true,
                     scheduler: "daps",
-                    retransmission: retransmission @ "largest-cwnd",
-                    buffer_splitting: "sender" | "both",
+                    buffer_splitting: split @ ("sender" | "both"),
                     ..
                 } = &mut c.proto
                 {
-                    // CMT-SCTP with sender-side buffer splitting, DAPS and
-                    // retransmission on the largest-cwnd path stalls for good
-                    // after an outage (found by this test, see
+                    // CMT-SCTP with DAPS and sender-side buffer splitting
+                    // stalls for good after an outage (found by this test, see
                     // `cmt_sctp_sender_split_daps_survives_an_outage` below):
                     // left out until that is fixed.
                     if c.paths.iter().any(|p| !p.outages.is_empty()) {
-                        *retransmission = "lowest-rtt";
+                        *split = "receiver";
                     }
                 }
                 if let Proto::Sctp { .. } = c.proto {
@@ -694,13 +707,36 @@ fn check(c: &Case) -> Result<(), String> {
     let done = (0..t.num_rows()).all(|r| !matches!(t.get(r, "end_ms"), Some(Value::Null) | None));
     if t.num_rows() == 0 || !done {
         return Err(format!(
-            "transfer of {} bytes did not complete within the bound {:.1} s\n{}\n{text}",
+            "transfer of {} bytes did not complete within the bound {:.1} s ({})\n{}\n{text}",
             c.size_bytes,
             c.bound_s(),
+            diagnose(&text, c.bound_s()),
             report(&out)
         ));
     }
     Ok(())
+}
+
+/// Why a transfer missed its bound: run it again for ten times as long;
+/// "slow" if it completes then, else "stalled" (with the sender's RTO
+/// events: an SCTP endpoint gives up after Association.Max.Retrans = 10
+/// consecutive ones, RFC 9260 section 8.1).
+fn diagnose(text: &str, bound: f64) -> String {
+    let ov = format!("scenario.duration_s={}", (bound * 10.0).ceil());
+    let ov: mptlab_scenario::Override = ov.parse().unwrap();
+    let Ok(s) = Scenario::from_str_with_overrides(text, "prop.toml", &[ov]) else {
+        return "not rerun".into();
+    };
+    let Ok(out) = mptlab_sim::run_once(&s, 0) else {
+        return "rerun failed".into();
+    };
+    let t = out.tables.iter().find(|t| t.name == "transfers").unwrap();
+    if let Some(Value::F64(ct)) = t.get(0, "completion_time_ms") {
+        return format!("slow: completes after {:.1} s", ct / 1e3);
+    }
+    let f = out.tables.iter().find(|t| t.name == "flows").unwrap();
+    let (del, rto) = (f.get(0, "bytes_delivered"), f.get(0, "rto_events"));
+    format!("stalled: not complete after {:.0} s either; delivered {del:?}, sender+receiver RTO events {rto:?}", bound * 10.0)
 }
 
 fn cases() -> u32 {
@@ -823,8 +859,14 @@ fn completes(text: &str) -> Result<(), String> {
 /// transfer stalls for good (827 KB of 1 MB delivered with ECF, 367 KB with
 /// BLEST, in 120 s; minrtt completes in 0.98 s). Shrunk from survey cases
 /// 71, 256, 271, 495, 579, 769, 977, 1379, 1521, 1883, 1989 (seed 12).
-/// Root cause: `sched/ecf.rs` and `sched/blest.rs` pick `minsk` among all
-/// established subflows, backup ones included.
+/// Cause: `sched/ecf.rs` and `sched/blest.rs` pick the fastest subflow
+/// `minsk` among all established subflows, backup ones included (as Linux
+/// v0.95 `mptcp_ecf.c` does), and wait for it once the send queue is small;
+/// a backup subflow gets no data while a regular one is usable, so its
+/// state never changes and the wait never ends. Leaving backup subflows out
+/// of `minsk` (`.filter(|(_, s)| s.established && !s.backup)` in both) makes
+/// these tests and all 11 survey cases complete (tried, not committed:
+/// mptcp/ is being changed on another branch).
 const ECF_BACKUP: &str = r#"
 [scenario]
 name = "ecf-backup"
@@ -872,7 +914,10 @@ fn minrtt_with_a_backup_subflow_completes() {
 /// association delivers 7000 of 1487850 bytes and then sends only
 /// heartbeats (survey case 112, seed 12). With `retransmission = "same"`,
 /// `scheduler = "roundrobin"`, `buffer_splitting = "receiver"` or without
-/// the outage it completes.
+/// the outage it completes. Four of the 20 failures in 20000 survey cases
+/// are this (DAPS with `buffer_splitting` "sender" or "both" and an outage;
+/// with `retransmission = "lowest-rtt"` too): delivery stops with no RTO
+/// pending.
 #[test]
 #[ignore = "known stall, sctp (issue 12 invariants report): sender buffer splitting + DAPS + largest-cwnd after an outage"]
 fn cmt_sctp_sender_split_daps_survives_an_outage() {
@@ -966,13 +1011,19 @@ direction = "down"
 timeseries_interval_ms = 0
 "#;
 
-/// MPTCP with the upstream scheduler over one path with 1 % random loss:
-/// a 2310-byte upload never sends a data packet (client: 5 packets, 2 RTO
-/// events, 0 data packets; survey case 7051 of 20000, seed 12; 9 of the 20
-/// failures of that survey are this, all with `scheduler = "upstream"`).
-/// With `scheduler = "minrtt"` or without the loss it completes. Suspect: a
-/// handshake loss leaves the subflow in loss state with nothing in flight,
-/// and `sched/upstream.rs` skips subflows `in_loss`.
+/// MPTCP with the upstream scheduler, initial subflow on a path with 5 %
+/// random loss: a 1000-byte download never sends a data packet (the
+/// minimal scenario proptest shrank to; 22 of the 28 failures in 40000
+/// survey cases, seeds 12 and 7, are this, all with `scheduler = "upstream"`).
+/// With `scheduler = "minrtt"` or without the loss it completes. Cause: the
+/// handshake was retransmitted, so (Karn) the subflow has no RTT sample;
+/// `connection.rs` `sched_view` then gives it `pacing_rate_bps` 0
+/// (`checked_div(srtt).unwrap_or(0)`), `sched/upstream.rs` skips subflows
+/// with pacing 0, and with no data sent no RTT sample ever comes. Linux
+/// starts `sk_pacing_rate` at ~0UL and does not divide by a zero srtt
+/// (`tcp_update_pacing_rate`); `.unwrap_or(u64::MAX)` there makes this test
+/// and all 9 survey cases complete (tried, not committed: mptcp/ is being
+/// changed on another branch).
 #[test]
 #[ignore = "known stall, mptcp/sched (issue 12 invariants report): upstream scheduler after a handshake loss"]
 fn upstream_scheduler_sends_after_a_handshake_loss() {
@@ -982,9 +1033,9 @@ fn upstream_scheduler_sends_after_a_handshake_loss() {
 const UPSTREAM_LOSS: &str = r#"
 [scenario]
 name = "prop"
-duration_s = 120
+duration_s = 60
 runs = 1
-seed = 8408338209974487938
+seed = 2495992230845613587
 
 [topology]
 client = "c"
@@ -992,9 +1043,18 @@ server = "s"
 [[topology.node]]
 name = "c"
 kind = "host"
-addresses = ["10.0.1.2"]
+addresses = ["10.0.1.2", "10.0.2.2", "10.0.3.2", "10.0.4.2"]
 [[topology.node]]
 name = "r1"
+kind = "router"
+[[topology.node]]
+name = "r2"
+kind = "router"
+[[topology.node]]
+name = "r3"
+kind = "router"
+[[topology.node]]
+name = "r4"
 kind = "router"
 [[topology.node]]
 name = "core"
@@ -1006,13 +1066,49 @@ addresses = ["10.1.0.2"]
 [[topology.link]]
 a = "c"
 b = "r1"
-rate_mbit = 0.728
-delay_ms = 27.564
-queue_packets = 112
-loss = { model = "bernoulli", percent = 1.004 }
-outages = [{ at_s = 0.258, duration_s = 1.669 }]
+rate_mbit = 1
+delay_ms = 1
+queue_packets = 2
+loss = "none"
+outages = []
 [[topology.link]]
 a = "r1"
+b = "core"
+profile = "gigabit"
+[[topology.link]]
+a = "c"
+b = "r2"
+rate_mbit = 1
+delay_ms = 1
+queue_packets = 2
+loss = { model = "bernoulli", percent = 4.954 }
+outages = []
+[[topology.link]]
+a = "r2"
+b = "core"
+profile = "gigabit"
+[[topology.link]]
+a = "c"
+b = "r3"
+rate_mbit = 1
+delay_ms = 1
+queue_packets = 2
+loss = "none"
+outages = []
+[[topology.link]]
+a = "r3"
+b = "core"
+profile = "gigabit"
+[[topology.link]]
+a = "c"
+b = "r4"
+rate_mbit = 1
+delay_ms = 1
+queue_packets = 2
+loss = "none"
+outages = []
+[[topology.link]]
+a = "r4"
 b = "core"
 profile = "gigabit"
 [[topology.link]]
@@ -1021,33 +1117,33 @@ b = "s"
 profile = "gigabit"
 
 [transport]
-path = 1
-sndbuf_kib = 1024
-rcvbuf_kib = 1024
+path = 2
+sndbuf_kib = 16
+rcvbuf_kib = 16
 mtu_bytes = 1500
-initial_cwnd_packets = 9
+initial_cwnd_packets = 1
 sack = true
 rack = false
-tlp = true
-delayed_ack = true
+tlp = false
+delayed_ack = false
 nagle = false
 window_scaling = false
 protocol = "mptcp"
-cc = "olia"
+cc = "newreno"
 [transport.mptcp]
 scheduler = "upstream"
-path_manager = "upstream"
-tlp = "mptcp-level"
+path_manager = "default"
+tlp = "subflow"
 ndiffports = 1
 subflows_per_path = 1
 backup_paths = []
-endpoints = ["subflow"]
+endpoints = []
 server_capable = true
 
 [traffic]
 model = "file"
-size_bytes = 2310
-direction = "up"
+size_bytes = 1000
+direction = "down"
 
 [output]
 timeseries_interval_ms = 0
