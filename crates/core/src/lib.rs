@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod endpoint;
+pub mod invariants;
 pub mod link;
 pub mod loss;
 pub mod mptcp;

@@ -15,6 +15,7 @@
 use std::collections::VecDeque;
 
 use mptlab_core::endpoint::{AppEvent, Endpoint};
+use mptlab_core::invariants;
 use mptlab_core::{FlowId, Nanos, Packet};
 
 use crate::events::EventQueue;
@@ -74,6 +75,8 @@ pub struct AppIo<'a> {
     eps: &'a mut [Box<dyn Endpoint>],
     flows: &'a [FlowInfo],
     dirty: &'a mut Dirty,
+    /// Bytes each endpoint's application wrote (for the invariant check).
+    written: &'a mut [u64],
 }
 
 impl AppIo<'_> {
@@ -96,6 +99,9 @@ impl AppIo<'_> {
     pub fn write(&mut self, flow: FlowId, side: Side, len: u64) -> u64 {
         let ep = self.ep(flow, side);
         let n = self.eps[ep].write(self.now, len);
+        if invariants::ENABLED {
+            self.written[ep] += n;
+        }
         self.dirty.mark(ep);
         n
     }
@@ -158,6 +164,9 @@ pub struct World {
     ep_timer: Vec<Option<Nanos>>,
     /// In-order bytes each endpoint has delivered to its application.
     ep_delivered: Vec<u64>,
+    /// Bytes each endpoint's application wrote: filled only when the
+    /// invariant checks are on (`mptlab_core::invariants::ENABLED`).
+    ep_written: Vec<u64>,
     pub flows: Vec<FlowInfo>,
     pub apps: Vec<Box<dyn App>>,
     app_timer: Vec<Option<Nanos>>,
@@ -185,6 +194,7 @@ impl World {
             ep_flow: Vec::new(),
             ep_timer: Vec::new(),
             ep_delivered: Vec::new(),
+            ep_written: Vec::new(),
             flows: Vec::new(),
             apps: Vec::new(),
             app_timer: Vec::new(),
@@ -252,6 +262,7 @@ impl World {
         self.ep_flow.push(flow);
         self.ep_timer.push(None);
         self.ep_delivered.push(0);
+        self.ep_written.push(0);
         self.dirty.flag.push(false);
         self.eps.len() - 1
     }
@@ -291,6 +302,7 @@ impl World {
                 eps: &mut self.eps,
                 flows: &self.flows,
                 dirty: &mut self.dirty,
+                written: &mut self.ep_written,
             };
             self.apps[a].start(&mut io);
             self.settle();
@@ -336,6 +348,7 @@ impl World {
                             eps: &mut self.eps,
                             flows: &self.flows,
                             dirty: &mut self.dirty,
+                            written: &mut self.ep_written,
                         };
                         self.apps[a].on_timer(&mut io);
                         self.rearm_app(a);
@@ -425,6 +438,7 @@ impl World {
                     eps: &mut self.eps,
                     flows: &self.flows,
                     dirty: &mut self.dirty,
+                    written: &mut self.ep_written,
                 };
                 self.apps[a].on_event(flow, side, ev, &mut io);
                 self.rearm_app(a);
@@ -448,6 +462,9 @@ impl World {
             let app = self.flows[flow as usize].app;
             let mut ev = Some(first);
             while let Some(e) = ev {
+                if invariants::ENABLED {
+                    self.check_delivery(ep, &e);
+                }
                 if let AppEvent::Delivered { total } = e {
                     self.ep_delivered[ep] = total;
                 }
@@ -461,6 +478,48 @@ impl World {
                 self.ep_timer[ep] = Some(t);
                 self.events.push_timer(t, Ev::EpTimer(ep));
             }
+        }
+    }
+
+    /// Invariant `app-bytes-exactly-once` (see `mptlab_core::invariants`):
+    /// an application never receives more bytes than its peer wrote, and
+    /// the delivered total never goes back. (UDP reports datagrams, which
+    /// may be lost, and is not checked.)
+    #[cold]
+    fn check_delivery(&self, ep: EpId, e: &AppEvent) {
+        let f = &self.flows[self.ep_flow[ep] as usize];
+        let peer = if f.client_ep == ep {
+            f.server_ep
+        } else {
+            f.client_ep
+        };
+        let written = self.ep_written[peer];
+        let what = || {
+            format!(
+                "flow {} ({}, {}) at {} ns",
+                self.ep_flow[ep], f.label, f.protocol, self.now
+            )
+        };
+        match *e {
+            AppEvent::Delivered { total } => {
+                let prev = self.ep_delivered[ep];
+                mptlab_core::invariant!(
+                    total >= prev && total <= written,
+                    "app-bytes-exactly-once",
+                    "{}: delivered total {total} after {prev}, the peer wrote {written}",
+                    what()
+                );
+            }
+            AppEvent::Message { offset, len } => {
+                mptlab_core::invariant!(
+                    offset + len <= written,
+                    "app-bytes-exactly-once",
+                    "{}: message [{offset}, {}) delivered, the peer wrote {written}",
+                    what(),
+                    offset + len
+                );
+            }
+            _ => {}
         }
     }
 

@@ -733,6 +733,8 @@ impl MptcpConnection {
                 };
                 if let Some(d) = dsn {
                     sf.rx_maps.get_or_insert_with(seg.seq, || (d, seg.len));
+                    sf.rx_map_check
+                        .on_map(i, seg.seq, seg.len, d, sf.rcv.rcv_nxt);
                 }
             }
             let out = sf.rcv.on_segment(

@@ -8,6 +8,7 @@
 //! connection-level out-of-order queue, and the total head-of-line blocking
 //! time (time during which data is held because an earlier DSN is missing).
 
+use crate::invariants::StreamCheck;
 use crate::time::Nanos;
 
 use super::seqmap::SeqMap;
@@ -35,6 +36,8 @@ pub struct MetaRecv {
     hol_since: Option<Nanos>,
     /// Segments that arrived out of order at connection level.
     pub ofo_segments: u64,
+    /// Invariant `stream-in-order` by DSN (zero-sized unless checks are on).
+    inv: StreamCheck,
 }
 
 /// What one mapped segment did at connection level.
@@ -75,6 +78,7 @@ impl MetaRecv {
         if let Some(f) = self.fin_dsn {
             if !self.fin_received && self.rcv_nxt == f {
                 self.fin_received = true;
+                self.inv.fin("mptcp meta receiver", f);
                 self.rcv_nxt += 1;
                 r.fin = true;
             }
@@ -121,6 +125,7 @@ impl MetaRecv {
             }
         }
         let d = self.rcv_nxt - before;
+        self.inv.deliver("mptcp meta receiver", before, d);
         self.delivered += d;
         let mut r = self.check_fin();
         r.delivered = d;

@@ -53,6 +53,9 @@ pub struct Subflow {
     /// Received mappings waiting for subflow-level in-order delivery:
     /// subflow sequence -> (DSN, length).
     pub rx_maps: SeqMap<(u64, u32)>,
+    /// Invariant `mptcp-dss-mapping` over every mapping received (zero-sized
+    /// unless checks are on).
+    pub rx_map_check: crate::invariants::MappingCheck,
     pub syn_pending: bool,
     pub syn_sent_at: Nanos,
     pub syn_timer: Option<Nanos>,
@@ -92,6 +95,7 @@ impl Subflow {
             pf: false,
             tx_maps: VecDeque::new(),
             rx_maps: SeqMap::new(),
+            rx_map_check: Default::default(),
             syn_pending: false,
             syn_sent_at: 0,
             syn_timer: None,

@@ -1320,6 +1320,13 @@ impl SctpAssociation {
             o.tx_count += 1;
             o.in_flight = true;
             o.miss = 0;
+            // Invariant `retransmission-attributed` (crate::invariants): only
+            // chunks still unacknowledged are resent; the cause is counted below.
+            crate::invariant!(
+                !o.acked && !o.freed,
+                "retransmission-attributed",
+                "sctp: TSN {t} retransmitted ({cause:?}) though acknowledged"
+            );
             let c = &mut self.paths[i].counters;
             c.bytes_retransmitted += len as u64;
             match cause {
@@ -1344,6 +1351,11 @@ impl SctpAssociation {
                 self.rebook(t, i);
                 let o = self.sent.get_mut(&t).unwrap();
                 let len = o.chunk.len as u64;
+                crate::invariant!(
+                    !o.acked && !o.freed,
+                    "retransmission-attributed",
+                    "sctp: TSN {t} rescheduled though acknowledged"
+                );
                 o.rescheduled = true;
                 o.tx_count += 1;
                 o.sent_at = now;

@@ -38,6 +38,7 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use super::chunk::DataChunk;
+use crate::invariants::SctpRecvCheck;
 use crate::time::Nanos;
 
 /// Bytes handed to the application in one go: a whole message, or under
@@ -134,6 +135,8 @@ enum Key {
 struct Partial {
     key: Key,
     next_tsn: u64,
+    /// Bytes of the message handed over so far (for the invariant checks).
+    delivered: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -149,6 +152,9 @@ pub struct Reassembly {
     pub pd_started: u64,
     /// Bytes handed over by partial delivery.
     pub pd_bytes: u64,
+    /// Invariants `sctp-tsn-once`, `sctp-ssn-order`, `sctp-message-once`
+    /// (zero-sized unless checks are on).
+    inv: SctpRecvCheck,
 }
 
 impl Reassembly {
@@ -160,6 +166,7 @@ impl Reassembly {
         } else {
             Key::Ordered(d.stream, d.ssn)
         };
+        self.inv.on_chunk(d.tsn);
         let a = self.asm.entry(key).or_default();
         a.count += 1;
         a.bytes += d.len as u64;
@@ -189,6 +196,7 @@ impl Reassembly {
         if d.unordered {
             if self.asm[&key].complete() {
                 let a = self.asm.remove(&key).unwrap();
+                self.inv.on_deliver(None, a.offset, a.bytes);
                 self.deliver(now, a, out);
             }
         } else {
@@ -205,6 +213,7 @@ impl Reassembly {
                 Some(a) if a.complete() => {
                     let a = self.asm.remove(&k).unwrap();
                     self.next_ssn.insert(stream, next + 1);
+                    self.inv.on_deliver(Some((stream, next)), a.offset, a.bytes);
                     self.deliver(now, a, out);
                 }
                 _ => break,
@@ -260,6 +269,7 @@ impl Reassembly {
         self.pd = Some(Partial {
             key,
             next_tsn: head,
+            delivered: 0,
         });
         self.pd_started += 1;
         self.retrieve_partial(now, out);
@@ -296,6 +306,13 @@ impl Reassembly {
         }
         self.held -= bytes;
         self.pd_bytes += bytes;
+        // The SSN is checked with the first piece; every piece's bytes once.
+        let ssn = match pd.key {
+            Key::Ordered(stream, ssn) if pd.delivered == 0 => Some((stream, ssn)),
+            _ => None,
+        };
+        self.inv.on_deliver(ssn, a.offset + pd.delivered, bytes);
+        pd.delivered += bytes;
         out.push(DeliveredMsg {
             offset: a.offset,
             len: bytes,
@@ -329,6 +346,7 @@ impl Reassembly {
             match k {
                 Key::Unordered(..) => {
                     let a = self.asm.remove(&k).unwrap();
+                    self.inv.on_deliver(None, a.offset, a.bytes);
                     self.deliver(now, a, out);
                 }
                 Key::Ordered(stream, _) => self.deliver_ordered(now, stream, out),

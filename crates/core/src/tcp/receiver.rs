@@ -8,6 +8,7 @@
 //! tcp_adv_win_scale overhead and autotunes rcvbuf); the right edge never
 //! moves left (RFC 7323 2.4 / Linux tcp_select_window).
 
+use crate::invariants::StreamCheck;
 use crate::packet::{SackBlock, TcpSegment, MAX_SACK_BLOCKS};
 use crate::time::Nanos;
 
@@ -59,6 +60,8 @@ pub struct PathReceiver {
     first_data_seen: bool,
     pub ts_ok: bool,
     ts_recent: Nanos,
+    /// Invariant `stream-in-order` (zero-sized unless checks are on).
+    inv: StreamCheck,
 }
 
 impl PathReceiver {
@@ -89,6 +92,7 @@ impl PathReceiver {
             first_data_seen: false,
             ts_ok: false,
             ts_recent: 0,
+            inv: Default::default(),
         }
     }
 
@@ -228,6 +232,8 @@ impl PathReceiver {
                 self.ooo.drain(..i);
             }
             out.delivered = new_nxt - self.rcv_nxt;
+            self.inv
+                .deliver("tcp receiver", self.rcv_nxt, out.delivered);
             self.delivered += out.delivered;
             self.rcv_nxt = new_nxt;
             self.sack_drop_below();
@@ -243,6 +249,7 @@ impl PathReceiver {
         }
         if self.fin_seq == Some(self.rcv_nxt) && !self.fin_received {
             self.fin_received = true;
+            self.inv.fin("tcp receiver", self.rcv_nxt);
             self.rcv_nxt += 1;
             out.fin = true;
             // Linux tcp_fin(): ACK the FIN promptly.

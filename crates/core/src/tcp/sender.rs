@@ -1201,6 +1201,16 @@ impl PathSender {
             self.wake_zombies(i);
         }
         let s = &mut self.sb[i];
+        // Invariant `retransmission-attributed` (crate::invariants): never
+        // resend what the peer SACKed, and always under a counted cause.
+        crate::invariant!(
+            kind.is_retrans() && !s.has(SACKED),
+            "retransmission-attributed",
+            "tcp: segment [{}, {}) retransmitted as {kind:?} with flags {:#x} (SACKED = 1)",
+            s.start,
+            s.end(),
+            s.flags
+        );
         if !s.has(RETRANS) {
             s.flags |= RETRANS;
             self.retrans_out += 1;
