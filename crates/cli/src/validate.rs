@@ -171,7 +171,7 @@ pub fn run(o: Options) -> ExitCode {
         text.push_str(&format!("{n:<22} {k:<20} {a:>12.3} {b:>12.3} {diff:>9}\n"));
         csv.push_str(&format!("{n},{k},{a},{b},{}\n", diff.replace(" %", "%")));
     }
-    print!("{text}");
+    out!("{text}");
     if let Some(dir) = o.out {
         let write = || -> std::io::Result<()> {
             std::fs::create_dir_all(&dir)?;
