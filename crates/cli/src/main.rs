@@ -416,7 +416,8 @@ fn describe(s: &Scenario) -> String {
 }
 
 fn load(path: &PathBuf, set: &[Override]) -> Result<Scenario, ExitCode> {
-    let s = Scenario::from_file_with_overrides(path, set).map_err(|e| {
+    // the file as a whole: a [sweep] table must be valid too (as `check` says)
+    let s = Scenario::load(path, set).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
@@ -542,7 +543,8 @@ fn command(cli: Cli) -> ExitCode {
                     value: s.to_string(),
                 });
             }
-            let s = match Scenario::from_file_with_overrides(&scenario, &set) {
+            // validation first, then what emulation supports, then root
+            let s = match Scenario::load(&scenario, &set) {
                 Ok(s) => s,
                 Err(e) => {
                     eprintln!("error: {e}");

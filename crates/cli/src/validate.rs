@@ -100,7 +100,7 @@ pub fn run(o: Options) -> ExitCode {
         .collect();
     let mut loaded = Vec::new();
     for f in &files {
-        match Scenario::from_file_with_overrides(f, &set) {
+        match Scenario::load(f, &set) {
             Ok(s) => {
                 if let Err(e) =
                     mptlab_sim::supported(&s).and_then(|_| mptlab_emu::run::supported(&s))

@@ -223,6 +223,19 @@ impl Scenario {
         Self::from_file_with_overrides(path, &[])
     }
 
+    /// THE validation of a scenario file, used by every command that runs
+    /// one (`run`, `emulate`, the Python API): the file as a whole, so a
+    /// file `check` refuses is refused here too. With a `[sweep]` table its
+    /// base document and every point are validated ([`Sweep::from_file`]);
+    /// the result is the base scenario (the document without `[sweep]`).
+    pub fn load(path: impl AsRef<Path>, overrides: &[Override]) -> Result<Scenario, ScenarioError> {
+        let path = path.as_ref();
+        if sweep::file_has_sweep(path) {
+            Sweep::from_file(path, overrides, None)?;
+        }
+        Self::from_file_with_overrides(path, overrides)
+    }
+
     /// Read a file, apply `--set` overrides, parse and validate.
     pub fn from_file_with_overrides(
         path: impl AsRef<Path>,

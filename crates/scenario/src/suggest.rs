@@ -33,7 +33,8 @@ pub fn closest<'a>(found: &str, candidates: impl IntoIterator<Item = &'a str>) -
         .into_iter()
         .map(|c| (distance(&f, &c.to_lowercase()), c))
         .filter(|&(d, c)| d > 0 && d <= (c.chars().count().max(3) / 3).max(1))
-        .min_by_key(|&(d, _)| d)
+        // ties: a shared first letter wins ("mtcp" is mptcp, not tcp)
+        .min_by_key(|&(d, c)| (d, c.chars().next() != f.chars().next()))
         .map(|(_, c)| c)
 }
 
@@ -69,6 +70,7 @@ mod tests {
         assert_eq!(closest("lai", ["lia", "olia", "cubic"]), Some("lia"));
         assert_eq!(closest("cubik", ["lia", "cubic"]), Some("cubic"));
         assert_eq!(closest("xyz", ["lia", "cubic"]), None);
+        assert_eq!(closest("mtcp", ["tcp", "udp", "mptcp"]), Some("mptcp"));
         assert_eq!(
             serde_hint("unknown variant `tpc`, expected one of `tcp`, `udp`"),
             "unknown variant `tpc`, expected one of `tcp`, `udp`; did you mean `tcp`?"
