@@ -220,7 +220,7 @@ const CASES: &[(&str, Option<&str>, &[&str])] = &[
     (
         "43-timeseries-too-fine",
         Some("output.timeseries_interval_ms"),
-        &["at most 1000000 samples", "found 0.01"],
+        &["at most 100000 samples", "found 0.01"],
     ),
     (
         "44-background-too-many-flows",
@@ -293,6 +293,21 @@ const CASES: &[(&str, Option<&str>, &[&str])] = &[
         "59-mptcp-endpoint-flag",
         Some("transport.mptcp.endpoints[1]"),
         &["\"subflw\""],
+    ),
+    (
+        "60-background-udp-flows",
+        Some("background.udp_share_percent"),
+        &["at most 15000 background flows", "found 400002"],
+    ),
+    (
+        "61-explicit-link-without-address",
+        Some("topology.link[1].a"),
+        &["host \"phone\" has 1 address(es)", "link number 2"],
+    ),
+    (
+        "62-explicit-address-without-link",
+        Some("topology.node[0].addresses[1]"),
+        &["2 address(es) but 1 link(s)"],
     ),
 ];
 

@@ -62,18 +62,20 @@ pub fn load_gaming_trace(p: &Path) -> Result<GamingTrace, String> {
 }
 
 /// Verdicts on files already read during one validation (a sweep validates
-/// every point, and the points name the same files): path -> error, if any.
+/// every point, and the points name the same files): path -> error, if any
+/// (and a link trace's mean rate).
 #[derive(Debug, Default)]
 pub struct Files {
-    link: HashMap<PathBuf, Result<(), String>>,
+    link: HashMap<PathBuf, Result<f64, String>>,
     gaming: HashMap<PathBuf, Result<(), String>>,
 }
 
 impl Files {
-    pub fn check_link_trace(&mut self, p: &Path) -> Result<(), String> {
+    /// Read and parse a link trace; its mean rate in bit/s.
+    pub fn check_link_trace(&mut self, p: &Path) -> Result<f64, String> {
         self.link
             .entry(p.to_path_buf())
-            .or_insert_with(|| load_link_trace(p).map(|_| ()))
+            .or_insert_with(|| load_link_trace(p).map(|t| t.mean_rate_bps()))
             .clone()
     }
 

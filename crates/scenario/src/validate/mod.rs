@@ -104,7 +104,7 @@ pub(crate) fn validate(
     let npaths = topology.num_paths();
     transport::check(&file.transport, &topology)?;
     let traffic = traffic::resolve(&file, npaths, &base_dir, res.files)?;
-    background(&file, &topology)?;
+    background(&file, &topology, res.files)?;
     output(&file)?;
     Ok(Scenario {
         origin: origin.to_string(),
@@ -146,7 +146,7 @@ fn meta(m: &Meta) -> VResult<()> {
 }
 
 /// `[background]`
-fn background(file: &ScenarioFile, topology: &Topology) -> VResult<()> {
+fn background(file: &ScenarioFile, topology: &Topology, files: &mut Files) -> VResult<()> {
     let bg = &file.background;
     let npaths = topology.num_paths();
     num(
@@ -205,6 +205,40 @@ fn background(file: &ScenarioFile, topology: &Topology) -> VResult<()> {
                 bg.tcp_flows
             ),
         );
+    }
+    if let (true, Topology::Preset { paths, .. }) = (bg.enabled, topology) {
+        // the UDP flows per path follow from its rate (core background_plan,
+        // as the simulator calls it); every flow needs a port of its own
+        let mut flows = 0u64;
+        for (i, p) in paths.iter().enumerate() {
+            if !bg.paths.is_empty() && !bg.paths.contains(&(i as u32 + 1)) {
+                continue;
+            }
+            flows += bg.tcp_flows as u64;
+            if bg.udp_share_percent > 0.0 {
+                let mut bps: f64 = 0.0;
+                for d in [&p.link.up, &p.link.down] {
+                    bps = bps.max(match (&d.rate_mbit, &d.trace) {
+                        (_, Some(t)) => files.check_link_trace(t).unwrap_or(0.0),
+                        (Some(r), None) => r.hi() * 1e6,
+                        (None, None) => 0.0,
+                    });
+                }
+                if let Ok(plan) =
+                    mptlab_core::traffic::onoff::background_plan(bps, bg.udp_share_percent / 100.0)
+                {
+                    flows += plan.flows as u64;
+                }
+            }
+        }
+        if flows > MAX_BACKGROUND_FLOWS as u64 {
+            return err(
+                "background.udp_share_percent",
+                format!(
+                    "expected at most {MAX_BACKGROUND_FLOWS} background flows in a run (docs/scenario.md, limits), found {flows}: a Pareto on/off UDP flow per 500 kbit/s of udp_share_percent of each path's rate, plus tcp_flows per path; lower the share or the rates"
+                ),
+            );
+        }
     }
     Ok(())
 }

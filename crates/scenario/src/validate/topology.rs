@@ -157,6 +157,29 @@ pub(super) fn resolve(t: &TopologySpec, res: &mut Resolver) -> VResult<Topology>
                 if l.a == l.b {
                     return err(format!("{at}.b"), "a link must join two different nodes");
                 }
+                // a host's i-th address belongs to its i-th link in file
+                // order (the simulator's topology builder)
+                for (k, v) in [("a", &l.a), ("b", &l.b)] {
+                    if let Some(n) = nodes
+                        .iter()
+                        .find(|n| &n.name == v && n.kind == NodeKind::Host)
+                    {
+                        let used = links
+                            .iter()
+                            .filter(|x: &&ExplicitLink| &x.a == v || &x.b == v)
+                            .count();
+                        if used >= n.addresses.len() {
+                            return err(
+                                format!("{at}.{k}"),
+                                format!(
+                                    "host \"{v}\" has {} address(es) but this is its link number {} (address i goes with the host's i-th link): add an address to topology.node \"{v}\"",
+                                    n.addresses.len(),
+                                    used + 1
+                                ),
+                            );
+                        }
+                    }
+                }
                 let p = l.params();
                 check_params(&at, &p, false)?;
                 links.push(ExplicitLink {
@@ -164,6 +187,23 @@ pub(super) fn resolve(t: &TopologySpec, res: &mut Resolver) -> VResult<Topology>
                     b: l.b.clone(),
                     link: res.link(&at, &format!("{at}.profile"), &p)?,
                 });
+            }
+            for (j, n) in nodes.iter().enumerate() {
+                let used = links
+                    .iter()
+                    .filter(|x| x.a == n.name || x.b == n.name)
+                    .count();
+                if n.kind == NodeKind::Host && n.addresses.len() > used {
+                    return err(
+                        format!("topology.node[{j}].addresses[{used}]"),
+                        format!(
+                            "host \"{}\" has {} address(es) but {used} link(s): address i goes with the host's i-th link, so address {} would have no interface",
+                            n.name,
+                            n.addresses.len(),
+                            used + 1
+                        ),
+                    );
+                }
             }
             // every node reachable from the client
             let mut seen = BTreeSet::from([client.clone()]);
