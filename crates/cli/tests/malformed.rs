@@ -302,12 +302,19 @@ const CASES: &[(&str, Option<&str>, &[&str])] = &[
     (
         "61-explicit-link-without-address",
         Some("topology.link[1].a"),
-        &["host \"phone\" has 1 address(es)", "link number 2"],
+        &[
+            "address of host \"phone\" for each of its links",
+            "found 1 address(es)",
+            "its link 2",
+        ],
     ),
     (
         "62-explicit-address-without-link",
         Some("topology.node[0].addresses[1]"),
-        &["2 address(es) but 1 link(s)"],
+        &[
+            "a link for each address",
+            "found 2 address(es) and 1 link(s)",
+        ],
     ),
 ];
 

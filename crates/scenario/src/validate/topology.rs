@@ -172,7 +172,7 @@ pub(super) fn resolve(t: &TopologySpec, res: &mut Resolver) -> VResult<Topology>
                             return err(
                                 format!("{at}.{k}"),
                                 format!(
-                                    "host \"{v}\" has {} address(es) but this is its link number {} (address i goes with the host's i-th link): add an address to topology.node \"{v}\"",
+                                    "expected an address of host \"{v}\" for each of its links (address i goes with its i-th link), found {} address(es) and this link, its link {}: add an address to the node",
                                     n.addresses.len(),
                                     used + 1
                                 ),
@@ -197,7 +197,7 @@ pub(super) fn resolve(t: &TopologySpec, res: &mut Resolver) -> VResult<Topology>
                     return err(
                         format!("topology.node[{j}].addresses[{used}]"),
                         format!(
-                            "host \"{}\" has {} address(es) but {used} link(s): address i goes with the host's i-th link, so address {} would have no interface",
+                            "expected a link for each address of host \"{}\" (address i goes with its i-th link), found {} address(es) and {used} link(s): address {} would have no interface",
                             n.name,
                             n.addresses.len(),
                             used + 1
