@@ -13,7 +13,8 @@ pub const MAX_RUNS: u32 = 100_000;
 
 /// Points of a `[sweep]` grid (axes x explicit points). Checked on the
 /// product of the axis lengths before the grid is built; each point is a
-/// validated scenario held in memory (about 8 KB).
+/// validated scenario held in memory, about 8.5 KB (`mptlab check` of an
+/// 81,000-point two-path grid: 692 MB resident, 2.7 s).
 pub const MAX_SWEEP_POINTS: u64 = 100_000;
 
 /// Points x runs of a sweep: the resumable store lists every pending run.
