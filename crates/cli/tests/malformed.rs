@@ -1,6 +1,6 @@
 //! The malformed-scenario corpus (`tests/malformed/NN-name.toml`, one per
-//! mistake a user makes, the mistake in its first line): `mptlab check` and
-//! `mptlab run` must both refuse each file with exit 2 (never a panic's 101),
+//! mistake a user makes, the mistake in its first line): `mptlab check`,
+//! `mptlab run` and `mptlab emulate` must refuse each file with exit 2 (never a panic's 101),
 //! one message naming the file, the key and what was expected, and `run`
 //! must leave no output directory behind (above all none that looks
 //! complete). The table below holds each file's key and message fragments.
@@ -423,6 +423,12 @@ fn every_malformed_scenario_is_refused_by_check_and_run_with_file_and_key() {
         if dir.exists() {
             bad.push(format!("run {file}: left {} behind", dir.display()));
         }
+        // emulation validates the same way, before it looks for root
+        let o = mptlab(&["emulate", &file, "--out", dir.to_str().unwrap(), "-q"]);
+        bad.extend(judge("emulate", &file, *key, frags, &o));
+        if dir.exists() {
+            bad.push(format!("emulate {file}: left {} behind", dir.display()));
+        }
     }
     std::fs::remove_dir_all(&out).unwrap();
     assert!(
@@ -430,6 +436,17 @@ fn every_malformed_scenario_is_refused_by_check_and_run_with_file_and_key() {
         "{} problem(s):\n{}",
         bad.len(),
         bad.join("\n")
+    );
+}
+
+#[test]
+fn validate_refuses_a_malformed_scenario_before_emulating() {
+    let o = mptlab(&["validate", "--dir", ".", "--only", "11-tiny-rate"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("11-tiny-rate.toml:") && err.contains("key `profile.wlan.rate_mbit`"),
+        "{err}"
     );
 }
 
