@@ -140,7 +140,7 @@ pub fn summary_table(runs: &[RunOutput]) -> String {
 
 /// Whether files can be created in `dir` (created if missing, and removed
 /// again if it was: nothing is left behind when the runs then fail).
-fn probe_writable(dir: &std::path::Path) -> std::io::Result<()> {
+pub fn probe_writable(dir: &std::path::Path) -> std::io::Result<()> {
     let created = !dir.exists();
     std::fs::create_dir_all(dir)?;
     let probe = dir.join(format!(".probe-{}", std::process::id()));

@@ -51,6 +51,14 @@ pub fn run(path: &Path, o: &SweepOptions) -> ExitCode {
         },
         Err(_) => None,
     };
+    // refuse an unwritable --out as bad input, before anything runs
+    if let Err(e) = crate::runner::probe_writable(&o.out) {
+        eprintln!(
+            "error: --out {}: cannot write results there: {e}",
+            o.out.display()
+        );
+        return ExitCode::from(2);
+    }
     let store = match Store::open(&o.out, &sweep, o.force) {
         Ok(s) => s,
         Err(StoreError::Refused(m)) => {

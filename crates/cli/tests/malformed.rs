@@ -479,6 +479,16 @@ fn unwritable_output_directory_is_refused_before_running() {
     );
     // refused up front: 50 runs of 600 s would take far longer
     assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
+    let o = mptlab(&[
+        "sweep",
+        scen.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("--out {}", out.display())), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
