@@ -8,6 +8,7 @@ fn scenario(dir: &std::path::Path, trace: &str) -> Scenario {
     load(dir, trace).unwrap()
 }
 
+#[allow(clippy::result_large_err)] // the scenario crate's error type, as returned
 fn load(dir: &std::path::Path, trace: &str) -> Result<Scenario, mptlab_scenario::ScenarioError> {
     let text = format!(
         r#"
