@@ -3,6 +3,9 @@
 //! Exit codes: 0 success; 2 invalid scenario or command line (nothing
 //! written); 1 simulation or output error (nothing written).
 
+// first: its macros serve the modules below
+#[macro_use]
+mod stdout;
 mod reproduce;
 mod runner;
 mod sweep;
@@ -211,9 +214,14 @@ enum Command {
 }
 
 fn bench(duration: f64, repeat: u32, only: Option<&str>) -> ExitCode {
-    println!(
+    outln!(
         "{:<34} {:>9} {:>10} {:>12} {:>14} {:>12}",
-        "benchmark", "sim_s", "wall_s", "data_pkts", "data_pkts/s", "events/s"
+        "benchmark",
+        "sim_s",
+        "wall_s",
+        "data_pkts",
+        "data_pkts/s",
+        "events/s"
     );
     for (name, text) in mptlab_sim::bench::scenarios(duration) {
         if only.is_some_and(|o| !name.contains(o)) {
@@ -241,7 +249,7 @@ fn bench(duration: f64, repeat: u32, only: Option<&str>) -> ExitCode {
             }
         }
         let r = best.expect("at least one repetition");
-        println!(
+        outln!(
             "{:<34} {:>9.1} {:>10.3} {:>12} {:>14.0} {:>12.0}",
             r.name,
             r.sim_s,
@@ -356,12 +364,12 @@ fn catalog() -> Vec<registry::Category> {
 
 fn list() {
     for c in catalog() {
-        println!("{} ({}):", c.title, c.key);
+        outln!("{} ({}):", c.title, c.key);
         let w = c.entries.iter().map(|e| e.0.len()).max().unwrap_or(0);
         for (name, desc) in &c.entries {
-            println!("  {name:w$}  {desc}");
+            outln!("  {name:w$}  {desc}");
         }
-        println!();
+        outln!();
     }
 }
 
@@ -408,7 +416,8 @@ fn describe(s: &Scenario) -> String {
 }
 
 fn load(path: &PathBuf, set: &[Override]) -> Result<Scenario, ExitCode> {
-    let s = Scenario::from_file_with_overrides(path, set).map_err(|e| {
+    // the file as a whole: a [sweep] table must be valid too (as `check` says)
+    let s = Scenario::load(path, set).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
@@ -421,7 +430,12 @@ fn load(path: &PathBuf, set: &[Override]) -> Result<Scenario, ExitCode> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let code = command(Cli::parse());
+    stdout::flush();
+    code
+}
+
+fn command(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Bench {
             duration,
@@ -443,11 +457,11 @@ fn main() -> ExitCode {
             list();
             ExitCode::SUCCESS
         }
-        // a [sweep]: every point is checked (the base alone need not be valid)
+        // a [sweep]: the base document (what `run` runs) and every point are checked
         Command::Check { scenario, set } if mptlab_scenario::sweep::file_has_sweep(&scenario) => {
             match sweep::plan(&scenario, &set, None) {
                 Ok(sw) => {
-                    println!(
+                    outln!(
                         "ok: {}: sweep of {} point(s) x {} run(s); first point {}: {}",
                         scenario.display(),
                         sw.points.len(),
@@ -465,7 +479,7 @@ fn main() -> ExitCode {
         }
         Command::Check { scenario, set } => match load(&scenario, &set) {
             Ok(s) => {
-                println!("ok: {}: {}", scenario.display(), describe(&s));
+                outln!("ok: {}: {}", scenario.display(), describe(&s));
                 ExitCode::SUCCESS
             }
             Err(c) => c,
@@ -529,7 +543,8 @@ fn main() -> ExitCode {
                     value: s.to_string(),
                 });
             }
-            let s = match Scenario::from_file_with_overrides(&scenario, &set) {
+            // validation first, then what emulation supports, then root
+            let s = match Scenario::load(&scenario, &set) {
                 Ok(s) => s,
                 Err(e) => {
                     eprintln!("error: {e}");

@@ -203,6 +203,20 @@ pub fn unfinished_warning(unf: &Unfinished, place: &str) -> Option<String> {
     Some(s)
 }
 
+/// Whether files can be created in `dir` (created if missing, and removed
+/// again if it was: nothing is left behind when the runs then fail).
+pub fn probe_writable(dir: &std::path::Path) -> std::io::Result<()> {
+    let created = !dir.exists();
+    std::fs::create_dir_all(dir)?;
+    let probe = dir.join(format!(".probe-{}", std::process::id()));
+    let r = std::fs::File::create(&probe).map(drop);
+    let _ = std::fs::remove_file(&probe);
+    if created {
+        let _ = std::fs::remove_dir(dir);
+    }
+    r
+}
+
 pub fn run(s: &Scenario, o: &RunOptions, f: RunFn) -> ExitCode {
     if o.out.join(SUMMARY_FILE).exists() && !o.force {
         eprintln!(
@@ -214,6 +228,14 @@ pub fn run(s: &Scenario, o: &RunOptions, f: RunFn) -> ExitCode {
     if o.out.exists() && !o.out.is_dir() {
         eprintln!(
             "error: --out {} exists and is not a directory",
+            o.out.display()
+        );
+        return ExitCode::from(2);
+    }
+    // refuse an unwritable --out before simulating, not after
+    if let Err(e) = probe_writable(&o.out) {
+        eprintln!(
+            "error: --out {}: cannot write results there: {e}",
             o.out.display()
         );
         return ExitCode::from(2);
@@ -259,7 +281,7 @@ pub fn run(s: &Scenario, o: &RunOptions, f: RunFn) -> ExitCode {
     match write_results(&o.out, &runs, &opts) {
         Ok(files) => {
             if !o.quiet {
-                print!("{}", summary_table(&runs));
+                out!("{}", summary_table(&runs));
                 eprintln!("wrote {} files to {}", files.len(), o.out.display());
             }
             // printed even with --quiet: a result that silently leaves out

@@ -121,6 +121,14 @@ fn run_inner(path: &Path, o: &SweepOptions) -> Result<PointsUnfinished, ExitCode
         },
         Err(_) => None,
     };
+    // refuse an unwritable --out as bad input, before anything runs
+    if let Err(e) = crate::runner::probe_writable(&o.out) {
+        eprintln!(
+            "error: --out {}: cannot write results there: {e}",
+            o.out.display()
+        );
+        return Err(ExitCode::from(2));
+    }
     let store = match Store::open(&o.out, &sweep, o.force) {
         Ok(s) => s,
         Err(StoreError::Refused(m)) => {

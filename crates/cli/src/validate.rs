@@ -100,7 +100,7 @@ pub fn run(o: Options) -> ExitCode {
         .collect();
     let mut loaded = Vec::new();
     for f in &files {
-        match Scenario::from_file_with_overrides(f, &set) {
+        match Scenario::load(f, &set) {
             Ok(s) => {
                 if let Err(e) =
                     mptlab_sim::supported(&s).and_then(|_| mptlab_emu::run::supported(&s))
@@ -178,7 +178,7 @@ pub fn run(o: Options) -> ExitCode {
         text.push_str(&format!("{n:<22} {k:<20} {a:>12.3} {b:>12.3} {diff:>9}\n"));
         csv.push_str(&format!("{n},{k},{a},{b},{}\n", diff.replace(" %", "%")));
     }
-    print!("{text}");
+    out!("{text}");
     if let Some(dir) = o.out {
         let write = || -> std::io::Result<()> {
             std::fs::create_dir_all(&dir)?;

@@ -9,6 +9,12 @@ use crate::time::{Nanos, MS};
 /// Bytes one delivery opportunity can carry.
 pub const OPPORTUNITY_BYTES: u32 = 1500;
 
+/// Largest timestamp accepted, ms (10^10 ms = 116 days, the longest run
+/// mptlab simulates). Times are kept in u64 nanoseconds: a bounded period
+/// keeps `cycle * period + offset` far below overflow (1.8e19 ns) for any
+/// run, where unbounded stamps near 1.8e13 ms used to wrap.
+pub const MAX_TIMESTAMP_MS: u64 = 10_000_000_000;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Trace {
     /// Opportunity times within one period, non-decreasing, in ms.
@@ -30,6 +36,12 @@ impl Trace {
             let v: u64 = line.parse().map_err(|_| {
                 format!("{origin}:{}: expected a non-negative integer millisecond timestamp, found {line:?}", i + 1)
             })?;
+            if v > MAX_TIMESTAMP_MS {
+                return Err(format!(
+                    "{origin}:{}: timestamp {v} ms is beyond the largest accepted, {MAX_TIMESTAMP_MS} ms",
+                    i + 1
+                ));
+            }
             if v < last {
                 return Err(format!(
                     "{origin}:{}: timestamps must not decrease (found {v} after {last})",
@@ -89,7 +101,12 @@ impl TraceCursor {
     /// Time of the current opportunity.
     #[inline]
     pub fn time(&self, tr: &Trace) -> Nanos {
-        (self.cycle * tr.period_ms + tr.opportunities_ms[self.idx]) * MS
+        // saturating: with timestamps <= MAX_TIMESTAMP_MS this never
+        // saturates within a run; a saturated time is "never", not a wrap
+        self.cycle
+            .saturating_mul(tr.period_ms)
+            .saturating_add(tr.opportunities_ms[self.idx])
+            .saturating_mul(MS)
     }
 
     /// Move to the next opportunity.
@@ -104,7 +121,7 @@ impl TraceCursor {
 
     /// Skip to the first opportunity at or after `t`.
     pub fn seek(&mut self, tr: &Trace, t: Nanos) {
-        let period = tr.period_ms * MS;
+        let period = tr.period_ms.saturating_mul(MS);
         if self.time(tr) >= t {
             return;
         }
@@ -114,7 +131,7 @@ impl TraceCursor {
             self.cycle = target_cycle;
             self.idx = 0;
         }
-        let within = t - self.cycle * period;
+        let within = t - self.cycle.saturating_mul(period);
         let pos = tr.opportunities_ms.partition_point(|&o| o * MS < within);
         if pos >= tr.opportunities_ms.len() {
             self.cycle += 1;
@@ -153,6 +170,19 @@ mod tests {
             .unwrap_err()
             .contains("decrease"));
         assert!(Trace::parse("\n", "t").unwrap_err().contains("no delivery"));
+    }
+
+    #[test]
+    fn bounds_timestamps() {
+        let e = Trace::parse("1\n18000000000000\n", "big.trace").unwrap_err();
+        assert!(e.contains("big.trace:2") && e.contains("beyond"), "{e}");
+        let t = Trace::parse(&format!("1\n{MAX_TIMESTAMP_MS}\n"), "x").unwrap();
+        let mut c = TraceCursor::new();
+        for _ in 0..5 {
+            c.advance(&t);
+        }
+        // cycle 2 of a 1e10 ms period: 2e16 ns + 1 ms, no wrap
+        assert_eq!(c.time(&t), (2 * MAX_TIMESTAMP_MS + MAX_TIMESTAMP_MS) * MS);
     }
 
     #[test]

@@ -68,7 +68,7 @@ pub enum AgentCommand {
 }
 
 fn load(p: &PathBuf, set: &[Override]) -> Result<Scenario, ExitCode> {
-    let s = Scenario::from_file_with_overrides(p, set).map_err(|e| {
+    let s = Scenario::load(p, set).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;

@@ -182,7 +182,7 @@ fn run(
             value: r.to_string(),
         });
     }
-    let s = Scenario::from_file_with_overrides(&path, &ov).map_err(|e| scenario_error(py, &e))?;
+    let s = Scenario::load(&path, &ov).map_err(|e| scenario_error(py, &e))?;
     mptlab_sim::supported(&s).map_err(|e| usage_error(py, &file, e))?;
     if out.join(SUMMARY_FILE).exists() && !force {
         return Err(usage_error(

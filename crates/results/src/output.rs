@@ -247,6 +247,7 @@ pub fn write_tables(
     let created = !dir.exists();
     fs::create_dir_all(dir)
         .map_err(|e| WriteError(format!("cannot create {}: {e}", dir.display())))?;
+    remove_stale_partials(dir);
     static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!(".partial-{}-{n}", std::process::id()));
@@ -256,6 +257,33 @@ pub fn write_tables(
         let _ = fs::remove_dir(dir); // only succeeds if empty
     }
     result
+}
+
+/// Remove `.partial-<pid>-<n>` directories in `dir` whose writing process
+/// no longer runs (killed while writing), so they do not pile up. A live
+/// pid's directory is left alone: another write may be under way. Where
+/// `/proc` is missing, nothing is removed.
+pub fn remove_stale_partials(dir: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(".partial-"))
+            .and_then(|r| r.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            let alive = pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists();
+            if !alive && e.path().is_dir() {
+                let _ = fs::remove_dir_all(e.path());
+            }
+        }
+    }
 }
 
 fn write_into(

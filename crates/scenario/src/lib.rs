@@ -12,10 +12,13 @@
 #![allow(clippy::result_large_err)]
 
 mod error;
+pub mod files;
+pub mod limits;
 mod locate;
 mod overrides;
 pub mod profiles;
 pub mod registry;
+pub mod suggest;
 pub mod sweep;
 pub mod types;
 mod validate;
@@ -220,6 +223,19 @@ impl Scenario {
         Self::from_file_with_overrides(path, &[])
     }
 
+    /// THE validation of a scenario file, used by every command that runs
+    /// one (`run`, `emulate`, the Python API): the file as a whole, so a
+    /// file `check` refuses is refused here too. With a `[sweep]` table its
+    /// base document and every point are validated ([`Sweep::from_file`]);
+    /// the result is the base scenario (the document without `[sweep]`).
+    pub fn load(path: impl AsRef<Path>, overrides: &[Override]) -> Result<Scenario, ScenarioError> {
+        let path = path.as_ref();
+        if sweep::file_has_sweep(path) {
+            Sweep::from_file(path, overrides, None)?;
+        }
+        Self::from_file_with_overrides(path, overrides)
+    }
+
     /// Read a file, apply `--set` overrides, parse and validate.
     pub fn from_file_with_overrides(
         path: impl AsRef<Path>,
@@ -293,16 +309,50 @@ impl Scenario {
         base_dir: PathBuf,
         overrides: &[Override],
     ) -> Result<Scenario, ScenarioError> {
+        Self::parse_with(
+            text,
+            origin,
+            base_dir,
+            overrides,
+            &mut files::Files::default(),
+        )
+    }
+
+    /// `parse`, with the verdicts on files already read (a sweep's points).
+    fn parse_with(
+        text: &str,
+        origin: &str,
+        base_dir: PathBuf,
+        overrides: &[Override],
+        files: &mut files::Files,
+    ) -> Result<Scenario, ScenarioError> {
         let loc = Locator {
             origin,
             text,
-            index: None,
+            index: std::cell::OnceCell::new(),
         };
         // 1. syntax
-        let mut doc: toml::Table =
+        let doc: toml::Table =
             toml::from_str(text).map_err(|e| loc.toml_error(ErrorKind::Syntax, &e, None))?;
-        let index = KeyIndex::new(text);
-        let loc = Locator { index, ..loc };
+        Self::parse_doc(text, doc, origin, base_dir, overrides, files)
+    }
+
+    /// Steps 2-4 of `parse` on the document `doc` parsed from `text` (a
+    /// sweep parses its text once and validates each point from a copy).
+    fn parse_doc(
+        text: &str,
+        mut doc: toml::Table,
+        origin: &str,
+        base_dir: PathBuf,
+        overrides: &[Override],
+        files: &mut files::Files,
+    ) -> Result<Scenario, ScenarioError> {
+        // spans of keys, built only when an error needs locating
+        let loc = Locator {
+            origin,
+            text,
+            index: std::cell::OnceCell::new(),
+        };
         // 2. overrides; a `[sweep]` table belongs to `mptlab sweep` (see
         // `sweep.rs`), a single scenario is the base document without it
         let had_sweep = doc.remove("sweep").is_some();
@@ -329,13 +379,14 @@ impl Scenario {
             };
             let key = e
                 .span()
-                .and_then(|s| eff_index.as_ref().or(loc.index.as_ref())?.path_at(&s));
+                .and_then(|s| eff_index.as_ref().or(loc.index())?.path_at(&s));
             // serde says "field"; TOML users write keys
             let msg = e
                 .message()
                 .trim()
                 .replace("unknown field", "unknown key")
                 .replace("missing field", "missing key");
+            let msg = suggest::serde_hint(&msg);
             let mut err = loc.at_key(ErrorKind::Schema, key.as_deref(), msg);
             if !rewritten && key.is_some() {
                 // spans refer to the file itself: use them exactly
@@ -347,7 +398,7 @@ impl Scenario {
             err
         })?;
         // 4. validation
-        validate::validate(file, origin, base_dir, effective).map_err(|(key, msg)| {
+        validate::validate(file, origin, base_dir, effective, files).map_err(|(key, msg)| {
             let mut err = loc.at_key(ErrorKind::Invalid, Some(&key), msg);
             mark_override(&mut err, overrides);
             err
@@ -370,10 +421,14 @@ fn mark_override(err: &mut ScenarioError, overrides: &[Override]) {
 struct Locator<'a> {
     origin: &'a str,
     text: &'a str,
-    index: Option<KeyIndex>,
+    index: std::cell::OnceCell<Option<KeyIndex>>,
 }
 
 impl Locator<'_> {
+    fn index(&self) -> Option<&KeyIndex> {
+        self.index.get_or_init(|| KeyIndex::new(self.text)).as_ref()
+    }
+
     fn set_pos(&self, err: &mut ScenarioError, pos: usize) {
         let (l, c, src) = line_col(self.text, pos);
         err.line = Some(l);
@@ -399,7 +454,7 @@ impl Locator<'_> {
         let mut err = ScenarioError::new(kind, self.origin, msg);
         if let Some(k) = key {
             err.key = Some(k.to_string());
-            if let Some(s) = self.index.as_ref().and_then(|i| i.span_of(k)) {
+            if let Some(s) = self.index().and_then(|i| i.span_of(k)) {
                 self.set_pos(&mut err, s.start);
             }
         }

@@ -16,9 +16,11 @@
 //! scenario. Errors name the file, the sweep key and the value.
 
 use crate::error::{ErrorKind, ScenarioError};
+use crate::limits::{MAX_SWEEP_POINTS, MAX_SWEEP_RUNS};
 use crate::locate::{line_col, KeyIndex};
 use crate::overrides::Override;
 use crate::Scenario;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// One point of the sweep, validated.
@@ -202,6 +204,27 @@ impl Sweep {
         for (i, vals) in explicit.iter_mut().enumerate() {
             vals.sort_by_key(|(k, _)| pos(&format!("sweep.point[{i}].{k}")));
         }
+        // bound the grid before building it (a 3e9-point grid must be an
+        // error, not an allocation failure)
+        let size = axes
+            .iter()
+            .try_fold(1u64, |n, (_, v)| n.checked_mul(v.len() as u64))
+            .and_then(|n| n.checked_mul(explicit.len().max(1) as u64));
+        if size.is_none_or(|n| n > MAX_SWEEP_POINTS) {
+            let dims: Vec<String> = axes
+                .iter()
+                .map(|(k, v)| format!("{k}: {}", v.len()))
+                .chain((!explicit.is_empty()).then(|| format!("points: {}", explicit.len())))
+                .collect();
+            return Err(at(
+                "sweep",
+                format!(
+                    "expected at most {MAX_SWEEP_POINTS} sweep points (docs/scenario.md, limits), found {} ({})",
+                    size.map_or("more than 2^64".to_string(), |n| n.to_string()),
+                    dims.join(" x ")
+                ),
+            ));
+        }
         // grid, first axis outermost
         let mut rows: Vec<Vec<(String, toml::Value)>> = vec![Vec::new()];
         if !axes.is_empty() {
@@ -249,10 +272,33 @@ impl Sweep {
         }
         let names = short_names(&keys);
         let runs_value = runs.or(sweep_runs);
-        let mut points: Vec<SweepPoint> = Vec::new();
+        let mut files = crate::files::Files::default();
+        let base_doc = doc.clone();
+        if spec.is_some() {
+            // the base document alone is what `mptlab run` of this file runs:
+            // it must be valid too, even where every point overrides it
+            Scenario::parse_doc(
+                text,
+                base_doc.clone(),
+                origin,
+                base_dir.clone(),
+                set,
+                &mut files,
+            )
+            .map_err(|mut e| {
+                e.message = format!(
+                    "{} (in the base scenario, without [sweep] values: what `mptlab run` runs)",
+                    e.message
+                );
+                e
+            })?;
+        }
+        let mut points: Vec<SweepPoint> = Vec::with_capacity(rows.len());
+        let mut ids: HashMap<String, usize> = HashMap::with_capacity(rows.len());
         for (i, vals) in rows.into_iter().enumerate() {
             let id = point_id(&vals);
-            if let Some(p) = points.iter().find(|p| p.id == id) {
+            if let Some(&j) = ids.get(&id) {
+                let p = &points[j];
                 return Err(at(
                     "sweep",
                     format!(
@@ -261,6 +307,7 @@ impl Sweep {
                     ),
                 ));
             }
+            ids.insert(id.clone(), i);
             let label = if vals.is_empty() {
                 "base".to_string()
             } else {
@@ -286,27 +333,33 @@ impl Sweep {
                     value: n.to_string(),
                 });
             }
-            let scenario =
-                Scenario::parse(text, origin, base_dir.clone(), &ov).map_err(|mut e| {
-                    // blame the sweep value that caused it, if any
-                    let culprit = e.key.as_ref().and_then(|ek| {
-                        vals.iter().rev().find(|(k, _)| {
-                            ek == k
-                                || ek.starts_with(&format!("{k}."))
-                                || k.starts_with(&format!("{ek}."))
-                        })
-                    });
-                    if let Some((k, v)) = culprit {
-                        e.from_override = None;
-                        let loc = at(&format!("sweep.{k}"), String::new());
-                        (e.line, e.column, e.source_line) = (loc.line, loc.column, loc.source_line);
-                        e.message =
-                            format!("{} (sweep value {k} = {v}, point `{label}`)", e.message);
-                    } else if !vals.is_empty() {
-                        e.message = format!("{} (sweep point `{label}`)", e.message);
-                    }
-                    e
-                })?;
+            let scenario = Scenario::parse_doc(
+                text,
+                base_doc.clone(),
+                origin,
+                base_dir.clone(),
+                &ov,
+                &mut files,
+            )
+            .map_err(|mut e| {
+                // blame the sweep value that caused it, if any
+                let culprit = e.key.as_ref().and_then(|ek| {
+                    vals.iter().rev().find(|(k, _)| {
+                        ek == k
+                            || ek.starts_with(&format!("{k}."))
+                            || k.starts_with(&format!("{ek}."))
+                    })
+                });
+                if let Some((k, v)) = culprit {
+                    e.from_override = None;
+                    let loc = at(&format!("sweep.{k}"), String::new());
+                    (e.line, e.column, e.source_line) = (loc.line, loc.column, loc.source_line);
+                    e.message = format!("{} (sweep value {k} = {v}, point `{label}`)", e.message);
+                } else if !vals.is_empty() {
+                    e.message = format!("{} (sweep point `{label}`)", e.message);
+                }
+                e
+            })?;
             points.push(SweepPoint {
                 index: i,
                 id,
@@ -316,6 +369,16 @@ impl Sweep {
             });
         }
         let runs = points[0].scenario.meta.runs;
+        let total = points.len() as u64 * runs as u64;
+        if total > MAX_SWEEP_RUNS {
+            return Err(at(
+                if runs_value.is_some() { "sweep.runs" } else { "scenario.runs" },
+                format!(
+                    "expected at most {MAX_SWEEP_RUNS} runs in a sweep (docs/scenario.md, limits), found {} points x {runs} runs = {total}",
+                    points.len()
+                ),
+            ));
+        }
         Ok(Sweep {
             origin: origin.to_string(),
             keys,

@@ -215,7 +215,7 @@ fn zero_rate() {
         &e,
         "profile.mine.rate_mbit",
         10,
-        &["expected a rate in Mbit/s > 0", "found 0"],
+        &["expected a rate in Mbit/s >= 0.001", "found 0"],
     );
 }
 

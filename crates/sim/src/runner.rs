@@ -118,9 +118,9 @@ fn link_dir(
         Some(p) => Some(match traces.get(p) {
             Some(t) => t.clone(),
             None => {
-                let text = std::fs::read_to_string(p)
-                    .map_err(|e| format!("{}: cannot read trace: {e}", p.display()))?;
-                let t = Arc::new(Trace::parse(&text, &p.display().to_string())?);
+                // the reader validation used (the file was checked then;
+                // an error here is I/O: the file changed or vanished since)
+                let t = Arc::new(sc::files::load_link_trace(p)?);
                 traces.insert(p.clone(), t.clone());
                 t
             }
@@ -909,32 +909,10 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
     })
 }
 
-/// A gaming trace file: `*.csv` (time_ms,size_bytes), or a D-ITG pair given
-/// by its inter-departure file (`-Ft`, ms per line) whose packet-size file
-/// (`-Fs`, bytes per line) sits beside it with the extension `.ps`
-/// (`game.idt` + `game.ps`).
+/// A gaming trace file, read by the scenario crate's reader (the one
+/// validation uses): see [`sc::files::load_gaming_trace`].
 pub fn load_game_trace(p: &std::path::Path) -> Result<GameTrace, String> {
-    let read = |p: &std::path::Path| {
-        std::fs::read_to_string(p)
-            .map_err(|e| format!("{}: cannot read gaming trace: {e}", p.display()))
-    };
-    let name = p.display().to_string();
-    if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) {
-        return GameTrace::from_csv(&name, &read(p)?);
-    }
-    if p.extension().is_some_and(|e| e == "ps") {
-        return Err(format!("{name}: give the D-ITG inter-departure file (-Ft), not the size file; the .ps size file is found beside it"));
-    }
-    let sizes = p.with_extension("ps");
-    if !sizes.is_file() {
-        return Err(format!("{name}: not a .csv trace, and the D-ITG size file {} (-Fs) that should go with it does not exist", sizes.display()));
-    }
-    GameTrace::from_ditg(
-        &name,
-        &read(p)?,
-        &sizes.display().to_string(),
-        &read(&sizes)?,
-    )
+    sc::files::load_gaming_trace(p)
 }
 
 #[allow(clippy::too_many_arguments)]

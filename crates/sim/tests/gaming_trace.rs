@@ -1,10 +1,15 @@
 //! Gaming traces from files: CSV and D-ITG (-Ft/-Fs) pairs replay the same
-//! message schedule; a size file given alone is refused.
+//! message schedule; a size file given alone is refused by validation.
 
 use mptlab_results::Value;
 use mptlab_scenario::Scenario;
 
 fn scenario(dir: &std::path::Path, trace: &str) -> Scenario {
+    load(dir, trace).unwrap()
+}
+
+#[allow(clippy::result_large_err)] // the scenario crate's error type, as returned
+fn load(dir: &std::path::Path, trace: &str) -> Result<Scenario, mptlab_scenario::ScenarioError> {
     let text = format!(
         r#"
 [scenario]
@@ -21,7 +26,7 @@ start_s = 1
     );
     let p = dir.join("s.toml");
     std::fs::write(&p, text).unwrap();
-    Scenario::from_file(&p).unwrap()
+    Scenario::from_file(&p)
 }
 
 fn schedule(s: &Scenario) -> Vec<(u64, f64)> {
@@ -55,7 +60,8 @@ fn csv_and_ditg_traces_replay_the_same_schedule() {
     let b = schedule(&scenario(&dir, "g.csv"));
     assert_eq!(a, vec![(100, 1000.0), (200, 1050.0), (1400, 1150.0)]);
     assert_eq!(a, b);
-    let e = mptlab_sim::supported(&scenario(&dir, "g.ps")).unwrap_err();
-    assert!(e.contains("traffic.trace") && e.contains("-Ft"), "{e}");
+    let e = load(&dir, "g.ps").unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("traffic.trace"), "{e}");
+    assert!(e.message.contains("-Ft"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -615,10 +615,14 @@ fn upstream_endpoints_on_the_2x2_mesh() {
             .parse()
             .unwrap(),
     ];
-    let e =
-        mptlab_sim::supported(&Scenario::from_str_with_overrides(MESH_2X2, "test", &ov).unwrap())
-            .unwrap_err();
-    assert!(e.contains("turbo"), "{e}");
+    // refused by validation, naming the entry
+    let e = Scenario::from_str_with_overrides(MESH_2X2, "test", &ov).unwrap_err();
+    assert_eq!(
+        e.key.as_deref(),
+        Some("transport.mptcp.endpoints[0]"),
+        "{e}"
+    );
+    assert!(e.message.contains("turbo"), "{e}");
 }
 
 /// wVegas as the Linux v0.9x module behaves keeps the path busy but well

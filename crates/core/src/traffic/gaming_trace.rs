@@ -34,9 +34,10 @@ fn parse_ms(name: &str, line: usize, s: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("{name}:{line}: not a number of milliseconds: {s:?}"))?;
-    if !v.is_finite() || v < 0.0 {
+    if !v.is_finite() || v < 0.0 || v > crate::trace::MAX_TIMESTAMP_MS as f64 {
         return Err(format!(
-            "{name}:{line}: time must be finite and >= 0, got {s:?}"
+            "{name}:{line}: time must be >= 0 and <= {} ms, got {s:?}",
+            crate::trace::MAX_TIMESTAMP_MS
         ));
     }
     Ok(v)
@@ -86,6 +87,13 @@ impl Trace {
         let mut t_ms = 0.0;
         let mut packets = Vec::with_capacity(sizes.len());
         for (i, &bytes) in sizes.iter().enumerate() {
+            if t_ms > crate::trace::MAX_TIMESTAMP_MS as f64 {
+                return Err(format!(
+                    "{idt_name}: packet {} leaves after {t_ms} ms, beyond the largest accepted time, {} ms",
+                    i + 1,
+                    crate::trace::MAX_TIMESTAMP_MS
+                ));
+            }
             packets.push(Message {
                 at: ms(t_ms),
                 bytes,
@@ -158,7 +166,7 @@ impl MessageSource for TraceSource {
         let p = *self.trace.packets.get(self.i)?;
         self.i += 1;
         Some(Message {
-            at: self.start + p.at,
+            at: self.start.saturating_add(p.at),
             bytes: p.bytes,
         })
     }

@@ -1,0 +1,221 @@
+//! `[transport]`, `[transport.mptcp]` and `[transport.sctp]`.
+
+use super::{err, num, VResult, INF};
+use crate::types::*;
+use crate::*;
+
+pub(super) fn check(tr: &Transport, topology: &Topology) -> VResult<()> {
+    let npaths = topology.num_paths();
+    // every protocol starts on `path`: the single path, MPTCP's initial
+    // subflow, SCTP's primary path
+    if tr.path == 0 || tr.path as usize > npaths {
+        return err(
+            "transport.path",
+            format!(
+                "expected a client path number from 1 to {npaths}, found {}",
+                tr.path
+            ),
+        );
+    }
+    let nserver = match &topology {
+        Topology::Preset { .. } => 1,
+        Topology::Explicit { server, nodes, .. } => nodes
+            .iter()
+            .find(|n| &n.name == server)
+            .map_or(0, |n| n.addresses.len()),
+    };
+    if tr.server_path == 0 || tr.server_path as usize > nserver {
+        return err(
+            "transport.server_path",
+            format!(
+                "expected a server address number from 1 to {nserver} (the server's addresses in file order), found {}",
+                tr.server_path
+            ),
+        );
+    }
+    if tr.cc.is_coupled() && tr.protocol != Protocol::Mptcp {
+        let hint = if matches!(tr.protocol, Protocol::Sctp | Protocol::CmtSctp) {
+            " (SCTP's congestion control is transport.sctp.cc: uncoupled or cmt-rpv2)"
+        } else {
+            ""
+        };
+        return err(
+            "transport.cc",
+            format!(
+                "congestion control \"{}\" is a coupled MPTCP algorithm and needs protocol \"mptcp\", found protocol \"{}\"{hint}",
+                tr.cc, tr.protocol
+            ),
+        );
+    }
+    num(
+        "transport.mtu_bytes",
+        tr.mtu_bytes as f64,
+        576.0,
+        false,
+        9000.0,
+        "an MTU in bytes",
+    )?;
+    num(
+        "transport.sndbuf_kib",
+        tr.sndbuf_kib as f64,
+        1.0,
+        false,
+        INF,
+        "a send buffer in KiB",
+    )?;
+    num(
+        "transport.rcvbuf_kib",
+        tr.rcvbuf_kib as f64,
+        1.0,
+        false,
+        INF,
+        "a receive buffer in KiB",
+    )?;
+    num(
+        "transport.initial_cwnd_packets",
+        tr.initial_cwnd_packets as f64,
+        1.0,
+        false,
+        INF,
+        "an initial window in packets",
+    )?;
+    num(
+        "transport.rto_min_ms",
+        tr.rto_min_ms,
+        0.0,
+        true,
+        1e6,
+        "a minimum RTO in ms",
+    )?;
+    match tr.protocol {
+        Protocol::Mptcp => mptcp(tr, npaths, nserver),
+        Protocol::Sctp | Protocol::CmtSctp => sctp(tr),
+        Protocol::Tcp | Protocol::Udp => Ok(()),
+    }
+}
+
+/// `[transport.mptcp]`, checked with protocol = "mptcp" only (a sweep over
+/// protocols keeps the table for its MPTCP points).
+fn mptcp(tr: &Transport, npaths: usize, nserver: usize) -> VResult<()> {
+    let o = &tr.mptcp;
+    let k = |s: &str| format!("transport.mptcp.{s}");
+    num(
+        &k("subflows_per_path"),
+        o.subflows_per_path as f64,
+        1.0,
+        false,
+        8.0,
+        "a number of subflows per address pair",
+    )?;
+    num(
+        &k("ndiffports"),
+        o.ndiffports as f64,
+        1.0,
+        false,
+        16.0,
+        "a number of subflows",
+    )?;
+    for (i, &b) in o.backup_paths.iter().enumerate() {
+        if b == 0 || b as usize > npaths {
+            return err(
+                format!("{}[{i}]", k("backup_paths")),
+                format!("expected a client path number from 1 to {npaths}, found {b}"),
+            );
+        }
+    }
+    let upstream = o.path_manager == PathManager::Upstream;
+    for (key, list, n, of) in [
+        ("endpoints", &o.endpoints, npaths, "client paths"),
+        (
+            "server_endpoints",
+            &o.server_endpoints,
+            nserver,
+            "server addresses",
+        ),
+    ] {
+        if !list.is_empty() && !upstream {
+            return err(
+                k(key),
+                format!(
+                    "endpoint flags need path_manager = \"upstream\", found path_manager = \"{}\"",
+                    o.path_manager
+                ),
+            );
+        }
+        if list.len() > n {
+            return err(
+                k(key),
+                format!(
+                    "expected at most {n} entries (one per {of}), found {}",
+                    list.len()
+                ),
+            );
+        }
+        for (i, f) in list.iter().enumerate() {
+            mptlab_core::mptcp::EpFlags::parse(f).map_err(|e| (format!("{}[{i}]", k(key)), e))?;
+        }
+    }
+    if o.tlp == MptcpTlp::MptcpLevel && !(tr.tlp && tr.sack) {
+        return err(
+            k("tlp"),
+            "\"mptcp-level\" needs transport.tlp = true and transport.sack = true (TLP requires SACK, RFC 8985 7.2)",
+        );
+    }
+    Ok(())
+}
+
+/// `[transport.sctp]`: names and values as the SCTP model reads them
+/// (`SctpConfig::set_option`, the function the simulator calls).
+fn sctp(tr: &Transport) -> VResult<()> {
+    let o = &tr.sctp;
+    let k = |s: &str| format!("transport.sctp.{s}");
+    let mut c = match o.preset.as_deref() {
+        None | Some("seed000") | Some("rfc") => mptlab_core::sctp::SctpConfig::sctp(),
+        Some(other) => {
+            return err(
+                k("preset"),
+                format!("expected \"seed000\" or \"rfc\", found \"{other}\""),
+            )
+        }
+    };
+    use mptlab_core::sctp::{BufferSplit, CcVariant, RtxPolicy, Scheduler};
+    let names = [
+        ("scheduler", &o.scheduler, Scheduler::names()),
+        ("retransmission", &o.retransmission, RtxPolicy::names()),
+        (
+            "buffer_splitting",
+            &o.buffer_splitting,
+            BufferSplit::names(),
+        ),
+        ("cc", &o.cc, CcVariant::names()),
+    ];
+    for (key, v, known) in names {
+        if let Some(v) = v {
+            if !known.contains(&v.as_str()) {
+                return err(
+                    k(key),
+                    format!(
+                        "expected one of {}, found \"{v}\"{}",
+                        known.join(", "),
+                        crate::suggest::hint(v, known.iter().copied())
+                    ),
+                );
+            }
+            // the model's own reader, as the simulator calls it
+            c.set_option(key, v).map_err(|e| (k(key), e))?;
+        }
+    }
+    if o.max_burst == Some(0) {
+        return err(
+            k("max_burst"),
+            "expected at least 1 packet per send opportunity, found 0",
+        );
+    }
+    if o.unordered == Some(true) {
+        return err(
+            k("unordered"),
+            "true is not measured yet (message accounting assumes ordered delivery); expected false",
+        );
+    }
+    Ok(())
+}
