@@ -51,3 +51,13 @@ def test_run_raises_the_same_error_and_writes_nothing(f: Path, tmp_path: Path) -
         mptlab.check(f)
     assert str(ei.value) == str(ci.value)
     assert not out.exists()
+
+
+def test_run_refuses_an_unwritable_out_before_simulating(tmp_path: Path) -> None:
+    good = Path(__file__).resolve().parents[2] / "scenarios" / "video-wlan-3g.toml"
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(mptlab.ScenarioError) as ei:
+        mptlab.run(good, runs=1, out=blocker / "out")
+    assert "cannot write results there" in str(ei.value)
+    assert not (blocker / "out").exists()

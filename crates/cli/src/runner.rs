@@ -203,20 +203,6 @@ pub fn unfinished_warning(unf: &Unfinished, place: &str) -> Option<String> {
     Some(s)
 }
 
-/// Whether files can be created in `dir` (created if missing, and removed
-/// again if it was: nothing is left behind when the runs then fail).
-pub fn probe_writable(dir: &std::path::Path) -> std::io::Result<()> {
-    let created = !dir.exists();
-    std::fs::create_dir_all(dir)?;
-    let probe = dir.join(format!(".probe-{}", std::process::id()));
-    let r = std::fs::File::create(&probe).map(drop);
-    let _ = std::fs::remove_file(&probe);
-    if created {
-        let _ = std::fs::remove_dir(dir);
-    }
-    r
-}
-
 pub fn run(s: &Scenario, o: &RunOptions, f: RunFn) -> ExitCode {
     if o.out.join(SUMMARY_FILE).exists() && !o.force {
         eprintln!(
@@ -233,7 +219,7 @@ pub fn run(s: &Scenario, o: &RunOptions, f: RunFn) -> ExitCode {
         return ExitCode::from(2);
     }
     // refuse an unwritable --out before simulating, not after
-    if let Err(e) = probe_writable(&o.out) {
+    if let Err(e) = mptlab_results::probe_writable(&o.out) {
         eprintln!(
             "error: --out {}: cannot write results there: {e}",
             o.out.display()

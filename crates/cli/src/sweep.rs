@@ -122,7 +122,7 @@ fn run_inner(path: &Path, o: &SweepOptions) -> Result<PointsUnfinished, ExitCode
         Err(_) => None,
     };
     // refuse an unwritable --out as bad input, before anything runs
-    if let Err(e) = crate::runner::probe_writable(&o.out) {
+    if let Err(e) = mptlab_results::probe_writable(&o.out) {
         eprintln!(
             "error: --out {}: cannot write results there: {e}",
             o.out.display()

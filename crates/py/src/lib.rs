@@ -194,6 +194,14 @@ fn run(
             ),
         ));
     }
+    // an unwritable `out` is bad input, refused before anything runs
+    mptlab_results::probe_writable(&out).map_err(|e| {
+        usage_error(
+            py,
+            &file,
+            format!("out {}: cannot write results there: {e}", out.display()),
+        )
+    })?;
     let runs = py
         .detach(|| run_all(&s, jobs_or_all(jobs)))
         .map_err(|e| simulation_error(py, format!("{file}: {e}")))?;

@@ -357,3 +357,17 @@ fn write_into(
     }
     Ok(written)
 }
+
+/// Whether files can be created in `dir` (created if missing, and removed
+/// again if it was: nothing is left behind when the runs then fail).
+pub fn probe_writable(dir: &Path) -> std::io::Result<()> {
+    let created = !dir.exists();
+    std::fs::create_dir_all(dir)?;
+    let probe = dir.join(format!(".probe-{}", std::process::id()));
+    let r = std::fs::File::create(&probe).map(drop);
+    let _ = std::fs::remove_file(&probe);
+    if created {
+        let _ = std::fs::remove_dir(dir);
+    }
+    r
+}
