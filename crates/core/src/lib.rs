@@ -4,7 +4,6 @@
 //! time (`Nanos`) and randomness (`SimRng`) always come in as arguments, so the
 //! same model runs in the discrete-event simulator and against real packets.
 
-pub mod app;
 pub mod endpoint;
 pub mod invariants;
 pub mod link;

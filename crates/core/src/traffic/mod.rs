@@ -60,43 +60,6 @@ pub fn take_until<S: MessageSource + ?Sized>(
     out
 }
 
-/// Model names, for `mptlab list`.
-pub fn names() -> &'static [&'static str] {
-    &[
-        "video-cbr",
-        "gaming-trace",
-        "gaming-synthetic",
-        "web",
-        "file",
-        "bursts",
-        "bulk",
-        "pareto-onoff",
-        "background-tcp",
-    ]
-}
-
-/// Model names with their named presets, for `mptlab list`.
-pub fn catalog() -> Vec<(&'static str, Vec<String>)> {
-    let own = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    names()
-        .iter()
-        .map(|&n| {
-            let presets = match n {
-                "gaming-synthetic" => gaming::presets()
-                    .iter()
-                    .map(|p| p.name.to_string())
-                    .collect(),
-                "web" => web::presets().iter().map(|p| p.name.to_string()).collect(),
-                "file" => bulk::file_presets().into_iter().map(|(n, _)| n).collect(),
-                "video-cbr" => own(&["skype-950k"]),
-                "pareto-onoff" => own(&["wlan-500k", "3g-100k"]),
-                _ => Vec::new(),
-            };
-            (n, presets)
-        })
-        .collect()
-}
-
 /// Any open-loop source, for drivers that hold a mix without boxing.
 #[derive(Clone, Debug)]
 pub enum OpenLoop {
@@ -129,16 +92,6 @@ pub(crate) fn invalid(model: &str, what: impl std::fmt::Display) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn catalog_lists_every_model_and_the_paper_presets() {
-        let c = catalog();
-        assert_eq!(c.len(), names().len());
-        let web = &c.iter().find(|(n, _)| *n == "web").unwrap().1;
-        assert_eq!(web, &vec!["wikipedia", "amazon", "huffpost"]);
-        let g = &c.iter().find(|(n, _)| *n == "gaming-synthetic").unwrap().1;
-        assert_eq!(g.len(), 3);
-    }
 
     /// Same (config, seed) => identical schedule, for every open-loop model.
     #[test]

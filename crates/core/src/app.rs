@@ -1,1 +1,0 @@
-//! Application-side helpers shared by drivers (filled in with the traffic models).
