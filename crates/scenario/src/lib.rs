@@ -13,6 +13,7 @@
 
 mod error;
 mod locate;
+pub mod msgsize;
 mod overrides;
 pub mod profiles;
 pub mod registry;
