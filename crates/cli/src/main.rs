@@ -469,6 +469,23 @@ fn command(cli: Cli) -> ExitCode {
                         sw.points[0].label,
                         describe(&sw.points[0].scenario)
                     );
+                    // messages SCTP will refuse (larger than the send buffer):
+                    // the first such point, and how many there are
+                    let refusing: Vec<_> = sw
+                        .points
+                        .iter()
+                        .filter_map(|p| {
+                            mptlab_scenario::msgsize::sctp_send_buffer_warning(&p.scenario)
+                                .map(|w| (&p.label, w))
+                        })
+                        .collect();
+                    if let Some((label, w)) = refusing.first() {
+                        eprintln!(
+                            "warning: {} of {} sweep point(s) send messages larger than the SCTP send buffer; first, point `{label}`: {w}",
+                            refusing.len(),
+                            sw.points.len()
+                        );
+                    }
                     ExitCode::SUCCESS
                 }
                 Err(e) => {
@@ -480,6 +497,10 @@ fn command(cli: Cli) -> ExitCode {
         Command::Check { scenario, set } => match load(&scenario, &set) {
             Ok(s) => {
                 outln!("ok: {}: {}", scenario.display(), describe(&s));
+                // valid, but SCTP will refuse every (or some) message
+                if let Some(w) = mptlab_scenario::msgsize::sctp_send_buffer_warning(&s) {
+                    eprintln!("warning: {w}");
+                }
                 ExitCode::SUCCESS
             }
             Err(c) => c,

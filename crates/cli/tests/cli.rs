@@ -584,3 +584,91 @@ fn sweep_and_reproduce_name_the_points_with_unfinished_work() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// SCTP refuses messages larger than its send buffer (EMSGSIZE): `check`
+/// warns when the traffic's fixed message size is over it, naming the file
+/// and keys, and `run` counts and explains the refusals.
+#[test]
+fn sctp_messages_larger_than_the_send_buffer_warned_by_check_and_run() {
+    let dir = tmp("emsgsize");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scen = dir.join("big-frames.toml");
+    let text_of = |protocol: &str, sndbuf: u32, sweep: &str| {
+        format!(
+            "[scenario]\nname = \"big-frames\"\nduration_s = 2\nruns = 1\n\
+             [topology]\npreset = \"two-path\"\npaths = [\"wlan\", \"3g\"]\n\
+             [transport]\nprotocol = \"{protocol}\"\nsndbuf_kib = {sndbuf}\n\
+             [traffic]\nmodel = \"video\"\nbitrate_kbit = 2000\nfps = 30\n{sweep}"
+        )
+    };
+    // 2000 kbit/s / 30 fps / 8 = 8333-8334-byte frames over a 4 KiB buffer
+    std::fs::write(&scen, text_of("sctp", 4, "")).unwrap();
+    let o = mptlab(&["check", scen.to_str().unwrap()]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "a warning, not an error: {err}");
+    assert!(text(&o.stdout).starts_with("ok: "), "{}", text(&o.stdout));
+    for part in [
+        "warning: ",
+        "big-frames.toml",
+        "traffic.bitrate_kbit = 2000",
+        "transport.sndbuf_kib = 4",
+        "8333-8334 bytes",
+        "EMSGSIZE",
+        "sndbuf_kib >= 9",
+    ] {
+        assert!(err.contains(part), "{part}: {err}");
+    }
+    // frames that fit, and a byte stream: no warning
+    for (p, kib) in [("sctp", 9), ("cmt-sctp", 16), ("tcp", 4), ("mptcp", 4)] {
+        std::fs::write(&scen, text_of(p, kib, "")).unwrap();
+        let o = mptlab(&["check", scen.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0));
+        assert!(
+            !text(&o.stderr).contains("warning"),
+            "{p} {kib}: {}",
+            text(&o.stderr)
+        );
+    }
+    // a sweep: the points that refuse are counted, the first one named
+    std::fs::write(
+        &scen,
+        text_of(
+            "cmt-sctp",
+            16,
+            "[sweep]\n\"transport.sndbuf_kib\" = [4, 8, 16]\n",
+        ),
+    )
+    .unwrap();
+    let o = mptlab(&["check", scen.to_str().unwrap()]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("2 of 3 sweep point(s)"), "{err}");
+    assert!(err.contains("transport.sndbuf_kib = 4"), "{err}");
+
+    // the run: every frame refused, counted, and the warning says why
+    std::fs::write(&scen, text_of("sctp", 4, "")).unwrap();
+    let out = dir.join("out");
+    let o = mptlab(&[
+        "run",
+        scen.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("refused by the send call"), "{err}");
+    assert!(
+        err.contains("larger than the SCTP send buffer (EMSGSIZE"),
+        "{err}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let m = &summary["per_run"][0]["metrics"];
+    assert!(m["messages"].as_f64().unwrap() > 50.0, "{m}");
+    assert_eq!(m["messages_refused"], m["messages"], "{m}");
+    assert_eq!(
+        summary["unfinished"]["messages_refused"].as_f64(),
+        m["messages"].as_f64()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

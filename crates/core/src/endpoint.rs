@@ -157,6 +157,14 @@ pub trait Endpoint {
     /// Bytes the send buffer can accept now.
     fn send_space(&self) -> u64;
 
+    /// The largest message one send call may carry, for message-oriented
+    /// sockets that refuse larger ones outright (SCTP: `EMSGSIZE`);
+    /// `None` for byte streams (TCP, MPTCP), which take any write in
+    /// pieces, and for UDP, whose callers split messages into datagrams.
+    fn max_message(&self) -> Option<u64> {
+        None
+    }
+
     /// The application has nothing more to send (FIN after queued data).
     fn close(&mut self, now: Nanos);
 

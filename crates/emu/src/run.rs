@@ -1102,6 +1102,10 @@ pub(crate) fn tables(
             V::Str(proto.clone()),
             V::U64(delivered),
             V::F64(delivered as f64 * 8.0 / secs_f / 1e6),
+            // messages_refused: emulation writes messages on TCP streams and
+            // UDP sockets only (no SCTP), which refuse no send (the agent
+            // splits UDP messages into datagrams)
+            V::U64(0),
         ];
         row.extend(cvals(&total));
         flows.push_row(row).expect("flows schema");

@@ -93,6 +93,7 @@ pub fn flows() -> Table {
             ("protocol", Str),
             ("bytes_delivered", U64),
             ("throughput_mbit", F64),
+            ("messages_refused", U64),
         ],
     )
 }

@@ -25,6 +25,10 @@ pub const MESSAGES: &str = "messages";
 /// Per-run metric: messages not delivered whole by the end (still in
 /// flight, waiting in a send buffer, or lost for UDP).
 pub const MESSAGES_UNDELIVERED: &str = "messages_undelivered";
+/// Per-run metric (simulator, runs with messages): messages the send call
+/// refused, i.e. SCTP messages larger than the send buffer (`EMSGSIZE`,
+/// Linux `sctp_sendmsg_parse`); they are among `messages_undelivered`.
+pub const MESSAGES_REFUSED: &str = "messages_refused";
 
 /// Which items a statistic is computed over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,6 +121,27 @@ pub fn upgrade_legacy(o: &mut RunOutput) {
             *t = n;
         }
     }
+    // `flows` before the `messages_refused` column: no run of that time
+    // refused a message (the SCTP app queued it and stalled instead)
+    if let Some(t) = o.tables.iter_mut().find(|t| t.name == "flows") {
+        if t.column(MESSAGES_REFUSED).is_none() {
+            let mut cols = t.columns().to_vec();
+            let at = cols
+                .iter()
+                .position(|c| c.name == "throughput_mbit")
+                .map_or(cols.len(), |i| i + 1);
+            cols.insert(
+                at,
+                Column {
+                    name: MESSAGES_REFUSED.into(),
+                    data: ColumnData::U64(vec![Some(0); t.num_rows()]),
+                },
+            );
+            if let Ok(n) = Table::from_columns("flows", cols) {
+                *t = n;
+            }
+        }
+    }
     let empty = |name: &str| crate::schema::standard(name).expect("standard table");
     let msgs = o.table("messages").cloned();
     let trs = o.table("transfers").cloned();
@@ -144,6 +169,9 @@ pub struct Unfinished {
     pub transfers_unfinished: u64,
     pub messages: u64,
     pub messages_undelivered: u64,
+    /// Of the undelivered messages, those refused by the send call
+    /// ([`MESSAGES_REFUSED`]).
+    pub messages_refused: u64,
     /// Runs with at least one unfinished transfer, in run order.
     pub runs_transfers: Vec<u32>,
     /// Runs with at least one undelivered message, in run order.
@@ -168,6 +196,7 @@ impl Unfinished {
             u.transfers_unfinished += tu;
             u.messages += m;
             u.messages_undelivered += mu;
+            u.messages_refused += metric(r, MESSAGES_REFUSED);
             if tu > 0 {
                 u.runs_transfers.push(r.run);
             }
@@ -208,6 +237,7 @@ impl Unfinished {
             "transfers_unfinished": self.transfers_unfinished,
             "messages": self.messages,
             "messages_undelivered": self.messages_undelivered,
+            "messages_refused": self.messages_refused,
             "runs_with_unfinished_transfers": self.runs_transfers,
             "runs_with_undelivered_messages": self.runs_messages,
             "completed_only": over,
@@ -254,6 +284,15 @@ impl Unfinished {
                 self.messages,
                 run_list(&self.runs_messages),
                 self.messages - self.messages_undelivered,
+            ));
+        }
+        if self.messages_refused > 0 {
+            out.push(format!(
+                "{} of these message(s) were refused by the send call and never sent: each was larger \
+                 than the SCTP send buffer (EMSGSIZE, as Linux `sctp_sendmsg_parse`); raise \
+                 transport.sndbuf_kib to at least the largest message to send them \
+                 (per flow: `messages_refused` in flows)",
+                self.messages_refused,
             ));
         }
         out
@@ -328,6 +367,7 @@ mod tests {
                 transfers_unfinished: 2,
                 messages: 20,
                 messages_undelivered: 3,
+                messages_refused: 0,
                 runs_transfers: vec![1, 2],
                 runs_messages: vec![1],
             }
@@ -423,6 +463,30 @@ mod tests {
         let before = cur.clone();
         upgrade_legacy(&mut cur);
         assert_eq!(cur, before);
+    }
+
+    #[test]
+    fn legacy_flows_get_messages_refused_zero_in_place() {
+        // flows as written before the column: a resumed sweep appends old
+        // and new runs, so the schema must come out the current one
+        let mut fl = schema::flows();
+        fl.push_named(&[("flow", 0u64.into()), ("bytes_sent", 7u64.into())])
+            .unwrap();
+        let cols: Vec<_> = fl
+            .columns()
+            .iter()
+            .filter(|c| c.name != MESSAGES_REFUSED)
+            .cloned()
+            .collect();
+        let mut o = RunOutput::new(0, 1);
+        o.tables = vec![Table::from_columns("flows", cols).unwrap()];
+        upgrade_legacy(&mut o);
+        let t = o.table("flows").unwrap();
+        assert_eq!(t.schema(), schema::flows().schema());
+        assert_eq!(t.get(0, MESSAGES_REFUSED), Some(Value::U64(0)));
+        assert_eq!(t.get(0, "bytes_sent"), Some(Value::U64(7)));
+        // and the count of a run without the metric is 0
+        assert_eq!(Unfinished::of(&[o]).messages_refused, 0);
     }
 
     #[test]

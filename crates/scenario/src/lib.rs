@@ -15,6 +15,7 @@ mod error;
 pub mod files;
 pub mod limits;
 mod locate;
+pub mod msgsize;
 mod overrides;
 pub mod profiles;
 pub mod registry;

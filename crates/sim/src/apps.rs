@@ -158,10 +158,26 @@ impl App for StreamApp {
             if t > io.now {
                 break;
             }
-            self.log.sent(t, bytes);
             if self.per_message {
-                self.messages.push_back(bytes as u64);
+                // A message-oriented socket refuses a message larger than its
+                // send buffer at the send call (SCTP: EMSGSIZE, Linux
+                // `sctp_sendmsg_parse`, see `Endpoint::max_message`); the
+                // application drops it and goes on with the next one. The
+                // bound is fixed, so refusing at generation is the same as
+                // refusing when the message reaches the head of the queue.
+                if io
+                    .max_message(self.flow, self.sender)
+                    .is_some_and(|max| bytes as u64 > max)
+                {
+                    self.log.refused(t, bytes);
+                } else {
+                    self.log.sent(t, bytes);
+                    self.messages.push_back(bytes as u64);
+                }
             } else {
+                // Byte streams (TCP, MPTCP) take a message of any size, in
+                // as many writes as the send buffer needs.
+                self.log.sent(t, bytes);
                 self.backlog += bytes as u64;
             }
             self.next = self.schedule.next_message();
@@ -380,6 +396,7 @@ impl App for UdpApp {
                         send_time: m.4,
                         delivery_time: Some(io.now),
                         jitter: Some(self.jitter.ns()),
+                        refused: false,
                     });
                 }
                 self.low = i;
@@ -426,6 +443,7 @@ impl App for UdpApp {
                     send_time: m.4,
                     delivery_time: None,
                     jitter: None,
+                    refused: false,
                 });
             }
         }

@@ -15,6 +15,9 @@ pub struct MessageRow {
     pub delivery_time: Option<Nanos>,
     /// RFC 3550 interarrival jitter estimate after this message, in ns.
     pub jitter: Option<f64>,
+    /// The send call refused the message (SCTP: larger than the send
+    /// buffer, `EMSGSIZE`): it never entered the transport.
+    pub refused: bool,
 }
 
 /// A finite transfer: a web page or a file.
@@ -46,6 +49,8 @@ pub struct StreamMessages {
     next_id: u64,
     log: MessageLog,
     pub rows: Vec<MessageRow>,
+    /// Messages the send call refused: (id, bytes, generation time).
+    refused: Vec<(u64, u32, Nanos)>,
 }
 
 impl StreamMessages {
@@ -64,6 +69,18 @@ impl StreamMessages {
         }
     }
 
+    /// A message of `bytes` generated at `now` was refused by the send call
+    /// (it takes a message id but no place in the byte stream).
+    pub fn refused(&mut self, now: Nanos, bytes: u32) {
+        self.refused.push((self.next_id, bytes, now));
+        self.next_id += 1;
+    }
+
+    /// Messages refused so far.
+    pub fn refused_count(&self) -> usize {
+        self.refused.len()
+    }
+
     /// The receiver now has `total` bytes in order.
     pub fn delivered(&mut self, now: Nanos, total: u64) {
         for d in self.log.on_delivered(total, now) {
@@ -74,6 +91,7 @@ impl StreamMessages {
                 send_time: d.sent_at,
                 delivery_time: Some(now),
                 jitter: None,
+                refused: false,
             });
         }
         // Jitter after the latest message (the log updates it in delivery order).
@@ -82,7 +100,8 @@ impl StreamMessages {
         }
     }
 
-    /// Rows for every message, undelivered ones last with no delivery time.
+    /// Rows for every message, undelivered ones last with no delivery time
+    /// (those still pending, then the refused ones).
     pub fn finish(&self) -> Vec<MessageRow> {
         let mut v = self.rows.clone();
         for (id, bytes, sent) in self.log.pending_messages() {
@@ -93,6 +112,18 @@ impl StreamMessages {
                 send_time: sent,
                 delivery_time: None,
                 jitter: None,
+                refused: false,
+            });
+        }
+        for &(id, bytes, sent) in &self.refused {
+            v.push(MessageRow {
+                flow: self.flow,
+                msg_id: id,
+                bytes,
+                send_time: sent,
+                delivery_time: None,
+                jitter: None,
+                refused: true,
             });
         }
         v

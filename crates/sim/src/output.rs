@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use mptlab_core::endpoint::Counters;
-use mptlab_core::packet::{addr_to_string, Addr};
+use mptlab_core::packet::{addr_to_string, Addr, FlowId};
 use mptlab_core::time::{to_ms, Nanos};
 use mptlab_results::{schema, unfinished, Table, Value as V};
 
@@ -175,9 +175,19 @@ pub fn tables(
         ])
         .expect("messages schema");
     }
+    // messages the send call refused (SCTP, larger than the send buffer),
+    // per flow for the flows table and in all for the summary
+    let mut refused: BTreeMap<FlowId, u64> = BTreeMap::new();
+    for m in rep.messages.iter().filter(|m| m.refused) {
+        *refused.entry(m.flow).or_default() += 1;
+    }
     if !rep.messages.is_empty() {
         summary.insert("messages".into(), rep.messages.len() as f64);
         summary.insert("messages_delivered".into(), delays.len() as f64);
+        summary.insert(
+            unfinished::MESSAGES_REFUSED.into(),
+            refused.values().sum::<u64>() as f64,
+        );
         if !delays.is_empty() {
             let (med, p95, mean) = median_p95_mean(&mut delays);
             summary.insert("delay_ms_median".into(), med);
@@ -274,6 +284,7 @@ pub fn tables(
             V::Str(f.protocol.clone()),
             V::U64(delivered),
             V::F64(tput),
+            V::U64(refused.get(&(fid as FlowId)).copied().unwrap_or(0)),
         ];
         row.extend(counter_values(&total));
         flows.push_row(row).expect("flows schema");

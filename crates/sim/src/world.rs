@@ -110,6 +110,12 @@ impl AppIo<'_> {
         self.eps[self.ep(flow, side)].send_space()
     }
 
+    /// The largest message one send call on this side may carry, if the
+    /// socket refuses larger ones (SCTP); see `Endpoint::max_message`.
+    pub fn max_message(&self, flow: FlowId, side: Side) -> Option<u64> {
+        self.eps[self.ep(flow, side)].max_message()
+    }
+
     pub fn close(&mut self, flow: FlowId, side: Side) {
         let ep = self.ep(flow, side);
         self.eps[ep].close(self.now);

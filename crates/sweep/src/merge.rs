@@ -134,12 +134,14 @@ pub fn summary(sweep: &Sweep, runs: &[Vec<RunOutput>], meta: &Map<String, Json>)
         total.transfers_unfinished += u.transfers_unfinished;
         total.messages += u.messages;
         total.messages_undelivered += u.messages_undelivered;
+        total.messages_refused += u.messages_refused;
         if u.any() {
             where_.push(json!({
                 "point": p.id,
                 "label": p.label,
                 "transfers_unfinished": u.transfers_unfinished,
                 "messages_undelivered": u.messages_undelivered,
+                "messages_refused": u.messages_refused,
             }));
         }
     }
@@ -150,6 +152,7 @@ pub fn summary(sweep: &Sweep, runs: &[Vec<RunOutput>], meta: &Map<String, Json>)
             "transfers_unfinished": total.transfers_unfinished,
             "messages": total.messages,
             "messages_undelivered": total.messages_undelivered,
+            "messages_refused": total.messages_refused,
             "points": where_,
         }),
     );

@@ -1839,6 +1839,19 @@ impl Endpoint for SctpAssociation {
         self.cfg.send_buffer.saturating_sub(self.sbuf_used)
     }
 
+    /// A message larger than the whole send buffer is refused at the send
+    /// call, never queued: Linux `sctp_sendmsg_parse` (net/sctp/socket.c,
+    /// `sctp_sendmsg` before 4.17) returns `-EMSGSIZE` when
+    /// `msg_len > sk->sk_sndbuf` ("API 7.1.7, the sndbuf size per
+    /// association bounds the maximum size of data that can be sent in a
+    /// single send call"). A message up to that size waits for room
+    /// (`sctp_wait_for_sndbuf`) and is queued whole. The model's buffer
+    /// counts payload bytes only, so its bound is `send_buffer` itself
+    /// (docs/models.md).
+    fn max_message(&self) -> Option<u64> {
+        Some(self.cfg.send_buffer)
+    }
+
     fn close(&mut self, now: Nanos) {
         self.last_now = now;
         self.close_requested = true;
