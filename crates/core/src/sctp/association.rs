@@ -1085,7 +1085,7 @@ impl SctpAssociation {
     // Transmission
     // ------------------------------------------------------------------
 
-    fn new_data_allowed(&self, i: usize, len: u64) -> bool {
+    fn new_data_allowed(&self, i: usize, t: u64, len: u64) -> bool {
         let p = &self.paths[i];
         if !p.active || !p.cwnd_open() || self.burst_used(i) {
             return false;
@@ -1093,7 +1093,15 @@ impl SctpAssociation {
         if !self.cfg.cmt && i != self.current_primary() {
             return false;
         }
-        !self.buffer_blocked(i, len)
+        !self.buffer_blocked(i, t, len)
+    }
+
+    /// TSN `t` (unsent) is the next one the peer's cumulative ack waits for:
+    /// every lower TSN is acked and every TSN sent so far is above it. That
+    /// happens only when DAPS has planned TSNs out of order and the
+    /// destination of `t` has not sent it yet.
+    fn at_cum_ack_point(&self, t: u64) -> bool {
+        self.unsent.keys().next() == Some(&t) && self.sent.keys().next().is_none_or(|&s| t < s)
     }
 
     /// Max.Burst packets already sent to `i` in this send opportunity
@@ -1103,14 +1111,28 @@ impl SctpAssociation {
         self.cfg.max_burst > 0 && self.paths[i].burst_sent >= self.cfg.max_burst
     }
 
-    /// New data of `len` bytes for `i` is held back by a buffer: the peer's
-    /// receive window (section 6.1 A; one chunk may go when nothing is
+    /// New data (TSN `t`, `len` bytes) for `i` is held back by a buffer: the
+    /// peer's receive window (section 6.1 A; one chunk may go when nothing is
     /// outstanding) or, for CMT, this destination's buffer-splitting share.
-    fn buffer_blocked(&self, i: usize, len: u64) -> bool {
+    ///
+    /// The chunk the cumulative ack waits for is exempt from the splitting
+    /// shares. Buffer splitting (Dreibholz, Becke, Rathgeb, Tüxen, GLOBECOM
+    /// 2010) bounds what one destination holds in the send / peer receive
+    /// buffer, counting chunks acked in gap blocks until the cumulative ack
+    /// frees them. With TSNs assigned at transmission (RFC 9260, INET's
+    /// `dequeueOutboundDataMsg`) the chunk at the cumulative ack point is
+    /// always already sent, and its retransmission is not subject to the
+    /// shares; with DAPS's pre-planned TSNs it can still be unsent while the
+    /// destination planned for it holds gap-acked chunks above it. Then
+    /// that destination's share can only be freed by sending this very
+    /// chunk, and holding it back would deadlock the association (found by
+    /// the property test: `cmt_sctp_sender_split_daps_survives_an_outage`).
+    /// Sending it never grows what is held behind the cumulative ack.
+    fn buffer_blocked(&self, i: usize, t: u64, len: u64) -> bool {
         if self.peer_rwnd < len && self.outstanding_bytes() > 0 {
             return true;
         }
-        if self.cfg.cmt {
+        if self.cfg.cmt && !self.at_cum_ack_point(t) {
             let n = self.active_paths();
             if self.cfg.buffer_split.sender()
                 && !split_allows(self.sbuf_booked[i], len, self.cfg.send_buffer, n)
@@ -1251,7 +1273,7 @@ impl SctpAssociation {
         }
         if let Some(t) = self.next_unsent_for(i) {
             let len = self.unsent[&t].len as u64;
-            if self.new_data_allowed(i, len) {
+            if self.new_data_allowed(i, t, len) {
                 return true;
             }
         }
@@ -1385,7 +1407,7 @@ impl SctpAssociation {
             while let Some(t) = self.next_unsent_for(i) {
                 let len = self.unsent[&t].len;
                 let need = DATA_HEADER + pad4(len);
-                if need > room || !self.new_data_allowed(i, len as u64) {
+                if need > room || !self.new_data_allowed(i, t, len as u64) {
                     break;
                 }
                 room -= need;
