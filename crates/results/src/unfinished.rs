@@ -25,6 +25,12 @@ pub const MESSAGES: &str = "messages";
 /// Per-run metric: messages not delivered whole by the end (still in
 /// flight, waiting in a send buffer, or lost for UDP).
 pub const MESSAGES_UNDELIVERED: &str = "messages_undelivered";
+/// Per-run metric, present only when non-zero: flows whose connection or
+/// association was given up by a retry limit of its protocol (Linux
+/// `tcp_syn_retries`, SCTP Association.Max.Retrans, RFC 9260 8.1), plus one
+/// `connections_aborted.REASON` count per reason (`Endpoint::gave_up` in
+/// mptlab-core). Spec behaviour; their transfers do not complete.
+pub const CONNECTIONS_ABORTED: &str = "connections_aborted";
 
 /// Which items a statistic is computed over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,6 +154,12 @@ pub struct Unfinished {
     pub runs_transfers: Vec<u32>,
     /// Runs with at least one undelivered message, in run order.
     pub runs_messages: Vec<u32>,
+    /// Connections / associations given up ([`CONNECTIONS_ABORTED`]), and
+    /// how many for each reason.
+    pub connections_aborted: u64,
+    pub aborted_reasons: std::collections::BTreeMap<String, u64>,
+    /// Runs with at least one connection given up, in run order.
+    pub runs_aborted: Vec<u32>,
 }
 
 fn metric(r: &RunOutput, k: &str) -> u64 {
@@ -174,13 +186,26 @@ impl Unfinished {
             if mu > 0 {
                 u.runs_messages.push(r.run);
             }
+            let a = metric(r, CONNECTIONS_ABORTED);
+            if a > 0 {
+                u.connections_aborted += a;
+                u.runs_aborted.push(r.run);
+                let prefix = format!("{CONNECTIONS_ABORTED}.");
+                for k in r.summary.keys() {
+                    if let Some(reason) = k.strip_prefix(&prefix) {
+                        *u.aborted_reasons.entry(reason.to_string()).or_default() += metric(r, k);
+                    }
+                }
+            }
         }
         u
     }
 
     /// True when some transfer or message did not complete.
     pub fn any(&self) -> bool {
-        self.transfers_unfinished > 0 || self.messages_undelivered > 0
+        self.transfers_unfinished > 0
+            || self.messages_undelivered > 0
+            || self.connections_aborted > 0
     }
 
     /// (completed, total) of the items behind a completed-only metric.
@@ -203,7 +228,7 @@ impl Unfinished {
                 over.insert(m.to_string(), json!({ "completed": done, "of": of }));
             }
         }
-        json!({
+        let mut doc = json!({
             "transfers": self.transfers,
             "transfers_unfinished": self.transfers_unfinished,
             "messages": self.messages,
@@ -211,7 +236,14 @@ impl Unfinished {
             "runs_with_unfinished_transfers": self.runs_transfers,
             "runs_with_undelivered_messages": self.runs_messages,
             "completed_only": over,
-        })
+        });
+        // only when some connection was given up (older documents unchanged)
+        if self.connections_aborted > 0 {
+            doc[CONNECTIONS_ABORTED] = json!(self.connections_aborted);
+            doc["aborted_reasons"] = json!(self.aborted_reasons);
+            doc["runs_with_aborted_connections"] = json!(self.runs_aborted);
+        }
+        doc
     }
 
     /// Beside the statistics of every completed-only metric in `aggregate`
@@ -244,6 +276,20 @@ impl Unfinished {
                 self.transfers,
                 run_list(&self.runs_transfers),
                 self.transfers - self.transfers_unfinished,
+            ));
+        }
+        if self.connections_aborted > 0 {
+            let why: Vec<String> = self
+                .aborted_reasons
+                .iter()
+                .map(|(r, n)| format!("{n} {r}"))
+                .collect();
+            out.push(format!(
+                "{} connection(s) or association(s) were given up by their protocol's retry limit ({}; {}): \
+                 spec behaviour, their transfers cannot complete",
+                self.connections_aborted,
+                why.join(", "),
+                run_list(&self.runs_aborted),
             ));
         }
         if self.messages_undelivered > 0 {
@@ -330,6 +376,7 @@ mod tests {
                 messages_undelivered: 3,
                 runs_transfers: vec![1, 2],
                 runs_messages: vec![1],
+                ..Default::default()
             }
         );
         assert!(u.any());

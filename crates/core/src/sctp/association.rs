@@ -189,6 +189,8 @@ pub struct SctpAssociation {
     echo_cookie: u64,
     /// DAPS: lowest TSN not yet planned on any destination.
     daps_next: u64,
+    /// Why the association was given up, if it was (`Endpoint::gave_up`).
+    gave_up: Option<&'static str>,
     /// The association ended (shutdown, abort or give-up); it stays closed.
     finished: bool,
     /// Recently cum-acked chunks that had been retransmitted (TSN -> last
@@ -286,6 +288,7 @@ impl SctpAssociation {
             last_now: 0,
             echo_cookie: 0,
             daps_next: 0,
+            gave_up: None,
             finished: false,
             acked_rtx: BTreeMap::new(),
             rng,
@@ -1042,6 +1045,7 @@ impl SctpAssociation {
         }
         if self.assoc_errors > self.cfg.assoc_max_retrans {
             // Association.Max.Retrans exceeded (section 8.1)
+            self.gave_up = Some("sctp_association_max_retrans");
             self.closed();
         }
     }
@@ -1507,6 +1511,10 @@ impl SctpAssociation {
 }
 
 impl Endpoint for SctpAssociation {
+    fn gave_up(&self) -> Option<&'static str> {
+        self.gave_up
+    }
+
     fn connect(&mut self, now: Nanos) {
         self.last_now = now;
         if self.state != State::Closed || self.finished {
@@ -1774,6 +1782,7 @@ impl Endpoint for SctpAssociation {
             let p = self.primary;
             self.paths[p].rto = (self.paths[p].rto * 2).min(self.cfg.rto_max);
             if self.t1_count > self.cfg.max_init_retrans {
+                self.gave_up = Some("sctp_max_init_retransmits");
                 self.closed();
                 return;
             }
@@ -1794,6 +1803,7 @@ impl Endpoint for SctpAssociation {
         if self.t2.is_some_and(|t| t <= now) {
             self.t2_count += 1;
             if self.t2_count > self.cfg.assoc_max_retrans {
+                self.gave_up = Some("sctp_shutdown_max_retrans");
                 self.closed();
                 return;
             }
