@@ -493,4 +493,34 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn connections_given_up_are_counted_with_their_reasons() {
+        let mut a = run(0, 1, 1, 0, 0);
+        a.set_metric(CONNECTIONS_ABORTED, 1.0);
+        a.set_metric("connections_aborted.sctp_association_max_retrans", 1.0);
+        let mut b = run(1, 1, 1, 0, 0);
+        b.set_metric(CONNECTIONS_ABORTED, 1.0);
+        b.set_metric("connections_aborted.tcp_syn_retries", 1.0);
+        let c = run(2, 1, 0, 0, 0);
+        let u = Unfinished::of(&[a, b, c.clone()]);
+        assert_eq!(u.connections_aborted, 2);
+        assert_eq!(u.runs_aborted, vec![0, 1]);
+        let j = u.to_json();
+        assert_eq!(j["connections_aborted"], json!(2));
+        assert_eq!(
+            j["aborted_reasons"],
+            json!({"sctp_association_max_retrans": 1, "tcp_syn_retries": 1})
+        );
+        let d = u.describe();
+        assert!(
+            d.iter().any(|l| l.starts_with("2 connection(s)")
+                && l.contains("1 sctp_association_max_retrans, 1 tcp_syn_retries; runs 0, 1")),
+            "{d:?}"
+        );
+        // runs without give-ups: no such keys, no such line
+        let u = Unfinished::of(&[c]);
+        assert!(u.to_json().get(CONNECTIONS_ABORTED).is_none());
+        assert!(u.describe().is_empty());
+    }
 }

@@ -799,8 +799,12 @@ fn survey() {
     let strat = case();
     let mut failures = 0;
     let mut reported = 0;
+    let mut mptcp_nosack = 0;
     for i in 0..n {
         let c = strat.new_tree(&mut runner).unwrap().current();
+        if matches!(c.proto, Proto::Mptcp { .. }) && !c.sack {
+            mptcp_nosack += 1;
+        }
         let r = std::panic::catch_unwind(|| check_run(&c));
         let err = match r {
             Ok(Ok(false)) => continue,
@@ -842,7 +846,7 @@ fn survey() {
         }
     }
     println!(
-        "survey: {n} cases, {failures} failing, {reported} given up by a retry limit and reported"
+        "survey: {n} cases ({mptcp_nosack} MPTCP without SACK), {failures} failing, {reported} given up by a retry limit and reported"
     );
 }
 
