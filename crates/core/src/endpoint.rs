@@ -178,4 +178,16 @@ pub trait Endpoint {
     fn ofo_stats(&self) -> Option<OfoStats> {
         None
     }
+
+    /// Why this endpoint gave the connection up, if it did: a limit of
+    /// retransmissions the protocol defines was exceeded. `tcp_syn_retries`
+    /// (Linux, TCP and MPTCP's initial subflow: never established),
+    /// `sctp_max_init_retransmits` (RFC 9260 5.1),
+    /// `sctp_association_max_retrans` (8.1), `sctp_shutdown_max_retrans`
+    /// (9.2). Spec behaviour, not a model error, but the transfer then never
+    /// completes, so the run reports it (summary `connections_aborted` and
+    /// `connections_aborted.REASON`).
+    fn gave_up(&self) -> Option<&'static str> {
+        None
+    }
 }

@@ -29,6 +29,12 @@ pub const MESSAGES_UNDELIVERED: &str = "messages_undelivered";
 /// refused, i.e. SCTP messages larger than the send buffer (`EMSGSIZE`,
 /// Linux `sctp_sendmsg_parse`); they are among `messages_undelivered`.
 pub const MESSAGES_REFUSED: &str = "messages_refused";
+/// Per-run metric, present only when non-zero: flows whose connection or
+/// association was given up by a retry limit of its protocol (Linux
+/// `tcp_syn_retries`, SCTP Association.Max.Retrans, RFC 9260 8.1), plus one
+/// `connections_aborted.REASON` count per reason (`Endpoint::gave_up` in
+/// mptlab-core). Spec behaviour; their transfers do not complete.
+pub const CONNECTIONS_ABORTED: &str = "connections_aborted";
 
 /// Which items a statistic is computed over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,6 +182,12 @@ pub struct Unfinished {
     pub runs_transfers: Vec<u32>,
     /// Runs with at least one undelivered message, in run order.
     pub runs_messages: Vec<u32>,
+    /// Connections / associations given up ([`CONNECTIONS_ABORTED`]), and
+    /// how many for each reason.
+    pub connections_aborted: u64,
+    pub aborted_reasons: std::collections::BTreeMap<String, u64>,
+    /// Runs with at least one connection given up, in run order.
+    pub runs_aborted: Vec<u32>,
 }
 
 fn metric(r: &RunOutput, k: &str) -> u64 {
@@ -203,13 +215,26 @@ impl Unfinished {
             if mu > 0 {
                 u.runs_messages.push(r.run);
             }
+            let a = metric(r, CONNECTIONS_ABORTED);
+            if a > 0 {
+                u.connections_aborted += a;
+                u.runs_aborted.push(r.run);
+                let prefix = format!("{CONNECTIONS_ABORTED}.");
+                for k in r.summary.keys() {
+                    if let Some(reason) = k.strip_prefix(&prefix) {
+                        *u.aborted_reasons.entry(reason.to_string()).or_default() += metric(r, k);
+                    }
+                }
+            }
         }
         u
     }
 
     /// True when some transfer or message did not complete.
     pub fn any(&self) -> bool {
-        self.transfers_unfinished > 0 || self.messages_undelivered > 0
+        self.transfers_unfinished > 0
+            || self.messages_undelivered > 0
+            || self.connections_aborted > 0
     }
 
     /// (completed, total) of the items behind a completed-only metric.
@@ -232,7 +257,7 @@ impl Unfinished {
                 over.insert(m.to_string(), json!({ "completed": done, "of": of }));
             }
         }
-        json!({
+        let mut doc = json!({
             "transfers": self.transfers,
             "transfers_unfinished": self.transfers_unfinished,
             "messages": self.messages,
@@ -241,7 +266,14 @@ impl Unfinished {
             "runs_with_unfinished_transfers": self.runs_transfers,
             "runs_with_undelivered_messages": self.runs_messages,
             "completed_only": over,
-        })
+        });
+        // only when some connection was given up (older documents unchanged)
+        if self.connections_aborted > 0 {
+            doc[CONNECTIONS_ABORTED] = json!(self.connections_aborted);
+            doc["aborted_reasons"] = json!(self.aborted_reasons);
+            doc["runs_with_aborted_connections"] = json!(self.runs_aborted);
+        }
+        doc
     }
 
     /// Beside the statistics of every completed-only metric in `aggregate`
@@ -274,6 +306,20 @@ impl Unfinished {
                 self.transfers,
                 run_list(&self.runs_transfers),
                 self.transfers - self.transfers_unfinished,
+            ));
+        }
+        if self.connections_aborted > 0 {
+            let why: Vec<String> = self
+                .aborted_reasons
+                .iter()
+                .map(|(r, n)| format!("{n} {r}"))
+                .collect();
+            out.push(format!(
+                "{} connection(s) or association(s) were given up by their protocol's retry limit ({}; {}): \
+                 spec behaviour, their transfers cannot complete",
+                self.connections_aborted,
+                why.join(", "),
+                run_list(&self.runs_aborted),
             ));
         }
         if self.messages_undelivered > 0 {
@@ -370,6 +416,7 @@ mod tests {
                 messages_refused: 0,
                 runs_transfers: vec![1, 2],
                 runs_messages: vec![1],
+                ..Default::default()
             }
         );
         assert!(u.any());
@@ -509,5 +556,35 @@ mod tests {
                 &("completed".to_string(), crate::ColumnType::Bool)
             );
         }
+    }
+
+    #[test]
+    fn connections_given_up_are_counted_with_their_reasons() {
+        let mut a = run(0, 1, 1, 0, 0);
+        a.set_metric(CONNECTIONS_ABORTED, 1.0);
+        a.set_metric("connections_aborted.sctp_association_max_retrans", 1.0);
+        let mut b = run(1, 1, 1, 0, 0);
+        b.set_metric(CONNECTIONS_ABORTED, 1.0);
+        b.set_metric("connections_aborted.tcp_syn_retries", 1.0);
+        let c = run(2, 1, 0, 0, 0);
+        let u = Unfinished::of(&[a, b, c.clone()]);
+        assert_eq!(u.connections_aborted, 2);
+        assert_eq!(u.runs_aborted, vec![0, 1]);
+        let j = u.to_json();
+        assert_eq!(j["connections_aborted"], json!(2));
+        assert_eq!(
+            j["aborted_reasons"],
+            json!({"sctp_association_max_retrans": 1, "tcp_syn_retries": 1})
+        );
+        let d = u.describe();
+        assert!(
+            d.iter().any(|l| l.starts_with("2 connection(s)")
+                && l.contains("1 sctp_association_max_retrans, 1 tcp_syn_retries; runs 0, 1")),
+            "{d:?}"
+        );
+        // runs without give-ups: no such keys, no such line
+        let u = Unfinished::of(&[c]);
+        assert!(u.to_json().get(CONNECTIONS_ABORTED).is_none());
+        assert!(u.describe().is_empty());
     }
 }

@@ -221,6 +221,26 @@ pub fn tables(
     for (k, v) in unfinished::run_metrics(&msgs, &transfers) {
         summary.insert(k.into(), v);
     }
+    // connections / associations given up by their protocol's retry limits
+    // (tcp_syn_retries, SCTP Association.Max.Retrans): recorded only when
+    // some are, so runs without leave their summary unchanged
+    let reasons: Vec<&str> = w
+        .flows
+        .iter()
+        .filter_map(|f| {
+            [f.client_ep, f.server_ep]
+                .iter()
+                .find_map(|&ep| w.eps[ep].gave_up())
+        })
+        .collect();
+    if !reasons.is_empty() {
+        summary.insert(unfinished::CONNECTIONS_ABORTED.into(), reasons.len() as f64);
+        for r in reasons {
+            *summary
+                .entry(format!("{}.{r}", unfinished::CONNECTIONS_ABORTED))
+                .or_default() += 1.0;
+        }
+    }
 
     let secs = (w.now.min(duration).max(1)) as f64 / 1e9;
     let mut flows = schema::flows();

@@ -172,6 +172,8 @@ pub struct MptcpConnection {
     redundant: bool,
     /// Something happened since the last `fill` (packet, timer, app call).
     dirty: bool,
+    /// Set when the initial subflow's SYN retries ran out (`Endpoint::gave_up`).
+    gave_up: Option<&'static str>,
     /// Reused buffers for the per-ACK and per-segment subflow snapshots
     /// (`path_views`, `sched_views`), so building them does not allocate.
     path_buf: Vec<PathView>,
@@ -253,6 +255,7 @@ impl MptcpConnection {
             fallback_fin_pushed: false,
             redundant: cfg_redundant,
             dirty: true,
+            gave_up: None,
             path_buf: Vec::new(),
             view_buf: Vec::new(),
         })
@@ -1099,6 +1102,10 @@ impl MptcpConnection {
 }
 
 impl Endpoint for MptcpConnection {
+    fn gave_up(&self) -> Option<&'static str> {
+        self.gave_up
+    }
+
     fn connect(&mut self, now: Nanos) {
         self.dirty = true;
         if self.role == Role::Client && self.sfs.is_empty() {
@@ -1257,6 +1264,8 @@ impl Endpoint for MptcpConnection {
                     sf.syn_timer = None;
                     if sf.syn_retx >= self.cfg.tcp.syn_retries {
                         if sf.initial && self.mode == Mode::Handshake {
+                            // Linux tcp_syn_retries on the initial subflow
+                            self.gave_up = Some("tcp_syn_retries");
                             self.events.push_back(AppEvent::Closed);
                         }
                         continue;

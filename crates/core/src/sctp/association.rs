@@ -189,6 +189,8 @@ pub struct SctpAssociation {
     echo_cookie: u64,
     /// DAPS: lowest TSN not yet planned on any destination.
     daps_next: u64,
+    /// Why the association was given up, if it was (`Endpoint::gave_up`).
+    gave_up: Option<&'static str>,
     /// The association ended (shutdown, abort or give-up); it stays closed.
     finished: bool,
     /// Recently cum-acked chunks that had been retransmitted (TSN -> last
@@ -286,6 +288,7 @@ impl SctpAssociation {
             last_now: 0,
             echo_cookie: 0,
             daps_next: 0,
+            gave_up: None,
             finished: false,
             acked_rtx: BTreeMap::new(),
             rng,
@@ -1042,6 +1045,7 @@ impl SctpAssociation {
         }
         if self.assoc_errors > self.cfg.assoc_max_retrans {
             // Association.Max.Retrans exceeded (section 8.1)
+            self.gave_up = Some("sctp_association_max_retrans");
             self.closed();
         }
     }
@@ -1085,7 +1089,7 @@ impl SctpAssociation {
     // Transmission
     // ------------------------------------------------------------------
 
-    fn new_data_allowed(&self, i: usize, len: u64) -> bool {
+    fn new_data_allowed(&self, i: usize, t: u64, len: u64) -> bool {
         let p = &self.paths[i];
         if !p.active || !p.cwnd_open() || self.burst_used(i) {
             return false;
@@ -1093,7 +1097,15 @@ impl SctpAssociation {
         if !self.cfg.cmt && i != self.current_primary() {
             return false;
         }
-        !self.buffer_blocked(i, len)
+        !self.buffer_blocked(i, t, len)
+    }
+
+    /// TSN `t` (unsent) is the next one the peer's cumulative ack waits for:
+    /// every lower TSN is acked and every TSN sent so far is above it. That
+    /// happens only when DAPS has planned TSNs out of order and the
+    /// destination of `t` has not sent it yet.
+    fn at_cum_ack_point(&self, t: u64) -> bool {
+        self.unsent.keys().next() == Some(&t) && self.sent.keys().next().is_none_or(|&s| t < s)
     }
 
     /// Max.Burst packets already sent to `i` in this send opportunity
@@ -1103,14 +1115,28 @@ impl SctpAssociation {
         self.cfg.max_burst > 0 && self.paths[i].burst_sent >= self.cfg.max_burst
     }
 
-    /// New data of `len` bytes for `i` is held back by a buffer: the peer's
-    /// receive window (section 6.1 A; one chunk may go when nothing is
+    /// New data (TSN `t`, `len` bytes) for `i` is held back by a buffer: the
+    /// peer's receive window (section 6.1 A; one chunk may go when nothing is
     /// outstanding) or, for CMT, this destination's buffer-splitting share.
-    fn buffer_blocked(&self, i: usize, len: u64) -> bool {
+    ///
+    /// The chunk the cumulative ack waits for is exempt from the splitting
+    /// shares. Buffer splitting (Dreibholz, Becke, Rathgeb, Tüxen, GLOBECOM
+    /// 2010) bounds what one destination holds in the send / peer receive
+    /// buffer, counting chunks acked in gap blocks until the cumulative ack
+    /// frees them. With TSNs assigned at transmission (RFC 9260, INET's
+    /// `dequeueOutboundDataMsg`) the chunk at the cumulative ack point is
+    /// always already sent, and its retransmission is not subject to the
+    /// shares; with DAPS's pre-planned TSNs it can still be unsent while the
+    /// destination planned for it holds gap-acked chunks above it. Then
+    /// that destination's share can only be freed by sending this very
+    /// chunk, and holding it back would deadlock the association (found by
+    /// the property test: `cmt_sctp_sender_split_daps_survives_an_outage`).
+    /// Sending it never grows what is held behind the cumulative ack.
+    fn buffer_blocked(&self, i: usize, t: u64, len: u64) -> bool {
         if self.peer_rwnd < len && self.outstanding_bytes() > 0 {
             return true;
         }
-        if self.cfg.cmt {
+        if self.cfg.cmt && !self.at_cum_ack_point(t) {
             let n = self.active_paths();
             if self.cfg.buffer_split.sender()
                 && !split_allows(self.sbuf_booked[i], len, self.cfg.send_buffer, n)
@@ -1251,7 +1277,7 @@ impl SctpAssociation {
         }
         if let Some(t) = self.next_unsent_for(i) {
             let len = self.unsent[&t].len as u64;
-            if self.new_data_allowed(i, len) {
+            if self.new_data_allowed(i, t, len) {
                 return true;
             }
         }
@@ -1385,7 +1411,7 @@ impl SctpAssociation {
             while let Some(t) = self.next_unsent_for(i) {
                 let len = self.unsent[&t].len;
                 let need = DATA_HEADER + pad4(len);
-                if need > room || !self.new_data_allowed(i, len as u64) {
+                if need > room || !self.new_data_allowed(i, t, len as u64) {
                     break;
                 }
                 room -= need;
@@ -1485,6 +1511,10 @@ impl SctpAssociation {
 }
 
 impl Endpoint for SctpAssociation {
+    fn gave_up(&self) -> Option<&'static str> {
+        self.gave_up
+    }
+
     fn connect(&mut self, now: Nanos) {
         self.last_now = now;
         if self.state != State::Closed || self.finished {
@@ -1752,6 +1782,7 @@ impl Endpoint for SctpAssociation {
             let p = self.primary;
             self.paths[p].rto = (self.paths[p].rto * 2).min(self.cfg.rto_max);
             if self.t1_count > self.cfg.max_init_retrans {
+                self.gave_up = Some("sctp_max_init_retransmits");
                 self.closed();
                 return;
             }
@@ -1772,6 +1803,7 @@ impl Endpoint for SctpAssociation {
         if self.t2.is_some_and(|t| t <= now) {
             self.t2_count += 1;
             if self.t2_count > self.cfg.assoc_max_retrans {
+                self.gave_up = Some("sctp_shutdown_max_retrans");
                 self.closed();
                 return;
             }

@@ -49,6 +49,8 @@ pub struct TcpEndpoint {
     syn_pending: bool,
     syn_sent_at: Nanos,
     syn_retx: u32,
+    /// Set when the SYN retries ran out (`Endpoint::gave_up`).
+    gave_up: Option<&'static str>,
     syn_timer: Option<Nanos>,
     syn_rto: Nanos,
     /// Our window shift offered in the SYN.
@@ -137,6 +139,7 @@ impl TcpEndpoint {
             syn_pending: false,
             syn_sent_at: 0,
             syn_retx: 0,
+            gave_up: None,
             syn_timer: None,
             syn_rto: cfg.rto_initial,
             our_wscale: wscale_for(cfg.rcvbuf),
@@ -338,6 +341,10 @@ impl TcpEndpoint {
 }
 
 impl Endpoint for TcpEndpoint {
+    fn gave_up(&self) -> Option<&'static str> {
+        self.gave_up
+    }
+
     fn connect(&mut self, now: Nanos) {
         if self.state == TcpState::Closed && self.role == Role::Client {
             self.state = TcpState::SynSent;
@@ -437,6 +444,7 @@ impl Endpoint for TcpEndpoint {
                 self.syn_timer = None;
                 if self.syn_retx >= self.cfg.syn_retries {
                     // give up (Linux tcp_syn_retries)
+                    self.gave_up = Some("tcp_syn_retries");
                     self.state = TcpState::Closed;
                     self.events.push_back(AppEvent::Closed);
                     return;
