@@ -139,6 +139,10 @@ enum Command {
         /// No progress bars or messages.
         #[arg(long, short)]
         quiet: bool,
+        /// Redo the sweeps whose scenario, input files (traces) or mptlab
+        /// version changed since their runs were made (default: refused).
+        #[arg(long)]
+        force: bool,
     },
     /// Run all repetitions of a scenario over the real Linux kernel (TCP,
     /// MPTCP, UDP) between network namespaces, links shaped by mptlab's
@@ -569,6 +573,7 @@ fn main() -> ExitCode {
             no_report,
             tables,
             quiet,
+            force,
         } => reproduce::run(&reproduce::Options {
             seed,
             out,
@@ -582,6 +587,7 @@ fn main() -> ExitCode {
             no_report,
             tables,
             quiet,
+            force,
         }),
         Command::Agent { role } => mptlab_emu::live::main(role),
         Command::Run {

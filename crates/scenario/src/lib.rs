@@ -12,6 +12,7 @@
 #![allow(clippy::result_large_err)]
 
 mod error;
+mod inputs;
 mod locate;
 mod overrides;
 pub mod profiles;
