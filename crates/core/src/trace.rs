@@ -9,6 +9,13 @@ use crate::time::{Nanos, MS};
 /// Bytes one delivery opportunity can carry.
 pub const OPPORTUNITY_BYTES: u32 = 1500;
 
+/// Largest timestamp accepted, in ms (10^10 ms, about 116 days: one period
+/// covers the longest run `scenario.duration_s` allows, 10^7 s). Times are
+/// computed in ns as (cycle x period + timestamp) x 10^6 in a u64; larger
+/// timestamps overflowed it (near 1.8e13 ms, found by fuzzing:
+/// fuzz/fuzz_targets/mahimahi_trace.rs).
+pub const MAX_TIMESTAMP_MS: u64 = 10_000_000_000;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Trace {
     /// Opportunity times within one period, non-decreasing, in ms.
@@ -30,6 +37,12 @@ impl Trace {
             let v: u64 = line.parse().map_err(|_| {
                 format!("{origin}:{}: expected a non-negative integer millisecond timestamp, found {line:?}", i + 1)
             })?;
+            if v > MAX_TIMESTAMP_MS {
+                return Err(format!(
+                    "{origin}:{}: timestamp {v} ms is beyond the largest supported, {MAX_TIMESTAMP_MS} ms",
+                    i + 1
+                ));
+            }
             if v < last {
                 return Err(format!(
                     "{origin}:{}: timestamps must not decrease (found {v} after {last})",
@@ -108,8 +121,12 @@ impl TraceCursor {
         if self.time(tr) >= t {
             return;
         }
-        // Jump whole periods first so long idle gaps cost O(log n).
-        let target_cycle = t / period;
+        // Jump whole periods first so long idle gaps cost O(log n). The
+        // cycle holding the first opportunity at or after t (t > 0 here):
+        // the last opportunity of cycle c is at (c + 1) x period, so an
+        // opportunity at exactly k x period belongs to cycle k - 1 (t /
+        // period skipped it).
+        let target_cycle = (t - 1) / period;
         if target_cycle > self.cycle {
             self.cycle = target_cycle;
             self.idx = 0;
@@ -155,6 +172,23 @@ mod tests {
         assert!(Trace::parse("\n", "t").unwrap_err().contains("no delivery"));
     }
 
+    /// fuzz/regressions/mahimahi_trace/: a 6e12 ms timestamp overflowed the
+    /// cursor's u64 nanoseconds (a panic in debug builds, a wrap-around to a
+    /// near-zero time in release builds).
+    #[test]
+    fn rejects_timestamps_beyond_the_bound() {
+        let e = Trace::parse("1\n6006000006000\n", "big.trace").unwrap_err();
+        assert!(
+            e.starts_with("big.trace:2: timestamp 6006000006000 ms is beyond"),
+            "{e}"
+        );
+        let t = Trace::parse(&format!("{MAX_TIMESTAMP_MS}\n"), "x").unwrap();
+        let mut c = TraceCursor::new();
+        // the longest run (10^7 s) and more, without overflow
+        c.seek(&t, 2 * 10_000_000 * 1000 * MS + 1);
+        assert_eq!(c.time(&t), 3 * MAX_TIMESTAMP_MS * MS);
+    }
+
     #[test]
     fn cursor_loops_and_seeks() {
         let t = Trace::parse("2\n5\n", "x").unwrap();
@@ -166,7 +200,13 @@ mod tests {
         assert_eq!(c.time(&t), 7 * MS);
         c.seek(&t, 23 * MS); // period 5: cycle 4 starts at 20 -> 22, 25
         assert_eq!(c.time(&t), 25 * MS);
-        c.seek(&t, 1000 * MS);
+        c.seek(&t, 1001 * MS);
         assert_eq!(c.time(&t), 1002 * MS);
+        // exactly on a period boundary: the opportunity at 1000 ms (the
+        // last of cycle 199, at 199 x 5 + 5) is the first at or after
+        // it (this seek used to skip it, to 1002 ms)
+        let mut c = TraceCursor::new();
+        c.seek(&t, 1000 * MS);
+        assert_eq!(c.time(&t), 1000 * MS);
     }
 }
