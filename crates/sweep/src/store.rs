@@ -195,10 +195,11 @@ impl Store {
         let mpath = dir.join(MANIFEST);
         let runs_dir = dir.join("runs");
         if mpath.exists() {
-            let old: Option<Json> = fs::read(&mpath)
-                .ok()
-                .and_then(|b| serde_json::from_slice(&b).ok());
-            if let Some(why) = difference(old.as_ref(), &want) {
+            let why = match fs::read(&mpath) {
+                Ok(b) => manifest_difference(&b, &want),
+                Err(_) => difference(None, &want),
+            };
+            if let Some(why) = why {
                 if !force {
                     return Err(StoreError::Refused(format!(
                         "{} {why}; use --force to discard its runs and redo them, or choose another --out",
@@ -363,6 +364,14 @@ impl Store {
             })
             .collect()
     }
+}
+
+/// Why the `sweep.json` found on disk (`old`, any bytes) differs from
+/// `want` (None: the same, its runs are valid for this sweep). Completes
+/// "DIR ...".
+pub fn manifest_difference(old: &[u8], want: &Json) -> Option<String> {
+    let old: Option<Json> = serde_json::from_slice(old).ok();
+    difference(old.as_ref(), want)
 }
 
 /// Why the sweep recorded in `old` differs from `want` (None: the same, its
