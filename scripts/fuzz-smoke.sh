@@ -47,11 +47,16 @@ printf '%-16s %12s %8s  %s\n' target executions exec/s result
 for t in "${targets[@]}"; do
     mkdir -p "$scratch/$t"
     log="$scratch/$t.log"
+    # the TOML readers get the scenario keys and names as a dictionary
+    dict=()
+    case "$t" in
+        scenario | sweep_file | web_page) dict=("-dict=$PWD/fuzz/dicts/scenario.dict") ;;
+    esac
     # -seed: the same mutations on every run; -timeout: an input slower
     # than that is a finding too
     cargo +nightly fuzz run -s none "$t" "$scratch/$t" "fuzz/corpus/$t" -- \
         -max_total_time="$secs" -seed=1 -timeout=20 -rss_limit_mb=2048 \
-        -print_final_stats=1 >"$log" 2>&1
+        -print_final_stats=1 "${dict[@]}" >"$log" 2>&1
     rc=$?
     execs="$(awk '/stat::number_of_executed_units/ {print $2}' "$log" | tail -1)"
     rate="$(awk '/stat::average_exec_per_sec/ {print $2}' "$log" | tail -1)"
