@@ -386,13 +386,13 @@ fn difference(old: Option<&Json>, want: &Json) -> Option<String> {
         return Some(format!(
             "holds a sweep made by another mptlab ({MANIFEST} format {}, this one writes {MANIFEST_FORMAT}; \
              format mptlab-sweep/1 did not record the contents of the trace files its runs read)",
-            old["format"]
+            old["format"].as_str().unwrap_or("unknown")
         ));
     }
     if old["mptlab_version"] != want["mptlab_version"] {
         return Some(format!(
             "holds runs made by mptlab {}, this is mptlab {VERSION} (the model may differ)",
-            old["mptlab_version"]
+            old["mptlab_version"].as_str().unwrap_or("unknown")
         ));
     }
     let (o, w) = (Recorded::all(old), Recorded::all(want));

@@ -275,12 +275,12 @@ fn an_older_manifest_format_or_version_is_refused() {
         (
             "format",
             "mptlab-sweep/1",
-            "did not record the contents of the trace files",
+            "(sweep.json format mptlab-sweep/1, this one writes mptlab-sweep/2; format mptlab-sweep/1 did not record",
         ),
         (
             "mptlab_version",
             "0.0.1",
-            "holds runs made by mptlab \"0.0.1\"",
+            "holds runs made by mptlab 0.0.1, this is mptlab",
         ),
     ] {
         let mut old = m.clone();
