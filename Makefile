@@ -2,12 +2,14 @@
 #   make demo   - install what is missing, build, run the example scenario and
 #                 reproduce all seeds in quick mode (HTML report in out/reproduce)
 #   make test   - build and run the whole test suite (Rust, then Python)
+#   make lint   - cargo fmt --check and clippy -D warnings (CI runs it first)
+#   make fuzz-smoke - every fuzz target for 20 s (nightly + cargo-fuzz; else SKIP)
 #   make python - build the Python package in place (pip install -e .)
 SHELL := /bin/bash
 CARGO ?= cargo
 OUT ?= out
 
-.PHONY: setup build demo test python pytest bench clean
+.PHONY: setup build demo test lint fuzz-smoke python pytest bench clean
 # ./.venv when setup made one (see scripts/setup.sh)
 PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 
@@ -27,6 +29,16 @@ test: setup
 	@if [ "$${MPTLAB_NO_PYTHON:-0}" = 1 ]; then echo "make test: Python tests skipped (MPTLAB_NO_PYTHON=1)"; \
 	elif $(PYTHON) -c "import maturin, polars, pytest" 2>/dev/null; then $(MAKE) --no-print-directory pytest PYTHON=$(PYTHON); \
 	else echo "make test: WARNING: Python tests SKIPPED: no Python tooling (see scripts/setup.sh)"; fi
+
+# formatting and lints, as CI checks them before the tests (fuzz/ is a
+# workspace of its own: its targets are checked with rustfmt directly)
+lint:
+	$(CARGO) fmt --all --check
+	rustfmt --check --edition 2021 fuzz/fuzz_targets/*.rs
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+fuzz-smoke:
+	bash scripts/fuzz-smoke.sh
 
 # editable install: python/mptlab plus the compiled mptlab._core (incremental cargo build)
 python: setup

@@ -142,6 +142,10 @@ enum Command {
         /// No progress bars or messages.
         #[arg(long, short)]
         quiet: bool,
+        /// Redo the sweeps whose scenario, input files (traces) or mptlab
+        /// version changed since their runs were made (default: refused).
+        #[arg(long)]
+        force: bool,
     },
     /// Run all repetitions of a scenario over the real Linux kernel (TCP,
     /// MPTCP, UDP) between network namespaces, links shaped by mptlab's
@@ -605,6 +609,7 @@ fn command(cli: Cli) -> ExitCode {
             no_report,
             tables,
             quiet,
+            force,
         } => reproduce::run(&reproduce::Options {
             seed,
             out,
@@ -618,6 +623,7 @@ fn command(cli: Cli) -> ExitCode {
             no_report,
             tables,
             quiet,
+            force,
         }),
         Command::Agent { role } => mptlab_emu::live::main(role),
         Command::Run {

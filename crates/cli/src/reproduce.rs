@@ -60,6 +60,9 @@ pub struct Options {
     pub no_report: bool,
     pub tables: bool,
     pub quiet: bool,
+    /// Passed to every sweep: one whose runs were made from another
+    /// scenario, other input files or another mptlab is redone, not refused.
+    pub force: bool,
 }
 
 /// `scenarios/` next to the working directory, else relative to the
@@ -213,7 +216,7 @@ pub fn run(o: &Options) -> ExitCode {
             runs,
             set: sets[i].clone(),
             quiet: o.quiet,
-            force: false,
+            force: o.force,
             csv: false,
             // merged tables are large (one gaming file: ~850 MB of messages);
             // the report needs summary.json only, the run files stay

@@ -209,3 +209,135 @@ fn check_validates_every_point() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("transport.path = 4"));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// A bulk TCP transfer over path 1, a Mahimahi trace link (`link.trace`
+/// beside the scenario), swept over two congestion controls.
+const TRACED: &str = "[scenario]\nname = \"tr\"\nduration_s = 2\nruns = 2\nseed = 3\n\n[profile.tr]\ntrace = \"link.trace\"\ndelay_ms = 10\n\n[topology]\npreset = \"two-path\"\npaths = [\"tr\", \"3g\"]\n\n[transport]\nprotocol = \"tcp\"\n\n[traffic]\nmodel = \"bulk\"\n\n[sweep]\n\"transport.cc\" = [\"newreno\", \"cubic\"]\n";
+
+/// Mahimahi trace: one 1500-byte delivery opportunity every `every_ms` ms
+/// over a 100 ms period (12 Mbit/s at 1).
+fn trace(every_ms: usize) -> String {
+    (every_ms..=100)
+        .step_by(every_ms)
+        .map(|t| format!("{t}\n"))
+        .collect()
+}
+
+/// Issue 12 item 5: a sweep interrupted, its trace file changed, then
+/// resumed, must not merge runs made from the old trace with runs made from
+/// the new one. The resume is refused naming the file; --force redoes every
+/// run, and the merged results are those of a fresh sweep on the new trace.
+#[test]
+fn resume_after_a_trace_changed_is_refused_and_force_redoes_the_runs() {
+    let d = tmp("trace");
+    let scen = d.join("s.toml");
+    std::fs::write(&scen, TRACED).unwrap();
+    std::fs::write(d.join("link.trace"), trace(1)).unwrap();
+    let s = scen.to_str().unwrap();
+    let (a, fresh) = (d.join("a"), d.join("fresh"));
+    let sweep = |out: &Path, extra: &[&str], stop: Option<usize>| {
+        let mut args = vec!["sweep", s, "--out", out.to_str().unwrap(), "--jobs", "1"];
+        args.extend_from_slice(extra);
+        mptlab(&args, stop)
+    };
+    let o = sweep(&a, &[], Some(2));
+    assert_eq!(o.status.code(), Some(1), "interrupted after 2 of 4 runs");
+    // the old trace's runs on disk
+    let old_runs = std::fs::read_dir(a.join("runs"))
+        .unwrap()
+        .flat_map(|p| std::fs::read_dir(p.unwrap().path()).unwrap())
+        .filter(|e| e.as_ref().unwrap().file_name() != "scenario.toml")
+        .count();
+    assert_eq!(old_runs, 2);
+
+    std::fs::write(d.join("link.trace"), trace(4)).unwrap();
+    let o = sweep(&a, &[], None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let named = format!(
+        "holds runs computed from other inputs: {} changed since they were made",
+        d.join("link.trace").display()
+    );
+    assert!(err.contains(&named) && err.contains("--force"), "{err}");
+    assert!(!a.join("summary.json").exists(), "nothing merged");
+
+    let o = sweep(&a, &["--force", "--quiet"], None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = sweep(&fresh, &["--quiet"], None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        files(&a),
+        files(&fresh),
+        "after --force: the results of a fresh sweep on the new trace"
+    );
+    // and they do reflect the trace: a quarter of the capacity
+    let one = d.join("one.trace");
+    std::fs::write(&one, trace(1)).unwrap();
+    let full = d.join("full");
+    let o = mptlab(
+        &[
+            "sweep",
+            s,
+            "--out",
+            full.to_str().unwrap(),
+            "--quiet",
+            "--set",
+            &format!("profile.tr.trace={:?}", one.to_str().unwrap()),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let throughput = |dir: &Path| -> f64 {
+        let doc: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+        doc["points"][0]["aggregate"]["fg_throughput_mbit"]["mean"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no fg_throughput_mbit in {doc}"))
+    };
+    let (slow, fast) = (throughput(&a), throughput(&full));
+    assert!(slow < 0.4 * fast, "{slow} vs {fast} Mbit/s");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// `mptlab reproduce` runs its library's files as sweeps: the same holds.
+#[test]
+fn reproduce_refuses_a_changed_trace_and_force_redoes_that_sweep() {
+    let d = tmp("repro-trace");
+    let lib = d.join("lib");
+    std::fs::create_dir_all(lib.join("seed000")).unwrap();
+    std::fs::write(lib.join("seed000/tr.toml"), TRACED).unwrap();
+    std::fs::write(lib.join("seed000/link.trace"), trace(1)).unwrap();
+    let repro = |out: &Path, force: bool| {
+        let mut args = vec![
+            "reproduce",
+            "000",
+            "--library",
+            lib.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--no-report",
+            "--quiet",
+            "--jobs",
+            "1",
+        ];
+        if force {
+            args.push("--force");
+        }
+        mptlab(&args, None)
+    };
+    let (a, fresh) = (d.join("a"), d.join("fresh"));
+    assert!(repro(&a, false).status.success());
+    std::fs::write(lib.join("seed000/link.trace"), trace(4)).unwrap();
+    let o = repro(&a, false);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("link.trace changed since") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(repro(&a, true).status.success());
+    assert!(repro(&fresh, false).status.success());
+    let sweep_dir = |o: &Path| o.join("runs/seed000/tr");
+    assert_eq!(files(&sweep_dir(&a)), files(&sweep_dir(&fresh)));
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -125,8 +125,12 @@ impl TraceCursor {
         if self.time(tr) >= t {
             return;
         }
-        // Jump whole periods first so long idle gaps cost O(log n).
-        let target_cycle = t / period;
+        // Jump whole periods first so long idle gaps cost O(log n). The
+        // cycle holding the first opportunity at or after t (t > 0 here):
+        // the last opportunity of cycle c is at (c + 1) x period, so an
+        // opportunity at exactly k x period belongs to cycle k - 1 (t /
+        // period skipped it).
+        let target_cycle = (t - 1) / period;
         if target_cycle > self.cycle {
             self.cycle = target_cycle;
             self.idx = 0;
@@ -172,6 +176,23 @@ mod tests {
         assert!(Trace::parse("\n", "t").unwrap_err().contains("no delivery"));
     }
 
+    /// fuzz/regressions/mahimahi_trace/: a 6e12 ms timestamp overflowed the
+    /// cursor's u64 nanoseconds (a panic in debug builds, a wrap-around to a
+    /// near-zero time in release builds).
+    #[test]
+    fn rejects_timestamps_beyond_the_bound() {
+        let e = Trace::parse("1\n6006000006000\n", "big.trace").unwrap_err();
+        assert!(
+            e.starts_with("big.trace:2: timestamp 6006000006000 ms is beyond"),
+            "{e}"
+        );
+        let t = Trace::parse(&format!("{MAX_TIMESTAMP_MS}\n"), "x").unwrap();
+        let mut c = TraceCursor::new();
+        // the longest run (10^7 s) and more, without overflow
+        c.seek(&t, 2 * 10_000_000 * 1000 * MS + 1);
+        assert_eq!(c.time(&t), 3 * MAX_TIMESTAMP_MS * MS);
+    }
+
     #[test]
     fn bounds_timestamps() {
         let e = Trace::parse("1\n18000000000000\n", "big.trace").unwrap_err();
@@ -196,7 +217,13 @@ mod tests {
         assert_eq!(c.time(&t), 7 * MS);
         c.seek(&t, 23 * MS); // period 5: cycle 4 starts at 20 -> 22, 25
         assert_eq!(c.time(&t), 25 * MS);
-        c.seek(&t, 1000 * MS);
+        c.seek(&t, 1001 * MS);
         assert_eq!(c.time(&t), 1002 * MS);
+        // exactly on a period boundary: the opportunity at 1000 ms (the
+        // last of cycle 199, at 199 x 5 + 5) is the first at or after
+        // it (this seek used to skip it, to 1002 ms)
+        let mut c = TraceCursor::new();
+        c.seek(&t, 1000 * MS);
+        assert_eq!(c.time(&t), 1000 * MS);
     }
 }

@@ -692,6 +692,42 @@ fn udp_send(
     e[1] += by;
 }
 
+/// Reassembles UDP messages from the agents' data datagrams, each headed
+/// by [`HDR_LEN`] bytes (id, generation time, chunk, chunks, model length).
+#[derive(Default)]
+pub struct Reassembly {
+    /// id -> (datagrams seen, chunks, generation time, model length)
+    parts: BTreeMap<u64, (u16, u16, u64, u32)>,
+}
+
+impl Reassembly {
+    /// One data datagram `d`, received at `now` (clock ns); returns the
+    /// message it completes, times relative to `origin`.
+    pub fn datagram(&mut self, d: &[u8], origin: u64, now: u64) -> Option<MsgRec> {
+        let h = d.get(..HDR_LEN)?;
+        let (id, ts, chunk, chunks, len) = parse_hdr(h);
+        // No agent writes these (`udp_send` numbers chunks 0..chunks).
+        // Counted, a header of 0 chunks would never complete and would
+        // overflow its count after 65,536 datagrams.
+        if chunk >= chunks {
+            return None;
+        }
+        let e = self.parts.entry(id).or_insert((0, chunks, ts, len));
+        // e.0 < e.1 here: the entry is removed when they meet
+        e.0 += 1;
+        if e.0 < e.1 {
+            return None;
+        }
+        self.parts.remove(&id);
+        Some(MsgRec {
+            id,
+            bytes: len,
+            send: ts.saturating_sub(origin),
+            delivery: Some(now.saturating_sub(origin)),
+        })
+    }
+}
+
 /// Receive UDP messages until `stop`; a message is delivered when all its
 /// datagrams arrived. `hello`: keep sending this datagram (every 100 ms)
 /// until the first data datagram arrives (the client of a download).
@@ -705,7 +741,7 @@ fn udp_recv(
 ) {
     let _ = u.set_read_timeout(Some(Duration::from_millis(20)));
     let mut buf = vec![0u8; 65536];
-    let mut parts: BTreeMap<u64, (u16, u16, u64, u32)> = BTreeMap::new();
+    let mut parts = Reassembly::default();
     let mut out = Vec::new();
     let (mut pk, mut by) = (0u64, 0u64);
     let mut origin = 0u64;
@@ -735,17 +771,8 @@ fn udp_recv(
         got_data = true;
         pk += 1;
         by += n as u64;
-        let (id, ts, _, chunks, len) = parse_hdr(&buf[..HDR_LEN]);
-        let e = parts.entry(id).or_insert((0, chunks, ts, len));
-        e.0 += 1;
-        if e.0 == e.1 {
-            out.push(MsgRec {
-                id,
-                bytes: len,
-                send: ts.saturating_sub(origin),
-                delivery: Some(now.saturating_sub(origin)),
-            });
-            parts.remove(&id);
+        if let Some(m) = parts.datagram(&buf[..n], origin, now) {
+            out.push(m);
         }
     }
     let mut r = rec.lock().unwrap();
@@ -1206,5 +1233,28 @@ mod tests {
         // and all at once
         let mut f = Framer::default();
         assert_eq!(f.feed(&wire).len(), 3);
+    }
+
+    #[test]
+    fn udp_reassembly_completes_messages_and_drops_bad_headers() {
+        let mut r = Reassembly::default();
+        let d = |id, chunk, chunks| hdr(id, 5_000, chunk, chunks, 3000);
+        assert!(r.datagram(&d(1, 0, 3), 1_000, 9_000).is_none());
+        assert!(r.datagram(&d(1, 1, 3), 1_000, 9_000).is_none());
+        assert!(r
+            .datagram(&d(1, 2, 3)[..HDR_LEN - 1], 1_000, 9_000)
+            .is_none());
+        let m = r.datagram(&d(1, 2, 3), 1_000, 9_500).unwrap();
+        assert_eq!(
+            (m.id, m.bytes, m.send, m.delivery),
+            (1, 3000, 4_000, Some(8_500))
+        );
+        // 0 chunks, or a chunk beyond the count: dropped, never counted
+        // (70,000 of them used to overflow the u16 count)
+        for _ in 0..70_000 {
+            assert!(r.datagram(&d(2, 0, 0), 0, 0).is_none());
+            assert!(r.datagram(&d(3, 4, 4), 0, 0).is_none());
+        }
+        assert!(r.parts.is_empty());
     }
 }

@@ -13,6 +13,7 @@
 
 mod error;
 pub mod files;
+mod inputs;
 pub mod limits;
 mod locate;
 pub mod msgsize;

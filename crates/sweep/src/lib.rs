@@ -195,6 +195,7 @@ pub fn finish(sweep: &Sweep, store: &Store, opts: &WriteOptions) -> Result<Finis
     // and `paths` table. Decoding the rest of the run files (mostly the
     // `messages` table) took about 5 s and 4 GB for one gaming SCTP file at
     // the paper's run counts, on one core while the other idled.
+    store.check_inputs().map_err(|e| e.to_string())?;
     let tables_wanted = opts.csv || opts.parquet;
     let keep: &dyn Fn(&str) -> bool = if tables_wanted {
         &|_| true

@@ -9,16 +9,21 @@
 use mptlab_results::{
     decode_run, decode_run_tables, encode_run, unfinished, RunOutput, SUMMARY_FILE,
 };
-use mptlab_scenario::sweep::fnv1a;
 use mptlab_scenario::Sweep;
 use serde_json::{json, Value as Json};
+use sha2::{Digest, Sha256};
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub const MANIFEST: &str = "sweep.json";
-pub const MANIFEST_FORMAT: &str = "mptlab-sweep/1";
+/// 2: per point the SHA-256 of every file it reads, and the mptlab version
+/// (format 1 had neither, so a changed trace was not noticed).
+pub const MANIFEST_FORMAT: &str = "mptlab-sweep/2";
+/// The version recorded with the runs: a run made by another version may
+/// differ (the model changed), so its runs are not reused.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
 const TMP_MARK: &str = ".tmp-";
 
 /// Why a store cannot be opened. `Refused` is the user's to fix (exit 2).
@@ -40,30 +45,101 @@ fn io(p: &Path, e: std::io::Error) -> StoreError {
     StoreError::Io(format!("{}: {e}", p.display()))
 }
 
-/// Fingerprint of one point: its effective scenario without `scenario.runs`
-/// (more or fewer runs reuse the runs already done: a run's result depends
-/// only on the scenario and its index).
+/// SHA-256 of `bytes`, as 64 hex digits.
+fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(d: &[u8]) -> String {
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// SHA-256 of a file's contents, read in blocks (link traces can be large).
+fn file_sha256(path: &Path) -> Result<String, StoreError> {
+    let mut f = fs::File::open(path).map_err(|e| input_io(path, e))?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => h.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(input_io(path, e)),
+        }
+    }
+    Ok(hex(&h.finalize()))
+}
+
+fn input_io(p: &Path, e: std::io::Error) -> StoreError {
+    StoreError::Io(format!("{}: cannot read input file: {e}", p.display()))
+}
+
+/// Hash of one point's effective scenario without `scenario.runs` (more or
+/// fewer runs reuse the runs already done: a run's result depends only on
+/// the scenario, the files it reads and its index).
 pub fn point_fingerprint(effective_toml: &str) -> String {
     let mut doc: toml::Table = toml::from_str(effective_toml).expect("effective TOML parses");
     if let Some(toml::Value::Table(m)) = doc.get_mut("scenario") {
         m.remove("runs");
     }
-    format!(
-        "{:016x}",
-        fnv1a(toml::to_string(&doc).expect("serialises").as_bytes())
-    )
+    sha256_hex(toml::to_string(&doc).expect("serialises").as_bytes())
 }
 
-/// What `sweep.json` records; two sweeps are the same when these match.
-pub fn manifest(sweep: &Sweep) -> Json {
+/// Contents of every file the sweep's points read, hashed once each.
+#[derive(Clone, Debug, Default)]
+pub struct InputHashes(Vec<(PathBuf, String)>);
+
+impl InputHashes {
+    /// Hash every file of every point (`Scenario::input_files`).
+    pub fn of(sweep: &Sweep) -> Result<InputHashes, StoreError> {
+        let mut v: Vec<(PathBuf, String)> = Vec::new();
+        for p in &sweep.points {
+            for f in p.scenario.input_files() {
+                if !v.iter().any(|(g, _)| *g == f) {
+                    let h = file_sha256(&f)?;
+                    v.push((f, h));
+                }
+            }
+        }
+        Ok(InputHashes(v))
+    }
+
+    fn get(&self, f: &Path) -> &str {
+        self.0
+            .iter()
+            .find(|(g, _)| g == f)
+            .map_or("", |(_, h)| h.as_str())
+    }
+
+    /// The first file whose contents differ from `earlier`'s record.
+    pub fn changed_since(&self, earlier: &InputHashes) -> Option<&Path> {
+        self.0
+            .iter()
+            .find(|(f, h)| earlier.get(f) != h)
+            .map(|(f, _)| f.as_path())
+    }
+}
+
+/// What `sweep.json` records: per point, everything its runs are computed
+/// from (the key they are stored under): the effective scenario's hash and
+/// the SHA-256 of every file it reads; and the mptlab version that ran them.
+/// Two sweeps are the same when these match (the file names are recorded
+/// for messages only: a relative trace path reads differently from another
+/// working directory).
+pub fn manifest(sweep: &Sweep, inputs: &InputHashes) -> Json {
     json!({
         "format": MANIFEST_FORMAT,
+        "mptlab_version": VERSION,
         "scenario_file": sweep.origin,
         "keys": sweep.keys,
         "points": sweep.points.iter().map(|p| json!({
             "point": p.id,
             "label": p.label,
             "fingerprint": point_fingerprint(&p.scenario.effective_toml),
+            "inputs": p.scenario.input_files().iter().map(|f| json!({
+                "file": f.display().to_string(),
+                "sha256": inputs.get(f),
+            })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
 }
@@ -101,6 +177,8 @@ pub struct Store {
     /// `done[p][r]`: run r of point p is on disk.
     done: Vec<Vec<bool>>,
     ids: Vec<String>,
+    /// The input files' contents when the store was opened.
+    inputs: InputHashes,
 }
 
 impl Store {
@@ -114,27 +192,24 @@ impl Store {
                 dir.display()
             )));
         }
-        let want = manifest(sweep);
+        let inputs = InputHashes::of(sweep)?;
+        let want = manifest(sweep, &inputs);
         let mpath = dir.join(MANIFEST);
         let runs_dir = dir.join("runs");
         if mpath.exists() {
-            let old: Option<Json> = fs::read(&mpath)
-                .ok()
-                .and_then(|b| serde_json::from_slice(&b).ok());
-            let same = old.as_ref().is_some_and(|o| {
-                o["format"] == want["format"]
-                    && o["keys"] == want["keys"]
-                    && o["points"] == want["points"]
-            });
-            if !same {
+            let why = match fs::read(&mpath) {
+                Ok(b) => manifest_difference(&b, &want),
+                Err(_) => difference(None, &want),
+            };
+            if let Some(why) = why {
                 if !force {
                     return Err(StoreError::Refused(format!(
-                        "{} holds a sweep of a different scenario ({}: {}); use --force to discard its runs, or choose another --out",
+                        "{} {why}; use --force to discard its runs and redo them, or choose another --out",
                         dir.display(),
-                        MANIFEST,
-                        describe_change(old.as_ref(), &want)
                     )));
                 }
+                // before the new manifest is written: a crash in between
+                // leaves the old one, which still refuses
                 if runs_dir.exists() {
                     fs::remove_dir_all(&runs_dir).map_err(|e| io(&runs_dir, e))?;
                 }
@@ -189,7 +264,27 @@ impl Store {
             dir: dir.to_path_buf(),
             done,
             ids: sweep.points.iter().map(|p| p.id.clone()).collect(),
+            inputs,
         })
+    }
+
+    /// Fails when a file the points read changed since the store was
+    /// opened: the simulator reads them run by run, so runs made before and
+    /// after the change would be merged. The next open refuses the sweep
+    /// (its record holds the old contents) until `--force`.
+    pub fn check_inputs(&self) -> Result<(), StoreError> {
+        let mut now = Vec::with_capacity(self.inputs.0.len());
+        for (f, _) in &self.inputs.0 {
+            now.push((f.clone(), file_sha256(f)?));
+        }
+        match InputHashes(now).changed_since(&self.inputs) {
+            None => Ok(()),
+            Some(f) => Err(StoreError::Refused(format!(
+                "{} changed while the sweep ran: runs made before and after the change would be mixed, \
+                 so the merged tables are not written; run the same command with --force to redo every run",
+                f.display()
+            ))),
+        }
     }
 
     fn run_path(&self, point: usize, run: u32) -> PathBuf {
@@ -286,32 +381,104 @@ impl Store {
     }
 }
 
-fn describe_change(old: Option<&Json>, want: &Json) -> String {
+/// Why the `sweep.json` found on disk (`old`, any bytes) differs from
+/// `want` (None: the same, its runs are valid for this sweep). Completes
+/// "DIR ...".
+pub fn manifest_difference(old: &[u8], want: &Json) -> Option<String> {
+    let old: Option<Json> = serde_json::from_slice(old).ok();
+    difference(old.as_ref(), want)
+}
+
+/// Why the sweep recorded in `old` differs from `want` (None: the same, its
+/// runs are valid for this sweep). Completes "DIR ...".
+fn difference(old: Option<&Json>, want: &Json) -> Option<String> {
     let Some(old) = old else {
-        return "unreadable".into();
+        return Some(format!(
+            "holds a sweep of a different scenario ({MANIFEST}: unreadable)"
+        ));
     };
-    let labels = |j: &Json| -> Vec<(String, String, String)> {
-        j["points"].as_array().map_or(Vec::new(), |a| {
+    if old["format"] != want["format"] {
+        return Some(format!(
+            "holds a sweep made by another mptlab ({MANIFEST} format {}, this one writes {MANIFEST_FORMAT}; \
+             format mptlab-sweep/1 did not record the contents of the trace files its runs read)",
+            old["format"].as_str().unwrap_or("unknown")
+        ));
+    }
+    if old["mptlab_version"] != want["mptlab_version"] {
+        return Some(format!(
+            "holds runs made by mptlab {}, this is mptlab {VERSION} (the model may differ)",
+            old["mptlab_version"].as_str().unwrap_or("unknown")
+        ));
+    }
+    let (o, w) = (Recorded::all(old), Recorded::all(want));
+    let scenario = |why: String| {
+        Some(format!(
+            "holds a sweep of a different scenario ({MANIFEST}: {why})"
+        ))
+    };
+    if let Some(p) = w.iter().find(|p| {
+        o.iter()
+            .any(|q| q.id == p.id && q.fingerprint != p.fingerprint)
+    }) {
+        return scenario(format!("the scenario of point `{}` changed", p.label));
+    }
+    if o.iter().map(|p| &p.id).ne(w.iter().map(|p| &p.id)) {
+        return scenario(format!(
+            "it has {} point(s), this sweep has {}",
+            o.len(),
+            w.len()
+        ));
+    }
+    if old["keys"] != want["keys"] || o.iter().zip(&w).any(|(q, p)| q.label != p.label) {
+        return scenario("its axes differ".into());
+    }
+    // same points, same scenarios: the files they read
+    let stale: Vec<(&String, String)> = o
+        .iter()
+        .zip(&w)
+        .filter(|(q, p)| q.hashes != p.hashes)
+        .map(|(q, p)| {
+            let file = (0..p.hashes.len())
+                .find(|&i| q.hashes.get(i) != Some(&p.hashes[i]))
+                .map_or_else(|| "a file it reads".to_string(), |i| p.files[i].clone());
+            (&p.label, file)
+        })
+        .collect();
+    let (label, file) = stale.first()?;
+    let more = match stale.len() {
+        1 => String::new(),
+        n => format!(" and {} more", n - 1),
+    };
+    Some(format!(
+        "holds runs computed from other inputs: {file} changed since they were made (point `{label}`{more})"
+    ))
+}
+
+/// One point as `sweep.json` records it.
+struct Recorded {
+    id: String,
+    label: String,
+    fingerprint: String,
+    files: Vec<String>,
+    hashes: Vec<String>,
+}
+
+impl Recorded {
+    fn all(manifest: &Json) -> Vec<Recorded> {
+        let s = |v: &Json| v.as_str().unwrap_or("").to_string();
+        manifest["points"].as_array().map_or(Vec::new(), |a| {
             a.iter()
                 .map(|p| {
-                    (
-                        p["point"].as_str().unwrap_or("").into(),
-                        p["label"].as_str().unwrap_or("").into(),
-                        p["fingerprint"].as_str().unwrap_or("").into(),
-                    )
+                    let ins = p["inputs"].as_array().cloned().unwrap_or_default();
+                    Recorded {
+                        id: s(&p["point"]),
+                        label: s(&p["label"]),
+                        fingerprint: s(&p["fingerprint"]),
+                        files: ins.iter().map(|i| s(&i["file"])).collect(),
+                        hashes: ins.iter().map(|i| s(&i["sha256"])).collect(),
+                    }
                 })
                 .collect()
         })
-    };
-    let (o, w) = (labels(old), labels(want));
-    if let Some(p) = w
-        .iter()
-        .find(|p| o.iter().any(|q| q.0 == p.0 && q.2 != p.2))
-    {
-        return format!("the scenario of point `{}` changed", p.1);
     }
-    if o.iter().map(|p| &p.0).ne(w.iter().map(|p| &p.0)) {
-        return format!("it has {} point(s), this sweep has {}", o.len(), w.len());
-    }
-    "its axes differ".into()
 }

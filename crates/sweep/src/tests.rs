@@ -1,8 +1,10 @@
 use super::*;
 use mptlab_results::{Table, Value};
+use serde_json::Value as Json;
 use std::fs;
 use std::path::Path;
 use std::sync::atomic::AtomicUsize;
+use store::MANIFEST;
 
 const TEXT: &str = "[scenario]\nname = \"t\"\nduration_s = 5\nruns = 2\nseed = 9\n[topology]\npreset = \"two-path\"\npaths = [\"wlan\", \"3g\"]\n[transport]\nprotocol = \"tcp\"\n[traffic]\nmodel = \"bulk\"\n[sweep]\n\"transport.path\" = [1, 2]\n\"transport.cc\" = [\"newreno\", \"cubic\"]\nruns = 5\n";
 
@@ -256,4 +258,107 @@ fn old_run_files_get_completed_and_counts_on_resume() {
         }
         fs::remove_dir_all(&dir).unwrap();
     }
+}
+/// A sweep whose point `path=1` reads a link trace and a D-ITG gaming trace
+/// pair (absolute paths in `dir`); point `path=2` reads the same files.
+fn traced(dir: &Path) -> Sweep {
+    for (f, text) in [
+        ("link.trace", "1\n2\n"),
+        ("g.idt", "10\n"),
+        ("g.ps", "100\n"),
+    ] {
+        if !dir.join(f).exists() {
+            fs::write(dir.join(f), text).unwrap();
+        }
+    }
+    let text = format!(
+        "[scenario]\nname = \"t\"\nduration_s = 5\nruns = 2\nseed = 9\n\
+         [profile.tr]\ntrace = \"{}\"\n\
+         [topology]\npreset = \"two-path\"\npaths = [\"tr\", \"3g\"]\n\
+         [transport]\nprotocol = \"udp\"\n[traffic]\nmodel = \"gaming\"\ntrace = \"{}\"\n\
+         [sweep]\n\"transport.path\" = [1, 2]\n",
+        dir.join("link.trace").display(),
+        dir.join("g.idt").display()
+    );
+    sweep(&text)
+}
+
+#[test]
+fn changed_input_file_is_refused_unless_forced() {
+    let d = tmp("inputs");
+    let inp = tmp("inputs-files");
+    fs::create_dir_all(&inp).unwrap();
+    let s = traced(&inp);
+    let st = Store::open(&d, &s, false).unwrap();
+    execute(&s, &st, 1, &fake, Some(3), &|| {}).unwrap_err();
+    let m: Json = serde_json::from_slice(&fs::read(d.join(MANIFEST)).unwrap()).unwrap();
+    assert_eq!(m["points"][0]["inputs"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        m["points"][0]["inputs"][0]["sha256"],
+        // sha256("1\n2\n")
+        "a6e2b7a040683432de03a18fd8a1939a2fdf82585b364bfc874bdd4095c4cae1"
+    );
+    // unchanged inputs: resumed
+    assert_eq!(Store::open(&d, &s, false).unwrap().pending().len(), 1);
+    // each of the three files, changed, is named and refuses the resume
+    // (changed contents stay valid: validation reads every file)
+    for (f, changed) in [
+        ("link.trace", "3\n4\n"),
+        ("g.idt", "20\n"),
+        ("g.ps", "200\n"),
+    ] {
+        let before = fs::read(inp.join(f)).unwrap();
+        fs::write(inp.join(f), changed).unwrap();
+        let e = Store::open(&d, &traced(&inp), false).err().unwrap();
+        assert!(matches!(e, StoreError::Refused(_)), "{e}");
+        let want = format!(
+            "holds runs computed from other inputs: {} changed since they were made (point `path=1` and 1 more); use --force",
+            inp.join(f).display()
+        );
+        assert!(e.to_string().contains(&want), "{e}");
+        fs::write(inp.join(f), before).unwrap();
+    }
+    assert_eq!(Store::open(&d, &s, false).unwrap().pending().len(), 1);
+    // --force discards the old runs
+    fs::write(inp.join("link.trace"), b"5\n").unwrap();
+    let s = traced(&inp);
+    let st = Store::open(&d, &s, true).unwrap();
+    assert_eq!(st.pending().len(), 4);
+    // a file changed while the sweep runs: nothing is merged
+    execute(&s, &st, 1, &fake, None, &|| {}).unwrap();
+    fs::write(inp.join("link.trace"), b"6\n").unwrap();
+    let e = finish(&s, &st, &WriteOptions::default()).unwrap_err();
+    assert!(e.contains("changed while the sweep ran"), "{e}");
+    assert!(!d.join("summary.json").exists());
+    for x in [d, inp] {
+        fs::remove_dir_all(x).unwrap();
+    }
+}
+
+#[test]
+fn an_older_manifest_format_or_version_is_refused() {
+    let d = tmp("format");
+    let s = sweep(TEXT);
+    Store::open(&d, &s, false).unwrap();
+    let mpath = d.join(MANIFEST);
+    let m: Json = serde_json::from_slice(&fs::read(&mpath).unwrap()).unwrap();
+    for (key, val, msg) in [
+        (
+            "format",
+            "mptlab-sweep/1",
+            "(sweep.json format mptlab-sweep/1, this one writes mptlab-sweep/2; format mptlab-sweep/1 did not record",
+        ),
+        (
+            "mptlab_version",
+            "0.0.1",
+            "holds runs made by mptlab 0.0.1, this is mptlab",
+        ),
+    ] {
+        let mut old = m.clone();
+        old[key] = val.into();
+        fs::write(&mpath, serde_json::to_vec(&old).unwrap()).unwrap();
+        let e = Store::open(&d, &s, false).err().unwrap();
+        assert!(e.to_string().contains(msg), "{e}");
+    }
+    fs::remove_dir_all(&d).unwrap();
 }

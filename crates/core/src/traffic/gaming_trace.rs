@@ -16,6 +16,12 @@ use super::{Message, MessageSource};
 use crate::rng::SimRng;
 use crate::time::{ms, Nanos};
 
+/// Latest send time a trace may give, in ms (10^10 ms, about 116 days: the
+/// longest run `scenario.duration_s` allows is 10^7 s). Replay adds the
+/// traffic's start time to it in u64 nanoseconds; a time near 1.8e13 ms or
+/// beyond overflowed that (found by fuzzing: fuzz/fuzz_targets/gaming_trace.rs).
+pub const MAX_TIME_MS: f64 = crate::trace::MAX_TIMESTAMP_MS as f64;
+
 /// A parsed trace: absolute send offsets and sizes, in time order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Trace {
@@ -34,7 +40,7 @@ fn parse_ms(name: &str, line: usize, s: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("{name}:{line}: not a number of milliseconds: {s:?}"))?;
-    if !v.is_finite() || v < 0.0 || v > crate::trace::MAX_TIMESTAMP_MS as f64 {
+    if !v.is_finite() || !(0.0..=MAX_TIME_MS).contains(&v) {
         return Err(format!(
             "{name}:{line}: time must be >= 0 and <= {} ms, got {s:?}",
             crate::trace::MAX_TIMESTAMP_MS
@@ -87,11 +93,10 @@ impl Trace {
         let mut t_ms = 0.0;
         let mut packets = Vec::with_capacity(sizes.len());
         for (i, &bytes) in sizes.iter().enumerate() {
-            if t_ms > crate::trace::MAX_TIMESTAMP_MS as f64 {
+            if t_ms > MAX_TIME_MS {
                 return Err(format!(
-                    "{idt_name}: packet {} leaves after {t_ms} ms, beyond the largest accepted time, {} ms",
-                    i + 1,
-                    crate::trace::MAX_TIMESTAMP_MS
+                    "{idt_name}: packet {} would be sent at {t_ms} ms, beyond the latest supported time, {MAX_TIME_MS:e} ms",
+                    i + 1
                 ));
             }
             packets.push(Message {
@@ -120,7 +125,8 @@ impl Trace {
             if k == 0 && t.trim().parse::<f64>().is_err() && s.trim().parse::<u32>().is_err() {
                 continue;
             }
-            let at = ms(parse_ms(name, n, t)?);
+            let t_ms = parse_ms(name, n, t)?; // bounded by MAX_TIME_MS
+            let at = ms(t_ms);
             let bytes = parse_size(name, n, s)?;
             if packets.last().is_some_and(|p: &Message| at < p.at) {
                 return Err(format!("{name}:{n}: time goes backwards"));
@@ -235,5 +241,29 @@ mod tests {
         assert!(Trace::from_csv("g.csv", "0,1\nfoo,bar\n")
             .unwrap_err()
             .contains("g.csv:2"));
+    }
+
+    /// fuzz/regressions/gaming_trace/: a time of 7.8e55 ms saturated to
+    /// u64::MAX ns, and replay's start + time overflowed (a panic in debug
+    /// builds, a wrap-around to a near-zero send time in release builds).
+    #[test]
+    fn times_beyond_the_bound_are_rejected() {
+        let e = Trace::from_csv("g.csv", "0,1\n7.8e55,10\n").unwrap_err();
+        // parse_ms refuses it first (the bound is the same, MAX_TIME_MS)
+        assert!(
+            e.starts_with("g.csv:2: time must be >= 0 and <= 10000000000 ms"),
+            "{e}"
+        );
+        let e = Trace::from_ditg("g.idt", "6e9\n6e9\n1\n", "g.ps", "1\n1\n1\n").unwrap_err();
+        assert!(
+            e.starts_with("g.idt: packet 3 would be sent at 12000000000 ms"),
+            "{e}"
+        );
+        // the bound itself replays without overflow from the latest start
+        let t = Trace::from_csv("g.csv", "0,1\n1e10,1\n").unwrap();
+        let mut src = TraceSource::new(t, 10_000_000 * 1000 * MS);
+        let mut rng = SimRng::from_u64(1);
+        assert!(src.next(&mut rng).is_some());
+        assert_eq!(src.next(&mut rng).unwrap().at, 2 * 10_000_000_000 * MS);
     }
 }
