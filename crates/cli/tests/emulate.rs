@@ -381,7 +381,7 @@ fn validate_compares_simulation_and_emulation() {
         .args([
             "validate",
             "--runs",
-            "1",
+            "2",
             "--only",
             "file-256k-tcp",
             "--dir",
@@ -393,19 +393,40 @@ fn validate_compares_simulation_and_emulation() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let csv = std::fs::read_to_string(d.join("validation.csv")).unwrap();
-    let row = csv
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let row: Vec<&str> = csv
         .lines()
         .find(|l| l.starts_with("file-256k-tcp,completion_time_ms,"))
-        .expect(&csv);
-    let f: Vec<f64> = row
+        .expect(&csv)
         .split(',')
-        .skip(2)
-        .take(2)
-        .map(|x| x.parse().unwrap())
         .collect();
+    assert_eq!(header.len(), row.len(), "{csv}");
+    let col = |name: &str| row[header.iter().position(|h| *h == name).expect(name)];
+    let num = |name: &str| col(name).parse::<f64>().unwrap();
+    // Two runs behind each side; the interval brackets the median.
+    assert_eq!((col("sim_runs"), col("kernel_runs")), ("2", "2"));
+    for side in ["sim", "kernel"] {
+        let (m, lo, hi) = (
+            num(&format!("{side}_median")),
+            num(&format!("{side}_ci_lo")),
+            num(&format!("{side}_ci_hi")),
+        );
+        assert!(lo <= m && m <= hi, "{side}: {lo} {m} {hi}");
+        // 2 runs: [min, max] covers 1 - 2 / 4 of the time
+        assert_eq!(num(&format!("{side}_ci_coverage")), 0.5);
+    }
     // Same link parameters, same TCP: the kernel and the model finish a
-    // 256 KiB download over a 20 Mbit/s, 2 x 10 ms path within 25 %.
-    assert!((f[1] - f[0]).abs() / f[0] < 0.25, "{row}");
+    // 256 KiB download over a 20 Mbit/s, 2 x 10 ms path within 10 %, so
+    // the cell passes, and the ratio is the medians'.
+    let ratio = num("kernel_median") / num("sim_median");
+    assert!((num("ratio") - ratio).abs() < 1e-9);
+    assert_eq!(col("verdict"), "PASS", "{csv}");
+    assert_eq!(
+        (col("sim_unfinished"), col("kernel_unfinished")),
+        ("0", "0")
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("1 of 1 cells pass"), "{stdout}");
     // Bad input: exit 2, nothing written.
     let o = Command::new(bin())
         .args(["validate", "--only", "no-such-scenario"])
