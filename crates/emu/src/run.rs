@@ -5,7 +5,7 @@
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mptlab_core::time::{secs, to_ms, Nanos};
@@ -37,23 +37,15 @@ pub struct EmulateOptions {
     pub capture: Option<std::path::PathBuf>,
 }
 
-static GLOBAL: OnceLock<EmulateOptions> = OnceLock::new();
-
-/// Set the options `run_once_global` uses (once per process).
-pub fn set_global_options(o: EmulateOptions) {
-    let _ = GLOBAL.set(o);
-}
-
-/// `run_once` with the process-wide options, as a plain `fn` for the CLI's runner.
-pub fn run_once_global(s: &sc::Scenario, run: u32) -> Result<RunOutput, String> {
-    let o = GLOBAL.get().cloned().unwrap_or_default();
-    run_once(s, run, &o)
-}
-
 /// Everything `mptlab emulate` checks before the first run: the scenario is
 /// emulable, the host can emulate (root, TUN, MPTCP, iproute2), leftovers of
 /// killed runs are removed, and Ctrl-C / SIGTERM will stop the run cleanly.
-pub fn prepare(s: &sc::Scenario, capture: Option<std::path::PathBuf>) -> Result<(), String> {
+/// Returns the options to pass to every [`run_once`] (the stop flag the
+/// signals set, `capture`).
+pub fn prepare(
+    s: &sc::Scenario,
+    capture: Option<std::path::PathBuf>,
+) -> Result<EmulateOptions, String> {
     supported(s)?;
     netns::preflight().map_err(|e| e.to_string())?;
     if s.transport.protocol == sc::Protocol::Mptcp
@@ -68,11 +60,10 @@ pub fn prepare(s: &sc::Scenario, capture: Option<std::path::PathBuf>) -> Result<
         eprintln!("mptlab: cleaning leftovers of killed runs: {e}");
     }
     let stop = crate::signals::stop_on_signals().map_err(|e| e.to_string())?;
-    set_global_options(EmulateOptions {
+    Ok(EmulateOptions {
         stop: Some(stop),
         capture,
-    });
-    Ok(())
+    })
 }
 
 fn name<T: std::fmt::Display>(v: T) -> String {
