@@ -6,12 +6,14 @@
 // first: its macros serve the modules below
 #[macro_use]
 mod stdout;
+mod driver;
 mod reproduce;
 mod runner;
 mod sweep;
 mod validate;
 
 use clap::{Parser, Subcommand};
+use driver::Driver;
 use mptlab_scenario::{registry, Override, Scenario, Topology, TrafficModel};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -426,7 +428,7 @@ fn load(path: &PathBuf, set: &[Override]) -> Result<Scenario, ExitCode> {
         ExitCode::from(2)
     })?;
     // Valid but not (yet) simulated: refuse before anything runs or is written.
-    mptlab_sim::supported(&s).map_err(|e| {
+    driver::Simulate.supported(&s).map_err(|e| {
         eprintln!("error: {}: {e}", path.display());
         ExitCode::from(2)
     })?;
@@ -576,10 +578,13 @@ fn command(cli: Cli) -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            if let Err(e) = mptlab_emu::run::prepare(&s, capture) {
-                eprintln!("error: {}: {e}", scenario.display());
-                return ExitCode::from(2);
-            }
+            let emulate = match mptlab_emu::run::prepare(&s, capture) {
+                Ok(o) => driver::Emulate(o),
+                Err(e) => {
+                    eprintln!("error: {}: {e}", scenario.display());
+                    return ExitCode::from(2);
+                }
+            };
             let opts = runner::RunOptions {
                 out,
                 jobs: 1,
@@ -596,7 +601,7 @@ fn command(cli: Cli) -> ExitCode {
                     s.meta.duration_s
                 );
             }
-            runner::run(&s, &opts, mptlab_emu::run::run_once_global)
+            runner::run(&s, &opts, &emulate)
         }
         Command::Reproduce {
             seed,
@@ -667,7 +672,7 @@ fn command(cli: Cli) -> ExitCode {
             if !quiet {
                 eprintln!("{}", describe(&s));
             }
-            runner::run(&s, &opts, mptlab_sim::run_once)
+            runner::run(&s, &opts, &driver::Simulate)
         }
     }
 }

@@ -4,6 +4,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mptlab_results::unfinished::{completed_only, Items, COMPLETED_ONLY};
 use mptlab_results::{aggregate, write_results, RunOutput, Unfinished, WriteOptions, SUMMARY_FILE};
 use mptlab_scenario::Scenario;
+
+use crate::driver::Driver;
 use std::io::IsTerminal;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -20,9 +22,6 @@ pub struct RunOptions {
     pub parquet: bool,
 }
 
-/// One simulation run; the real one is `mptlab_sim::run_once`.
-pub type RunFn = fn(&Scenario, u32) -> Result<RunOutput, String>;
-
 /// Run every repetition of `s` on `jobs` threads. The outputs are ordered by
 /// run index, so nothing depends on scheduling. On the first failure the
 /// remaining runs are skipped and the error is returned.
@@ -30,7 +29,7 @@ pub fn run_all(
     s: &Scenario,
     jobs: usize,
     bar: &ProgressBar,
-    f: RunFn,
+    f: &dyn Driver,
 ) -> Result<Vec<RunOutput>, String> {
     let n = s.meta.runs;
     let next = AtomicU32::new(0);
@@ -47,7 +46,7 @@ pub fn run_all(
                 if i >= n {
                     return;
                 }
-                let r = catch_unwind(AssertUnwindSafe(|| f(s, i))).unwrap_or_else(|p| {
+                let r = catch_unwind(AssertUnwindSafe(|| f.run_once(s, i))).unwrap_or_else(|p| {
                     let msg = p
                         .downcast_ref::<&str>()
                         .map(|s| s.to_string())
@@ -203,7 +202,7 @@ pub fn unfinished_warning(unf: &Unfinished, place: &str) -> Option<String> {
     Some(s)
 }
 
-pub fn run(s: &Scenario, o: &RunOptions, f: RunFn) -> ExitCode {
+pub fn run(s: &Scenario, o: &RunOptions, f: &dyn Driver) -> ExitCode {
     if o.out.join(SUMMARY_FILE).exists() && !o.force {
         eprintln!(
             "error: {} already holds results ({SUMMARY_FILE}); use --force to overwrite, or choose another --out",
@@ -314,8 +313,8 @@ mod tests {
     #[test]
     fn results_do_not_depend_on_jobs() {
         let s = Scenario::from_str(TEXT, "t.toml").unwrap();
-        let one = run_all(&s, 1, &ProgressBar::hidden(), fake).unwrap();
-        let four = run_all(&s, 4, &ProgressBar::hidden(), fake).unwrap();
+        let one = run_all(&s, 1, &ProgressBar::hidden(), &fake).unwrap();
+        let four = run_all(&s, 4, &ProgressBar::hidden(), &fake).unwrap();
         assert_eq!(one, four);
         assert_eq!(
             one.iter().map(|r| r.run).collect::<Vec<_>>(),
@@ -339,19 +338,19 @@ mod tests {
             csv: true,
             parquet: true,
         };
-        assert_eq!(run(&s, &o, failing), ExitCode::from(1));
+        assert_eq!(run(&s, &o, &failing), ExitCode::from(1));
         assert!(!dir.exists());
-        assert_eq!(run(&s, &o, panicking), ExitCode::from(1));
+        assert_eq!(run(&s, &o, &panicking), ExitCode::from(1));
         assert!(!dir.exists());
-        let e = run_all(&s, 2, &ProgressBar::hidden(), failing).unwrap_err();
+        let e = run_all(&s, 2, &ProgressBar::hidden(), &failing).unwrap_err();
         assert!(
             e.starts_with("run 3 (seed ") && e.ends_with("engine exploded"),
             "{e}"
         );
-        assert_eq!(run(&s, &o, fake), ExitCode::SUCCESS);
+        assert_eq!(run(&s, &o, &fake), ExitCode::SUCCESS);
         assert!(dir.join("summary.json").exists());
         assert_eq!(
-            run(&s, &o, fake),
+            run(&s, &o, &fake),
             ExitCode::from(2),
             "refuses to overwrite without --force"
         );

@@ -3,11 +3,13 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mptlab_results::{Unfinished, WriteOptions};
-use mptlab_scenario::{Override, Sweep};
+use mptlab_scenario::{Override, Scenario, Sweep};
 use mptlab_sweep::{execute, finish, meta, ExecError, Store, StoreError};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use crate::driver::{Driver, Simulate};
 
 /// Test hook: stop after this many runs, as an interruption would.
 pub const STOP_ENV: &str = "MPTLAB_SWEEP_STOP_AFTER";
@@ -27,7 +29,8 @@ pub struct SweepOptions {
 pub fn plan(path: &Path, set: &[Override], runs: Option<u32>) -> Result<Sweep, String> {
     let sweep = Sweep::from_file(path, set, runs).map_err(|e| e.to_string())?;
     for p in &sweep.points {
-        mptlab_sim::supported(&p.scenario)
+        Simulate
+            .supported(&p.scenario)
             .map_err(|e| format!("{}: sweep point `{}`: {e}", path.display(), p.label))?;
     }
     Ok(sweep)
@@ -173,7 +176,7 @@ fn run_inner(path: &Path, o: &SweepOptions) -> Result<PointsUnfinished, ExitCode
         &sweep,
         &store,
         o.jobs,
-        &mptlab_sim::run_once,
+        &|s: &Scenario, r: u32| Simulate.run_once(s, r),
         stop_after,
         &|| bar.inc(1),
     );

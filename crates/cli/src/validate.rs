@@ -18,6 +18,8 @@ use std::process::ExitCode;
 use mptlab_results::{RunOutput, Unfinished};
 use mptlab_scenario::{Override, Scenario};
 
+use crate::driver::{Driver, Emulate, Simulate};
+
 mod criteria;
 use criteria::{compare, criterion, median_ci, Criterion, MedianCi, Verdict};
 
@@ -241,8 +243,9 @@ pub fn run(o: Options) -> ExitCode {
     for f in &files {
         match Scenario::load(f, &set) {
             Ok(s) => {
-                if let Err(e) =
-                    mptlab_sim::supported(&s).and_then(|_| mptlab_emu::run::supported(&s))
+                if let Err(e) = Simulate
+                    .supported(&s)
+                    .and_then(|_| mptlab_emu::run::supported(&s))
                 {
                     eprintln!("error: {}: {e}", f.display());
                     return ExitCode::from(2);
@@ -256,10 +259,13 @@ pub fn run(o: Options) -> ExitCode {
         }
     }
     // Root, TUN, MPTCP, signal handling; refuses clearly otherwise.
-    if let Err(e) = mptlab_emu::run::prepare(&loaded[0], None) {
-        eprintln!("error: {e}");
-        return ExitCode::from(2);
-    }
+    let emulate = match mptlab_emu::run::prepare(&loaded[0], None) {
+        Ok(o) => Emulate(o),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let mut cells: Vec<Cell> = Vec::new();
     for s in &loaded {
         let name = s.meta.name.trim_start_matches("validate-").to_string();
@@ -270,14 +276,14 @@ pub fn run(o: Options) -> ExitCode {
         let mut sim = Vec::new();
         let mut emu = Vec::new();
         for r in 0..s.meta.runs {
-            match mptlab_sim::run_once(s, r) {
+            match Simulate.run_once(s, r) {
                 Ok(x) => sim.push(x),
                 Err(e) => {
                     eprintln!("error: {name}: simulation run {r}: {e}");
                     return ExitCode::from(1);
                 }
             }
-            match mptlab_emu::run::run_once_global(s, r) {
+            match emulate.run_once(s, r) {
                 Ok(x) => emu.push(x),
                 Err(e) => {
                     eprintln!("error: {name}: emulation run {r}: {e}");

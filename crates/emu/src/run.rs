@@ -2,26 +2,20 @@
 //! namespaces, links shaped by the emulator, traffic by the agent, results
 //! in the simulator's tables (docs/results.md, docs/emulation.md).
 
-use mptlab_sim::output::{median_p95_mean, opt_ms};
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mptlab_core::time::{secs, to_ms, Nanos};
-use mptlab_core::traffic::browser::BrowserConfig;
-use mptlab_core::traffic::bursts::{BurstSource, BurstsConfig};
-use mptlab_core::traffic::gaming::{GamingConfig, GamingSource};
-use mptlab_core::traffic::gaming_trace::TraceSource;
 use mptlab_core::traffic::metrics::Jitter;
-use mptlab_core::traffic::video::{FramePhase, VideoConfig, VideoSource};
-use mptlab_core::traffic::web::Page;
-use mptlab_core::traffic::MessageSource;
-use mptlab_core::SimRng;
+use mptlab_results::stats::{median_p95_mean, opt_ms};
 use mptlab_results::{schema, RunOutput, Table, Value as V};
 use mptlab_scenario as sc;
-use mptlab_sim::apps::{Schedule, SourceSchedule};
+use mptlab_setup::draw::initial_path;
+use mptlab_setup::links::preset_links;
+use mptlab_setup::traffic::{self, Schedule};
 
 use crate::agent::{self, ClientEnv, ClockKind, Plan, Records, Server, Shared, Traffic};
 use crate::emulator::{DirectionReport, EmuOptions};
@@ -43,23 +37,15 @@ pub struct EmulateOptions {
     pub capture: Option<std::path::PathBuf>,
 }
 
-static GLOBAL: OnceLock<EmulateOptions> = OnceLock::new();
-
-/// Set the options `run_once_global` uses (once per process).
-pub fn set_global_options(o: EmulateOptions) {
-    let _ = GLOBAL.set(o);
-}
-
-/// `run_once` with the process-wide options, as a plain `fn` for the CLI's runner.
-pub fn run_once_global(s: &sc::Scenario, run: u32) -> Result<RunOutput, String> {
-    let o = GLOBAL.get().cloned().unwrap_or_default();
-    run_once(s, run, &o)
-}
-
 /// Everything `mptlab emulate` checks before the first run: the scenario is
 /// emulable, the host can emulate (root, TUN, MPTCP, iproute2), leftovers of
 /// killed runs are removed, and Ctrl-C / SIGTERM will stop the run cleanly.
-pub fn prepare(s: &sc::Scenario, capture: Option<std::path::PathBuf>) -> Result<(), String> {
+/// Returns the options to pass to every [`run_once`] (the stop flag the
+/// signals set, `capture`).
+pub fn prepare(
+    s: &sc::Scenario,
+    capture: Option<std::path::PathBuf>,
+) -> Result<EmulateOptions, String> {
     supported(s)?;
     netns::preflight().map_err(|e| e.to_string())?;
     if s.transport.protocol == sc::Protocol::Mptcp
@@ -74,11 +60,10 @@ pub fn prepare(s: &sc::Scenario, capture: Option<std::path::PathBuf>) -> Result<
         eprintln!("mptlab: cleaning leftovers of killed runs: {e}");
     }
     let stop = crate::signals::stop_on_signals().map_err(|e| e.to_string())?;
-    set_global_options(EmulateOptions {
+    Ok(EmulateOptions {
         stop: Some(stop),
         capture,
-    });
-    Ok(())
+    })
 }
 
 fn name<T: std::fmt::Display>(v: T) -> String {
@@ -201,12 +186,7 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
             t.mtu_bytes
         ));
     }
-    if let sc::TrafficModel::Gaming {
-        trace: sc::GamingTrace::File(p),
-    } = &s.traffic.model
-    {
-        mptlab_sim::runner::load_game_trace(p).map_err(|e| format!("traffic.trace: {e}"))?;
-    }
+    traffic::check_files(s)?;
     if t.protocol == sc::Protocol::Udp
         && !matches!(
             s.traffic.model,
@@ -227,51 +207,18 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
 
 /// The message schedule of a video or gaming scenario for run seed `seed`:
 /// (time since the run origin, bytes), every message generated up to `end`.
-/// Same sources and random streams as the simulator (`mptlab_sim::runner`).
+/// Same sources and random streams as the simulator (`mptlab_setup::traffic`).
 pub fn message_schedule(s: &sc::Scenario, seed: u64) -> Result<Option<Vec<(Nanos, u32)>>, String> {
-    let start = secs(s.traffic.start_s);
-    let end = secs(s.meta.duration_s);
-    let stop = s.traffic.stop_s.map(secs);
-    let (src, label): (Box<dyn MessageSource>, &str) = match &s.traffic.model {
-        sc::TrafficModel::Video { bitrate_kbit, fps } => {
-            let cfg = VideoConfig {
-                bit_rate_bps: (bitrate_kbit * 1000.0).round() as u64,
-                frame_rate: fps.round() as u32,
-                phase: FramePhase::Fixed(0),
-                max_frames: None,
-            };
-            (Box::new(VideoSource::new(cfg)?), "traffic/video")
+    match traffic::foreground(s, seed)? {
+        traffic::Traffic::Messages { schedule, .. } => {
+            Ok(Some(until_end(schedule, secs(s.meta.duration_s))))
         }
-        sc::TrafficModel::Gaming {
-            trace: sc::GamingTrace::Builtin(name),
-        } => {
-            let preset = format!("aoc-trace{}", name.trim_start_matches('t'));
-            (
-                Box::new(GamingSource::new(GamingConfig::preset(&preset)?)?),
-                "traffic/gaming",
-            )
-        }
-        sc::TrafficModel::Gaming {
-            trace: sc::GamingTrace::File(p),
-        } => (
-            Box::new(TraceSource::new(mptlab_sim::runner::load_game_trace(p)?, 0)),
-            "traffic/gaming",
-        ),
-        sc::TrafficModel::Bursts {
-            count,
-            size_bytes,
-            interval_s,
-        } => (
-            Box::new(BurstSource::new(BurstsConfig::from_scenario(
-                *count,
-                *size_bytes,
-                *interval_s,
-            ))?),
-            "traffic/bursts",
-        ),
-        _ => return Ok(None),
-    };
-    let mut sched = SourceSchedule::new(src, SimRng::stream(seed, label), start, stop);
+        _ => Ok(None),
+    }
+}
+
+/// Every message of `sched` generated up to `end`.
+fn until_end(mut sched: impl Schedule, end: Nanos) -> Vec<(Nanos, u32)> {
     let mut v = Vec::new();
     while let Some((t, b)) = sched.next_message() {
         // The simulator runs until `end` inclusive: a message due at `end` is generated.
@@ -280,7 +227,7 @@ pub fn message_schedule(s: &sc::Scenario, seed: u64) -> Result<Option<Vec<(Nanos
         }
         v.push((t, b));
     }
-    Ok(Some(v))
+    v
 }
 
 /// The agent's plan for run seed `seed` (shared by emulation and live mode).
@@ -293,35 +240,21 @@ pub fn plan(
 ) -> Result<Plan, String> {
     let t = &s.transport;
     let start = secs(s.traffic.start_s);
-    let traffic = match &s.traffic.model {
-        sc::TrafficModel::Video { .. }
-        | sc::TrafficModel::Gaming { .. }
-        | sc::TrafficModel::Bursts { .. } => Traffic::Messages {
-            schedule: message_schedule(s, seed)?.unwrap_or_default(),
+    let traffic = match traffic::foreground(s, seed)? {
+        traffic::Traffic::Messages { schedule, .. } => Traffic::Messages {
+            schedule: until_end(schedule, secs(s.meta.duration_s)),
             udp: t.protocol == sc::Protocol::Udp,
         },
-        sc::TrafficModel::File { size_bytes } => Traffic::File {
-            size: *size_bytes,
+        traffic::Traffic::File { size_bytes } => Traffic::File {
+            size: size_bytes,
             start,
         },
-        sc::TrafficModel::Bulk => Traffic::Bulk { start },
-        sc::TrafficModel::Web {
+        traffic::Traffic::Bulk => Traffic::Bulk { start },
+        traffic::Traffic::Web { page, browser } => Traffic::Web {
             page,
-            max_connections,
-        } => {
-            let page = match page {
-                sc::WebPage::Site(name) => Page::preset(name, seed)?,
-                sc::WebPage::Objects(v) => Page::from_sizes("custom", v)?,
-            };
-            Traffic::Web {
-                page,
-                cfg: BrowserConfig {
-                    max_connections: *max_connections as usize,
-                    ..BrowserConfig::default()
-                },
-                start,
-            }
-        }
+            cfg: browser,
+            start,
+        },
     };
     let sock = SockOpts {
         stream: if t.protocol == sc::Protocol::Mptcp {
@@ -635,26 +568,19 @@ fn sampler(
 pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOutput, String> {
     supported(s)?;
     let seed = s.run_seed(run);
-    let (duplexes, server_link, mut drawn) = mptlab_sim::runner::preset_links(s, seed)?;
+    let (duplexes, server_link, mut drawn) = preset_links(s, seed)?;
     // `transport.random_path`: the same draw as the simulator's for this run
     let resolved;
     let s = if s.transport.random_path {
         let mut r = s.clone();
-        r.transport.path = s.client_path(seed, duplexes.len());
+        r.transport.path = initial_path(s, seed, duplexes.len(), &mut drawn);
         r.transport.random_path = false;
-        drawn.push(("initial_path".to_string(), r.transport.path as f64));
         resolved = r;
         &resolved
     } else {
         s
     };
-    let specs: Vec<PathSpec> = duplexes
-        .iter()
-        .map(|d| PathSpec {
-            up: d.up.clone(),
-            down: d.down.clone(),
-        })
-        .collect();
+    let specs: Vec<PathSpec> = duplexes;
     let npaths = specs.len();
     let topo = Topology::build(&TopologyOptions {
         shape: crate::Shape::Core,
@@ -746,10 +672,7 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     };
     let end = secs(s.meta.duration_s);
     // Time 0 of the run is the emulator's clock origin (outage times are relative to it).
-    let srv_spec = PathSpec {
-        up: server_link.up.clone(),
-        down: server_link.down.clone(),
-    };
+    let srv_spec = server_link;
     let emu = match topo.start_emulator_with_server(&specs, &srv_spec, seed, EmuOptions::default())
     {
         Ok(e) => e,

@@ -29,7 +29,6 @@
 use std::io;
 use std::sync::Arc;
 
-use mptlab_core::link::LinkParams;
 use mptlab_core::SimRng;
 
 use crate::cleanup;
@@ -47,21 +46,9 @@ pub enum Shape {
     Core,
 }
 
-/// Both directions of one emulated path. "up" is client to server.
-#[derive(Clone, Debug)]
-pub struct PathSpec {
-    pub up: LinkParams,
-    pub down: LinkParams,
-}
-
-impl PathSpec {
-    pub fn symmetric(p: LinkParams) -> PathSpec {
-        PathSpec {
-            up: p.clone(),
-            down: p,
-        }
-    }
-}
+/// Both directions of one emulated path ("up" is client to server): the
+/// links mptlab-setup draws for a run, the same type the simulator builds on.
+pub type PathSpec = mptlab_setup::Duplex;
 
 #[derive(Clone, Debug)]
 pub struct TopologyOptions {

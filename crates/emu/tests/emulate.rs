@@ -299,7 +299,7 @@ fn message_schedule_is_deterministic_and_matches_the_simulator() {
     let sim = mptlab_sim::run_once(&v, 0).unwrap();
     assert_eq!(a.len(), sim.table("messages").unwrap().num_rows());
     // and the links are drawn as the simulator draws them
-    let (_, _, drawn) = mptlab_sim::runner::preset_links(&s, s.run_seed(0)).unwrap();
+    let (_, _, drawn) = mptlab_setup::links::preset_links(&s, s.run_seed(0)).unwrap();
     let built = mptlab_sim::runner::build(&s, 0).unwrap();
     assert_eq!(drawn, built.drawn);
 }

@@ -7,6 +7,19 @@
 
 use serde::Serialize;
 
+/// A time in ms (from ns), or null: the unit of every `_ms` column.
+pub fn opt_ms(t_ns: Option<u64>) -> crate::Value {
+    // ns / 1e6 exactly as mptlab-core's `to_ms` (MS = 1e6 ns)
+    t_ns.map_or(crate::Value::Null, |t| crate::Value::F64(t as f64 / 1e6))
+}
+
+/// Median, 95th percentile (nearest rank) and mean of `v` (sorted in place; not empty).
+pub fn median_p95_mean(v: &mut [f64]) -> (f64, f64, f64) {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let q = |p: f64| v[((p * (v.len() - 1) as f64).round()) as usize];
+    (q(0.5), q(0.95), v.iter().sum::<f64>() / v.len() as f64)
+}
+
 /// Two-sided 95 % Student t quantile t(0.975, df), df = 1..=30.
 const T975: [f64; 30] = [
     12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004, 2.262157,
@@ -253,5 +266,15 @@ mod tests {
         let s = path_shares(&[&a, &b]);
         assert_eq!(s.len(), 2);
         assert_eq!((s[0].path, s[0].share_bytes, s[0].rows), (1, 0.5, 2));
+    }
+
+    #[test]
+    fn median_p95_mean_use_nearest_rank_and_opt_ms_converts_ns() {
+        let mut v: Vec<f64> = (1..=20).rev().map(f64::from).collect();
+        // ranks round(0.5 * 19) = 10 and round(0.95 * 19) = 18 (0-based)
+        assert_eq!(median_p95_mean(&mut v), (11.0, 19.0, 10.5));
+        assert_eq!(v[0], 1.0, "sorted in place");
+        assert_eq!(opt_ms(Some(2_500_000)), crate::Value::F64(2.5));
+        assert_eq!(opt_ms(None), crate::Value::Null);
     }
 }

@@ -11,7 +11,7 @@ impl Scenario {
     /// up then down, then the server link; or explicit links in file
     /// order), then the gaming trace file. A D-ITG gaming trace is two
     /// files: the inter-departure file named and its `.ps` size file beside
-    /// it (the rule of `mptlab_sim::runner::load_game_trace`). Built-in
+    /// it (the rule of `mptlab_setup::traffic::load_game_trace`). Built-in
     /// gaming traces and web sites are compiled in and read no file.
     pub fn input_files(&self) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = Vec::new();

@@ -3,62 +3,14 @@
 
 use mptlab_core::endpoint::AppEvent;
 use mptlab_core::traffic::browser::{Browser, BrowserAction, HttpServerConn};
-use mptlab_core::traffic::MessageSource;
 use mptlab_core::udp::MAX_UDP_PAYLOAD;
-use mptlab_core::{FlowId, Nanos, SimRng};
+use mptlab_core::{FlowId, Nanos};
 
 use crate::metrics::{Jitter, MessageRow, Report, StreamMessages, TransferRow};
 use crate::world::{App, AppIo, Side};
 
-/// An open-loop message schedule: (absolute time, size in bytes), in time order.
-pub trait Schedule {
-    fn next_message(&mut self) -> Option<(Nanos, u32)>;
-}
-
-/// A traffic model's message source, started at an absolute time, with its
-/// own random stream.
-pub struct SourceSchedule {
-    src: Box<dyn MessageSource>,
-    rng: SimRng,
-    start: Nanos,
-    stop: Option<Nanos>,
-}
-
-impl SourceSchedule {
-    pub fn new(
-        src: Box<dyn MessageSource>,
-        rng: SimRng,
-        start: Nanos,
-        stop: Option<Nanos>,
-    ) -> Self {
-        SourceSchedule {
-            src,
-            rng,
-            start,
-            stop,
-        }
-    }
-}
-
-impl Schedule for SourceSchedule {
-    fn next_message(&mut self) -> Option<(Nanos, u32)> {
-        let m = self.src.next(&mut self.rng)?;
-        let at = self.start + m.at;
-        if self.stop.is_some_and(|s| at >= s) {
-            return None;
-        }
-        Some((at, m.bytes))
-    }
-}
-
-/// A schedule from a closure.
-pub struct FnSchedule<F: FnMut() -> Option<(Nanos, u32)>>(pub F);
-
-impl<F: FnMut() -> Option<(Nanos, u32)>> Schedule for FnSchedule<F> {
-    fn next_message(&mut self) -> Option<(Nanos, u32)> {
-        (self.0)()
-    }
-}
+// The schedules are set up by mptlab-setup (shared with emulation).
+pub use mptlab_setup::traffic::{FnSchedule, Schedule, SourceSchedule};
 
 /// Messages (video frames, game packets) written into a byte stream by one
 /// side and measured at the other. The connection opens at `connect_at`.

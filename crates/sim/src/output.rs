@@ -13,10 +13,8 @@ use mptlab_results::{schema, unfinished, Table, Value as V};
 use crate::metrics::Report;
 use crate::world::{Role, World};
 
-/// A time in ms, or null.
-pub fn opt_ms(t: Option<Nanos>) -> V {
-    t.map_or(V::Null, |t| V::F64(to_ms(t)))
-}
+// Shared with emulation: they live in mptlab-results.
+pub use mptlab_results::stats::{median_p95_mean, opt_ms};
 
 fn counter_values(c: &Counters) -> Vec<V> {
     [
@@ -126,13 +124,6 @@ pub fn sampler(series: Rc<RefCell<Series>>, cwnd: bool) -> Box<dyn FnMut(&World)
 pub struct RunTables {
     pub tables: Vec<Table>,
     pub summary: BTreeMap<String, f64>,
-}
-
-/// Median, 95th percentile (nearest rank) and mean of `v` (sorted in place; not empty).
-pub fn median_p95_mean(v: &mut [f64]) -> (f64, f64, f64) {
-    v.sort_by(|a, b| a.total_cmp(b));
-    let q = |p: f64| v[((p * (v.len() - 1) as f64).round()) as usize];
-    (q(0.5), q(0.95), v.iter().sum::<f64>() / v.len() as f64)
 }
 
 /// The client access path (1-based) a path of an endpoint runs over: the

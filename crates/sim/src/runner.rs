@@ -3,11 +3,8 @@
 //! measurements (`crate::output` turns them into result tables).
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use mptlab_core::endpoint::Endpoint;
-use mptlab_core::link::{LinkParams, Outage, QueueLimit};
-use mptlab_core::loss::LossModel;
 use mptlab_core::mptcp::{EpFlags, MptcpConfig, MptcpConnection, PmKind, Role as MpRole};
 use mptlab_core::packet::Addr;
 use mptlab_core::sctp::{SctpAssociation, SctpConfig};
@@ -15,23 +12,19 @@ use mptlab_core::tcp::{
     CcKind, CubicVariant, HyStartMode, Role as TcpRole, TcpConfig, TcpEndpoint,
 };
 use mptlab_core::time::{secs, Nanos, MS};
-use mptlab_core::trace::Trace;
-use mptlab_core::traffic::browser::{Browser, BrowserConfig};
-use mptlab_core::traffic::bursts::{BurstSource, BurstsConfig};
-use mptlab_core::traffic::gaming::{GamingConfig, GamingSource};
-use mptlab_core::traffic::gaming_trace::{Trace as GameTrace, TraceSource};
+use mptlab_core::traffic::browser::Browser;
 use mptlab_core::traffic::onoff::{background_plan, OnOffConfig, OnOffSource};
-use mptlab_core::traffic::video::{FramePhase, VideoConfig, VideoSource};
-use mptlab_core::traffic::web::Page;
-use mptlab_core::traffic::MessageSource;
 use mptlab_core::udp::UdpEndpoint;
 use mptlab_core::{FlowId, SimRng};
 use mptlab_scenario as sc;
+use mptlab_setup::draw::{initial_path, Draw};
+use mptlab_setup::links::{duplex, preset_duplexes};
+use mptlab_setup::traffic::{self, Traffic};
 
 use crate::apps::{BulkApp, FileApp, SourceSchedule, StreamApp, UdpApp, WebApp};
 use crate::failover::FailoverBulkApp;
 use crate::network::{LinkSpec, Network, NodeId, NodeKind, NodeSpec, TopologySpec};
-use crate::topology::{multi_path, Duplex, Layout};
+use crate::topology::{multi_path, Layout};
 use crate::world::{Role, Side, World};
 
 /// A world ready to run, with what the report needs to know about it.
@@ -43,137 +36,13 @@ pub struct Built {
     pub drawn: Vec<(String, f64)>,
 }
 
-/// Draws per-run values from scenario ranges. A value is drawn from a stream
-/// named by its key, so the up and down direction of a link that share a
-/// range get the same value, and adding a key never changes another's draw.
-struct Draw<'a> {
-    seed: u64,
-    log: &'a mut Vec<(String, f64)>,
-}
-
-impl Draw<'_> {
-    fn value(&mut self, key: &str, r: &sc::Range) -> f64 {
-        let v = match *r {
-            sc::Range::Fixed(v) => v,
-            sc::Range::Uniform { lo, hi } => {
-                SimRng::stream(self.seed, &format!("draw/{key}")).uniform_range(lo, hi)
-            }
-        };
-        if !self.log.iter().any(|(k, _)| k == key) {
-            self.log.push((key.to_string(), v));
-        }
-        v
-    }
-}
-
-fn link_dir(
-    d: &sc::LinkDir,
-    key: &str,
-    dir: &str,
-    draw: &mut Draw,
-    traces: &mut HashMap<std::path::PathBuf, Arc<Trace>>,
-) -> Result<LinkParams, String> {
-    let rate_bps = match &d.rate_mbit {
-        Some(r) => (draw.value(&format!("{key}.rate_mbit"), r) * 1e6).round() as u64,
-        None => 0,
-    };
-    let delay = (draw.value(&format!("{key}.delay_ms"), &d.delay_ms) * MS as f64).round() as Nanos;
-    let queue = match d.queue {
-        sc::QueueLimit::Packets(n) => QueueLimit::Packets(n),
-        sc::QueueLimit::Bytes(b) => QueueLimit::Bytes(b),
-    };
-    let loss = match &d.loss {
-        sc::LossModel::None => LossModel::None,
-        sc::LossModel::Train {
-            gap_ms,
-            drop_packets,
-            blackout_ms,
-        } => LossModel::Train {
-            gap: (gap_ms * MS as f64).round() as Nanos,
-            drop: drop_packets.clone(),
-            blackout: (blackout_ms * MS as f64).round() as Nanos,
-        },
-        sc::LossModel::Bernoulli { percent } => {
-            let p = draw.value(&format!("{key}.loss_percent"), percent) / 100.0;
-            if p > 0.0 {
-                LossModel::Bernoulli { p }
-            } else {
-                LossModel::None
-            }
-        }
-        sc::LossModel::GilbertElliott {
-            p_gb,
-            p_bg,
-            loss_good_percent,
-            loss_bad_percent,
-        } => LossModel::GilbertElliott {
-            p_gb: draw.value(&format!("{key}.p_gb"), p_gb),
-            p_bg: draw.value(&format!("{key}.p_bg"), p_bg),
-            loss_good: draw.value(&format!("{key}.loss_good_percent"), loss_good_percent) / 100.0,
-            loss_bad: draw.value(&format!("{key}.loss_bad_percent"), loss_bad_percent) / 100.0,
-        },
-    };
-    let trace = match &d.trace {
-        None => None,
-        Some(p) => Some(match traces.get(p) {
-            Some(t) => t.clone(),
-            None => {
-                // the reader validation used (the file was checked then;
-                // an error here is I/O: the file changed or vanished since)
-                let t = Arc::new(sc::files::load_link_trace(p)?);
-                traces.insert(p.clone(), t.clone());
-                t
-            }
-        }),
-    };
-    let outages = d
-        .outages
-        .iter()
-        .map(|o| Outage {
-            start: secs(o.at_s),
-            end: secs(o.at_s + o.duration_s),
-        })
-        .collect();
-    let p = LinkParams {
-        rate_bps,
-        delay,
-        queue,
-        loss,
-        trace,
-        outages,
-    };
-    p.validate().map_err(|e| format!("{key} ({dir}): {e}"))?;
-    Ok(p)
-}
-
-fn duplex(
-    l: &sc::Link,
-    key: &str,
-    draw: &mut Draw,
-    traces: &mut HashMap<std::path::PathBuf, Arc<Trace>>,
-) -> Result<Duplex, String> {
-    Ok(Duplex {
-        up: link_dir(&l.up, key, "up", draw, traces)?,
-        down: link_dir(&l.down, key, "down", draw, traces)?,
-    })
-}
-
 fn topology(s: &sc::Scenario, draw: &mut Draw) -> Result<(TopologySpec, Layout), String> {
     let mut traces = HashMap::new();
     match &s.topology {
         sc::Topology::Preset {
             paths, server_link, ..
         } => {
-            let mut ps = Vec::new();
-            for (i, p) in paths.iter().enumerate() {
-                ps.push(duplex(
-                    &p.link,
-                    &format!("path{}", i + 1),
-                    draw,
-                    &mut traces,
-                )?);
-            }
-            let srv = duplex(server_link, "server_link", draw, &mut traces)?;
+            let (ps, srv) = preset_duplexes(paths, server_link, draw, &mut traces)?;
             Ok(multi_path(&ps, &srv, s.background.enabled))
         }
         sc::Topology::Explicit {
@@ -275,46 +144,6 @@ fn topology(s: &sc::Scenario, draw: &mut Draw) -> Result<(TopologySpec, Layout),
             Ok((spec, layout))
         }
     }
-}
-
-/// Access paths, server link, drawn values (see [`preset_links`]).
-pub type PresetLinks = (Vec<Duplex>, Duplex, Vec<(String, f64)>);
-
-/// The links of a preset topology for the run with `seed`, drawn exactly as
-/// [`build`] draws them (same keys, same streams, same order of the log):
-/// one `Duplex` per access path, the server link, and the drawn values
-/// (`path1.rate_mbit`, ...). Shared with emulation (`mptlab-emu`), so an
-/// emulated run gets the very link parameters its simulated twin gets.
-pub fn preset_links(s: &sc::Scenario, seed: u64) -> Result<PresetLinks, String> {
-    let mut drawn = Vec::new();
-    let mut draw = Draw {
-        seed,
-        log: &mut drawn,
-    };
-    let mut traces = HashMap::new();
-    let (ps, srv) = match &s.topology {
-        sc::Topology::Preset {
-            paths, server_link, ..
-        } => {
-            let mut ps = Vec::new();
-            for (i, p) in paths.iter().enumerate() {
-                ps.push(duplex(
-                    &p.link,
-                    &format!("path{}", i + 1),
-                    &mut draw,
-                    &mut traces,
-                )?);
-            }
-            (
-                ps,
-                duplex(server_link, "server_link", &mut draw, &mut traces)?,
-            )
-        }
-        sc::Topology::Explicit { .. } => {
-            return Err("explicit topologies have no preset links".into())
-        }
-    };
-    Ok((ps, srv, drawn))
 }
 
 /// `transport.cubic`.
@@ -642,12 +471,7 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     if is_sctp(s.transport.protocol) {
         sctp_config(&s.transport, 0)?;
     }
-    if let sc::TrafficModel::Gaming {
-        trace: sc::GamingTrace::File(p),
-    } = &s.traffic.model
-    {
-        load_game_trace(p).map_err(|e| format!("traffic.trace: {e}"))?;
-    }
+    traffic::check_files(s)?;
     if s.background.enabled && s.background.tcp_cc.is_coupled() {
         return Err(format!(
             "background.tcp_cc = \"{}\": background flows are single-path TCP (newreno or cubic)",
@@ -665,20 +489,11 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
     let seed = s.run_seed(run);
     supported(s)?;
     let mut drawn = Vec::new();
-    let (spec, layout) = topology(
-        s,
-        &mut Draw {
-            seed,
-            log: &mut drawn,
-        },
-    )?;
+    let (spec, layout) = topology(s, &mut Draw::new(seed, &mut drawn))?;
     let net = Network::build(&spec, seed)?;
     let mut w = World::new(net);
     let end = secs(s.meta.duration_s);
-    let path = s.client_path(seed, layout.client_addrs.len()) as usize;
-    if s.transport.random_path {
-        drawn.push(("initial_path".to_string(), path as f64));
-    }
+    let path = initial_path(s, seed, layout.client_addrs.len(), &mut drawn) as usize;
     let ca = *layout
         .client_addrs
         .get(path.wrapping_sub(1))
@@ -720,7 +535,6 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
         next_port: 40000,
     };
     let start = secs(s.traffic.start_s);
-    let stop = s.traffic.stop_s.map(secs);
     let snd = sender(s.traffic.direction);
     let app = w.next_app_id();
     // transport.server_path picks the server address of the foreground flow
@@ -733,18 +547,8 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
         )
     })?;
     let (cl, sv) = (layout.client, layout.server);
-    let stream = |src: Box<dyn MessageSource>, label: &str| {
-        SourceSchedule::new(src, SimRng::stream(seed, label), start, stop)
-    };
-    match &s.traffic.model {
-        sc::TrafficModel::Video { bitrate_kbit, fps } => {
-            let cfg = VideoConfig {
-                bit_rate_bps: (bitrate_kbit * 1000.0).round() as u64,
-                frame_rate: fps.round() as u32,
-                phase: FramePhase::Fixed(0),
-                max_frames: None,
-            };
-            let src = VideoSource::new(cfg)?;
+    match traffic::foreground(s, seed)? {
+        Traffic::Messages { schedule, finite } => {
             message_app(
                 &mut w,
                 &mut ff,
@@ -754,46 +558,15 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                 sv,
                 sa,
                 snd,
-                Box::new(stream(Box::new(src), "traffic/video")),
-                false,
+                Box::new(schedule),
+                finite,
             );
         }
-        sc::TrafficModel::Gaming { trace } => {
-            let src: Box<dyn MessageSource> = match trace {
-                sc::GamingTrace::Builtin(name) => {
-                    let preset = format!("aoc-trace{}", name.trim_start_matches('t'));
-                    Box::new(GamingSource::new(GamingConfig::preset(&preset)?)?)
-                }
-                sc::GamingTrace::File(p) => Box::new(TraceSource::new(load_game_trace(p)?, 0)),
-            };
-            message_app(
-                &mut w,
-                &mut ff,
-                app,
-                cl,
-                ca,
-                sv,
-                sa,
-                snd,
-                Box::new(stream(src, "traffic/gaming")),
-                true,
-            );
-        }
-        sc::TrafficModel::Web {
-            page,
-            max_connections,
-        } => {
-            let page = match page {
-                sc::WebPage::Site(name) => Page::preset(name, seed)?,
-                sc::WebPage::Objects(v) => Page::from_sizes("custom", v)?,
-            };
-            let cfg = BrowserConfig {
-                max_connections: *max_connections as usize,
-                ..BrowserConfig::default()
-            };
+        Traffic::Web { page, browser: cfg } => {
+            let max_connections = cfg.max_connections;
             let label = page.name.clone();
             let browser = Browser::new(page, cfg)?;
-            let flows: Vec<FlowId> = (0..*max_connections)
+            let flows: Vec<FlowId> = (0..max_connections)
                 .map(|i| {
                     ff.add(
                         &mut w,
@@ -810,7 +583,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                 .collect();
             w.add_app(Box::new(WebApp::new(flows, start, browser, label)));
         }
-        sc::TrafficModel::File { size_bytes } => {
+        Traffic::File { size_bytes } => {
             let f = ff.add(
                 &mut w,
                 "file".into(),
@@ -826,35 +599,11 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                 f,
                 snd,
                 start,
-                *size_bytes,
+                size_bytes,
                 format!("file-{size_bytes}"),
             )));
         }
-        sc::TrafficModel::Bursts {
-            count,
-            size_bytes,
-            interval_s,
-        } => {
-            // each burst is a message: its delay is the burst completion time
-            let src = BurstSource::new(BurstsConfig::from_scenario(
-                *count,
-                *size_bytes,
-                *interval_s,
-            ))?;
-            message_app(
-                &mut w,
-                &mut ff,
-                app,
-                cl,
-                ca,
-                sv,
-                sa,
-                snd,
-                Box::new(stream(Box::new(src), "traffic/bursts")),
-                true,
-            );
-        }
-        sc::TrafficModel::Bulk => {
+        Traffic::Bulk => {
             let f = ff.add(
                 &mut w,
                 "bulk".into(),
@@ -907,12 +656,6 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
         end,
         drawn,
     })
-}
-
-/// A gaming trace file, read by the scenario crate's reader (the one
-/// validation uses): see [`sc::files::load_gaming_trace`].
-pub fn load_game_trace(p: &std::path::Path) -> Result<GameTrace, String> {
-    sc::files::load_gaming_trace(p)
 }
 
 #[allow(clippy::too_many_arguments)]

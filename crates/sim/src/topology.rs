@@ -23,21 +23,8 @@ use mptlab_core::time::US;
 
 use crate::network::{LinkSpec, NodeId, NodeKind, NodeSpec, TopologySpec};
 
-/// Parameters of one bidirectional link.
-#[derive(Clone, Debug)]
-pub struct Duplex {
-    pub up: LinkParams,
-    pub down: LinkParams,
-}
-
-impl Duplex {
-    pub fn symmetric(p: LinkParams) -> Duplex {
-        Duplex {
-            up: p.clone(),
-            down: p,
-        }
-    }
-}
+/// Parameters of one bidirectional link (drawn by mptlab-setup).
+pub use mptlab_setup::Duplex;
 
 /// A fast local link (1 Gbit/s, 10 us, 1000-packet queue).
 pub fn lan() -> Duplex {
