@@ -6,6 +6,7 @@
 // first: its macros serve the modules below
 #[macro_use]
 mod stdout;
+mod experiments;
 mod reproduce;
 mod runner;
 mod sweep;
@@ -116,8 +117,8 @@ enum Command {
         #[arg(default_value = "all")]
         seed: String,
         /// Output directory: runs/<seed>/<file>/ (sweeps), report.html, figures.
-        #[arg(long, short, value_name = "DIR")]
-        out: PathBuf,
+        #[arg(long, short, value_name = "DIR", required_unless_present = "check")]
+        out: Option<PathBuf>,
         /// Quick pass: 3 runs per point, video and gaming runs cut to 20 s, at most 20 bursts (not the paper's counts).
         #[arg(long)]
         quick: bool,
@@ -146,6 +147,10 @@ enum Command {
         /// version changed since their runs were made (default: refused).
         #[arg(long)]
         force: bool,
+        /// Only check the experiment registry (scenarios/registry/experiments.toml)
+        /// against the library files, their sweeps and the claims; run nothing.
+        #[arg(long)]
+        check: bool,
     },
     /// Run all repetitions of a scenario over the real Linux kernel (TCP,
     /// MPTCP, UDP) between network namespaces, links shaped by mptlab's
@@ -610,9 +615,10 @@ fn command(cli: Cli) -> ExitCode {
             tables,
             quiet,
             force,
+            check,
         } => reproduce::run(&reproduce::Options {
             seed,
-            out,
+            out: out.unwrap_or_default(),
             quick,
             jobs: jobs
                 .filter(|&j| j > 0)
@@ -624,6 +630,7 @@ fn command(cli: Cli) -> ExitCode {
             tables,
             quiet,
             force,
+            check,
         }),
         Command::Agent { role } => mptlab_emu::live::main(role),
         Command::Run {
