@@ -46,10 +46,18 @@ def check_sweeps(reg: Registry, out: Path, manifest: Mapping[str, Any]) -> Set[s
         sf = Path(out) / sw["dir"] / "summary.json"
         if not sf.exists():
             continue
-        keys = json.loads(sf.read_text()).get("keys", [])
-        if list(keys) != list(x.axes):
+        summ = json.loads(sf.read_text())
+        keys = summ.get("keys")
+        if keys is not None and list(keys) != list(x.axes):
             raise RegistryError(f"{sf}: key `keys` is {keys}, but experiment {x.key} of {reg.path} has axes "
                                 f"{list(x.axes)}")
+        # a summary without `keys` (written by hand, e.g. in tests): its
+        # points' values must still be registered axes
+        for pt in summ.get("points", []) if keys is None else []:
+            extra = [k for k in pt.get("values", {}) if k not in x.axes]
+            if extra:
+                raise RegistryError(f"{sf}: point `{pt.get('point')}`: key `{extra[0]}` is not an axis of experiment "
+                                    f"{x.key} in {reg.path}")
         ran.add(x.key)
     return ran
 
