@@ -94,13 +94,24 @@ def default_library() -> Path:
     return _ROOT / "scenarios"
 
 
+def find(path: Optional[Path] = None) -> Path:
+    """`path`, else the repository's registry (an editable install), else
+    ./scenarios/registry/experiments.toml."""
+    if path is not None:
+        return Path(path)
+    for lib in (default_library(), Path.cwd() / "scenarios"):
+        if (lib / REGISTRY).exists():
+            return lib / REGISTRY
+    return default_library() / REGISTRY
+
+
 def load(path: Optional[Path] = None) -> Registry:
     """Parse and validate the registry (types, unknown keys, duplicate ids)."""
-    path = Path(path) if path is not None else default_library() / REGISTRY
+    path = find(path)
     try:
         doc = tomllib.loads(path.read_text())
     except FileNotFoundError:
-        raise RegistryError(f"{path}: experiment registry not found") from None
+        raise RegistryError(f"{path}: experiment registry not found (pass --registry FILE)") from None
     except tomllib.TOMLDecodeError as err:
         raise RegistryError(f"{path}: not valid TOML: {err}") from None
     return parse(doc, path)

@@ -243,8 +243,12 @@ pub fn run(o: &Options) -> ExitCode {
         eprintln!("error: {}: {e}", o.out.display());
         return ExitCode::from(1);
     }
+    // the report checks the runs against the same registry (its path, so an
+    // installed package outside the repository finds it)
+    let registry = std::fs::canonicalize(&reg.path).unwrap_or_else(|_| reg.path.clone());
     let manifest = serde_json::json!({
         "seeds": seeds,
+        "registry": registry.display().to_string(),
         "quick": o.quick,
         "tables": o.tables,
         "runs_override": runs,

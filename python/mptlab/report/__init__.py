@@ -64,6 +64,9 @@ def generate(out: Path, claims_path: Optional[Path] = None, registry: Optional[P
     manifest = load_manifest(out)
     claims_path = claims_file(claims_path)
     claims = load_claims(claims_path)
+    # the registry reproduce ran from (reproduce.json), unless given
+    if registry is None and manifest.get("registry") and Path(manifest["registry"]).exists():
+        registry = Path(manifest["registry"])
     reg = load_checked(registry, claims, claims_path)
     ran = check_sweeps(reg, out, manifest)
     check_modules(reg, {s: m for s in SEEDS if (m := _module(s)) is not None})
