@@ -188,18 +188,12 @@ def render_maxburst(ps):
 
 
 if __name__ == "__main__":
-    OUT.mkdir(parents=True, exist_ok=True)
+    from registry import write_checked  # scripts/registry.py
+
+    files = []
     for t in TRAFFIC:
-        for ps in PATHS:
-            for fam in FAMILIES:
-                name, text = render(t, ps, fam)
-                (OUT / f"{name[len('seed000-'):]}.toml").write_text(text)
-                print(OUT / f"{name[len('seed000-'):]}.toml")
-        for ps in PATHS:
-            name, text = render_nornet(t, ps)
-            (OUT / f"{name[len('seed000-'):]}.toml").write_text(text)
-            print(OUT / f"{name[len('seed000-'):]}.toml")
-    for ps in MAXBURST_PATHS:
-        name, text = render_maxburst(ps)
-        (OUT / f"{name[len('seed000-'):]}.toml").write_text(text)
-        print(OUT / f"{name[len('seed000-'):]}.toml")
+        files += [render(t, ps, fam) for ps in PATHS for fam in FAMILIES]
+        files += [render_nornet(t, ps) for ps in PATHS]
+    files += [render_maxburst(ps) for ps in MAXBURST_PATHS]
+    # only the files scenarios/registry/experiments.toml lists for seed 000
+    write_checked("000", [(name[len("seed000-"):], text) for name, text in files])

@@ -149,11 +149,8 @@ def render_cloud():
 
 
 if __name__ == "__main__":
-    OUT.mkdir(parents=True, exist_ok=True)
-    for old in OUT.glob("*.toml"):
-        old.unlink()
+    from registry import write_checked  # scripts/registry.py
+
     files = [render(p, s) for p in DESC for s in SIZES] + [render_cloud()]
-    for name, text in files:
-        f = OUT / f"{name[len('seed001-'):]}.toml"
-        f.write_text(text)
-        print(f)
+    # only the files scenarios/registry/experiments.toml lists for seed 001
+    write_checked("001", [(name[len("seed001-"):], text) for name, text in files], clean=True)

@@ -99,9 +99,8 @@ def render(carrier):
 
 
 if __name__ == "__main__":
-    OUT.mkdir(parents=True, exist_ok=True)
-    for c in CARRIERS:
-        name, text = render(c)
-        f = OUT / f"{name[len('seed002-'):]}.toml"
-        f.write_text(text)
-        print(f)
+    from registry import write_checked  # scripts/registry.py
+
+    files = [render(c) for c in CARRIERS]
+    # only the files scenarios/registry/experiments.toml lists for seed 002
+    write_checked("002", [(name[len("seed002-"):], text) for name, text in files])

@@ -134,12 +134,12 @@ def handover():
 
 
 if __name__ == "__main__":
-    OUT.mkdir(parents=True, exist_ok=True)
-    for old in OUT.glob("*.toml"):
-        old.unlink()
+    from registry import write_checked  # scripts/registry.py
+
+    files = []
     for fn in (normal, heavy, one_interface, handover):
         lines = fn()
         name = next(l for l in lines if l.startswith("name = ")).split('"')[1]
-        f = OUT / f"{name[len('seed004-'):]}.toml"
-        f.write_text("\n".join(lines))
-        print(f)
+        files.append((name[len("seed004-"):], "\n".join(lines)))
+    # only the files scenarios/registry/experiments.toml lists for seed 004
+    write_checked("004", files, clean=True)

@@ -7,6 +7,7 @@
 #[macro_use]
 mod stdout;
 mod driver;
+mod experiments;
 mod reproduce;
 mod runner;
 mod sweep;
@@ -118,8 +119,8 @@ enum Command {
         #[arg(default_value = "all")]
         seed: String,
         /// Output directory: runs/<seed>/<file>/ (sweeps), report.html, figures.
-        #[arg(long, short, value_name = "DIR")]
-        out: PathBuf,
+        #[arg(long, short, value_name = "DIR", required_unless_present = "check")]
+        out: Option<PathBuf>,
         /// Quick pass: 3 runs per point, video and gaming runs cut to 20 s, at most 20 bursts (not the paper's counts).
         #[arg(long)]
         quick: bool,
@@ -148,6 +149,10 @@ enum Command {
         /// version changed since their runs were made (default: refused).
         #[arg(long)]
         force: bool,
+        /// Only check the experiment registry (scenarios/registry/experiments.toml)
+        /// against the library files, their sweeps and the claims; run nothing.
+        #[arg(long)]
+        check: bool,
     },
     /// Run all repetitions of a scenario over the real Linux kernel (TCP,
     /// MPTCP, UDP) between network namespaces, links shaped by mptlab's
@@ -615,9 +620,10 @@ fn command(cli: Cli) -> ExitCode {
             tables,
             quiet,
             force,
+            check,
         } => reproduce::run(&reproduce::Options {
             seed,
-            out,
+            out: out.unwrap_or_default(),
             quick,
             jobs: jobs
                 .filter(|&j| j > 0)
@@ -629,6 +635,7 @@ fn command(cli: Cli) -> ExitCode {
             tables,
             quiet,
             force,
+            check,
         }),
         Command::Agent { role } => mptlab_emu::live::main(role),
         Command::Run {

@@ -1,9 +1,14 @@
 //! `mptlab reproduce [SEED|all] --out DIR [--quick]`: run a seed paper's
-//! scenario library (`scenarios/seed<SEED>/*.toml`, one sweep per file) with
-//! the sweep engine, each sweep persisted and resumable under
-//! `DIR/runs/<file stem>/`, then write the HTML report with the Python
-//! package (`python3 -m mptlab.report DIR`). See docs/report.md.
+//! scenario library (the experiments of `scenarios/registry/experiments.toml`,
+//! each a file `scenarios/seed<SEED>/<id>.toml` swept once) with the sweep
+//! engine, each sweep persisted and resumable under `DIR/runs/seed<SEED>/<id>/`,
+//! then write the HTML report with the Python package
+//! (`python3 -m mptlab.report DIR`). The registry is checked first (files,
+//! sweep axes, the claims' `experiments`; [`crate::experiments`]), so a
+//! renamed or missing scenario stops the run with one message. See
+//! docs/report.md.
 
+use crate::experiments::{Registry, REGISTRY};
 use crate::sweep::{self, SweepOptions};
 use mptlab_scenario::{Link, Override, Scenario, Topology, TrafficModel};
 use std::path::{Path, PathBuf};
@@ -63,6 +68,9 @@ pub struct Options {
     /// Passed to every sweep: one whose runs were made from another
     /// scenario, other input files or another mptlab is redone, not refused.
     pub force: bool,
+    /// Check the registry, the library files, their sweeps and the claims'
+    /// references, then stop (nothing is run or written).
+    pub check: bool,
 }
 
 /// `scenarios/` next to the working directory, else relative to the
@@ -80,16 +88,37 @@ fn library_root(explicit: &Option<PathBuf>) -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
-fn library(root: &Path, seed: &str) -> Result<Vec<PathBuf>, String> {
-    let dir = root.join(format!("seed{seed}"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+/// The registry of the library at `root`, checked against the files on disk
+/// and against the claims catalogue (`docs/claims/claims.toml` beside the
+/// library, when there is one: a `--library` elsewhere has no claims).
+fn registry(root: &Path) -> Result<Registry, String> {
+    let reg = Registry::load(&root.join(REGISTRY))?;
+    reg.check_files(root)?;
+    let claims = match root.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.join("docs/claims/claims.toml"),
+        Some(_) => PathBuf::from("docs/claims/claims.toml"),
+        None => root.join("../docs/claims/claims.toml"),
+    };
+    if claims.is_file() {
+        reg.check_claims(&claims)?;
+    }
+    Ok(reg)
+}
+
+/// A seed's library files, from the registry, in file-name order (the order
+/// of the sweeps and of reproduce.json).
+fn library(root: &Path, reg: &Registry, seed: &str) -> Result<Vec<(String, PathBuf)>, String> {
+    let mut files: Vec<(String, PathBuf)> = reg
+        .of_seed(seed)
+        .into_iter()
+        .map(|x| (x.key(), x.file(root)))
         .collect();
-    files.sort();
+    files.sort_by(|a, b| a.1.cmp(&b.1));
     if files.is_empty() {
-        return Err(format!("{}: no scenario files", dir.display()));
+        return Err(format!(
+            "{}: no experiments of seed {seed}",
+            reg.path.display()
+        ));
     }
     Ok(files)
 }
@@ -99,10 +128,17 @@ pub fn run(o: &Options) -> ExitCode {
         eprintln!("error: cannot find the scenario library (scenarios/seed<SEED>/); run from the repository or pass --library DIR");
         return ExitCode::from(2);
     };
+    let reg = match registry(&root) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let have: Vec<&str> = SEEDS
         .iter()
         .copied()
-        .filter(|s| root.join(format!("seed{s}")).is_dir())
+        .filter(|s| reg.experiments.iter().any(|x| x.seed == *s))
         .collect();
     let seeds: Vec<&str> = if o.seed == "all" {
         have.clone()
@@ -119,12 +155,12 @@ pub fn run(o: &Options) -> ExitCode {
     // plan everything first: a bad file runs nothing
     let mut jobs: Vec<(String, PathBuf)> = Vec::new();
     for seed in &seeds {
-        match library(&root, seed) {
+        match library(&root, &reg, seed) {
             Ok(files) => {
-                for f in files {
+                for (key, f) in files {
                     let stem = f.file_stem().unwrap().to_string_lossy().to_string();
                     if o.only.is_empty() || o.only.iter().any(|s| stem.contains(s.as_str())) {
-                        jobs.push((format!("seed{seed}/{stem}"), f));
+                        jobs.push((key, f));
                     }
                 }
             }
@@ -146,7 +182,7 @@ pub fn run(o: &Options) -> ExitCode {
     // per file: the overrides (--quick shortens video and gaming runs; a web
     // run is one page load, cut at the file's duration, which stays)
     let mut sets: Vec<Vec<Override>> = Vec::new();
-    for (_, f) in &jobs {
+    for (key, f) in &jobs {
         let sw = match sweep::plan(f, &[], runs) {
             Ok(sw) => sw,
             Err(e) => {
@@ -154,6 +190,12 @@ pub fn run(o: &Options) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
+        // the report reads the points' values by these keys
+        let x = reg.experiments.iter().find(|x| x.key() == *key);
+        if let Some(Err(e)) = x.map(|x| reg.check_axes(x, &sw.keys)) {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
         let s0 = &sw.points[0].scenario;
         let mut set = Vec::new();
         // a web or file run ends with its page or file; cutting it shorter
@@ -186,12 +228,27 @@ pub fn run(o: &Options) -> ExitCode {
         }
         sets.push(set);
     }
+    if o.check {
+        if !o.quiet {
+            eprintln!(
+                "reproduce --check: {} experiment(s) of seed(s) {} match {} and their files",
+                jobs.len(),
+                seeds.join(", "),
+                reg.path.display()
+            );
+        }
+        return ExitCode::SUCCESS;
+    }
     if let Err(e) = std::fs::create_dir_all(o.out.join("runs")) {
         eprintln!("error: {}: {e}", o.out.display());
         return ExitCode::from(1);
     }
+    // the report checks the runs against the same registry (its path, so an
+    // installed package outside the repository finds it)
+    let registry = std::fs::canonicalize(&reg.path).unwrap_or_else(|_| reg.path.clone());
     let manifest = serde_json::json!({
         "seeds": seeds,
+        "registry": registry.display().to_string(),
         "quick": o.quick,
         "tables": o.tables,
         "runs_override": runs,

@@ -514,6 +514,13 @@ fn sweep_and_reproduce_name_the_points_with_unfinished_work() {
         format!("{MIXED}[sweep]\nruns = 2\n\"traffic.size_bytes\" = [100000, 8000000]\n"),
     )
     .unwrap();
+    // reproduce runs what the library's experiment registry lists
+    std::fs::create_dir_all(dir.join("lib/registry")).unwrap();
+    std::fs::write(
+        dir.join("lib/registry/experiments.toml"),
+        "[[experiment]]\nseed = \"000\"\nid = \"sizes\"\naxes = [\"traffic.size_bytes\"]\nfigures = []\n",
+    )
+    .unwrap();
     let out = dir.join("sw");
     let o = mptlab(&[
         "sweep",

@@ -307,6 +307,12 @@ fn reproduce_refuses_a_changed_trace_and_force_redoes_that_sweep() {
     std::fs::create_dir_all(lib.join("seed000")).unwrap();
     std::fs::write(lib.join("seed000/tr.toml"), TRACED).unwrap();
     std::fs::write(lib.join("seed000/link.trace"), trace(1)).unwrap();
+    std::fs::create_dir_all(lib.join("registry")).unwrap();
+    std::fs::write(
+        lib.join("registry/experiments.toml"),
+        "[[experiment]]\nseed = \"000\"\nid = \"tr\"\naxes = [\"transport.cc\"]\nfigures = []\n",
+    )
+    .unwrap();
     let repro = |out: &Path, force: bool| {
         let mut args = vec![
             "reproduce",

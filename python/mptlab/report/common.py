@@ -86,14 +86,21 @@ def load_runs(out: Path, manifest: Dict[str, Any]) -> List[Run]:
     return runs
 
 
-def load_claims(path: Optional[Path] = None) -> List[Dict[str, Any]]:
+def claims_file(path: Optional[Path] = None) -> Optional[Path]:
+    """The claims catalogue: `path`, else docs/claims/claims.toml of the
+    repository or of the working directory; None if there is none."""
     if path is None:
         for c in (Path(__file__).resolve().parents[3] / "docs/claims/claims.toml",
                   Path.cwd() / "docs/claims/claims.toml"):
             if c.exists():
                 path = c
                 break
-    if path is None or not path.exists():
+    return path if path is not None and path.exists() else None
+
+
+def load_claims(path: Optional[Path] = None) -> List[Dict[str, Any]]:
+    path = claims_file(path)
+    if path is None:
         return []
     return tomllib.loads(path.read_text())["claim"]
 

@@ -45,6 +45,12 @@ NORNET = "nornet-"
 MAXBURST = "maxburst-"
 GAMING = ("gaming-t1", "gaming-t2", "gaming-t3")
 TRAFFIC_ORDER = ["video", "gaming", *GAMING, "wikipedia", "amazon", "huffpost"]
+#: the experiments (ids in scenarios/registry/experiments.toml) this section reads, as
+#: full-match patterns: each must match a registered id, and every registered id of
+#: the seed must match one (report/expect.py `check_modules`)
+EXPERIMENTS = [r"(video|gaming-t[123]|wikipedia|amazon|huffpost)-(wlanwlan|3g3g|wlan3g)-(tcp|sctp)",
+               NORNET + r"(video|gaming-t[123]|wikipedia|amazon|huffpost)-(wlanwlan|3g3g|wlan3g)",
+               MAXBURST + "video-wlanwlan", MAXBURST + "video-wlan3g"]
 
 
 def metric_for(traffic: str) -> str:

@@ -39,6 +39,11 @@ METRIC = "delay_ms_mean"
 def _mid(v: Any) -> float:
     return float(np.mean(v)) if isinstance(v, list) else float(v)
 
+#: the experiments (ids in scenarios/registry/experiments.toml) this section reads, as
+#: full-match patterns: each must match a registered id, and every registered id of
+#: the seed must match one (report/expect.py `check_modules`)
+EXPERIMENTS = [r"(tail1|tail2|probeloss|failure)-(\d+)seg", "cloud-wlan-lte"]
+
 
 def cells(runs: List[Run]) -> Dict[Tuple[str, int, str], Dict[str, Dict[int, Run]]]:
     """(pattern, segments, alternate-path label) -> tlp variant -> run index -> run."""

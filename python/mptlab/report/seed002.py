@@ -23,6 +23,10 @@ import numpy as np
 from .common import Run, Section, e, fmt_r, grade, paired_r, pyplot, table, track
 
 CARRIERS = ["att", "verizon", "sprint"]
+#: the experiments (ids in scenarios/registry/experiments.toml) this section reads, as
+#: full-match patterns: each must match a registered id, and every registered id of
+#: the seed must match one (report/expect.py `check_modules`)
+EXPERIMENTS = CARRIERS
 LABEL = {"att": "AT&T LTE", "verizon": "Verizon LTE", "sprint": "Sprint 3G"}
 PROTOS = ["tcp1", "tcp2", "mptcp1"]
 PLABEL = {"tcp1": "TCP over WiFi", "tcp2": "TCP over cellular", "mptcp1": "MPTCP"}

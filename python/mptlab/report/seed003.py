@@ -30,6 +30,10 @@ PAIRS = {
     "ntnuhin": ("NTNU -> HiN (Fig. 9)", "NTNU", ["Uninett", "PowerTech"], "HiN", ["Uninett", "Broadnet", "PowerTech"]),
 }
 LOSS_FILES = {"uibhkc-ctloss0p0": 0.0, "uibhkc-ctloss0p1": 0.1, "uibhkc": 0.5, "uibhkc-ctloss1p0": 1.0}
+#: the experiments (ids in scenarios/registry/experiments.toml) this section reads, as
+#: full-match patterns: each must match a registered id, and every registered id of
+#: the seed must match one (report/expect.py `check_modules`)
+EXPERIMENTS = [*PAIRS, *LOSS_FILES, "udehu-300s"]
 CC_LABEL = {"cubic": "Cubic", "newreno": "NewReno (=OLIA on one path)", "olia": "OLIA"}
 #: single-path TCP counterpart of an MPTCP congestion control (OLIA on one path behaves like NewReno, sec. V-A)
 TCP_OF = {"cubic": "cubic", "olia": "newreno"}

@@ -24,6 +24,10 @@ from .runfiles import flow_rows, load_tables, point_ids, throughput_series, wind
 
 CCS = ("lia", "olia", "balia", "wvegas")
 M = "fg_throughput_mbit"
+#: the experiments (ids in scenarios/registry/experiments.toml) this section reads, as
+#: full-match patterns: each must match a registered id, and every registered id of
+#: the seed must match one (report/expect.py `check_modules`)
+EXPERIMENTS = ["normal", "heavy", "subflows", "handover"]
 
 #: likely reasons, shown where a claim is not (fully) reproduced; hypotheses
 #: from mptlab's setting, not tuned explanations
