@@ -90,6 +90,8 @@ mod receive;
 mod sack;
 /// Per-destination congestion-window update on a SACK (RFC 9260 7.2, CMT CUC).
 mod sack_cwnd;
+#[cfg(test)]
+mod tests;
 /// T3-rtx, path errors, heartbeats.
 mod timers;
 /// Choosing destinations and building DATA packets.
