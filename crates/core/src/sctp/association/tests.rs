@@ -246,10 +246,12 @@ fn count_misses_without_a_newly_acked_tsn_above_adds_nothing() {
 
 #[test]
 fn sfr_counts_misses_only_for_the_destination_that_saw_a_newer_ack() {
-    let mut cfg = SctpConfig::default();
-    cfg.cmt = true;
-    cfg.sfr = true;
-    cfg.dac = false;
+    let cfg = SctpConfig {
+        cmt: true,
+        sfr: true,
+        dac: false,
+        ..SctpConfig::default()
+    };
     let (mut a, tsns) = with_data(cfg, 0, 4);
     // Put TSNs 0 and 2 on destination 0, 1 and 3 on destination 1.
     for &t in &tsns {
