@@ -52,72 +52,15 @@ impl Endpoint for SctpAssociation {
                     a_rwnd,
                     nr_sack,
                     ..
-                } => {
-                    // Answer with an INIT-ACK carrying a cookie; no state is kept
-                    // (section 5.1). The peer's addresses come from the constructor.
-                    self.peer_vtag = *init_tag;
-                    self.peer_a_rwnd = *a_rwnd;
-                    self.peer_buffer = *a_rwnd;
-                    self.init_ssthresh(*a_rwnd);
-                    self.peer_nr_sack = *nr_sack;
-                    let addrs = self
-                        .paths
-                        .iter()
-                        .map(|p| p.local)
-                        .collect::<BTreeSet<_>>()
-                        .into_iter()
-                        .collect();
-                    let ack = Chunk::InitAck {
-                        init_tag: self.my_vtag,
-                        a_rwnd: self.cfg.recv_buffer,
-                        addrs,
-                        cookie: self.cookie,
-                        nr_sack: self.cfg.nr_sack,
-                    };
-                    self.send_ctrl(path, ack);
-                    self.t1_sent_at = now;
-                }
+                } => self.on_init(now, path, *init_tag, *a_rwnd, *nr_sack),
                 Chunk::InitAck {
                     init_tag,
                     a_rwnd,
                     cookie,
                     nr_sack,
                     ..
-                } => {
-                    if self.state != State::CookieWait {
-                        continue;
-                    }
-                    self.peer_vtag = *init_tag;
-                    self.peer_a_rwnd = *a_rwnd;
-                    self.peer_rwnd = *a_rwnd;
-                    self.peer_buffer = *a_rwnd;
-                    self.init_ssthresh(*a_rwnd);
-                    self.peer_nr_sack = *nr_sack;
-                    if self.t1_count == 0 {
-                        let (mn, mx) = (self.cfg.rto_min, self.cfg.rto_max);
-                        self.paths[path].rtt_sample(now - self.t1_sent_at, mn, mx);
-                    }
-                    self.state = State::CookieEchoed;
-                    self.echo_cookie = *cookie;
-                    self.send_ctrl(path, Chunk::CookieEcho { cookie: *cookie });
-                    self.t1 = Some(now + self.paths[path].rto);
-                    self.t1_count = 0;
-                    self.t1_sent_at = now;
-                }
-                Chunk::CookieEcho { cookie } => {
-                    if *cookie != self.cookie {
-                        continue;
-                    }
-                    if self.state == State::Closed {
-                        let (mn, mx) = (self.cfg.rto_min, self.cfg.rto_max);
-                        if now > self.t1_sent_at {
-                            self.paths[path].rtt_sample(now - self.t1_sent_at, mn, mx);
-                        }
-                        self.peer_rwnd = self.peer_a_rwnd;
-                        self.establish(now);
-                    }
-                    self.send_ctrl(path, Chunk::CookieAck);
-                }
+                } => self.on_init_ack(now, path, *init_tag, *a_rwnd, *cookie, *nr_sack),
+                Chunk::CookieEcho { cookie } => self.on_cookie_echo(now, path, *cookie),
                 Chunk::CookieAck => {
                     if self.state == State::CookieEchoed {
                         self.establish(now);
@@ -149,37 +92,9 @@ impl Endpoint for SctpAssociation {
                     );
                 }
                 Chunk::HeartbeatAck { src, dest, sent_at } => {
-                    if let Some(i) = self
-                        .paths
-                        .iter()
-                        .position(|p| p.remote == *dest && p.local == *src)
-                    {
-                        let (mn, mx) = (self.cfg.rto_min, self.cfg.rto_max);
-                        let p = &mut self.paths[i];
-                        if p.hb_outstanding == Some(*sent_at) {
-                            p.hb_outstanding = None;
-                        }
-                        p.rtt_sample(now - sent_at, mn, mx);
-                        p.error_count = 0;
-                        p.active = true;
-                        self.assoc_errors = 0;
-                    }
+                    self.on_heartbeat_ack(now, *src, *dest, *sent_at)
                 }
-                Chunk::Shutdown { cum_tsn } => {
-                    let s = SackChunk {
-                        cum_tsn: *cum_tsn,
-                        a_rwnd: self.peer_a_rwnd,
-                        ..Default::default()
-                    };
-                    if cum_tsn.is_some() {
-                        self.on_sack(now, &s);
-                    }
-                    if self.is_open() {
-                        self.state = State::ShutdownReceived;
-                        self.events.push_back(AppEvent::PeerClosed);
-                        self.check_shutdown_progress();
-                    }
-                }
+                Chunk::Shutdown { cum_tsn } => self.on_shutdown(now, *cum_tsn),
                 Chunk::ShutdownAck => {
                     if matches!(self.state, State::ShutdownSent | State::ShutdownAckSent) {
                         self.send_ctrl(path, Chunk::ShutdownComplete);
@@ -200,19 +115,7 @@ impl Endpoint for SctpAssociation {
                 self.sack_now = true;
             }
         }
-        for m in delivered {
-            self.delivered_total += m.len;
-            // a message counts as delivered with its last piece (MSG_EOR)
-            if self.emit_messages && m.eor {
-                self.events.push_back(AppEvent::Message {
-                    offset: m.offset,
-                    len: m.msg_len,
-                });
-            }
-            self.events.push_back(AppEvent::Delivered {
-                total: self.delivered_total,
-            });
-        }
+        self.report_delivered(delivered);
     }
 
     fn poll_transmit(&mut self, now: Nanos) -> Option<Packet> {

@@ -80,6 +80,8 @@ use crate::rng::SimRng;
 use crate::time::Nanos;
 
 // One concern per file; each adds an `impl SctpAssociation` block.
+/// Control chunks: handshake, heartbeat acks, shutdown; delivery events.
+mod control;
 /// The `Endpoint` implementation: packets in and out, timers, the socket API.
 mod endpoint;
 /// Miss indications and fast retransmit (RFC 9260 7.2.4, CMT SFR/DAC).

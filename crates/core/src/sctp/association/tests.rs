@@ -287,3 +287,46 @@ fn restart_t3_on_sack_stops_idle_timers_and_restarts_on_progress() {
     a.restart_t3_on_sack(2 * MS, &[Some(1), None], &[Some(1), None]);
     assert_eq!(a.paths[0].t3, t3);
 }
+
+// ---------------------------------------------------------------- control.rs
+
+#[test]
+fn heartbeat_ack_reactivates_a_failed_destination() {
+    let mut a = established(SctpConfig::default());
+    a.paths[1].active = false;
+    a.paths[1].error_count = 5;
+    a.paths[1].hb_outstanding = Some(10 * MS);
+    a.assoc_errors = 3;
+    let srtt = a.paths[1].srtt;
+    a.on_heartbeat_ack(60 * MS, A1, B1, 10 * MS);
+    let p = &a.paths[1];
+    assert!(p.active, "section 8.3");
+    assert_eq!(
+        (p.error_count, p.hb_outstanding, a.assoc_errors),
+        (0, None, 0)
+    );
+    assert_ne!(p.srtt, srtt, "the heartbeat gives an RTT sample");
+    // An ack naming no known path changes nothing.
+    a.paths[0].error_count = 2;
+    a.on_heartbeat_ack(70 * MS, A1, B0, 10 * MS);
+    assert_eq!(a.paths[0].error_count, 2);
+}
+
+#[test]
+fn init_ack_outside_cookie_wait_is_ignored() {
+    let mut a = established(SctpConfig::default());
+    let (vtag, rwnd) = (a.peer_vtag, a.peer_a_rwnd);
+    a.on_init_ack(MS, 0, vtag + 1, 1, 7, false);
+    assert_eq!((a.peer_vtag, a.peer_a_rwnd), (vtag, rwnd));
+    assert_eq!(a.state(), State::Established);
+}
+
+#[test]
+fn shutdown_acks_its_cumulative_tsn_and_reports_the_peer_closing() {
+    let (mut a, _) = with_data(SctpConfig::default(), 0, 3);
+    a.on_shutdown(MS, Some(1));
+    assert_eq!(a.peer_cum, Some(1), "section 9.2: cum TSN acks like a SACK");
+    assert_eq!(a.sent.keys().copied().collect::<Vec<_>>(), vec![2]);
+    assert_eq!(a.state(), State::ShutdownReceived);
+    assert!(a.events.contains(&AppEvent::PeerClosed));
+}
