@@ -3,7 +3,10 @@
 //! CMT-SCTP versus SCTP comparison.
 //!
 //! One concern per file: `chunk` (packet and chunk types, wire sizes),
-//! `association` (state machine, send/receive paths), `path` (per-destination
+//! `association` (state machine, send/receive paths; one file per concern:
+//! `endpoint`, `receive`, `sack` (SACK processing, with `sack_cwnd` and
+//! `fast_rtx` for its window and fast-retransmit steps), `timers`,
+//! `transmit`), `path` (per-destination
 //! state), `sack` (receiver TSN map, gap blocks, NR-SACK), `recv`
 //! (reassembly, ordered/unordered delivery, reordering delay), `cmt` (SFR,
 //! CUC, DAC, retransmission policies, buffer splitting), `sched`

@@ -6,7 +6,11 @@
 //!   buffer, app events, FIN/close. Implements `crate::endpoint::Endpoint`.
 //! - `sender`: per-path sender (`PathSender`): scoreboard, RACK (RFC 8985 6)
 //!   or RFC 6675 loss detection, recovery with PRR, RFC 6582 without SACK,
-//!   RTO, TLP, persist, Nagle.
+//!   RTO, TLP, persist, Nagle. One file per concern under `sender/`: `ack`
+//!   (the order of ACK processing), `scoreboard` (cumulative ACK, SACK,
+//!   loss marks), `rtt_sample`, `recovery` (state machine, PRR, undo),
+//!   `cwnd` (congestion-control update), `timers`, `tlp`, `rack`,
+//!   `tsorted` (RACK's time-ordered list), `transmit`.
 //! - `receiver`: per-path receiver (`PathReceiver`): reassembly ranges,
 //!   SACK/D-SACK, delayed and quick ACKs, window advertisement.
 //! - `rtt`: RFC 6298 estimator. `cc`: congestion control trait + NewReno, CUBIC (Linux and RFC 9438), HyStart (Linux and HyStart++).

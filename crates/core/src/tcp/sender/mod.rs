@@ -1,0 +1,525 @@
+//! Per-path sender: scoreboard (RFC 6675), RACK loss detection (RFC 8985 6)
+//! or RFC 6675's DupThresh rule, loss recovery with PRR (RFC 6937)
+//! or NewReno partial ACKs (RFC 6582) without SACK, RTO (RFC 6298) with
+//! go-back-N through the scoreboard, Tail Loss Probe (RFC 8985 7), flow
+//! control with a persist timer, Nagle, and the congestion-control hooks.
+//!
+//! The sender does not own application bytes: the owner (a TCP socket, or
+//! later an MPTCP subflow fed by a connection-level scheduler) appends data
+//! with `push_data(len)` and queues a FIN with `push_fin()`; `next_tx()`
+//! decides what to transmit next and returns a `Tx` that the owner turns into
+//! a packet. Retransmissions keep the original segment boundaries; new
+//! segments are cut at transmit time (min(MSS, unsent)).
+//!
+//! Like Linux, the congestion window and all scoreboard counters are in
+//! packets: in_flight = packets_out - (sacked_out + lost_out) + retrans_out
+//! (tcp_packets_in_flight).
+
+use std::collections::VecDeque;
+
+use crate::endpoint::Counters;
+use crate::packet::SackBlock;
+use crate::time::{Nanos, SEC};
+
+use super::cc::{CaState, CcState, CongestionControl, CwndEvent, PathView, INFINITE_SSTHRESH};
+use super::config::TcpConfig;
+use super::rtt::RttEstimator;
+
+// One concern per file; each adds an `impl PathSender` block.
+/// ACK processing: `on_ack`, the steps it runs in order.
+mod ack;
+/// Congestion-control update on an ACK, cwnd validation and restart.
+mod cwnd;
+/// RACK loss detection (RFC 8985 6, Linux tcp_recovery.c).
+mod rack;
+/// Fast recovery state machine, PRR, undo.
+mod recovery;
+/// RTT sampling from an ACK (RFC 6298, RFC 7323).
+mod rtt_sample;
+/// Scoreboard: cumulative ACK, SACK, D-SACK, emulated SACKs, loss marks.
+mod scoreboard;
+#[cfg(test)]
+mod tests;
+/// RTO, TLP and persist timers.
+mod timers;
+/// Tail Loss Probe (RFC 8985 7).
+mod tlp;
+/// Choosing and accounting for transmissions.
+mod transmit;
+/// RACK's time-ordered list of segments in flight.
+mod tsorted;
+
+const SACKED: u8 = 1;
+const LOST: u8 = 2;
+const RETRANS: u8 = 4;
+const EVER_RETRANS: u8 = 8;
+const SPURIOUS: u8 = 16;
+/// In the time-ordered RACK list (`PathSender::ts_*`).
+const TSORTED: u8 = 32;
+/// Lost (by RACK) while carrying a retransmission that was not for a loss
+/// (a TLP probe), so still retransmitted and walkable, but out of the list;
+/// see `rack_detect_loss`.
+const ZOMBIE: u8 = 64;
+
+/// One transmitted, not yet cumulatively acknowledged segment.
+#[derive(Clone, Copy, Debug)]
+struct Seg {
+    start: u64,
+    len: u32,
+    fin: bool,
+    flags: u8,
+    /// Neighbours in the time-ordered list (segment ids, see
+    /// `PathSender::sb_base`); meaningful only while `TSORTED` is set.
+    ts_prev: u32,
+    ts_next: u32,
+    /// Last (re)transmission time.
+    sent: Nanos,
+}
+
+impl Seg {
+    #[inline]
+    fn end(&self) -> u64 {
+        self.start + self.len as u64 + self.fin as u64
+    }
+    #[inline]
+    fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+    /// What RACK's loss detection must look at: not SACKed, and not lost
+    /// and still waiting for its retransmission.
+    #[inline]
+    fn walkable(&self) -> bool {
+        !self.has(SACKED) && self.flags & (LOST | RETRANS) != LOST
+    }
+    /// RACK's order of transmission: time, then sequence (RACK_sent_after).
+    #[inline]
+    fn ts_key(&self) -> (Nanos, u64) {
+        (self.sent, self.end())
+    }
+}
+
+/// Why a segment is (re)sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxKind {
+    New,
+    /// Retransmission in fast recovery (RFC 6675 NextSeg rule 1 / RFC 6582).
+    FastRetrans,
+    /// Retransmission after an RTO (Loss state).
+    RtoRetrans,
+    /// TLP probe with new data (RFC 8985 7.3).
+    TlpNew,
+    /// TLP probe retransmitting the last segment (RFC 8985 7.3).
+    TlpRetrans,
+    /// Zero-window probe (RFC 9293 3.8.6.1): no payload, seq = snd_una - 1.
+    WindowProbe,
+}
+
+impl TxKind {
+    pub fn is_retrans(self) -> bool {
+        matches!(
+            self,
+            TxKind::FastRetrans | TxKind::RtoRetrans | TxKind::TlpRetrans
+        )
+    }
+}
+
+/// A transmission decided by the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tx {
+    pub seq: u64,
+    pub len: u32,
+    pub fin: bool,
+    pub kind: TxKind,
+}
+
+/// What a TLP would send (RFC 8985 7.3), decided separately from sending so
+/// that a multipath connection can send the probe elsewhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TlpProbe {
+    /// New, previously unsent data (`len` bytes from snd_nxt).
+    NewData { len: u32 },
+    /// Retransmit the highest-sequence outstanding segment.
+    Retransmit { seq: u64, len: u32, fin: bool },
+}
+
+/// ACK fields the sender needs.
+#[derive(Clone, Copy, Debug)]
+pub struct AckInfo<'a> {
+    pub ack: u64,
+    /// Peer's receive window in bytes (already scaled).
+    pub window: u64,
+    pub sack: &'a [SackBlock],
+    /// TSecr of the ACK, if timestamps are in use.
+    pub ts_ecr: Option<Nanos>,
+    /// The segment carrying the ACK also carried data or SYN/FIN (then it is
+    /// not a duplicate ACK, RFC 5681 2).
+    pub carries_data: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Timer {
+    Rto,
+    Tlp,
+    Persist,
+    /// RACK reordering timer (RFC 8985 6.3, Linux ICSK_TIME_REO_TIMEOUT:
+    /// it shares the retransmission timer slot with RTO and TLP).
+    RackReo,
+}
+
+/// RFC 8985 6.2: the TCP-wide RACK state (Linux struct tcp_rack).
+#[derive(Clone, Copy, Debug)]
+struct Rack {
+    /// RACK.xmit_ts / RACK.end_seq: transmission time and end of the most
+    /// recently sent segment delivered so far (Linux rack.mstamp / end_seq).
+    xmit_ts: Nanos,
+    end_seq: u64,
+    /// RACK.rtt: RTT of that segment's delivery (Linux rack.rtt_us).
+    rtt: Nanos,
+    /// RACK state advanced since the last detection (Linux rack.advanced).
+    advanced: bool,
+    /// RACK.fack: highest SACKed (or cumulatively ACKed) sequence.
+    fack: u64,
+    /// RACK.reord: reordering observed (Linux tp->reord_seen).
+    reord: bool,
+    /// RACK.reo_wnd_mult (Linux rack.reo_wnd_steps).
+    reo_wnd_mult: u32,
+    /// RACK.reo_wnd_persist: recoveries left before reo_wnd_mult resets.
+    reo_wnd_persist: u32,
+    /// RACK.dsack_round: SND.NXT when reo_wnd_mult last grew.
+    dsack_round: Option<u64>,
+}
+
+/// RFC 8985 6.2 step 4 / Linux TCP_RACK_RECOVERY_THRESH.
+const RACK_RECOVERY_THRESH: u32 = 16;
+
+/// Ring of recently acknowledged retransmitted segments, so a late D-SACK
+/// can still be matched (RFC 3708 style detection).
+const RECENT_RETX: usize = 16;
+
+#[derive(Debug)]
+pub struct PathSender {
+    pub mss: u32,
+    /// Option bytes the owner will add to the next segment beyond the
+    /// standard ones (SACK blocks on a data segment): new segments shrink by
+    /// this much (Linux tcp_current_mss).
+    pub opt_overhead: u32,
+    sack_ok: bool,
+    ts_ok: bool,
+    tlp_enabled: bool,
+    /// RACK configured (used only when SACK is negotiated, `rack_on`).
+    rack_enabled: bool,
+    rack: Rack,
+    /// Retransmissions RACK found lost again (Linux LINUX_MIB_TCPLOSTRETRANSMIT).
+    pub lost_retrans: u64,
+    nagle: bool,
+    dupthresh: u32,
+    initial_cwnd: u32,
+    slow_start_after_idle: bool,
+    wcdelack: Nanos,
+    /// Oldest unacknowledged sequence offset (SND.UNA).
+    pub snd_una: u64,
+    /// Next new sequence offset to send (SND.NXT).
+    pub snd_nxt: u64,
+    /// End of the data handed to the sender.
+    pub write_seq: u64,
+    fin_queued: bool,
+    fin_sent: bool,
+    /// Peer window and its right edge (SND.UNA + SND.WND).
+    pub snd_wnd: u64,
+    wnd_end: u64,
+    sb: VecDeque<Seg>,
+    pub packets_out: u32,
+    pub sacked_out: u32,
+    pub lost_out: u32,
+    pub retrans_out: u32,
+    /// Loss-marking scan position (Linux lost_skb_hint) and SACKed packets below it.
+    lost_scan_seq: u64,
+    lost_scan_sacked: u32,
+    /// Retransmission hint (Linux retransmit_skb_hint).
+    retx_hint: u64,
+    /// Id of `sb[0]`: a segment's id is `sb_base + index` (wrapping), fixed
+    /// for its life in the scoreboard, so the list below can link segments
+    /// while the front is acknowledged away.
+    sb_base: u32,
+    /// RACK's time-ordered list (Linux tp->tsorted_sent_queue): the
+    /// segments `rack_detect_loss` walks, doubly linked through
+    /// `Seg::ts_prev/ts_next`, ordered by (transmission time, end sequence).
+    /// It holds every walkable segment (`Seg::walkable`) except zombies
+    /// (`ZOMBIE`). A segment joins on (re)transmission and leaves when it is
+    /// acknowledged, SACKed or marked lost (as Linux tcp_rack_detect_loss
+    /// and tcp_sacktag_one unlink it), so a walk over a recovery looks only
+    /// at what is in flight, not at the whole scoreboard.
+    ts_head: u32,
+    ts_tail: u32,
+    ts_len: u32,
+    /// Segments flagged `ZOMBIE`.
+    zombies: u32,
+    /// Scratch for `rack_detect_loss`.
+    zombie_buf: Vec<u32>,
+    /// RecoveryPoint (RFC 6675) / Linux high_seq.
+    high_seq: u64,
+    prr_delivered: u32,
+    prr_out: u32,
+    prior_cwnd: u32,
+    /// Undo state (Linux undo_marker / undo_retrans / retrans_stamp /
+    /// prior_ssthresh): lets a spurious reduction be reverted.
+    undo_marker: Option<u64>,
+    undo_retrans: i32,
+    undo_until: u64,
+    retrans_stamp: Option<Nanos>,
+    prior_ssthresh: u32,
+    pub cc_state: CcState,
+    cc: Box<dyn CongestionControl>,
+    pub rtt: RttEstimator,
+    timer: Option<(Nanos, Timer)>,
+    pub backoff: u32,
+    tlp_fire: bool,
+    probe0_fire: bool,
+    tlp_high_seq: Option<u64>,
+    tlp_retrans: bool,
+    sack_cache: [SackBlock; 4],
+    sack_cache_n: usize,
+    recent_retx: [(u64, u64, bool); RECENT_RETX],
+    recent_retx_i: usize,
+    is_cwnd_limited: bool,
+    max_packets_out: u32,
+    cwnd_usage_seq: u64,
+    last_send: Nanos,
+    /// This path's counters (send and receive side, the owner adds the latter).
+    pub counters: Counters,
+    /// Hook for a multipath owner: it holds data not yet handed to this
+    /// path, so a full window counts as cwnd-limited (Linux MPTCP passes the
+    /// meta socket's state to tcp_cwnd_validate). Always false for TCP.
+    pub owner_has_data: bool,
+}
+
+impl PathSender {
+    pub fn new(cfg: &TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
+        let mss = cfg.mss_option() - if cfg.timestamps { 12 } else { 0 };
+        PathSender {
+            mss,
+            opt_overhead: 0,
+            sack_ok: false,
+            ts_ok: false,
+            tlp_enabled: cfg.tlp,
+            rack_enabled: cfg.rack,
+            rack: Rack {
+                xmit_ts: 0,
+                end_seq: 0,
+                rtt: 0,
+                advanced: false,
+                fack: 1,
+                reord: false,
+                reo_wnd_mult: 1,
+                reo_wnd_persist: 0,
+                dsack_round: None,
+            },
+            lost_retrans: 0,
+            nagle: cfg.nagle,
+            dupthresh: cfg.dupthresh,
+            initial_cwnd: cfg.initial_cwnd,
+            slow_start_after_idle: cfg.slow_start_after_idle,
+            wcdelack: cfg.delack_max,
+            snd_una: 1,
+            snd_nxt: 1,
+            write_seq: 1,
+            fin_queued: false,
+            fin_sent: false,
+            snd_wnd: 65535,
+            wnd_end: 1 + 65535,
+            sb: VecDeque::with_capacity(1024),
+            packets_out: 0,
+            sacked_out: 0,
+            lost_out: 0,
+            retrans_out: 0,
+            lost_scan_seq: 1,
+            lost_scan_sacked: 0,
+            retx_hint: 1,
+            sb_base: 0,
+            ts_head: 0,
+            ts_tail: 0,
+            ts_len: 0,
+            zombies: 0,
+            zombie_buf: Vec::new(),
+            high_seq: 1,
+            prr_delivered: 0,
+            prr_out: 0,
+            prior_cwnd: 0,
+            undo_marker: None,
+            undo_retrans: 0,
+            undo_until: 0,
+            retrans_stamp: None,
+            prior_ssthresh: 0,
+            cc_state: CcState {
+                // RFC 6928: IW = 10 packets.
+                cwnd: cfg.initial_cwnd,
+                cwnd_cnt: 0,
+                ssthresh: INFINITE_SSTHRESH,
+                mss,
+                srtt: 0,
+                min_rtt: Nanos::MAX,
+                in_flight: 0,
+                ca_state: CaState::Open,
+                path_index: 0,
+                snd_una: 1,
+                snd_nxt: 1,
+            },
+            cc,
+            rtt: RttEstimator::new(cfg),
+            timer: None,
+            backoff: 0,
+            tlp_fire: false,
+            probe0_fire: false,
+            tlp_high_seq: None,
+            tlp_retrans: false,
+            sack_cache: [SackBlock::default(); 4],
+            sack_cache_n: 0,
+            recent_retx: [(0, 0, false); RECENT_RETX],
+            recent_retx_i: 0,
+            is_cwnd_limited: false,
+            max_packets_out: 0,
+            cwnd_usage_seq: 1,
+            last_send: 0,
+            counters: Counters::default(),
+            owner_has_data: false,
+        }
+    }
+
+    /// Set the negotiated options once the handshake is done.
+    pub fn established(&mut self, now: Nanos, mss: u32, sack: bool, ts: bool, window: u64) {
+        self.mss = mss;
+        self.cc_state.mss = mss;
+        self.sack_ok = sack;
+        self.ts_ok = ts;
+        self.snd_wnd = window;
+        self.wnd_end = self.snd_una + window;
+        self.last_send = now;
+        self.cc.init(&mut self.cc_state, now);
+    }
+
+    pub fn cc_name(&self) -> &'static str {
+        self.cc.name()
+    }
+
+    // ---- data from the owner -------------------------------------------
+
+    pub fn push_data(&mut self, len: u64) {
+        debug_assert!(!self.fin_queued);
+        self.write_seq += len;
+    }
+
+    pub fn push_fin(&mut self) {
+        self.fin_queued = true;
+    }
+
+    /// Unsent payload bytes.
+    pub fn unsent(&self) -> u64 {
+        self.write_seq - self.snd_nxt.min(self.write_seq)
+    }
+
+    /// Payload bytes held (unacked + unsent), for the send buffer.
+    pub fn buffered(&self) -> u64 {
+        self.write_seq - self.snd_una.min(self.write_seq)
+    }
+
+    /// Everything including the FIN is acknowledged.
+    pub fn fin_acked(&self) -> bool {
+        self.fin_sent && self.snd_una == self.snd_nxt
+    }
+
+    pub fn all_acked(&self) -> bool {
+        self.snd_una == self.snd_nxt && self.unsent() == 0
+    }
+
+    // ---- state queries ----------------------------------------------------
+
+    /// Linux tcp_packets_in_flight(): packets_out - left_out + retrans_out.
+    #[inline]
+    pub fn in_flight(&self) -> u32 {
+        self.packets_out - (self.sacked_out + self.lost_out) + self.retrans_out
+    }
+
+    /// SACK was negotiated (else NewReno with emulated SACKs).
+    pub fn sack_ok(&self) -> bool {
+        self.sack_ok
+    }
+
+    pub fn ca_state(&self) -> CaState {
+        self.cc_state.ca_state
+    }
+
+    /// In RTO recovery in a way that bars new data from an MPTCP scheduler
+    /// (out-of-tree Linux MPTCP `mptcp_is_temp_unavailable`, mptcp_sched.c):
+    /// CA state Loss, except for a non-SACK (Reno) sender whose SND.UNA has
+    /// reached high_seq. Such a sender holds Loss until something *above*
+    /// high_seq is acknowledged (`reno_hold_at_recover`, Linux
+    /// tcp_try_undo_recovery), which only new data can bring about; the
+    /// kernel therefore lets it take new data ("if we have a reno subflow,
+    /// we check if snd_una == high_seq. If it is, we can go ahead and send
+    /// more data."). Barring it as well deadlocks the subflow: nothing is in
+    /// flight, no timer runs, and the scheduler never hands it a segment.
+    pub fn loss_blocks_new_data(&self) -> bool {
+        self.cc_state.ca_state == CaState::Loss && !self.reno_hold_at_recover()
+    }
+
+    pub fn cwnd(&self) -> u32 {
+        self.cc_state.cwnd
+    }
+
+    pub fn ssthresh(&self) -> u32 {
+        self.cc_state.ssthresh
+    }
+
+    pub fn view(&self) -> PathView {
+        let mut s = self.cc_state.clone();
+        s.in_flight = self.in_flight();
+        PathView::of(&s)
+    }
+
+    pub fn next_timeout(&self) -> Option<Nanos> {
+        self.timer.map(|t| t.0)
+    }
+
+    pub fn rto_pending(&self) -> bool {
+        matches!(self.timer, Some((_, Timer::Rto)))
+    }
+
+    pub fn tlp_pending(&self) -> bool {
+        matches!(self.timer, Some((_, Timer::Tlp)))
+    }
+
+    pub fn persist_pending(&self) -> bool {
+        matches!(self.timer, Some((_, Timer::Persist)))
+    }
+
+    /// The RACK reordering timer is armed (RFC 8985 6.3).
+    pub fn rack_reo_pending(&self) -> bool {
+        matches!(self.timer, Some((_, Timer::RackReo)))
+    }
+
+    /// RACK loss detection in use: configured and SACK negotiated (Linux
+    /// tcp_is_rack; without SACK Linux uses tcp_newreno_mark_lost).
+    #[inline]
+    pub fn rack_on(&self) -> bool {
+        self.rack_enabled && self.sack_ok
+    }
+
+    fn sync_cc(&mut self) {
+        self.cc_state.in_flight = self.in_flight();
+        self.cc_state.srtt = self.rtt.srtt;
+        self.cc_state.min_rtt = self.rtt.min_rtt;
+        self.cc_state.snd_una = self.snd_una;
+        self.cc_state.snd_nxt = self.snd_nxt;
+    }
+
+    fn set_ca_state(&mut self, st: CaState, now: Nanos) {
+        if self.cc_state.ca_state != st {
+            self.cc.set_state(&mut self.cc_state, st, now);
+            self.cc_state.ca_state = st;
+        }
+    }
+
+    fn idx_of(&self, seq: u64) -> usize {
+        self.sb.partition_point(|s| s.start < seq)
+    }
+}

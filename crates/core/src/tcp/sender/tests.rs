@@ -1,0 +1,485 @@
+//! Unit tests of the ACK-processing steps, in the style of smoltcp's
+//! state-machine tests: put a sender into a known state, run one step (or
+//! feed one ACK), and check exactly what changed.
+
+use super::ack::{AckEvent, CumAck};
+use super::*;
+use crate::tcp::cc::CcKind;
+use crate::time::MS;
+
+const MSS: u64 = 1000;
+const WND: u64 = 1 << 20;
+
+/// An established sender with NewReno (so cwnd arithmetic is plain),
+/// MSS 1000, a large peer window, and the given options.
+fn sender_with(sack: bool, rack: bool, ts: bool) -> PathSender {
+    let cfg = TcpConfig {
+        rack,
+        tlp: true,
+        timestamps: ts,
+        ..TcpConfig::default()
+    };
+    let mut s = PathSender::new(&cfg, CcKind::NewReno.build());
+    s.established(0, MSS as u32, sack, ts, WND);
+    s
+}
+
+fn sender() -> PathSender {
+    sender_with(true, true, false)
+}
+
+/// `sender()` without tail loss probes, so the first timeout is the RTO.
+fn rto_sender() -> PathSender {
+    let mut s = sender();
+    s.tlp_enabled = false;
+    s
+}
+
+/// Start of segment `i` (sequence space starts at 1).
+fn sq(i: u64) -> u64 {
+    1 + i * MSS
+}
+
+/// Queue `n` full segments and send as many as the window allows at `now`.
+fn send(s: &mut PathSender, now: Nanos, n: u64) -> Vec<Tx> {
+    s.push_data(n * MSS);
+    std::iter::from_fn(|| s.next_tx(now)).collect()
+}
+
+fn ack<'a>(ack: u64, sack: &'a [SackBlock]) -> AckInfo<'a> {
+    AckInfo {
+        ack,
+        window: WND,
+        sack,
+        ts_ecr: None,
+        carries_data: false,
+    }
+}
+
+fn block(from: u64, to: u64) -> SackBlock {
+    SackBlock {
+        start: sq(from),
+        end: sq(to),
+    }
+}
+
+fn event(delivered: u32, advanced: bool, s: &PathSender) -> AckEvent {
+    AckEvent {
+        ts_ecr: None,
+        advanced,
+        delivered,
+        dsack: false,
+        lost_before_marking: s.lost_out,
+        prior_relost: s.lost_retrans,
+    }
+}
+
+/// A SACK sender (DupThresh rule, no RACK) with 10 segments out, segment
+/// 0 lost and 1..=3 SACKed: recovery has just started.
+fn in_recovery() -> PathSender {
+    let mut s = sender_with(true, false, false);
+    send(&mut s, 0, 10);
+    let b = [block(1, 4)];
+    s.on_ack(100 * MS, &ack(sq(0), &b), None);
+    assert_eq!(s.ca_state(), CaState::Recovery);
+    s
+}
+
+// ---------------------------------------------------------------- ack.rs
+
+#[test]
+fn update_window_classifies_duplicate_acks() {
+    let mut s = sender();
+    send(&mut s, 0, 3);
+    // RFC 5681 2: same ACK, same window, no data, data outstanding.
+    assert!(s.update_window(&ack(sq(0), &[]), sq(0)));
+    assert_eq!(s.counters.dup_acks, 1);
+    // A window update is not a duplicate.
+    let mut a = ack(sq(0), &[]);
+    a.window = WND / 2;
+    assert!(!s.update_window(&a, sq(0)));
+    assert_eq!((s.snd_wnd, s.wnd_end), (WND / 2, sq(0) + WND / 2));
+    // Nor is a segment carrying data.
+    let mut a = ack(sq(0), &[]);
+    a.window = WND / 2;
+    a.carries_data = true;
+    assert!(!s.update_window(&a, sq(0)));
+    assert_eq!(s.counters.dup_acks, 1);
+}
+
+#[test]
+fn ack_of_unsent_data_changes_nothing() {
+    let mut s = sender();
+    send(&mut s, 0, 3);
+    let timer = s.next_timeout();
+    s.on_ack(10 * MS, &ack(sq(4), &[]), None);
+    assert_eq!((s.snd_una, s.packets_out), (sq(0), 3));
+    assert_eq!(s.next_timeout(), timer);
+    assert_eq!(s.counters.dup_acks, 0);
+}
+
+#[test]
+fn old_ack_only_reads_its_dsack() {
+    let mut s = rto_sender();
+    send(&mut s, 0, 4);
+    s.on_ack(100 * MS, &ack(sq(2), &[]), None);
+    // An RTO retransmits segment 2, then an old ACK D-SACKs it.
+    assert!(s.on_timeout(s.next_timeout().unwrap(), None));
+    let tx = s.next_tx(2 * SEC).unwrap();
+    assert_eq!((tx.seq, tx.kind), (sq(2), TxKind::RtoRetrans));
+    s.on_ack(2 * SEC + 50 * MS, &ack(sq(3), &[]), None);
+    // A reordered, older ACK D-SACKs the segment the retransmission repaired.
+    let b = [block(2, 3)];
+    let window = s.wnd_end;
+    s.on_ack(2 * SEC + 51 * MS, &ack(sq(2), &b), None);
+    assert_eq!(
+        (s.snd_una, s.wnd_end),
+        (sq(3), window),
+        "an old ACK moves nothing"
+    );
+    assert_eq!(
+        s.counters.retrans_spurious, 1,
+        "RFC 3708: D-SACK of a retransmission"
+    );
+}
+
+// ---------------------------------------------------------------- scoreboard.rs
+
+#[test]
+fn clean_rtx_queue_drops_covered_segments_and_reports_send_times() {
+    let mut s = sender();
+    for t in 0..4 {
+        send(&mut s, t * MS, 1);
+    }
+    let cum = s.clean_rtx_queue(100 * MS, &ack(sq(3), &[]), s.rack.fack);
+    assert_eq!(
+        cum,
+        CumAck {
+            acked_pkts: 3,
+            first_ackt: Some(0),
+            last_ackt: Some(2 * MS),
+            retrans_acked: false,
+        }
+    );
+    assert_eq!((s.snd_una, s.packets_out), (sq(3), 1));
+    // RACK advanced to the newest delivered segment (RFC 8985 6.2 step 2).
+    assert_eq!((s.rack.xmit_ts, s.rack.end_seq), (2 * MS, sq(3)));
+    assert_eq!(s.rack.rtt, 98 * MS);
+}
+
+#[test]
+fn clean_rtx_queue_flags_retransmitted_data_and_skips_its_send_time() {
+    let mut s = rto_sender();
+    send(&mut s, 0, 2);
+    assert!(s.on_timeout(s.next_timeout().unwrap(), None));
+    let now = 2 * SEC;
+    let tx = s.next_tx(now).unwrap();
+    assert_eq!(tx.kind, TxKind::RtoRetrans);
+    let cum = s.clean_rtx_queue(now + 50 * MS, &ack(sq(1), &[]), s.rack.fack);
+    assert_eq!(cum.acked_pkts, 1);
+    assert!(cum.retrans_acked, "Linux FLAG_RETRANS_DATA_ACKED");
+    assert_eq!(
+        cum.first_ackt, None,
+        "Karn: no sample from a retransmission"
+    );
+    assert_eq!(s.retrans_out, 0);
+}
+
+#[test]
+fn tag_sacks_marks_blocks_and_recognises_a_dsack() {
+    let mut s = sender();
+    send(&mut s, 0, 6);
+    let fack = s.rack.fack;
+    let b = [block(2, 4)];
+    assert_eq!(
+        s.tag_sacks(50 * MS, &ack(sq(0), &b), fack, true, false),
+        (2, false)
+    );
+    assert_eq!(s.sacked_out, 2);
+    assert_eq!(s.rack.fack, sq(4));
+    // The same block again is not new (recv_sack_cache).
+    assert_eq!(
+        s.tag_sacks(51 * MS, &ack(sq(0), &b), fack, true, false),
+        (0, false)
+    );
+    // RFC 2883 4: a first block inside the second is a D-SACK.
+    let b = [block(2, 3), block(2, 5)];
+    assert_eq!(
+        s.tag_sacks(52 * MS, &ack(sq(0), &b), fack, true, false),
+        (1, true)
+    );
+    assert_eq!(s.sacked_out, 3);
+}
+
+#[test]
+fn without_sack_duplicate_acks_emulate_sacked_packets() {
+    let mut s = sender_with(false, false, false);
+    send(&mut s, 0, 6);
+    for k in 1..=2 {
+        s.on_ack(50 * MS, &ack(sq(0), &[]), None);
+        assert_eq!(s.sacked_out, k, "Linux tcp_add_reno_sack");
+    }
+    assert_eq!(s.ca_state(), CaState::Disorder);
+    // An ACK that advances SND.UNA in Disorder ends the run
+    // (tcp_reset_reno_sack).
+    s.on_ack(60 * MS, &ack(sq(1), &[]), None);
+    assert_eq!(s.sacked_out, 0);
+    assert_eq!(s.ca_state(), CaState::Open);
+}
+
+#[test]
+fn mark_losses_applies_dupthresh_without_rack() {
+    let mut s = sender_with(true, false, false);
+    send(&mut s, 0, 6);
+    let b = [block(1, 3)];
+    s.on_ack(50 * MS, &ack(sq(0), &b), None);
+    assert_eq!(s.lost_out, 0, "two SACKed segments: below DupThresh");
+    assert_eq!(s.ca_state(), CaState::Disorder);
+    let b = [block(1, 4)];
+    let fack = s.rack.fack;
+    s.tag_sacks(60 * MS, &ack(sq(0), &b), fack, true, false);
+    assert!(!s.mark_losses(60 * MS, false));
+    assert_eq!(s.lost_out, 1, "RFC 6675 IsLost: DupThresh SACKed above");
+    assert!(s.sb[0].has(LOST));
+}
+
+#[test]
+fn mark_losses_with_rack_waits_for_the_reordering_window() {
+    let mut s = sender();
+    send(&mut s, 0, 1);
+    send(&mut s, 10 * MS, 1);
+    // Segment 1 (sent 10 ms after segment 0) is SACKed 100 ms after it left.
+    let b = [block(1, 2)];
+    let fack = s.rack.fack;
+    s.tag_sacks(110 * MS, &ack(sq(0), &b), fack, true, false);
+    s.rtt.sample(100 * MS);
+    // RACK: segment 0 is lost once RACK.rtt + reo_wnd has passed since it
+    // was sent (RFC 8985 6.2 step 5); RACK.rtt = 100 ms, reo_wnd = min_rtt
+    // / 4 = 25 ms. Not yet: the reordering timer is armed for the rest.
+    assert!(s.mark_losses(110 * MS, false));
+    assert_eq!(s.lost_out, 0);
+    assert!(s.rack_reo_pending());
+    assert_eq!(s.next_timeout(), Some(125 * MS));
+    // RFC 8985 6.3: the timer marks it and starts recovery.
+    assert!(s.on_timeout(125 * MS, None));
+    assert_eq!(s.lost_out, 1);
+    assert_eq!(s.ca_state(), CaState::Recovery);
+}
+
+// ---------------------------------------------------------------- rtt_sample.rs
+
+#[test]
+fn sample_rtt_takes_the_oldest_never_retransmitted_segment() {
+    let mut s = sender();
+    s.backoff = 2;
+    let cum = CumAck {
+        acked_pkts: 2,
+        first_ackt: Some(10 * MS),
+        last_ackt: Some(20 * MS),
+        retrans_acked: false,
+    };
+    assert_eq!(s.sample_rtt(110 * MS, None, &cum, true), Some(100 * MS));
+    assert_eq!(s.rtt.srtt, 100 * MS, "RFC 6298 (2.2): first sample");
+    assert_eq!(s.backoff, 0, "Linux tcp_ack_update_rtt resets the backoff");
+}
+
+#[test]
+fn sample_rtt_after_a_retransmission_trusts_only_the_timestamp() {
+    let mut s = sender();
+    let cum = CumAck {
+        acked_pkts: 2,
+        first_ackt: Some(10 * MS),
+        last_ackt: Some(20 * MS),
+        retrans_acked: true,
+    };
+    assert_eq!(s.sample_rtt(110 * MS, None, &cum, true), None);
+    assert_eq!(s.rtt.srtt, 0);
+    assert_eq!(
+        s.sample_rtt(110 * MS, Some(50 * MS), &cum, true),
+        Some(60 * MS),
+        "RFC 7323 4.1"
+    );
+}
+
+#[test]
+fn sample_rtt_needs_snd_una_to_advance() {
+    let mut s = sender();
+    let cum = CumAck {
+        first_ackt: Some(10 * MS),
+        ..CumAck::default()
+    };
+    assert_eq!(s.sample_rtt(110 * MS, Some(50 * MS), &cum, false), None);
+    assert_eq!(s.rtt.srtt, 0);
+}
+
+// ---------------------------------------------------------------- recovery.rs
+
+#[test]
+fn open_on_ack_enters_recovery_on_a_lost_segment() {
+    let mut s = in_recovery();
+    // RFC 6675 5: RecoveryPoint = HighData; NewReno halves cwnd.
+    assert_eq!(s.high_seq, sq(10));
+    assert_eq!(s.ssthresh(), 5);
+    assert_eq!(s.counters.recoveries, 1);
+    assert_eq!(s.undo_marker, Some(sq(0)));
+    // PRR forces the fast retransmit (prr_out == 0).
+    assert_eq!(
+        s.next_tx(100 * MS).map(|t| (t.seq, t.kind)),
+        Some((sq(0), TxKind::FastRetrans))
+    );
+}
+
+#[test]
+fn open_on_ack_tracks_disorder() {
+    let mut s = sender_with(true, false, false);
+    send(&mut s, 0, 6);
+    s.sacked_out = 1;
+    s.open_on_ack(MS, &event(0, false, &s), None);
+    assert_eq!(s.ca_state(), CaState::Disorder);
+    s.sacked_out = 0;
+    s.open_on_ack(MS, &event(0, false, &s), None);
+    assert_eq!(s.ca_state(), CaState::Open);
+}
+
+#[test]
+fn recovery_on_ack_applies_prr_while_pipe_exceeds_ssthresh() {
+    let mut s = in_recovery();
+    s.next_tx(100 * MS).unwrap();
+    // One more SACK: delivered = 1, pipe = 10 - 4 SACKed - 1 lost + 1
+    // retransmitted = 6 > ssthresh 5.
+    let b = [block(1, 5)];
+    let fack = s.rack.fack;
+    let (n, _) = s.tag_sacks(110 * MS, &ack(sq(0), &b), fack, true, false);
+    assert_eq!(n, 1);
+    let ev = event(1, false, &s);
+    s.recovery_on_ack(110 * MS, &ev);
+    // prr_delivered = 3 SACKs that started recovery + this one; prr_out =
+    // the fast retransmit. RFC 6937 3: sndcnt = ceil(prr_delivered *
+    // ssthresh / RecoverFS) - prr_out = ceil(4 * 5 / 10) - 1 = 1, and
+    // cwnd = pipe + sndcnt.
+    assert_eq!((s.prr_delivered, s.prr_out, s.in_flight()), (4, 1, 6));
+    assert_eq!(s.cwnd(), 7);
+    assert_eq!(s.ca_state(), CaState::Recovery);
+}
+
+#[test]
+fn recovery_exit_at_the_recovery_point_sets_cwnd_to_ssthresh() {
+    let mut s = in_recovery();
+    s.next_tx(100 * MS).unwrap();
+    s.undo_retrans = 1; // the retransmission was needed: no undo
+    s.on_ack(200 * MS, &ack(sq(10), &[]), None);
+    assert_eq!(s.ca_state(), CaState::Open);
+    // RFC 6675 / Linux tcp_end_cwnd_reduction: cwnd = ssthresh on exit.
+    assert_eq!((s.cwnd(), s.ssthresh()), (5, 5));
+}
+
+#[test]
+fn recovery_exit_undoes_a_spurious_reduction() {
+    let mut s = in_recovery();
+    s.next_tx(100 * MS).unwrap();
+    // A D-SACK for the retransmission arrives first (RFC 2883), so every
+    // retransmission of the episode was unnecessary.
+    s.dsack_seen(block(0, 1));
+    assert_eq!(s.undo_retrans, 0);
+    s.snd_una = s.high_seq;
+    s.rack.fack = s.high_seq;
+    s.recovery_on_ack(200 * MS, &event(1, true, &s));
+    // Linux tcp_try_undo_recovery -> tcp_undo_cwnd_reduction.
+    assert_eq!(s.ca_state(), CaState::Open);
+    assert_eq!(s.cwnd(), 10);
+    assert_eq!(s.undo_marker, None);
+}
+
+#[test]
+fn loss_on_ack_returns_to_open_at_the_recovery_point() {
+    let mut s = rto_sender();
+    send(&mut s, 0, 3);
+    assert!(s.on_timeout(s.next_timeout().unwrap(), None));
+    assert_eq!(s.ca_state(), CaState::Loss);
+    s.undo_retrans = 1;
+    s.snd_una = sq(2);
+    s.loss_on_ack(2 * SEC, &event(1, true, &s));
+    assert_eq!(s.ca_state(), CaState::Loss, "below high_seq");
+    s.snd_una = s.high_seq;
+    s.loss_on_ack(2 * SEC, &event(1, true, &s));
+    assert_eq!(s.ca_state(), CaState::Open);
+    assert_eq!(s.undo_until, s.snd_nxt);
+}
+
+#[test]
+fn expire_undo_forgets_the_marker_past_undo_until() {
+    let mut s = sender();
+    s.undo_marker = Some(1);
+    s.undo_until = 10;
+    s.snd_una = 10;
+    s.expire_undo();
+    assert_eq!(s.undo_marker, Some(1));
+    s.snd_una = 11;
+    s.expire_undo();
+    assert_eq!(s.undo_marker, None);
+}
+
+// ---------------------------------------------------------------- cwnd.rs
+
+#[test]
+fn raise_cwnd_slow_starts_only_when_cwnd_limited_outside_recovery() {
+    let mut s = sender();
+    send(&mut s, 0, 20);
+    assert_eq!(s.packets_out, 10);
+    s.raise_cwnd(MS, 2, 2, None);
+    assert_eq!(s.cwnd(), 12, "RFC 5681 3.1 slow start: +1 per packet");
+    // Nothing cumulatively acked (SACK only): no growth.
+    s.raise_cwnd(MS, 0, 2, None);
+    assert_eq!(s.cwnd(), 12);
+    // Not in Recovery (RFC 6937: PRR sets cwnd there).
+    s.cc_state.ca_state = CaState::Recovery;
+    s.raise_cwnd(MS, 2, 2, None);
+    assert_eq!(s.cwnd(), 12);
+}
+
+#[test]
+fn raise_cwnd_holds_when_the_window_is_not_used() {
+    let mut s = sender();
+    send(&mut s, 0, 2);
+    // slow start: cwnd-limited only while cwnd < 2 * max_packets_out
+    // (Linux tcp_is_cwnd_limited): 10 >= 2 * 2.
+    s.raise_cwnd(MS, 1, 1, None);
+    assert_eq!(s.cwnd(), 10);
+}
+
+// ---------------------------------------------------------------- timers.rs
+
+#[test]
+fn rearm_timers_on_ack_stops_the_timer_when_everything_is_acked() {
+    let mut s = sender();
+    send(&mut s, 0, 2);
+    assert!(s.next_timeout().is_some());
+    s.on_ack(100 * MS, &ack(sq(2), &[]), None);
+    assert_eq!(s.next_timeout(), None, "RFC 6298 (5.2)");
+}
+
+#[test]
+fn rearm_timers_on_ack_restarts_the_probe_timeout_in_open() {
+    let mut s = sender();
+    send(&mut s, 0, 3);
+    s.on_ack(100 * MS, &ack(sq(1), &[]), None);
+    assert!(
+        s.tlp_pending(),
+        "RFC 8985 7.2: PTO restarted on new data acked"
+    );
+    // Without progress the PTO gives way to the RTO, counted from the
+    // head segment's transmission (Linux tcp_rearm_rto).
+    s.rearm_timers_on_ack(110 * MS, false, false);
+    assert!(s.rto_pending());
+    assert_eq!(s.next_timeout(), Some(s.rtt.rto()));
+}
+
+#[test]
+fn rearm_timers_on_ack_leaves_an_armed_reordering_timer() {
+    let mut s = sender();
+    send(&mut s, 0, 3);
+    s.timer = Some((150 * MS, Timer::RackReo));
+    s.rearm_timers_on_ack(100 * MS, true, true);
+    assert!(s.rack_reo_pending(), "Linux: no FLAG_SET_XMIT_TIMER");
+    assert_eq!(s.next_timeout(), Some(150 * MS));
+}

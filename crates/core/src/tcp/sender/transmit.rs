@@ -1,0 +1,267 @@
+use super::*;
+
+impl PathSender {
+    // ---- transmission ---------------------------------------------------------
+
+    pub(super) fn send_new(&mut self, now: Nanos, len: u32, kind: TxKind) -> Tx {
+        let fin = self.fin_queued && !self.fin_sent && self.snd_nxt + len as u64 == self.write_seq;
+        // New data ends above everything sent and is sent last: it goes to
+        // the tail of the time-ordered list without a search.
+        let id = self.id_at(self.sb.len());
+        let seg = Seg {
+            start: self.snd_nxt,
+            len,
+            fin,
+            flags: TSORTED,
+            ts_prev: self.ts_tail,
+            ts_next: 0,
+            sent: now,
+        };
+        self.snd_nxt = seg.end();
+        if fin {
+            self.fin_sent = true;
+        }
+        if self.ts_len == 0 {
+            self.ts_head = id;
+        } else {
+            let t = self.idx_of_id(self.ts_tail);
+            self.sb[t].ts_next = id;
+        }
+        self.ts_tail = id;
+        self.ts_len += 1;
+        self.sb.push_back(seg);
+        self.packets_out += 1;
+        if self.packets_out == 1 && self.lost_scan_seq < seg.start {
+            self.lost_scan_seq = seg.start;
+        }
+        self.account_send(now, len, false);
+        Tx {
+            seq: seg.start,
+            len,
+            fin,
+            kind,
+        }
+    }
+
+    pub(super) fn retransmit_at(&mut self, now: Nanos, i: usize, kind: TxKind) -> Tx {
+        // a retransmitted segment is walked by RACK again, at the list's tail
+        self.ts_forget(i);
+        if self.zombies > 0 {
+            self.wake_zombies(i);
+        }
+        let s = &mut self.sb[i];
+        // Invariant `retransmission-attributed` (crate::invariants): never
+        // resend what the peer SACKed, and always under a counted cause.
+        crate::invariant!(
+            kind.is_retrans() && !s.has(SACKED),
+            "retransmission-attributed",
+            "tcp: segment [{}, {}) retransmitted as {kind:?} with flags {:#x} (SACKED = 1)",
+            s.start,
+            s.end(),
+            s.flags
+        );
+        if !s.has(RETRANS) {
+            s.flags |= RETRANS;
+            self.retrans_out += 1;
+        }
+        s.flags |= EVER_RETRANS;
+        s.flags &= !SPURIOUS;
+        s.sent = now;
+        let (seq, len, fin) = (s.start, s.len, s.fin);
+        if s.walkable() {
+            self.ts_insert(i);
+        }
+        self.account_send(now, len, true);
+        if matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Loss)
+            && self.undo_marker.is_some()
+        {
+            // Linux tcp_retransmit_skb: count retransmissions to be undone by D-SACKs.
+            self.undo_retrans = self.undo_retrans.max(0) + 1;
+            if self.retrans_stamp.is_none() {
+                self.retrans_stamp = Some(now);
+            }
+        }
+        match kind {
+            TxKind::FastRetrans => self.counters.retrans_fast += 1,
+            TxKind::RtoRetrans => self.counters.retrans_rto += 1,
+            TxKind::TlpRetrans => self.counters.retrans_tlp += 1,
+            _ => {}
+        }
+        Tx {
+            seq,
+            len,
+            fin,
+            kind,
+        }
+    }
+
+    /// A retransmission of segment `i`: zombies above it are walked by RACK
+    /// again (see `rack_detect_loss`).
+    #[cold]
+    pub(super) fn wake_zombies(&mut self, i: usize) {
+        for j in i + 1..self.sb.len() {
+            if self.sb[j].has(ZOMBIE) {
+                self.unzombie(j);
+                self.ts_insert(j);
+                if self.zombies == 0 {
+                    break;
+                }
+            }
+        }
+    }
+
+    pub(super) fn account_send(&mut self, now: Nanos, len: u32, retrans: bool) {
+        if len > 0 {
+            self.counters.data_packets_sent += 1;
+            self.counters.bytes_sent += len as u64;
+            if retrans {
+                self.counters.bytes_retransmitted += len as u64;
+            }
+        }
+        if matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Cwr) {
+            // RFC 6937: prr_out counts every packet sent during recovery.
+            self.prr_out += 1;
+        }
+        self.last_send = now;
+    }
+
+    /// Decide the next transmission, or None. The owner calls this until it
+    /// returns None; it also arms the RTO/TLP/persist timer.
+    #[inline]
+    pub fn next_tx(&mut self, now: Nanos) -> Option<Tx> {
+        // Most calls find nothing to send (an MPTCP subflow gets one segment
+        // at a time; a receiver sends no data): no probe due, nothing lost
+        // to retransmit, nothing new. Then `next_tx_slow` would only do the
+        // window-validation step of its `in_flight >= cwnd` branch (limited
+        // iff the owner holds data) or of its end (not limited).
+        if !self.probe0_fire
+            && !self.tlp_fire
+            && self.lost_out <= self.retrans_out
+            && !self.has_new()
+        {
+            self.cwnd_validate(self.owner_has_data && self.in_flight() >= self.cc_state.cwnd);
+            return None;
+        }
+        let tx = self.next_tx_slow(now);
+        #[cfg(test)]
+        self.check_rack_list();
+        tx
+    }
+
+    /// Unsent data or an unsent FIN.
+    #[inline]
+    pub(super) fn has_new(&self) -> bool {
+        self.unsent() > 0 || (self.fin_queued && !self.fin_sent)
+    }
+
+    pub(super) fn next_tx_slow(&mut self, now: Nanos) -> Option<Tx> {
+        if self.probe0_fire {
+            self.probe0_fire = false;
+            self.backoff += 1;
+            self.arm_persist(now);
+            // Linux tcp_xmit_probe_skb: an old sequence number elicits an ACK.
+            return Some(Tx {
+                seq: self.snd_una - 1,
+                len: 0,
+                fin: false,
+                kind: TxKind::WindowProbe,
+            });
+        }
+        if self.tlp_fire {
+            self.tlp_fire = false;
+            if let Some(tx) = self.send_tlp(now) {
+                return Some(tx);
+            }
+        }
+        let in_flight = self.in_flight();
+        let cwnd = self.cc_state.cwnd;
+        let has_new = self.has_new();
+        if in_flight >= cwnd {
+            let limited = has_new || self.owner_has_data || self.lost_out > self.retrans_out;
+            self.cwnd_validate(limited);
+            return None;
+        }
+        // RFC 6675 NextSeg rule (1) / Linux tcp_xmit_retransmit_queue: the
+        // first lost, not yet retransmitted segment.
+        if self.lost_out > self.retrans_out {
+            let mut i = self.idx_of(self.retx_hint);
+            while i < self.sb.len() {
+                let s = self.sb[i];
+                // (RFC 6675 marks only below its scan point; RACK anywhere.)
+                if s.start >= self.lost_scan_seq
+                    && self.cc_state.ca_state != CaState::Loss
+                    && !self.rack_on()
+                {
+                    break;
+                }
+                if s.has(LOST) && !s.has(RETRANS) && !s.has(SACKED) {
+                    self.retx_hint = s.start;
+                    let kind = if self.cc_state.ca_state == CaState::Loss {
+                        TxKind::RtoRetrans
+                    } else {
+                        TxKind::FastRetrans
+                    };
+                    let tx = self.retransmit_at(now, i, kind);
+                    if self.timer.is_none() {
+                        self.arm_rto(now);
+                    } else if self.tlp_pending() {
+                        self.rto_instead_of_tlp(now);
+                    }
+                    return Some(tx);
+                }
+                i += 1;
+            }
+            self.retx_hint = self.sb.back().map(|s| s.end()).unwrap_or(self.snd_nxt);
+        }
+        // RFC 6675 NextSeg rule (2): new data, within the peer's window.
+        if has_new {
+            let unsent = self.unsent();
+            let mss_now = self.mss.saturating_sub(self.opt_overhead).max(1);
+            let len = unsent.min(mss_now as u64) as u32;
+            let fits = self.snd_nxt + len as u64 <= self.wnd_end;
+            let mut len = len;
+            if !fits {
+                let room = self.wnd_end.saturating_sub(self.snd_nxt);
+                if room > 0 && self.packets_out == 0 {
+                    // avoid a deadlock on windows below one MSS
+                    len = room.min(len as u64) as u32;
+                } else {
+                    if self.wnd_end <= self.snd_nxt && self.packets_out == 0 && self.timer.is_none()
+                    {
+                        self.arm_persist(now);
+                    }
+                    self.cwnd_validate(false);
+                    return None;
+                }
+            }
+            // Nagle (RFC 896, RFC 1122 4.2.3.4): hold a sub-MSS segment while
+            // data is unacknowledged, unless the FIN is queued (Linux pushes
+            // with TCP_NAGLE_OFF on close).
+            if self.nagle && len < mss_now && len > 0 && self.packets_out > 0 && !self.fin_queued {
+                self.cwnd_validate(false);
+                return None;
+            }
+            if self.packets_out == 0 {
+                let idle = now.saturating_sub(self.last_send);
+                if self.slow_start_after_idle && idle > self.rtt.rto() {
+                    self.cwnd_restart(idle);
+                }
+                // Linux tcp_event_data_sent: CA_EVENT_TX_START with nothing in flight.
+                self.cc
+                    .cwnd_event(&mut self.cc_state, CwndEvent::TxStart { idle }, now);
+            }
+            let tx = self.send_new(now, len, TxKind::New);
+            if self.tlp_eligible() {
+                // RFC 8985 7.2: (re)schedule the PTO after sending new data
+                // (Linux tcp_schedule_loss_probe at the end of tcp_write_xmit).
+                self.schedule_tlp_or_rto(now);
+            } else if self.timer.is_none() {
+                // RFC 6298 (5.1): start the RTO if it is not running.
+                self.arm_rto(now);
+            }
+            return Some(tx);
+        }
+        self.cwnd_validate(false);
+        None
+    }
+}

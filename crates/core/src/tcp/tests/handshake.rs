@@ -1,0 +1,87 @@
+//! Handshake: active and passive opens, option negotiation.
+
+use super::*;
+
+#[test]
+fn handshake_active_side() {
+    let mut ep = TcpEndpoint::new(&cfg(), 0, A, 1000, B, 80, Role::Client);
+    ep.connect(0);
+    let syn = recv!(ep, 0);
+    let s = tcp(&syn[0]);
+    assert_eq!(s.flags, flags::SYN);
+    assert_eq!((s.seq, s.mss(), s.sack_permitted), (0, Some(1460), true));
+    // rcvbuf 6 MiB: 65535 << 7 = 8388480 >= 6291456, << 6 is not.
+    assert_eq!(s.wscale, Some(7));
+    assert!(s.ts().is_some());
+    // 20 + 20 + (4 + 3 + 2 + 10 = 19 -> 20) = 60 bytes
+    assert_eq!(syn[0].size, 60);
+    // no answer: SYN retransmitted after 1 s (RFC 6298 2.1), then 2 s
+    assert_eq!(ep.poll_timeout(), Some(SEC));
+    ep.handle_timeout(SEC);
+    assert_eq!(recv!(ep, SEC).len(), 1);
+    assert_eq!(ep.poll_timeout(), Some(3 * SEC));
+    send!(ep, 3 * SEC + 40 * MS, syn_ack(true));
+    assert_eq!(events(&mut ep), vec![AppEvent::Connected]);
+    let a = recv!(ep, 3 * SEC + 40 * MS);
+    assert_eq!(a.len(), 1);
+    assert_eq!(
+        (tcp(&a[0]).flags, tcp(&a[0]).ack, tcp(&a[0]).seq),
+        (flags::ACK, 1, 1)
+    );
+    // Karn: SYN was retransmitted, no RTT sample; RFC 6298 (5.7): RTO 3 s
+    assert_eq!(ep.snd.rtt.srtt, 0);
+    assert_eq!(ep.snd.rtt.rto(), 3 * SEC);
+    assert_eq!(ep.snd.cwnd(), 10);
+    assert_eq!(ep.snd.mss, 1448);
+}
+
+#[test]
+fn handshake_passive_side() {
+    let mut ep = TcpEndpoint::new(&cfg(), 0, A, 80, B, 1000, Role::Server);
+    assert!(recv!(ep, 0).is_empty());
+    let mut syn = peer(0, 0, 0, flags::SYN);
+    syn.set_mss(Some(1460));
+    syn.wscale = Some(7);
+    syn.sack_permitted = true;
+    syn.set_ts(Some((5, 0)));
+    send!(ep, 0, syn);
+    let sa = recv!(ep, 0);
+    assert_eq!(sa.len(), 1);
+    let s = tcp(&sa[0]);
+    assert_eq!((s.flags, s.seq, s.ack), (flags::SYN | flags::ACK, 0, 1));
+    assert_eq!(
+        (s.wscale, s.sack_permitted, s.ts()),
+        (Some(7), true, Some((0, 5)))
+    );
+    // SYN-ACK retransmitted after 1 s if the ACK is lost
+    ep.handle_timeout(SEC);
+    assert_eq!(recv!(ep, SEC).len(), 1);
+    send!(ep, SEC + 10 * MS, ack(1, 0));
+    assert_eq!(events(&mut ep), vec![AppEvent::Connected]);
+    assert_eq!(ep.state, TcpState::Established);
+}
+
+#[test]
+fn handshake_without_options_caps_window() {
+    let c = TcpConfig {
+        timestamps: false,
+        window_scaling: false,
+        sack: false,
+        ..cfg()
+    };
+    let mut ep = TcpEndpoint::new(&c, 0, A, 80, B, 1000, Role::Server);
+    let mut syn = peer(0, 0, 0, flags::SYN);
+    syn.set_mss(Some(1460));
+    send!(ep, 0, syn);
+    let sa = recv!(ep, 0);
+    let s = tcp(&sa[0]);
+    assert_eq!((s.wscale, s.sack_permitted, s.ts()), (None, false, None));
+    send!(ep, MS, ack(1, 0));
+    // data at 1: ACK advertises at most 65535 without scaling
+    let mut d = peer(1, 1, 1460, flags::ACK);
+    d.set_ts(None);
+    send!(ep, 2 * MS, d);
+    let a = recv!(ep, 2 * MS);
+    assert_eq!(tcp(&a[0]).window, 65535);
+    assert_eq!(ep.snd.mss, 1460);
+}

@@ -1,0 +1,149 @@
+//! Receiving: delayed and quick ACKs, SACK and D-SACK generation.
+
+use super::*;
+
+/// A server that completed the handshake with the fake client.
+pub(super) fn server_with(c: &TcpConfig) -> TcpEndpoint {
+    let mut ep = TcpEndpoint::new(c, 0, A, 80, B, 1000, Role::Server);
+    let mut syn = peer(0, 0, 0, flags::SYN);
+    syn.set_mss(Some(1460));
+    syn.wscale = Some(7);
+    syn.sack_permitted = true;
+    syn.set_ts(Some((1, 0)));
+    send!(ep, 0, syn);
+    recv!(ep, 0);
+    send!(ep, 10 * MS, ack(1, 0));
+    events(&mut ep);
+    ep
+}
+
+pub(super) fn data(i: u64) -> TcpSegment {
+    let mut s = peer(sq(i), 1, MSS as u32, flags::ACK);
+    s.set_ts(Some((i + 100, 0)));
+    s
+}
+
+#[test]
+fn quickack_at_start_then_delayed_ack_every_second_segment() {
+    let mut ep = server_with(&cfg());
+    let mut t = 20 * MS;
+    // 16 quick ACKs (TCP_MAX_QUICKACKS), one per segment
+    for i in 0..16 {
+        send!(ep, t, data(i));
+        let out = recv!(ep, t);
+        assert_eq!(out.len(), 1, "quick ack {i}");
+        assert_eq!(tcp(&out[0]).ack, sq(i + 1));
+        t += MS;
+    }
+    // then every second full-sized segment
+    send!(ep, t, data(16));
+    assert!(recv!(ep, t).is_empty());
+    send!(ep, t, data(17));
+    let out = recv!(ep, t);
+    assert_eq!(out.len(), 1);
+    assert_eq!(tcp(&out[0]).ack, sq(18));
+    // a lone segment: ACKed by the 40 ms delayed-ACK timer
+    send!(ep, t, data(18));
+    assert!(recv!(ep, t).is_empty());
+    assert_eq!(ep.poll_timeout(), Some(t + 40 * MS));
+    ep.handle_timeout(t + 40 * MS);
+    let out = recv!(ep, t + 40 * MS);
+    assert_eq!(tcp(&out[0]).ack, sq(19));
+    let ev = events(&mut ep);
+    assert_eq!(ev.last(), Some(&AppEvent::Delivered { total: 19 * MSS }));
+}
+
+#[test]
+fn no_delayed_ack_acks_every_segment() {
+    let c = TcpConfig {
+        delayed_ack: false,
+        ..cfg()
+    };
+    let mut ep = server_with(&c);
+    for i in 0..40 {
+        send!(ep, 20 * MS, data(i));
+        assert_eq!(recv!(ep, 20 * MS).len(), 1);
+    }
+}
+
+#[test]
+fn out_of_order_sack_order_and_dsack() {
+    let mut ep = server_with(&cfg());
+    let t = 20 * MS;
+    send!(ep, t, data(0));
+    recv!(ep, t);
+    // 2 arrives (1 missing): immediate ACK with SACK [2,3)
+    send!(ep, t, data(2));
+    let a = recv!(ep, t);
+    assert_eq!(a.len(), 1);
+    assert_eq!(tcp(&a[0]).ack, sq(1));
+    assert_eq!(
+        &*tcp(&a[0]).sack_blocks(),
+        &[SackBlock {
+            start: sq(2),
+            end: sq(3)
+        }]
+    );
+    // 4 and then 6: most recent block first
+    send!(ep, t, data(4));
+    recv!(ep, t);
+    send!(ep, t, data(6));
+    let a = recv!(ep, t);
+    let blocks: Vec<_> = tcp(&a[0])
+        .sack_blocks()
+        .iter()
+        .map(|b| (b.start, b.end))
+        .collect();
+    assert_eq!(blocks, vec![(sq(6), sq(7)), (sq(4), sq(5)), (sq(2), sq(3))]);
+    // 3 joins [2,3) and [4,5): that block moves first
+    send!(ep, t, data(3));
+    let a = recv!(ep, t);
+    let blocks: Vec<_> = tcp(&a[0])
+        .sack_blocks()
+        .iter()
+        .map(|b| (b.start, b.end))
+        .collect();
+    assert_eq!(blocks, vec![(sq(2), sq(5)), (sq(6), sq(7))]);
+    // duplicate of 4: D-SACK first (inside the second block), immediate ACK
+    send!(ep, t, data(4));
+    let a = recv!(ep, t);
+    let blocks: Vec<_> = tcp(&a[0])
+        .sack_blocks()
+        .iter()
+        .map(|b| (b.start, b.end))
+        .collect();
+    assert_eq!(blocks, vec![(sq(4), sq(5)), (sq(2), sq(5)), (sq(6), sq(7))]);
+    // hole filled by 1: immediate ACK up to 5, SACK [6,7) remains
+    send!(ep, t, data(1));
+    let a = recv!(ep, t);
+    assert_eq!(tcp(&a[0]).ack, sq(5));
+    assert_eq!(tcp(&a[0]).sack_len(), 1);
+    // duplicate below rcv_nxt: D-SACK below the ACK
+    send!(ep, t, data(0));
+    let a = recv!(ep, t);
+    assert_eq!(
+        tcp(&a[0]).sack_blocks()[0],
+        SackBlock {
+            start: sq(0),
+            end: sq(1)
+        }
+    );
+    assert_eq!(ep.counters().ooo_segments, 5);
+}
+
+#[test]
+fn immediate_ack_on_out_of_order_after_quickacks() {
+    let mut ep = server_with(&cfg());
+    let mut t = 20 * MS;
+    for i in 0..20 {
+        send!(ep, t, data(i));
+        recv!(ep, t);
+        t += MS;
+    }
+    send!(ep, t, data(21));
+    assert_eq!(recv!(ep, t).len(), 1);
+    // hole filled: ACK now
+    send!(ep, t, data(20));
+    let a = recv!(ep, t);
+    assert_eq!(tcp(&a[0]).ack, sq(22));
+}
