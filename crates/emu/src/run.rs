@@ -20,7 +20,7 @@ use mptlab_core::traffic::MessageSource;
 use mptlab_core::SimRng;
 use mptlab_results::rows::{self, CounterCells, Row};
 use mptlab_results::stats::{median_p95_mean, opt_ms};
-use mptlab_results::RunOutput;
+use mptlab_results::{summary as metric, RunOutput};
 use mptlab_scenario as sc;
 use mptlab_sim::apps::{Schedule, SourceSchedule};
 
@@ -878,7 +878,7 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         let total: u64 = per.iter().map(|p| p.1).sum();
         if total > 0 {
             for (p, b) in per {
-                out.set_metric(format!("fg_share_path{p}"), b as f64 / total as f64);
+                out.set_metric(metric::fg_share_path(p), b as f64 / total as f64);
             }
             out.set_metric("emu.shares_from_links", 1.0);
         }
@@ -968,14 +968,7 @@ pub(crate) fn tables(
                 completed: d.is_some(),
             });
         }
-        summary.push(("messages".into(), msg_rows.len() as f64));
-        summary.push(("messages_delivered".into(), delays.len() as f64));
-        if !delays.is_empty() {
-            let (m, p, a) = median_p95_mean(&mut delays);
-            summary.push(("delay_ms_median".into(), m));
-            summary.push(("delay_ms_p95".into(), p));
-            summary.push(("delay_ms_mean".into(), a));
-        }
+        summary.extend(metric::message_metrics(msg_rows.len(), &mut delays));
         if !rec.send_lateness.is_empty() {
             let mut l: Vec<f64> = rec.send_lateness.iter().map(|&x| x as f64 / 1e6).collect();
             let (m, p, _) = median_p95_mean(&mut l);
@@ -1005,7 +998,7 @@ pub(crate) fn tables(
             completed: t.end.is_some(),
         });
         if let Some(ct) = ct {
-            summary.push(("completion_time_ms".into(), to_ms(ct)));
+            summary.push((metric::COMPLETION_TIME_MS.into(), to_ms(ct)));
         }
     }
 
@@ -1079,7 +1072,7 @@ pub(crate) fn tables(
             role: "foreground".into(),
             protocol: proto.clone(),
             bytes_delivered: delivered,
-            throughput_mbit: delivered as f64 * 8.0 / secs_f / 1e6,
+            throughput_mbit: metric::mbit_per_s(delivered, secs_f),
             // emulation writes messages on TCP streams and UDP sockets only
             // (no SCTP), which refuse no send (the agent splits UDP
             // messages into datagrams)
@@ -1088,15 +1081,10 @@ pub(crate) fn tables(
         });
     }
     summary.push((
-        "fg_throughput_mbit".into(),
-        fg_received as f64 * 8.0 / secs_f / 1e6,
+        metric::FG_THROUGHPUT_MBIT.into(),
+        metric::mbit_per_s(fg_received, secs_f),
     ));
-    let fg_total: u64 = fg_by_path.values().sum();
-    if fg_total > 0 {
-        for (p, b) in &fg_by_path {
-            summary.push((format!("fg_share_path{p}"), *b as f64 / fg_total as f64));
-        }
-    }
+    summary.extend(metric::fg_shares(&fg_by_path));
 
     // links: the emulator's per-direction counters (path<i>.up / .down).
     let mut link_rows = Vec::new();
@@ -1139,7 +1127,7 @@ pub(crate) fn tables(
         rows::TimeseriesRow::table(&ts_rows),
     ];
     for (k, v) in drawn {
-        summary.push((format!("drawn.{k}"), *v));
+        summary.push((metric::drawn(k), *v));
     }
     summary.push(("emu_time_s".into(), elapsed as f64 / 1e9));
     for (k, v) in summary {

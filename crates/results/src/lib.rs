@@ -9,6 +9,7 @@
 //! * [`RunOutput`]: what one run produces; [`merge_runs`] tags rows with `run`
 //!   and `seed`; [`write_results`] writes CSV, Parquet and `summary.json`
 //!   atomically; [`write_tables`] writes tables merged elsewhere (sweeps).
+//! * [`summary`]: the per-run summary metrics both drivers report.
 //! * [`stats`]: confidence intervals, box plots, path shares for summaries.
 //! * [`runfile`]: one run as a JSON document (sweep persistence).
 //! * [`unfinished`]: counts of transfers and messages a run did not complete.
@@ -20,6 +21,7 @@ pub mod rows;
 pub mod runfile;
 pub mod schema;
 pub mod stats;
+pub mod summary;
 mod table;
 pub mod unfinished;
 

@@ -14,6 +14,7 @@
 
 use crate::output::RunOutput;
 use crate::rows::{FlowRow, MessageRow, Row, TransferRow};
+use crate::summary;
 use crate::table::{Table, Value};
 use serde_json::{json, Map, Value as Json};
 
@@ -47,10 +48,10 @@ pub enum Items {
 /// Summary metrics that are computed over completed items only, and over
 /// which kind of item.
 pub const COMPLETED_ONLY: &[(&str, Items)] = &[
-    ("completion_time_ms", Items::Transfers),
-    ("delay_ms_median", Items::Messages),
-    ("delay_ms_p95", Items::Messages),
-    ("delay_ms_mean", Items::Messages),
+    (summary::COMPLETION_TIME_MS, Items::Transfers),
+    (summary::DELAY_MS_MEDIAN, Items::Messages),
+    (summary::DELAY_MS_P95, Items::Messages),
+    (summary::DELAY_MS_MEAN, Items::Messages),
 ];
 
 /// The kind of items `metric` is computed over, if it is a completed-only metric.

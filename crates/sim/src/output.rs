@@ -10,7 +10,7 @@ use mptlab_core::packet::{addr_to_string, Addr, FlowId};
 use mptlab_core::time::{to_ms, Nanos};
 use mptlab_results::rows::{self, CounterCells, Row};
 use mptlab_results::stats::{median_p95_mean, opt_ms};
-use mptlab_results::{unfinished, Table};
+use mptlab_results::{summary as metric, unfinished, Table};
 
 use crate::metrics::Report;
 use crate::world::{Role, World};
@@ -174,18 +174,11 @@ pub fn tables(
         *refused.entry(m.flow).or_default() += 1;
     }
     if !rep.messages.is_empty() {
-        summary.insert("messages".into(), rep.messages.len() as f64);
-        summary.insert("messages_delivered".into(), delays.len() as f64);
+        summary.extend(metric::message_metrics(rep.messages.len(), &mut delays));
         summary.insert(
             unfinished::MESSAGES_REFUSED.into(),
             refused.values().sum::<u64>() as f64,
         );
-        if !delays.is_empty() {
-            let (med, p95, mean) = median_p95_mean(&mut delays);
-            summary.insert("delay_ms_median".into(), med);
-            summary.insert("delay_ms_p95".into(), p95);
-            summary.insert("delay_ms_mean".into(), mean);
-        }
     }
 
     let mut transfer_rows = Vec::new();
@@ -203,7 +196,7 @@ pub fn tables(
             completed: t.end_time.is_some(),
         });
         if let Some(ct) = ct {
-            summary.insert("completion_time_ms".into(), to_ms(ct));
+            summary.insert(metric::COMPLETION_TIME_MS.into(), to_ms(ct));
         }
     }
     let transfers = rows::TransferRow::table(&transfer_rows);
@@ -275,7 +268,7 @@ pub fn tables(
         } else {
             w.delivered(f.client_ep) + w.delivered(f.server_ep)
         };
-        let tput = delivered as f64 * 8.0 / secs / 1e6;
+        let tput = metric::mbit_per_s(delivered, secs);
         if f.role == Role::Foreground {
             fg_received += delivered;
             fg_counters.add(&total);
@@ -292,8 +285,8 @@ pub fn tables(
         });
     }
     summary.insert(
-        "fg_throughput_mbit".into(),
-        fg_received as f64 * 8.0 / secs / 1e6,
+        metric::FG_THROUGHPUT_MBIT.into(),
+        metric::mbit_per_s(fg_received, secs),
     );
     // Seed 001: what loss recovery cost the foreground flows (both ends, all paths)
     let c = &fg_counters;
@@ -344,12 +337,7 @@ pub fn tables(
         }
         summary.insert("hol_blocking_ms".into(), to_ms(hol));
     }
-    let fg_total: u64 = fg_bytes_by_path.values().sum();
-    if fg_total > 0 {
-        for (pi, b) in &fg_bytes_by_path {
-            summary.insert(format!("fg_share_path{pi}"), *b as f64 / fg_total as f64);
-        }
-    }
+    summary.extend(metric::fg_shares(&fg_bytes_by_path));
 
     let link_rows: Vec<rows::LinkRow> = w
         .net
@@ -375,7 +363,7 @@ pub fn tables(
         }
     }
     for (k, v) in drawn {
-        summary.insert(format!("drawn.{k}"), *v);
+        summary.insert(metric::drawn(k), *v);
     }
     summary.insert("sim_time_s".into(), w.now as f64 / 1e9);
     summary.insert("events".into(), w.events.popped() as f64);
