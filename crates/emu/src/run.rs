@@ -18,7 +18,7 @@ use mptlab_core::traffic::video::{FramePhase, VideoConfig, VideoSource};
 use mptlab_core::traffic::web::Page;
 use mptlab_core::traffic::MessageSource;
 use mptlab_core::SimRng;
-use mptlab_results::rows::{self, CounterCells, Row};
+use mptlab_results::rows::{self, CounterCells, Row, TimeseriesRow as TS};
 use mptlab_results::stats::{median_p95_mean, opt_ms};
 use mptlab_results::{summary as metric, RunOutput};
 use mptlab_scenario as sc;
@@ -584,33 +584,22 @@ fn sampler(
                         let b = i.bytes_sent.unwrap_or(i.bytes_acked);
                         let key = (c.label.clone(), c.side, la, ra);
                         let (pb, pt) = last.insert(key, (b, now)).unwrap_or((0, origin));
+                        let sample = |metric: &'static str, value: f64| Sample {
+                            t,
+                            label: c.label.clone(),
+                            side: c.side,
+                            path,
+                            metric,
+                            value,
+                        };
                         if now > pt && b >= pb && b > 0 {
-                            samples.push(Sample {
-                                t,
-                                label: c.label.clone(),
-                                side: c.side,
-                                path,
-                                metric: "send_mbit",
-                                value: (b - pb) as f64 * 8.0 / ((now - pt) as f64 / 1e9) / 1e6,
-                            });
+                            let mbit = (b - pb) as f64 * 8.0 / ((now - pt) as f64 / 1e9) / 1e6;
+                            samples.push(sample(TS::SEND_MBIT, mbit));
                         }
                         if cwnd {
-                            samples.push(Sample {
-                                t,
-                                label: c.label.clone(),
-                                side: c.side,
-                                path,
-                                metric: "cwnd_bytes",
-                                value: i.snd_cwnd as f64 * i.snd_mss as f64,
-                            });
-                            samples.push(Sample {
-                                t,
-                                label: c.label.clone(),
-                                side: c.side,
-                                path,
-                                metric: "srtt_ms",
-                                value: i.rtt_us as f64 / 1e3,
-                            });
+                            let cwnd_bytes = i.snd_cwnd as f64 * i.snd_mss as f64;
+                            samples.push(sample(TS::CWND_BYTES, cwnd_bytes));
+                            samples.push(sample(TS::SRTT_MS, i.rtt_us as f64 / 1e3));
                         }
                     }
                 }

@@ -385,6 +385,19 @@ result_row! {
     }
 }
 
+/// The `metric` values of the time series.
+impl TimeseriesRow {
+    /// Payload bytes sent on the path in the last interval (retransmissions
+    /// included), Mbit/s.
+    pub const SEND_MBIT: &'static str = "send_mbit";
+    /// With `output.cwnd_series`: congestion window, bytes.
+    pub const CWND_BYTES: &'static str = "cwnd_bytes";
+    /// With `output.cwnd_series`: smoothed RTT, ms.
+    pub const SRTT_MS: &'static str = "srtt_ms";
+    /// With `output.cwnd_series`, once ssthresh is finite (simulator only).
+    pub const SSTHRESH_BYTES: &'static str = "ssthresh_bytes";
+}
+
 impl LinkRow {
     /// The row of one link direction from its model's counters (the
     /// simulator's links and the emulator's, which run the same model).

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use mptlab_core::endpoint::Counters;
 use mptlab_core::packet::{addr_to_string, Addr, FlowId};
 use mptlab_core::time::{to_ms, Nanos};
-use mptlab_results::rows::{self, CounterCells, Row};
+use mptlab_results::rows::{self, CounterCells, Row, TimeseriesRow as TS};
 use mptlab_results::stats::{median_p95_mean, opt_ms};
 use mptlab_results::{summary as metric, unfinished, Table};
 
@@ -57,6 +57,15 @@ pub fn sampler(series: Rc<RefCell<Series>>, cwnd: bool) -> Box<dyn FnMut(&World)
         let dt = w.now.saturating_sub(s.last_t);
         for (fid, f) in w.flows.iter().enumerate() {
             for (side, ep) in [("client", f.client_ep), ("server", f.server_ep)] {
+                let sample = |pi: usize, metric: &'static str, value: f64| Sample {
+                    t: w.now,
+                    flow: fid as u32,
+                    label: f.label.clone(),
+                    side,
+                    path: pi as u32 + 1,
+                    metric,
+                    value,
+                };
                 let paths = w.eps[ep].paths();
                 for (pi, p) in paths.iter().enumerate() {
                     let prev = s
@@ -67,48 +76,18 @@ pub fn sampler(series: Rc<RefCell<Series>>, cwnd: bool) -> Box<dyn FnMut(&World)
                         let mbit =
                             (p.counters.bytes_sent - prev) as f64 * 8.0 / (dt as f64 / 1e9) / 1e6;
                         if mbit > 0.0 || p.counters.bytes_sent > 0 {
-                            s.rows.push(Sample {
-                                t: w.now,
-                                flow: fid as u32,
-                                label: f.label.clone(),
-                                side,
-                                path: pi as u32 + 1,
-                                metric: "send_mbit",
-                                value: mbit,
-                            });
+                            s.rows.push(sample(pi, TS::SEND_MBIT, mbit));
                         }
                     }
                 }
                 if cwnd {
                     for (pi, st) in w.eps[ep].path_states().iter().enumerate() {
-                        s.rows.push(Sample {
-                            t: w.now,
-                            flow: fid as u32,
-                            label: f.label.clone(),
-                            side,
-                            path: pi as u32 + 1,
-                            metric: "cwnd_bytes",
-                            value: st.cwnd_bytes as f64,
-                        });
-                        s.rows.push(Sample {
-                            t: w.now,
-                            flow: fid as u32,
-                            label: f.label.clone(),
-                            side,
-                            path: pi as u32 + 1,
-                            metric: "srtt_ms",
-                            value: to_ms(st.srtt),
-                        });
+                        s.rows
+                            .push(sample(pi, TS::CWND_BYTES, st.cwnd_bytes as f64));
+                        s.rows.push(sample(pi, TS::SRTT_MS, to_ms(st.srtt)));
                         if st.ssthresh_bytes != u64::MAX {
-                            s.rows.push(Sample {
-                                t: w.now,
-                                flow: fid as u32,
-                                label: f.label.clone(),
-                                side,
-                                path: pi as u32 + 1,
-                                metric: "ssthresh_bytes",
-                                value: st.ssthresh_bytes as f64,
-                            });
+                            s.rows
+                                .push(sample(pi, TS::SSTHRESH_BYTES, st.ssthresh_bytes as f64));
                         }
                     }
                 }
@@ -407,7 +386,8 @@ fn srtt_means(w: &World, s: &Series, client_addrs: &[Addr]) -> BTreeMap<String, 
         };
         let paths = w.eps[ep].paths();
         for x in &s.rows {
-            if x.flow as usize != fid || x.side != side || x.metric != "srtt_ms" || x.value <= 0.0 {
+            if x.flow as usize != fid || x.side != side || x.metric != TS::SRTT_MS || x.value <= 0.0
+            {
                 continue;
             }
             let Some(p) = paths.get(x.path as usize - 1) else {
