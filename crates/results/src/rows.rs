@@ -185,6 +185,7 @@ macro_rules! result_row {
             fn columns() -> Vec<(&'static str, ColumnType)> {
                 #[allow(unused_mut)]
                 let mut v = vec![$( (stringify!($f), <$t as Cell>::TYPE), )*];
+                // `$cf` named only so that this optional group repeats with it
                 $( let _ = stringify!($cf);
                    v.extend(CounterCells::COLUMNS.iter().map(|c| (*c, ColumnType::U64))); )?
                 v
