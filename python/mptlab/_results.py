@@ -8,10 +8,34 @@ from typing import Any, Dict, List, Optional, Union
 
 import polars as pl
 
+from . import _core
 from ._errors import SimulationError
 
-#: The standard tables, in documented order (see docs/results.md).
-STANDARD = ["messages", "transfers", "flows", "paths", "links", "timeseries"]
+#: The standard tables' columns and types, from the Rust row definitions
+#: (``mptlab_results::rows``, the one definition the simulator and emulation
+#: fill): ``{table: {column: type}}``, tables in documented order (see
+#: docs/results.md). Every table also starts with ``run`` and ``seed`` (and a
+#: sweep's with ``point``, ``point_label`` and the swept keys).
+SCHEMAS: Dict[str, Dict[str, str]] = {t: dict(cols) for t, cols in _core.schemas()}
+
+#: The standard tables, in documented order.
+STANDARD = list(SCHEMAS)
+
+_DTYPES = {"u64": pl.UInt64, "i64": pl.Int64, "f64": pl.Float64, "string": pl.Utf8, "bool": pl.Boolean}
+
+
+def _read_csv(name: str, path: Path) -> pl.DataFrame:
+    """A table from CSV with the declared types of the standard columns
+    (as Parquet has them), so a column that is all null in CSV, or a float
+    column whose values happen to be whole, keeps its type; columns are
+    matched by name, never by position."""
+    header = pl.read_csv(path, n_rows=0).columns
+    declared = SCHEMAS.get(name, {})
+    overrides = {c: _DTYPES[declared[c]] for c in header if c in declared}
+    for c in ("run", "seed"):
+        if c in header:
+            overrides[c] = pl.UInt64
+    return pl.read_csv(path, infer_schema_length=None, schema_overrides=overrides)
 
 
 class Results:
@@ -121,5 +145,5 @@ def load(path: Union[str, Path]) -> Results:
         if pq.is_file():
             tables[n] = pl.read_parquet(pq)
         elif csv.is_file():
-            tables[n] = pl.read_csv(csv, infer_schema_length=None)
+            tables[n] = _read_csv(n, csv)
     return Results(tables, summary, d)

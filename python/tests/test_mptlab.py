@@ -209,3 +209,24 @@ def test_load_and_set_errors(scen: Path, tmp_path: Path) -> None:
     r = mptlab.sweep(scen, out=tmp_path / "c", parquet=False, runs=1)
     assert not list((tmp_path / "c").glob("*.parquet"))
     assert r.messages.height > 0 and r.messages["point_label"][0] == "base"
+
+
+def test_tables_load_by_name_with_the_declared_types(scen: Path, tmp_path: Path) -> None:
+    from mptlab._results import SCHEMAS, STANDARD
+    # the schemas come from the Rust row definitions, in documented order
+    assert STANDARD == ["messages", "transfers", "flows", "paths", "links", "timeseries"]
+    assert SCHEMAS["paths"]["share_bytes"] == "f64" and SCHEMAS["flows"]["penalizations"] == "u64"
+    mptlab.sweep(scen, out=tmp_path / "b", runs=1)
+    pq = mptlab.load(tmp_path / "b")
+    for f in (tmp_path / "b").glob("*.parquet"):
+        f.unlink()
+    csv = mptlab.load(tmp_path / "b")
+    for name, cols in SCHEMAS.items():
+        p, c = pq.table(name), csv.table(name)
+        # every declared column, in declared order, after the leading ones
+        assert [x for x in p.columns if x in cols] == list(cols), name
+        assert c.columns == p.columns, name
+        # CSV read with the declared types agrees with Parquet, also for
+        # columns that are empty or all null in this run
+        assert c.schema == p.schema, name
+        assert c.equals(p), name

@@ -148,6 +148,30 @@ pub struct ConnRec {
     pub stream: TcpStream,
 }
 
+/// UDP datagrams and bytes one side sent and received (headers of the
+/// agent's datagram format included).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UdpCounts {
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    pub packets_received: u64,
+    pub bytes_received: u64,
+}
+
+/// One time series sample of a connection (a `timeseries` row once the
+/// flow id is known).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// Time since the origin.
+    pub t: Nanos,
+    pub label: String,
+    pub side: &'static str,
+    /// The client access path (1-based).
+    pub path: usize,
+    pub metric: &'static str,
+    pub value: f64,
+}
+
 /// Measurements of both sides (in emulation both live in this process).
 #[derive(Debug, Default)]
 pub struct Records {
@@ -155,14 +179,14 @@ pub struct Records {
     pub transfers: Vec<TransferRec>,
     /// Application bytes delivered in order, per flow label.
     pub delivered: BTreeMap<String, u64>,
-    /// UDP: (datagrams, bytes) sent and received, per side "client"/"server".
-    pub udp: BTreeMap<&'static str, [u64; 4]>,
+    /// UDP: datagrams and bytes sent and received, per side "client"/"server".
+    pub udp: BTreeMap<&'static str, UdpCounts>,
     pub conns: Vec<ConnRec>,
     pub errors: Vec<String>,
     /// Send lateness (write start minus scheduled time), ns, per message.
     pub send_lateness: Vec<u64>,
-    /// Time series samples: (t since origin, flow label, side, path, metric, value).
-    pub series: Vec<(Nanos, String, &'static str, usize, &'static str, f64)>,
+    /// Time series samples.
+    pub series: Vec<Sample>,
     /// Agent threads still running (they record on exit).
     pub active: Arc<std::sync::atomic::AtomicUsize>,
 }
@@ -688,8 +712,8 @@ fn udp_send(
     }
     let mut r = rec.lock().unwrap();
     let e = r.udp.entry(side).or_default();
-    e[0] += pk;
-    e[1] += by;
+    e.packets_sent += pk;
+    e.bytes_sent += by;
 }
 
 /// Reassembles UDP messages from the agents' data datagrams, each headed
@@ -777,8 +801,8 @@ fn udp_recv(
     }
     let mut r = rec.lock().unwrap();
     let e = r.udp.entry(side).or_default();
-    e[2] += pk;
-    e[3] += by;
+    e.packets_received += pk;
+    e.bytes_received += by;
     *r.delivered.entry("fg".into()).or_default() += out.iter().map(|m| m.bytes as u64).sum::<u64>();
     r.messages.extend(out);
 }

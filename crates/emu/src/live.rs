@@ -19,7 +19,7 @@ use mptlab_results::{write_results, WriteOptions};
 use mptlab_scenario::{Override, Scenario};
 
 use crate::agent::{self, ClientEnv, ClockKind, Records, Server, Shared, Traffic};
-use crate::run::{counters, plan, supported, tables, PathRow};
+use crate::run::{counters, plan, supported, tables, PathMeasure};
 use crate::sock;
 
 #[derive(Subcommand, Debug)]
@@ -224,13 +224,13 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
                 if let Ok(i) = sock::tcp_info(c.stream.as_raw_fd()) {
                     rtts.push(i.rtt_us as f64 / 1e3);
                     let (l, r) = sock::addrs(&c.stream);
-                    prow.push(PathRow {
+                    prow.push(PathMeasure {
                         label: c.label.clone(),
                         side: c.side,
                         path: s.transport.path as usize,
                         local: l,
                         remote: r,
-                        c: counters(&i),
+                        counters: counters(&i),
                     });
                 }
             }

@@ -10,14 +10,17 @@ use std::time::Duration;
 
 use mptlab_core::time::{secs, to_ms, Nanos};
 use mptlab_core::traffic::metrics::Jitter;
+use mptlab_results::rows::{self, CounterCells, Row, TimeseriesRow as TS};
 use mptlab_results::stats::{median_p95_mean, opt_ms};
-use mptlab_results::{schema, RunOutput, Table, Value as V};
+use mptlab_results::{summary as metric, RunOutput};
 use mptlab_scenario as sc;
 use mptlab_setup::draw::initial_path;
 use mptlab_setup::links::preset_links;
 use mptlab_setup::traffic::{self, Schedule};
 
-use crate::agent::{self, ClientEnv, ClockKind, Plan, Records, Server, Shared, Traffic};
+use crate::agent::{
+    self, ClientEnv, ClockKind, Plan, Records, Sample, Server, Shared, Traffic, UdpCounts,
+};
 use crate::emulator::{DirectionReport, EmuOptions};
 use crate::netns::{self, ip_in};
 use crate::sock::{self, SockOpts, Stream, TcpInfo};
@@ -413,63 +416,49 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
     Ok(())
 }
 
-/// Kernel counters in the order of `schema::COUNTERS`; what `tcp_info` does
+/// The counters of one kernel connection (subflow); what `tcp_info` does
 /// not expose is null (see docs/emulation.md).
-pub(crate) fn counters(i: &TcpInfo) -> Vec<Option<u64>> {
-    vec![
-        Some(i.segs_out as u64),
-        Some(i.data_segs_out as u64),
-        Some(i.bytes_sent.unwrap_or(i.bytes_acked)),
-        i.bytes_retrans,
-        Some(i.segs_in as u64),
-        Some(i.data_segs_in as u64),
-        Some(i.bytes_received),
-        None, // retrans_fast: the kernel counts retransmissions, not their cause
-        None, // retrans_rto
-        None, // retrans_tlp
-        None, // retrans_spurious
-        i.total_rto.map(|v| v as u64),
-        None, // tlp_probes
-        None, // recoveries
-        None, // dup_acks
-        i.rcv_ooopack.map(|v| v as u64),
-        None, // bytes_reinjected
-        None, // bytes_probe_extra
-        None, // penalizations
-    ]
-}
-
-fn udp_counters(c: &[u64; 4]) -> Vec<Option<u64>> {
-    let mut v = vec![None; schema::COUNTERS.len()];
-    v[0] = Some(c[0]);
-    v[1] = Some(c[0]);
-    v[2] = Some(c[1]);
-    v[4] = Some(c[2]);
-    v[5] = Some(c[2]);
-    v[6] = Some(c[3]);
-    v
-}
-
-fn add_counters(a: &mut [Option<u64>], b: &[Option<u64>]) {
-    for (x, y) in a.iter_mut().zip(b) {
-        if let Some(y) = y {
-            *x = Some(x.unwrap_or(0) + y);
-        }
+pub(crate) fn counters(i: &TcpInfo) -> CounterCells {
+    // retrans_fast / _rto / _tlp / _spurious, tlp_probes, recoveries,
+    // dup_acks stay null: the kernel counts retransmissions, not their
+    // cause; bytes_reinjected, bytes_probe_extra and penalizations are
+    // MPTCP-level counters tcp_info does not have
+    CounterCells {
+        packets_sent: Some(i.segs_out as u64),
+        data_packets_sent: Some(i.data_segs_out as u64),
+        bytes_sent: Some(i.bytes_sent.unwrap_or(i.bytes_acked)),
+        bytes_retransmitted: i.bytes_retrans,
+        packets_received: Some(i.segs_in as u64),
+        data_packets_received: Some(i.data_segs_in as u64),
+        bytes_received: Some(i.bytes_received),
+        rto_events: i.total_rto.map(|v| v as u64),
+        ooo_segments: i.rcv_ooopack.map(|v| v as u64),
+        ..CounterCells::default()
     }
 }
 
-fn cvals(c: &[Option<u64>]) -> Vec<V> {
-    c.iter().map(|v| v.map_or(V::Null, V::U64)).collect()
+/// The counters of one side of a UDP flow: every datagram carries data.
+fn udp_counters(c: &UdpCounts) -> CounterCells {
+    CounterCells {
+        packets_sent: Some(c.packets_sent),
+        data_packets_sent: Some(c.packets_sent),
+        bytes_sent: Some(c.bytes_sent),
+        packets_received: Some(c.packets_received),
+        data_packets_received: Some(c.packets_received),
+        bytes_received: Some(c.bytes_received),
+        ..CounterCells::default()
+    }
 }
 
 /// One path of one side of a flow, as measured.
-pub(crate) struct PathRow {
+#[derive(Clone)]
+pub(crate) struct PathMeasure {
     pub(crate) label: String,
     pub(crate) side: &'static str,
     pub(crate) path: usize,
     pub(crate) local: String,
     pub(crate) remote: String,
-    pub(crate) c: Vec<Option<u64>>,
+    pub(crate) counters: CounterCells,
 }
 
 /// Sample the kernel's per-connection (per-subflow for MPTCP) counters every
@@ -501,7 +490,7 @@ fn sampler(
             }
             let now = crate::clock::monotonic_ns();
             let t = now.saturating_sub(origin);
-            let mut rows = Vec::new();
+            let mut samples = Vec::new();
             {
                 let r = rec.lock().unwrap();
                 for c in &r.conns {
@@ -528,38 +517,27 @@ fn sampler(
                         let b = i.bytes_sent.unwrap_or(i.bytes_acked);
                         let key = (c.label.clone(), c.side, la, ra);
                         let (pb, pt) = last.insert(key, (b, now)).unwrap_or((0, origin));
+                        let sample = |metric: &'static str, value: f64| Sample {
+                            t,
+                            label: c.label.clone(),
+                            side: c.side,
+                            path,
+                            metric,
+                            value,
+                        };
                         if now > pt && b >= pb && b > 0 {
-                            rows.push((
-                                t,
-                                c.label.clone(),
-                                c.side,
-                                path,
-                                "send_mbit",
-                                (b - pb) as f64 * 8.0 / ((now - pt) as f64 / 1e9) / 1e6,
-                            ));
+                            let mbit = (b - pb) as f64 * 8.0 / ((now - pt) as f64 / 1e9) / 1e6;
+                            samples.push(sample(TS::SEND_MBIT, mbit));
                         }
                         if cwnd {
-                            rows.push((
-                                t,
-                                c.label.clone(),
-                                c.side,
-                                path,
-                                "cwnd_bytes",
-                                i.snd_cwnd as f64 * i.snd_mss as f64,
-                            ));
-                            rows.push((
-                                t,
-                                c.label.clone(),
-                                c.side,
-                                path,
-                                "srtt_ms",
-                                i.rtt_us as f64 / 1e3,
-                            ));
+                            let cwnd_bytes = i.snd_cwnd as f64 * i.snd_mss as f64;
+                            samples.push(sample(TS::CWND_BYTES, cwnd_bytes));
+                            samples.push(sample(TS::SRTT_MS, i.rtt_us as f64 / 1e3));
                         }
                     }
                 }
             }
-            rec.lock().unwrap().series.extend(rows);
+            rec.lock().unwrap().series.extend(samples);
         }
     })
 }
@@ -704,7 +682,7 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         .max(1);
 
     // Kernel counters while the connections are still open.
-    let mut prow: Vec<PathRow> = Vec::new();
+    let mut prow: Vec<PathMeasure> = Vec::new();
     let mut subflow_counters_missing = false;
     let client_addrs: Vec<String> = topo.client_addrs.clone();
     let access = |a: &str, b: &str| {
@@ -730,25 +708,25 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
                 Some(subs) => {
                     for sf in subs {
                         let (la, ra) = (sf.local.ip().to_string(), sf.remote.ip().to_string());
-                        prow.push(PathRow {
+                        prow.push(PathMeasure {
                             label: c.label.clone(),
                             side: c.side,
                             path: access(&la, &ra),
                             local: la,
                             remote: ra,
-                            c: counters(&sf.info),
+                            counters: counters(&sf.info),
                         });
                     }
                 }
                 None => {
                     if let Ok(i) = sock::tcp_info(fd) {
-                        prow.push(PathRow {
+                        prow.push(PathMeasure {
                             label: c.label.clone(),
                             side: c.side,
                             path: access(&l, &rmt),
                             local: l,
                             remote: rmt,
-                            c: counters(&i),
+                            counters: counters(&i),
                         });
                     }
                 }
@@ -812,7 +790,7 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         let total: u64 = per.iter().map(|p| p.1).sum();
         if total > 0 {
             for (p, b) in per {
-                out.set_metric(format!("fg_share_path{p}"), b as f64 / total as f64);
+                out.set_metric(metric::fg_share_path(p), b as f64 / total as f64);
             }
             out.set_metric("emu.shares_from_links", 1.0);
         }
@@ -830,7 +808,7 @@ pub(crate) fn tables(
     seed: u64,
     plan: &Plan,
     rec: Records,
-    prow: Vec<PathRow>,
+    prow: Vec<PathMeasure>,
     reports: &[DirectionReport],
     elapsed: Nanos,
     drawn: &[(String, f64)],
@@ -868,7 +846,7 @@ pub(crate) fn tables(
     }
 
     // messages: every message generated before the end, in id order.
-    let mut msgs = schema::messages();
+    let mut msg_rows: Vec<rows::MessageRow> = Vec::new();
     let mut summary: Vec<(String, f64)> = Vec::new();
     if let Traffic::Messages { schedule, .. } = &plan.traffic {
         let mut got: Vec<&agent::MsgRec> = rec.messages.iter().collect();
@@ -890,27 +868,19 @@ pub(crate) fn tables(
             if let Some(x) = delay {
                 delays.push(to_ms(x));
             }
-            msgs.push_row(vec![
-                V::U64(0),
-                V::Str("fg".into()),
-                V::U64(id as u64),
-                V::U64(bytes as u64),
-                V::F64(to_ms(at)),
-                opt_ms(d),
-                opt_ms(delay),
-                j.map_or(V::Null, |j| V::F64(j / 1e6)),
-                V::Bool(d.is_some()),
-            ])
-            .expect("messages schema");
+            msg_rows.push(rows::MessageRow {
+                flow: 0,
+                flow_label: "fg".into(),
+                msg_id: id as u64,
+                bytes: bytes as u64,
+                send_time_ms: to_ms(at),
+                delivery_time_ms: opt_ms(d),
+                delay_ms: opt_ms(delay),
+                jitter_ms: j.map(|j| j / 1e6),
+                completed: d.is_some(),
+            });
         }
-        summary.push(("messages".into(), msgs.num_rows() as f64));
-        summary.push(("messages_delivered".into(), delays.len() as f64));
-        if !delays.is_empty() {
-            let (m, p, a) = median_p95_mean(&mut delays);
-            summary.push(("delay_ms_median".into(), m));
-            summary.push(("delay_ms_p95".into(), p));
-            summary.push(("delay_ms_mean".into(), a));
-        }
+        summary.extend(metric::message_metrics(msg_rows.len(), &mut delays));
         if !rec.send_lateness.is_empty() {
             let mut l: Vec<f64> = rec.send_lateness.iter().map(|&x| x as f64 / 1e6).collect();
             let (m, p, _) = median_p95_mean(&mut l);
@@ -919,7 +889,8 @@ pub(crate) fn tables(
         }
     }
 
-    let mut transfers = schema::transfers();
+    let msgs = rows::MessageRow::table(&msg_rows);
+    let mut transfer_rows = Vec::new();
     for t in &rec.transfers {
         let ct = t.end.map(|e| e.saturating_sub(t.start));
         let fl = if t.kind == "page" {
@@ -927,23 +898,23 @@ pub(crate) fn tables(
         } else {
             flow_of(&t.label, &mut labels)
         };
-        transfers
-            .push_row(vec![
-                V::U64(fl),
-                V::Str(t.label.clone()),
-                V::Str(t.kind.into()),
-                V::U64(t.objects as u64),
-                V::U64(t.bytes),
-                V::F64(to_ms(t.start)),
-                opt_ms(t.end),
-                opt_ms(ct),
-                V::Bool(t.end.is_some()),
-            ])
-            .expect("transfers schema");
+        transfer_rows.push(rows::TransferRow {
+            flow: fl,
+            label: t.label.clone(),
+            kind: t.kind.into(),
+            objects: t.objects as u64,
+            bytes: t.bytes,
+            start_ms: to_ms(t.start),
+            end_ms: opt_ms(t.end),
+            completion_time_ms: opt_ms(ct),
+            completed: t.end.is_some(),
+        });
         if let Some(ct) = ct {
-            summary.push(("completion_time_ms".into(), to_ms(ct)));
+            summary.push((metric::COMPLETION_TIME_MS.into(), to_ms(ct)));
         }
     }
+
+    let transfers = rows::TransferRow::table(&transfer_rows);
 
     // how many transfers and messages did not complete (issue 12 item 3)
     for (k, v) in mptlab_results::unfinished::run_metrics(&msgs, &transfers) {
@@ -951,27 +922,15 @@ pub(crate) fn tables(
     }
 
     // paths and flows
-    let mut paths = schema::paths();
-    let mut flows = schema::flows();
+    let mut path_rows = Vec::new();
+    let mut flow_rows = Vec::new();
     let secs_f = elapsed as f64 / 1e9;
     let mut fg_by_path: std::collections::BTreeMap<usize, u64> = Default::default();
     let mut fg_received = 0u64;
     for (fid, l) in labels.iter().enumerate() {
-        let mut total = vec![None; schema::COUNTERS.len()];
-        #[allow(clippy::type_complexity)]
-        let mut rows: Vec<(&'static str, usize, String, String, Vec<Option<u64>>)> = prow
-            .iter()
-            .filter(|p| &p.label == l)
-            .map(|p| {
-                (
-                    p.side,
-                    p.path,
-                    p.local.clone(),
-                    p.remote.clone(),
-                    p.c.clone(),
-                )
-            })
-            .collect();
+        let mut total = CounterCells::default();
+        let mut measured: Vec<PathMeasure> =
+            prow.iter().filter(|p| &p.label == l).cloned().collect();
         if proto == "udp" {
             let ca = plan.client_src.map(|a| a.to_string()).unwrap_or_default();
             let sa = plan.server.ip().to_string();
@@ -983,69 +942,64 @@ pub(crate) fn tables(
                     } else {
                         (sa.clone(), ca.clone())
                     };
-                    rows.push((side, p, lo, re, udp_counters(c)));
+                    measured.push(PathMeasure {
+                        label: l.clone(),
+                        side,
+                        path: p,
+                        local: lo,
+                        remote: re,
+                        counters: udp_counters(c),
+                    });
                 }
             }
         }
         for side in ["client", "server"] {
-            let mine: Vec<_> = rows.iter().filter(|r| r.0 == side).collect();
-            let sum_b: u64 = mine.iter().map(|r| r.4[2].unwrap_or(0)).sum();
-            let sum_p: u64 = mine.iter().map(|r| r.4[1].unwrap_or(0)).sum();
-            for r in mine {
-                add_counters(&mut total, &r.4);
-                *fg_by_path.entry(r.1).or_default() += r.4[2].unwrap_or(0);
-                let share = |a: Option<u64>, b: u64| {
-                    if b == 0 {
-                        V::Null
-                    } else {
-                        V::F64(a.unwrap_or(0) as f64 / b as f64)
-                    }
-                };
-                let mut row = vec![
-                    V::U64(fid as u64),
-                    V::Str(l.clone()),
-                    V::Str("foreground".into()),
-                    V::Str(side.into()),
-                    V::U64(r.1 as u64),
-                    V::Str(r.2.clone()),
-                    V::Str(r.3.clone()),
-                    share(r.4[2], sum_b),
-                    share(r.4[1], sum_p),
-                ];
-                row.extend(cvals(&r.4));
-                paths.push_row(row).expect("paths schema");
+            let mine: Vec<&PathMeasure> = measured.iter().filter(|m| m.side == side).collect();
+            let sent = |m: &PathMeasure| m.counters.bytes_sent.unwrap_or(0);
+            let data_packets = |m: &PathMeasure| m.counters.data_packets_sent.unwrap_or(0);
+            let sum_b: u64 = mine.iter().map(|m| sent(m)).sum();
+            let sum_p: u64 = mine.iter().map(|m| data_packets(m)).sum();
+            for m in mine {
+                total.add(&m.counters);
+                *fg_by_path.entry(m.path).or_default() += sent(m);
+                path_rows.push(rows::PathRow {
+                    flow: fid as u64,
+                    label: l.clone(),
+                    role: "foreground".into(),
+                    side: side.into(),
+                    path: m.path as u64,
+                    local_addr: m.local.clone(),
+                    remote_addr: m.remote.clone(),
+                    share_bytes: rows::share(sent(m), sum_b),
+                    share_packets: rows::share(data_packets(m), sum_p),
+                    counters: m.counters.clone(),
+                });
             }
         }
         let delivered = rec.delivered.get(l).copied().unwrap_or(0);
         fg_received += delivered;
-        let mut row = vec![
-            V::U64(fid as u64),
-            V::Str(l.clone()),
-            V::Str("foreground".into()),
-            V::Str(proto.clone()),
-            V::U64(delivered),
-            V::F64(delivered as f64 * 8.0 / secs_f / 1e6),
-            // messages_refused: emulation writes messages on TCP streams and
-            // UDP sockets only (no SCTP), which refuse no send (the agent
-            // splits UDP messages into datagrams)
-            V::U64(0),
-        ];
-        row.extend(cvals(&total));
-        flows.push_row(row).expect("flows schema");
+        flow_rows.push(rows::FlowRow {
+            flow: fid as u64,
+            label: l.clone(),
+            role: "foreground".into(),
+            protocol: proto.clone(),
+            bytes_delivered: delivered,
+            throughput_mbit: metric::mbit_per_s(delivered, secs_f),
+            // emulation writes messages on TCP streams and UDP sockets only
+            // (no SCTP), which refuse no send (the agent splits UDP
+            // messages into datagrams)
+            messages_refused: 0,
+            counters: total,
+        });
     }
     summary.push((
-        "fg_throughput_mbit".into(),
-        fg_received as f64 * 8.0 / secs_f / 1e6,
+        metric::FG_THROUGHPUT_MBIT.into(),
+        metric::mbit_per_s(fg_received, secs_f),
     ));
-    let fg_total: u64 = fg_by_path.values().sum();
-    if fg_total > 0 {
-        for (p, b) in &fg_by_path {
-            summary.push((format!("fg_share_path{p}"), *b as f64 / fg_total as f64));
-        }
-    }
+    summary.extend(metric::fg_shares(&fg_by_path));
 
     // links: the emulator's per-direction counters (path<i>.up / .down).
-    let mut links = schema::links();
+    let mut link_rows = Vec::new();
     let mut late = crate::hist::Histogram::default();
     for r in reports {
         let (link, dir) = r.name.split_once('.').unwrap_or((&r.name, ""));
@@ -1055,31 +1009,7 @@ pub(crate) fn tables(
             (_, "up") => ("client", "core"),
             _ => ("core", "client"),
         };
-        let st = &r.stats;
-        let sent = st.packets_offered - st.drops_queue - st.drops_outage;
-        let mean_q = if sent > 0 {
-            V::F64(st.queue_delay_sum as f64 / sent as f64 / 1e6)
-        } else {
-            V::Null
-        };
-        links
-            .push_row(vec![
-                V::Str(link.into()),
-                V::Str(dir.into()),
-                V::Str(from.into()),
-                V::Str(to.into()),
-                V::U64(st.packets_offered),
-                V::U64(st.bytes_offered),
-                V::U64(st.packets_delivered),
-                V::U64(st.bytes_delivered),
-                V::U64(st.drops_queue),
-                V::U64(st.drops_loss),
-                V::U64(st.drops_outage),
-                V::U64(st.max_queue_packets),
-                V::U64(st.max_queue_bytes),
-                mean_q,
-            ])
-            .expect("links schema");
+        link_rows.push(rows::LinkRow::of(link, dir, from, to, &r.stats));
         late.merge(&r.lateness);
     }
     if late.count() > 0 {
@@ -1088,26 +1018,28 @@ pub(crate) fn tables(
             late.quantile(0.99) as f64 / 1e3,
         ));
     }
-    let mut ts: Table = schema::timeseries();
-    for (t, l, side, p, m, v) in &rec.series {
-        if *t > elapsed {
-            continue;
-        }
-        let fid = flow_of(l, &mut labels);
-        ts.push_row(vec![
-            V::F64(to_ms(*t)),
-            V::U64(fid),
-            V::Str(l.clone()),
-            V::Str((*side).into()),
-            V::U64(*p as u64),
-            V::Str((*m).into()),
-            V::F64(*v),
-        ])
-        .expect("timeseries schema");
+    let mut ts_rows = Vec::new();
+    for x in rec.series.iter().filter(|x| x.t <= elapsed) {
+        ts_rows.push(rows::TimeseriesRow {
+            t_ms: to_ms(x.t),
+            flow: flow_of(&x.label, &mut labels),
+            label: x.label.clone(),
+            side: x.side.into(),
+            path: x.path as u64,
+            metric: x.metric.into(),
+            value: x.value,
+        });
     }
-    out.tables = vec![msgs, transfers, flows, paths, links, ts];
+    out.tables = vec![
+        msgs,
+        transfers,
+        rows::FlowRow::table(&flow_rows),
+        rows::PathRow::table(&path_rows),
+        rows::LinkRow::table(&link_rows),
+        rows::TimeseriesRow::table(&ts_rows),
+    ];
     for (k, v) in drawn {
-        summary.push((format!("drawn.{k}"), *v));
+        summary.push((metric::drawn(k), *v));
     }
     summary.push(("emu_time_s".into(), elapsed as f64 / 1e9));
     for (k, v) in summary {

@@ -409,6 +409,24 @@ fn t975(df: u64) -> f64 {
     mptlab_results::stats::t975(df)
 }
 
+/// The standard tables and their columns, in order: `[(table, [(column,
+/// type)])]` with types `u64`, `i64`, `f64`, `string`, `bool`, from the
+/// typed rows of `mptlab_results::rows` (the one definition both drivers
+/// fill).
+#[pyfunction]
+fn schemas() -> Vec<(String, Vec<(String, String)>)> {
+    mptlab_results::rows::standard_schemas()
+        .into_iter()
+        .map(|(t, cols)| {
+            let cols = cols
+                .into_iter()
+                .map(|(n, ty)| (n.to_string(), ty.to_string()))
+                .collect();
+            (t.to_string(), cols)
+        })
+        .collect()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", VERSION)?;
@@ -417,6 +435,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(t975, m)?)?;
+    m.add_function(wrap_pyfunction!(schemas, m)?)?;
     m.add_class::<SweepJob>()?;
     Ok(())
 }

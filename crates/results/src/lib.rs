@@ -3,10 +3,13 @@
 //! * [`Table`]: a small typed columnar table (u64/i64/f64/string/bool
 //!   columns, every value optional), with [`row!`] / [`Table::push_row`] /
 //!   [`Table::push_named`] to append rows.
-//! * [`schema`]: the standard tables every driver fills (see `docs/results.md`).
+//! * [`rows`]: the standard tables as typed rows, each defined once
+//!   ([`rows::Row`]); [`schema`]: their names and empty tables (see
+//!   `docs/results.md`).
 //! * [`RunOutput`]: what one run produces; [`merge_runs`] tags rows with `run`
 //!   and `seed`; [`write_results`] writes CSV, Parquet and `summary.json`
 //!   atomically; [`write_tables`] writes tables merged elsewhere (sweeps).
+//! * [`summary`]: the per-run summary metrics both drivers report.
 //! * [`stats`]: confidence intervals, box plots, path shares for summaries.
 //! * [`runfile`]: one run as a JSON document (sweep persistence).
 //! * [`unfinished`]: counts of transfers and messages a run did not complete.
@@ -14,9 +17,11 @@
 pub mod csv;
 mod output;
 pub mod parquet_writer;
+pub mod rows;
 pub mod runfile;
 pub mod schema;
 pub mod stats;
+pub mod summary;
 mod table;
 pub mod unfinished;
 
@@ -26,6 +31,9 @@ pub use output::{
     Stats, WriteError, WriteOptions, SUMMARY_FILE,
 };
 pub use parquet_writer::write_parquet;
+pub use rows::{
+    CounterCells, FlowRow, LinkRow, MessageRow, PathRow, Row, TimeseriesRow, TransferRow,
+};
 pub use runfile::{decode_run, decode_run_tables, encode_run};
 pub use table::{Column, ColumnData, ColumnType, Table, TableError, Value};
 pub use unfinished::Unfinished;

@@ -1,19 +1,23 @@
-//! Statistics for sweep summaries: mean, median, Student-t 95 % confidence
-//! interval of the mean, box-plot statistics, per-path shares.
+//! Statistics for run and sweep summaries: the per-run median / p95 / mean
+//! both drivers report, mean, median, Student-t 95 % confidence interval of
+//! the mean, box-plot statistics, per-path shares.
 //!
 //! No dependency: the t quantile comes from a table (df 1..30, exact to the
 //! 6 printed digits) and a Cornish-Fisher expansion beyond (error < 2e-6 for
 //! df > 30, checked in the tests against published values).
 
+use crate::rows::Row;
+use mptlab_core::time::{to_ms, Nanos};
 use serde::Serialize;
 
-/// A time in ms (from ns), or null: the unit of every `_ms` column.
-pub fn opt_ms(t_ns: Option<u64>) -> crate::Value {
-    // ns / 1e6 exactly as mptlab-core's `to_ms` (MS = 1e6 ns)
-    t_ns.map_or(crate::Value::Null, |t| crate::Value::F64(t as f64 / 1e6))
+/// A time in ms, or null (for the nullable time columns of the rows).
+pub fn opt_ms(t: Option<Nanos>) -> Option<f64> {
+    t.map(to_ms)
 }
 
-/// Median, 95th percentile (nearest rank) and mean of `v` (sorted in place; not empty).
+/// Median, 95th percentile (nearest rank) and mean of `v` (sorted in place;
+/// not empty): the per-run `delay_ms_*` and similar summary metrics of the
+/// simulator and of emulation.
 pub fn median_p95_mean(v: &mut [f64]) -> (f64, f64, f64) {
     v.sort_by(|a, b| a.total_cmp(b));
     let q = |p: f64| v[((p * (v.len() - 1) as f64).round()) as usize];
@@ -140,6 +144,9 @@ impl Describe {
 /// for every (role, side, path) the mean of `share_bytes` over the runs in
 /// which it appears. Rows are in first-appearance order.
 pub fn path_shares(paths: &[&crate::Table]) -> Vec<PathShare> {
+    // read by column name, leniently (tables of older run files may lack
+    // columns): a row without a path is skipped
+    let col = crate::rows::PathRow::COL;
     let mut out: Vec<PathShare> = Vec::new();
     let mut sums: Vec<(f64, f64, usize)> = Vec::new();
     for t in paths {
@@ -148,13 +155,13 @@ pub fn path_shares(paths: &[&crate::Table]) -> Vec<PathShare> {
                 Some(crate::Value::Str(s)) => s,
                 _ => String::new(),
             };
-            let (role, side) = (s("role"), s("side"));
-            let Some(path) = t.get(r, "path").and_then(|v| v.as_f64()) else {
+            let (role, side) = (s(col.role), s(col.side));
+            let Some(path) = t.get(r, col.path).and_then(|v| v.as_f64()) else {
                 continue;
             };
             let path = path as u64;
-            let sb = t.get(r, "share_bytes").and_then(|v| v.as_f64());
-            let sp = t.get(r, "share_packets").and_then(|v| v.as_f64());
+            let sb = t.get(r, col.share_bytes).and_then(|v| v.as_f64());
+            let sp = t.get(r, col.share_packets).and_then(|v| v.as_f64());
             let i = match out
                 .iter()
                 .position(|p| p.role == role && p.side == side && p.path == path)
@@ -274,7 +281,7 @@ mod tests {
         // ranks round(0.5 * 19) = 10 and round(0.95 * 19) = 18 (0-based)
         assert_eq!(median_p95_mean(&mut v), (11.0, 19.0, 10.5));
         assert_eq!(v[0], 1.0, "sorted in place");
-        assert_eq!(opt_ms(Some(2_500_000)), crate::Value::F64(2.5));
-        assert_eq!(opt_ms(None), crate::Value::Null);
+        assert_eq!(opt_ms(Some(2_500_000)), Some(2.5));
+        assert_eq!(opt_ms(None), None);
     }
 }

@@ -367,3 +367,57 @@ fn rewrite_replaces_old_results() {
     assert_eq!(csv.lines().count(), 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// docs/results.md documents every standard table's columns, in order and
+/// with their types, as the typed rows define them (a renamed, added or
+/// reordered field must be documented).
+#[test]
+fn docs_list_the_row_columns() {
+    use crate::rows::{standard_schemas, CounterCells};
+    let doc = include_str!("../../../docs/results.md");
+    let section = |title: &str| -> &str {
+        let start = doc
+            .find(&format!("\n### {title}\n"))
+            .unwrap_or_else(|| panic!("docs/results.md has no section `{title}`"));
+        let rest = &doc[start + title.len() + 6..];
+        &rest[..rest.find("\n#").unwrap_or(rest.len())]
+    };
+    let backticked = |s: &str| -> Vec<String> {
+        s.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    };
+    for (table, cols) in standard_schemas() {
+        let mut documented: Vec<(String, String)> = Vec::new();
+        for line in section(table).lines() {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            if cells.len() < 4 || cells[1] == "column" || cells[1].starts_with("---") {
+                continue;
+            }
+            let ty = cells[2].to_string();
+            if cells[1] == "counters" {
+                documented.extend(
+                    CounterCells::COLUMNS
+                        .iter()
+                        .map(|c| (c.to_string(), ty.clone())),
+                );
+            } else {
+                documented.extend(backticked(cells[1]).into_iter().map(|c| (c, ty.clone())));
+            }
+        }
+        let names: Vec<&str> = documented.iter().map(|d| d.0.as_str()).collect();
+        let want: Vec<&str> = cols.iter().map(|c| c.0).collect();
+        assert_eq!(names, want, "docs/results.md, table `{table}`");
+        for ((n, ty), (_, t)) in documented.iter().zip(&cols) {
+            // a row naming several columns may leave the type to the text
+            assert!(
+                ty.is_empty() || *ty == t.to_string(),
+                "{table}.{n}: documented {ty}, is {t}"
+            );
+        }
+    }
+    let counters = backticked(section("Counters (flows and paths)"));
+    assert_eq!(counters, CounterCells::COLUMNS, "docs/results.md, Counters");
+}

@@ -13,6 +13,8 @@
 //! which sweeps keep even when they drop the tables.
 
 use crate::output::RunOutput;
+use crate::rows::{FlowRow, MessageRow, Row, TransferRow};
+use crate::summary;
 use crate::table::{Table, Value};
 use serde_json::{json, Map, Value as Json};
 
@@ -46,10 +48,10 @@ pub enum Items {
 /// Summary metrics that are computed over completed items only, and over
 /// which kind of item.
 pub const COMPLETED_ONLY: &[(&str, Items)] = &[
-    ("completion_time_ms", Items::Transfers),
-    ("delay_ms_median", Items::Messages),
-    ("delay_ms_p95", Items::Messages),
-    ("delay_ms_mean", Items::Messages),
+    (summary::COMPLETION_TIME_MS, Items::Transfers),
+    (summary::DELAY_MS_MEDIAN, Items::Messages),
+    (summary::DELAY_MS_P95, Items::Messages),
+    (summary::DELAY_MS_MEAN, Items::Messages),
 ];
 
 /// The kind of items `metric` is computed over, if it is a completed-only metric.
@@ -64,7 +66,8 @@ pub fn completed_only(metric: &str) -> Option<Items> {
 /// table; a missing `completed` value counts as not completed.
 pub fn count(t: &Table) -> (u64, u64) {
     let n = t.num_rows() as u64;
-    let done = t.column("completed").map_or(0, |c| {
+    // `completed` has one name in both tables (checked in the tests)
+    let done = t.column(MessageRow::COL.completed).map_or(0, |c| {
         (0..t.num_rows())
             .filter(|&i| c.data.get(i) == Value::Bool(true))
             .count() as u64
@@ -105,11 +108,22 @@ pub fn maybe_legacy_messages(o: &RunOutput) -> bool {
 /// the tables. A run that has them is left alone; so is a table not loaded.
 pub fn upgrade_legacy(o: &mut RunOutput) {
     use crate::table::{Column, ColumnData};
-    for (name, time) in [("messages", "delivery_time_ms"), ("transfers", "end_ms")] {
+    for (name, time, completed) in [
+        (
+            MessageRow::TABLE,
+            MessageRow::COL.delivery_time_ms,
+            MessageRow::COL.completed,
+        ),
+        (
+            TransferRow::TABLE,
+            TransferRow::COL.end_ms,
+            TransferRow::COL.completed,
+        ),
+    ] {
         let Some(t) = o.tables.iter_mut().find(|t| t.name == name) else {
             continue;
         };
-        if t.column("completed").is_some() {
+        if t.column(completed).is_some() {
             continue;
         }
         let Some(tc) = t.column(time) else {
@@ -120,7 +134,7 @@ pub fn upgrade_legacy(o: &mut RunOutput) {
             .collect();
         let mut cols = t.columns().to_vec();
         cols.push(Column {
-            name: "completed".into(),
+            name: completed.into(),
             data: ColumnData::Bool(done),
         });
         if let Ok(n) = Table::from_columns(name, cols) {
@@ -129,32 +143,32 @@ pub fn upgrade_legacy(o: &mut RunOutput) {
     }
     // `flows` before the `messages_refused` column: no run of that time
     // refused a message (the SCTP app queued it and stalled instead)
-    if let Some(t) = o.tables.iter_mut().find(|t| t.name == "flows") {
-        if t.column(MESSAGES_REFUSED).is_none() {
+    if let Some(t) = o.tables.iter_mut().find(|t| t.name == FlowRow::TABLE) {
+        let refused = FlowRow::COL.messages_refused;
+        if t.column(refused).is_none() {
             let mut cols = t.columns().to_vec();
             let at = cols
                 .iter()
-                .position(|c| c.name == "throughput_mbit")
+                .position(|c| c.name == FlowRow::COL.throughput_mbit)
                 .map_or(cols.len(), |i| i + 1);
             cols.insert(
                 at,
                 Column {
-                    name: MESSAGES_REFUSED.into(),
+                    name: refused.into(),
                     data: ColumnData::U64(vec![Some(0); t.num_rows()]),
                 },
             );
-            if let Ok(n) = Table::from_columns("flows", cols) {
+            if let Ok(n) = Table::from_columns(FlowRow::TABLE, cols) {
                 *t = n;
             }
         }
     }
-    let empty = |name: &str| crate::schema::standard(name).expect("standard table");
-    let msgs = o.table("messages").cloned();
-    let trs = o.table("transfers").cloned();
+    let msgs = o.table(MessageRow::TABLE).cloned();
+    let trs = o.table(TransferRow::TABLE).cloned();
     let (have_m, have_t) = (msgs.is_some(), trs.is_some());
     let metrics = run_metrics(
-        &msgs.unwrap_or_else(|| empty("messages")),
-        &trs.unwrap_or_else(|| empty("transfers")),
+        &msgs.unwrap_or_else(MessageRow::empty),
+        &trs.unwrap_or_else(TransferRow::empty),
     );
     for (k, v) in metrics {
         let loaded = if k == TRANSFERS || k == TRANSFERS_UNFINISHED {

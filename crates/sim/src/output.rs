@@ -8,45 +8,43 @@ use std::rc::Rc;
 use mptlab_core::endpoint::Counters;
 use mptlab_core::packet::{addr_to_string, Addr, FlowId};
 use mptlab_core::time::{to_ms, Nanos};
-use mptlab_results::{schema, unfinished, Table, Value as V};
+use mptlab_results::rows::{self, CounterCells, Row, TimeseriesRow as TS};
+use mptlab_results::stats::{median_p95_mean, opt_ms};
+use mptlab_results::{summary as metric, unfinished, Table};
 
 use crate::metrics::Report;
 use crate::world::{Role, World};
 
-// Shared with emulation: they live in mptlab-results.
-pub use mptlab_results::stats::{median_p95_mean, opt_ms};
+/// One time series sample (a `timeseries` row before the end of the run).
+struct Sample {
+    t: Nanos,
+    flow: u32,
+    label: String,
+    side: &'static str,
+    /// The path's position within the endpoint (1-based).
+    path: u32,
+    metric: &'static str,
+    value: f64,
+}
 
-fn counter_values(c: &Counters) -> Vec<V> {
-    [
-        c.packets_sent,
-        c.data_packets_sent,
-        c.bytes_sent,
-        c.bytes_retransmitted,
-        c.packets_received,
-        c.data_packets_received,
-        c.bytes_received,
-        c.retrans_fast,
-        c.retrans_rto,
-        c.retrans_tlp,
-        c.retrans_spurious,
-        c.rto_events,
-        c.tlp_probes,
-        c.recoveries,
-        c.dup_acks,
-        c.ooo_segments,
-        c.bytes_reinjected,
-        c.bytes_probe_extra,
-        c.penalizations,
-    ]
-    .into_iter()
-    .map(V::U64)
-    .collect()
+impl Sample {
+    fn row(&self) -> rows::TimeseriesRow {
+        rows::TimeseriesRow {
+            t_ms: to_ms(self.t),
+            flow: self.flow as u64,
+            label: self.label.clone(),
+            side: self.side.into(),
+            path: self.path as u64,
+            metric: self.metric.into(),
+            value: self.value,
+        }
+    }
 }
 
 /// Time series rows collected while the run goes on.
 #[derive(Default)]
 pub struct Series {
-    rows: Vec<(Nanos, u32, String, &'static str, u32, &'static str, f64)>,
+    rows: Vec<Sample>,
     last_bytes: BTreeMap<(usize, usize), u64>,
     last_t: Nanos,
 }
@@ -59,6 +57,15 @@ pub fn sampler(series: Rc<RefCell<Series>>, cwnd: bool) -> Box<dyn FnMut(&World)
         let dt = w.now.saturating_sub(s.last_t);
         for (fid, f) in w.flows.iter().enumerate() {
             for (side, ep) in [("client", f.client_ep), ("server", f.server_ep)] {
+                let sample = |pi: usize, metric: &'static str, value: f64| Sample {
+                    t: w.now,
+                    flow: fid as u32,
+                    label: f.label.clone(),
+                    side,
+                    path: pi as u32 + 1,
+                    metric,
+                    value,
+                };
                 let paths = w.eps[ep].paths();
                 for (pi, p) in paths.iter().enumerate() {
                     let prev = s
@@ -69,48 +76,18 @@ pub fn sampler(series: Rc<RefCell<Series>>, cwnd: bool) -> Box<dyn FnMut(&World)
                         let mbit =
                             (p.counters.bytes_sent - prev) as f64 * 8.0 / (dt as f64 / 1e9) / 1e6;
                         if mbit > 0.0 || p.counters.bytes_sent > 0 {
-                            s.rows.push((
-                                w.now,
-                                fid as u32,
-                                f.label.clone(),
-                                side,
-                                pi as u32 + 1,
-                                "send_mbit",
-                                mbit,
-                            ));
+                            s.rows.push(sample(pi, TS::SEND_MBIT, mbit));
                         }
                     }
                 }
                 if cwnd {
                     for (pi, st) in w.eps[ep].path_states().iter().enumerate() {
-                        s.rows.push((
-                            w.now,
-                            fid as u32,
-                            f.label.clone(),
-                            side,
-                            pi as u32 + 1,
-                            "cwnd_bytes",
-                            st.cwnd_bytes as f64,
-                        ));
-                        s.rows.push((
-                            w.now,
-                            fid as u32,
-                            f.label.clone(),
-                            side,
-                            pi as u32 + 1,
-                            "srtt_ms",
-                            to_ms(st.srtt),
-                        ));
+                        s.rows
+                            .push(sample(pi, TS::CWND_BYTES, st.cwnd_bytes as f64));
+                        s.rows.push(sample(pi, TS::SRTT_MS, to_ms(st.srtt)));
                         if st.ssthresh_bytes != u64::MAX {
-                            s.rows.push((
-                                w.now,
-                                fid as u32,
-                                f.label.clone(),
-                                side,
-                                pi as u32 + 1,
-                                "ssthresh_bytes",
-                                st.ssthresh_bytes as f64,
-                            ));
+                            s.rows
+                                .push(sample(pi, TS::SSTHRESH_BYTES, st.ssthresh_bytes as f64));
                         }
                     }
                 }
@@ -146,26 +123,29 @@ pub fn tables(
     let mut summary = BTreeMap::new();
     let label = |f: u32| w.flows[f as usize].label.clone();
 
-    let mut msgs = schema::messages();
     let mut delays = Vec::new();
-    for m in &rep.messages {
-        let delay = m.delivery_time.map(|d| d - m.send_time);
-        if let Some(d) = delay {
-            delays.push(to_ms(d));
-        }
-        msgs.push_row(vec![
-            V::U64(m.flow as u64),
-            V::Str(label(m.flow)),
-            V::U64(m.msg_id),
-            V::U64(m.bytes as u64),
-            V::F64(to_ms(m.send_time)),
-            opt_ms(m.delivery_time),
-            opt_ms(delay),
-            m.jitter.map_or(V::Null, |j| V::F64(j / 1e6)),
-            V::Bool(m.delivery_time.is_some()),
-        ])
-        .expect("messages schema");
-    }
+    let msg_rows: Vec<rows::MessageRow> = rep
+        .messages
+        .iter()
+        .map(|m| {
+            let delay = m.delivery_time.map(|d| d - m.send_time);
+            if let Some(d) = delay {
+                delays.push(to_ms(d));
+            }
+            rows::MessageRow {
+                flow: m.flow as u64,
+                flow_label: label(m.flow),
+                msg_id: m.msg_id,
+                bytes: m.bytes as u64,
+                send_time_ms: to_ms(m.send_time),
+                delivery_time_ms: opt_ms(m.delivery_time),
+                delay_ms: opt_ms(delay),
+                jitter_ms: m.jitter.map(|j| j / 1e6),
+                completed: m.delivery_time.is_some(),
+            }
+        })
+        .collect();
+    let msgs = rows::MessageRow::table(&msg_rows);
     // messages the send call refused (SCTP, larger than the send buffer),
     // per flow for the flows table and in all for the summary
     let mut refused: BTreeMap<FlowId, u64> = BTreeMap::new();
@@ -173,40 +153,32 @@ pub fn tables(
         *refused.entry(m.flow).or_default() += 1;
     }
     if !rep.messages.is_empty() {
-        summary.insert("messages".into(), rep.messages.len() as f64);
-        summary.insert("messages_delivered".into(), delays.len() as f64);
+        summary.extend(metric::message_metrics(rep.messages.len(), &mut delays));
         summary.insert(
             unfinished::MESSAGES_REFUSED.into(),
             refused.values().sum::<u64>() as f64,
         );
-        if !delays.is_empty() {
-            let (med, p95, mean) = median_p95_mean(&mut delays);
-            summary.insert("delay_ms_median".into(), med);
-            summary.insert("delay_ms_p95".into(), p95);
-            summary.insert("delay_ms_mean".into(), mean);
-        }
     }
 
-    let mut transfers = schema::transfers();
+    let mut transfer_rows = Vec::new();
     for t in &rep.transfers {
         let ct = t.end_time.map(|e| e - t.start_time);
-        transfers
-            .push_row(vec![
-                V::U64(t.flow as u64),
-                V::Str(t.label.clone()),
-                V::Str(t.kind.into()),
-                V::U64(t.objects as u64),
-                V::U64(t.bytes),
-                V::F64(to_ms(t.start_time)),
-                opt_ms(t.end_time),
-                opt_ms(ct),
-                V::Bool(t.end_time.is_some()),
-            ])
-            .expect("transfers schema");
+        transfer_rows.push(rows::TransferRow {
+            flow: t.flow as u64,
+            label: t.label.clone(),
+            kind: t.kind.into(),
+            objects: t.objects as u64,
+            bytes: t.bytes,
+            start_ms: to_ms(t.start_time),
+            end_ms: opt_ms(t.end_time),
+            completion_time_ms: opt_ms(ct),
+            completed: t.end_time.is_some(),
+        });
         if let Some(ct) = ct {
-            summary.insert("completion_time_ms".into(), to_ms(ct));
+            summary.insert(metric::COMPLETION_TIME_MS.into(), to_ms(ct));
         }
     }
+    let transfers = rows::TransferRow::table(&transfer_rows);
 
     // how many transfers and messages did not complete (issue 12 item 3)
     for (k, v) in unfinished::run_metrics(&msgs, &transfers) {
@@ -234,8 +206,8 @@ pub fn tables(
     }
 
     let secs = (w.now.min(duration).max(1)) as f64 / 1e9;
-    let mut flows = schema::flows();
-    let mut paths = schema::paths();
+    let mut flow_rows = Vec::with_capacity(w.flows.len());
+    let mut path_rows = Vec::new();
     // every client path has a share, 0 when unused (a path manager that never
     // opened a subflow there), so per-run shares average over all runs
     let mut fg_bytes_by_path: BTreeMap<usize, u64> =
@@ -254,26 +226,18 @@ pub fn tables(
                 if f.role == Role::Foreground {
                     *fg_bytes_by_path.entry(ap).or_default() += p.counters.bytes_sent;
                 }
-                let share = |a: u64, b: u64| {
-                    if b == 0 {
-                        V::Null
-                    } else {
-                        V::F64(a as f64 / b as f64)
-                    }
-                };
-                let mut row = vec![
-                    V::U64(fid as u64),
-                    V::Str(f.label.clone()),
-                    V::Str(f.role.as_str().into()),
-                    V::Str(side.into()),
-                    V::U64(ap as u64),
-                    V::Str(addr_to_string(p.local)),
-                    V::Str(addr_to_string(p.remote)),
-                    share(p.counters.bytes_sent, sum_b),
-                    share(p.counters.data_packets_sent, sum_p),
-                ];
-                row.extend(counter_values(&p.counters));
-                paths.push_row(row).expect("paths schema");
+                path_rows.push(rows::PathRow {
+                    flow: fid as u64,
+                    label: f.label.clone(),
+                    role: f.role.as_str().into(),
+                    side: side.into(),
+                    path: ap as u64,
+                    local_addr: addr_to_string(p.local),
+                    remote_addr: addr_to_string(p.remote),
+                    share_bytes: rows::share(p.counters.bytes_sent, sum_b),
+                    share_packets: rows::share(p.counters.data_packets_sent, sum_p),
+                    counters: CounterCells::from(&p.counters),
+                });
             }
         }
         // Goodput: in-order bytes delivered to the applications (datagram
@@ -283,26 +247,25 @@ pub fn tables(
         } else {
             w.delivered(f.client_ep) + w.delivered(f.server_ep)
         };
-        let tput = delivered as f64 * 8.0 / secs / 1e6;
+        let tput = metric::mbit_per_s(delivered, secs);
         if f.role == Role::Foreground {
             fg_received += delivered;
             fg_counters.add(&total);
         }
-        let mut row = vec![
-            V::U64(fid as u64),
-            V::Str(f.label.clone()),
-            V::Str(f.role.as_str().into()),
-            V::Str(f.protocol.clone()),
-            V::U64(delivered),
-            V::F64(tput),
-            V::U64(refused.get(&(fid as FlowId)).copied().unwrap_or(0)),
-        ];
-        row.extend(counter_values(&total));
-        flows.push_row(row).expect("flows schema");
+        flow_rows.push(rows::FlowRow {
+            flow: fid as u64,
+            label: f.label.clone(),
+            role: f.role.as_str().into(),
+            protocol: f.protocol.clone(),
+            bytes_delivered: delivered,
+            throughput_mbit: tput,
+            messages_refused: refused.get(&(fid as FlowId)).copied().unwrap_or(0),
+            counters: CounterCells::from(&total),
+        });
     }
     summary.insert(
-        "fg_throughput_mbit".into(),
-        fg_received as f64 * 8.0 / secs / 1e6,
+        metric::FG_THROUGHPUT_MBIT.into(),
+        metric::mbit_per_s(fg_received, secs),
     );
     // Seed 001: what loss recovery cost the foreground flows (both ends, all paths)
     let c = &fg_counters;
@@ -353,44 +316,17 @@ pub fn tables(
         }
         summary.insert("hol_blocking_ms".into(), to_ms(hol));
     }
-    let fg_total: u64 = fg_bytes_by_path.values().sum();
-    if fg_total > 0 {
-        for (pi, b) in &fg_bytes_by_path {
-            summary.insert(format!("fg_share_path{pi}"), *b as f64 / fg_total as f64);
-        }
-    }
+    summary.extend(metric::fg_shares(&fg_bytes_by_path));
 
-    let mut links = schema::links();
-    for (d, s) in w.net.link_stats() {
-        let sent = s.packets_offered - s.drops_queue - s.drops_outage;
-        let mean_q = if sent > 0 {
-            V::F64(s.queue_delay_sum as f64 / sent as f64 / 1e6)
-        } else {
-            V::Null
-        };
-        links
-            .push_row(vec![
-                V::Str(d.name.clone()),
-                V::Str(if d.dir == "ab" {
-                    "up".into()
-                } else {
-                    "down".into()
-                }),
-                V::Str(w.net.nodes[d.from].name.clone()),
-                V::Str(w.net.nodes[d.to].name.clone()),
-                V::U64(s.packets_offered),
-                V::U64(s.bytes_offered),
-                V::U64(s.packets_delivered),
-                V::U64(s.bytes_delivered),
-                V::U64(s.drops_queue),
-                V::U64(s.drops_loss),
-                V::U64(s.drops_outage),
-                V::U64(s.max_queue_packets),
-                V::U64(s.max_queue_bytes),
-                mean_q,
-            ])
-            .expect("links schema");
-    }
+    let link_rows: Vec<rows::LinkRow> = w
+        .net
+        .link_stats()
+        .map(|(d, s)| {
+            let dir = if d.dir == "ab" { "up" } else { "down" };
+            let (from, to) = (&w.net.nodes[d.from].name, &w.net.nodes[d.to].name);
+            rows::LinkRow::of(&d.name, dir, from, to, s)
+        })
+        .collect();
 
     if let Some(s) = series {
         for (k, v) in srtt_means(w, s, client_addrs) {
@@ -398,29 +334,28 @@ pub fn tables(
         }
     }
 
-    let mut ts = schema::timeseries();
+    let mut ts = rows::TimeseriesRow::empty();
     if let Some(s) = series {
-        for (t, f, l, side, p, m, v) in &s.rows {
-            ts.push_row(vec![
-                V::F64(to_ms(*t)),
-                V::U64(*f as u64),
-                V::Str(l.clone()),
-                V::Str((*side).into()),
-                V::U64(*p as u64),
-                V::Str((*m).into()),
-                V::F64(*v),
-            ])
-            .expect("timeseries schema");
+        for sample in &s.rows {
+            ts.push_row(sample.row().cells())
+                .expect("a row fits its own table");
         }
     }
     for (k, v) in drawn {
-        summary.insert(format!("drawn.{k}"), *v);
+        summary.insert(metric::drawn(k), *v);
     }
     summary.insert("sim_time_s".into(), w.now as f64 / 1e9);
     summary.insert("events".into(), w.events.popped() as f64);
     summary.insert("data_packets".into(), w.data_packets_delivered as f64);
     RunTables {
-        tables: vec![msgs, transfers, flows, paths, links, ts],
+        tables: vec![
+            msgs,
+            transfers,
+            rows::FlowRow::table(&flow_rows),
+            rows::PathRow::table(&path_rows),
+            rows::LinkRow::table(&link_rows),
+            ts,
+        ],
         summary,
     }
 }
@@ -450,17 +385,23 @@ fn srtt_means(w: &World, s: &Series, client_addrs: &[Addr]) -> BTreeMap<String, 
             ("client", f.client_ep)
         };
         let paths = w.eps[ep].paths();
-        for (_, flow, _, sd, pi, m, v) in &s.rows {
-            if *flow as usize != fid || *sd != side || *m != "srtt_ms" || *v <= 0.0 {
+        for x in &s.rows {
+            if x.flow as usize != fid || x.side != side || x.metric != TS::SRTT_MS || x.value <= 0.0
+            {
                 continue;
             }
-            let Some(p) = paths.get(*pi as usize - 1) else {
+            let Some(p) = paths.get(x.path as usize - 1) else {
                 continue;
             };
             let e = acc
-                .entry(access_path(client_addrs, p.local, p.remote, *pi as usize))
+                .entry(access_path(
+                    client_addrs,
+                    p.local,
+                    p.remote,
+                    x.path as usize,
+                ))
                 .or_default();
-            e.0 += v;
+            e.0 += x.value;
             e.1 += 1;
         }
     }

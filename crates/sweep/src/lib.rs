@@ -15,7 +15,7 @@ pub mod store;
 pub use merge::{merge_sweep, summary};
 pub use store::{Store, StoreError};
 
-use mptlab_results::{encode_run, write_tables, RunOutput, Unfinished, WriteOptions};
+use mptlab_results::{encode_run, schema, write_tables, RunOutput, Unfinished, WriteOptions};
 use mptlab_scenario::{Scenario, Sweep};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -200,7 +200,7 @@ pub fn finish(sweep: &Sweep, store: &Store, opts: &WriteOptions) -> Result<Finis
     let keep: &dyn Fn(&str) -> bool = if tables_wanted {
         &|_| true
     } else {
-        &|name| name == "paths"
+        &|name| name == schema::PATHS
     };
     let mut per_point = Vec::with_capacity(sweep.points.len());
     for p in 0..sweep.points.len() {

@@ -1,5 +1,6 @@
 //! The sweep's merged tables and `summary.json`.
 
+use mptlab_results::rows::{PathRow, Row};
 use mptlab_results::stats::{path_shares, Describe};
 use mptlab_results::{merge_runs, ColumnType, RunOutput, Table, TableError, Unfinished, Value};
 use mptlab_scenario::sweep::display_value;
@@ -112,7 +113,7 @@ pub fn summary(sweep: &Sweep, runs: &[Vec<RunOutput>], meta: &Map<String, Json>)
                 .into_iter()
                 .filter_map(|(k, v)| Some((k.to_string(), serde_json::to_value(Describe::of(&v)?).ok()?)))
                 .collect();
-            let paths: Vec<&Table> = rs.iter().filter_map(|r| r.table("paths")).collect();
+            let paths: Vec<&Table> = rs.iter().filter_map(|r| r.table(PathRow::TABLE)).collect();
             json!({
                 "point": p.id,
                 "label": p.label,

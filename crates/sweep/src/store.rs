@@ -7,7 +7,7 @@
 //! files are removed when the store is opened again.
 
 use mptlab_results::{
-    decode_run, decode_run_tables, encode_run, unfinished, RunOutput, SUMMARY_FILE,
+    decode_run, decode_run_tables, encode_run, schema, unfinished, RunOutput, SUMMARY_FILE,
 };
 use mptlab_scenario::Sweep;
 use serde_json::{json, Value as Json};
@@ -360,11 +360,12 @@ impl Store {
                 // nor reports old runs as complete: `transfers` (one row per
                 // transfer) is always read for that, `messages` only when an
                 // old run has some.
-                let with =
-                    |extra: &'static str| move |n: &str| keep(n) || n == "transfers" || n == extra;
-                let mut o = decode_run_tables(&b, &with("transfers")).map_err(bad)?;
-                if unfinished::maybe_legacy_messages(&o) && !keep("messages") {
-                    o = decode_run_tables(&b, &with("messages")).map_err(bad)?;
+                let with = |extra: &'static str| {
+                    move |n: &str| keep(n) || n == schema::TRANSFERS || n == extra
+                };
+                let mut o = decode_run_tables(&b, &with(schema::TRANSFERS)).map_err(bad)?;
+                if unfinished::maybe_legacy_messages(&o) && !keep(schema::MESSAGES) {
+                    o = decode_run_tables(&b, &with(schema::MESSAGES)).map_err(bad)?;
                 }
                 unfinished::upgrade_legacy(&mut o);
                 o.tables.retain(|t| keep(&t.name));
