@@ -164,13 +164,15 @@ pub fn encode(
             put(&e.dss, &mut n);
         }
     }
-    // Pad with NOPs to 4 bytes, and on to the option length the simulator
+    // Pad to 4 bytes, and on to the option length the simulator
     // counted when it is longer (v0-sized MP_CAPABLE in the SYN, 12-byte
     // MP_JOIN), so the frame has the size the simulated link serialised.
     let model = s.options_len().min(MAX_OPTIONS as u32) as usize;
     let want = pad(n).max(model);
-    while n < want {
-        put(&[NOP], &mut n);
+    if n < want {
+        // End of Option List, then zeros (RFC 9293 section 3.2); a run of
+        // NOPs is what Wireshark flags as options a router removed.
+        put(&[0u8; MAX_OPTIONS][..want - n], &mut n);
     }
     let opts = &opt[..n.min(MAX_OPTIONS)];
     // ---- headers ----

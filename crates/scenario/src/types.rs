@@ -554,6 +554,14 @@ pub struct Output {
     pub timeseries_interval_ms: f64,
     /// Also record cwnd/ssthresh/srtt per path.
     pub cwnd_series: bool,
+    /// Write pcapng captures of every host's packets (simulator only,
+    /// docs/captures.md).
+    pub capture: bool,
+    /// Where: `<capture_dir>/run-<k>/<host>.pcapng`; empty = `<out>/capture`
+    /// under `mptlab run`, `capture` in the working directory otherwise.
+    pub capture_dir: String,
+    /// Bytes kept of each captured frame; 0 = whole frames.
+    pub capture_snaplen: u32,
 }
 
 impl Default for Output {
@@ -561,6 +569,9 @@ impl Default for Output {
         Output {
             timeseries_interval_ms: 100.0,
             cwnd_series: false,
+            capture: false,
+            capture_dir: String::new(),
+            capture_snaplen: 0,
         }
     }
 }
