@@ -231,6 +231,48 @@ fn retransmitted(f: &Path) -> BTreeMap<(String, String), u64> {
     m
 }
 
+/// Message delays from the agent headers in the receiver's capture alone
+/// (UDP: a message is delivered when its last datagram arrives) equal the
+/// simulator's `messages.csv` delays to the nanosecond.
+fn check_message_delays(client: &Path, messages: &Path) {
+    // id -> (chunks seen, chunks, generation ns, last arrival ns)
+    let mut m: BTreeMap<u64, (u32, u32, u64, u64)> = BTreeMap::new();
+    for r in fields(
+        client,
+        "udp && frame.packet_flags_direction == 1",
+        &["frame.time_epoch", "udp.payload"],
+    ) {
+        let (secs, frac) = r[0].split_once('.').unwrap();
+        let t = secs.parse::<u64>().unwrap() * 1_000_000_000
+            + format!("{frac:0<9}")[..9].parse::<u64>().unwrap();
+        let h = &r[1];
+        let num = |a: usize, b: usize| u64::from_str_radix(&h[2 * a..2 * b], 16).unwrap();
+        let e = m
+            .entry(num(0, 8))
+            .or_insert((0, num(18, 20) as u32, num(8, 16), 0));
+        e.0 += 1;
+        e.3 = e.3.max(t);
+    }
+    let mut checked = 0;
+    for r in csv(messages) {
+        if r["completed"] != "true" {
+            continue;
+        }
+        let id: u64 = r["msg_id"].parse().unwrap();
+        let (seen, chunks, gen, last) = m[&id];
+        assert_eq!(seen, chunks, "message {id}: datagrams");
+        let delay_ms = (last - gen) as f64 / 1e6;
+        let want: f64 = r["delay_ms"].parse().unwrap();
+        assert!(
+            (delay_ms - want).abs() < 1e-5,
+            "message {id}: {delay_ms} ms from the capture, {want} ms simulated"
+        );
+        checked += 1;
+    }
+    assert!(checked > 50, "only {checked} messages");
+    eprintln!("udp: {checked} message delays from the capture equal the simulator's");
+}
+
 #[test]
 fn tshark_reads_every_capture_of_the_library_cleanly() {
     if !tshark_ok() {
@@ -267,6 +309,9 @@ fn tshark_reads_every_capture_of_the_library_cleanly() {
                 let fullmesh = name.contains("fullmesh");
                 check_mptcp(f, if fullmesh { 4 } else { 2 }, true);
             }
+        }
+        if name == "udp" {
+            check_message_delays(&cap.join("client.pcapng"), &dir.join("out/messages.csv"));
         }
         if name == "tcp" || name.starts_with("mptcp") {
             // the sender (server: traffic goes down) against the simulator
