@@ -1,7 +1,11 @@
 //! TCP segments on the wire: 32-bit sequence numbers from the model's 64-bit
-//! offsets plus a per-direction ISN drawn from the seed, the options as
-//! Linux lays them out (`tcp_options_write`), MPTCP options after them, and
-//! the IPv4 and TCP headers with valid checksums (etherparse).
+//! offsets plus a per-direction ISN drawn from the seed, the options in the
+//! order Linux writes them (`tcp_options_write`: MSS, SACK-permitted,
+//! timestamps, window scale, SACK blocks; MPTCP after them) but packed
+//! without Linux's alignment NOPs, padded only at the end: the model counts
+//! option bytes unaligned (`TcpSegment::options_len`), and packed options
+//! give frames exactly the size the simulated links serialised. Then the
+//! IPv4 and TCP headers with valid checksums (etherparse).
 
 use std::collections::HashMap;
 
@@ -13,7 +17,6 @@ use crate::keys;
 use crate::messages::Messages;
 use crate::mptcp::{self, Who};
 
-const NOP: u8 = 1;
 const MAX_OPTIONS: usize = 40;
 
 /// A direction of a subflow: (source, source port, destination, destination port).
@@ -92,11 +95,8 @@ pub fn encode(
         put(&m.to_be_bytes(), &mut n);
     }
     let ts = s.ts();
-    match (s.sack_permitted, ts.is_some()) {
-        (true, true) => put(&[4, 2], &mut n),
-        (true, false) => put(&[NOP, NOP, 4, 2], &mut n),
-        (false, true) => put(&[NOP, NOP], &mut n),
-        _ => {}
+    if s.sack_permitted {
+        put(&[4, 2], &mut n);
     }
     if let Some((v, e)) = ts {
         let val = ms(v).wrapping_add(ts_off(seed, p.flow, d));
@@ -111,7 +111,7 @@ pub fn encode(
         put(&ecr.to_be_bytes(), &mut n);
     }
     if let Some(w) = s.wscale {
-        put(&[NOP, 3, 3, w], &mut n);
+        put(&[3, 3, w], &mut n);
     }
     let base = n;
     let mp = s.mptcp.as_ref().map(|o| {
@@ -134,7 +134,7 @@ pub fn encode(
     let mut sacks = s.sack_blocks().len();
     let mut with_dss = dss_len > 0;
     let total = |sacks: usize, with_dss: bool| {
-        let sack = if sacks > 0 { 2 + 2 + 8 * sacks } else { 0 };
+        let sack = if sacks > 0 { 2 + 8 * sacks } else { 0 };
         base + sack + pad(ctl_len + if with_dss { dss_len } else { 0 })
     };
     while total(sacks, with_dss) > MAX_OPTIONS {
@@ -152,7 +152,7 @@ pub fn encode(
         }
     }
     if sacks > 0 {
-        put(&[NOP, NOP, 5, (2 + 8 * sacks) as u8], &mut n);
+        put(&[5, (2 + 8 * sacks) as u8], &mut n);
         for b in s.sack_blocks().iter().take(sacks) {
             put(&peer_isn.wrapping_add(b.start as u32).to_be_bytes(), &mut n);
             put(&peer_isn.wrapping_add(b.end as u32).to_be_bytes(), &mut n);

@@ -123,6 +123,13 @@ fn check_clean(f: &Path) -> usize {
         "{}: malformed packets",
         f.display()
     );
+    // options are packed to the sizes the model counted: 1500-byte MTU kept
+    assert_eq!(
+        count(f, "frame.len > 1500"),
+        0,
+        "{}: frames above the MTU",
+        f.display()
+    );
     let bad = "ip.checksum.status == \"Bad\" || tcp.checksum.status == \"Bad\" || udp.checksum.status == \"Bad\" || sctp.checksum.status == \"Bad\"";
     assert_eq!(count(f, bad), 0, "{}: bad checksums", f.display());
     let good_ip = count(f, "ip.checksum.status == \"Good\"");
