@@ -8,8 +8,9 @@
 //!   reports what the network did, e.g. "previous segment not captured" at a
 //!   receiver after a loss);
 //! - every MPTCP subflow of the connection shares one `mptcp.stream`, the
-//!   subflows include a backup join, and ADD_ADDR is present where the
-//!   scenario announces an address;
+//!   subflows include a backup join, ADD_ADDR is present where the
+//!   scenario announces an address, MP_PRIO where a backup path turns
+//!   regular;
 //! - with `mptcp.analyze_mappings`, every data segment has its DSS mapping
 //!   (`mptcp.related_mapping`) and none is missing or infinite;
 //! - at the sender, `tcp.analysis` marks as retransmitted exactly the bytes
@@ -315,6 +316,13 @@ fn tshark_reads_every_capture_of_the_library_cleanly() {
             if name.starts_with("mptcp") {
                 let fullmesh = name.contains("fullmesh");
                 check_mptcp(f, if fullmesh { 4 } else { 2 }, true);
+                if fullmesh {
+                    assert!(
+                        count(f, "tcp.options.mptcp.subtype == 5") > 0,
+                        "{}: no MP_PRIO",
+                        f.display()
+                    );
+                }
             }
         }
         if name == "udp" {

@@ -179,6 +179,18 @@ impl LinkParams {
     }
 }
 
+/// `transport.mptcp.prio_changes` entry: at `at_s` the client's subflows
+/// from access path `path` become backup (`backup = true`) or regular, as
+/// `ip mptcp endpoint change ... backup|nobackup` does; they tell the server
+/// with MP_PRIO.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrioChangeSpec {
+    pub at_s: f64,
+    pub path: u32,
+    pub backup: bool,
+}
+
 /// A scheduled outage: the link drops everything in `[at_s, at_s + duration_s)`.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -423,6 +435,8 @@ pub struct MptcpOptions {
     pub ndiffports: u32,
     /// Client access paths (1-based) whose subflows are backup subflows.
     pub backup_paths: Vec<u32>,
+    /// Backup flag changes during the run (MP_PRIO, RFC 8684 3.3.8).
+    pub prio_changes: Vec<PrioChangeSpec>,
     /// "subflow" (RFC 8985 TLP per subflow) or "mptcp-level" (seed 001).
     pub tlp: MptcpTlp,
     /// false: the server is not MPTCP-capable and the connection falls back
@@ -443,6 +457,7 @@ impl Default for MptcpOptions {
             subflows_per_path: 1,
             ndiffports: 2,
             backup_paths: Vec::new(),
+            prio_changes: Vec::new(),
             tlp: MptcpTlp::Subflow,
             server_capable: true,
             endpoints: Vec::new(),
