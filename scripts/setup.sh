@@ -12,6 +12,18 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 echo "setup: $(cargo --version)"
 
+# tshark reads the simulator's packet captures in the capture test
+# (crates/cli/tests/capture_tshark.rs, docs/captures.md); without it that
+# test skips with a reason. Debian/Ubuntu as root only.
+if ! command -v tshark >/dev/null 2>&1; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark >/dev/null) \
+            || echo "setup: tshark could not be installed; the capture test will skip" >&2
+    else
+        echo "setup: tshark missing (apt-get install tshark); the capture test will skip" >&2
+    fi
+fi
+
 # Python package tooling (docs/python.md): maturin builds mptlab._core;
 # polars/pandas/pyarrow read results; dask/distributed run sweeps on clusters;
 # matplotlib draws the figures of the reproduce report (python/mptlab/report.py).

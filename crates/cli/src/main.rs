@@ -74,6 +74,10 @@ enum Command {
         /// Skip Parquet output.
         #[arg(long)]
         no_parquet: bool,
+        /// Write pcapng captures of every host's packets to DIR/run-<k>/<host>.pcapng
+        /// (sets output.capture; docs/captures.md).
+        #[arg(long, value_name = "DIR")]
+        capture: Option<PathBuf>,
     },
     /// Run every point of the scenario's [sweep] x runs; each finished run is
     /// saved at once, so the same command resumes an interrupted sweep.
@@ -649,6 +653,7 @@ fn command(cli: Cli) -> ExitCode {
             force,
             no_csv,
             no_parquet,
+            capture,
         } => {
             if let Some(r) = runs {
                 set.push(Override {
@@ -662,10 +667,16 @@ fn command(cli: Cli) -> ExitCode {
                     value: s.to_string(),
                 });
             }
-            let s = match load(&scenario, &set) {
+            let mut s = match load(&scenario, &set) {
                 Ok(s) => s,
                 Err(c) => return c,
             };
+            if let Some(d) = capture {
+                s.output.capture = true;
+                s.output.capture_dir = d.display().to_string();
+            } else if s.output.capture && s.output.capture_dir.is_empty() {
+                s.output.capture_dir = out.join("capture").display().to_string();
+            }
             let opts = runner::RunOptions {
                 out,
                 jobs: jobs

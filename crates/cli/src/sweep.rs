@@ -32,6 +32,14 @@ pub fn plan(path: &Path, set: &[Override], runs: Option<u32>) -> Result<Sweep, S
         Simulate
             .supported(&p.scenario)
             .map_err(|e| format!("{}: sweep point `{}`: {e}", path.display(), p.label))?;
+        if p.scenario.output.capture {
+            // every point has runs 0..n: their run-<k> files would collide
+            return Err(format!(
+                "{}: sweep point `{}`: key `output.capture`: captures are written by `mptlab run` only (a sweep's points would overwrite each other's files); capture one point with `mptlab run --set KEY=VALUE --capture DIR`",
+                path.display(),
+                p.label
+            ));
+        }
     }
     Ok(sweep)
 }

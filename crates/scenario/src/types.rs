@@ -179,6 +179,18 @@ impl LinkParams {
     }
 }
 
+/// `transport.mptcp.prio_changes` entry: at `at_s` the client's subflows
+/// from access path `path` become backup (`backup = true`) or regular, as
+/// `ip mptcp endpoint change ... backup|nobackup` does; they tell the server
+/// with MP_PRIO.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrioChangeSpec {
+    pub at_s: f64,
+    pub path: u32,
+    pub backup: bool,
+}
+
 /// A scheduled outage: the link drops everything in `[at_s, at_s + duration_s)`.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -423,6 +435,8 @@ pub struct MptcpOptions {
     pub ndiffports: u32,
     /// Client access paths (1-based) whose subflows are backup subflows.
     pub backup_paths: Vec<u32>,
+    /// Backup flag changes during the run (MP_PRIO, RFC 8684 3.3.8).
+    pub prio_changes: Vec<PrioChangeSpec>,
     /// "subflow" (RFC 8985 TLP per subflow) or "mptcp-level" (seed 001).
     pub tlp: MptcpTlp,
     /// false: the server is not MPTCP-capable and the connection falls back
@@ -443,6 +457,7 @@ impl Default for MptcpOptions {
             subflows_per_path: 1,
             ndiffports: 2,
             backup_paths: Vec::new(),
+            prio_changes: Vec::new(),
             tlp: MptcpTlp::Subflow,
             server_capable: true,
             endpoints: Vec::new(),
@@ -554,6 +569,14 @@ pub struct Output {
     pub timeseries_interval_ms: f64,
     /// Also record cwnd/ssthresh/srtt per path.
     pub cwnd_series: bool,
+    /// Write pcapng captures of every host's packets (simulator only,
+    /// docs/captures.md).
+    pub capture: bool,
+    /// Where: `<capture_dir>/run-<k>/<host>.pcapng`; empty = `<out>/capture`
+    /// under `mptlab run`, `capture` in the working directory otherwise.
+    pub capture_dir: String,
+    /// Bytes kept of each captured frame; 0 = whole frames.
+    pub capture_snaplen: u32,
 }
 
 impl Default for Output {
@@ -561,6 +584,9 @@ impl Default for Output {
         Output {
             timeseries_interval_ms: 100.0,
             cwnd_series: false,
+            capture: false,
+            capture_dir: String::new(),
+            capture_snaplen: 0,
         }
     }
 }

@@ -122,14 +122,17 @@ impl App for StreamApp {
                     .is_some_and(|max| bytes as u64 > max)
                 {
                     self.log.refused(t, bytes);
+                    io.message_refused(self.flow, self.sender);
                 } else {
                     self.log.sent(t, bytes);
+                    io.message(self.flow, self.sender, t, bytes);
                     self.messages.push_back(bytes as u64);
                 }
             } else {
                 // Byte streams (TCP, MPTCP) take a message of any size, in
                 // as many writes as the send buffer needs.
                 self.log.sent(t, bytes);
+                io.message(self.flow, self.sender, t, bytes);
                 self.backlog += bytes as u64;
             }
             self.next = self.schedule.next_message();
@@ -362,6 +365,7 @@ impl App for UdpApp {
                 break;
             }
             let n = bytes.div_ceil(MAX_UDP_PAYLOAD).max(1);
+            io.message_datagrams(self.flow, self.sender, t, bytes, n);
             if self.record {
                 self.msgs.push((self.next_dgram, n, 0, bytes, t, None));
             }

@@ -3,6 +3,7 @@
 
 pub mod apps;
 pub mod bench;
+pub mod capture;
 pub mod events;
 pub mod failover;
 pub mod metrics;
@@ -41,7 +42,13 @@ pub fn run_once(scenario: &Scenario, run_index: u32) -> Result<RunOutput, String
             output::sampler(series.clone(), scenario.output.cwnd_series),
         );
     }
+    if scenario.output.capture {
+        b.world.capture = Some(Box::new(capture::start(scenario, run_index, &b.world)?));
+    }
     b.world.run(b.end);
+    if let Some(c) = b.world.capture.take() {
+        c.finish().map_err(|e| format!("run {run_index}: {e}"))?;
+    }
     let mut rep = metrics::Report::default();
     for a in &b.world.apps {
         if let Some(e) = a.error() {

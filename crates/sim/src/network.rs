@@ -247,6 +247,19 @@ impl Network {
         self.iface.get(&a).map(|v| v.0)
     }
 
+    /// The directed link a host sends a packet with source `src` out of.
+    pub fn host_out_link(&self, host: NodeId, src: Addr) -> Option<DLinkId> {
+        self.host_ifaces[host]
+            .iter()
+            .find(|(a, _)| *a == src)
+            .map(|&(_, dl)| dl)
+    }
+
+    /// A host's (address, outgoing directed link) pairs.
+    pub fn host_interfaces(&self, host: NodeId) -> &[(Addr, DLinkId)] {
+        &self.host_ifaces[host]
+    }
+
     /// Hand a packet to node `at` (a host sending, or a router forwarding).
     pub fn send_from(&mut self, at: NodeId, now: Nanos, pkt: Packet) -> Sent {
         let id = self.pool.insert(pkt);

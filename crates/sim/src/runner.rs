@@ -228,6 +228,18 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
             None => return Err(format!("transport.mptcp.backup_paths: path {b} does not exist (the client has {} access paths)", client_addrs.len())),
         }
     }
+    let mut prio_changes = Vec::new();
+    for (i, c) in o.prio_changes.iter().enumerate() {
+        match client_addrs.get((c.path as usize).wrapping_sub(1)) {
+            Some(&addr) => prio_changes.push(mptlab_core::mptcp::prio::PrioChange {
+                at: secs(c.at_s),
+                addr,
+                backup: c.backup,
+            }),
+            None if client_addrs.is_empty() => {}
+            None => return Err(format!("transport.mptcp.prio_changes[{i}].path: path {} does not exist (the client has {} access paths)", c.path, client_addrs.len())),
+        }
+    }
     let mut endpoints = Vec::new();
     for (i, f) in o.endpoints.iter().enumerate() {
         let flags =
@@ -265,6 +277,7 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
         backup_addrs,
         mptcp_tlp: o.tlp == sc::MptcpTlp::MptcpLevel,
         capable: true,
+        prio_changes,
     };
     c.validate()?;
     Ok(c)

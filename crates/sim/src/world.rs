@@ -14,6 +14,7 @@
 
 use std::collections::VecDeque;
 
+use mptlab_capture::Capture;
 use mptlab_core::endpoint::{AppEvent, Endpoint};
 use mptlab_core::invariants;
 use mptlab_core::{FlowId, Nanos, Packet};
@@ -77,6 +78,9 @@ pub struct AppIo<'a> {
     dirty: &'a mut Dirty,
     /// Bytes each endpoint's application wrote (for the invariant check).
     written: &'a mut [u64],
+    /// The packet capture, when on: applications announce their messages
+    /// to it so it can frame them (`mptlab_capture::messages`).
+    capture: Option<&'a mut Capture>,
 }
 
 impl AppIo<'_> {
@@ -114,6 +118,39 @@ impl AppIo<'_> {
     /// socket refuses larger ones (SCTP); see `Endpoint::max_message`.
     pub fn max_message(&self, flow: FlowId, side: Side) -> Option<u64> {
         self.eps[self.ep(flow, side)].max_message()
+    }
+
+    /// A message of `len` bytes generated at `gen` goes into the byte
+    /// stream of `side` (for the capture's framing; nothing when it is off).
+    #[inline]
+    pub fn message(&mut self, flow: FlowId, side: Side, gen: Nanos, len: u32) {
+        if let Some(c) = self.capture.as_mut() {
+            c.messages.stream(flow, side == Side::Client, gen, len);
+        }
+    }
+
+    /// A message the send call refused (it takes a message id).
+    #[inline]
+    pub fn message_refused(&mut self, flow: FlowId, side: Side) {
+        if let Some(c) = self.capture.as_mut() {
+            c.messages.refused(flow, side == Side::Client);
+        }
+    }
+
+    /// A message of `len` bytes sent as `chunks` datagrams.
+    #[inline]
+    pub fn message_datagrams(
+        &mut self,
+        flow: FlowId,
+        side: Side,
+        gen: Nanos,
+        len: u32,
+        chunks: u32,
+    ) {
+        if let Some(c) = self.capture.as_mut() {
+            c.messages
+                .datagrams(flow, side == Side::Client, gen, len, chunks);
+        }
     }
 
     pub fn close(&mut self, flow: FlowId, side: Side) {
@@ -187,6 +224,9 @@ pub struct World {
     sample_interval: Nanos,
     /// Called at every sampling instant with the world.
     pub sampler: Option<Sampler>,
+    /// pcapng capture of the hosts' packets (`mptlab run --capture`); off
+    /// (`None`) by default, one untaken branch per packet sent or received.
+    pub capture: Option<Box<Capture>>,
 }
 
 impl World {
@@ -210,6 +250,7 @@ impl World {
             data_packets_delivered: 0,
             sample_interval: 0,
             sampler: None,
+            capture: None,
         }
     }
 
@@ -309,6 +350,7 @@ impl World {
                 flows: &self.flows,
                 dirty: &mut self.dirty,
                 written: &mut self.ep_written,
+                capture: self.capture.as_deref_mut(),
             };
             self.apps[a].start(&mut io);
             self.settle();
@@ -355,6 +397,7 @@ impl World {
                             flows: &self.flows,
                             dirty: &mut self.dirty,
                             written: &mut self.ep_written,
+                            capture: self.capture.as_deref_mut(),
                         };
                         self.apps[a].on_timer(&mut io);
                         self.rearm_app(a);
@@ -403,6 +446,10 @@ impl World {
                 if pkt.is_data() {
                     self.data_packets_delivered += 1;
                 }
+                if let Some(c) = self.capture.as_mut() {
+                    // received: the sender is the client if this is the server
+                    c.packet(self.now, node, dl / 2, false, ep == f.server_ep, pkt);
+                }
                 self.eps[ep].handle_packet(self.now, pkt);
                 self.net.release(id);
                 self.dirty.mark(ep);
@@ -445,6 +492,7 @@ impl World {
                     flows: &self.flows,
                     dirty: &mut self.dirty,
                     written: &mut self.ep_written,
+                    capture: self.capture.as_deref_mut(),
                 };
                 self.apps[a].on_event(flow, side, ev, &mut io);
                 self.rearm_app(a);
@@ -458,6 +506,9 @@ impl World {
         let host = self.ep_host[ep];
         let now = self.now;
         while let Some(p) = self.eps[ep].poll_transmit(now) {
+            if self.capture.is_some() {
+                self.capture_sent(ep, host, &p);
+            }
             self.transmit(host, p);
         }
         // most drains have no event: look up who receives them only once
@@ -484,6 +535,16 @@ impl World {
                 self.ep_timer[ep] = Some(t);
                 self.events.push_timer(t, Ev::EpTimer(ep));
             }
+        }
+    }
+
+    /// Record a packet `host` sends, on the interface its source address
+    /// routes it to (before the link's queue: see `mptlab_capture`).
+    #[cold]
+    fn capture_sent(&mut self, ep: EpId, host: NodeId, p: &Packet) {
+        let from_client = self.side_of(ep) == Side::Client;
+        if let (Some(dl), Some(c)) = (self.net.host_out_link(host, p.src), self.capture.as_mut()) {
+            c.packet(self.now, host, dl / 2, true, from_client, p);
         }
     }
 

@@ -56,6 +56,7 @@ use super::coupled::CoupledAdapter;
 use super::meta_recv::MetaRecv;
 use super::meta_send::MetaSend;
 use super::pm::{missing, upstream_wanted, EpFlags, PmKind};
+use super::prio::PrioChange;
 use super::sched::{
     tlp_alternate, ConnView, Decision, HeadOfLine, SchedOutcome, Scheduler, Segment, SubflowView,
 };
@@ -105,6 +106,8 @@ pub struct MptcpConfig {
     pub capable: bool,
     /// Upstream path manager: flags of this host's endpoints by address.
     pub endpoints: Vec<(Addr, EpFlags)>,
+    /// Backup flag changes of local addresses, in time order (MP_PRIO).
+    pub prio_changes: Vec<PrioChange>,
 }
 
 impl Default for MptcpConfig {
@@ -118,6 +121,7 @@ impl Default for MptcpConfig {
             mptcp_tlp: false,
             capable: true,
             endpoints: Vec::new(),
+            prio_changes: Vec::new(),
         }
     }
 }
@@ -178,6 +182,8 @@ pub struct MptcpConnection {
     /// (`path_views`, `sched_views`), so building them does not allocate.
     path_buf: Vec<PathView>,
     view_buf: Vec<SubflowView>,
+    /// Next entry of `cfg.prio_changes` to apply.
+    prio_next: usize,
 }
 
 impl std::fmt::Debug for MptcpConnection {
@@ -258,6 +264,7 @@ impl MptcpConnection {
             gave_up: None,
             path_buf: Vec::new(),
             view_buf: Vec::new(),
+            prio_next: 0,
         })
     }
 
@@ -402,6 +409,9 @@ impl MptcpConnection {
             }
         }
         if sf.established() {
+            if let Some(b) = sf.prio_pending.take() {
+                o.control_mut().prio_backup = Some(b);
+            }
             if let Some((id, a)) = self.add_addr_pending.pop_front() {
                 o.control_mut().add_addr = Some(AddAddr {
                     addr_id: id,
@@ -1087,11 +1097,29 @@ impl MptcpConnection {
         for i in 0..self.sfs.len() {
             let sf = &self.sfs[i];
             let signal = sf.third_ack_pending
+                || (sf.established() && sf.prio_pending.is_some())
                 || (sf.initial && sf.established() && !self.add_addr_pending.is_empty());
             if matches!(sf.state, SfState::Established | SfState::PreEstablished)
                 && (sf.rcv.ack_due() || signal)
             {
                 self.build_ack(i, now);
+            }
+        }
+    }
+
+    /// A local address's backup flag changes (`prio.rs`): its subflows are
+    /// re-flagged and each sends MP_PRIO on its next segment (an ACK is
+    /// forced, as `mptcp_pm_nl_mp_prio_send_ack`); later subflows from it
+    /// start with the new flag.
+    fn change_prio(&mut self, c: PrioChange) {
+        self.cfg.backup_addrs.retain(|&a| a != c.addr);
+        if c.backup {
+            self.cfg.backup_addrs.push(c.addr);
+        }
+        for sf in self.sfs.iter_mut().filter(|s| s.local == c.addr) {
+            if sf.backup != c.backup {
+                sf.backup = c.backup;
+                sf.prio_pending = Some(c.backup);
             }
         }
     }
@@ -1247,6 +1275,11 @@ impl Endpoint for MptcpConnection {
             &mut any,
             self.fin_timer.filter(|_| !self.send.fin_acked),
         );
+        fold(
+            &mut t,
+            &mut any,
+            self.cfg.prio_changes.get(self.prio_next).map(|c| c.at),
+        );
         for sf in &self.sfs {
             fold(&mut t, &mut any, sf.syn_timer);
             fold(&mut t, &mut any, sf.snd.next_timeout());
@@ -1257,6 +1290,13 @@ impl Endpoint for MptcpConnection {
 
     fn handle_timeout(&mut self, now: Nanos) {
         self.dirty = true;
+        while let Some(&c) = self.cfg.prio_changes.get(self.prio_next) {
+            if c.at > now {
+                break;
+            }
+            self.prio_next += 1;
+            self.change_prio(c);
+        }
         for i in 0..self.sfs.len() {
             if let Some(t) = self.sfs[i].syn_timer {
                 if now >= t {

@@ -19,6 +19,7 @@ pub mod coupled;
 pub mod meta_recv;
 pub mod meta_send;
 pub mod pm;
+pub mod prio;
 pub mod sched;
 pub mod seqmap;
 pub mod subflow;

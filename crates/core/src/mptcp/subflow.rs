@@ -63,6 +63,8 @@ pub struct Subflow {
     pub syn_retx: u32,
     /// An ACK carrying MP_CAPABLE keys / MP_JOIN third ACK must go out.
     pub third_ack_pending: bool,
+    /// MP_PRIO to send on this subflow (RFC 8684 3.3.8): its new backup flag.
+    pub prio_pending: Option<bool>,
 }
 
 impl Subflow {
@@ -102,6 +104,7 @@ impl Subflow {
             syn_rto: cfg.rto_initial,
             syn_retx: 0,
             third_ack_pending: false,
+            prio_pending: None,
         }
     }
 

@@ -243,8 +243,25 @@ fn background(file: &ScenarioFile, topology: &Topology, files: &mut Files) -> VR
     Ok(())
 }
 
+/// Snap lengths `output.capture_snaplen` accepts (pcapng, tcpdump's range).
+const MIN_SNAPLEN: u32 = 120;
+const MAX_SNAPLEN: u32 = 262_144;
+
 /// `[output]`
 fn output(file: &ScenarioFile) -> VResult<()> {
+    let snap = file.output.capture_snaplen;
+    if snap != 0 && !(MIN_SNAPLEN..=MAX_SNAPLEN).contains(&snap) {
+        return err(
+            "output.capture_snaplen",
+            format!("expected 0 (whole frames) or {MIN_SNAPLEN} to {MAX_SNAPLEN} bytes (IPv4 and TCP headers with options need 120), found {snap}"),
+        );
+    }
+    if !file.output.capture_dir.is_empty() && file.output.capture_dir.trim().is_empty() {
+        return err(
+            "output.capture_dir",
+            "expected a directory path or \"\" (default), found only blanks".to_string(),
+        );
+    }
     let iv = file.output.timeseries_interval_ms;
     num(
         "output.timeseries_interval_ms",

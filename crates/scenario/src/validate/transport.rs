@@ -123,6 +123,29 @@ fn mptcp(tr: &Transport, npaths: usize, nserver: usize) -> VResult<()> {
             );
         }
     }
+    let mut last = 0.0;
+    for (i, c) in o.prio_changes.iter().enumerate() {
+        let key = format!("{}[{i}]", k("prio_changes"));
+        if c.path == 0 || c.path as usize > npaths {
+            return err(
+                format!("{key}.path"),
+                format!(
+                    "expected a client path number from 1 to {npaths}, found {}",
+                    c.path
+                ),
+            );
+        }
+        if !c.at_s.is_finite() || c.at_s < last {
+            return err(
+                format!("{key}.at_s"),
+                format!(
+                    "expected a time in s >= 0 and >= the previous change's ({last}), found {}",
+                    c.at_s
+                ),
+            );
+        }
+        last = c.at_s;
+    }
     let upstream = o.path_manager == PathManager::Upstream;
     for (key, list, n, of) in [
         ("endpoints", &o.endpoints, npaths, "client paths"),

@@ -1,0 +1,355 @@
+//! Captures written by `mptlab run --capture` read by Debian's tshark
+//! (issue 14): for every scenario of tests/capture/ (TCP, MPTCP fullmesh
+//! and upstream endpoints with a backup path and ADD_ADDR, SCTP, CMT-SCTP,
+//! UDP) and every host's file:
+//! - no malformed packet, no bad checksum (IPv4, TCP, UDP and SCTP checksum
+//!   validation on, and every packet's checksum found good), no expert info
+//!   of severity warning or above outside the "Sequence" group (which
+//!   reports what the network did, e.g. "previous segment not captured" at a
+//!   receiver after a loss);
+//! - every MPTCP subflow of the connection shares one `mptcp.stream`, the
+//!   subflows include a backup join, ADD_ADDR is present where the
+//!   scenario announces an address, MP_PRIO where a backup path turns
+//!   regular;
+//! - with `mptcp.analyze_mappings`, every data segment has its DSS mapping
+//!   (`mptcp.related_mapping`) and none is missing or infinite;
+//! - at the sender, `tcp.analysis` marks as retransmitted exactly the bytes
+//!   the simulator counted (`bytes_retransmitted` per address pair).
+//!
+//! Skips, saying why, if tshark is not installed (scripts/setup.sh installs it).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const PREFS: &[&str] = &[
+    "-o",
+    "ip.check_checksum:TRUE",
+    "-o",
+    "tcp.check_checksum:TRUE",
+    "-o",
+    "udp.check_checksum:TRUE",
+    "-o",
+    "sctp.checksum:CRC 32c",
+    "-o",
+    "mptcp.analyze_mappings:TRUE",
+];
+
+/// Expert info severity "Warning" and group "Sequence" (epan/proto.h).
+const PI_WARN: u64 = 0x0060_0000;
+const PI_SEQUENCE: u64 = 0x0200_0000;
+
+fn tshark_ok() -> bool {
+    Command::new("tshark")
+        .arg("-v")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Rows of `tshark -T fields` for `filter` (empty = all frames).
+fn fields(file: &Path, filter: &str, f: &[&str]) -> Vec<Vec<String>> {
+    let mut c = Command::new("tshark");
+    c.arg("-r")
+        .arg(file)
+        .args(PREFS)
+        .args(["-T", "fields", "-E", "separator=\t"]);
+    if !filter.is_empty() {
+        c.args(["-Y", filter]);
+    }
+    for x in f {
+        c.args(["-e", x]);
+    }
+    let o = c.output().expect("tshark runs");
+    assert!(
+        o.status.success(),
+        "tshark failed on {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+fn count(file: &Path, filter: &str) -> usize {
+    fields(file, filter, &["frame.number"]).len()
+}
+
+fn csv(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|l| {
+            head.iter()
+                .zip(l.split(','))
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+fn run(scenario: &Path, dir: &Path) -> PathBuf {
+    let out = dir.join("out");
+    let cap = dir.join("cap");
+    let o = Command::new(env!("CARGO_BIN_EXE_mptlab"))
+        .arg("run")
+        .arg(scenario)
+        .arg("--out")
+        .arg(&out)
+        .arg("--capture")
+        .arg(&cap)
+        .args(["-q", "--no-parquet"])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}: {}",
+        scenario.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    cap.join("run-0")
+}
+
+/// No malformed packet, every checksum validated good, no expert warning
+/// outside the Sequence group.
+fn check_clean(f: &Path) -> usize {
+    let total = count(f, "");
+    assert!(total > 10, "{}: only {total} packets", f.display());
+    assert_eq!(
+        count(f, "_ws.malformed"),
+        0,
+        "{}: malformed packets",
+        f.display()
+    );
+    // options are packed to the sizes the model counted: 1500-byte MTU kept
+    assert_eq!(
+        count(f, "frame.len > 1500"),
+        0,
+        "{}: frames above the MTU",
+        f.display()
+    );
+    let bad = "ip.checksum.status == \"Bad\" || tcp.checksum.status == \"Bad\" || udp.checksum.status == \"Bad\" || sctp.checksum.status == \"Bad\"";
+    assert_eq!(count(f, bad), 0, "{}: bad checksums", f.display());
+    let good_ip = count(f, "ip.checksum.status == \"Good\"");
+    assert_eq!(
+        good_ip,
+        total,
+        "{}: IPv4 checksums not all verified",
+        f.display()
+    );
+    let l4 = count(
+        f,
+        "tcp.checksum.status == \"Good\" || udp.checksum.status == \"Good\" || sctp.checksum.status == \"Good\"",
+    );
+    assert_eq!(
+        l4,
+        total,
+        "{}: transport checksums not all verified",
+        f.display()
+    );
+    for row in fields(
+        f,
+        "_ws.expert",
+        &[
+            "frame.number",
+            "_ws.expert.severity",
+            "_ws.expert.group",
+            "_ws.expert.message",
+        ],
+    ) {
+        let sev: Vec<u64> = row[1].split(',').filter_map(|x| x.parse().ok()).collect();
+        let grp: Vec<u64> = row[2].split(',').filter_map(|x| x.parse().ok()).collect();
+        for (s, g) in sev.iter().zip(&grp) {
+            assert!(
+                *s < PI_WARN || *g == PI_SEQUENCE,
+                "{} frame {}: expert info {s:#x} group {g:#x}: {}",
+                f.display(),
+                row[0],
+                row[3]
+            );
+        }
+    }
+    total
+}
+
+/// MPTCP: one `mptcp.stream` for all subflows, mappings found for all data.
+fn check_mptcp(f: &Path, want_subflows: usize, want_add_addr: bool) {
+    let mut streams: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for r in fields(f, "tcp", &["tcp.stream", "mptcp.stream"]) {
+        if !r[1].is_empty() {
+            streams
+                .entry(r[0].clone())
+                .or_default()
+                .insert(r[1].clone());
+        }
+    }
+    let all: BTreeSet<&String> = streams.values().flatten().collect();
+    assert_eq!(
+        all.len(),
+        1,
+        "{}: subflows in mptcp.streams {all:?}",
+        f.display()
+    );
+    assert!(
+        streams.len() >= want_subflows,
+        "{}: {} subflows, expected at least {want_subflows}",
+        f.display(),
+        streams.len()
+    );
+    assert_eq!(
+        count(f, "tcp.len > 0 && !mptcp.related_mapping"),
+        0,
+        "{}: data without a DSS mapping",
+        f.display()
+    );
+    assert_eq!(count(f, "mptcp.dss.missing_mapping || mptcp.dss.infinite_mapping || mptcp.connection.echoed_key_mismatch"), 0, "{}", f.display());
+    assert!(
+        count(
+            f,
+            "tcp.options.mptcp.subtype == 1 && tcp.options.mptcp.backup.flag == 1"
+        ) > 0,
+        "{}: no backup MP_JOIN",
+        f.display()
+    );
+    if want_add_addr {
+        assert!(
+            count(f, "tcp.options.mptcp.subtype == 3") > 0,
+            "{}: no ADD_ADDR",
+            f.display()
+        );
+    }
+}
+
+/// Bytes tshark marks as retransmitted at the sender, per (src, dst)
+/// address pair. At the sender's own capture nothing is reordered by the
+/// network, so tshark's "out-of-order" (a segment below the highest sequence
+/// sent within one RTT of it) is a retransmission too.
+fn retransmitted(f: &Path) -> BTreeMap<(String, String), u64> {
+    let mut m = BTreeMap::new();
+    for r in fields(
+        f,
+        "tcp.len > 0 && (tcp.analysis.retransmission || tcp.analysis.out_of_order) && frame.packet_flags_direction == 2",
+        &["ip.src", "ip.dst", "tcp.len"],
+    ) {
+        *m.entry((r[0].clone(), r[1].clone())).or_insert(0) += r[2].parse::<u64>().unwrap();
+    }
+    m
+}
+
+/// Message delays from the agent headers in the receiver's capture alone
+/// (UDP: a message is delivered when its last datagram arrives) equal the
+/// simulator's `messages.csv` delays to the nanosecond.
+fn check_message_delays(client: &Path, messages: &Path) {
+    // id -> (chunks seen, chunks, generation ns, last arrival ns)
+    let mut m: BTreeMap<u64, (u32, u32, u64, u64)> = BTreeMap::new();
+    for r in fields(
+        client,
+        "udp && frame.packet_flags_direction == 1",
+        &["frame.time_epoch", "udp.payload"],
+    ) {
+        let (secs, frac) = r[0].split_once('.').unwrap();
+        let t = secs.parse::<u64>().unwrap() * 1_000_000_000
+            + format!("{frac:0<9}")[..9].parse::<u64>().unwrap();
+        let h = &r[1];
+        let num = |a: usize, b: usize| u64::from_str_radix(&h[2 * a..2 * b], 16).unwrap();
+        let e = m
+            .entry(num(0, 8))
+            .or_insert((0, num(18, 20) as u32, num(8, 16), 0));
+        e.0 += 1;
+        e.3 = e.3.max(t);
+    }
+    let mut checked = 0;
+    for r in csv(messages) {
+        if r["completed"] != "true" {
+            continue;
+        }
+        let id: u64 = r["msg_id"].parse().unwrap();
+        let (seen, chunks, gen, last) = m[&id];
+        assert_eq!(seen, chunks, "message {id}: datagrams");
+        let delay_ms = (last - gen) as f64 / 1e6;
+        let want: f64 = r["delay_ms"].parse().unwrap();
+        assert!(
+            (delay_ms - want).abs() < 1e-5,
+            "message {id}: {delay_ms} ms from the capture, {want} ms simulated"
+        );
+        checked += 1;
+    }
+    assert!(checked > 50, "only {checked} messages");
+    eprintln!("udp: {checked} message delays from the capture equal the simulator's");
+}
+
+#[test]
+fn tshark_reads_every_capture_of_the_library_cleanly() {
+    if !tshark_ok() {
+        eprintln!("SKIPPED: tshark is not installed (scripts/setup.sh installs it)");
+        return;
+    }
+    let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/capture");
+    let tmp = std::env::temp_dir().join(format!("mptlab-capture-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let mut names: Vec<_> = std::fs::read_dir(&lib)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 6, "the scenario library");
+    for sc in &names {
+        let name = sc.file_stem().unwrap().to_str().unwrap().to_string();
+        let dir = tmp.join(&name);
+        let cap = run(sc, &dir);
+        let mut files: Vec<_> = std::fs::read_dir(&cap)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        assert_eq!(files.len(), 2, "{name}: one file per host");
+        for f in &files {
+            let n = check_clean(f);
+            eprintln!(
+                "{name}: {} {n} packets clean",
+                f.file_name().unwrap().to_str().unwrap()
+            );
+            if name.starts_with("mptcp") {
+                let fullmesh = name.contains("fullmesh");
+                check_mptcp(f, if fullmesh { 4 } else { 2 }, true);
+                if fullmesh {
+                    assert!(
+                        count(f, "tcp.options.mptcp.subtype == 5") > 0,
+                        "{}: no MP_PRIO",
+                        f.display()
+                    );
+                }
+            }
+        }
+        if name == "udp" {
+            check_message_delays(&cap.join("client.pcapng"), &dir.join("out/messages.csv"));
+        }
+        if name == "tcp" || name.starts_with("mptcp") {
+            // the sender (server: traffic goes down) against the simulator
+            let server = files
+                .iter()
+                .find(|f| {
+                    f.to_str().unwrap().ends_with("s.pcapng")
+                        || f.to_str().unwrap().ends_with("server.pcapng")
+                })
+                .unwrap();
+            let seen = retransmitted(server);
+            let mut sim: BTreeMap<(String, String), u64> = BTreeMap::new();
+            for r in csv(&dir.join("out/paths.csv")) {
+                if r["side"] == "server" {
+                    *sim.entry((r["local_addr"].clone(), r["remote_addr"].clone()))
+                        .or_insert(0) += r["bytes_retransmitted"].parse::<u64>().unwrap();
+                }
+            }
+            sim.retain(|_, v| *v > 0);
+            eprintln!("{name}: retransmitted bytes, simulator {sim:?}, tshark {seen:?}");
+            assert!(!sim.is_empty(), "{name}: the scenario should lose packets");
+            assert_eq!(seen, sim, "{name}: retransmitted bytes per address pair");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
