@@ -58,8 +58,6 @@ pub fn ssthresh(me: usize, subflows: &[SubflowCc]) -> u32 {
 
 #[derive(Clone, Debug, Default)]
 pub struct Balia {
-    /// Scratch for the subflow snapshot of each hook call.
-    snap: Vec<SubflowCc>,
     acc: Vec<CwndAcc>,
 }
 

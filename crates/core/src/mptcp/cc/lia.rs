@@ -75,8 +75,6 @@ pub fn increase_per_ack(me: usize, subflows: &[SubflowCc]) -> f64 {
 /// LIA state: only the fractional window counters.
 #[derive(Clone, Debug, Default)]
 pub struct Lia {
-    /// Scratch for the subflow snapshot of each hook call.
-    snap: Vec<SubflowCc>,
     acc: Vec<CwndAcc>,
 }
 

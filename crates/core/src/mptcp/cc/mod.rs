@@ -129,15 +129,25 @@ pub(crate) fn snapshot(s: &CcState, paths: &[PathView], v: &mut Vec<SubflowCc>) 
     me
 }
 
-/// `impl CongestionControl` for a coupled algorithm `$t` with a `snap:
-/// Vec<SubflowCc>` scratch field and the inherent methods `on_ack(me,
-/// subflows, acked)` (Linux `cong_avoid`) and `ssthresh_on_loss(me,
-/// subflows)` (Linux `ssthresh`); with `rtt`, also `on_rtt_sample(me, rtt)`
-/// (Linux `pkts_acked`, wVegas). The other hooks keep the trait's Reno
-/// defaults (`undo_cwnd` = tcp_reno_undo_cwnd), as the Linux coupled modules do.
+/// A coupled algorithm `A` (LIA, OLIA, BALIA, wVegas) as a congestion
+/// control: `coupled_cc!` implements `CongestionControl` for it, turning each
+/// hook's `(CcState, paths)` into the algorithm's snapshot `&[SubflowCc]`
+/// (kept here, reused across calls) and the caller's index `me`.
+#[derive(Clone, Debug, Default)]
+pub struct Coupled<A> {
+    snap: Vec<SubflowCc>,
+    pub alg: A,
+}
+
+/// `impl CongestionControl for Coupled<$t>`, for a coupled algorithm `$t`
+/// with the inherent methods `on_ack(me, subflows, acked)` (Linux
+/// `cong_avoid`) and `ssthresh_on_loss(me, subflows)` (Linux `ssthresh`);
+/// with `rtt`, also `on_rtt_sample(me, rtt)` (Linux `pkts_acked`, wVegas).
+/// The other hooks keep the trait's Reno defaults (`undo_cwnd` =
+/// tcp_reno_undo_cwnd), as the Linux coupled modules do.
 macro_rules! coupled_cc {
     ($t:ident, $name:literal $(, $rtt:ident)?) => {
-        impl $crate::tcp::cc::CongestionControl for $t {
+        impl $crate::tcp::cc::CongestionControl for $crate::mptcp::cc::Coupled<$t> {
             fn name(&self) -> &'static str {
                 $name
             }
@@ -148,11 +158,8 @@ macro_rules! coupled_cc {
                 paths: &[$crate::tcp::cc::PathView],
                 _now: $crate::time::Nanos,
             ) -> u32 {
-                let mut snap = std::mem::take(&mut self.snap);
-                let me = $crate::mptcp::cc::snapshot(s, paths, &mut snap);
-                let r = self.ssthresh_on_loss(me, &snap);
-                self.snap = snap;
-                $crate::mptcp::cc::ss_out(r)
+                let me = $crate::mptcp::cc::snapshot(s, paths, &mut self.snap);
+                $crate::mptcp::cc::ss_out(self.alg.ssthresh_on_loss(me, &self.snap))
             }
 
             fn cong_avoid(
@@ -162,10 +169,8 @@ macro_rules! coupled_cc {
                 acked: u32,
                 _now: $crate::time::Nanos,
             ) {
-                let mut snap = std::mem::take(&mut self.snap);
-                let me = $crate::mptcp::cc::snapshot(s, paths, &mut snap);
-                let u = self.on_ack(me, &snap, acked);
-                self.snap = snap;
+                let me = $crate::mptcp::cc::snapshot(s, paths, &mut self.snap);
+                let u = self.alg.on_ack(me, &self.snap, acked);
                 s.cwnd = u.cwnd.max(1);
                 s.ssthresh = $crate::mptcp::cc::ss_out(u.ssthresh);
             }
@@ -182,7 +187,7 @@ macro_rules! coupled_cc {
             _now: $crate::time::Nanos,
         ) {
             if let Some(r) = rtt {
-                self.on_rtt_sample(s.path_index, r);
+                self.alg.on_rtt_sample(s.path_index, r);
             }
         }
     };

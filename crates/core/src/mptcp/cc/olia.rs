@@ -114,8 +114,6 @@ struct OliaSub {
 
 #[derive(Clone, Debug, Default)]
 pub struct Olia {
-    /// Scratch for the subflow snapshot of each hook call.
-    snap: Vec<SubflowCc>,
     subs: Vec<OliaSub>,
 }
 

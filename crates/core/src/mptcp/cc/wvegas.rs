@@ -64,8 +64,6 @@ impl WvSub {
 
 #[derive(Clone, Debug, Default)]
 pub struct WVegas {
-    /// Scratch for the subflow snapshot of each hook call.
-    snap: Vec<SubflowCc>,
     subs: Vec<WvSub>,
 }
 

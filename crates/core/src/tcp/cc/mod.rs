@@ -149,10 +149,10 @@ crate::named_enum! {
             CubicVariant::Linux => Box::new(CubicLinux::new(hystart)),
             CubicVariant::Rfc9438 => Box::new(Cubic::with_hystart(hystart)),
         },
-        Lia = "lia": "Linked Increases (RFC 6356), coupled, multipath only" => Box::new(coupled::lia::Lia::default()),
-        Olia = "olia": "Opportunistic LIA, coupled, multipath only" => Box::new(coupled::olia::Olia::default()),
-        Balia = "balia": "Balanced LIA, coupled, multipath only" => Box::new(coupled::balia::Balia::default()),
-        Wvegas = "wvegas": "Weighted Vegas, delay-based coupled, multipath only" => Box::new(coupled::wvegas::WVegas::default()),
+        Lia = "lia": "Linked Increases (RFC 6356), coupled, multipath only" => Box::new(coupled::Coupled::<coupled::lia::Lia>::default()),
+        Olia = "olia": "Opportunistic LIA, coupled, multipath only" => Box::new(coupled::Coupled::<coupled::olia::Olia>::default()),
+        Balia = "balia": "Balanced LIA, coupled, multipath only" => Box::new(coupled::Coupled::<coupled::balia::Balia>::default()),
+        Wvegas = "wvegas": "Weighted Vegas, delay-based coupled, multipath only" => Box::new(coupled::Coupled::<coupled::wvegas::WVegas>::default()),
     }
 }
 
