@@ -23,7 +23,7 @@ from ._errors import MptlabError, ScenarioError, SimulationError, UnfinishedWarn
 from ._results import Results, load
 
 __version__ = _core.__version__
-__all__ = ["run", "sweep", "load", "check", "stats", "Results", "ScenarioError", "SimulationError",
+__all__ = ["run", "sweep", "load", "check", "names", "stats", "Results", "ScenarioError", "SimulationError",
            "MptlabError", "UnfinishedWarning", "__version__"]
 
 PathLike = Union[str, Path]
@@ -73,6 +73,13 @@ def _into(out: Optional[PathLike], fn: Callable[[Path], None]) -> Results:
         return _warn_unfinished(r)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def names() -> dict:
+    """Every name a scenario may use, by scenario key: ``{key: {name: description}}``,
+    e.g. ``names()["transport.mptcp.scheduler"]["minrtt"]``. The same registry
+    ``mptlab list`` prints and the parser accepts (mptlab-core's mechanism enums)."""
+    return {key: dict(entries) for _title, key, entries in _core.names()}
 
 
 def check(scenario: PathLike, *, set: Optional[Mapping[str, Any]] = None) -> int:

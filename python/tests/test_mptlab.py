@@ -83,6 +83,14 @@ def test_runs_are_deterministic_and_independent_of_jobs(scen: Path) -> None:
     assert not a.messages.equals(c.messages)
 
 
+def test_names_are_the_registry_mptlab_list_prints() -> None:
+    n = mptlab.names()
+    assert n["transport.mptcp.scheduler"]["default"] == "alias of minrtt"
+    assert "redundant" in n["transport.mptcp.scheduler"]
+    assert set(n["transport.cc"]) == {"newreno", "cubic", "lia", "olia", "balia", "wvegas"}
+    assert set(n["transport.sctp.scheduler"]) == {"roundrobin", "daps"}
+
+
 def test_scenario_error_fields(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text(SCEN.replace('protocol = "tcp"', 'protocol = "tcp"\npath = 7'))

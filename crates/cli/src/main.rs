@@ -277,93 +277,11 @@ fn bench(duration: f64, repeat: u32, only: Option<&str>) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Everything `mptlab list` prints. The scenario crate's registries are the
-/// source of truth for names the parser accepts.
-///
-/// PLUG-IN POINT: once the simulator exposes its own registries (e.g.
-/// congestion controls, schedulers and loss models implemented in
-/// mptlab-core), append their categories here or mark scenario names that
-/// the engine does not implement yet.
+/// Everything `mptlab list` prints: the scenario crate's registry, which
+/// holds the scenario format's own names and mptlab-core's mechanism enums
+/// (`mptlab_core::registry`), the one source of the names the parser accepts.
 fn catalog() -> Vec<registry::Category> {
     let mut cats = registry::categories();
-    // Model registries that live in mptlab-core rather than the scenario crate.
-    use mptlab_core::sctp::{BufferSplit, CcVariant, RtxPolicy, Scheduler};
-    const ABOUT: &[(&str, &str)] = &[
-        (
-            "seed000",
-            "seed 000's CMT-SCTP configuration (default for cmt-sctp)",
-        ),
-        ("rfc", "RFC 9260 defaults (plus the CMT rules for cmt-sctp)"),
-        (
-            "roundrobin",
-            "least recently used path first, as INET (Iyengar et al.)",
-        ),
-        ("daps", "delay-aware packet scheduling (Kuhn et al. 2014)"),
-        (
-            "same",
-            "retransmit on the path of the original transmission",
-        ),
-        (
-            "lowest-rtt",
-            "retransmit on the path with the lowest RTT (seed 000)",
-        ),
-        (
-            "largest-cwnd",
-            "retransmit on the path with the largest cwnd",
-        ),
-        (
-            "largest-ssthresh",
-            "retransmit on the path with the largest ssthresh",
-        ),
-        ("none", "no buffer splitting"),
-        ("sender", "split the send buffer per path"),
-        ("receiver", "split the receive buffer per path"),
-        ("both", "split both buffers (seed 000)"),
-        ("uncoupled", "RFC 9260 section 7 per path"),
-        ("cmt-rpv2", "coupled CMT/RPv2 (Dreibholz et al.)"),
-    ];
-    let names = |title: &str, key: &str, v: &[&str]| registry::Category {
-        title: title.into(),
-        key: key.into(),
-        entries: v
-            .iter()
-            .map(|n| {
-                (
-                    n.to_string(),
-                    ABOUT
-                        .iter()
-                        .find(|(k, _)| k == n)
-                        .map_or("", |(_, d)| d)
-                        .to_string(),
-                )
-            })
-            .collect(),
-    };
-    cats.push(names(
-        "sctp presets",
-        "transport.sctp.preset",
-        &["seed000", "rfc"],
-    ));
-    cats.push(names(
-        "cmt-sctp schedulers",
-        "transport.sctp.scheduler",
-        Scheduler::names(),
-    ));
-    cats.push(names(
-        "sctp retransmission paths",
-        "transport.sctp.retransmission",
-        RtxPolicy::names(),
-    ));
-    cats.push(names(
-        "cmt-sctp buffer splitting",
-        "transport.sctp.buffer_splitting",
-        BufferSplit::names(),
-    ));
-    cats.push(names(
-        "sctp congestion control",
-        "transport.sctp.cc",
-        CcVariant::names(),
-    ));
     for c in &mut cats {
         for (name, desc) in &mut c.entries {
             if mptlab_sim::NOT_SIMULATED

@@ -145,7 +145,10 @@ const CASES: &[(&str, Option<&str>, &[&str])] = &[
     (
         "28-sctp-bad-scheduler",
         Some("transport.sctp.scheduler"),
-        &["roundrobin, daps", "did you mean `roundrobin`?"],
+        &[
+            "unknown variant `roundrobbin`",
+            "did you mean `roundrobin`?",
+        ],
     ),
     (
         "29-sctp-unordered",

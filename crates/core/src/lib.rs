@@ -10,6 +10,7 @@ pub mod link;
 pub mod loss;
 pub mod mptcp;
 pub mod packet;
+pub mod registry;
 pub mod rng;
 pub mod sctp;
 pub mod tcp;

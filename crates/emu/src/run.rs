@@ -52,7 +52,7 @@ pub fn prepare(
     supported(s)?;
     netns::preflight().map_err(|e| e.to_string())?;
     if s.transport.protocol == sc::Protocol::Mptcp
-        && s.transport.mptcp.scheduler.to_string() != "upstream"
+        && s.transport.mptcp.scheduler != sc::MptcpScheduler::Upstream
     {
         eprintln!(
             "note: transport.mptcp.scheduler = \"{}\" runs with the kernel's (upstream) scheduler, the only one Linux offers (docs/emulation.md)",
@@ -94,18 +94,17 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     if s.background.enabled {
         return Err("background traffic is not emulated yet (background hosts are not built in the namespaces); set background.enabled = false".into());
     }
-    match name(t.protocol).as_str() {
-        "tcp" | "udp" | "mptcp" => {}
-        "sctp" | "cmt-sctp" => {
+    match t.protocol {
+        sc::Protocol::Tcp | sc::Protocol::Udp | sc::Protocol::Mptcp => {}
+        sc::Protocol::Sctp | sc::Protocol::CmtSctp => {
             return Err(format!(
                 "transport.protocol = \"{}\" cannot be emulated: this kernel has no SCTP (and Linux has no CMT-SCTP); use `mptlab run` to simulate it",
                 t.protocol
             ))
         }
-        p => return Err(format!("transport.protocol = \"{p}\" is not emulated")),
     }
-    match name(t.cc).as_str() {
-        "cubic" | "newreno" => {}
+    match t.cc {
+        sc::CongestionControl::Cubic | sc::CongestionControl::NewReno => {}
         c => {
             return Err(format!(
                 "transport.cc = \"{c}\": coupled congestion controls (lia, olia, balia, wvegas) are not in upstream Linux MPTCP; emulation supports cubic and newreno (kernel \"reno\")"
@@ -115,32 +114,33 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     if t.cc == sc::CongestionControl::Cubic && t.cubic == sc::CubicVariant::Rfc9438 {
         return Err("transport.cubic = \"rfc9438\": the kernel runs its own CUBIC (tcp_cubic.c); emulation supports transport.cubic = \"linux\"".into());
     }
-    if t.cc == sc::CongestionControl::Cubic && t.hystart == sc::HyStart::HyStartPlusPlus {
+    if t.cc == sc::CongestionControl::Cubic && t.hystart == sc::HyStart::HyStartPP {
         return Err("transport.hystart = \"hystart++\": Linux CUBIC has no HyStart++ (RFC 9406); emulation runs the host's CUBIC with its HyStart setting (\"linux\" or \"off\" are accepted but not applied, see docs/emulation.md)".into());
     }
     if t.protocol == sc::Protocol::Mptcp {
         let m = &t.mptcp;
-        match m.path_manager.to_string().as_str() {
-            "fullmesh" | "default" | "upstream" => {}
+        match m.path_manager {
+            sc::PathManager::Fullmesh | sc::PathManager::Default | sc::PathManager::Upstream => {}
             pm => {
                 return Err(format!(
                     "transport.mptcp.path_manager = \"{pm}\" is not offered by the upstream in-kernel path manager; emulation supports \"fullmesh\", \"default\" and \"upstream\" (endpoints)"
                 ))
             }
         }
-        match m.scheduler.to_string().as_str() {
+        match m.scheduler.canonical() {
             // The kernel's only scheduler; minrtt/default are approximated by it (docs/emulation.md).
-            "upstream" | "default" | "minrtt" => {}
-            sch => {
+            sc::MptcpScheduler::Upstream | sc::MptcpScheduler::Minrtt => {}
+            _ => {
+                let sch = m.scheduler;
                 return Err(format!(
                     "transport.mptcp.scheduler = \"{sch}\": upstream Linux MPTCP has one scheduler (no per-socket choice without BPF schedulers); emulation supports \"upstream\" (and \"minrtt\"/\"default\", run with the upstream scheduler)"
-                ))
+                ));
             }
         }
         if m.subflows_per_path != 1 {
             return Err(format!("transport.mptcp.subflows_per_path = {}: the upstream path manager opens one subflow per address pair", m.subflows_per_path));
         }
-        if m.tlp.to_string() != "subflow" {
+        if m.tlp != sc::MptcpTlp::Subflow {
             return Err(format!(
                 "transport.mptcp.tlp = \"{}\": Linux sends tail loss probes per subflow only",
                 m.tlp
@@ -362,8 +362,8 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
         a.extend_from_slice(flags);
         ip_in(ns, &a).map_err(|e| e.to_string())
     };
-    match m.path_manager.to_string().as_str() {
-        "fullmesh" => {
+    match m.path_manager {
+        sc::PathManager::Fullmesh => {
             for (i, a) in topo.client_addrs.iter().enumerate() {
                 let dev = format!("p{}", i + 1);
                 let b: &[&str] = if backup(i) { &["backup"] } else { &[] };
@@ -383,7 +383,7 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
                 }
             }
         }
-        "upstream" => {
+        sc::PathManager::Upstream => {
             // Endpoint flags exactly as given (`ip mptcp endpoint add ... <flags>`).
             for (i, flags) in m.endpoints.iter().enumerate().take(topo.client_addrs.len()) {
                 let f: Vec<&str> = flags
@@ -411,7 +411,8 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
                 }
             }
         }
-        _ => {} // "default": the initial subflow only
+        // "default": the initial subflow only; ndiffports and binder are refused by `supported`
+        _ => {}
     }
     Ok(())
 }

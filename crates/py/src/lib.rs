@@ -404,6 +404,20 @@ fn describe(py: Python<'_>, values: Vec<f64>) -> PyResult<Option<Py<PyAny>>> {
 }
 
 /// Two-sided 95 % Student t quantile t(0.975, df).
+/// One `mptlab list` category: (title, scenario key, [(name, description)]).
+type Category = (String, String, Vec<(String, String)>);
+
+/// Every name a scenario may use, from the one registry `mptlab list`
+/// prints (`mptlab_scenario::categories`, which holds mptlab-core's
+/// mechanism enums).
+#[pyfunction]
+fn names() -> Vec<Category> {
+    mptlab_scenario::categories()
+        .into_iter()
+        .map(|c| (c.title, c.key, c.entries))
+        .collect()
+}
+
 #[pyfunction]
 fn t975(df: u64) -> f64 {
     mptlab_results::stats::t975(df)
@@ -436,6 +450,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(t975, m)?)?;
     m.add_function(wrap_pyfunction!(schemas, m)?)?;
+    m.add_function(wrap_pyfunction!(names, m)?)?;
     m.add_class::<SweepJob>()?;
     Ok(())
 }

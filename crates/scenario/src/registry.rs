@@ -1,32 +1,24 @@
 //! Registries of every name a scenario may use. `mptlab list` prints them, and
 //! the enums below are what the parser accepts, so the two cannot disagree.
 //!
-//! To add a protocol, congestion control, model, ...: add one line to the
-//! matching `named_enum!` below (name as written in scenario files, and a one
-//! line description), then handle the new variant in the simulator.
+//! The transport mechanisms (congestion controls, MPTCP schedulers, path
+//! managers, TLP modes, CUBIC variants, SCTP policies) are `named_enum!`s in
+//! mptlab-core beside their implementations (`mptlab_core::registry`); this
+//! file re-exports them and declares the names only the scenario format
+//! has (protocols, traffic models, loss models, topologies). To add one, see
+//! docs/adding-a-mechanism.md.
 
-use serde::{Deserialize, Serialize};
+use mptlab_core::named_enum;
+pub use mptlab_core::registry::Category;
 
-macro_rules! named_enum {
-    ($(#[$m:meta])* $vis:vis enum $name:ident { $($(#[$vm:meta])* $var:ident = $s:literal : $desc:literal),* $(,)? }) => {
-        $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        $vis enum $name { $($(#[$vm])* #[serde(rename = $s)] $var),* }
-        impl $name {
-            /// Every value, in the order `mptlab list` prints them.
-            pub const ALL: &'static [$name] = &[$($name::$var),*];
-            /// The name as written in scenario files.
-            pub fn name(self) -> &'static str { match self { $($name::$var => $s),* } }
-            /// One-line description.
-            pub fn description(self) -> &'static str { match self { $($name::$var => $desc),* } }
-            /// Look a value up by its scenario-file name.
-            pub fn from_name(s: &str) -> Option<Self> { Self::ALL.iter().copied().find(|v| v.name() == s) }
-        }
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str(self.name()) }
-        }
-    };
-}
+// The mechanisms live beside their implementations in mptlab-core, each a
+// `named_enum!` there; the scenario format uses them under these names.
+pub use mptlab_core::mptcp::{PathManager, SchedulerKind as MptcpScheduler, TlpMode as MptcpTlp};
+pub use mptlab_core::sctp::{
+    BufferSplit as SctpBufferSplit, CcVariant as SctpCc, Preset as SctpPreset,
+    RtxPolicy as SctpRetransmission, Scheduler as SctpScheduler,
+};
+pub use mptlab_core::tcp::cc::{CcKind as CongestionControl, CubicVariant, HyStartMode as HyStart};
 
 named_enum! {
     /// Transport protocol of the foreground flow.
@@ -47,43 +39,6 @@ impl Protocol {
     /// Delivers a reliable byte stream / messages.
     pub fn is_reliable(self) -> bool {
         !matches!(self, Protocol::Udp)
-    }
-}
-
-named_enum! {
-    /// Congestion control algorithm.
-    pub enum CongestionControl {
-        NewReno = "newreno": "NewReno (RFC 6582); uncoupled per subflow for multipath",
-        Cubic = "cubic": "CUBIC (Linux tcp_cubic.c or RFC 9438, see transport.cubic); uncoupled per subflow for multipath",
-        Lia = "lia": "Linked Increases (RFC 6356), coupled, multipath only",
-        Olia = "olia": "Opportunistic LIA, coupled, multipath only",
-        Balia = "balia": "Balanced LIA, coupled, multipath only",
-        Wvegas = "wvegas": "Weighted Vegas, delay-based coupled, multipath only",
-    }
-}
-
-named_enum! {
-    /// Which CUBIC (`transport.cubic`), for single-path TCP, uncoupled MPTCP
-    /// subflows and background TCP.
-    pub enum CubicVariant {
-        Linux = "linux": "Linux tcp_cubic.c (6.17): fixed point, cubic_root approximation, target at t + delay_min, Reno estimate at 0.53/RTT (default)",
-        Rfc9438 = "rfc9438": "RFC 9438 in floating point: target at t + SRTT, W_est with alpha switching to 1",
-    }
-}
-
-named_enum! {
-    /// CUBIC's slow-start exit (`transport.hystart`).
-    pub enum HyStart {
-        Linux = "linux": "Linux HyStart: ACK-train and delay-increase detection (tcp_cubic.c hystart=1, hystart_detect=3; default)",
-        HyStartPlusPlus = "hystart++": "RFC 9406 HyStart++ (Conservative Slow Start)",
-        Off = "off": "no slow-start exit before the first loss",
-    }
-}
-
-impl CongestionControl {
-    /// Couples the windows of several paths (needs a multipath protocol).
-    pub fn is_coupled(self) -> bool {
-        !matches!(self, CongestionControl::NewReno | CongestionControl::Cubic)
     }
 }
 
@@ -142,38 +97,6 @@ named_enum! {
     }
 }
 
-named_enum! {
-    /// MPTCP packet schedulers.
-    pub enum MptcpScheduler {
-        Minrtt = "minrtt": "lowest RTT first among subflows with cwnd space, with opportunistic retransmission and penalisation (Linux v0.9x default)",
-        Default = "default": "alias of minrtt",
-        RoundRobin = "roundrobin": "round robin over subflows with cwnd space",
-        Redundant = "redundant": "send every segment on all subflows",
-        Blest = "blest": "BLEST: blocking estimation, waits for the fast subflow when sending on the slow one would block it",
-        Ecf = "ecf": "ECF: earliest completion first, waits for the fast subflow when it completes sooner",
-        Upstream = "upstream": "upstream Linux (net/mptcp) scheduler: lowest linger time by pacing rate, backup only when needed",
-    }
-}
-
-named_enum! {
-    /// MPTCP path managers.
-    pub enum PathManager {
-        Fullmesh = "fullmesh": "one subflow per pair of local and remote addresses",
-        Default = "default": "only the initial subflow",
-        Ndiffports = "ndiffports": "several subflows over the same address pair (count: transport.mptcp.ndiffports)",
-        Upstream = "upstream": "upstream Linux pm_netlink endpoints with subflow/signal/backup/fullmesh flags (transport.mptcp.endpoints, server_endpoints)",
-        Binder = "binder": "Binder: extra subflows loose-source-routed through other gateways; the network ignores LSRR (seed 003), so they follow the initial path",
-    }
-}
-
-named_enum! {
-    /// Tail loss probe flavour of MPTCP subflows.
-    pub enum MptcpTlp {
-        Subflow = "subflow": "RFC 8985 TLP on each subflow (Linux)",
-        MptcpLevel = "mptcp-level": "seed 001: the probe is also sent on an alternate subflow chosen by the scheduler",
-    }
-}
-
 /// Built-in gaming traces (seed papers' traces T1..T3).
 pub const GAMING_TRACES: &[(&str, &str)] = &[
     ("t1", "game trace T1"),
@@ -188,81 +111,13 @@ pub const WEB_SITES: &[(&str, &str)] = &[
     ("huffpost", "huffpost.com front page"),
 ];
 
-/// One category of names for `mptlab list`.
-#[derive(Clone, Debug)]
-pub struct Category {
-    /// Heading, e.g. "protocols".
-    pub title: String,
-    /// Scenario key(s) the names are used with.
-    pub key: String,
-    pub entries: Vec<(String, String)>,
-}
-
-fn cat<T: Copy>(
-    title: &str,
-    key: &str,
-    all: &[T],
-    f: impl Fn(T) -> (&'static str, &'static str),
-) -> Category {
-    Category {
-        title: title.into(),
-        key: key.into(),
-        entries: all
-            .iter()
-            .map(|v| f(*v))
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
-    }
-}
-
 /// Everything the scenario format accepts by name.
 pub fn categories() -> Vec<Category> {
-    let mut v = vec![
-        cat("protocols", "transport.protocol", Protocol::ALL, |p| {
-            (p.name(), p.description())
-        }),
-        cat(
-            "congestion controls",
-            "transport.cc",
-            CongestionControl::ALL,
-            |p| (p.name(), p.description()),
-        ),
-        cat(
-            "cubic variants",
-            "transport.cubic",
-            CubicVariant::ALL,
-            |p| (p.name(), p.description()),
-        ),
-        cat(
-            "cubic slow-start exits",
-            "transport.hystart",
-            HyStart::ALL,
-            |p| (p.name(), p.description()),
-        ),
-        cat(
-            "mptcp schedulers",
-            "transport.mptcp.scheduler",
-            MptcpScheduler::ALL,
-            |p| (p.name(), p.description()),
-        ),
-        cat(
-            "mptcp path managers",
-            "transport.mptcp.path_manager",
-            PathManager::ALL,
-            |p| (p.name(), p.description()),
-        ),
-        cat(
-            "mptcp tail loss probes",
-            "transport.mptcp.tlp",
-            MptcpTlp::ALL,
-            |p| (p.name(), p.description()),
-        ),
-        cat(
-            "traffic models",
-            "traffic.model",
-            TrafficModelName::ALL,
-            |p| (p.name(), p.description()),
-        ),
+    use mptlab_core::category;
+    let mut v = vec![category!(Protocol, "protocols", "transport.protocol")];
+    v.extend(mptlab_core::registry::transport_categories());
+    v.extend([
+        category!(TrafficModelName, "traffic models", "traffic.model"),
         Category {
             title: "gaming traces".into(),
             key: "traffic.trace (model = \"gaming\")".into(),
@@ -279,16 +134,9 @@ pub fn categories() -> Vec<Category> {
                 .map(|(a, b)| (a.to_string(), b.to_string()))
                 .collect(),
         },
-        cat("loss models", "loss.model", LossModelName::ALL, |p| {
-            (p.name(), p.description())
-        }),
-        cat(
-            "topology presets",
-            "topology.preset",
-            TopologyPreset::ALL,
-            |p| (p.name(), p.description()),
-        ),
-    ];
+        category!(LossModelName, "loss models", "loss.model"),
+        category!(TopologyPreset, "topology presets", "topology.preset"),
+    ]);
     v.push(Category {
         title: "link profiles".into(),
         key: "topology.paths, profile = \"...\"".into(),
@@ -297,5 +145,6 @@ pub fn categories() -> Vec<Category> {
             .map(|b| (b.name.to_string(), b.description.to_string()))
             .collect(),
     });
+    v.extend(mptlab_core::registry::sctp_categories());
     v
 }

@@ -275,7 +275,7 @@ fn cubic_and_hystart_keys() {
     ))
     .unwrap();
     assert_eq!(s.transport.cubic, CubicVariant::Rfc9438);
-    assert_eq!(s.transport.hystart, HyStart::HyStartPlusPlus);
+    assert_eq!(s.transport.hystart, HyStart::HyStartPP);
     let s =
         parse(&BASE.replacen("[traffic]", "[transport]\nhystart = \"off\"\n[traffic]", 1)).unwrap();
     assert_eq!(

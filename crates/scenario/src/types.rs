@@ -466,8 +466,9 @@ impl Default for MptcpOptions {
     }
 }
 
-/// `[transport.sctp]` (used when protocol = "sctp" or "cmt-sctp"). Names are
-/// checked by the simulator, which owns the SCTP model (`mptlab list` shows them).
+/// `[transport.sctp]` (used when protocol = "sctp" or "cmt-sctp"). The
+/// names are the SCTP model's own enums (`mptlab list` shows them); unset
+/// keys keep the preset's value.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SctpOptions {
@@ -475,19 +476,19 @@ pub struct SctpOptions {
     /// Table 1; the default for cmt-sctp) or "rfc" (RFC 9260 defaults plus
     /// the CMT rules for cmt-sctp).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub preset: Option<String>,
+    pub preset: Option<SctpPreset>,
     /// CMT scheduler: "roundrobin" | "daps".
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub scheduler: Option<String>,
+    pub scheduler: Option<SctpScheduler>,
     /// Retransmission path: "same" | "lowest-rtt" | "largest-cwnd" | "largest-ssthresh".
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub retransmission: Option<String>,
+    pub retransmission: Option<SctpRetransmission>,
     /// Buffer splitting: "none" | "sender" | "receiver" | "both".
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub buffer_splitting: Option<String>,
+    pub buffer_splitting: Option<SctpBufferSplit>,
     /// Congestion control: "uncoupled" | "cmt-rpv2".
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cc: Option<String>,
+    pub cc: Option<SctpCc>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nr_sack: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -5,12 +5,10 @@
 use std::collections::HashMap;
 
 use mptlab_core::endpoint::Endpoint;
-use mptlab_core::mptcp::{EpFlags, MptcpConfig, MptcpConnection, PmKind, Role as MpRole};
+use mptlab_core::mptcp::{EpFlags, MptcpConfig, MptcpConnection, Role as MpRole};
 use mptlab_core::packet::Addr;
 use mptlab_core::sctp::{SctpAssociation, SctpConfig};
-use mptlab_core::tcp::{
-    CcKind, CubicVariant, HyStartMode, Role as TcpRole, TcpConfig, TcpEndpoint,
-};
+use mptlab_core::tcp::{CcKind, Role as TcpRole, TcpConfig, TcpEndpoint};
 use mptlab_core::time::{secs, Nanos, MS};
 use mptlab_core::traffic::browser::Browser;
 use mptlab_core::traffic::onoff::{background_plan, OnOffConfig, OnOffSource};
@@ -146,28 +144,10 @@ fn topology(s: &sc::Scenario, draw: &mut Draw) -> Result<(TopologySpec, Layout),
     }
 }
 
-/// `transport.cubic`.
-pub fn cubic_variant(t: &sc::Transport) -> CubicVariant {
-    match t.cubic {
-        sc::CubicVariant::Linux => CubicVariant::Linux,
-        sc::CubicVariant::Rfc9438 => CubicVariant::Rfc9438,
-    }
-}
-
-/// `transport.hystart`.
-pub fn hystart_mode(t: &sc::Transport) -> HyStartMode {
-    match t.hystart {
-        sc::HyStart::Linux => HyStartMode::Linux,
-        sc::HyStart::HyStartPlusPlus => HyStartMode::HyStartPP,
-        sc::HyStart::Off => HyStartMode::Off,
-    }
-}
-
 /// The TCP configuration a scenario asks for.
 pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
     let cc = match t.cc {
-        sc::CongestionControl::NewReno => CcKind::NewReno,
-        sc::CongestionControl::Cubic => CcKind::Cubic,
+        cc if !cc.is_coupled() => cc,
         // MPTCP subflows use the coupled controller instead (mptcp_config).
         _ if t.protocol == sc::Protocol::Mptcp => CcKind::NewReno,
         other => return Err(format!("transport.cc = \"{other}\" is a coupled multipath algorithm; single-path TCP supports newreno and cubic")),
@@ -178,8 +158,8 @@ pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
         initial_cwnd: t.initial_cwnd_packets,
         sack: t.sack,
         window_scaling: t.window_scaling,
-        cubic: cubic_variant(t),
-        hystart: hystart_mode(t),
+        cubic: t.cubic,
+        hystart: t.hystart,
         delayed_ack: t.delayed_ack,
         nagle: t.nagle,
         tlp: t.tlp,
@@ -195,19 +175,7 @@ pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
 /// `client_addrs` are the client's access-path addresses in path order.
 pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpConfig, String> {
     let o = &t.mptcp;
-    let scheduler = match o.scheduler {
-        sc::MptcpScheduler::Default | sc::MptcpScheduler::Minrtt => "minrtt",
-        other => other.name(),
-    };
-    let pm = match o.path_manager {
-        sc::PathManager::Default => PmKind::Default,
-        sc::PathManager::Fullmesh => PmKind::Fullmesh {
-            per_pair: o.subflows_per_path,
-        },
-        sc::PathManager::Ndiffports => PmKind::Ndiffports { n: o.ndiffports },
-        sc::PathManager::Binder => PmKind::Binder { n: o.ndiffports },
-        sc::PathManager::Upstream => PmKind::Upstream,
-    };
+    let pm = o.path_manager.kind(o.subflows_per_path, o.ndiffports);
     if o.subflows_per_path == 0 || o.subflows_per_path > 8 {
         return Err(format!(
             "transport.mptcp.subflows_per_path: expected 1..8, found {}",
@@ -268,19 +236,17 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
             "transport.mptcp.endpoints / server_endpoints need path_manager = \"upstream\"".into(),
         );
     }
-    let c = MptcpConfig {
+    Ok(MptcpConfig {
         endpoints,
         tcp: tcp_config(t)?,
-        cc: t.cc.name().to_string(),
-        scheduler: scheduler.to_string(),
+        cc: t.cc,
+        scheduler: o.scheduler,
         pm,
         backup_addrs,
-        mptcp_tlp: o.tlp == sc::MptcpTlp::MptcpLevel,
+        tlp: o.tlp,
         capable: true,
         prio_changes,
-    };
-    c.validate()?;
-    Ok(c)
+    })
 }
 
 /// Creates flows of the scenario's transport protocol between two hosts.
@@ -417,45 +383,24 @@ pub fn sctp_config(t: &sc::Transport, seed: u64) -> Result<SctpConfig, String> {
     let o = &t.sctp;
     let (snd, rcv) = (t.sndbuf_kib as u64 * 1024, t.rcvbuf_kib as u64 * 1024);
     let cmt = t.protocol == sc::Protocol::CmtSctp;
-    let preset = o
-        .preset
-        .as_deref()
-        .unwrap_or(if cmt { "seed000" } else { "rfc" });
-    let mut c = match preset {
-        "seed000" => SctpConfig::seed000(snd, rcv),
-        "rfc" => SctpConfig {
-            send_buffer: snd,
-            recv_buffer: rcv,
-            ..SctpConfig::sctp()
-        },
-        other => {
-            return Err(format!(
-                "transport.sctp.preset: expected \"seed000\" or \"rfc\", found \"{other}\""
-            ))
-        }
-    };
+    let preset = o.preset.unwrap_or(if cmt {
+        sc::SctpPreset::Seed000
+    } else {
+        sc::SctpPreset::Rfc
+    });
+    let mut c = preset.config(snd, rcv);
     c.cmt = cmt;
     c.mtu = t.mtu_bytes;
     c.seed = seed;
-    let mut set = |key: &str, v: Option<String>| -> Result<(), String> {
-        match v {
-            Some(v) => c
-                .set_option(key, &v)
-                .map_err(|e| format!("transport.sctp.{key}: {e}")),
-            None => Ok(()),
-        }
-    };
-    set("scheduler", o.scheduler.clone())?;
-    set("retransmission", o.retransmission.clone())?;
-    set("buffer_splitting", o.buffer_splitting.clone())?;
-    set("cc", o.cc.clone())?;
-    set("nr_sack", o.nr_sack.map(|b| b.to_string()))?;
-    set(
-        "chunk_rescheduling",
-        o.chunk_rescheduling.map(|b| b.to_string()),
-    )?;
-    set("max_burst", o.max_burst.map(|b| b.to_string()))?;
-    set("unordered", o.unordered.map(|b| b.to_string()))?;
+    // Unset keys keep the preset's value.
+    c.scheduler = o.scheduler.unwrap_or(c.scheduler);
+    c.rtx_policy = o.retransmission.unwrap_or(c.rtx_policy);
+    c.buffer_split = o.buffer_splitting.unwrap_or(c.buffer_split);
+    c.cc = o.cc.unwrap_or(c.cc);
+    c.nr_sack = o.nr_sack.unwrap_or(c.nr_sack);
+    c.chunk_rescheduling = o.chunk_rescheduling.unwrap_or(c.chunk_rescheduling);
+    c.max_burst = o.max_burst.unwrap_or(c.max_burst);
+    c.unordered = o.unordered.unwrap_or(c.unordered);
     if c.unordered {
         return Err("transport.sctp.unordered = true is not measured yet (message accounting assumes ordered delivery)".into());
     }
@@ -719,15 +664,14 @@ fn background(
     // NetPerfMeter does and the congestion control `background.tcp_cc`.
     let t = &s.transport;
     let cc = match s.background.tcp_cc {
-        sc::CongestionControl::NewReno => CcKind::NewReno,
-        sc::CongestionControl::Cubic => CcKind::Cubic,
+        cc if !cc.is_coupled() => cc,
         other => return Err(format!("background.tcp_cc = \"{other}\": background flows are single-path TCP (newreno or cubic)")),
     };
     let tcp = TcpConfig {
         nagle: false,
         cc,
-        cubic: cubic_variant(t),
-        hystart: hystart_mode(t),
+        cubic: t.cubic,
+        hystart: t.hystart,
         sndbuf: t.sndbuf_kib as u64 * 1024,
         rcvbuf: t.rcvbuf_kib as u64 * 1024,
         mtu: t.mtu_bytes,

@@ -31,7 +31,7 @@ fn mptcp_cfg(cc: &str) -> MptcpConfig {
     };
     MptcpConfig {
         tcp,
-        cc: cc.into(),
+        cc: cc.parse().expect("a registered congestion control"),
         ..MptcpConfig::default()
     }
 }

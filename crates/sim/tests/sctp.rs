@@ -64,11 +64,11 @@ fn sctp_primary_follows_the_chosen_path() {
 #[test]
 fn bad_sctp_option_is_refused_with_its_key() {
     let ov: Vec<Override> = vec!["transport.sctp.scheduler=fastest".parse().unwrap()];
-    // refused by validation, with the accepted names
+    // refused when the file is read (the SCTP model's enum), with the accepted names
     let e = Scenario::from_str_with_overrides(TWO_EQUAL_PATHS, "test", &ov).unwrap_err();
     assert_eq!(e.key.as_deref(), Some("transport.sctp.scheduler"), "{e}");
     assert!(
-        e.message.contains("fastest") && e.message.contains("roundrobin, daps"),
+        e.message.contains("fastest") && e.message.contains("`roundrobin` or `daps`"),
         "{e}"
     );
 }

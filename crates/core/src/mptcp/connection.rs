@@ -8,7 +8,8 @@
 //! - `meta_send`: connection send buffer, DSN allocation, DATA_ACK,
 //!   reinjection queue; `meta_recv`: connection reassembly, shared window,
 //!   out-of-order delay and head-of-line measurements;
-//! - `pm`: path managers; `coupled`: coupled CC adapter; `sched`: schedulers.
+//! - `pm`: path managers; `cc`: coupled congestion controls (one instance
+//!   per connection, shared by the subflows' senders); `sched`: schedulers.
 //!
 //! Life of a connection:
 //! - The client sends SYN + MP_CAPABLE on its first address (the scenario's
@@ -38,27 +39,24 @@
 //! connection teardown beyond DATA_FIN (subflows are dropped at close); the
 //! receive window is not scaled per subflow; subflows are never removed.
 
-use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::rc::Rc;
 
 use crate::endpoint::{AppEvent, Endpoint, OfoStats, PathReport, PathState};
 use crate::packet::{
     flags, AddAddr, Addr, Dss, FlowId, MpCapable, MpJoin, MptcpControl, MptcpOptions, Packet,
     Payload, TcpSegment,
 };
-use crate::tcp::cc::{CaState, PathView, INFINITE_SSTHRESH};
+use crate::tcp::cc::{CaState, CongestionControl, PathView, SharedCc, INFINITE_SSTHRESH};
 use crate::tcp::{AckInfo, CcKind, PathSender, TcpConfig, TlpProbe, Tx, TxKind};
 use crate::time::{Nanos, MS};
 
-use super::cc::CoupledCc;
-use super::coupled::CoupledAdapter;
 use super::meta_recv::MetaRecv;
 use super::meta_send::MetaSend;
 use super::pm::{missing, upstream_wanted, EpFlags, PmKind};
 use super::prio::PrioChange;
 use super::sched::{
-    tlp_alternate, ConnView, Decision, HeadOfLine, SchedOutcome, Scheduler, Segment, SubflowView,
+    tlp_alternate, ConnView, Decision, HeadOfLine, SchedOutcome, Scheduler, SchedulerKind, Segment,
+    SubflowView,
 };
 use super::subflow::{seg_mut, SfState, Subflow};
 
@@ -89,19 +87,27 @@ pub enum Mode {
     Fallback,
 }
 
+crate::named_enum! {
+    /// Tail loss probe flavour of MPTCP subflows (`transport.mptcp.tlp`).
+    pub enum TlpMode {
+        Subflow = "subflow": "RFC 8985 TLP on each subflow (Linux)",
+        MptcpLevel = "mptcp-level": "seed 001: the probe is also sent on an alternate subflow chosen by the scheduler",
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct MptcpConfig {
     /// Per-subflow TCP settings (sndbuf/rcvbuf are connection-level here).
     pub tcp: TcpConfig,
-    /// "newreno" | "cubic" (uncoupled per subflow) | "lia" | "olia" | "balia" | "wvegas".
-    pub cc: String,
-    /// Scheduler name (`sched::names()`).
-    pub scheduler: String,
+    /// newreno or cubic: one instance per subflow (uncoupled); a coupled
+    /// algorithm (`CcKind::is_coupled`): one instance for the connection.
+    pub cc: CcKind,
+    pub scheduler: SchedulerKind,
     pub pm: PmKind,
     /// Local addresses whose subflows are backup (MP_JOIN backup bit).
     pub backup_addrs: Vec<Addr>,
-    /// Seed 001's MPTCP-level tail loss probe.
-    pub mptcp_tlp: bool,
+    /// `MptcpLevel`: seed 001's MPTCP-level tail loss probe.
+    pub tlp: TlpMode,
     /// This end speaks MPTCP (false: a plain TCP peer, for fallback).
     pub capable: bool,
     /// Upstream path manager: flags of this host's endpoints by address.
@@ -114,35 +120,15 @@ impl Default for MptcpConfig {
     fn default() -> Self {
         MptcpConfig {
             tcp: TcpConfig::default(),
-            cc: "lia".into(),
-            scheduler: "minrtt".into(),
+            cc: CcKind::Lia,
+            scheduler: SchedulerKind::Minrtt,
             pm: PmKind::Fullmesh { per_pair: 1 },
             backup_addrs: Vec::new(),
-            mptcp_tlp: false,
+            tlp: TlpMode::Subflow,
             capable: true,
             endpoints: Vec::new(),
             prio_changes: Vec::new(),
         }
-    }
-}
-
-impl MptcpConfig {
-    /// Check the names (congestion control, scheduler).
-    pub fn validate(&self) -> Result<(), String> {
-        if super::sched::by_name(&self.scheduler).is_none() {
-            return Err(format!(
-                "unknown MPTCP scheduler \"{}\" (available: {})",
-                self.scheduler,
-                super::sched::names().join(", ")
-            ));
-        }
-        if super::cc::by_name(&self.cc).is_none() && CcKind::from_name(&self.cc).is_err() {
-            return Err(format!(
-                "unknown congestion control \"{}\" for MPTCP",
-                self.cc
-            ));
-        }
-        Ok(())
     }
 }
 
@@ -161,7 +147,8 @@ pub struct MptcpConnection {
     pub send: MetaSend,
     pub recv: MetaRecv,
     sched: Box<dyn Scheduler>,
-    coupled: Option<Rc<RefCell<Box<dyn CoupledCc>>>>,
+    /// A coupled congestion control, shared by the subflows' senders.
+    coupled: Option<SharedCc>,
     events: VecDeque<AppEvent>,
     out: VecDeque<Packet>,
     write_blocked: bool,
@@ -172,8 +159,9 @@ pub struct MptcpConnection {
     add_addr_pending: VecDeque<(u8, Addr)>,
     fin_timer: Option<Nanos>,
     fallback_fin_pushed: bool,
-    /// The redundant scheduler: copies of sent segments go to subflows that lack them.
-    redundant: bool,
+    /// The scheduler sends copies of sent segments to subflows that lack
+    /// them (`Scheduler::sends_copies`, the redundant scheduler).
+    copies: bool,
     /// Something happened since the last `fill` (packet, timer, app call).
     dirty: bool,
     /// Set when the initial subflow's SYN retries ran out (`Endpoint::gave_up`).
@@ -218,10 +206,12 @@ impl MptcpConnection {
         remote_addrs: &[Addr],
         remote_port: u16,
     ) -> Result<Self, String> {
-        cfg.validate()?;
-        let sched = super::sched::by_name(&cfg.scheduler).expect("validated");
-        let cfg_redundant = sched.name() == "redundant";
-        let coupled = super::cc::by_name(&cfg.cc).map(|c| Rc::new(RefCell::new(c)));
+        let sched = cfg.scheduler.build();
+        let copies = sched.sends_copies();
+        let coupled = cfg
+            .cc
+            .is_coupled()
+            .then(|| SharedCc::new(cfg.cc.build_with(cfg.tcp.cubic, cfg.tcp.hystart)));
         let key = 0x1234_5678_9abc_def0u64
             ^ ((flow as u64) << 17)
             ^ if role == Role::Server {
@@ -259,7 +249,7 @@ impl MptcpConnection {
             add_addr_pending: VecDeque::new(),
             fin_timer: None,
             fallback_fin_pushed: false,
-            redundant: cfg_redundant,
+            copies,
             dirty: true,
             gave_up: None,
             path_buf: Vec::new(),
@@ -273,10 +263,11 @@ impl MptcpConnection {
     }
 
     fn new_sender(&self, idx: usize) -> PathSender {
-        let cc: Box<dyn crate::tcp::CongestionControl> = match &self.coupled {
-            Some(c) => Box::new(CoupledAdapter::new(c.clone())),
-            None => CcKind::from_name(&self.cfg.cc)
-                .expect("validated")
+        let cc: Box<dyn CongestionControl> = match &self.coupled {
+            Some(c) => Box::new(c.clone()),
+            None => self
+                .cfg
+                .cc
                 .build_with(self.cfg.tcp.cubic, self.cfg.tcp.hystart),
         };
         let mut s = PathSender::new(&self.cfg.tcp, cc);
@@ -902,7 +893,7 @@ impl MptcpConnection {
             }
             return;
         }
-        if !self.redundant
+        if !self.copies
             && !self.write_blocked
             && self.send.unsent() == 0
             && self.send.reinject.is_empty()
@@ -936,7 +927,7 @@ impl MptcpConnection {
             // Nothing to offer and nothing for `on_send_blocked` (the
             // receiving end on every data segment): stop before taking the
             // snapshot, which is all the loop below would do.
-            if !self.redundant
+            if !self.copies
                 && !self.write_blocked
                 && self.send.next_reinject().is_none()
                 && self.send.peek_new(mss).is_none()
@@ -954,16 +945,20 @@ impl MptcpConnection {
             }
             stale = 0;
             let views = &views[..];
-            let redundant_copy = if self.redundant {
-                self.redundant_candidate(views)
+            let copy = if self.copies {
+                let mut unacked = self
+                    .send
+                    .inflight
+                    .iter()
+                    .map(|(d, s)| (d, s.len, s.sent_on));
+                self.sched.copy_candidate(views, &mut unacked)
             } else {
                 None
             };
             let (dsn, len, reinj) = if let Some((d, l)) = self.send.next_reinject() {
                 (d, l, true)
-            } else if let Some((d, l)) = redundant_copy {
-                // v0.9x redundant scheduler: a subflow with room first sends
-                // the unacked segments it has not carried yet.
+            } else if let Some((d, l)) = copy {
+                // A copy (redundant scheduler): offered like a reinjection.
                 (d, l, true)
             } else if let Some((d, l)) = self.send.peek_new(mss) {
                 (d, l, false)
@@ -1002,7 +997,7 @@ impl MptcpConnection {
                 stale |= 1u64 << id;
                 if self.send_on(now, id, dsn, len) {
                     sent = true;
-                    if reinj && redundant_copy.is_none() {
+                    if reinj && copy.is_none() {
                         self.sfs[id].snd.counters.bytes_reinjected += len as u64;
                     }
                 }
@@ -1010,27 +1005,10 @@ impl MptcpConnection {
             if !sent {
                 break;
             }
-            if reinj && redundant_copy.is_none() {
+            if reinj && copy.is_none() {
                 self.send.reinject.pop_front();
             }
         }
-    }
-
-    /// Oldest unacked segment that some available subflow has not carried.
-    fn redundant_candidate(&self, views: &[SubflowView]) -> Option<(u64, u32)> {
-        let avail: u64 = views
-            .iter()
-            .filter(|v| v.available() && !v.backup)
-            .fold(0, |m, v| m | (1u64 << v.id));
-        if avail == 0 {
-            return None;
-        }
-        self.send
-            .inflight
-            .iter()
-            .take(512)
-            .find(|(_, s)| avail & !s.sent_on != 0)
-            .map(|(d, s)| (d, s.len))
     }
 
     /// Seed 001's MPTCP-level TLP: the probe due on subflow `i` is also sent
@@ -1339,7 +1317,10 @@ impl Endpoint for MptcpConnection {
                     self.send.queue_reinject(m.dsn, m.len);
                 }
             }
-            if self.cfg.mptcp_tlp && self.mode == Mode::Mptcp && self.sfs[i].snd.tlp_due() {
+            if self.cfg.tlp == TlpMode::MptcpLevel
+                && self.mode == Mode::Mptcp
+                && self.sfs[i].snd.tlp_due()
+            {
                 self.mptcp_level_tlp(now, i);
             }
         }

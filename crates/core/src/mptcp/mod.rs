@@ -15,7 +15,6 @@
 
 pub mod cc;
 pub mod connection;
-pub mod coupled;
 pub mod meta_recv;
 pub mod meta_send;
 pub mod pm;
@@ -27,5 +26,7 @@ pub mod subflow;
 #[cfg(test)]
 mod tests;
 
+pub use connection::TlpMode;
 pub use connection::{Mode, MptcpConfig, MptcpConnection, Role};
-pub use pm::{EpFlags, PmKind};
+pub use pm::{EpFlags, PathManager, PmKind};
+pub use sched::SchedulerKind;

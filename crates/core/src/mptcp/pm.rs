@@ -12,6 +12,32 @@
 
 use crate::packet::Addr;
 
+crate::named_enum! {
+    /// MPTCP path managers by name (`transport.mptcp.path_manager`);
+    /// `kind` gives the `PmKind` the connection runs.
+    pub enum PathManager {
+        Fullmesh = "fullmesh": "one subflow per pair of local and remote addresses",
+        Default = "default": "only the initial subflow",
+        Ndiffports = "ndiffports": "several subflows over the same address pair (count: transport.mptcp.ndiffports)",
+        Upstream = "upstream": "upstream Linux pm_netlink endpoints with subflow/signal/backup/fullmesh flags (transport.mptcp.endpoints, server_endpoints)",
+        Binder = "binder": "Binder: extra subflows loose-source-routed through other gateways; the network ignores LSRR (seed 003), so they follow the initial path",
+    }
+}
+
+impl PathManager {
+    /// The path manager with its counts: `per_pair` subflows per address
+    /// pair (fullmesh), `n` subflows in total (ndiffports, binder).
+    pub fn kind(self, per_pair: u32, n: u32) -> PmKind {
+        match self {
+            PathManager::Default => PmKind::Default,
+            PathManager::Fullmesh => PmKind::Fullmesh { per_pair },
+            PathManager::Ndiffports => PmKind::Ndiffports { n },
+            PathManager::Binder => PmKind::Binder { n },
+            PathManager::Upstream => PmKind::Upstream,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PmKind {
     /// No extra subflows from this host; accepts joins (v0.9x "default").

@@ -137,15 +137,21 @@ impl Subflow {
     }
 
     /// The mapping covering subflow sequence `sseq`.
-    #[inline]
+    #[inline(always)]
     pub fn map_of(&self, sseq: u64) -> Option<Mapping> {
         // Mappings tile the subflow sequence space in order, and a new
-        // transmission is covered by the last one: try it before searching.
+        // transmission is covered by the last one: try it before searching
+        // (inlined into the per-packet path; the search is not).
         if let Some(m) = self.tx_maps.back() {
             if m.sseq <= sseq && sseq < m.sseq + m.len as u64 {
                 return Some(*m);
             }
         }
+        self.search_map(sseq)
+    }
+
+    /// `map_of` off the fast path: binary search over the mappings.
+    fn search_map(&self, sseq: u64) -> Option<Mapping> {
         let i = self
             .tx_maps
             .partition_point(|m| m.sseq + m.len as u64 <= sseq);

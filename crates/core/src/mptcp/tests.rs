@@ -8,6 +8,7 @@ use crate::time::{Nanos, MS, SEC};
 
 use super::connection::token_of;
 use super::*;
+use crate::tcp::CcKind;
 
 const A1: Addr = addr(10, 1, 0, 2);
 const A2: Addr = addr(10, 2, 0, 2);
@@ -125,7 +126,7 @@ impl Wire {
 fn cfg(pm: PmKind) -> MptcpConfig {
     MptcpConfig {
         pm,
-        cc: "lia".into(),
+        cc: CcKind::Lia,
         ..MptcpConfig::default()
     }
 }
@@ -321,7 +322,11 @@ fn fallback_to_tcp_when_the_server_is_not_mptcp_capable() {
 /// A2 slow). Returns (completion time after the write, bytes_probe_extra).
 fn tail_loss_burst(mptcp_tlp: bool, lossy: Addr, segs: u64) -> (Nanos, u64) {
     let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
-    c.mptcp_tlp = mptcp_tlp;
+    c.tlp = if mptcp_tlp {
+        TlpMode::MptcpLevel
+    } else {
+        TlpMode::Subflow
+    };
     let mut w = Wire::new(c.clone(), c);
     w.c.connect(0);
     w.run(300 * MS);
@@ -454,7 +459,7 @@ fn reno_subflow_resumes_after_an_rto() {
 #[test]
 fn upstream_scheduler_uses_a_subflow_without_rtt_sample() {
     let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
-    c.scheduler = "upstream".into();
+    c.scheduler = SchedulerKind::Upstream;
     let mut w = Wire::new(c.clone(), c);
     let mut dropped = false;
     w.drop = Box::new(move |_, p| {

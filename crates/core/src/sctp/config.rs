@@ -2,60 +2,37 @@
 
 use crate::time::{Nanos, MS, SEC};
 
-/// How a destination is chosen for retransmissions (Iyengar et al. 2006,
-/// section 5: RTX-SAME, RTX-ASAP-like lowest RTT, RTX-CWND, RTX-SSTHRESH).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RtxPolicy {
-    /// The destination the chunk was last sent to (RTX-SAME).
-    Same,
-    /// The active destination with the lowest smoothed RTT (seed 000, Table 1).
-    LowestRtt,
-    /// The active destination with the largest cwnd (RTX-CWND).
-    LargestCwnd,
-    /// The active destination with the largest ssthresh (RTX-SSTHRESH).
-    LargestSsthresh,
-}
-
-impl RtxPolicy {
-    pub fn names() -> &'static [&'static str] {
-        &["same", "lowest-rtt", "largest-cwnd", "largest-ssthresh"]
-    }
-    pub fn from_name(s: &str) -> Option<Self> {
-        Some(match s {
-            "same" => RtxPolicy::Same,
-            "lowest-rtt" => RtxPolicy::LowestRtt,
-            "largest-cwnd" => RtxPolicy::LargestCwnd,
-            "largest-ssthresh" => RtxPolicy::LargestSsthresh,
-            _ => return None,
-        })
+crate::named_enum! {
+    /// How a destination is chosen for retransmissions
+    /// (`transport.sctp.retransmission`; Iyengar et al. 2006, section 5:
+    /// RTX-SAME, RTX-ASAP-like lowest RTT, RTX-CWND, RTX-SSTHRESH).
+    pub enum RtxPolicy {
+        /// The destination the chunk was last sent to (RTX-SAME).
+        Same = "same": "retransmit on the path of the original transmission",
+        /// The active destination with the lowest smoothed RTT (seed 000, Table 1).
+        LowestRtt = "lowest-rtt": "retransmit on the path with the lowest RTT (seed 000)",
+        /// The active destination with the largest cwnd (RTX-CWND).
+        LargestCwnd = "largest-cwnd": "retransmit on the path with the largest cwnd",
+        /// The active destination with the largest ssthresh (RTX-SSTHRESH).
+        LargestSsthresh = "largest-ssthresh": "retransmit on the path with the largest ssthresh",
     }
 }
 
-/// Buffer splitting (Dreibholz et al., "Transmission Scheduling
-/// Optimizations for Concurrent Multipath Transfer", PFLDNeT 2010, section 3):
-/// each of the n active paths may occupy at most 1/n of the send buffer
-/// (sender side) and/or 1/n of the peer's receive window (receiver side).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BufferSplit {
-    None,
-    Sender,
-    Receiver,
-    Both,
+crate::named_enum! {
+    /// Buffer splitting (`transport.sctp.buffer_splitting`; Dreibholz et al.,
+    /// "Transmission Scheduling Optimizations for Concurrent Multipath
+    /// Transfer", PFLDNeT 2010, section 3): each of the n active paths may
+    /// occupy at most 1/n of the send buffer (sender side) and/or 1/n of the
+    /// peer's receive window (receiver side).
+    pub enum BufferSplit {
+        None = "none": "no buffer splitting",
+        Sender = "sender": "split the send buffer per path",
+        Receiver = "receiver": "split the receive buffer per path",
+        Both = "both": "split both buffers (seed 000)",
+    }
 }
 
 impl BufferSplit {
-    pub fn names() -> &'static [&'static str] {
-        &["none", "sender", "receiver", "both"]
-    }
-    pub fn from_name(s: &str) -> Option<Self> {
-        Some(match s {
-            "none" => BufferSplit::None,
-            "sender" => BufferSplit::Sender,
-            "receiver" => BufferSplit::Receiver,
-            "both" => BufferSplit::Both,
-            _ => return None,
-        })
-    }
     pub fn sender(self) -> bool {
         matches!(self, BufferSplit::Sender | BufferSplit::Both)
     }
@@ -64,69 +41,47 @@ impl BufferSplit {
     }
 }
 
-/// Path scheduler for CMT.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scheduler {
-    /// Least recently used path first (INET's default CMT scheduler).
-    RoundRobin,
-    /// Delay-aware packet scheduling (Kuhn et al., ICC 2014).
-    Daps,
-}
-
-impl Scheduler {
-    pub fn names() -> &'static [&'static str] {
-        &["roundrobin", "daps"]
-    }
-    pub fn from_name(s: &str) -> Option<Self> {
-        Some(match s {
-            "roundrobin" => Scheduler::RoundRobin,
-            "daps" => Scheduler::Daps,
-            _ => return None,
-        })
+crate::named_enum! {
+    /// Path scheduler for CMT (`transport.sctp.scheduler`).
+    pub enum Scheduler {
+        /// Least recently used path first (INET's default CMT scheduler).
+        RoundRobin = "roundrobin": "least recently used path first, as INET (Iyengar et al.)",
+        /// Delay-aware packet scheduling (Kuhn et al., ICC 2014).
+        Daps = "daps": "delay-aware packet scheduling (Kuhn et al. 2014)",
     }
 }
 
-/// Congestion control across paths.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CcVariant {
-    /// Independent RFC 9260 section 7 control per destination.
-    Uncoupled,
-    /// CMT/RPv2 resource pooling (Dreibholz et al. 2012).
-    CmtRpv2,
-}
-
-impl CcVariant {
-    pub fn names() -> &'static [&'static str] {
-        &["uncoupled", "cmt-rpv2"]
-    }
-    pub fn from_name(s: &str) -> Option<Self> {
-        Some(match s {
-            "uncoupled" => CcVariant::Uncoupled,
-            "cmt-rpv2" => CcVariant::CmtRpv2,
-            _ => return None,
-        })
+crate::named_enum! {
+    /// Congestion control across paths (`transport.sctp.cc`).
+    pub enum CcVariant {
+        /// Independent RFC 9260 section 7 control per destination.
+        Uncoupled = "uncoupled": "RFC 9260 section 7 per path",
+        /// CMT/RPv2 resource pooling (Dreibholz et al. 2012).
+        CmtRpv2 = "cmt-rpv2": "coupled CMT/RPv2 (Dreibholz et al.)",
     }
 }
 
-/// Protocol names: "sctp" (one primary path, others for failover and
-/// heartbeats) and "cmt-sctp" (concurrent multipath transfer).
-pub fn protocol_names() -> &'static [&'static str] {
-    &["sctp", "cmt-sctp"]
+crate::named_enum! {
+    /// Named starting configurations (`transport.sctp.preset`); `config`
+    /// builds one.
+    pub enum Preset {
+        Seed000 = "seed000": "seed 000's CMT-SCTP configuration (default for cmt-sctp)",
+        Rfc = "rfc": "RFC 9260 defaults (plus the CMT rules for cmt-sctp)",
+    }
 }
 
-/// Boolean/integer option names a scenario file may set besides the
-/// enumerated ones: `nr_sack`, `chunk_rescheduling` (bool), `max_burst`
-/// (packets, 0 = off), `unordered` (bool), `sfr`/`cuc`/`dac` (bool).
-pub fn option_names() -> &'static [&'static str] {
-    &[
-        "nr_sack",
-        "chunk_rescheduling",
-        "max_burst",
-        "unordered",
-        "sfr",
-        "cuc",
-        "dac",
-    ]
+impl Preset {
+    /// The preset with the scenario's buffers (bytes); `cmt` is set by the caller.
+    pub fn config(self, send_buffer: u64, recv_buffer: u64) -> SctpConfig {
+        match self {
+            Preset::Seed000 => SctpConfig::seed000(send_buffer, recv_buffer),
+            Preset::Rfc => SctpConfig {
+                send_buffer,
+                recv_buffer,
+                ..SctpConfig::sctp()
+            },
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -244,52 +199,6 @@ impl SctpConfig {
             send_buffer,
             recv_buffer,
             ..SctpConfig::default()
-        }
-    }
-
-    /// Set a named option from its text value (see `option_names`).
-    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
-        let b = || {
-            value
-                .parse::<bool>()
-                .map_err(|_| format!("{name}: expected true/false, got {value:?}"))
-        };
-        match name {
-            "nr_sack" => self.nr_sack = b()?,
-            "chunk_rescheduling" => self.chunk_rescheduling = b()?,
-            "unordered" => self.unordered = b()?,
-            "sfr" => self.sfr = b()?,
-            "cuc" => self.cuc = b()?,
-            "dac" => self.dac = b()?,
-            "max_burst" => {
-                self.max_burst = value
-                    .parse()
-                    .map_err(|_| format!("max_burst: expected an integer, got {value:?}"))?
-            }
-            "scheduler" => {
-                self.scheduler =
-                    Scheduler::from_name(value).ok_or(format!("unknown scheduler {value:?}"))?
-            }
-            "retransmission" | "rtx_policy" => {
-                self.rtx_policy = RtxPolicy::from_name(value)
-                    .ok_or(format!("unknown retransmission policy {value:?}"))?
-            }
-            "buffer_splitting" | "buffer_split" => {
-                self.buffer_split = BufferSplit::from_name(value)
-                    .ok_or(format!("unknown buffer splitting {value:?}"))?
-            }
-            "cc" => self.cc = CcVariant::from_name(value).ok_or(format!("unknown cc {value:?}"))?,
-            _ => return Err(format!("unknown SCTP option {name:?}")),
-        }
-        Ok(())
-    }
-
-    /// Build from a protocol name ("sctp" or "cmt-sctp").
-    pub fn for_protocol(name: &str) -> Option<Self> {
-        match name {
-            "sctp" => Some(Self::sctp()),
-            "cmt-sctp" => Some(Self::cmt()),
-            _ => None,
         }
     }
 }

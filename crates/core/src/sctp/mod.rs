@@ -27,5 +27,5 @@ mod tests;
 
 pub use association::{SctpAssociation, State};
 pub use chunk::{Chunk, DataChunk, SackChunk, SctpPacket};
-pub use config::{BufferSplit, CcVariant, RtxPolicy, Scheduler, SctpConfig};
+pub use config::{BufferSplit, CcVariant, Preset, RtxPolicy, Scheduler, SctpConfig};
 pub use recv::ReorderStats;

@@ -83,31 +83,6 @@ impl TcpEndpoint {
         )
     }
 
-    /// Like `new`, resolving the congestion control by name (fails on unknown names).
-    #[allow(clippy::too_many_arguments)]
-    pub fn try_new(
-        cfg: &TcpConfig,
-        cc_name: &str,
-        flow: FlowId,
-        local: Addr,
-        local_port: u16,
-        remote: Addr,
-        remote_port: u16,
-        role: Role,
-    ) -> Result<Self, super::cc::UnknownCc> {
-        let cc = super::cc::by_name(cc_name)?;
-        Ok(Self::with_cc(
-            cfg,
-            cc,
-            flow,
-            local,
-            local_port,
-            remote,
-            remote_port,
-            role,
-        ))
-    }
-
     /// An endpoint with a caller-supplied congestion control.
     #[allow(clippy::too_many_arguments)]
     pub fn with_cc(

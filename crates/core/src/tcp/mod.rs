@@ -99,7 +99,7 @@ mod tests;
 
 pub use cc::{
     CaState, CcKind, CcState, CongestionControl, CubicVariant, CwndEvent, HyStartMode, PathView,
-    UnknownCc,
+    SharedCc,
 };
 pub use config::{RtoFormula, TcpConfig};
 pub use endpoint::{Role, TcpEndpoint, TcpState};

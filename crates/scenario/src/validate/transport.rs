@@ -187,47 +187,11 @@ fn mptcp(tr: &Transport, npaths: usize, nserver: usize) -> VResult<()> {
     Ok(())
 }
 
-/// `[transport.sctp]`: names and values as the SCTP model reads them
-/// (`SctpConfig::set_option`, the function the simulator calls).
+/// `[transport.sctp]`: the values the parser cannot check (its names are
+/// the SCTP model's enums, checked when the file is read).
 fn sctp(tr: &Transport) -> VResult<()> {
     let o = &tr.sctp;
     let k = |s: &str| format!("transport.sctp.{s}");
-    let mut c = match o.preset.as_deref() {
-        None | Some("seed000") | Some("rfc") => mptlab_core::sctp::SctpConfig::sctp(),
-        Some(other) => {
-            return err(
-                k("preset"),
-                format!("expected \"seed000\" or \"rfc\", found \"{other}\""),
-            )
-        }
-    };
-    use mptlab_core::sctp::{BufferSplit, CcVariant, RtxPolicy, Scheduler};
-    let names = [
-        ("scheduler", &o.scheduler, Scheduler::names()),
-        ("retransmission", &o.retransmission, RtxPolicy::names()),
-        (
-            "buffer_splitting",
-            &o.buffer_splitting,
-            BufferSplit::names(),
-        ),
-        ("cc", &o.cc, CcVariant::names()),
-    ];
-    for (key, v, known) in names {
-        if let Some(v) = v {
-            if !known.contains(&v.as_str()) {
-                return err(
-                    k(key),
-                    format!(
-                        "expected one of {}, found \"{v}\"{}",
-                        known.join(", "),
-                        crate::suggest::hint(v, known.iter().copied())
-                    ),
-                );
-            }
-            // the model's own reader, as the simulator calls it
-            c.set_option(key, v).map_err(|e| (k(key), e))?;
-        }
-    }
     if o.max_burst == Some(0) {
         return err(
             k("max_burst"),

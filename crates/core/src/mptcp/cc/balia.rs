@@ -16,9 +16,7 @@
 //! ssthresh = max(w - md, 1); Linux truncates alpha to an integer first
 //! (`div64_u64(max_rate, rate)`), we keep the real alpha of the draft.
 
-use super::{
-    ensure, linked_increase, reno_ssthresh, rtt_s, CoupledCc, CwndAcc, CwndUpdate, SubflowCc,
-};
+use super::{ensure, linked_increase, reno_ssthresh, rtt_s, CwndAcc, CwndUpdate, SubflowCc};
 
 /// (x_r, sum_k x_k, max_k x_k) over the coupled subflows, x in packets/s.
 fn rates(me: usize, subflows: &[SubflowCc]) -> (f64, f64, f64) {
@@ -63,21 +61,20 @@ pub struct Balia {
     acc: Vec<CwndAcc>,
 }
 
-impl CoupledCc for Balia {
-    fn name(&self) -> &'static str {
-        "balia"
-    }
-
-    fn on_ack(&mut self, me: usize, subflows: &[SubflowCc], acked_pkts: u32) -> CwndUpdate {
+impl Balia {
+    /// ACK of `acked_pkts` new packets on subflow `me` (cwnd-limited).
+    pub fn on_ack(&mut self, me: usize, subflows: &[SubflowCc], acked_pkts: u32) -> CwndUpdate {
         linked_increase(&mut self.acc, me, subflows, acked_pkts, increase_per_ack)
     }
 
-    fn ssthresh_on_loss(&mut self, me: usize, subflows: &[SubflowCc]) -> u32 {
+    pub fn ssthresh_on_loss(&mut self, me: usize, subflows: &[SubflowCc]) -> u32 {
         ensure(&mut self.acc, subflows.len());
         self.acc[me] = CwndAcc::default();
         ssthresh(me, subflows)
     }
 }
+
+super::coupled_cc!(Balia, "balia");
 
 #[cfg(test)]
 mod tests {

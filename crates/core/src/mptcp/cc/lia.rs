@@ -14,9 +14,7 @@
 //! only on loss, on cwnd changes and in slow start; we recompute it from the
 //! snapshot on every ACK (the RFC's definition, no staleness).
 
-use super::{
-    ensure, linked_increase, reno_ssthresh, rtt_s, CoupledCc, CwndAcc, CwndUpdate, SubflowCc,
-};
+use super::{ensure, linked_increase, reno_ssthresh, rtt_s, CwndAcc, CwndUpdate, SubflowCc};
 
 /// RFC 6356 section 3, the equation for alpha:
 ///
@@ -80,22 +78,21 @@ pub struct Lia {
     acc: Vec<CwndAcc>,
 }
 
-impl CoupledCc for Lia {
-    fn name(&self) -> &'static str {
-        "lia"
-    }
-
-    fn on_ack(&mut self, me: usize, subflows: &[SubflowCc], acked_pkts: u32) -> CwndUpdate {
+impl Lia {
+    /// ACK of `acked_pkts` new packets on subflow `me` (cwnd-limited).
+    pub fn on_ack(&mut self, me: usize, subflows: &[SubflowCc], acked_pkts: u32) -> CwndUpdate {
         linked_increase(&mut self.acc, me, subflows, acked_pkts, increase_per_ack)
     }
 
     /// RFC 6356 section 3: "the decrease is unchanged", Reno halving.
-    fn ssthresh_on_loss(&mut self, me: usize, subflows: &[SubflowCc]) -> u32 {
+    pub fn ssthresh_on_loss(&mut self, me: usize, subflows: &[SubflowCc]) -> u32 {
         ensure(&mut self.acc, subflows.len());
         self.acc[me] = CwndAcc::default();
         reno_ssthresh(subflows[me].cwnd)
     }
 }
+
+super::coupled_cc!(Lia, "lia");
 
 #[cfg(test)]
 mod tests {

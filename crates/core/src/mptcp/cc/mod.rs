@@ -1,7 +1,14 @@
 //! Coupled congestion control for MPTCP subflows (LIA, OLIA, BALIA, wVegas).
 //!
-//! Shape (modelled on Linux `tcp_congestion_ops`, so a single-path TCP
-//! congestion-control trait can adopt it):
+//! Each algorithm is a `tcp::cc::CongestionControl` (the one trait for all
+//! congestion controls, shaped like Linux `tcp_congestion_ops`), built by
+//! `tcp::cc::CcKind` once per connection and shared by the senders of all
+//! subflows through `tcp::cc::SharedCc` (Linux v0.9x: `mptcp_ccc` and
+//! `mptcp_olia` are `tcp_congestion_ops` walking the meta socket's subflow
+//! list). The connection-wide state a coupled algorithm sees is the `paths`
+//! slice each hook receives: every subflow in subflow-index order, the
+//! calling one at `CcState::path_index`. `coupled_cc!` turns the hooks into
+//! the algorithms' own form, a snapshot `&[SubflowCc]` plus the index `me`:
 //! - `on_ack(me, subflows, acked_pkts)` is called for every ACK that advances
 //!   `snd_una` of subflow `me` while the subflow is cwnd-limited (the caller
 //!   checks `tcp_is_cwnd_limited`, as Linux does before `cong_avoid`). It returns
@@ -24,6 +31,7 @@ pub mod lia;
 pub mod olia;
 pub mod wvegas;
 
+use crate::tcp::cc::{CaState, CcState, PathView, INFINITE_SSTHRESH};
 use crate::time::Nanos;
 
 /// Snapshot of one subflow, as the coupled algorithms see it.
@@ -69,36 +77,122 @@ pub struct CwndUpdate {
     pub ssthresh: u32,
 }
 
-/// A coupled congestion controller for all subflows of one connection.
-pub trait CoupledCc {
-    /// Name as used in scenario files ("lia", "olia", "balia", "wvegas").
-    fn name(&self) -> &'static str;
-
-    /// ACK of `acked_pkts` new packets on subflow `me` (cwnd-limited).
-    fn on_ack(&mut self, me: usize, subflows: &[SubflowCc], acked_pkts: u32) -> CwndUpdate;
-
-    /// Congestion event on subflow `me`: the new ssthresh in packets.
-    fn ssthresh_on_loss(&mut self, me: usize, subflows: &[SubflowCc]) -> u32;
-
-    /// An RTT sample for subflow `me` (default: ignored).
-    fn on_rtt_sample(&mut self, _me: usize, _rtt: Nanos) {}
-}
-
-/// Names accepted by `by_name`, in a fixed order.
-pub fn names() -> &'static [&'static str] {
-    &["lia", "olia", "balia", "wvegas"]
-}
-
-/// A fresh controller by scenario name.
-pub fn by_name(name: &str) -> Option<Box<dyn CoupledCc>> {
-    match name {
-        "lia" => Some(Box::new(lia::Lia::default())),
-        "olia" => Some(Box::new(olia::Olia::default())),
-        "balia" => Some(Box::new(balia::Balia::default())),
-        "wvegas" => Some(Box::new(wvegas::WVegas::default())),
-        _ => None,
+/// `INFINITE_SSTHRESH` of the TCP machinery is `u32::MAX` here.
+fn ss_in(x: u32) -> u32 {
+    if x >= INFINITE_SSTHRESH {
+        u32::MAX
+    } else {
+        x
     }
 }
+
+/// `u32::MAX` (infinite) back to the TCP machinery's `INFINITE_SSTHRESH`.
+pub(crate) fn ss_out(x: u32) -> u32 {
+    if x == u32::MAX {
+        INFINITE_SSTHRESH
+    } else {
+        x
+    }
+}
+
+/// The coupled algorithms' snapshot, into `v`: every path from `paths`, the
+/// calling one from its live state `s` (the slice may be a little older than
+/// `s`). Returns the calling path's position `me`.
+pub(crate) fn snapshot(s: &CcState, paths: &[PathView], v: &mut Vec<SubflowCc>) -> usize {
+    v.clear();
+    v.extend(paths.iter().map(|p| SubflowCc {
+        cwnd: p.cwnd,
+        ssthresh: ss_in(p.ssthresh),
+        srtt: p.srtt,
+        mss: p.mss,
+        can_send: p.srtt > 0,
+        in_recovery: false,
+        snd_una: 0,
+        snd_nxt: 0,
+    }));
+    let me = s.path_index.min(v.len().saturating_sub(1));
+    let mine = SubflowCc {
+        cwnd: s.cwnd,
+        ssthresh: ss_in(s.ssthresh),
+        srtt: s.srtt,
+        mss: s.mss,
+        can_send: true,
+        in_recovery: matches!(s.ca_state, CaState::Recovery | CaState::Loss),
+        snd_una: s.snd_una,
+        snd_nxt: s.snd_nxt,
+    };
+    if v.is_empty() {
+        v.push(mine);
+    } else {
+        v[me] = mine;
+    }
+    me
+}
+
+/// A coupled algorithm `A` (LIA, OLIA, BALIA, wVegas) as a congestion
+/// control: `coupled_cc!` implements `CongestionControl` for it, turning each
+/// hook's `(CcState, paths)` into the algorithm's snapshot `&[SubflowCc]`
+/// (kept here, reused across calls) and the caller's index `me`.
+#[derive(Clone, Debug, Default)]
+pub struct Coupled<A> {
+    snap: Vec<SubflowCc>,
+    pub alg: A,
+}
+
+/// `impl CongestionControl for Coupled<$t>`, for a coupled algorithm `$t`
+/// with the inherent methods `on_ack(me, subflows, acked)` (Linux
+/// `cong_avoid`) and `ssthresh_on_loss(me, subflows)` (Linux `ssthresh`);
+/// with `rtt`, also `on_rtt_sample(me, rtt)` (Linux `pkts_acked`, wVegas).
+/// The other hooks keep the trait's Reno defaults (`undo_cwnd` =
+/// tcp_reno_undo_cwnd), as the Linux coupled modules do.
+macro_rules! coupled_cc {
+    ($t:ident, $name:literal $(, $rtt:ident)?) => {
+        impl $crate::tcp::cc::CongestionControl for $crate::mptcp::cc::Coupled<$t> {
+            fn name(&self) -> &'static str {
+                $name
+            }
+
+            fn ssthresh(
+                &mut self,
+                s: &$crate::tcp::cc::CcState,
+                paths: &[$crate::tcp::cc::PathView],
+                _now: $crate::time::Nanos,
+            ) -> u32 {
+                let me = $crate::mptcp::cc::snapshot(s, paths, &mut self.snap);
+                $crate::mptcp::cc::ss_out(self.alg.ssthresh_on_loss(me, &self.snap))
+            }
+
+            fn cong_avoid(
+                &mut self,
+                s: &mut $crate::tcp::cc::CcState,
+                paths: &[$crate::tcp::cc::PathView],
+                acked: u32,
+                _now: $crate::time::Nanos,
+            ) {
+                let me = $crate::mptcp::cc::snapshot(s, paths, &mut self.snap);
+                let u = self.alg.on_ack(me, &self.snap, acked);
+                s.cwnd = u.cwnd.max(1);
+                s.ssthresh = $crate::mptcp::cc::ss_out(u.ssthresh);
+            }
+
+            $($crate::mptcp::cc::coupled_cc!(@$rtt);)?
+        }
+    };
+    (@rtt) => {
+        fn pkts_acked(
+            &mut self,
+            s: &mut $crate::tcp::cc::CcState,
+            _acked: u32,
+            rtt: Option<$crate::time::Nanos>,
+            _now: $crate::time::Nanos,
+        ) {
+            if let Some(r) = rtt {
+                self.alg.on_rtt_sample(s.path_index, r);
+            }
+        }
+    };
+}
+pub(crate) use coupled_cc;
 
 /// RTT in seconds, the unit the formulas are written in (any unit works as
 /// long as it is the same everywhere; seconds keep the numbers readable).
@@ -217,13 +311,90 @@ pub(crate) mod testutil {
 mod tests {
     use super::testutil::*;
     use super::*;
+    use crate::time::MS;
 
-    #[test]
-    fn registry_names_resolve() {
-        for n in names() {
-            assert_eq!(by_name(n).unwrap().name(), *n);
+    /// The loss-based coupled algorithms by name, in their own form.
+    enum Coupled {
+        Lia(lia::Lia),
+        Olia(olia::Olia),
+        Balia(balia::Balia),
+    }
+
+    impl Coupled {
+        fn new(name: &str) -> Coupled {
+            match name {
+                "lia" => Coupled::Lia(Default::default()),
+                "olia" => Coupled::Olia(Default::default()),
+                _ => Coupled::Balia(Default::default()),
+            }
         }
-        assert!(by_name("cubic").is_none());
+        fn on_ack(&mut self, me: usize, s: &[SubflowCc], acked: u32) -> CwndUpdate {
+            match self {
+                Coupled::Lia(c) => c.on_ack(me, s, acked),
+                Coupled::Olia(c) => c.on_ack(me, s, acked),
+                Coupled::Balia(c) => c.on_ack(me, s, acked),
+            }
+        }
+        fn ssthresh_on_loss(&mut self, me: usize, s: &[SubflowCc]) -> u32 {
+            match self {
+                Coupled::Lia(c) => c.ssthresh_on_loss(me, s),
+                Coupled::Olia(c) => c.ssthresh_on_loss(me, s),
+                Coupled::Balia(c) => c.ssthresh_on_loss(me, s),
+            }
+        }
+    }
+
+    fn st(cwnd: u32, idx: usize) -> CcState {
+        CcState {
+            cwnd,
+            cwnd_cnt: 0,
+            ssthresh: 5,
+            mss: 1000,
+            srtt: 50 * MS,
+            min_rtt: 50 * MS,
+            in_flight: cwnd,
+            ca_state: CaState::Open,
+            path_index: idx,
+            snd_una: 1,
+            snd_nxt: 1,
+        }
+    }
+
+    /// Two equal subflows under LIA, driven through the one congestion
+    /// control trait with the `paths` slice, grow by 1/(4w)-ish per ACK, i.e.
+    /// much slower than one Reno flow (1/w per ACK); alone, LIA is Reno.
+    #[test]
+    fn coupled_through_the_paths_slice_of_the_one_trait() {
+        use crate::tcp::cc::{CcKind, CongestionControl, SharedCc};
+        let mut a = SharedCc::new(CcKind::Lia.build());
+        let s0 = st(10, 0);
+        let paths = [PathView::of(&s0), PathView::of(&st(10, 1))];
+        let mut s = s0.clone();
+        for _ in 0..10 {
+            a.cong_avoid(&mut s, &paths, 1, 0);
+        }
+        // Reno would reach 11 after 10 ACKs; LIA with two equal paths needs ~40.
+        assert_eq!(s.cwnd, 10);
+        let mut alone = st(10, 0);
+        let mut b = CcKind::Lia.build();
+        for _ in 0..10 {
+            b.cong_avoid(&mut alone, &[PathView::of(&st(10, 0))], 1, 0);
+        }
+        assert_eq!(alone.cwnd, 11);
+        assert_eq!(a.ssthresh(&s, &paths, 0), 5);
+        assert_eq!(a.name(), "lia");
+    }
+
+    /// Infinite ssthresh crosses the trait as `INFINITE_SSTHRESH` both ways.
+    #[test]
+    fn infinite_ssthresh_round_trips() {
+        use crate::tcp::cc::CcKind;
+        let mut s = st(10, 0);
+        s.ssthresh = INFINITE_SSTHRESH;
+        let mut c = CcKind::Olia.build();
+        let paths = [PathView::of(&s)];
+        c.cong_avoid(&mut s, &paths, 2, 0);
+        assert_eq!((s.cwnd, s.ssthresh), (12, INFINITE_SSTHRESH));
     }
 
     #[test]
@@ -251,7 +422,7 @@ mod tests {
     fn one_subflow_is_reno_for_loss_based_algorithms() {
         for name in ["lia", "olia", "balia"] {
             for w in [2u32, 3, 10, 57, 400] {
-                let mut cc = by_name(name).unwrap();
+                let mut cc = Coupled::new(name);
                 let mut s = [sf(w, 30)];
                 for _ in 0..w - 1 {
                     let u = cc.on_ack(0, &s, 1);

@@ -25,7 +25,7 @@
 //! ssthresh instead of the inflated cwnd in the sums, M and B
 //! (`mptcp_get_crt_cwnd`), while w_r of the own path is its cwnd, as in Linux.
 
-use super::{ensure, reno_ssthresh, rtt_s, slow_start, CoupledCc, CwndAcc, CwndUpdate, SubflowCc};
+use super::{ensure, reno_ssthresh, rtt_s, slow_start, CwndAcc, CwndUpdate, SubflowCc};
 
 /// Window used for the sets and the sum (`mptcp_get_crt_cwnd`).
 fn crt_cwnd(s: &SubflowCc) -> u32 {
@@ -146,12 +146,9 @@ impl Olia {
     }
 }
 
-impl CoupledCc for Olia {
-    fn name(&self) -> &'static str {
-        "olia"
-    }
-
-    fn on_ack(&mut self, me: usize, subflows: &[SubflowCc], acked_pkts: u32) -> CwndUpdate {
+impl Olia {
+    /// ACK of `acked_pkts` new packets on subflow `me` (cwnd-limited).
+    pub fn on_ack(&mut self, me: usize, subflows: &[SubflowCc], acked_pkts: u32) -> CwndUpdate {
         self.sync(subflows);
         let s = subflows[me];
         let (mut cwnd, mut left) = (s.cwnd, acked_pkts);
@@ -172,7 +169,7 @@ impl CoupledCc for Olia {
 
     /// Reno halving; the loss marks shift (`mptcp_olia_set_state`) unless no
     /// byte was acked since the previous loss. Call once per congestion event.
-    fn ssthresh_on_loss(&mut self, me: usize, subflows: &[SubflowCc]) -> u32 {
+    pub fn ssthresh_on_loss(&mut self, me: usize, subflows: &[SubflowCc]) -> u32 {
         self.sync(subflows);
         let st = &mut self.subs[me];
         let loss3 = subflows[me].snd_una;
@@ -184,6 +181,8 @@ impl CoupledCc for Olia {
         reno_ssthresh(subflows[me].cwnd)
     }
 }
+
+super::coupled_cc!(Olia, "olia");
 
 #[cfg(test)]
 mod tests {

@@ -25,7 +25,7 @@
 //! so the next round with rtt == base_rtt (q = 0) satisfies q >= 2 * 0 and
 //! drains again (halves the window).
 
-use super::{ensure, reno_ssthresh, rtt_s, slow_start, CoupledCc, CwndAcc, CwndUpdate, SubflowCc};
+use super::{ensure, reno_ssthresh, rtt_s, slow_start, CwndAcc, CwndUpdate, SubflowCc};
 use crate::time::Nanos;
 
 pub const INITIAL_ALPHA: u32 = 2;
@@ -162,13 +162,9 @@ impl WVegas {
     }
 }
 
-impl CoupledCc for WVegas {
-    fn name(&self) -> &'static str {
-        "wvegas"
-    }
-
+impl WVegas {
     /// `mptcp_wvegas_pkts_acked`: sum and count the samples, keep the minimum.
-    fn on_rtt_sample(&mut self, me: usize, rtt: Nanos) {
+    pub fn on_rtt_sample(&mut self, me: usize, rtt: Nanos) {
         let st = self.sub(me, me + 1, 0);
         let v = rtt.max(1);
         st.base_rtt = st.base_rtt.min(v);
@@ -176,7 +172,8 @@ impl CoupledCc for WVegas {
         st.cnt_rtt += 1;
     }
 
-    fn on_ack(&mut self, me: usize, subflows: &[SubflowCc], acked_pkts: u32) -> CwndUpdate {
+    /// ACK of `acked_pkts` new packets on subflow `me` (cwnd-limited).
+    pub fn on_ack(&mut self, me: usize, subflows: &[SubflowCc], acked_pkts: u32) -> CwndUpdate {
         let s = subflows[me];
         let st = self.sub(me, subflows.len(), s.snd_nxt);
         if s.in_recovery {
@@ -203,12 +200,14 @@ impl CoupledCc for WVegas {
         CwndUpdate { cwnd, ssthresh }
     }
 
-    fn ssthresh_on_loss(&mut self, me: usize, subflows: &[SubflowCc]) -> u32 {
+    pub fn ssthresh_on_loss(&mut self, me: usize, subflows: &[SubflowCc]) -> u32 {
         let st = self.sub(me, subflows.len(), subflows[me].snd_nxt);
         st.acc = CwndAcc::default();
         reno_ssthresh(subflows[me].cwnd)
     }
 }
+
+super::coupled_cc!(WVegas, "wvegas", rtt);
 
 #[cfg(test)]
 mod tests {

@@ -190,6 +190,26 @@ pub trait Scheduler {
         seg: &Segment,
     ) -> SchedOutcome;
 
+    /// Sends copies of segments already sent (the redundant scheduler): the
+    /// connection then asks `copy_candidate` before offering new data, also
+    /// when nothing new is queued. Asked once, when the connection is built.
+    fn sends_copies(&self) -> bool {
+        false
+    }
+
+    /// With `sends_copies`: the unacked segment to offer again now, from
+    /// `unacked` (oldest first: DSN, length, subflows it was sent on). The
+    /// connection offers it like a reinjection (`Segment::sent_on` set) but
+    /// neither counts it in `bytes_reinjected` nor takes it off the
+    /// reinjection queue.
+    fn copy_candidate(
+        &mut self,
+        _subflows: &[SubflowView],
+        _unacked: &mut dyn Iterator<Item = (u64, u32, u64)>,
+    ) -> Option<(u64, u32)> {
+        None
+    }
+
     /// Nothing new to send and the application blocked on a full send buffer
     /// (`__mptcp_next_segment` without a send head): the default scheduler's
     /// family may retransmit the head-of-line segment on a faster subflow.
@@ -203,28 +223,30 @@ pub trait Scheduler {
     }
 }
 
-/// Names accepted by `by_name`, in a fixed order.
-pub fn names() -> &'static [&'static str] {
-    &[
-        "minrtt",
-        "roundrobin",
-        "redundant",
-        "blest",
-        "ecf",
-        "upstream",
-    ]
+crate::named_enum! {
+    /// MPTCP packet schedulers (`transport.mptcp.scheduler`): one line each,
+    /// with the name, the description `mptlab list` prints and the factory.
+    pub enum SchedulerKind {
+        /// A fresh scheduler with its module's default parameters.
+        fn build() -> Box<dyn Scheduler>;
+        Minrtt = "minrtt": "lowest RTT first among subflows with cwnd space, with opportunistic retransmission and penalisation (Linux v0.9x default)" => Box::new(minrtt::MinRtt::default()),
+        Default = "default": "alias of minrtt" => SchedulerKind::Minrtt.build(),
+        RoundRobin = "roundrobin": "round robin over subflows with cwnd space" => Box::new(roundrobin::RoundRobin::default()),
+        Redundant = "redundant": "send every segment on all subflows" => Box::new(redundant::Redundant),
+        Blest = "blest": "BLEST: blocking estimation, waits for the fast subflow when sending on the slow one would block it" => Box::new(blest::Blest::default()),
+        Ecf = "ecf": "ECF: earliest completion first, waits for the fast subflow when it completes sooner" => Box::new(ecf::Ecf::default()),
+        Upstream = "upstream": "upstream Linux (net/mptcp) scheduler: lowest linger time by pacing rate, backup only when needed" => Box::new(upstream::Upstream::default()),
+    }
 }
 
-/// A fresh scheduler by scenario name, with module default parameters.
-pub fn by_name(name: &str) -> Option<Box<dyn Scheduler>> {
-    match name {
-        "minrtt" => Some(Box::new(minrtt::MinRtt::default())),
-        "roundrobin" => Some(Box::new(roundrobin::RoundRobin::default())),
-        "redundant" => Some(Box::new(redundant::Redundant)),
-        "blest" => Some(Box::new(blest::Blest::default())),
-        "ecf" => Some(Box::new(ecf::Ecf::default())),
-        "upstream" => Some(Box::new(upstream::Upstream::default())),
-        _ => None,
+impl SchedulerKind {
+    /// The scheduler an alias stands for (`default` is `minrtt`, as Linux
+    /// v0.9x's scheduler named "default" is the minimum-RTT one).
+    pub fn canonical(self) -> SchedulerKind {
+        match self {
+            SchedulerKind::Default => SchedulerKind::Minrtt,
+            k => k,
+        }
     }
 }
 
@@ -522,11 +544,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn registry_names_resolve() {
-        for n in names() {
-            assert_eq!(by_name(n).unwrap().name(), *n);
+    fn every_registered_name_builds_the_scheduler_of_that_name() {
+        for k in SchedulerKind::ALL {
+            assert_eq!(SchedulerKind::from_name(k.name()), Some(*k));
+            assert_eq!(k.build().name(), k.canonical().name());
         }
-        assert!(by_name("default").is_none());
+        assert_eq!(SchedulerKind::Default.build().name(), "minrtt");
+        assert!(SchedulerKind::from_name("fastest").is_none());
+        // Only the redundant scheduler sends copies.
+        for k in SchedulerKind::ALL {
+            assert_eq!(k.build().sends_copies(), *k == SchedulerKind::Redundant);
+        }
     }
 
     #[test]
@@ -537,13 +565,13 @@ mod tests {
             reinjection: false,
             sent_on: 0b001,
         };
-        for name in names() {
-            let mut s = by_name(name).unwrap();
+        for k in SchedulerKind::ALL {
+            let (name, mut s) = (k.name(), k.build());
             let alt = tlp_alternate(s.as_mut(), 0, &subs, &conn(), &probe, 0);
             assert!(matches!(alt, Some(1) | Some(2)), "{name}: {alt:?}");
         }
         // minRTT takes the faster of the other two.
-        let mut m = by_name("minrtt").unwrap();
+        let mut m = SchedulerKind::Minrtt.build();
         assert_eq!(
             tlp_alternate(m.as_mut(), 0, &subs, &conn(), &probe, 0),
             Some(2)
@@ -561,14 +589,14 @@ mod tests {
         let mut subs = [sv(0, 10), sv(1, 50), sv(2, 30)];
         subs[0].inflight_pkts = 10;
         subs[2].backup = true;
-        let run = |name: &str| {
-            let mut s = by_name(name).unwrap();
+        let run = |k: SchedulerKind| {
+            let mut s = k.build();
             (0..20u64)
                 .map(|t| s.schedule(t * 1_000_000, &subs, &conn(), &seg()))
                 .collect::<Vec<_>>()
         };
-        for name in names() {
-            assert_eq!(run(name), run(name), "{name}");
+        for &k in SchedulerKind::ALL {
+            assert_eq!(run(k), run(k), "{k}");
         }
     }
 

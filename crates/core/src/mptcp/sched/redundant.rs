@@ -6,9 +6,10 @@
 //! Simplification: the module keeps a per-subflow pointer into the
 //! connection's send queue so a subflow that was full catches up later with
 //! the not-yet-acked segments it has not carried. Here a segment is sent now
-//! on the available subflows that do not have it yet (`sent_on`); the
-//! connection re-offers unacked segments whose `sent_on` misses a subflow
-//! when that subflow gets cwnd space, and drops them once acked.
+//! on the available subflows that do not have it yet (`sent_on`); through
+//! `Scheduler::copy_candidate` the connection re-offers the oldest unacked
+//! segment whose `sent_on` misses an available regular subflow (looking at
+//! the 512 oldest), before any new data, and drops segments once acked.
 
 use super::{nothing_now, ConnView, Decision, SchedOutcome, Scheduler, Segment, SubflowView};
 use crate::time::Nanos;
@@ -19,6 +20,31 @@ pub struct Redundant;
 impl Scheduler for Redundant {
     fn name(&self) -> &'static str {
         "redundant"
+    }
+
+    fn sends_copies(&self) -> bool {
+        true
+    }
+
+    /// Oldest unacked segment that some available regular subflow has not
+    /// carried (v0.95: a subflow with room first sends the unacked segments
+    /// it has not carried yet).
+    fn copy_candidate(
+        &mut self,
+        subflows: &[SubflowView],
+        unacked: &mut dyn Iterator<Item = (u64, u32, u64)>,
+    ) -> Option<(u64, u32)> {
+        let avail: u64 = subflows
+            .iter()
+            .filter(|v| v.available() && !v.backup)
+            .fold(0, |m, v| m | v.bit());
+        if avail == 0 {
+            return None;
+        }
+        unacked
+            .take(512)
+            .find(|&(_, _, sent_on)| avail & !sent_on != 0)
+            .map(|(d, len, _)| (d, len))
     }
 
     fn schedule(
@@ -101,5 +127,38 @@ mod tests {
             Redundant.schedule(0, &subs, &conn(), &sent).decision,
             Decision::Wait
         );
+    }
+
+    /// The copy offered is the oldest unacked segment an available regular
+    /// subflow lacks; none when every available subflow has them all, or
+    /// when only backup subflows have room.
+    #[test]
+    fn copy_candidate_is_the_oldest_segment_a_regular_subflow_lacks() {
+        let mut subs = [sv(0, 10), sv(1, 50), sv(2, 30)];
+        subs[2].backup = true;
+        // (dsn, len, sent_on): the first went on both regular subflows.
+        let unacked = [
+            (1u64, 100u32, 0b011u64),
+            (101, 100, 0b001),
+            (201, 50, 0b000),
+        ];
+        let mut r = Redundant;
+        assert_eq!(
+            r.copy_candidate(&subs, &mut unacked.iter().copied()),
+            Some((101, 100))
+        );
+        // Subflow 1 full: subflow 0 lacks only the third.
+        subs[1].inflight_pkts = 10;
+        assert_eq!(
+            r.copy_candidate(&subs, &mut unacked.iter().copied()),
+            Some((201, 50))
+        );
+        // Only the backup subflow has room: no copy.
+        subs[0].inflight_pkts = 10;
+        assert_eq!(r.copy_candidate(&subs, &mut unacked.iter().copied()), None);
+        // Other schedulers never copy.
+        let mut m = super::super::SchedulerKind::Minrtt.build();
+        assert!(!m.sends_copies());
+        assert_eq!(m.copy_candidate(&subs, &mut unacked.iter().copied()), None);
     }
 }

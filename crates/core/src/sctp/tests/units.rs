@@ -256,36 +256,14 @@ fn buffer_split_share() {
 
 #[test]
 fn names_and_presets() {
-    assert_eq!(protocol_names(), &["sctp", "cmt-sctp"]);
-    for n in Scheduler::names() {
-        assert!(Scheduler::from_name(n).is_some());
-    }
-    for n in RtxPolicy::names() {
-        assert!(RtxPolicy::from_name(n).is_some());
-    }
-    for n in BufferSplit::names() {
-        assert!(BufferSplit::from_name(n).is_some());
-    }
-    for n in CcVariant::names() {
-        assert!(CcVariant::from_name(n).is_some());
-    }
+    assert_eq!(Scheduler::NAMES, &["roundrobin", "daps"]);
+    assert_eq!(Scheduler::from_name("daps"), Some(Scheduler::Daps));
+    assert_eq!(CcVariant::from_name("cmt-rpv2"), Some(CcVariant::CmtRpv2));
+    assert_eq!(BufferSplit::from_name("both"), Some(BufferSplit::Both));
     assert!(RtxPolicy::from_name("bogus").is_none());
-    let mut c = SctpConfig::cmt();
-    for (k, v) in [
-        ("nr_sack", "true"),
-        ("chunk_rescheduling", "true"),
-        ("max_burst", "0"),
-        ("scheduler", "daps"),
-        ("cc", "cmt-rpv2"),
-    ] {
-        c.set_option(k, v).unwrap();
-    }
-    assert!(c.nr_sack && c.chunk_rescheduling && c.max_burst == 0);
-    assert_eq!((c.scheduler, c.cc), (Scheduler::Daps, CcVariant::CmtRpv2));
-    assert!(c.set_option("max_burst", "x").is_err() && c.set_option("nope", "1").is_err());
-    assert_eq!(option_names().len(), 7);
-    assert!(!SctpConfig::for_protocol("sctp").unwrap().cmt);
-    assert!(SctpConfig::for_protocol("cmt-sctp").unwrap().cmt);
+    assert_eq!(Preset::Seed000.config(1, 2), SctpConfig::seed000(1, 2));
+    let rfc = Preset::Rfc.config(1, 2);
+    assert!(!rfc.cmt && (rfc.send_buffer, rfc.recv_buffer) == (1, 2));
     let s = SctpConfig::seed000(256 * 1024, 256 * 1024);
     assert!(s.cmt && s.chunk_rescheduling);
     assert_eq!(s.scheduler, Scheduler::RoundRobin);

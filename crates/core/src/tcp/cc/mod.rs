@@ -9,6 +9,7 @@
 //!
 //! cwnd and ssthresh count packets (Linux snd_cwnd / snd_ssthresh).
 
+use crate::mptcp::cc as coupled;
 use crate::time::Nanos;
 
 mod cubic;
@@ -130,103 +131,115 @@ pub trait CongestionControl: std::fmt::Debug {
     }
 }
 
-/// Built-in algorithms.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CcKind {
-    NewReno,
-    Cubic,
-}
-
-/// Which CUBIC (`transport.cubic`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum CubicVariant {
-    /// Linux tcp_cubic.c in fixed point (cubic_linux.rs).
-    #[default]
-    Linux,
-    /// RFC 9438 in floating point (cubic.rs).
-    Rfc9438,
-}
-
-/// CUBIC's slow-start exit (`transport.hystart`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum HyStartMode {
-    /// Linux HyStart (tcp_cubic.c hystart_update; hystart=1, hystart_detect=3).
-    #[default]
-    Linux,
-    /// RFC 9406 HyStart++.
-    HyStartPP,
-    /// Plain slow start until the first loss.
-    Off,
-}
-
-/// Error for an unknown algorithm name.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownCc(pub String);
-
-impl std::fmt::Display for UnknownCc {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "unknown congestion control '{}' (known: {})",
-            self.0,
-            names().join(", ")
-        )
+crate::named_enum! {
+    /// Congestion control algorithm (`transport.cc`): one line each, with
+    /// the name, the description `mptlab list` prints and the factory. One
+    /// trait for all of them: the single-path ones get one instance per path;
+    /// the coupled ones (`is_coupled`) one instance per MPTCP connection,
+    /// shared by its subflows (`SharedCc`), which sees every subflow through
+    /// the `paths` slice of each hook.
+    pub enum CcKind {
+        /// Build; `cubic` and `hystart` only matter for CUBIC (NewReno has no
+        /// HyStart in Linux either, nor have the coupled algorithms). A
+        /// coupled algorithm built here is one connection's controller: share
+        /// it between the subflows with `SharedCc`.
+        fn build_with(cubic: CubicVariant, hystart: HyStartMode) -> Box<dyn CongestionControl>;
+        NewReno = "newreno": "NewReno (RFC 6582); uncoupled per subflow for multipath" => Box::new(NewReno),
+        Cubic = "cubic": "CUBIC (Linux tcp_cubic.c or RFC 9438, see transport.cubic); uncoupled per subflow for multipath" => match cubic {
+            CubicVariant::Linux => Box::new(CubicLinux::new(hystart)),
+            CubicVariant::Rfc9438 => Box::new(Cubic::with_hystart(hystart)),
+        },
+        Lia = "lia": "Linked Increases (RFC 6356), coupled, multipath only" => Box::new(coupled::Coupled::<coupled::lia::Lia>::default()),
+        Olia = "olia": "Opportunistic LIA, coupled, multipath only" => Box::new(coupled::Coupled::<coupled::olia::Olia>::default()),
+        Balia = "balia": "Balanced LIA, coupled, multipath only" => Box::new(coupled::Coupled::<coupled::balia::Balia>::default()),
+        Wvegas = "wvegas": "Weighted Vegas, delay-based coupled, multipath only" => Box::new(coupled::Coupled::<coupled::wvegas::WVegas>::default()),
     }
 }
 
-impl std::error::Error for UnknownCc {}
+crate::named_enum! {
+    /// Which CUBIC (`transport.cubic`), for single-path TCP, uncoupled MPTCP
+    /// subflows and background TCP.
+    #[derive(Default)]
+    pub enum CubicVariant {
+        /// Linux tcp_cubic.c in fixed point (cubic_linux.rs).
+        #[default]
+        Linux = "linux": "Linux tcp_cubic.c (6.17): fixed point, cubic_root approximation, target at t + delay_min, Reno estimate at 0.53/RTT (default)",
+        /// RFC 9438 in floating point (cubic.rs).
+        Rfc9438 = "rfc9438": "RFC 9438 in floating point: target at t + SRTT, W_est with alpha switching to 1",
+    }
+}
 
-/// Names accepted by `CcKind::from_name` / `by_name`.
-pub fn names() -> &'static [&'static str] {
-    &["newreno", "reno", "cubic"]
+crate::named_enum! {
+    /// CUBIC's slow-start exit (`transport.hystart`).
+    #[derive(Default)]
+    pub enum HyStartMode {
+        /// Linux HyStart (tcp_cubic.c hystart_update; hystart=1, hystart_detect=3).
+        #[default]
+        Linux = "linux": "Linux HyStart: ACK-train and delay-increase detection (tcp_cubic.c hystart=1, hystart_detect=3; default)",
+        /// RFC 9406 HyStart++.
+        HyStartPP = "hystart++": "RFC 9406 HyStart++ (Conservative Slow Start)",
+        /// Plain slow start until the first loss.
+        Off = "off": "no slow-start exit before the first loss",
+    }
 }
 
 impl CcKind {
-    pub fn from_name(name: &str) -> Result<CcKind, UnknownCc> {
-        match name.to_ascii_lowercase().as_str() {
-            "newreno" | "reno" => Ok(CcKind::NewReno),
-            "cubic" => Ok(CcKind::Cubic),
-            _ => Err(UnknownCc(name.to_string())),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            CcKind::NewReno => "newreno",
-            CcKind::Cubic => "cubic",
-        }
+    /// Couples the windows of several paths (needs a multipath protocol).
+    pub fn is_coupled(self) -> bool {
+        !matches!(self, CcKind::NewReno | CcKind::Cubic)
     }
 
     /// Build with the defaults (Linux CUBIC with Linux HyStart).
     pub fn build(self) -> Box<dyn CongestionControl> {
         self.build_with(CubicVariant::default(), HyStartMode::default())
     }
+}
 
-    /// Build; `cubic` and `hystart` only matter for CUBIC (NewReno has no
-    /// HyStart in Linux either).
-    pub fn build_with(
-        self,
-        cubic: CubicVariant,
-        hystart: HyStartMode,
-    ) -> Box<dyn CongestionControl> {
-        match (self, cubic) {
-            (CcKind::NewReno, _) => Box::new(NewReno),
-            (CcKind::Cubic, CubicVariant::Linux) => Box::new(CubicLinux::new(hystart)),
-            (CcKind::Cubic, CubicVariant::Rfc9438) => Box::new(Cubic::with_hystart(hystart)),
-        }
+/// One connection's congestion controller shared by the senders of all its
+/// subflows (a coupled algorithm): every hook is forwarded to the one
+/// instance, with the calling subflow's own state and the `paths` slice of
+/// all subflows. Linux v0.9x does the same: `mptcp_ccc`/`mptcp_olia` are
+/// `tcp_congestion_ops` that walk the meta socket's subflow list.
+#[derive(Clone)]
+pub struct SharedCc(pub std::rc::Rc<std::cell::RefCell<Box<dyn CongestionControl>>>);
+
+impl SharedCc {
+    pub fn new(cc: Box<dyn CongestionControl>) -> Self {
+        SharedCc(std::rc::Rc::new(std::cell::RefCell::new(cc)))
     }
 }
 
-impl std::str::FromStr for CcKind {
-    type Err = UnknownCc;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        CcKind::from_name(s)
+impl std::fmt::Debug for SharedCc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SharedCc({})", self.0.borrow().name())
     }
 }
 
-/// Factory by name (fallible: reject unknown names before a run).
-pub fn by_name(name: &str) -> Result<Box<dyn CongestionControl>, UnknownCc> {
-    CcKind::from_name(name).map(CcKind::build)
+impl CongestionControl for SharedCc {
+    fn name(&self) -> &'static str {
+        self.0.borrow().name()
+    }
+    fn init(&mut self, s: &mut CcState, now: Nanos) {
+        self.0.borrow_mut().init(s, now)
+    }
+    fn ssthresh(&mut self, s: &CcState, paths: &[PathView], now: Nanos) -> u32 {
+        self.0.borrow_mut().ssthresh(s, paths, now)
+    }
+    fn cong_avoid(&mut self, s: &mut CcState, paths: &[PathView], acked: u32, now: Nanos) {
+        self.0.borrow_mut().cong_avoid(s, paths, acked, now)
+    }
+    fn pkts_acked(&mut self, s: &mut CcState, acked: u32, rtt: Option<Nanos>, now: Nanos) {
+        self.0.borrow_mut().pkts_acked(s, acked, rtt, now)
+    }
+    fn set_state(&mut self, s: &mut CcState, new: CaState, now: Nanos) {
+        self.0.borrow_mut().set_state(s, new, now)
+    }
+    fn cwnd_event(&mut self, s: &mut CcState, ev: CwndEvent, now: Nanos) {
+        self.0.borrow_mut().cwnd_event(s, ev, now)
+    }
+    fn undo_cwnd(&mut self, s: &CcState, prior_cwnd: u32) -> u32 {
+        self.0.borrow_mut().undo_cwnd(s, prior_cwnd)
+    }
 }
 
 /// Linux tcp_slow_start(): cwnd += acked up to ssthresh; returns the acked
@@ -276,13 +289,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_resolve_and_unknown_is_rejected() {
-        for n in names() {
-            assert!(by_name(n).is_ok());
+    fn every_registered_name_builds_the_algorithm_of_that_name() {
+        for k in CcKind::ALL {
+            assert_eq!(CcKind::from_name(k.name()), Some(*k));
+            assert_eq!(k.build().name(), k.name());
         }
-        assert_eq!(CcKind::from_name("CUBIC"), Ok(CcKind::Cubic));
-        assert!(by_name("vegas").is_err());
+        assert_eq!("cubic".parse::<CcKind>(), Ok(CcKind::Cubic));
         assert!("bbr".parse::<CcKind>().is_err());
+        assert!(CcKind::from_name("vegas").is_none());
+        assert!(CcKind::Lia.is_coupled() && !CcKind::Cubic.is_coupled());
     }
 
     #[test]
