@@ -11,6 +11,8 @@ pub mod sctp;
 pub mod stream;
 pub mod svg;
 pub mod tables;
+#[doc(hidden)]
+pub mod testutil;
 pub mod track;
 
 use std::collections::BTreeMap;
@@ -94,7 +96,11 @@ pub fn analyze_merged(inputs: &[(&str, &[u8])], opts: &Options) -> Result<FileAn
     }
     // stable: frames of equal time keep their file order
     cap.frames.sort_by_key(|f| f.ts_ns);
-    cap.format = if formats.iter().all(|f| *f == "pcap") { "pcap" } else { "pcapng" };
+    cap.format = if formats.iter().all(|f| *f == "pcap") {
+        "pcap"
+    } else {
+        "pcapng"
+    };
     cap.damaged = (!damaged.is_empty()).then(|| damaged.join("; "));
     let name = inputs.iter().map(|i| i.0).collect::<Vec<_>>().join("+");
     let name = name.as_str();
@@ -125,7 +131,10 @@ pub fn analyze_merged(inputs: &[(&str, &[u8])], opts: &Options) -> Result<FileAn
     let relative = last < RELATIVE_LIMIT_NS;
     let (offset_ns, mut time_base) = match opts.clock {
         ClockMap::Given(o) => (o, format!("agent clock + {o} ns (given)")),
-        ClockMap::Auto if relative => (0, "capture timestamps are the agent's clock (relative times)".into()),
+        ClockMap::Auto if relative => (
+            0,
+            "capture timestamps are the agent's clock (relative times)".into(),
+        ),
         ClockMap::Auto => {
             let est = flows
                 .iter()
@@ -142,11 +151,14 @@ pub fn analyze_merged(inputs: &[(&str, &[u8])], opts: &Options) -> Result<FileAn
         }
     };
     let t0_ns = match origin {
-        Some(o) if relative || offset_ns != 0 || matches!(opts.clock, ClockMap::Given(_)) => o + offset_ns,
+        Some(o) if relative || offset_ns != 0 || matches!(opts.clock, ClockMap::Given(_)) => {
+            o + offset_ns
+        }
         _ if relative => 0,
         _ => first,
     };
-    if origin.is_none() || !(relative || offset_ns != 0 || matches!(opts.clock, ClockMap::Given(_))) {
+    if origin.is_none() || !(relative || offset_ns != 0 || matches!(opts.clock, ClockMap::Given(_)))
+    {
         time_base.push_str(if relative {
             "; time 0 = capture time 0"
         } else {
@@ -184,7 +196,11 @@ pub fn analyze_files(paths: &[&Path], opts: &Options) -> Result<FileAnalysis, St
         .map(|p| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display())))
         .collect::<Result<Vec<_>, _>>()?;
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    let inputs: Vec<(&str, &[u8])> = names.iter().map(String::as_str).zip(bufs.iter().map(Vec::as_slice)).collect();
+    let inputs: Vec<(&str, &[u8])> = names
+        .iter()
+        .map(String::as_str)
+        .zip(bufs.iter().map(Vec::as_slice))
+        .collect();
     analyze_merged(&inputs, opts)
 }
 

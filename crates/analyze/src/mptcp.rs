@@ -56,9 +56,21 @@ pub enum MptcpOpt {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Join {
-    Syn { backup: bool, addr_id: u8, token: u32, nonce: u32 },
-    SynAck { backup: bool, addr_id: u8, hmac64: u64, nonce: u32 },
-    Ack { hmac: [u8; 20] },
+    Syn {
+        backup: bool,
+        addr_id: u8,
+        token: u32,
+        nonce: u32,
+    },
+    SynAck {
+        backup: bool,
+        addr_id: u8,
+        hmac64: u64,
+        nonce: u32,
+    },
+    Ack {
+        hmac: [u8; 20],
+    },
 }
 
 /// The Data Sequence Signal (RFC 8684 3.3, Figure 9).

@@ -67,7 +67,9 @@ pub type Skip = &'static str;
 pub fn decode(f: &Frame) -> Result<Pkt<'_>, Skip> {
     let d = &f.data[..];
     let lax = match f.linktype {
-        LINKTYPE_ETHERNET => LaxSlicedPacket::from_ethernet(d).map_err(|_| "cut inside link header")?,
+        LINKTYPE_ETHERNET => {
+            LaxSlicedPacket::from_ethernet(d).map_err(|_| "cut inside link header")?
+        }
         LINKTYPE_RAW | LINKTYPE_IPV4 | LINKTYPE_IPV6 => from_ip(d)?,
         l if DLT_RAW_ALT.contains(&l) => from_ip(d)?,
         LINKTYPE_NULL | LINKTYPE_LOOP => {
@@ -77,7 +79,8 @@ pub fn decode(f: &Frame) -> Result<Pkt<'_>, Skip> {
             let fam = if f.linktype == LINKTYPE_LOOP {
                 u32::from_be_bytes(fam.try_into().unwrap())
             } else {
-                u32::from_le_bytes(fam.try_into().unwrap()).min(u32::from_be_bytes(fam.try_into().unwrap()))
+                u32::from_le_bytes(fam.try_into().unwrap())
+                    .min(u32::from_be_bytes(fam.try_into().unwrap()))
             };
             match fam {
                 2 | 10 | 24 | 28 | 30 => from_ip(&d[4..])?,
@@ -87,7 +90,10 @@ pub fn decode(f: &Frame) -> Result<Pkt<'_>, Skip> {
         LINKTYPE_LINUX_SLL => {
             // 16-byte header, protocol type in the last two octets.
             let h = d.get(..16).ok_or("cut inside link header")?;
-            LaxSlicedPacket::from_ether_type(EtherType(u16::from_be_bytes([h[14], h[15]])), &d[16..])
+            LaxSlicedPacket::from_ether_type(
+                EtherType(u16::from_be_bytes([h[14], h[15]])),
+                &d[16..],
+            )
         }
         LINKTYPE_LINUX_SLL2 => {
             // 20-byte header, protocol type in the first two octets.
@@ -102,8 +108,14 @@ pub fn decode(f: &Frame) -> Result<Pkt<'_>, Skip> {
         "not IP"
     })?;
     let (src, dst): (IpAddr, IpAddr) = match net {
-        LaxNetSlice::Ipv4(v4) => (v4.header().source_addr().into(), v4.header().destination_addr().into()),
-        LaxNetSlice::Ipv6(v6) => (v6.header().source_addr().into(), v6.header().destination_addr().into()),
+        LaxNetSlice::Ipv4(v4) => (
+            v4.header().source_addr().into(),
+            v4.header().destination_addr().into(),
+        ),
+        LaxNetSlice::Ipv6(v6) => (
+            v6.header().source_addr().into(),
+            v6.header().destination_addr().into(),
+        ),
         LaxNetSlice::Arp(_) => return Err("not IP"),
     };
     let pl = net.ip_payload_ref().ok_or("not IP")?;

@@ -82,15 +82,13 @@ pub fn parse_sctp(p: &[u8], cut: usize) -> Result<SctpPacket<'_>, Skip> {
         let whole = avail.len() == clen;
         match ty {
             0 if avail.len() >= 16 => {
-                // A DATA chunk cut by the snap length keeps its wire length.
-                let len = if whole {
-                    clen - 16
-                } else if i + clen == p.len() + cut {
-                    clen - 16
-                } else {
+                // A DATA chunk cut by the snap length (it ends where the
+                // packet did) keeps its wire length; any other short one is damage.
+                if !whole && i + clen != p.len() + cut {
                     pkt.cut = true;
                     break;
-                };
+                }
+                let len = clen - 16;
                 pkt.chunks.push(Chunk::Data {
                     tsn: be32(avail, 4),
                     stream: be16(avail, 8),

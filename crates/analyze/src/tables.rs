@@ -104,14 +104,19 @@ pub fn to_run_output(run: u32, fa: &FileAnalysis, opts: &Options) -> RunOutput {
         base(&mut row);
         row.push(("protocol", f.protocol.into()));
         row.push(("bytes_delivered", f.bytes_delivered.into()));
-        row.push(("throughput_mbit", (f.bytes_delivered as f64 * 8.0 / dur_s / 1e6).into()));
+        row.push((
+            "throughput_mbit",
+            (f.bytes_delivered as f64 * 8.0 / dur_s / 1e6).into(),
+        ));
         row.extend(counters(&all, &all));
-        out.table_mut(schema::FLOWS).push_named(&row).expect("flows schema");
+        out.table_mut(schema::FLOWS)
+            .push_named(&row)
+            .expect("flows schema");
         total_retx += all.bytes_retransmitted;
         total_reinj += all.bytes_reinjected;
         total_sent += all.bytes;
         // paths: per side and path
-        for side in 0..2 {
+        for (side, side_name) in SIDES.iter().enumerate() {
             let side_bytes: u64 = f.paths.iter().map(|p| p.dir[side].bytes).sum();
             let side_pk: u64 = f.paths.iter().map(|p| p.dir[side].data_packets).sum();
             for (pi, p) in f.paths.iter().enumerate() {
@@ -123,7 +128,7 @@ pub fn to_run_output(run: u32, fa: &FileAnalysis, opts: &Options) -> RunOutput {
                 };
                 let mut row: Vec<(&str, Value)> = Vec::new();
                 base(&mut row);
-                row.push(("side", SIDES[side].into()));
+                row.push(("side", (*side_name).into()));
                 row.push(("path", (pi as u64 + 1).into()));
                 row.push(("local_addr", local.to_string().into()));
                 row.push(("remote_addr", remote.to_string().into()));
@@ -131,21 +136,26 @@ pub fn to_run_output(run: u32, fa: &FileAnalysis, opts: &Options) -> RunOutput {
                     row.push(("share_bytes", (s.bytes as f64 / side_bytes as f64).into()));
                 }
                 if side_pk > 0 {
-                    row.push(("share_packets", (s.data_packets as f64 / side_pk as f64).into()));
+                    row.push((
+                        "share_packets",
+                        (s.data_packets as f64 / side_pk as f64).into(),
+                    ));
                 }
                 let mut c = counters(s, r);
                 // ooo_segments is a receiver counter: segments this side received out of order
                 c.retain(|(k, _)| *k != "ooo_segments");
                 c.push(("ooo_segments", s.ooo_segments.into()));
                 row.extend(c);
-                out.table_mut(schema::PATHS).push_named(&row).expect("paths schema");
+                out.table_mut(schema::PATHS)
+                    .push_named(&row)
+                    .expect("paths schema");
                 *path_bytes.entry(pi + 1).or_default() += s.bytes;
                 for &(t, d, method) in &s.rtt {
                     rtt.push_named(&[
                         ("t_ms", ms(t).into()),
                         ("flow", (fi as u64).into()),
                         ("label", lab.clone().into()),
-                        ("side", SIDES[side].into()),
+                        ("side", (*side_name).into()),
                         ("path", (pi as u64 + 1).into()),
                         ("rtt_ms", (d as f64 / 1e6).into()),
                         ("method", method.into()),
@@ -165,7 +175,7 @@ pub fn to_run_output(run: u32, fa: &FileAnalysis, opts: &Options) -> RunOutput {
                                 ("t_ms", (((k + 1) * iv) as f64 / 1e6).into()),
                                 ("flow", (fi as u64).into()),
                                 ("label", lab.clone().into()),
-                                ("side", SIDES[side].into()),
+                                ("side", (*side_name).into()),
                                 ("path", (pi as u64 + 1).into()),
                                 ("metric", "send_mbit".into()),
                                 ("value", (b as f64 * 8.0 / (iv as f64 / 1e9) / 1e6).into()),
@@ -218,7 +228,10 @@ pub fn to_run_output(run: u32, fa: &FileAnalysis, opts: &Options) -> RunOutput {
     if any_mp {
         if !ofo.is_empty() {
             let n = ofo.len() as f64;
-            out.set_metric("ofo_fraction", ofo.iter().filter(|&&d| d > 0.0).count() as f64 / n);
+            out.set_metric(
+                "ofo_fraction",
+                ofo.iter().filter(|&&d| d > 0.0).count() as f64 / n,
+            );
             out.set_metric(
                 "ofo_fraction_over_150ms",
                 ofo.iter().filter(|&&d| d > 150.0).count() as f64 / n,
@@ -243,14 +256,17 @@ pub fn to_run_output(run: u32, fa: &FileAnalysis, opts: &Options) -> RunOutput {
     out.set_metric("analyze.frames_skipped", (fa.frames - fa.analysed) as f64);
     out.set_metric("analyze.flows", fa.flows.len() as f64);
     out.set_metric("analyze.timestamp_resolution_ns", fa.resolution_ns);
-    out.summary.insert("analyze.file".into(), fa.file.clone().into());
-    out.summary.insert("analyze.time_base".into(), fa.time_base.clone().into());
+    out.summary
+        .insert("analyze.file".into(), fa.file.clone().into());
+    out.summary
+        .insert("analyze.time_base".into(), fa.time_base.clone().into());
     out.summary.insert(
         "analyze.skipped".into(),
         serde_json::to_value(&fa.skipped).unwrap_or_default(),
     );
     if let Some(d) = &fa.damaged {
-        out.summary.insert("analyze.damaged".into(), d.clone().into());
+        out.summary
+            .insert("analyze.damaged".into(), d.clone().into());
     }
     out
 }

@@ -224,7 +224,11 @@ impl Tracker {
         let rev = (dst, seg.dport, src, seg.sport);
         let syn_only = seg.syn && !seg.ack_flag;
         // A new SYN (another ISN) on a known tuple starts a new connection.
-        let known = self.by_tuple.get(&fwd).or_else(|| self.by_tuple.get(&rev)).copied();
+        let known = self
+            .by_tuple
+            .get(&fwd)
+            .or_else(|| self.by_tuple.get(&rev))
+            .copied();
         let si = match known {
             Some(i)
                 if !(syn_only
@@ -240,7 +244,11 @@ impl Tracker {
     }
 
     fn new_sub(&mut self, t: i128, fwd: (IpAddr, u16, IpAddr, u16), seg: &TcpSeg) -> usize {
-        let mp_capable = seg.opts.mptcp.iter().any(|o| matches!(o, MptcpOpt::Capable { .. }));
+        let mp_capable = seg
+            .opts
+            .mptcp
+            .iter()
+            .any(|o| matches!(o, MptcpOpt::Capable { .. }));
         let join = seg.opts.mptcp.iter().find_map(|o| match o {
             MptcpOpt::Join(Join::Syn { token, .. }) => Some(*token),
             _ => None,
@@ -268,7 +276,11 @@ impl Tracker {
             }
         };
         let fl = &mut self.flows[flow];
-        let (c, s) = if side0 == 0 { (fwd.0, fwd.2) } else { (fwd.2, fwd.0) };
+        let (c, s) = if side0 == 0 {
+            (fwd.0, fwd.2)
+        } else {
+            (fwd.2, fwd.0)
+        };
         fl.rec.paths.push(new_path(c, s));
         if fl.rec.paths.len() > 1 {
             fl.rec.multipath = true;
@@ -406,7 +418,11 @@ impl Tracker {
         st.data_packets += 1;
         st.bytes += len;
         st.sends.push((t, len));
-        let retx = if start < dir.high { dir.high.min(end) - start } else { 0 };
+        let retx = if start < dir.high {
+            dir.high.min(end) - start
+        } else {
+            0
+        };
         st.bytes_retransmitted += retx;
         if retx == 0 {
             dir.seq_sent.insert(end, (t, false));
@@ -497,7 +513,13 @@ impl Tracker {
             // sighting bounds the clock offset (lib.rs).
             if payload.len() >= 24 {
                 let (id, gen, ..) = mptlab_core::traffic::framing::parse_hdr(payload);
-                if let Some(m) = fl.rec.msgs.iter_mut().rev().find(|m| m.id == id && m.gen_ns == gen) {
+                if let Some(m) = fl
+                    .rec
+                    .msgs
+                    .iter_mut()
+                    .rev()
+                    .find(|m| m.id == id && m.gen_ns == gen)
+                {
                     m.first_seen = Some(m.first_seen.map_or(t, |x| x.min(t)));
                 }
             }
@@ -517,13 +539,23 @@ impl Tracker {
         } else {
             let _ = is_init;
             self.flows.push(new_flow("sctp", t));
-            self.sctp.insert(fwd, (self.flows.len() - 1, HashMap::new()));
+            self.sctp
+                .insert(fwd, (self.flows.len() - 1, HashMap::new()));
             (fwd, 0)
         };
         let (fi, _) = self.sctp[&key];
-        let (c, sv) = if side == 0 { (p.src, p.dst) } else { (p.dst, p.src) };
+        let (c, sv) = if side == 0 {
+            (p.src, p.dst)
+        } else {
+            (p.dst, p.src)
+        };
         let fl = &mut self.flows[fi];
-        let pi = match fl.rec.paths.iter().position(|x| x.client_addr == c && x.server_addr == sv) {
+        let pi = match fl
+            .rec
+            .paths
+            .iter()
+            .position(|x| x.client_addr == c && x.server_addr == sv)
+        {
             Some(i) => i,
             None => {
                 fl.rec.paths.push(new_path(c, sv));
@@ -565,7 +597,12 @@ impl Tracker {
 
 /// DSN (relative to the sender's IDSN, first byte = 1) of subflow bytes
 /// [start, start+len) through the DSS mapping that covers `start`.
-fn map_range(maps: &BTreeMap<u64, (u64, u64)>, start: u64, _len: u64, idsn: Option<u64>) -> Option<u64> {
+fn map_range(
+    maps: &BTreeMap<u64, (u64, u64)>,
+    start: u64,
+    _len: u64,
+    idsn: Option<u64>,
+) -> Option<u64> {
     let (&ssn, &(dsn, mlen)) = maps.range(..=start).next_back()?;
     if start >= ssn + mlen {
         return None;
@@ -593,7 +630,13 @@ fn deliver(fl: &mut Flow, side: usize, ds: u64, len: u64, bytes: Option<&[u8]>, 
     }
     let dd = &mut fl.data[side];
     for m in dd.reader.msgs.drain(..) {
-        let FramedMsg { id, gen_ns, len, start, t } = m;
+        let FramedMsg {
+            id,
+            gen_ns,
+            len,
+            start,
+            t,
+        } = m;
         let first_seen = dd.first.time_of(start);
         fl.rec.msgs.push(MsgRec {
             id,

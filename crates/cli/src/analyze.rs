@@ -58,7 +58,7 @@ pub fn run(a: Args) -> ExitCode {
         let fa = match analyze_files(group, &opts) {
             Ok(fa) => fa,
             Err(e) => {
-                eoutln!("error: {e}");
+                eprintln!("error: {e}");
                 failed += 1;
                 continue;
             }
@@ -69,7 +69,11 @@ pub fn run(a: Args) -> ExitCode {
             "{}: {}{}, {} frames, {} analysed, {} skipped{}; {} flows; time: {}",
             fa.file,
             fa.format,
-            if fa.damaged.is_some() { " (damaged)" } else { "" },
+            if fa.damaged.is_some() {
+                " (damaged)"
+            } else {
+                ""
+            },
             fa.frames,
             fa.analysed,
             skipped,
@@ -89,10 +93,13 @@ pub fn run(a: Args) -> ExitCode {
             fa.time_base
         );
         if let Some(d) = &fa.damaged {
-            eoutln!("warning: {}: read stopped early: {d}; the frames before it are analysed", fa.file);
+            eprintln!(
+                "warning: {}: read stopped early: {d}; the frames before it are analysed",
+                fa.file
+            );
         }
         if fa.unmatched_joins > 0 {
-            eoutln!(
+            eprintln!(
                 "warning: {}: {} MP_JOIN subflow(s) whose token matched no MP_CAPABLE connection in the capture (analysed as separate connections)",
                 fa.file, fa.unmatched_joins
             );
@@ -119,19 +126,22 @@ pub fn run(a: Args) -> ExitCode {
         runs.push(to_run_output(i as u32, &fa, &opts));
     }
     if runs.is_empty() || decoded == 0 {
-        eoutln!("error: nothing could be analysed: no capture was read or no frame was decoded");
+        eprintln!("error: nothing could be analysed: no capture was read or no frame was decoded");
         return ExitCode::from(2);
     }
     if let Some(dir) = &a.out {
         if dir.join("summary.json").exists() && !a.force {
-            eoutln!(
+            eprintln!(
                 "error: {} already holds results (summary.json); use --force to overwrite",
                 dir.display()
             );
             return ExitCode::from(2);
         }
         let mut meta = serde_json::Map::new();
-        meta.insert("analyze_captures".into(), a.captures.iter().map(|p| p.display().to_string()).collect());
+        meta.insert(
+            "analyze_captures".into(),
+            a.captures.iter().map(|p| p.display().to_string()).collect(),
+        );
         meta.insert("mptlab_version".into(), env!("CARGO_PKG_VERSION").into());
         let wo = WriteOptions {
             meta,
@@ -141,7 +151,7 @@ pub fn run(a: Args) -> ExitCode {
         match write_results(dir, &runs, &wo) {
             Ok(files) => outln!("wrote {} files to {}", files.len(), dir.display()),
             Err(e) => {
-                eoutln!("error: {}: {e}", dir.display());
+                eprintln!("error: {}: {e}", dir.display());
                 return ExitCode::FAILURE;
             }
         }

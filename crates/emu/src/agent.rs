@@ -40,9 +40,9 @@ use crate::netns::err;
 use crate::sock::{self, SockOpts};
 
 // The framing is shared with `mptlab analyze` (recovers delays from captures).
-use mptlab_core::traffic::framing::{hdr, UdpReassembly};
 #[cfg(test)]
 use mptlab_core::traffic::framing::parse_hdr;
+use mptlab_core::traffic::framing::{hdr, UdpReassembly};
 pub use mptlab_core::traffic::framing::{
     hello, Framer, HDR_LEN, HELLO_LEN, KIND_BULK, KIND_FILE, KIND_MESSAGES, MAGIC,
 };
