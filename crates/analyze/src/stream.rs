@@ -5,7 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use mptlab_core::traffic::framing::{parse_hello, Framer, HDR_LEN, HELLO_LEN, KIND_MESSAGES};
+use mptlab_core::traffic::framing::{
+    parse_hdr, parse_hello, Framer, HDR_LEN, HELLO_LEN, KIND_MESSAGES, MAGIC,
+};
 
 /// The 64-bit value congruent to `v` mod 2^32 nearest to `reference`
 /// (RFC 9293 sequence arithmetic, extended as Linux does for DSNs).
@@ -202,6 +204,11 @@ impl StreamReader {
     }
 
     /// Feed the next in-order bytes (`None`: not captured).
+    ///
+    /// A stream is read as framed when the client's hello says so (the
+    /// agent, `KIND_MESSAGES`), or, without a hello (the simulator's
+    /// captures write none), when its first 24 bytes are a first message
+    /// header: id 0, chunk 0 of 1, a non-zero length.
     pub fn feed(&mut self, len: u64, bytes: Option<&[u8]>, t: i128, client_to_server: bool) {
         let Some(b) = bytes.filter(|b| b.len() as u64 == len) else {
             self.broken = true;
@@ -210,7 +217,14 @@ impl StreamReader {
             return;
         };
         let mut b = b;
-        if client_to_server && self.pos <= HELLO_LEN as u64 && self.hello.is_none() {
+        if self.pos == 1 && self.framer.is_none() && !self.broken && b.len() >= HDR_LEN && &b[..4] != MAGIC {
+            let (id, _, chunk, chunks, l) = parse_hdr(b);
+            if id == 0 && chunk == 0 && chunks == 1 && l > 0 {
+                self.start_framing();
+            }
+        }
+        let in_hello = self.pos <= HELLO_LEN as u64 && self.hello.is_none() && !self.framed;
+        if client_to_server && in_hello && (self.pos > 1 || b.starts_with(&MAGIC[..b.len().min(4)])) {
             let take = (HELLO_LEN - self.head.len()).min(b.len());
             self.head.extend_from_slice(&b[..take]);
             b = &b[take..];
@@ -218,7 +232,6 @@ impl StreamReader {
             if self.head.len() == HELLO_LEN {
                 self.hello = parse_hello(&self.head);
                 match self.hello {
-                    // Not the agent: no framing on this connection.
                     None => self.broken = true,
                     Some((KIND_MESSAGES, _, _)) => {
                         self.framed = true;
@@ -227,8 +240,8 @@ impl StreamReader {
                     }
                     Some(_) => {}
                 }
-            }
-            if self.head.len() >= 4 && &self.head[..4] != b"MPTL" {
+            } else if !MAGIC.starts_with(&self.head[..self.head.len().min(4)]) {
+                // Not the agent: no framing on this connection.
                 self.broken = true;
             }
         }

@@ -145,6 +145,10 @@ struct Flow {
     data: [DataDir; 2],
     keys: [Option<u64>; 2],
     udp: Option<UdpReassembly>,
+    /// Whether the UDP flow carries the agent framing (decided on its
+    /// first datagram), and the first sighting of each message.
+    udp_framed: Option<bool>,
+    udp_seen: HashMap<u64, i128>,
 }
 
 /// The tracker of one capture.
@@ -178,6 +182,8 @@ fn new_flow(protocol: &'static str, t: i128) -> Flow {
         data: [DataDir::new(), DataDir::new()],
         keys: [None, None],
         udp: None,
+        udp_framed: None,
+        udp_seen: HashMap::new(),
     }
 }
 
@@ -499,29 +505,31 @@ impl Tracker {
             fl.rec.hello.get_or_insert(h);
             return;
         }
-        if fl.rec.hello.is_some_and(|h| h.0 == KIND_MESSAGES) && payload.len() as u32 == len {
-            if let Some((id, gen_ns, l)) = fl.udp.as_mut().unwrap().datagram(payload) {
+        // Framed: the agent's hello said so, or (simulator captures, no
+        // hello) the flow's first datagram is chunk 0 of message 0.
+        let u = fl.udp.as_mut().unwrap();
+        if fl.udp_framed.is_none() && payload.len() >= 24 {
+            let (id, _, chunk, chunks, _) = mptlab_core::traffic::framing::parse_hdr(payload);
+            fl.udp_framed = Some(
+                fl.rec.hello.map(|h| h.0 == KIND_MESSAGES).unwrap_or(id == 0 && chunk == 0 && chunks >= 1),
+            );
+        }
+        if fl.udp_framed == Some(true) && payload.len() as u32 == len {
+            let (id, gen, ..) = mptlab_core::traffic::framing::parse_hdr(payload);
+            // every datagram carries its generation time: the earliest
+            // sighting bounds the clock offset (lib.rs)
+            let seen = fl.udp_seen.entry(id).or_insert(t);
+            *seen = (*seen).min(t);
+            if let Some((id, gen_ns, l)) = u.datagram(payload) {
+                let first_seen = fl.udp_seen.remove(&id);
+                let _ = gen;
                 fl.rec.msgs.push(MsgRec {
                     id,
                     gen_ns,
                     len: l,
-                    first_seen: None,
+                    first_seen,
                     delivered: t,
                 });
-            }
-            // every datagram carries its generation time: the earliest
-            // sighting bounds the clock offset (lib.rs).
-            if payload.len() >= 24 {
-                let (id, gen, ..) = mptlab_core::traffic::framing::parse_hdr(payload);
-                if let Some(m) = fl
-                    .rec
-                    .msgs
-                    .iter_mut()
-                    .rev()
-                    .find(|m| m.id == id && m.gen_ns == gen)
-                {
-                    m.first_seen = Some(m.first_seen.map_or(t, |x| x.min(t)));
-                }
             }
         }
     }
