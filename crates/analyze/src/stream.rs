@@ -217,14 +217,20 @@ impl StreamReader {
             return;
         };
         let mut b = b;
-        if self.pos == 1 && self.framer.is_none() && !self.broken && b.len() >= HDR_LEN && &b[..4] != MAGIC {
+        if self.pos == 1
+            && self.framer.is_none()
+            && !self.broken
+            && b.len() >= HDR_LEN
+            && &b[..4] != MAGIC
+        {
             let (id, _, chunk, chunks, l) = parse_hdr(b);
             if id == 0 && chunk == 0 && chunks == 1 && l > 0 {
                 self.start_framing();
             }
         }
         let in_hello = self.pos <= HELLO_LEN as u64 && self.hello.is_none() && !self.framed;
-        if client_to_server && in_hello && (self.pos > 1 || b.starts_with(&MAGIC[..b.len().min(4)])) {
+        if client_to_server && in_hello && (self.pos > 1 || b.starts_with(&MAGIC[..b.len().min(4)]))
+        {
             let take = (HELLO_LEN - self.head.len()).min(b.len());
             self.head.extend_from_slice(&b[..take]);
             b = &b[take..];

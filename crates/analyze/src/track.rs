@@ -511,18 +511,20 @@ impl Tracker {
         if fl.udp_framed.is_none() && payload.len() >= 24 {
             let (id, _, chunk, chunks, _) = mptlab_core::traffic::framing::parse_hdr(payload);
             fl.udp_framed = Some(
-                fl.rec.hello.map(|h| h.0 == KIND_MESSAGES).unwrap_or(id == 0 && chunk == 0 && chunks >= 1),
+                fl.rec
+                    .hello
+                    .map(|h| h.0 == KIND_MESSAGES)
+                    .unwrap_or(id == 0 && chunk == 0 && chunks >= 1),
             );
         }
         if fl.udp_framed == Some(true) && payload.len() as u32 == len {
-            let (id, gen, ..) = mptlab_core::traffic::framing::parse_hdr(payload);
+            let (id, ..) = mptlab_core::traffic::framing::parse_hdr(payload);
             // every datagram carries its generation time: the earliest
             // sighting bounds the clock offset (lib.rs)
             let seen = fl.udp_seen.entry(id).or_insert(t);
             *seen = (*seen).min(t);
             if let Some((id, gen_ns, l)) = u.datagram(payload) {
                 let first_seen = fl.udp_seen.remove(&id);
-                let _ = gen;
                 fl.rec.msgs.push(MsgRec {
                     id,
                     gen_ns,
