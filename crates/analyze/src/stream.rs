@@ -12,13 +12,12 @@ use mptlab_core::traffic::framing::{
 /// The 64-bit value congruent to `v` mod 2^32 nearest to `reference`
 /// (RFC 9293 sequence arithmetic, extended as Linux does for DSNs).
 pub fn unwrap32(reference: u64, v: u32) -> u64 {
-    let base = reference & !0xffff_ffff;
-    let c = base | v as u64;
-    let w = 1u64 << 32;
-    if c + w / 2 < reference && c.checked_add(w).is_some() {
-        c + w
-    } else if c > reference + w / 2 && c >= w {
-        c - w
+    let c = (reference & !0xffff_ffff) | v as u64;
+    let half = 1u64 << 31;
+    if c < reference && reference - c > half {
+        c.checked_add(1 << 32).unwrap_or(c)
+    } else if c > reference && c - reference > half {
+        c.checked_sub(1 << 32).unwrap_or(c)
     } else {
         c
     }

@@ -384,3 +384,21 @@ fn garbage_frames_never_panic() {
         let _ = analyze_bytes("rand.pcap", &pcap(lt, &recs), &Options::default());
     }
 }
+
+/// Writes the synthetic captures as fuzz seeds when `MPTLAB_FUZZ_SEEDS`
+/// names a directory (fuzz/corpus/capture_reader was made so); otherwise
+/// checks that they decode whole.
+#[test]
+fn synthetic_captures_as_fuzz_seeds() {
+    let pc = pcap(LINKTYPE_RAW, &mptcp_capture());
+    let ng = pcapng(101, &mptcp_capture());
+    for b in [&pc, &ng] {
+        let fa = analyze_bytes("seed", b, &Options::default()).unwrap();
+        assert!(fa.damaged.is_none() && fa.skipped.is_empty());
+    }
+    if let Some(d) = std::env::var_os("MPTLAB_FUZZ_SEEDS") {
+        let d = std::path::PathBuf::from(d);
+        std::fs::write(d.join("synthetic-mptcp-two-subflows.pcap"), &pc).unwrap();
+        std::fs::write(d.join("synthetic-mptcp-two-subflows.pcapng"), &ng).unwrap();
+    }
+}

@@ -618,8 +618,13 @@ fn map_range(
         return None;
     }
     let abs = dsn.wrapping_add(start - ssn);
-    Some(abs.wrapping_sub(idsn?))
+    // A DSN below the IDSN or far beyond it is not this connection's
+    // (damaged or unrelated options): unmapped.
+    Some(abs.wrapping_sub(idsn?)).filter(|&d| d < DSN_LIMIT)
 }
+
+/// Relative DSNs at or above this are taken as damage (2^62 bytes).
+const DSN_LIMIT: u64 = 1 << 62;
 
 /// Data-level bytes (in subflow order) reach the connection level; what
 /// is in order there reaches the application: the agent framing.
