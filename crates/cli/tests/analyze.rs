@@ -303,26 +303,57 @@ fn simulated_capture_matches_run() {
         .filter(|r| r["role"] == "foreground")
         .map(|r| (key(&r), r))
         .collect();
-    // run 0 = the client's file (its sending side), run 1 = the server's
+    // run 0 = the client's file, run 1 = the server's: each host's own rows
     let got = csv(&an.join("paths.csv"));
     let mut compared = 0;
     for r in &got {
-        let sender = (r["run"] == "0" && r["side"] == "client")
+        let own = (r["run"] == "0" && r["side"] == "client")
             || (r["run"] == "1" && r["side"] == "server");
-        let Some(s) = sim.get(&key(r)).filter(|_| sender) else {
+        let Some(s) = sim.get(&key(r)).filter(|_| own) else {
             continue;
         };
+        // sender counters, and the receiver's of the same host's file
         for c in [
-            "bytes_sent",
+            "packets_sent",
             "data_packets_sent",
+            "bytes_sent",
             "bytes_retransmitted",
             "bytes_reinjected",
+            "bytes_received",
+            "ooo_segments",
         ] {
             assert_eq!(r[c], s[c], "{c} of {:?}", key(r));
         }
         compared += 1;
     }
     assert_eq!(compared, sim.len(), "every foreground path compared");
+    // seed 002's out-of-order metrics and the delay statistics, from the
+    // receiver's (the client's) file
+    let metrics = |p: &Path, run: usize| {
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        j["per_run"][run]["metrics"].clone()
+    };
+    let (sm, am) = (
+        metrics(&out.join("summary.json"), 0),
+        metrics(&an.join("summary.json"), 0),
+    );
+    for k in [
+        "delay_ms_median",
+        "delay_ms_p95",
+        "delay_ms_mean",
+        "ofo_delay_ms_mean",
+        "ofo_delay_ms_p95",
+        "ofo_fraction",
+        "ofo_fraction_over_150ms",
+        "hol_blocking_ms",
+    ] {
+        let (a, b) = (am[k].as_f64().unwrap(), sm[k].as_f64().unwrap());
+        assert!(
+            (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+            "{k}: capture {a} run {b}"
+        );
+    }
     // messages: delivered at the client (run 0), to the ns
     let simm: HashMap<String, HashMap<String, String>> = csv(&out.join("messages.csv"))
         .into_iter()
