@@ -487,12 +487,16 @@ impl Tracker {
         } else if let Some(&f) = self.udp.get(&rev) {
             (f, 1)
         } else {
+            // The client is the side with the higher (ephemeral) port; on a
+            // tie, the first sender.
+            let client_sends = sport >= dport;
             let mut f = new_flow("udp", t);
-            f.rec.paths.push(new_path(p.src, p.dst));
+            let key = if client_sends { fwd } else { rev };
+            f.rec.paths.push(new_path(key.0, key.2));
             f.udp = Some(UdpReassembly::default());
             self.flows.push(f);
-            self.udp.insert(fwd, self.flows.len() - 1);
-            (self.flows.len() - 1, 0)
+            self.udp.insert(key, self.flows.len() - 1);
+            (self.flows.len() - 1, usize::from(!client_sends))
         };
         let fl = &mut self.flows[fi];
         let st = &mut fl.rec.paths[0].dir[side];
