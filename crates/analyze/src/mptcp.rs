@@ -214,7 +214,8 @@ pub fn parse_mptcp(o: &[u8]) -> Result<MptcpOpt, &'static str> {
             // RFC 8684 3.4.1, Figure 12: E flag is the lowest bit
             let echo = low & 1 != 0;
             let hmac_len = if echo { 0 } else { 8 };
-            let (addr, alen): (std::net::IpAddr, usize) = match len - hmac_len {
+            // fuzz/regressions/mptcp_option/: a 5-octet ADD_ADDR underflowed this
+            let (addr, alen): (std::net::IpAddr, usize) = match len.saturating_sub(hmac_len) {
                 8 | 10 => (
                     std::net::Ipv4Addr::from(<[u8; 4]>::try_from(&o[4..8]).unwrap()).into(),
                     4,
@@ -225,7 +226,7 @@ pub fn parse_mptcp(o: &[u8]) -> Result<MptcpOpt, &'static str> {
                 ),
                 _ => return Err("ADD_ADDR of a length RFC 8684 does not define"),
             };
-            let port = (len - hmac_len == 4 + alen + 2).then(|| be16(o, 4 + alen));
+            let port = (len.saturating_sub(hmac_len) == 4 + alen + 2).then(|| be16(o, 4 + alen));
             MptcpOpt::AddAddr {
                 echo,
                 addr_id: o[3],

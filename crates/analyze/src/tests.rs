@@ -402,3 +402,22 @@ fn synthetic_captures_as_fuzz_seeds() {
         std::fs::write(d.join("synthetic-mptcp-two-subflows.pcapng"), &ng).unwrap();
     }
 }
+
+/// Inputs the fuzz targets found crashing (docs/fuzzing.md), fixed.
+#[test]
+fn fuzz_regressions() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/regressions");
+    for e in std::fs::read_dir(dir.join("capture_reader")).unwrap() {
+        let b = std::fs::read(e.unwrap().path()).unwrap();
+        if let Ok(fa) = analyze_bytes("r", &b, &Options::default()) {
+            to_run_output(0, &fa, &Options::default());
+        }
+    }
+    for e in std::fs::read_dir(dir.join("mptcp_option")).unwrap() {
+        let b = std::fs::read(e.unwrap().path()).unwrap();
+        let _ = crate::mptcp::parse_tcp_options(&b);
+        let _ = crate::mptcp::parse_mptcp(&b);
+    }
+    // the option one: a 5-octet ADD_ADDR (its length minus the HMAC underflowed)
+    assert!(crate::mptcp::parse_mptcp(&[30, 5, 0x30, 1, 2]).is_err());
+}

@@ -449,7 +449,8 @@ impl Tracker {
         };
         let full = (seg.payload.len() as u64 == len).then_some(seg.payload);
         if let Some(ds) = mapped {
-            st.seq.push((t, ds - 1));
+            // fuzz/regressions/capture_reader/: a mapping to the IDSN itself (DSN 0)
+            st.seq.push((t, ds.saturating_sub(1)));
             let (_, other) = fl.data[side].first.send(ds, ds + len, pi, t);
             st.bytes_reinjected += other;
         }
