@@ -149,8 +149,8 @@ fn emulated_capture_matches_emulate() {
         return;
     }
     let d = tmp("emu");
-    // (1) a 1 MiB download over MPTCP: the server's bytes and data packets
-    // per subflow, from the capture at the server, equal the kernel's counters
+    // (1) a 1 MiB download over MPTCP: the server's bytes per subflow, from
+    // the capture at the server, against the kernel's counters
     let (out, cap, an) = (d.join("emu"), d.join("cap"), d.join("an"));
     emulate("scenarios/validate/file-1024k-mptcp.toml", &[], &out, &cap);
     let srv = cap.join("run0-s-srv.pcap");
@@ -170,16 +170,28 @@ fn emulated_capture_matches_emulate() {
     let got = csv(&an.join("paths.csv"));
     let server: Vec<_> = got.iter().filter(|r| r["side"] == "server").collect();
     assert_eq!(server.len(), 2, "two subflows at the server");
+    // emulate reads the kernel's counters when the client has the last
+    // byte; a tail loss probe the server sends after that is in the capture
+    // only (seen: 624 bytes retransmitted after the snapshot). So: new data
+    // (sent - retransmitted) equal exactly, the rest at least the kernel's.
+    let n = |r: &HashMap<String, String>, c: &str| r[c].parse::<u64>().unwrap();
     for r in server {
         let e = &emu[&key(r)];
-        assert_eq!(r["bytes_sent"], e["bytes_sent"], "bytes_sent {:?}", key(r));
         assert_eq!(
-            r["data_packets_sent"],
-            e["data_packets_sent"],
-            "data_packets_sent {:?}",
+            n(r, "bytes_sent") - n(r, "bytes_retransmitted"),
+            n(e, "bytes_sent") - n(e, "bytes_retransmitted"),
+            "new data bytes of {:?}",
             key(r)
         );
-        assert_eq!(r["share_bytes"], e["share_bytes"]);
+        for c in ["bytes_sent", "bytes_retransmitted", "data_packets_sent"] {
+            assert!(
+                n(r, c) >= n(e, c),
+                "{c} of {:?}: capture {} kernel {}",
+                key(r),
+                r[c],
+                e[c]
+            );
+        }
     }
     // (2) video over MPTCP, downlink: message delays from the client's two
     // interfaces (merged) against the agent's, with the clock offset read
