@@ -6,6 +6,7 @@
 // first: its macros serve the modules below
 #[macro_use]
 mod stdout;
+mod analyze;
 mod driver;
 mod experiments;
 mod reproduce;
@@ -188,6 +189,10 @@ enum Command {
         #[arg(long, value_name = "CAPDIR")]
         capture: Option<PathBuf>,
     },
+    /// Read packet captures (pcap, pcapng: simulated, emulated or real) and
+    /// write the tables of `run` where the packets hold the information,
+    /// plus per-subflow sequence and throughput figures (docs/analyze.md).
+    Analyze(analyze::Args),
     /// Traffic agent on real hosts (live mode): `agent server` on one host,
     /// `agent client` on the other, same scenario file (docs/emulation.md).
     Agent {
@@ -560,6 +565,7 @@ fn command(cli: Cli) -> ExitCode {
             check,
         }),
         Command::Agent { role } => mptlab_emu::live::main(role),
+        Command::Analyze(a) => analyze::run(a),
         Command::Run {
             scenario,
             out,

@@ -39,12 +39,13 @@ use crate::clock::sleep_abs;
 use crate::netns::err;
 use crate::sock::{self, SockOpts};
 
-pub const MAGIC: &[u8; 4] = b"MPTL";
-pub const HELLO_LEN: usize = 16;
-pub const HDR_LEN: usize = 24;
-pub const KIND_MESSAGES: u8 = 1;
-pub const KIND_FILE: u8 = 2;
-pub const KIND_BULK: u8 = 3;
+// The framing is shared with `mptlab analyze` (recovers delays from captures).
+#[cfg(test)]
+use mptlab_core::traffic::framing::parse_hdr;
+use mptlab_core::traffic::framing::{hdr, UdpReassembly};
+pub use mptlab_core::traffic::framing::{
+    hello, Framer, HDR_LEN, HELLO_LEN, KIND_BULK, KIND_FILE, KIND_MESSAGES, MAGIC,
+};
 
 /// Which clock timestamps use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -210,35 +211,6 @@ impl Drop for Busy {
 
 pub type Shared = Arc<Mutex<Records>>;
 
-fn hdr(id: u64, ts: u64, chunk: u16, chunks: u16, len: u32) -> [u8; HDR_LEN] {
-    let mut h = [0u8; HDR_LEN];
-    h[0..8].copy_from_slice(&id.to_be_bytes());
-    h[8..16].copy_from_slice(&ts.to_be_bytes());
-    h[16..18].copy_from_slice(&chunk.to_be_bytes());
-    h[18..20].copy_from_slice(&chunks.to_be_bytes());
-    h[20..24].copy_from_slice(&len.to_be_bytes());
-    h
-}
-
-fn parse_hdr(h: &[u8]) -> (u64, u64, u16, u16, u32) {
-    (
-        u64::from_be_bytes(h[0..8].try_into().unwrap()),
-        u64::from_be_bytes(h[8..16].try_into().unwrap()),
-        u16::from_be_bytes(h[16..18].try_into().unwrap()),
-        u16::from_be_bytes(h[18..20].try_into().unwrap()),
-        u32::from_be_bytes(h[20..24].try_into().unwrap()),
-    )
-}
-
-pub fn hello(kind: u8, conn: u8, origin: u64) -> [u8; HELLO_LEN] {
-    let mut h = [0u8; HELLO_LEN];
-    h[0..4].copy_from_slice(MAGIC);
-    h[4] = kind;
-    h[5] = conn;
-    h[8..16].copy_from_slice(&origin.to_be_bytes());
-    h
-}
-
 /// Write timed messages on a stream: at origin + at, a message with its
 /// header. The header carries the *scheduled* generation time (as the
 /// simulator's send_time), so time a message waits behind a full send
@@ -271,49 +243,6 @@ fn send_messages(
         }
     }
     rec.lock().unwrap().send_lateness.extend(late);
-}
-
-/// Finds message boundaries in a byte stream of header-framed messages.
-#[derive(Default)]
-pub struct Framer {
-    /// Header bytes of the message in progress.
-    pending: Vec<u8>,
-    /// Bytes still missing of the current message (after its header).
-    need: usize,
-    /// (id, generation time, model length) of the message in progress.
-    cur: Option<(u64, u64, u32)>,
-}
-
-impl Framer {
-    /// Feed bytes; returns (id, generation time, model length) of every
-    /// message completed by them.
-    pub fn feed(&mut self, data: &[u8]) -> Vec<(u64, u64, u32)> {
-        let mut done = Vec::new();
-        let mut i = 0;
-        while i < data.len() {
-            if self.cur.is_none() {
-                let take = (HDR_LEN - self.pending.len()).min(data.len() - i);
-                self.pending.extend_from_slice(&data[i..i + take]);
-                i += take;
-                if self.pending.len() == HDR_LEN {
-                    let (id, ts, _, _, len) = parse_hdr(&self.pending);
-                    self.pending.clear();
-                    self.cur = Some((id, ts, len));
-                    self.need = (len as usize).max(HDR_LEN) - HDR_LEN;
-                }
-            }
-            if let Some(m) = self.cur {
-                let take = self.need.min(data.len() - i);
-                self.need -= take;
-                i += take;
-                if self.need == 0 {
-                    done.push(m);
-                    self.cur = None;
-                }
-            }
-        }
-        done
-    }
 }
 
 /// Read timed messages from a stream until EOF; one record per complete message.
@@ -716,33 +645,18 @@ fn udp_send(
     e.bytes_sent += by;
 }
 
-/// Reassembles UDP messages from the agents' data datagrams, each headed
-/// by [`HDR_LEN`] bytes (id, generation time, chunk, chunks, model length).
+/// Reassembles UDP messages from the agents' data datagrams
+/// ([`UdpReassembly`], shared with `mptlab analyze`).
 #[derive(Default)]
 pub struct Reassembly {
-    /// id -> (datagrams seen, chunks, generation time, model length)
-    parts: BTreeMap<u64, (u16, u16, u64, u32)>,
+    r: UdpReassembly,
 }
 
 impl Reassembly {
     /// One data datagram `d`, received at `now` (clock ns); returns the
     /// message it completes, times relative to `origin`.
     pub fn datagram(&mut self, d: &[u8], origin: u64, now: u64) -> Option<MsgRec> {
-        let h = d.get(..HDR_LEN)?;
-        let (id, ts, chunk, chunks, len) = parse_hdr(h);
-        // No agent writes these (`udp_send` numbers chunks 0..chunks).
-        // Counted, a header of 0 chunks would never complete and would
-        // overflow its count after 65,536 datagrams.
-        if chunk >= chunks {
-            return None;
-        }
-        let e = self.parts.entry(id).or_insert((0, chunks, ts, len));
-        // e.0 < e.1 here: the entry is removed when they meet
-        e.0 += 1;
-        if e.0 < e.1 {
-            return None;
-        }
-        self.parts.remove(&id);
+        let (id, ts, len) = self.r.datagram(d)?;
         Some(MsgRec {
             id,
             bytes: len,
@@ -1279,6 +1193,6 @@ mod tests {
             assert!(r.datagram(&d(2, 0, 0), 0, 0).is_none());
             assert!(r.datagram(&d(3, 4, 4), 0, 0).is_none());
         }
-        assert!(r.parts.is_empty());
+        assert!(r.r.parts.is_empty());
     }
 }

@@ -12,6 +12,7 @@
 pub mod browser;
 pub mod bulk;
 pub mod bursts;
+pub mod framing;
 pub mod gaming;
 pub mod gaming_trace;
 pub mod metrics;

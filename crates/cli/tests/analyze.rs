@@ -1,0 +1,421 @@
+//! `mptlab analyze` through the binary: exit codes and messages for bad
+//! captures, and the comparisons of issue 14: an emulated run's capture
+//! against what `emulate` reported (root, MPTCP, dumpcap/tshark), a
+//! simulated run's capture against what `run` reported (needs
+//! `mptlab run --capture`; skipped with a note while it is absent).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use mptlab_analyze::testutil;
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_mptlab")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mptlab-cli-analyze-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Rows of a CSV table as column -> text maps (no quoted commas in the
+/// columns used here).
+fn csv(p: &Path) -> Vec<HashMap<String, String>> {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let mut lines = text.lines();
+    let head: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
+    lines
+        .map(|l| {
+            head.iter()
+                .cloned()
+                .zip(l.split(',').map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+fn analyze(args: &[&str]) -> std::process::Output {
+    Command::new(bin())
+        .arg("analyze")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn unreadable_captures_exit_non_zero_naming_the_file() {
+    let d = tmp("bad");
+    let junk = d.join("junk.pcap");
+    std::fs::write(&junk, b"GET / HTTP/1.1\r\n\r\n").unwrap();
+    let empty = d.join("empty.pcapng");
+    std::fs::write(&empty, b"").unwrap();
+    let o = analyze(&[junk.to_str().unwrap(), empty.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "nothing readable: exit 2");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("junk.pcap: not a pcap or pcapng"), "{err}");
+    assert!(err.contains("empty.pcapng: empty file"), "{err}");
+    assert!(err.contains("nothing could be analysed"), "{err}");
+    // only frames of an unknown link type: read, but nothing decoded
+    let user0 = d.join("user0.pcap");
+    let p = testutil::tcp(
+        [10, 0, 0, 1],
+        [10, 0, 0, 2],
+        1,
+        2,
+        3,
+        testutil::Flags::default(),
+        &[],
+        b"x",
+    );
+    let n = p.len() as u32;
+    std::fs::write(&user0, testutil::pcap(147, &[(0, p.clone(), n)])).unwrap();
+    let o = analyze(&[user0.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("1 unsupported link type 147"));
+    // one good and one bad capture: tables of the good one, exit 1
+    let good = d.join("good.pcap");
+    std::fs::write(&good, testutil::pcap(101, &[(0, p, n)])).unwrap();
+    let out = d.join("out");
+    let o = analyze(&[
+        good.to_str().unwrap(),
+        junk.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let flows = csv(&out.join("flows.csv"));
+    assert_eq!(flows.len(), 1);
+    assert_eq!(flows[0]["protocol"], "tcp");
+    assert!(out.join("rtt.csv").exists() && out.join("paths.parquet").exists());
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+fn is_root() -> bool {
+    mptlab_emu::netns::is_root()
+}
+
+fn have(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+}
+
+fn mptcp_enabled() -> bool {
+    std::fs::read_to_string("/proc/sys/net/mptcp/enabled").is_ok_and(|s| s.trim() == "1")
+}
+
+fn clock_offset_ns() -> i128 {
+    // CLOCK_REALTIME (dumpcap's timestamps) - CLOCK_MONOTONIC (the agent's
+    // clock), read now: constant unless the wall clock was stepped since
+    // the run (seconds ago).
+    let read = |id| {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: ts is a valid timespec.
+        unsafe { libc::clock_gettime(id, &mut ts) };
+        ts.tv_sec as i128 * 1_000_000_000 + ts.tv_nsec as i128
+    };
+    let m0 = read(libc::CLOCK_MONOTONIC);
+    let r = read(libc::CLOCK_REALTIME);
+    let m1 = read(libc::CLOCK_MONOTONIC);
+    r - (m0 + m1) / 2
+}
+
+fn emulate(scenario: &str, extra: &[&str], out: &Path, cap: &Path) {
+    let o = Command::new(bin())
+        .args(["emulate", scenario, "--runs", "1", "-q", "--out"])
+        .arg(out)
+        .arg("--capture")
+        .arg(cap)
+        .args(extra)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "emulate: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn emulated_capture_matches_emulate() {
+    if !is_root() || !mptcp_enabled() || !(have("dumpcap") || have("tshark")) {
+        eprintln!("skipping emulated_capture_matches_emulate: needs root, net.mptcp.enabled=1 and dumpcap or tshark");
+        return;
+    }
+    let d = tmp("emu");
+    // (1) a 1 MiB download over MPTCP: the server's bytes per subflow, from
+    // the capture at the server, against the kernel's counters.
+    //
+    // emulate reads the kernel's counters when the client has the last
+    // byte; a tail loss probe the server sends after that is in the capture
+    // only (seen: 624 bytes retransmitted after the snapshot). And emulate
+    // stops dumpcap when the run ends: on a loaded machine the file may lack
+    // the run's last packets (seen: the capture ended 0.4 s in, at 873408 of
+    // 950712 bytes). So: the new data (sent - retransmitted) of a complete
+    // capture (the server's new data = the file) equals the kernel's
+    // exactly, the rest is at least the kernel's; up to 3 runs for a
+    // complete capture, else only "never more new data than the kernel".
+    let key = |r: &HashMap<String, String>| {
+        (
+            r["side"].clone(),
+            r["local_addr"].clone(),
+            r["remote_addr"].clone(),
+        )
+    };
+    let n = |r: &HashMap<String, String>, c: &str| r[c].parse::<u64>().unwrap();
+    let new_data = |r: &HashMap<String, String>| n(r, "bytes_sent") - n(r, "bytes_retransmitted");
+    let mut complete = false;
+    for attempt in 0..3 {
+        let (out, cap, an) = (
+            d.join(format!("emu-{attempt}")),
+            d.join(format!("cap-{attempt}")),
+            d.join(format!("an-{attempt}")),
+        );
+        emulate("scenarios/validate/file-1024k-mptcp.toml", &[], &out, &cap);
+        let srv = cap.join("run0-s-srv.pcap");
+        let o = analyze(&[srv.to_str().unwrap(), "--out", an.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let emu: HashMap<_, _> = csv(&out.join("paths.csv"))
+            .into_iter()
+            .map(|r| (key(&r), r))
+            .collect();
+        let got = csv(&an.join("paths.csv"));
+        let server: Vec<_> = got.iter().filter(|r| r["side"] == "server").collect();
+        assert_eq!(server.len(), 2, "two subflows at the server");
+        let total: u64 = server.iter().map(|r| new_data(r)).sum();
+        for r in &server {
+            let e = &emu[&key(r)];
+            assert!(
+                new_data(r) <= new_data(e),
+                "more new data than the kernel sent: {:?}",
+                key(r)
+            );
+        }
+        if total < 1_048_576 {
+            eprintln!(
+                "emulated_capture_matches_emulate: capture {attempt} incomplete ({total} of 1048576 bytes; dumpcap stopped early)"
+            );
+            continue;
+        }
+        for r in &server {
+            let e = &emu[&key(r)];
+            assert_eq!(new_data(r), new_data(e), "new data bytes of {:?}", key(r));
+            for c in ["bytes_sent", "bytes_retransmitted", "data_packets_sent"] {
+                assert!(
+                    n(r, c) >= n(e, c),
+                    "{c} of {:?}: capture {} kernel {}",
+                    key(r),
+                    r[c],
+                    e[c]
+                );
+            }
+        }
+        complete = true;
+        break;
+    }
+    if !complete {
+        eprintln!("emulated_capture_matches_emulate: NOTE: no complete capture in 3 runs; exact byte comparison not made");
+    }
+    // (2) video over MPTCP, downlink: message delays from the client's two
+    // interfaces (merged) against the agent's, with the clock offset read
+    // here; the capture sees a packet before the receiving thread's read()
+    // returns, so the capture's delays are smaller by that latency.
+    let (out, cap, an) = (d.join("emu2"), d.join("cap2"), d.join("an2"));
+    emulate(
+        "scenarios/validate/video-wlan-3g-mptcp.toml",
+        &["--set", "scenario.duration_s=4"],
+        &out,
+        &cap,
+    );
+    let off = clock_offset_ns().to_string();
+    let c1 = cap.join("run0-c-p1.pcap");
+    let c2 = cap.join("run0-c-p2.pcap");
+    let o = analyze(&[
+        "--merge",
+        c1.to_str().unwrap(),
+        c2.to_str().unwrap(),
+        "--clock-offset-ns",
+        &off,
+        "--out",
+        an.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let emu: HashMap<String, HashMap<String, String>> = csv(&out.join("messages.csv"))
+        .into_iter()
+        .filter(|r| !r["delay_ms"].is_empty())
+        .map(|r| (r["msg_id"].clone(), r))
+        .collect();
+    let got = csv(&an.join("messages.csv"));
+    assert!(
+        got.len() * 10 >= emu.len() * 9,
+        "{} of {} messages found",
+        got.len(),
+        emu.len()
+    );
+    let mut diffs = Vec::new();
+    for r in &got {
+        let e = &emu[&r["msg_id"]];
+        assert_eq!(
+            r["send_time_ms"].parse::<f64>().unwrap(),
+            e["send_time_ms"].parse::<f64>().unwrap()
+        );
+        let diff = e["delay_ms"].parse::<f64>().unwrap() - r["delay_ms"].parse::<f64>().unwrap();
+        // the capture's arrival precedes the read (1 us of clock-offset reading slack)
+        assert!(
+            diff > -0.001,
+            "msg {}: capture delay above the agent's by {diff} ms",
+            r["msg_id"]
+        );
+        diffs.push(diff);
+    }
+    diffs.sort_by(f64::total_cmp);
+    let median = diffs[diffs.len() / 2];
+    eprintln!(
+        "emulated_capture_matches_emulate: {} messages, agent delay - capture delay: median {:.3} ms, max {:.3} ms",
+        got.len(),
+        median,
+        diffs[diffs.len() - 1]
+    );
+    // the receiving thread's wake-up latency: tens of us on an idle machine,
+    // more under load (2 shared cores); the median stays small
+    assert!(median < 1.0, "median read latency {median} ms");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn simulated_capture_matches_run() {
+    let help = Command::new(bin())
+        .args(["run", "--help"])
+        .output()
+        .unwrap();
+    if !String::from_utf8_lossy(&help.stdout).contains("--capture") {
+        eprintln!("skipping simulated_capture_matches_run: this mptlab has no `run --capture`");
+        return;
+    }
+    let d = tmp("sim");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    // video over MPTCP on two paths (downlink): every count from the
+    // captures equals the simulator's, every delay equals it to the ns
+    let (out, cap, an) = (d.join("run"), d.join("cap"), d.join("an"));
+    let o = Command::new(bin())
+        .args(["run", "scenarios/video-wlan-3g.toml", "--runs", "1", "-q"])
+        .args([
+            "--set",
+            "transport.protocol=mptcp",
+            "--set",
+            "scenario.duration_s=10",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .arg("--capture")
+        .arg(&cap)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "run: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let run0 = cap.join("run-0");
+    let (client, server) = (run0.join("client.pcapng"), run0.join("server.pcapng"));
+    let o = analyze(&[
+        client.to_str().unwrap(),
+        server.to_str().unwrap(),
+        "--out",
+        an.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let key = |r: &HashMap<String, String>| {
+        (
+            r["side"].clone(),
+            r["local_addr"].clone(),
+            r["remote_addr"].clone(),
+        )
+    };
+    let sim: HashMap<_, _> = csv(&out.join("paths.csv"))
+        .into_iter()
+        .filter(|r| r["role"] == "foreground")
+        .map(|r| (key(&r), r))
+        .collect();
+    // run 0 = the client's file, run 1 = the server's: each host's own rows
+    let got = csv(&an.join("paths.csv"));
+    let mut compared = 0;
+    for r in &got {
+        let own = (r["run"] == "0" && r["side"] == "client")
+            || (r["run"] == "1" && r["side"] == "server");
+        let Some(s) = sim.get(&key(r)).filter(|_| own) else {
+            continue;
+        };
+        // sender counters, and the receiver's of the same host's file
+        for c in [
+            "packets_sent",
+            "data_packets_sent",
+            "bytes_sent",
+            "bytes_retransmitted",
+            "bytes_reinjected",
+            "bytes_received",
+            "ooo_segments",
+        ] {
+            assert_eq!(r[c], s[c], "{c} of {:?}", key(r));
+        }
+        compared += 1;
+    }
+    assert_eq!(compared, sim.len(), "every foreground path compared");
+    // seed 002's out-of-order metrics and the delay statistics, from the
+    // receiver's (the client's) file
+    let metrics = |p: &Path, run: usize| {
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        j["per_run"][run]["metrics"].clone()
+    };
+    let (sm, am) = (
+        metrics(&out.join("summary.json"), 0),
+        metrics(&an.join("summary.json"), 0),
+    );
+    for k in [
+        "delay_ms_median",
+        "delay_ms_p95",
+        "delay_ms_mean",
+        "ofo_delay_ms_mean",
+        "ofo_delay_ms_p95",
+        "ofo_fraction",
+        "ofo_fraction_over_150ms",
+        "hol_blocking_ms",
+    ] {
+        let (a, b) = (am[k].as_f64().unwrap(), sm[k].as_f64().unwrap());
+        assert!(
+            (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+            "{k}: capture {a} run {b}"
+        );
+    }
+    // messages: delivered at the client (run 0), to the ns
+    let simm: HashMap<String, HashMap<String, String>> = csv(&out.join("messages.csv"))
+        .into_iter()
+        .filter(|r| !r["delay_ms"].is_empty())
+        .map(|r| (r["msg_id"].clone(), r))
+        .collect();
+    let got: Vec<_> = csv(&an.join("messages.csv"))
+        .into_iter()
+        .filter(|r| r["run"] == "0")
+        .collect();
+    assert_eq!(got.len(), simm.len(), "every delivered message found");
+    for r in &got {
+        let s = &simm[&r["msg_id"]];
+        for c in ["send_time_ms", "delivery_time_ms", "delay_ms"] {
+            let (a, b): (f64, f64) = (r[c].parse().unwrap(), s[c].parse().unwrap());
+            assert!(
+                (a - b).abs() < 1e-6,
+                "msg {} {c}: capture {a} run {b}",
+                r["msg_id"]
+            );
+        }
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
