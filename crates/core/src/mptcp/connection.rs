@@ -59,6 +59,7 @@ use super::pm::{missing, upstream_wanted, EpFlags, PmKind};
 use super::sched::{
     tlp_alternate, ConnView, Decision, HeadOfLine, SchedOutcome, Scheduler, Segment, SubflowView,
 };
+use super::sndbuf::{self, SendBuffers, SndBufMode};
 use super::subflow::{seg_mut, SfState, Subflow};
 
 /// Subflow-level window given to each `PathSender`: the connection-level
@@ -178,6 +179,8 @@ pub struct MptcpConnection {
     /// (`path_views`, `sched_views`), so building them does not allocate.
     path_buf: Vec<PathView>,
     view_buf: Vec<SubflowView>,
+    /// Upstream scheduler: per-subflow send buffers (`super::sndbuf`).
+    bufs: Option<SendBuffers>,
 }
 
 impl std::fmt::Debug for MptcpConnection {
@@ -226,7 +229,15 @@ impl MptcpConnection {
         let mut tcp = cfg.tcp.clone();
         // The meta socket applies Nagle; subflows get whole segments.
         tcp.nagle = false;
-        let send = MetaSend::new(cfg.tcp.sndbuf);
+        // Upstream Linux sizes the msk's and each subflow's send buffer
+        // itself (`super::sndbuf`); 0 = autotuned.
+        let bufs = (sched.name() == "upstream").then(|| {
+            SendBuffers::new(match cfg.tcp.sndbuf {
+                0 => SndBufMode::Auto,
+                b => SndBufMode::Locked(b),
+            })
+        });
+        let send = MetaSend::new(bufs.as_ref().map_or(cfg.tcp.sndbuf, |b| b.msk()));
         let recv = MetaRecv::new(cfg.tcp.rcvbuf);
         Ok(MptcpConnection {
             cfg: MptcpConfig { tcp, ..cfg },
@@ -258,6 +269,7 @@ impl MptcpConnection {
             gave_up: None,
             path_buf: Vec::new(),
             view_buf: Vec::new(),
+            bufs,
         })
     }
 
@@ -319,7 +331,7 @@ impl MptcpConnection {
         let ss = s.snd.ssthresh();
         let srtt = s.snd.rtt.srtt;
         let cwnd = s.snd.cwnd();
-        SubflowView {
+        let mut v = SubflowView {
             id: s.id,
             established: s.established() && self.mode != Mode::Handshake,
             potentially_failed: s.pf,
@@ -340,7 +352,21 @@ impl MptcpConnection {
             queued_bytes: s.snd.unsent(),
             unacked_bytes: s.snd.buffered(),
             last_used: 0,
+            wmem_queued: 0,
+            sndbuf: 0,
+        };
+        if let Some(b) = &self.bufs {
+            v.pacing_rate_bps = super::sched::upstream::linux_pacing_rate_bps(
+                cwnd,
+                v.ssthresh_pkts,
+                s.snd.packets_out,
+                s.snd.mss,
+                srtt,
+            );
+            v.wmem_queued = sndbuf::wmem_queued(v.unacked_bytes, s.snd.mss, v.pacing_rate_bps);
+            v.sndbuf = b.subflow(s.id);
         }
+        v
     }
 
     fn conn_view(&self, fits: bool) -> ConnView {
@@ -818,10 +844,15 @@ impl MptcpConnection {
 
     /// Hand segment [dsn, dsn+len) to subflow `id` and transmit what it can.
     fn send_on(&mut self, now: Nanos, id: usize, dsn: u64, len: u32) -> bool {
-        if self.sfs[id].snd.unsent() > 0 {
+        if self.bufs.is_some() && self.mode == Mode::Mptcp {
+            // Upstream: the subflow's write queue takes data beyond its
+            // window (`__subflow_push_pending`); the scheduler checked room.
+            self.sfs[id].push_queued(dsn, len);
+        } else if self.sfs[id].snd.unsent() > 0 {
             return false; // one mapping per segment: never merge chunks
+        } else {
+            self.sfs[id].push(dsn, len);
         }
-        self.sfs[id].push(dsn, len);
         self.send.mark_sent(dsn, len, id);
         self.drain_subflow(now, id);
         true
@@ -909,6 +940,15 @@ impl MptcpConnection {
             .map(|s| s.snd.mss)
             .min();
         let Some(mss) = mss else { return };
+        if let Some(b) = &mut self.bufs {
+            let mem = self.sfs.iter().map(|s| sndbuf::SubflowMem {
+                established: s.established(),
+                mss: s.snd.mss,
+                cwnd: s.snd.cwnd(),
+                in_flight: s.snd.in_flight(),
+            });
+            self.send.sndbuf = b.update(mem, self.write_blocked);
+        }
         let mut views = std::mem::take(&mut self.view_buf);
         self.schedule_loop(now, mss, &mut views);
         self.view_buf = views;

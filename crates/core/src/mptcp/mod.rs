@@ -21,6 +21,7 @@ pub mod meta_send;
 pub mod pm;
 pub mod sched;
 pub mod seqmap;
+pub mod sndbuf;
 pub mod subflow;
 
 #[cfg(test)]

@@ -179,6 +179,12 @@ pub struct PathSender {
     /// standard ones (SACK blocks on a data segment): new segments shrink by
     /// this much (Linux tcp_current_mss).
     pub opt_overhead: u32,
+    /// Ends (sequence offsets) of owner chunks a new segment must not cross,
+    /// ascending; empty for plain TCP. An MPTCP subflow that queues several
+    /// mappings records each non-contiguous one's end here, as the kernel
+    /// starts a new skb where the mapping changes (`mptcp_sendmsg_frag`,
+    /// net/mptcp/protocol.c: `mptcp_skb_can_collapse_to` fails, `eor` set).
+    pub chunk_ends: std::collections::VecDeque<u64>,
     sack_ok: bool,
     ts_ok: bool,
     tlp_enabled: bool,
@@ -275,6 +281,7 @@ impl PathSender {
         PathSender {
             mss,
             opt_overhead: 0,
+            chunk_ends: std::collections::VecDeque::new(),
             sack_ok: false,
             ts_ok: false,
             tlp_enabled: cfg.tlp,
@@ -391,6 +398,16 @@ impl PathSender {
     /// Unsent payload bytes.
     pub fn unsent(&self) -> u64 {
         self.write_seq - self.snd_nxt.min(self.write_seq)
+    }
+
+    /// Unsent bytes up to the next chunk end (`chunk_ends`), the most one
+    /// new segment may carry.
+    #[inline]
+    fn unsent_in_chunk(&self) -> u64 {
+        match self.chunk_ends.front() {
+            Some(&end) if end > self.snd_nxt => end.min(self.write_seq) - self.snd_nxt,
+            _ => self.unsent(),
+        }
     }
 
     /// Payload bytes held (unacked + unsent), for the send buffer.
@@ -1036,7 +1053,7 @@ impl PathSender {
     /// RFC 8985 7.3: what a probe would send now: new data if available and
     /// the peer window allows, else the last outstanding segment.
     pub fn tlp_probe(&self) -> Option<TlpProbe> {
-        let unsent = self.unsent();
+        let unsent = self.unsent_in_chunk();
         if unsent > 0 {
             let len = unsent.min(self.mss as u64) as u32;
             if self.snd_nxt + len as u64 <= self.wnd_end {
@@ -1169,6 +1186,9 @@ impl PathSender {
             sent: now,
         };
         self.snd_nxt = seg.end();
+        while self.chunk_ends.front().is_some_and(|&e| e <= self.snd_nxt) {
+            self.chunk_ends.pop_front();
+        }
         if fin {
             self.fin_sent = true;
         }
@@ -1366,7 +1386,7 @@ impl PathSender {
         }
         // RFC 6675 NextSeg rule (2): new data, within the peer's window.
         if has_new {
-            let unsent = self.unsent();
+            let unsent = self.unsent_in_chunk();
             let mss_now = self.mss.saturating_sub(self.opt_overhead).max(1);
             let len = unsent.min(mss_now as u64) as u32;
             let fits = self.snd_nxt + len as u64 <= self.wnd_end;
@@ -1388,7 +1408,16 @@ impl PathSender {
             // Nagle (RFC 896, RFC 1122 4.2.3.4): hold a sub-MSS segment while
             // data is unacknowledged, unless the FIN is queued (Linux pushes
             // with TCP_NAGLE_OFF on close).
-            if self.nagle && len < mss_now && len > 0 && self.packets_out > 0 && !self.fin_queued {
+            // Only the tail is held (Linux tcp_write_xmit passes
+            // TCP_NAGLE_PUSH for an skb that is not the last one): a short
+            // chunk before the next one goes out.
+            if self.nagle
+                && len < mss_now
+                && len > 0
+                && len as u64 == self.unsent()
+                && self.packets_out > 0
+                && !self.fin_queued
+            {
                 self.cwnd_validate(false);
                 return None;
             }
