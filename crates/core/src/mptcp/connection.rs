@@ -55,6 +55,7 @@ use super::cc::CoupledCc;
 use super::coupled::CoupledAdapter;
 use super::meta_recv::MetaRecv;
 use super::meta_send::MetaSend;
+use super::msk_rtx::{self, MskRtx};
 use super::pm::{missing, upstream_wanted, EpFlags, PmKind};
 use super::sched::{
     tlp_alternate, ConnView, Decision, HeadOfLine, SchedOutcome, Scheduler, Segment, SubflowView,
@@ -181,6 +182,10 @@ pub struct MptcpConnection {
     view_buf: Vec<SubflowView>,
     /// Upstream scheduler: per-subflow send buffers (`super::sndbuf`).
     bufs: Option<SendBuffers>,
+    /// Upstream: the connection-level retransmission timer and stale
+    /// subflow detection (`super::msk_rtx`), instead of the v0.9x
+    /// potentially-failed subflow and RTO reinjection.
+    msk_rtx: Option<MskRtx>,
 }
 
 impl std::fmt::Debug for MptcpConnection {
@@ -269,6 +274,7 @@ impl MptcpConnection {
             gave_up: None,
             path_buf: Vec::new(),
             view_buf: Vec::new(),
+            msk_rtx: bufs.is_some().then(MskRtx::default),
             bufs,
         })
     }
@@ -334,7 +340,7 @@ impl MptcpConnection {
         let mut v = SubflowView {
             id: s.id,
             established: s.established() && self.mode != Mode::Handshake,
-            potentially_failed: s.pf,
+            potentially_failed: s.pf || self.msk_rtx.as_ref().is_some_and(|r| r.is_stale(s.id)),
             in_loss: s.snd.loss_blocks_new_data(),
             ca_open: s.snd.ca_state() == CaState::Open,
             backup: s.backup,
@@ -697,6 +703,9 @@ impl MptcpConnection {
             control: None,
         };
         let opts: &MptcpOptions = seg.mptcp.as_ref().unwrap_or(&NO_OPTIONS);
+        if let Some(r) = &mut self.msk_rtx {
+            r.on_receive(i, now);
+        }
         if let Some(c) = &opts.control {
             if let Some(a) = c.add_addr {
                 if !self.remote_addrs.contains(&a.addr) {
@@ -1124,6 +1133,13 @@ impl MptcpConnection {
         if self.mode == Mode::Mptcp && self.send.fin_ready() && self.fin_timer.is_none() {
             self.build_data_fin(now);
         }
+        if self.msk_rtx.is_some() && self.mode == Mode::Mptcp {
+            let sfs = self.msk_rtx_states();
+            let (una, outstanding) = (self.send.una, self.send.nxt > self.send.una);
+            if let Some(r) = &mut self.msk_rtx {
+                r.update(now, una, outstanding, &sfs);
+            }
+        }
         for i in 0..self.sfs.len() {
             let sf = &self.sfs[i];
             let signal = sf.third_ack_pending
@@ -1132,6 +1148,52 @@ impl MptcpConnection {
                 && (sf.rcv.ack_due() || signal)
             {
                 self.build_ack(i, now);
+            }
+        }
+    }
+
+    /// What the connection-level retransmission timer reads of the subflows.
+    fn msk_rtx_states(&self) -> Vec<msk_rtx::SfState> {
+        self.sfs
+            .iter()
+            .map(|s| msk_rtx::SfState {
+                active: s.established(),
+                backup: s.backup,
+                busy: s.snd.buffered() > 0,
+                timer: s.snd.next_timeout(),
+            })
+            .collect()
+    }
+
+    /// The connection-level retransmission timer fired (`__mptcp_retrans`):
+    /// re-send the oldest unacknowledged fragment on an idle subflow, and
+    /// all unacknowledged data when a subflow turned stale
+    /// (`__mptcp_retransmit_pending_data`).
+    fn msk_retrans(&mut self, now: Nanos) {
+        let sfs = self.msk_rtx_states();
+        let Some(r) = self.msk_rtx.as_mut() else {
+            return;
+        };
+        let out = r.on_expiry(now, &sfs);
+        if !out.newly_stale.is_empty() {
+            let segs: Vec<(u64, u32)> =
+                self.send.inflight.iter().map(|(d, s)| (d, s.len)).collect();
+            for (d, l) in segs {
+                self.send.queue_reinject(d, l);
+            }
+        }
+        if let Some(i) = out.on {
+            let mut left = msk_rtx::DFRAG_BYTES as i64;
+            let segs: Vec<(u64, u32)> =
+                self.send.inflight.iter().map(|(d, s)| (d, s.len)).collect();
+            for (d, l) in segs {
+                if left <= 0 {
+                    break;
+                }
+                if self.send_on(now, i, d, l) {
+                    self.sfs[i].snd.counters.bytes_reinjected += l as u64;
+                }
+                left -= l as i64;
             }
         }
     }
@@ -1287,6 +1349,11 @@ impl Endpoint for MptcpConnection {
             &mut any,
             self.fin_timer.filter(|_| !self.send.fin_acked),
         );
+        fold(
+            &mut t,
+            &mut any,
+            self.msk_rtx.as_ref().and_then(|r| r.deadline),
+        );
         for sf in &self.sfs {
             fold(&mut t, &mut any, sf.syn_timer);
             fold(&mut t, &mut any, sf.snd.next_timeout());
@@ -1297,6 +1364,15 @@ impl Endpoint for MptcpConnection {
 
     fn handle_timeout(&mut self, now: Nanos) {
         self.dirty = true;
+        if self
+            .msk_rtx
+            .as_ref()
+            .and_then(|r| r.deadline)
+            .is_some_and(|t| now >= t)
+            && self.mode == Mode::Mptcp
+        {
+            self.msk_retrans(now);
+        }
         for i in 0..self.sfs.len() {
             if let Some(t) = self.sfs[i].syn_timer {
                 if now >= t {
@@ -1328,7 +1404,10 @@ impl Endpoint for MptcpConnection {
             let rto_before = self.sfs[i].snd.counters.rto_events;
             self.sfs[i].snd.on_timeout(now, Some(&views));
             self.path_buf = views;
-            if self.sfs[i].snd.counters.rto_events > rto_before && self.mode == Mode::Mptcp {
+            if self.sfs[i].snd.counters.rto_events > rto_before
+                && self.mode == Mode::Mptcp
+                && self.msk_rtx.is_none()
+            {
                 // v0.9x mptcp_retransmit_timer path: mark the subflow
                 // potentially failed and reinject its unacked data at the
                 // connection level (mptcp_reinject_data).

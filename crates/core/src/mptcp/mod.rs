@@ -18,6 +18,7 @@ pub mod connection;
 pub mod coupled;
 pub mod meta_recv;
 pub mod meta_send;
+pub mod msk_rtx;
 pub mod pm;
 pub mod sched;
 pub mod seqmap;

@@ -33,9 +33,12 @@
 //! Reinjections: the first active regular subflow with empty queues, else the
 //! first such backup subflow (`mptcp_subflow_get_retrans`).
 //!
-//! Simplifications: a potentially failed subflow (the v0.9x `pf` flag) counts
-//! as stale and is skipped (the kernel's `stale_loss_cnt` rounds of the
-//! MPTCP retransmission timer are not modelled); burst =
+//! Stale subflows: the view's `potentially_failed` is the connection's stale
+//! mark (`super::super::msk_rtx`, the kernel's `stale_loss_cnt` rounds of its
+//! MPTCP retransmission timer; with the v0.9x schedulers' connection, the
+//! `pf` flag set by an RTO); such a subflow is skipped.
+//!
+//! Simplifications: burst =
 //! `MPTCP_SEND_BURST_SIZE` when the segment fits the receive window, else 0;
 //! the burst is counted per segment, not per data fragment (`dfrag`, up to
 //! a page of application data, so the kernel's burst can overshoot by up to
