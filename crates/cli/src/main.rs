@@ -211,7 +211,8 @@ enum Command {
         /// Runs per scenario (overrides scenario.runs).
         #[arg(long)]
         runs: Option<u32>,
-        /// Only scenarios whose file name contains this text.
+        /// Only scenarios whose path below --dir contains this text (the
+        /// generated grid is in grid/: `--only grid/`, `--only file-8m`).
         #[arg(long)]
         only: Option<String>,
     },

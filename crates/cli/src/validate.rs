@@ -199,15 +199,32 @@ fn summary(cells: &[Cell]) -> String {
     s
 }
 
+/// The `*.toml` files in `dir` and in its immediate subdirectories (the
+/// generated grid lives in `grid/`), with `only` matched against the path
+/// relative to `dir` (so `--only grid/` selects the grid, `--only file-8m`
+/// one size).
 fn scenarios(dir: &Path, only: Option<&str>) -> Result<Vec<PathBuf>, String> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
+    let list = |d: &Path| -> Result<Vec<PathBuf>, String> {
+        Ok(std::fs::read_dir(d)
+            .map_err(|e| format!("{}: {e}", d.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect())
+    };
+    let mut all = Vec::new();
+    for p in list(dir)? {
+        if p.is_dir() {
+            all.extend(list(&p)?);
+        } else {
+            all.push(p);
+        }
+    }
+    let mut v: Vec<PathBuf> = all
+        .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .filter(|p| {
             only.is_none_or(|o| {
-                p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().contains(o))
+                p.strip_prefix(dir)
+                    .is_ok_and(|r| r.to_string_lossy().contains(o))
             })
         })
         .collect();
@@ -350,4 +367,32 @@ unfin sim; krn: unfinished transfers (completion time), undelivered messages (de
         }
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scenarios;
+
+    /// The generated grid in a subdirectory is picked up, and `--only`
+    /// matches the path below the directory.
+    #[test]
+    fn scenarios_include_one_subdirectory_level() {
+        let dir = std::env::temp_dir().join(format!("mptlab-validate-list-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("grid/deeper")).unwrap();
+        for f in ["a.toml", "notes.md", "grid/b.toml", "grid/deeper/c.toml"] {
+            std::fs::write(dir.join(f), "").unwrap();
+        }
+        let names = |only: Option<&str>| -> Vec<String> {
+            scenarios(&dir, only)
+                .unwrap()
+                .iter()
+                .map(|p| p.strip_prefix(&dir).unwrap().display().to_string())
+                .collect()
+        };
+        assert_eq!(names(None), ["a.toml", "grid/b.toml"]);
+        assert_eq!(names(Some("grid/")), ["grid/b.toml"]);
+        assert!(scenarios(&dir, Some("nothing")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -52,12 +52,14 @@ use crate::time::{Nanos, MS};
 
 use super::meta_recv::MetaRecv;
 use super::meta_send::MetaSend;
+use super::msk_rtx::{self, MskRtx};
 use super::pm::{missing, upstream_wanted, EpFlags, PmKind};
 use super::prio::PrioChange;
 use super::sched::{
     tlp_alternate, ConnView, Decision, HeadOfLine, SchedOutcome, Scheduler, SchedulerKind, Segment,
     SubflowView,
 };
+use super::sndbuf::{self, SendBuffers, SndBufMode};
 use super::subflow::{seg_mut, SfState, Subflow};
 
 /// Subflow-level window given to each `PathSender`: the connection-level
@@ -172,6 +174,12 @@ pub struct MptcpConnection {
     view_buf: Vec<SubflowView>,
     /// Next entry of `cfg.prio_changes` to apply.
     prio_next: usize,
+    /// Upstream scheduler: per-subflow send buffers (`super::sndbuf`).
+    bufs: Option<SendBuffers>,
+    /// Upstream: the connection-level retransmission timer and stale
+    /// subflow detection (`super::msk_rtx`), instead of the v0.9x
+    /// potentially-failed subflow and RTO reinjection.
+    msk_rtx: Option<MskRtx>,
 }
 
 impl std::fmt::Debug for MptcpConnection {
@@ -222,7 +230,15 @@ impl MptcpConnection {
         let mut tcp = cfg.tcp.clone();
         // The meta socket applies Nagle; subflows get whole segments.
         tcp.nagle = false;
-        let send = MetaSend::new(cfg.tcp.sndbuf);
+        // Upstream Linux sizes the msk's and each subflow's send buffer
+        // itself (`super::sndbuf`); 0 = autotuned.
+        let bufs = (sched.name() == "upstream").then(|| {
+            SendBuffers::new(match cfg.tcp.sndbuf {
+                0 => SndBufMode::Auto,
+                b => SndBufMode::Locked(b),
+            })
+        });
+        let send = MetaSend::new(bufs.as_ref().map_or(cfg.tcp.sndbuf, |b| b.msk()));
         let recv = MetaRecv::new(cfg.tcp.rcvbuf);
         Ok(MptcpConnection {
             cfg: MptcpConfig { tcp, ..cfg },
@@ -255,6 +271,8 @@ impl MptcpConnection {
             path_buf: Vec::new(),
             view_buf: Vec::new(),
             prio_next: 0,
+            msk_rtx: bufs.is_some().then(MskRtx::default),
+            bufs,
         })
     }
 
@@ -317,10 +335,10 @@ impl MptcpConnection {
         let ss = s.snd.ssthresh();
         let srtt = s.snd.rtt.srtt;
         let cwnd = s.snd.cwnd();
-        SubflowView {
+        let mut v = SubflowView {
             id: s.id,
             established: s.established() && self.mode != Mode::Handshake,
-            potentially_failed: s.pf,
+            potentially_failed: s.pf || self.msk_rtx.as_ref().is_some_and(|r| r.is_stale(s.id)),
             in_loss: s.snd.loss_blocks_new_data(),
             ca_open: s.snd.ca_state() == CaState::Open,
             backup: s.backup,
@@ -338,7 +356,21 @@ impl MptcpConnection {
             queued_bytes: s.snd.unsent(),
             unacked_bytes: s.snd.buffered(),
             last_used: 0,
+            wmem_queued: 0,
+            sndbuf: 0,
+        };
+        if let Some(b) = &self.bufs {
+            v.pacing_rate_bps = super::sched::upstream::linux_pacing_rate_bps(
+                cwnd,
+                v.ssthresh_pkts,
+                s.snd.packets_out,
+                s.snd.mss,
+                srtt,
+            );
+            v.wmem_queued = sndbuf::wmem_queued(v.unacked_bytes, s.snd.mss, v.pacing_rate_bps);
+            v.sndbuf = b.subflow(s.id);
         }
+        v
     }
 
     fn conn_view(&self, fits: bool) -> ConnView {
@@ -672,6 +704,9 @@ impl MptcpConnection {
             control: None,
         };
         let opts: &MptcpOptions = seg.mptcp.as_ref().unwrap_or(&NO_OPTIONS);
+        if let Some(r) = &mut self.msk_rtx {
+            r.on_receive(i, now);
+        }
         if let Some(c) = &opts.control {
             if let Some(a) = c.add_addr {
                 if !self.remote_addrs.contains(&a.addr) {
@@ -819,10 +854,15 @@ impl MptcpConnection {
 
     /// Hand segment [dsn, dsn+len) to subflow `id` and transmit what it can.
     fn send_on(&mut self, now: Nanos, id: usize, dsn: u64, len: u32) -> bool {
-        if self.sfs[id].snd.unsent() > 0 {
+        if self.bufs.is_some() && self.mode == Mode::Mptcp {
+            // Upstream: the subflow's write queue takes data beyond its
+            // window (`__subflow_push_pending`); the scheduler checked room.
+            self.sfs[id].push_queued(dsn, len);
+        } else if self.sfs[id].snd.unsent() > 0 {
             return false; // one mapping per segment: never merge chunks
+        } else {
+            self.sfs[id].push(dsn, len);
         }
-        self.sfs[id].push(dsn, len);
         self.send.mark_sent(dsn, len, id);
         self.drain_subflow(now, id);
         true
@@ -910,6 +950,15 @@ impl MptcpConnection {
             .map(|s| s.snd.mss)
             .min();
         let Some(mss) = mss else { return };
+        if let Some(b) = &mut self.bufs {
+            let mem = self.sfs.iter().map(|s| sndbuf::SubflowMem {
+                established: s.established(),
+                mss: s.snd.mss,
+                cwnd: s.snd.cwnd(),
+                in_flight: s.snd.in_flight(),
+            });
+            self.send.sndbuf = b.update(mem, self.write_blocked);
+        }
         let mut views = std::mem::take(&mut self.view_buf);
         self.schedule_loop(now, mss, &mut views);
         self.view_buf = views;
@@ -1072,6 +1121,13 @@ impl MptcpConnection {
         if self.mode == Mode::Mptcp && self.send.fin_ready() && self.fin_timer.is_none() {
             self.build_data_fin(now);
         }
+        if self.msk_rtx.is_some() && self.mode == Mode::Mptcp {
+            let sfs = self.msk_rtx_states();
+            let (una, outstanding) = (self.send.una, self.send.nxt > self.send.una);
+            if let Some(r) = &mut self.msk_rtx {
+                r.update(now, una, outstanding, &sfs);
+            }
+        }
         for i in 0..self.sfs.len() {
             let sf = &self.sfs[i];
             let signal = sf.third_ack_pending
@@ -1098,6 +1154,52 @@ impl MptcpConnection {
             if sf.backup != c.backup {
                 sf.backup = c.backup;
                 sf.prio_pending = Some(c.backup);
+            }
+        }
+    }
+
+    /// What the connection-level retransmission timer reads of the subflows.
+    fn msk_rtx_states(&self) -> Vec<msk_rtx::SfState> {
+        self.sfs
+            .iter()
+            .map(|s| msk_rtx::SfState {
+                active: s.established(),
+                backup: s.backup,
+                busy: s.snd.buffered() > 0,
+                timer: s.snd.next_timeout(),
+            })
+            .collect()
+    }
+
+    /// The connection-level retransmission timer fired (`__mptcp_retrans`):
+    /// re-send the oldest unacknowledged fragment on an idle subflow, and
+    /// all unacknowledged data when a subflow turned stale
+    /// (`__mptcp_retransmit_pending_data`).
+    fn msk_retrans(&mut self, now: Nanos) {
+        let sfs = self.msk_rtx_states();
+        let Some(r) = self.msk_rtx.as_mut() else {
+            return;
+        };
+        let out = r.on_expiry(now, &sfs);
+        if !out.newly_stale.is_empty() {
+            let segs: Vec<(u64, u32)> =
+                self.send.inflight.iter().map(|(d, s)| (d, s.len)).collect();
+            for (d, l) in segs {
+                self.send.queue_reinject(d, l);
+            }
+        }
+        if let Some(i) = out.on {
+            let mut left = msk_rtx::DFRAG_BYTES as i64;
+            let segs: Vec<(u64, u32)> =
+                self.send.inflight.iter().map(|(d, s)| (d, s.len)).collect();
+            for (d, l) in segs {
+                if left <= 0 {
+                    break;
+                }
+                if self.send_on(now, i, d, l) {
+                    self.sfs[i].snd.counters.bytes_reinjected += l as u64;
+                }
+                left -= l as i64;
             }
         }
     }
@@ -1258,6 +1360,11 @@ impl Endpoint for MptcpConnection {
             &mut any,
             self.cfg.prio_changes.get(self.prio_next).map(|c| c.at),
         );
+        fold(
+            &mut t,
+            &mut any,
+            self.msk_rtx.as_ref().and_then(|r| r.deadline),
+        );
         for sf in &self.sfs {
             fold(&mut t, &mut any, sf.syn_timer);
             fold(&mut t, &mut any, sf.snd.next_timeout());
@@ -1274,6 +1381,15 @@ impl Endpoint for MptcpConnection {
             }
             self.prio_next += 1;
             self.change_prio(c);
+        }
+        if self
+            .msk_rtx
+            .as_ref()
+            .and_then(|r| r.deadline)
+            .is_some_and(|t| now >= t)
+            && self.mode == Mode::Mptcp
+        {
+            self.msk_retrans(now);
         }
         for i in 0..self.sfs.len() {
             if let Some(t) = self.sfs[i].syn_timer {
@@ -1306,7 +1422,10 @@ impl Endpoint for MptcpConnection {
             let rto_before = self.sfs[i].snd.counters.rto_events;
             self.sfs[i].snd.on_timeout(now, Some(&views));
             self.path_buf = views;
-            if self.sfs[i].snd.counters.rto_events > rto_before && self.mode == Mode::Mptcp {
+            if self.sfs[i].snd.counters.rto_events > rto_before
+                && self.mode == Mode::Mptcp
+                && self.msk_rtx.is_none()
+            {
                 // v0.9x mptcp_retransmit_timer path: mark the subflow
                 // potentially failed and reinject its unacked data at the
                 // connection level (mptcp_reinject_data).

@@ -17,10 +17,12 @@ pub mod cc;
 pub mod connection;
 pub mod meta_recv;
 pub mod meta_send;
+pub mod msk_rtx;
 pub mod pm;
 pub mod prio;
 pub mod sched;
 pub mod seqmap;
+pub mod sndbuf;
 pub mod subflow;
 
 #[cfg(test)]

@@ -136,6 +136,18 @@ impl Subflow {
         self.tx_maps.push_back(Mapping { sseq, dsn, len });
     }
 
+    /// Queue one more segment's worth behind data not yet sent (upstream
+    /// scheduler with per-subflow send buffers): the segment boundary is
+    /// kept, so a transmitted segment never spans two mappings (the kernel
+    /// starts a new skb there, `mptcp_sendmsg_frag`).
+    pub fn push_queued(&mut self, dsn: u64, len: u32) {
+        if self.snd.unsent() > 0 {
+            let end = self.snd.write_seq;
+            self.snd.chunk_ends.push_back(end);
+        }
+        self.push(dsn, len);
+    }
+
     /// The mapping covering subflow sequence `sseq`.
     #[inline(always)]
     pub fn map_of(&self, sseq: u64) -> Option<Mapping> {

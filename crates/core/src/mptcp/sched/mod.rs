@@ -57,6 +57,12 @@ pub struct SubflowView {
     pub unacked_bytes: u64,
     /// Last time data was sent on this subflow.
     pub last_used: Nanos,
+    /// Linux `sk_wmem_queued` in skb truesize units (upstream scheduler with
+    /// per-subflow send buffers, `super::sndbuf`); 0 when `sndbuf` is 0.
+    pub wmem_queued: u64,
+    /// Linux `sk_sndbuf` of the subflow; 0 = not modelled (the subflow takes
+    /// one segment at a time, within its congestion window).
+    pub sndbuf: u64,
 }
 
 impl SubflowView {

@@ -5,7 +5,7 @@
 //! New data: among active subflows, the one with the lowest linger time
 //!
 //! ```text
-//!   linger = wmem_queued / avg_pacing_rate
+//!   linger = sk_wmem_queued / avg_pacing_rate
 //! ```
 //!
 //! (`div_u64(wmem << 32, pace)` in the kernel; here in ns), tracked separately
@@ -16,16 +16,33 @@
 //! the bytes queued and the burst about to be sent:
 //! avg = (avg * wmem + pacing * burst) / (wmem + burst).
 //!
+//! With per-subflow send buffers (`SubflowView::sndbuf` > 0, set by the
+//! connection for this scheduler, see `super::super::sndbuf`):
+//! `sk_wmem_queued` is the subflow's bytes in truesize units, "room" is
+//! `wmem_queued < sk_sndbuf` (the subflow takes data beyond its congestion
+//! window, which then waits in its own write queue), and the pick keeps
+//! the following segments for up to `MPTCP_SEND_BURST_SIZE` bytes while it
+//! stays active and has room (`__subflow_push_pending`: `msk->snd_burst`).
+//! A kernel push runs under the socket lock at one instant; here a burst
+//! ends when the simulated time moves on, so every later event (an ACK,
+//! an application write) starts with a fresh `mptcp_subflow_get_send`, as
+//! each `__mptcp_push_pending` / `__mptcp_subflow_push_pending` call does.
+//! Without them (`sndbuf` 0): wmem_queued is `unacked_bytes` and "room"
+//! is congestion-window space for one segment.
+//!
 //! Reinjections: the first active regular subflow with empty queues, else the
 //! first such backup subflow (`mptcp_subflow_get_retrans`).
 //!
-//! Simplifications: wmem_queued is `unacked_bytes` (queued plus in-flight
-//! bytes of the subflow); "memory free" is "has cwnd space for its queue"
-//! (`SubflowView::temp_unavailable`), since the model has no socket buffer
-//! autotuning; a potentially failed subflow counts as stale and is skipped;
-//! burst = `MPTCP_SEND_BURST_SIZE` when the segment fits the receive window,
-//! else 0; the per-burst stickiness of `__mptcp_push_pending` (keep the
-//! subflow for up to one burst) is the caller's business.
+//! Stale subflows: the view's `potentially_failed` is the connection's stale
+//! mark (`super::super::msk_rtx`, the kernel's `stale_loss_cnt` rounds of its
+//! MPTCP retransmission timer; with the v0.9x schedulers' connection, the
+//! `pf` flag set by an RTO); such a subflow is skipped.
+//!
+//! Simplifications: burst =
+//! `MPTCP_SEND_BURST_SIZE` when the segment fits the receive window, else 0;
+//! the burst is counted per segment, not per data fragment (`dfrag`, up to
+//! a page of application data, so the kernel's burst can overshoot by up to
+//! one fragment).
 
 use std::collections::BTreeMap;
 
@@ -39,6 +56,16 @@ pub const SEND_BURST_SIZE: u64 = 65428;
 pub struct Upstream {
     /// Per subflow id: average pacing rate in bit/s.
     avg_pacing: BTreeMap<usize, u64>,
+    /// The current send burst (`msk->snd_burst`), with per-subflow buffers.
+    burst: Option<Burst>,
+}
+
+/// A send burst on one subflow started at `at`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Burst {
+    id: usize,
+    left: i64,
+    at: Nanos,
 }
 
 fn active(s: &SubflowView) -> bool {
@@ -50,16 +77,43 @@ const SRTT_UNIT: Nanos = 125;
 
 /// A subflow's pacing rate in bit/s, cwnd * MSS / SRTT (Linux
 /// tcp_update_pacing_rate, without its 200 % / 120 % slow-start and
-/// congestion-avoidance factors). Before the first RTT sample (`srtt` 0,
-/// e.g. after a retransmitted SYN or SYN/ACK, whose RTT Karn's rule
-/// discards) the kernel skips the division (`if (likely(tp->srtt_us))
-/// do_div(rate, tp->srtt_us)`), so the rate is as if SRTT were one unit of
-/// `srtt_us` (1/8 us) - effectively unlimited, never zero. A zero here
-/// would make `get_send` skip the subflow for good (`if (!pace) continue`):
-/// it would never send, so never get the RTT sample that makes it nonzero.
+/// congestion-avoidance factors; see `linux_pacing_rate_bps`). Before the
+/// first RTT sample (`srtt` 0, e.g. after a retransmitted SYN or SYN/ACK,
+/// whose RTT Karn's rule discards) the kernel skips the division (`if
+/// (likely(tp->srtt_us)) do_div(rate, tp->srtt_us)`), so the rate is as if
+/// SRTT were one unit of `srtt_us` (1/8 us) - effectively unlimited, never
+/// zero. A zero here would make `get_send` skip the subflow for good (`if
+/// (!pace) continue`): it would never send, so never get the RTT sample
+/// that makes it nonzero.
 pub fn pacing_rate_bps(cwnd: u32, mss: u32, srtt: Nanos) -> u64 {
     let per_rtt_bits = cwnd as u128 * mss as u128 * 8;
     let rate = per_rtt_bits * 1_000_000_000 / srtt.max(SRTT_UNIT) as u128;
+    rate.min(u64::MAX as u128) as u64
+}
+
+/// `net.ipv4.tcp_pacing_ss_ratio` and `tcp_pacing_ca_ratio` (percent).
+const PACING_SS_RATIO: u128 = 200;
+const PACING_CA_RATIO: u128 = 120;
+
+/// Linux `tcp_update_pacing_rate` (net/ipv4/tcp_input.c) in bit/s:
+/// mss * max(cwnd, packets_out) / srtt, times 200 % while cwnd is below half
+/// of ssthresh (slow start far from its end), else 120 %; no SRTT yet: as
+/// if it were one 1/8 us unit (see `pacing_rate_bps`). `ssthresh` is
+/// `u32::MAX` while infinite.
+pub fn linux_pacing_rate_bps(
+    cwnd: u32,
+    ssthresh: u32,
+    packets_out: u32,
+    mss: u32,
+    srtt: Nanos,
+) -> u64 {
+    let ratio = if cwnd < ssthresh / 2 {
+        PACING_SS_RATIO
+    } else {
+        PACING_CA_RATIO
+    };
+    let bits = mss as u128 * cwnd.max(packets_out) as u128 * 8 * ratio / 100;
+    let rate = bits * 1_000_000_000 / srtt.max(SRTT_UNIT) as u128;
     rate.min(u64::MAX as u128) as u64
 }
 
@@ -69,7 +123,50 @@ pub fn linger_time(bytes: u64, rate_bps: u64) -> Nanos {
 }
 
 impl Upstream {
-    fn get_send(&mut self, subflows: &[SubflowView], conn: &ConnView) -> Decision {
+    /// `sk_wmem_queued` as the scheduler reads it.
+    fn wmem(s: &SubflowView) -> u64 {
+        if s.sndbuf > 0 {
+            s.wmem_queued
+        } else {
+            s.unacked_bytes
+        }
+    }
+
+    /// `sk_stream_memory_free(ssk)`, or cwnd space without send buffers.
+    fn has_room(s: &SubflowView) -> bool {
+        if s.sndbuf > 0 {
+            crate::mptcp::sndbuf::memory_free(s.wmem_queued, s.sndbuf)
+        } else {
+            !s.temp_unavailable()
+        }
+    }
+
+    /// `__subflow_push_pending` keeps the burst's subflow while
+    /// `msk->snd_burst > 0 && sk_stream_memory_free(ssk) &&
+    /// mptcp_subflow_active(subflow)`.
+    fn burst_continues(&self, now: Nanos, subflows: &[SubflowView]) -> Option<usize> {
+        let b = self.burst?;
+        if b.at != now || b.left <= 0 {
+            return None;
+        }
+        let s = subflows.iter().find(|s| s.id == b.id)?;
+        (s.sndbuf > 0 && active(s) && Self::has_room(s)).then_some(s.id)
+    }
+
+    fn get_send(
+        &mut self,
+        now: Nanos,
+        subflows: &[SubflowView],
+        conn: &ConnView,
+        seg: &Segment,
+    ) -> Decision {
+        if let Some(id) = self.burst_continues(now, subflows) {
+            if let Some(b) = self.burst.as_mut() {
+                b.left -= seg.len as i64;
+            }
+            return Decision::Send(id);
+        }
+        self.burst = None;
         // [regular, backup]: (linger, index)
         let mut pick: [Option<(Nanos, usize)>; 2] = [None, None];
         let mut nr_active = 0;
@@ -86,7 +183,7 @@ impl Upstream {
             if pace == 0 {
                 continue;
             }
-            let linger = linger_time(s.unacked_bytes, pace);
+            let linger = linger_time(Self::wmem(s), pace);
             let slot = &mut pick[s.backup as usize];
             if slot.is_none_or(|(l, _)| linger < l) {
                 *slot = Some((linger, i));
@@ -99,16 +196,23 @@ impl Upstream {
             return nothing_now(subflows);
         };
         let s = &subflows[i];
-        if s.temp_unavailable() {
+        if !Self::has_room(s) {
             return Decision::Wait;
         }
         let burst = if conn.fits_rwnd { SEND_BURST_SIZE } else { 0 };
         if burst > 0 {
-            let wmem = s.unacked_bytes as u128;
+            let wmem = Self::wmem(s) as u128;
             let avg = self.avg_pacing[&s.id] as u128;
             let new =
                 (avg * wmem + s.pacing_rate_bps as u128 * burst as u128) / (burst as u128 + wmem);
             self.avg_pacing.insert(s.id, new as u64);
+            if s.sndbuf > 0 {
+                self.burst = Some(Burst {
+                    id: s.id,
+                    left: burst as i64 - seg.len as i64,
+                    at: now,
+                });
+            }
         }
         Decision::Send(s.id)
     }
@@ -139,7 +243,7 @@ impl Scheduler for Upstream {
 
     fn schedule(
         &mut self,
-        _now: Nanos,
+        now: Nanos,
         subflows: &[SubflowView],
         conn: &ConnView,
         seg: &Segment,
@@ -147,7 +251,7 @@ impl Scheduler for Upstream {
         SchedOutcome::just(if seg.reinjection {
             Self::get_retrans(subflows)
         } else {
-            self.get_send(subflows, conn)
+            self.get_send(now, subflows, conn, seg)
         })
     }
 }
@@ -244,6 +348,122 @@ mod tests {
         u.schedule(0, &subs, &conn(), &seg());
         let expect = (10_000_000u128 * 20_000 + 20_000_000u128 * 65_428) / 85_428;
         assert_eq!(u.avg_pacing_bps(0), Some(expect as u64));
+    }
+
+    /// Two subflows with send buffers (the connection's upstream mode).
+    fn buffered_pair() -> [SubflowView; 2] {
+        let mut subs = pair();
+        for s in &mut subs {
+            s.sndbuf = 100_000;
+            s.wmem_queued = s.unacked_bytes;
+        }
+        subs
+    }
+
+    #[test]
+    fn room_is_send_buffer_space_not_cwnd_space() {
+        let mut subs = buffered_pair();
+        // cwnd full, but the send buffer has room: the kernel still queues.
+        subs[0].inflight_pkts = subs[0].cwnd_pkts;
+        subs[0].in_loss = true;
+        let mut u = Upstream::default();
+        assert_eq!(
+            u.schedule(0, &subs, &conn(), &seg()).decision,
+            Decision::Send(0)
+        );
+        // Send buffer full: wait for the pick, do not take subflow 1.
+        subs[0].wmem_queued = 100_000;
+        subs[0].unacked_bytes = 10_000; // linger still read from wmem: 80 ms > 20 ms
+        assert_eq!(
+            Upstream::default()
+                .schedule(0, &subs, &conn(), &seg())
+                .decision,
+            Decision::Send(1)
+        );
+        subs[1].wmem_queued = 1_000_000;
+        subs[0].wmem_queued = 99_999;
+        // 0: 80 ms < 1: 4 s, and 99 999 < 100 000: room.
+        assert_eq!(
+            Upstream::default()
+                .schedule(0, &subs, &conn(), &seg())
+                .decision,
+            Decision::Send(0)
+        );
+        subs[0].wmem_queued = 100_000;
+        subs[1].wmem_queued = 1_000_000;
+        subs[0].pacing_rate_bps = 1_000_000_000; // 0 has the lower linger but no room
+        assert_eq!(
+            Upstream::default()
+                .schedule(0, &subs, &conn(), &seg())
+                .decision,
+            Decision::Wait
+        );
+    }
+
+    #[test]
+    fn burst_keeps_the_pick_for_one_instant_and_65428_bytes() {
+        let mut subs = buffered_pair();
+        let mut u = Upstream::default();
+        assert_eq!(
+            u.schedule(5, &subs, &conn(), &seg()).decision,
+            Decision::Send(0)
+        );
+        // Subflow 0 now looks worse (linger 800 ms), but the burst holds it.
+        subs[0].wmem_queued = 99_000;
+        for _ in 0..64 {
+            assert_eq!(
+                u.schedule(5, &subs, &conn(), &seg()).decision,
+                Decision::Send(0)
+            );
+        }
+        // 65 segments of 1000 B sent: 428 B of burst left, one more.
+        assert_eq!(
+            u.schedule(5, &subs, &conn(), &seg()).decision,
+            Decision::Send(0)
+        );
+        // Burst spent: a fresh pick.
+        assert_eq!(
+            u.schedule(5, &subs, &conn(), &seg()).decision,
+            Decision::Send(1)
+        );
+        // A new instant starts a new pick; so does a full send buffer.
+        let mut u = Upstream::default();
+        subs[0].wmem_queued = 0;
+        assert_eq!(
+            u.schedule(5, &subs, &conn(), &seg()).decision,
+            Decision::Send(0)
+        );
+        subs[0].wmem_queued = 99_000;
+        assert_eq!(
+            u.schedule(6, &subs, &conn(), &seg()).decision,
+            Decision::Send(1)
+        );
+        let mut u = Upstream::default();
+        subs[0].wmem_queued = 0;
+        assert_eq!(
+            u.schedule(5, &subs, &conn(), &seg()).decision,
+            Decision::Send(0)
+        );
+        subs[0].wmem_queued = 100_000;
+        assert_eq!(
+            u.schedule(5, &subs, &conn(), &seg()).decision,
+            Decision::Send(1)
+        );
+    }
+
+    #[test]
+    fn linux_pacing_rate_factors() {
+        // 10 x 1000 B per 10 ms = 8 Mbit/s; slow start far from ssthresh: 200 %.
+        assert_eq!(
+            linux_pacing_rate_bps(10, u32::MAX, 0, 1000, 10 * MS),
+            16_000_000
+        );
+        // cwnd >= ssthresh / 2: 120 %.
+        assert_eq!(linux_pacing_rate_bps(10, 20, 0, 1000, 10 * MS), 9_600_000);
+        // packets_out above cwnd counts.
+        assert_eq!(linux_pacing_rate_bps(10, 20, 20, 1000, 10 * MS), 19_200_000);
+        // No SRTT: huge, never zero.
+        assert!(linux_pacing_rate_bps(10, 20, 0, 1000, 0) > 100_000_000_000);
     }
 
     #[test]

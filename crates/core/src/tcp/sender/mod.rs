@@ -203,6 +203,12 @@ pub struct PathSender {
     /// standard ones (SACK blocks on a data segment): new segments shrink by
     /// this much (Linux tcp_current_mss).
     pub opt_overhead: u32,
+    /// Ends (sequence offsets) of owner chunks a new segment must not cross,
+    /// ascending; empty for plain TCP. An MPTCP subflow that queues several
+    /// mappings records each non-contiguous one's end here, as the kernel
+    /// starts a new skb where the mapping changes (`mptcp_sendmsg_frag`,
+    /// net/mptcp/protocol.c: `mptcp_skb_can_collapse_to` fails, `eor` set).
+    pub chunk_ends: std::collections::VecDeque<u64>,
     sack_ok: bool,
     ts_ok: bool,
     tlp_enabled: bool,
@@ -299,6 +305,7 @@ impl PathSender {
         PathSender {
             mss,
             opt_overhead: 0,
+            chunk_ends: std::collections::VecDeque::new(),
             sack_ok: false,
             ts_ok: false,
             tlp_enabled: cfg.tlp,
@@ -415,6 +422,16 @@ impl PathSender {
     /// Unsent payload bytes.
     pub fn unsent(&self) -> u64 {
         self.write_seq - self.snd_nxt.min(self.write_seq)
+    }
+
+    /// Unsent bytes up to the next chunk end (`chunk_ends`), the most one
+    /// new segment may carry.
+    #[inline]
+    pub(super) fn unsent_in_chunk(&self) -> u64 {
+        match self.chunk_ends.front() {
+            Some(&end) if end > self.snd_nxt => end.min(self.write_seq) - self.snd_nxt,
+            _ => self.unsent(),
+        }
     }
 
     /// Payload bytes held (unacked + unsent), for the send buffer.

@@ -6,7 +6,7 @@ impl PathSender {
     /// RFC 8985 7.3: what a probe would send now: new data if available and
     /// the peer window allows, else the last outstanding segment.
     pub fn tlp_probe(&self) -> Option<TlpProbe> {
-        let unsent = self.unsent();
+        let unsent = self.unsent_in_chunk();
         if unsent > 0 {
             let len = unsent.min(self.mss as u64) as u32;
             if self.snd_nxt + len as u64 <= self.wnd_end {

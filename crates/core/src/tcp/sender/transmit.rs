@@ -18,6 +18,9 @@ impl PathSender {
             sent: now,
         };
         self.snd_nxt = seg.end();
+        while self.chunk_ends.front().is_some_and(|&e| e <= self.snd_nxt) {
+            self.chunk_ends.pop_front();
+        }
         if fin {
             self.fin_sent = true;
         }
@@ -215,7 +218,7 @@ impl PathSender {
         }
         // RFC 6675 NextSeg rule (2): new data, within the peer's window.
         if has_new {
-            let unsent = self.unsent();
+            let unsent = self.unsent_in_chunk();
             let mss_now = self.mss.saturating_sub(self.opt_overhead).max(1);
             let len = unsent.min(mss_now as u64) as u32;
             let fits = self.snd_nxt + len as u64 <= self.wnd_end;
@@ -237,7 +240,16 @@ impl PathSender {
             // Nagle (RFC 896, RFC 1122 4.2.3.4): hold a sub-MSS segment while
             // data is unacknowledged, unless the FIN is queued (Linux pushes
             // with TCP_NAGLE_OFF on close).
-            if self.nagle && len < mss_now && len > 0 && self.packets_out > 0 && !self.fin_queued {
+            // Only the tail is held (Linux tcp_write_xmit passes
+            // TCP_NAGLE_PUSH for an skb that is not the last one): a short
+            // chunk before the next one goes out.
+            if self.nagle
+                && len < mss_now
+                && len > 0
+                && len as u64 == self.unsent()
+                && self.packets_out > 0
+                && !self.fin_queued
+            {
                 self.cwnd_validate(false);
                 return None;
             }

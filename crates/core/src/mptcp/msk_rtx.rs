@@ -1,0 +1,262 @@
+//! Upstream Linux MPTCP's connection-level retransmission timer and stale
+//! subflow detection (net/mptcp/protocol.c, pm.c, pm_kernel.c), used with
+//! the `upstream` scheduler in place of the v0.9x per-subflow RTO path
+//! (potentially failed subflow + reinjection of its data).
+//!
+//! * The timer (`mptcp_reset_rtx_timer`) runs while data is unacknowledged
+//!   at the connection level: armed after a push when not pending
+//!   (`__mptcp_push_pending`), re-armed on every DATA_ACK that advances
+//!   while data remains and stopped when all is acked (`__mptcp_clean_una`).
+//!   Its interval (`mptcp_set_timeout`) is the longest time until a
+//!   non-stale subflow's pending TCP timer expires, else `TCP_RTO_MIN`.
+//! * When it fires (`__mptcp_retrans`), `mptcp_subflow_get_retrans` looks
+//!   for an idle active subflow (nothing unacked or unsent at TCP level),
+//!   regular before backup, and checks every busy one for staleness
+//!   (`mptcp_pm_subflow_chk_stale`): a busy subflow that received nothing
+//!   (its `rcv_tstamp` unchanged) since the previous check counts one more
+//!   round; after more than `stale_loss_cnt` (4) rounds, while another
+//!   active subflow has fewer than `stale_loss_cnt - 1`, it is marked stale
+//!   (`mptcp_pm_nl_subflow_chk_stale`) and the connection re-sends all its
+//!   unacknowledged data (`__mptcp_retransmit_pending_data`). A stale
+//!   subflow is skipped by the scheduler until it receives something again
+//!   (`mptcp_subflow_active` -> `mptcp_subflow_set_active`).
+//!   The picked idle subflow gets the oldest unacknowledged data fragment
+//!   again (`mptcp_rtx_head`).
+//!
+//! Simplifications: the re-sent fragment is the unacknowledged segments
+//! from the head up to `DFRAG_BYTES` (a page-frag data fragment;
+//! `mptcp_page_frag_refill` uses 32 KB pages); the re-sent data of a stale
+//! subflow goes through the reinjection queue (the scheduler's
+//! `get_retrans`), not through `get_send` as `__mptcp_push_pending` does.
+
+use crate::time::{Nanos, MS};
+
+/// Linux `TCP_RTO_MIN`.
+pub const TCP_RTO_MIN: Nanos = 200 * MS;
+/// `net.mptcp.stale_loss_cnt` default.
+pub const STALE_LOSS_CNT: u32 = 4;
+/// Bytes re-sent per timer expiry: one data fragment (32 KB page frag).
+pub const DFRAG_BYTES: u64 = 32 * 1024;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Stale {
+    /// Last time the subflow received a segment (`tp->rcv_tstamp`).
+    rcv_tstamp: Nanos,
+    /// `subflow->stale_count` and the `rcv_tstamp` it was counted against.
+    count: u32,
+    counted_at: Nanos,
+    /// `subflow->stale` and `stale_rcv_tstamp`.
+    stale: bool,
+    stale_at: Nanos,
+}
+
+/// Per-connection state.
+#[derive(Clone, Debug, Default)]
+pub struct MskRtx {
+    pub deadline: Option<Nanos>,
+    una_seen: u64,
+    subflows: Vec<Stale>,
+}
+
+/// What the retransmission pass reads of one subflow.
+#[derive(Clone, Copy, Debug)]
+pub struct SfState {
+    /// `__mptcp_subflow_active`: established (stale is checked here).
+    pub active: bool,
+    pub backup: bool,
+    /// Unacked or unsent bytes at TCP level.
+    pub busy: bool,
+    /// Expiry of its pending TCP timer.
+    pub timer: Option<Nanos>,
+}
+
+/// Outcome of a timer expiry.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Retrans {
+    /// Re-send the head fragment on this subflow index.
+    pub on: Option<usize>,
+    /// Subflows newly marked stale: re-send all unacked data.
+    pub newly_stale: Vec<usize>,
+}
+
+impl MskRtx {
+    fn sf(&mut self, i: usize) -> &mut Stale {
+        if self.subflows.len() <= i {
+            self.subflows.resize(i + 1, Stale::default());
+        }
+        &mut self.subflows[i]
+    }
+
+    /// Subflow `i` received a segment (`tcp_ack` sets `rcv_tstamp`).
+    pub fn on_receive(&mut self, i: usize, now: Nanos) {
+        self.sf(i).rcv_tstamp = now;
+    }
+
+    /// `mptcp_subflow_active`'s stale test: stale and nothing received since.
+    pub fn is_stale(&self, i: usize) -> bool {
+        self.subflows
+            .get(i)
+            .is_some_and(|s| s.stale && s.rcv_tstamp == s.stale_at)
+    }
+
+    /// `mptcp_set_timeout`: the longest wait for a non-stale subflow's
+    /// pending timer, else `TCP_RTO_MIN`.
+    pub fn interval(&self, now: Nanos, sfs: &[SfState]) -> Nanos {
+        let tout = sfs
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| s.active && !self.is_stale(*i) && self.count(*i) == 0)
+            .filter_map(|(_, s)| s.timer.map(|t| t.saturating_sub(now)))
+            .max()
+            .unwrap_or(0);
+        if tout > 0 {
+            tout
+        } else {
+            TCP_RTO_MIN
+        }
+    }
+
+    fn count(&self, i: usize) -> u32 {
+        self.subflows.get(i).map_or(0, |s| s.count)
+    }
+
+    /// After every pass of the connection: arm the timer when data is
+    /// outstanding and it is not pending, re-arm it when the DATA_ACK
+    /// advanced, stop it when everything is acked.
+    pub fn update(&mut self, now: Nanos, una: u64, outstanding: bool, sfs: &[SfState]) {
+        let progress = una > self.una_seen;
+        self.una_seen = una;
+        if !outstanding {
+            self.deadline = None;
+        } else if progress || self.deadline.is_none() {
+            self.deadline = Some(now + self.interval(now, sfs));
+        }
+    }
+
+    /// The timer fired: `__mptcp_retrans` -> `mptcp_subflow_get_retrans`.
+    pub fn on_expiry(&mut self, now: Nanos, sfs: &[SfState]) -> Retrans {
+        let mut out = Retrans::default();
+        let (mut pick, mut backup) = (None, None);
+        let mut min_stale = u32::MAX;
+        for (i, s) in sfs.iter().enumerate() {
+            if !s.active || self.is_stale(i) {
+                continue;
+            }
+            if s.busy {
+                if self.chk_stale(i, sfs) {
+                    out.newly_stale.push(i);
+                }
+                min_stale = min_stale.min(self.count(i));
+                continue;
+            }
+            if s.backup {
+                backup = backup.or(Some(i));
+            } else {
+                pick = pick.or(Some(i));
+            }
+        }
+        // "use backup only if there are no progresses anywhere"
+        out.on = pick.or(if min_stale > 1 { backup } else { None });
+        self.deadline = Some(now + self.interval(now, sfs));
+        out
+    }
+
+    /// `mptcp_pm_subflow_chk_stale` + `mptcp_pm_nl_subflow_chk_stale`;
+    /// true when subflow `i` becomes stale now.
+    fn chk_stale(&mut self, i: usize, sfs: &[SfState]) -> bool {
+        let s = self.sf(i);
+        if s.count == 0 {
+            s.counted_at = s.rcv_tstamp;
+            s.count = 1;
+            return false;
+        }
+        if s.counted_at != s.rcv_tstamp {
+            s.count = 0;
+            s.stale = false;
+            return false;
+        }
+        s.count = s.count.saturating_add(1);
+        if s.stale || s.count <= STALE_LOSS_CNT {
+            return false;
+        }
+        let active_max = STALE_LOSS_CNT.saturating_sub(1).max(1);
+        let alternative = sfs
+            .iter()
+            .enumerate()
+            .any(|(j, o)| j != i && o.active && !self.is_stale(j) && self.count(j) < active_max);
+        if !alternative || !sfs[i].busy {
+            return false;
+        }
+        let s = self.sf(i);
+        s.stale = true;
+        s.stale_at = s.rcv_tstamp;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sf(active: bool, busy: bool, backup: bool) -> SfState {
+        SfState {
+            active,
+            backup,
+            busy,
+            timer: None,
+        }
+    }
+
+    #[test]
+    fn timer_follows_data_acks() {
+        let mut r = MskRtx::default();
+        let sfs = [SfState {
+            timer: Some(1_000 * MS),
+            ..sf(true, true, false)
+        }];
+        r.update(100 * MS, 0, true, &sfs);
+        assert_eq!(r.deadline, Some(1_000 * MS));
+        // No progress: unchanged.
+        r.update(300 * MS, 0, true, &sfs);
+        assert_eq!(r.deadline, Some(1_000 * MS));
+        // Progress: re-armed; no subflow timer -> TCP_RTO_MIN.
+        r.update(400 * MS, 10, true, &[sf(true, true, false)]);
+        assert_eq!(r.deadline, Some(600 * MS));
+        r.update(500 * MS, 20, false, &sfs);
+        assert_eq!(r.deadline, None);
+    }
+
+    #[test]
+    fn expiry_resends_on_an_idle_subflow_and_marks_a_silent_one_stale() {
+        let mut r = MskRtx::default();
+        let sfs = [sf(true, true, false), sf(true, false, false)];
+        r.on_receive(0, 5);
+        // Rounds 1..4 count; the 5th (count 5 > stale_loss_cnt) marks it stale.
+        for round in 1..=4 {
+            let out = r.on_expiry(round * 1000, &sfs);
+            assert_eq!(out.on, Some(1));
+            assert!(out.newly_stale.is_empty(), "round {round}");
+        }
+        let out = r.on_expiry(5000, &sfs);
+        assert_eq!(out.newly_stale, vec![0]);
+        assert!(r.is_stale(0));
+        // Receiving anything makes it active again.
+        r.on_receive(0, 7000);
+        assert!(!r.is_stale(0));
+    }
+
+    #[test]
+    fn no_stale_without_an_alternative_and_backup_only_without_progress() {
+        let mut r = MskRtx::default();
+        let sfs = [sf(true, true, false), sf(false, false, false)];
+        for round in 1..=8 {
+            assert!(r.on_expiry(round, &sfs).newly_stale.is_empty());
+        }
+        // Idle backup, busy regular that made progress last round: no pick.
+        let mut r = MskRtx::default();
+        let sfs = [sf(true, true, false), sf(true, false, true)];
+        assert_eq!(r.on_expiry(1, &sfs).on, None);
+        // Second silent round: stale_count 2 > 1 -> the backup.
+        assert_eq!(r.on_expiry(2, &sfs).on, Some(1));
+    }
+}
