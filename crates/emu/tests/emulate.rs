@@ -268,43 +268,6 @@ fn web_page_over_real_http_with_six_connections() {
 }
 
 #[test]
-fn message_schedule_is_deterministic_and_matches_the_simulator() {
-    let s = scenario("[transport]\nprotocol = \"tcp\"\n[traffic]\nmodel = \"gaming\"\ntrace = \"t1\"\nstart_s = 0.5\n");
-    let a = message_schedule(&s, s.run_seed(0)).unwrap().unwrap();
-    let b = message_schedule(&s, s.run_seed(0)).unwrap().unwrap();
-    assert_eq!(a, b);
-    assert!(a.len() > 20);
-    // the simulator sends the same messages at the same times
-    let sim = mptlab_sim::run_once(&s, 0).unwrap();
-    let m = sim.table("messages").unwrap();
-    let mut rows: Vec<(u64, f64, u64)> = (0..m.num_rows())
-        .map(
-            |r| match (col(m, "msg_id")[r].clone(), col(m, "bytes")[r].clone()) {
-                (Value::U64(i), Value::U64(b)) => (i, f(&col(m, "send_time_ms")[r]), b),
-                x => panic!("{x:?}"),
-            },
-        )
-        .collect();
-    rows.sort_by_key(|r| r.0);
-    assert_eq!(rows.len(), a.len());
-    for (r, (t, b)) in rows.iter().zip(&a) {
-        assert!(
-            (r.1 - *t as f64 / 1e6).abs() < 1e-6 && r.2 == *b as u64,
-            "{r:?} vs {t} {b}"
-        );
-    }
-    // video too (a frame falls due exactly at the end of the run)
-    let v = scenario("[transport]\nprotocol = \"tcp\"\n[traffic]\nmodel = \"video\"\nbitrate_kbit = 950\nfps = 30\nstart_s = 1.0\n");
-    let a = message_schedule(&v, v.run_seed(0)).unwrap().unwrap();
-    let sim = mptlab_sim::run_once(&v, 0).unwrap();
-    assert_eq!(a.len(), sim.table("messages").unwrap().num_rows());
-    // and the links are drawn as the simulator draws them
-    let (_, _, drawn) = mptlab_setup::links::preset_links(&s, s.run_seed(0)).unwrap();
-    let built = mptlab_sim::runner::build(&s, 0).unwrap();
-    assert_eq!(drawn, built.drawn);
-}
-
-#[test]
 fn interrupted_run_cleans_up_and_writes_nothing() {
     if !need_root("interrupted_run_cleans_up_and_writes_nothing") {
         return;

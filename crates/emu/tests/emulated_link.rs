@@ -652,7 +652,17 @@ fn outage_drops_packets_in_its_window() {
         }
     }
     let upr = reps.iter().find(|r| r.name == "path1.up").unwrap();
-    assert!(upr.stats.drops_outage >= 5, "{:?}", upr.stats);
+    // Every ping sent well inside the window was dropped by the outage (how
+    // many fit depends on the 50 ms ping timeout and the machine's load).
+    let inside = results
+        .iter()
+        .filter(|&&(t, _)| t > 310 * MS && t < 590 * MS)
+        .count() as u64;
+    assert!(
+        inside >= 1 && upr.stats.drops_outage >= inside,
+        "{inside} pings inside the outage, {:?}",
+        upr.stats
+    );
     assert_eq!(
         upr.stats.drops_outage + upr.stats.packets_delivered,
         upr.stats.packets_offered
