@@ -765,13 +765,22 @@ impl MptcpConnection {
         }
         let sf = &mut self.sfs[i];
         if seg.len > 0 || seg.has(flags::FIN) || seg.seq < sf.rcv.rcv_nxt {
+            // The segment's mapping, if it is not yet stored: in the common
+            // case (nothing held back, the segment now in order) it reaches
+            // the meta level below without entering `rx_maps` and leaving
+            // it again at once.
+            let mut fresh = None;
             if seg.len > 0 {
                 let dsn = match self.mode {
                     Mode::Fallback => Some(seg.seq),
                     _ => opts.dss.and_then(|d| d.dsn()),
                 };
                 if let Some(d) = dsn {
-                    sf.rx_maps.get_or_insert_with(seg.seq, || (d, seg.len));
+                    if sf.rx_maps.is_empty() {
+                        fresh = Some((d, seg.len));
+                    } else {
+                        sf.rx_maps.get_or_insert_with(seg.seq, || (d, seg.len));
+                    }
                     sf.rx_map_check
                         .on_map(i, seg.seq, seg.len, d, sf.rcv.rcv_nxt);
                 }
@@ -791,6 +800,17 @@ impl MptcpConnection {
             let nxt = sf.rcv.rcv_nxt;
             let mut delivered = 0;
             let mut fin = false;
+            if let Some((d, l)) = fresh {
+                if seg.seq + l as u64 > nxt {
+                    // held back: stored as it would have been above (the
+                    // map was empty, so this is its only entry)
+                    sf.rx_maps.get_or_insert_with(seg.seq, || (d, l));
+                } else {
+                    let r = self.recv.on_data(now, d, l);
+                    delivered += r.delivered;
+                    fin |= r.fin;
+                }
+            }
             while let Some((s, &(d, l))) = sf.rx_maps.first() {
                 if s + l as u64 > nxt {
                     break;

@@ -48,14 +48,21 @@ impl<V> SeqMap<V> {
     /// The value at `key`, inserting `make()` first if absent (the
     /// `entry(key).or_insert_with(make)` of a `BTreeMap`). The bool is true
     /// when it was inserted.
+    #[inline]
     pub fn get_or_insert_with(&mut self, key: u64, make: impl FnOnce() -> V) -> (&mut V, bool) {
-        match self.find(key) {
+        // The common case, a new largest key (every data segment sent, most
+        // received), inline in the caller; the rest out of line.
+        if self.q.back().is_none_or(|&(k, _)| key > k) {
+            self.q.push_back((key, make()));
+            return (&mut self.q.back_mut().expect("just pushed").1, true);
+        }
+        self.get_or_insert_slow(key, make)
+    }
+
+    #[inline(never)]
+    fn get_or_insert_slow(&mut self, key: u64, make: impl FnOnce() -> V) -> (&mut V, bool) {
+        match self.q.binary_search_by(|(k, _)| k.cmp(&key)) {
             Ok(i) => (&mut self.q[i].1, false),
-            Err(i) if i == self.q.len() => {
-                // The common case: a new largest key.
-                self.q.push_back((key, make()));
-                (&mut self.q.back_mut().expect("just pushed").1, true)
-            }
             Err(i) => {
                 self.q.insert(i, (key, make()));
                 (&mut self.q[i].1, true)
