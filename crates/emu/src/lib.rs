@@ -26,6 +26,7 @@ pub mod signals;
 pub mod sock;
 pub mod topology;
 pub mod tun;
+pub mod userpm;
 
 pub use emulator::{DirectionReport, DirectionSpec, EmuOptions, Emulator};
 pub use topology::{PathSpec, Shape, Topology, TopologyOptions};

@@ -73,6 +73,9 @@ fn name<T: std::fmt::Display>(v: T) -> String {
     v.to_string()
 }
 
+/// A userspace path manager request thread (userpm.rs).
+type UpmThread = std::thread::JoinHandle<Result<(), String>>;
+
 /// Whether emulation can run what the scenario asks for; the error says
 /// what is refused and why. Checked before anything is built.
 pub fn supported(s: &sc::Scenario) -> Result<(), String> {
@@ -120,11 +123,15 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     if t.protocol == sc::Protocol::Mptcp {
         let m = &t.mptcp;
         match m.path_manager {
-            sc::PathManager::Fullmesh | sc::PathManager::Default | sc::PathManager::Upstream => {}
-            pm => {
-                return Err(format!(
-                    "transport.mptcp.path_manager = \"{pm}\" is not offered by the upstream in-kernel path manager; emulation supports \"fullmesh\", \"default\" and \"upstream\" (endpoints)"
-                ))
+            sc::PathManager::Fullmesh
+            | sc::PathManager::Default
+            | sc::PathManager::Upstream
+            | sc::PathManager::Ndiffports => {}
+            sc::PathManager::Binder => {
+                return Err(
+                    "transport.mptcp.path_manager = \"binder\" cannot be emulated: binder routes its subflows through relays with IPv4 loose source routing (the LSRR option), which upstream Linux MPTCP has no path manager for (and the kernel's userspace path manager cannot set IP options on a subflow); use `mptlab run` to simulate it"
+                        .into(),
+                )
             }
         }
         match m.scheduler.canonical() {
@@ -137,8 +144,19 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
                 ));
             }
         }
-        if m.subflows_per_path != 1 {
-            return Err(format!("transport.mptcp.subflows_per_path = {}: the upstream path manager opens one subflow per address pair", m.subflows_per_path));
+        if crate::userpm::needed(m) {
+            // Several subflows per address pair: the kernel's userspace path manager (userpm.rs).
+            let n = s.topology.num_paths();
+            let addrs: Vec<Ipv4Addr> = (0..n)
+                .map(|i| Ipv4Addr::new(10, i as u8 + 1, 0, 2))
+                .collect();
+            let extra = crate::userpm::extra_subflows(m, &addrs, 0).len();
+            if extra > 8 {
+                return Err(format!("transport.mptcp: {} subflows besides the initial one; the server's in-kernel path manager accepts at most 8 joins (`ip mptcp limits` maximum, MPTCP_PM_ADDR_MAX)", extra));
+            }
+            if matches!(s.traffic.model, sc::TrafficModel::Web { .. }) {
+                return Err(format!("transport.mptcp.path_manager = \"{}\" with subflows_per_path = {}: the userspace path manager is driven for agent streams only, not for web page connections", m.path_manager, m.subflows_per_path));
+            }
         }
         if m.tlp != sc::MptcpTlp::Subflow {
             return Err(format!(
@@ -340,7 +358,21 @@ fn route_attrs(topo: &Topology, t: &sc::Transport) -> Result<(), String> {
 /// address); with `default`, no endpoints (the initial subflow only).
 fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
     let m = &s.transport.mptcp;
-    let n = topo.client_addrs.len().min(8).to_string();
+    let userspace = crate::userpm::needed(m);
+    let n = if userspace {
+        // The server accepts every join the client's userspace path manager asks for.
+        "8".to_string()
+    } else {
+        topo.client_addrs.len().min(8).to_string()
+    };
+    if userspace {
+        // The client's subflows come from the userspace path manager
+        // (net.mptcp.pm_type = 1, Linux >= 5.19), which opens none by
+        // itself; `run_once` asks for them over netlink (userpm.rs).
+        netns::sysctl(&topo.client_ns, "net.mptcp.pm_type", "1").map_err(|e| {
+            format!("{e} (the kernel's userspace MPTCP path manager needs Linux >= 5.19)")
+        })?;
+    }
     for ns in [&topo.client_ns, &topo.server_ns] {
         ip_in(
             ns,
@@ -363,6 +395,7 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
         ip_in(ns, &a).map_err(|e| e.to_string())
     };
     match m.path_manager {
+        _ if userspace => {}
         sc::PathManager::Fullmesh => {
             for (i, a) in topo.client_addrs.iter().enumerate() {
                 let dev = format!("p{}", i + 1);
@@ -411,7 +444,7 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
                 }
             }
         }
-        // "default": the initial subflow only; ndiffports and binder are refused by `supported`
+        // "default": the initial subflow only; ndiffports uses the userspace PM, binder is refused by `supported`
         _ => {}
     }
     Ok(())
@@ -621,9 +654,49 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
             sock::udp_socket(SocketAddrV4::new(src, AGENT_PORT + 1))
         })
     };
+    // Userspace path manager: a netlink socket in the client namespace; every
+    // agent connection gets its extra subflows from a helper thread (joined below).
+    let upm = if mptcp && crate::userpm::needed(&s.transport.mptcp) {
+        let pm = netns::in_netns(&topo.client_ns, crate::userpm::UserPm::open)
+            .map_err(|e| e.to_string())?;
+        let addrs: Vec<Ipv4Addr> = topo
+            .client_addrs
+            .iter()
+            .map(|a| a.parse().unwrap())
+            .collect();
+        Some((
+            Arc::new(Mutex::new(pm)),
+            Arc::new(crate::userpm::extra_subflows(
+                &s.transport.mptcp,
+                &addrs,
+                path - 1,
+            )),
+        ))
+    } else {
+        None
+    };
+    let upm_threads: Mutex<Vec<UpmThread>> = Mutex::new(Vec::new());
+    let upm_stop = stop.clone();
+    let on_connect = |c: &std::net::TcpStream| -> std::io::Result<()> {
+        let Some((pm, extra)) = &upm else {
+            return Ok(());
+        };
+        let token = crate::userpm::token(c.as_raw_fd())?;
+        let (pm, extra, st) = (pm.clone(), extra.clone(), upm_stop.clone());
+        let deadline = crate::clock::monotonic_ns() + 3_000_000_000;
+        upm_threads
+            .lock()
+            .unwrap()
+            .push(std::thread::spawn(move || {
+                crate::userpm::create_all(&pm, token, &extra, server, deadline, &st)
+                    .map_err(|e| e.to_string())
+            }));
+        Ok(())
+    };
     let env = ClientEnv {
         make_socket: &make_socket,
         make_udp: &make_udp,
+        on_connect: upm.as_ref().map(|_| &on_connect as &agent::OnConnect),
     };
 
     let capture = match &o.capture {
@@ -677,6 +750,13 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         )
     });
     let client_result = agent::run_client(&plan, &env, origin, end, &stop, &rec);
+    for h in upm_threads.lock().unwrap().drain(..) {
+        if let Ok(Err(e)) = h.join() {
+            eprintln!(
+                "note: userspace path manager: {e}; the paths table lists the subflows that exist"
+            );
+        }
+    }
     let elapsed = crate::clock::monotonic_ns()
         .saturating_sub(origin)
         .min(end)
