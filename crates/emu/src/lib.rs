@@ -17,6 +17,7 @@ pub mod capture;
 pub mod cleanup;
 pub mod clock;
 pub mod emulator;
+pub mod explicit;
 pub mod hist;
 pub mod live;
 pub mod netns;
