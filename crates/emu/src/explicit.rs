@@ -167,7 +167,7 @@ impl ExplicitTopology {
         let find = |name: &str| {
             nodes
                 .iter()
-                .position(|n| &n.name == name)
+                .position(|n| n.name == name)
                 .ok_or_else(|| err(format!("unknown node {name}")))
         };
         let (ci, si) = (find(client)?, find(server)?);
