@@ -41,6 +41,9 @@ pub struct ExplicitTopology {
     /// is on the host's i-th link).
     pub client_addrs: Vec<String>,
     pub server_addrs: Vec<String>,
+    /// The device of each client / server address (`l<k>`, its link).
+    pub client_devs: Vec<String>,
+    pub server_devs: Vec<String>,
     /// Per link: (TUN in a's namespace, TUN in b's namespace).
     pub links: Vec<(Arc<Tun>, Arc<Tun>)>,
     torn_down: bool,
@@ -171,11 +174,21 @@ impl ExplicitTopology {
                 .ok_or_else(|| err(format!("unknown node {name}")))
         };
         let (ci, si) = (find(client)?, find(server)?);
+        let adj = adjacency(nodes, links)?;
+        let devs = |h: usize| -> Vec<String> {
+            adj[h]
+                .iter()
+                .take(nodes[h].addresses.len())
+                .map(|(k, _)| format!("l{}", k + 1))
+                .collect()
+        };
         let mut t = ExplicitTopology {
             client_ns: ns[ci].clone(),
             server_ns: ns[si].clone(),
             client_addrs: nodes[ci].addresses.iter().map(|a| a.to_string()).collect(),
             server_addrs: nodes[si].addresses.iter().map(|a| a.to_string()).collect(),
+            client_devs: devs(ci),
+            server_devs: devs(si),
             ns,
             prefix,
             links: Vec::new(),

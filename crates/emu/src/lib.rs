@@ -20,6 +20,7 @@ pub mod emulator;
 pub mod explicit;
 pub mod hist;
 pub mod live;
+pub mod net;
 pub mod netns;
 pub mod probe;
 pub mod run;

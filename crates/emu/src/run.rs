@@ -21,10 +21,11 @@ use mptlab_setup::traffic::{self, Schedule};
 use crate::agent::{
     self, ClientEnv, ClockKind, Plan, Records, Sample, Server, Shared, Traffic, UdpCounts,
 };
-use crate::emulator::{DirectionReport, EmuOptions};
+use crate::emulator::DirectionReport;
+use crate::net::Net;
 use crate::netns::{self, ip_in};
 use crate::sock::{self, SockOpts, Stream, TcpInfo};
-use crate::topology::{client_addr, PathSpec, Topology, TopologyOptions, SERVER_ADDR};
+use crate::topology::{PathSpec, Topology, TopologyOptions};
 
 /// Port the agent's server listens on (TCP and UDP) inside the server namespace.
 pub const AGENT_PORT: u16 = 8080;
@@ -83,13 +84,21 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     match &s.topology {
         sc::Topology::Preset { paths, .. } => {
             if paths.is_empty() || paths.len() > 8 {
-                return Err(format!("emulation supports 1 to 8 access paths, found {}", paths.len()));
+                return Err(format!(
+                    "emulation supports 1 to 8 access paths, found {}",
+                    paths.len()
+                ));
             }
         }
-        sc::Topology::Explicit { .. } => return Err(
-            "emulation supports the topology presets (two-path, single-path) only; explicit [[topology.node]]/[[topology.link]] topologies are not emulated"
-                .into(),
-        ),
+        sc::Topology::Explicit { .. } => {
+            // Namespaces per node, emulated links (explicit.rs).
+            let n = s.topology.num_paths();
+            if n == 0 || n > 8 {
+                return Err(format!(
+                    "emulation supports 1 to 8 client addresses, found {n}"
+                ));
+            }
+        }
     }
     if s.traffic.failover.is_some() {
         return Err("traffic.failover_path (application failover, seed 004) is simulated only, not emulated yet".into());
@@ -323,7 +332,7 @@ fn transport_sysctls(t: &sc::Transport, ns: &str) -> Result<(), String> {
 /// `initial_cwnd_packets` and `rto_min_ms` as route attributes (`initcwnd`,
 /// `rto_min`) on every route the client and server use (kernel defaults:
 /// 10 packets, 200 ms; set always, so the values are explicit).
-fn route_attrs(topo: &Topology, t: &sc::Transport) -> Result<(), String> {
+fn route_attrs(topo: &Net, t: &sc::Transport) -> Result<(), String> {
     let iw = t.initial_cwnd_packets.to_string();
     let rto = format!("{}ms", t.rto_min_ms.round() as u64);
     let attrs = ["initcwnd", iw.as_str(), "rto_min", rto.as_str()];
@@ -333,14 +342,18 @@ fn route_attrs(topo: &Topology, t: &sc::Transport) -> Result<(), String> {
         a.extend_from_slice(&attrs);
         ip_in(ns, &a).map_err(|e| e.to_string())
     };
-    for i in 1..=topo.client_addrs.len() {
-        let (dev, table) = (format!("p{i}"), i.to_string());
-        change(&topo.client_ns, &["default", "dev", &dev, "table", &table])?;
-        if i == 1 {
-            change(
-                &topo.client_ns,
-                &["default", "dev", &dev, "src", &topo.client_addrs[0]],
-            )?;
+    // Hosts route by source address: table i per address, main default from the first.
+    let mut hosts = vec![(&topo.client_ns, &topo.client_devs, &topo.client_addrs)];
+    if topo.explicit.is_some() {
+        hosts.push((&topo.server_ns, &topo.server_devs, &topo.server_addrs));
+    }
+    for (ns, devs, addrs) in hosts {
+        for (i, dev) in devs.iter().enumerate() {
+            let table = (i + 1).to_string();
+            change(ns, &["default", "dev", dev, "table", &table])?;
+            if i == 0 {
+                change(ns, &["default", "dev", dev, "src", &addrs[0]])?;
+            }
         }
     }
     if topo.core_ns.is_some() {
@@ -356,7 +369,7 @@ fn route_attrs(topo: &Topology, t: &sc::Transport) -> Result<(), String> {
 /// client address other than the initial subflow's becomes a `subflow
 /// fullmesh` endpoint (the kernel opens a subflow from it to every server
 /// address); with `default`, no endpoints (the initial subflow only).
-fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
+fn configure_mptcp(topo: &Net, s: &sc::Scenario, server_addr: &str) -> Result<(), String> {
     let m = &s.transport.mptcp;
     let userspace = crate::userpm::needed(m);
     let n = if userspace {
@@ -397,8 +410,15 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
     match m.path_manager {
         _ if userspace => {}
         sc::PathManager::Fullmesh => {
+            // The server announces its other addresses (ADD_ADDR), as the
+            // simulator's fullmesh does (`PmKind::announces`): `signal` endpoints.
+            for (a, dev) in topo.server_addrs.iter().zip(&topo.server_devs) {
+                if a != server_addr {
+                    add(&topo.server_ns, a, dev, &["signal"])?;
+                }
+            }
             for (i, a) in topo.client_addrs.iter().enumerate() {
-                let dev = format!("p{}", i + 1);
+                let dev = topo.client_devs[i].clone();
                 let b: &[&str] = if backup(i) { &["backup"] } else { &[] };
                 if i + 1 == s.transport.path as usize {
                     // The initial subflow's address: an endpoint only to mark it backup.
@@ -428,7 +448,7 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
                     add(
                         &topo.client_ns,
                         &topo.client_addrs[i],
-                        &format!("p{}", i + 1),
+                        &topo.client_devs[i],
                         &f,
                     )?;
                 }
@@ -440,7 +460,7 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
                     .filter(|x| !x.is_empty())
                     .collect();
                 if !f.is_empty() {
-                    add(&topo.server_ns, SERVER_ADDR, "srv", &f)?;
+                    add(&topo.server_ns, server_addr, &topo.server_devs[0], &f)?;
                 }
             }
         }
@@ -580,12 +600,20 @@ fn sampler(
 pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOutput, String> {
     supported(s)?;
     let seed = s.run_seed(run);
-    let (duplexes, server_link, mut drawn) = preset_links(s, seed)?;
+    let (duplexes, server_link, mut drawn) = match &s.topology {
+        sc::Topology::Preset { .. } => preset_links(s, seed)?,
+        sc::Topology::Explicit { .. } => {
+            let (links, drawn) = crate::explicit::explicit_links(s, seed)?;
+            let srv = links[0].clone(); // unused: the server's links are among `links`
+            (links, srv, drawn)
+        }
+    };
+    let nclient = s.topology.num_paths();
     // `transport.random_path`: the same draw as the simulator's for this run
     let resolved;
     let s = if s.transport.random_path {
         let mut r = s.clone();
-        r.transport.path = initial_path(s, seed, duplexes.len(), &mut drawn);
+        r.transport.path = initial_path(s, seed, nclient, &mut drawn);
         r.transport.random_path = false;
         resolved = r;
         &resolved
@@ -593,25 +621,37 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         s
     };
     let specs: Vec<PathSpec> = duplexes;
-    let npaths = specs.len();
-    let topo = Topology::build(&TopologyOptions {
-        shape: crate::Shape::Core,
-        paths: npaths,
-        mtu: s.transport.mtu_bytes,
-        emulate_server_link: true,
-    })
-    .map_err(|e| e.to_string())?;
+    let npaths = nclient;
+    let topo = match &s.topology {
+        sc::Topology::Preset { .. } => Net::preset(
+            Topology::build(&TopologyOptions {
+                shape: crate::Shape::Core,
+                paths: npaths,
+                mtu: s.transport.mtu_bytes,
+                emulate_server_link: true,
+            })
+            .map_err(|e| e.to_string())?,
+        ),
+        sc::Topology::Explicit { .. } => Net::explicit(
+            crate::explicit::ExplicitTopology::build(&s.topology, s.transport.mtu_bytes)
+                .map_err(|e| e.to_string())?,
+            s.transport.mtu_bytes,
+        ),
+    };
+    // The server address of `transport.server_path` (explicit topologies; presets have one).
+    let sidx = (s.transport.server_path as usize).clamp(1, topo.server_addrs.len()) - 1;
+    let server_addr = topo.server_addrs[sidx].clone();
     for ns in [&topo.client_ns, &topo.server_ns] {
         transport_sysctls(&s.transport, ns)?;
     }
     route_attrs(&topo, &s.transport)?;
     let mptcp = s.transport.protocol == sc::Protocol::Mptcp;
     if mptcp {
-        configure_mptcp(&topo, s)?;
+        configure_mptcp(&topo, s, &server_addr)?;
     }
     let path = (s.transport.path as usize).clamp(1, npaths);
-    let src: Ipv4Addr = client_addr(path).parse().unwrap();
-    let server = SocketAddrV4::new(SERVER_ADDR.parse().unwrap(), AGENT_PORT);
+    let src: Ipv4Addr = topo.client_addrs[path - 1].parse().unwrap();
+    let server = SocketAddrV4::new(server_addr.parse().unwrap(), AGENT_PORT);
     let plan = Arc::new(plan(s, seed, ClockKind::Monotonic, Some(src), server)?);
 
     let rec: Shared = Arc::new(Mutex::new(Records::default()));
@@ -702,16 +742,18 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     let capture = match &o.capture {
         Some(dir) => {
             let mut ifs = Vec::new();
-            for i in 1..=npaths {
-                ifs.push((topo.client_ns.clone(), "c".to_string(), format!("p{i}")));
+            for dev in &topo.client_devs {
+                ifs.push((topo.client_ns.clone(), "c".to_string(), dev.clone()));
                 if let Some(r) = &topo.core_ns {
-                    ifs.push((r.clone(), "r".to_string(), format!("p{i}")));
+                    ifs.push((r.clone(), "r".to_string(), dev.clone()));
                 }
             }
             if let Some(r) = &topo.core_ns {
                 ifs.push((r.clone(), "r".to_string(), "srv".to_string()));
             }
-            ifs.push((topo.server_ns.clone(), "s".to_string(), "srv".to_string()));
+            for dev in &topo.server_devs {
+                ifs.push((topo.server_ns.clone(), "s".to_string(), dev.clone()));
+            }
             match crate::capture::Capture::start(dir, &format!("run{run}-"), &ifs) {
                 Ok(c) => c,
                 Err(e) => {
@@ -725,8 +767,7 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     let end = secs(s.meta.duration_s);
     // Time 0 of the run is the emulator's clock origin (outage times are relative to it).
     let srv_spec = server_link;
-    let emu = match topo.start_emulator_with_server(&specs, &srv_spec, seed, EmuOptions::default())
-    {
+    let emu = match topo.start_emulator(&specs, &srv_spec, seed) {
         Ok(e) => e,
         Err(e) => {
             stop.store(true, Ordering::Relaxed);

@@ -105,3 +105,65 @@ fn binder_is_refused_with_the_reason() {
     let e = supported(&s).unwrap_err();
     assert!(e.contains("loose source routing"), "{e}");
 }
+
+fn seed003(name: &str, sets: &[(&str, &str)]) -> Scenario {
+    let p = format!(
+        "{}/../../scenarios/seed003/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let o: Vec<mptlab_scenario::Override> = sets
+        .iter()
+        .map(|(k, v)| format!("{k}={v}").parse().unwrap())
+        .collect();
+    Scenario::from_file_with_overrides(&p, &o).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn seed003_2x2_tcp_runs_over_the_chosen_isp_pair() {
+    if !need_kernel("seed003_2x2_tcp_runs_over_the_chosen_isp_pair") {
+        return;
+    }
+    // UDE via Versatel (1 Mbit/s uplink) to HU via CnUnicom: Versatel is the bottleneck.
+    let s = seed003(
+        "udehu.toml",
+        &[
+            ("scenario.duration_s", "3"),
+            ("transport.path", "2"),
+            ("transport.server_path", "2"),
+        ],
+    );
+    supported(&s).unwrap();
+    let o = emulate(&s);
+    let t = o
+        .summary
+        .get("fg_throughput_mbit")
+        .and_then(|v| v.as_f64())
+        .unwrap();
+    assert!(
+        t > 0.3 && t <= 1.0,
+        "throughput {t} Mbit/s over a 1 Mbit/s uplink"
+    );
+    let sf = sender_subflows(&o, "client");
+    assert_eq!(sf.len(), 1, "{sf:?}");
+    assert_eq!(sf[0].0, 2, "{sf:?}");
+}
+
+#[test]
+fn seed003_2x2_ndiffports_on_the_kernel() {
+    if !need_kernel("seed003_2x2_ndiffports_on_the_kernel") {
+        return;
+    }
+    let s = seed003(
+        "udehu.toml",
+        &[
+            ("scenario.duration_s", "3"),
+            ("transport.protocol", "mptcp"),
+            ("transport.mptcp.path_manager", "ndiffports"),
+            ("transport.mptcp.scheduler", "upstream"),
+        ],
+    );
+    let o = emulate(&s);
+    let sf = sender_subflows(&o, "client");
+    assert_eq!(sf.len(), 2, "ndiffports = 2 in the scenario: {sf:?}");
+    assert!(sf.iter().all(|&(p, _)| p == 1), "{sf:?}");
+}
