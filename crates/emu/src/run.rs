@@ -375,6 +375,11 @@ fn configure_mptcp(topo: &Net, s: &sc::Scenario, server_addr: &str) -> Result<()
     let n = if userspace {
         // The server accepts every join the client's userspace path manager asks for.
         "8".to_string()
+    } else if m.path_manager == sc::PathManager::Fullmesh && topo.server_addrs.len() > 1 {
+        // Every (client, server) address pair, as v0.9x fullmesh: pairs - 1 joins.
+        (topo.client_addrs.len() * topo.server_addrs.len() - 1)
+            .clamp(1, 8)
+            .to_string()
     } else {
         topo.client_addrs.len().min(8).to_string()
     };
@@ -420,7 +425,11 @@ fn configure_mptcp(topo: &Net, s: &sc::Scenario, server_addr: &str) -> Result<()
             for (i, a) in topo.client_addrs.iter().enumerate() {
                 let dev = topo.client_devs[i].clone();
                 let b: &[&str] = if backup(i) { &["backup"] } else { &[] };
-                if i + 1 == s.transport.path as usize {
+                // With several server addresses the initial subflow's address
+                // needs a fullmesh endpoint too: the in-kernel PM joins an
+                // announced address only from fullmesh endpoints
+                // (`fill_local_addresses_vec`, pm_kernel.c).
+                if i + 1 == s.transport.path as usize && topo.server_addrs.len() == 1 {
                     // The initial subflow's address: an endpoint only to mark it backup.
                     if backup(i) {
                         add(&topo.client_ns, a, &dev, b)?;
@@ -660,7 +669,14 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         // Not MPTCP-capable: a plain TCP listener; the client falls back to TCP (RFC 8684 3.7).
         so.stream = Stream::Tcp;
     }
-    let listener = netns::in_netns(&topo.server_ns, move || sock::listen(&so, server))
+    // A multi-homed server accepts on all its addresses (joins to an
+    // announced address), as the simulator's server does.
+    let listen_on = if topo.server_addrs.len() > 1 {
+        SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, AGENT_PORT)
+    } else {
+        server
+    };
+    let listener = netns::in_netns(&topo.server_ns, move || sock::listen(&so, listen_on))
         .map_err(|e| e.to_string())?;
     let udp = if matches!(plan.traffic, Traffic::Messages { udp: true, .. }) {
         Some(
