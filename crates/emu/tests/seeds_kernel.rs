@@ -167,3 +167,37 @@ fn seed003_2x2_ndiffports_on_the_kernel() {
     assert_eq!(sf.len(), 2, "ndiffports = 2 in the scenario: {sf:?}");
     assert!(sf.iter().all(|&(p, _)| p == 1), "{sf:?}");
 }
+
+#[test]
+fn seed003_2x2_fullmesh_opens_every_address_pair() {
+    if !need_kernel("seed003_2x2_fullmesh_opens_every_address_pair") {
+        return;
+    }
+    let s = seed003(
+        "udehu.toml",
+        &[
+            ("scenario.duration_s", "4"),
+            ("transport.protocol", "mptcp"),
+            ("transport.mptcp.path_manager", "fullmesh"),
+            ("transport.mptcp.scheduler", "upstream"),
+        ],
+    );
+    let o = emulate(&s);
+    let t = o.table("paths").unwrap();
+    let c = |n: &str| t.column(n).unwrap();
+    let mut pairs: Vec<String> = (0..t.num_rows())
+        .filter(|&r| c("side").data.get(r) == Value::from("client"))
+        .map(|r| {
+            format!(
+                "{:?}>{:?}",
+                c("local_addr").data.get(r),
+                c("remote_addr").data.get(r)
+            )
+        })
+        .collect();
+    pairs.sort();
+    pairs.dedup();
+    // v0.9x fullmesh (the simulator): 2 client x 2 server addresses; the
+    // server announces 10.102.0.2 (ADD_ADDR) and accepts joins to it.
+    assert_eq!(pairs.len(), 4, "{pairs:?}");
+}
