@@ -727,15 +727,24 @@ fn udp_recv(
 /// finite transfer completes. `make_socket` creates an unconnected stream
 /// socket (in the client namespace in emulation); `make_udp` a bound UDP
 /// socket.
+/// A hook run on every connected agent stream.
+pub type OnConnect<'a> = dyn Fn(&TcpStream) -> io::Result<()> + Sync + 'a;
+
 pub struct ClientEnv<'a> {
     pub make_socket: &'a (dyn Fn() -> io::Result<std::os::fd::OwnedFd> + Sync),
     pub make_udp: &'a (dyn Fn() -> io::Result<UdpSocket> + Sync),
+    /// Called with every connected agent stream (emulation with the
+    /// userspace path manager: asks the kernel for the extra subflows).
+    pub on_connect: Option<&'a OnConnect<'a>>,
 }
 
 /// Open one agent connection and send the hello.
 fn open(plan: &Plan, env: &ClientEnv, kind: u8, conn: u8, origin: u64) -> io::Result<TcpStream> {
     let fd = (env.make_socket)()?;
     let mut s = sock::connect(fd, plan.client_src, plan.server)?;
+    if let Some(f) = env.on_connect {
+        f(&s)?;
+    }
     s.write_all(&hello(kind, conn, origin))?;
     Ok(s)
 }

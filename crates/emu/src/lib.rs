@@ -17,8 +17,10 @@ pub mod capture;
 pub mod cleanup;
 pub mod clock;
 pub mod emulator;
+pub mod explicit;
 pub mod hist;
 pub mod live;
+pub mod net;
 pub mod netns;
 pub mod probe;
 pub mod run;
@@ -26,6 +28,7 @@ pub mod signals;
 pub mod sock;
 pub mod topology;
 pub mod tun;
+pub mod userpm;
 
 pub use emulator::{DirectionReport, DirectionSpec, EmuOptions, Emulator};
 pub use topology::{PathSpec, Shape, Topology, TopologyOptions};

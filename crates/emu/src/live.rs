@@ -201,6 +201,7 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
             let env = ClientEnv {
                 make_socket: &make_socket,
                 make_udp: &make_udp,
+                on_connect: None,
             };
             let origin = ClockKind::Realtime.now();
             let end = secs(s.meta.duration_s);

@@ -21,10 +21,11 @@ use mptlab_setup::traffic::{self, Schedule};
 use crate::agent::{
     self, ClientEnv, ClockKind, Plan, Records, Sample, Server, Shared, Traffic, UdpCounts,
 };
-use crate::emulator::{DirectionReport, EmuOptions};
+use crate::emulator::DirectionReport;
+use crate::net::Net;
 use crate::netns::{self, ip_in};
 use crate::sock::{self, SockOpts, Stream, TcpInfo};
-use crate::topology::{client_addr, PathSpec, Topology, TopologyOptions, SERVER_ADDR};
+use crate::topology::{PathSpec, Topology, TopologyOptions};
 
 /// Port the agent's server listens on (TCP and UDP) inside the server namespace.
 pub const AGENT_PORT: u16 = 8080;
@@ -73,6 +74,9 @@ fn name<T: std::fmt::Display>(v: T) -> String {
     v.to_string()
 }
 
+/// A userspace path manager request thread (userpm.rs).
+type UpmThread = std::thread::JoinHandle<Result<(), String>>;
+
 /// Whether emulation can run what the scenario asks for; the error says
 /// what is refused and why. Checked before anything is built.
 pub fn supported(s: &sc::Scenario) -> Result<(), String> {
@@ -80,13 +84,21 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     match &s.topology {
         sc::Topology::Preset { paths, .. } => {
             if paths.is_empty() || paths.len() > 8 {
-                return Err(format!("emulation supports 1 to 8 access paths, found {}", paths.len()));
+                return Err(format!(
+                    "emulation supports 1 to 8 access paths, found {}",
+                    paths.len()
+                ));
             }
         }
-        sc::Topology::Explicit { .. } => return Err(
-            "emulation supports the topology presets (two-path, single-path) only; explicit [[topology.node]]/[[topology.link]] topologies are not emulated"
-                .into(),
-        ),
+        sc::Topology::Explicit { .. } => {
+            // Namespaces per node, emulated links (explicit.rs).
+            let n = s.topology.num_paths();
+            if n == 0 || n > 8 {
+                return Err(format!(
+                    "emulation supports 1 to 8 client addresses, found {n}"
+                ));
+            }
+        }
     }
     if s.traffic.failover.is_some() {
         return Err("traffic.failover_path (application failover, seed 004) is simulated only, not emulated yet".into());
@@ -120,11 +132,15 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     if t.protocol == sc::Protocol::Mptcp {
         let m = &t.mptcp;
         match m.path_manager {
-            sc::PathManager::Fullmesh | sc::PathManager::Default | sc::PathManager::Upstream => {}
-            pm => {
-                return Err(format!(
-                    "transport.mptcp.path_manager = \"{pm}\" is not offered by the upstream in-kernel path manager; emulation supports \"fullmesh\", \"default\" and \"upstream\" (endpoints)"
-                ))
+            sc::PathManager::Fullmesh
+            | sc::PathManager::Default
+            | sc::PathManager::Upstream
+            | sc::PathManager::Ndiffports => {}
+            sc::PathManager::Binder => {
+                return Err(
+                    "transport.mptcp.path_manager = \"binder\" cannot be emulated: binder routes its subflows through relays with IPv4 loose source routing (the LSRR option), which upstream Linux MPTCP has no path manager for (and the kernel's userspace path manager cannot set IP options on a subflow); use `mptlab run` to simulate it"
+                        .into(),
+                )
             }
         }
         match m.scheduler.canonical() {
@@ -137,8 +153,19 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
                 ));
             }
         }
-        if m.subflows_per_path != 1 {
-            return Err(format!("transport.mptcp.subflows_per_path = {}: the upstream path manager opens one subflow per address pair", m.subflows_per_path));
+        if crate::userpm::needed(m) {
+            // Several subflows per address pair: the kernel's userspace path manager (userpm.rs).
+            let n = s.topology.num_paths();
+            let addrs: Vec<Ipv4Addr> = (0..n)
+                .map(|i| Ipv4Addr::new(10, i as u8 + 1, 0, 2))
+                .collect();
+            let extra = crate::userpm::extra_subflows(m, &addrs, 0).len();
+            if extra > 8 {
+                return Err(format!("transport.mptcp: {} subflows besides the initial one; the server's in-kernel path manager accepts at most 8 joins (`ip mptcp limits` maximum, MPTCP_PM_ADDR_MAX)", extra));
+            }
+            if matches!(s.traffic.model, sc::TrafficModel::Web { .. }) {
+                return Err(format!("transport.mptcp.path_manager = \"{}\" with subflows_per_path = {}: the userspace path manager is driven for agent streams only, not for web page connections", m.path_manager, m.subflows_per_path));
+            }
         }
         if m.tlp != sc::MptcpTlp::Subflow {
             return Err(format!(
@@ -305,7 +332,7 @@ fn transport_sysctls(t: &sc::Transport, ns: &str) -> Result<(), String> {
 /// `initial_cwnd_packets` and `rto_min_ms` as route attributes (`initcwnd`,
 /// `rto_min`) on every route the client and server use (kernel defaults:
 /// 10 packets, 200 ms; set always, so the values are explicit).
-fn route_attrs(topo: &Topology, t: &sc::Transport) -> Result<(), String> {
+fn route_attrs(topo: &Net, t: &sc::Transport) -> Result<(), String> {
     let iw = t.initial_cwnd_packets.to_string();
     let rto = format!("{}ms", t.rto_min_ms.round() as u64);
     let attrs = ["initcwnd", iw.as_str(), "rto_min", rto.as_str()];
@@ -315,14 +342,18 @@ fn route_attrs(topo: &Topology, t: &sc::Transport) -> Result<(), String> {
         a.extend_from_slice(&attrs);
         ip_in(ns, &a).map_err(|e| e.to_string())
     };
-    for i in 1..=topo.client_addrs.len() {
-        let (dev, table) = (format!("p{i}"), i.to_string());
-        change(&topo.client_ns, &["default", "dev", &dev, "table", &table])?;
-        if i == 1 {
-            change(
-                &topo.client_ns,
-                &["default", "dev", &dev, "src", &topo.client_addrs[0]],
-            )?;
+    // Hosts route by source address: table i per address, main default from the first.
+    let mut hosts = vec![(&topo.client_ns, &topo.client_devs, &topo.client_addrs)];
+    if topo.explicit.is_some() {
+        hosts.push((&topo.server_ns, &topo.server_devs, &topo.server_addrs));
+    }
+    for (ns, devs, addrs) in hosts {
+        for (i, dev) in devs.iter().enumerate() {
+            let table = (i + 1).to_string();
+            change(ns, &["default", "dev", dev, "table", &table])?;
+            if i == 0 {
+                change(ns, &["default", "dev", dev, "src", &addrs[0]])?;
+            }
         }
     }
     if topo.core_ns.is_some() {
@@ -338,9 +369,28 @@ fn route_attrs(topo: &Topology, t: &sc::Transport) -> Result<(), String> {
 /// client address other than the initial subflow's becomes a `subflow
 /// fullmesh` endpoint (the kernel opens a subflow from it to every server
 /// address); with `default`, no endpoints (the initial subflow only).
-fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
+fn configure_mptcp(topo: &Net, s: &sc::Scenario, server_addr: &str) -> Result<(), String> {
     let m = &s.transport.mptcp;
-    let n = topo.client_addrs.len().min(8).to_string();
+    let userspace = crate::userpm::needed(m);
+    let n = if userspace {
+        // The server accepts every join the client's userspace path manager asks for.
+        "8".to_string()
+    } else if m.path_manager == sc::PathManager::Fullmesh && topo.server_addrs.len() > 1 {
+        // Every (client, server) address pair, as v0.9x fullmesh: pairs - 1 joins.
+        (topo.client_addrs.len() * topo.server_addrs.len() - 1)
+            .clamp(1, 8)
+            .to_string()
+    } else {
+        topo.client_addrs.len().min(8).to_string()
+    };
+    if userspace {
+        // The client's subflows come from the userspace path manager
+        // (net.mptcp.pm_type = 1, Linux >= 5.19), which opens none by
+        // itself; `run_once` asks for them over netlink (userpm.rs).
+        netns::sysctl(&topo.client_ns, "net.mptcp.pm_type", "1").map_err(|e| {
+            format!("{e} (the kernel's userspace MPTCP path manager needs Linux >= 5.19)")
+        })?;
+    }
     for ns in [&topo.client_ns, &topo.server_ns] {
         ip_in(
             ns,
@@ -363,11 +413,23 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
         ip_in(ns, &a).map_err(|e| e.to_string())
     };
     match m.path_manager {
+        _ if userspace => {}
         sc::PathManager::Fullmesh => {
+            // The server announces its other addresses (ADD_ADDR), as the
+            // simulator's fullmesh does (`PmKind::announces`): `signal` endpoints.
+            for (a, dev) in topo.server_addrs.iter().zip(&topo.server_devs) {
+                if a != server_addr {
+                    add(&topo.server_ns, a, dev, &["signal"])?;
+                }
+            }
             for (i, a) in topo.client_addrs.iter().enumerate() {
-                let dev = format!("p{}", i + 1);
+                let dev = topo.client_devs[i].clone();
                 let b: &[&str] = if backup(i) { &["backup"] } else { &[] };
-                if i + 1 == s.transport.path as usize {
+                // With several server addresses the initial subflow's address
+                // needs a fullmesh endpoint too: the in-kernel PM joins an
+                // announced address only from fullmesh endpoints
+                // (`fill_local_addresses_vec`, pm_kernel.c).
+                if i + 1 == s.transport.path as usize && topo.server_addrs.len() == 1 {
                     // The initial subflow's address: an endpoint only to mark it backup.
                     if backup(i) {
                         add(&topo.client_ns, a, &dev, b)?;
@@ -395,7 +457,7 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
                     add(
                         &topo.client_ns,
                         &topo.client_addrs[i],
-                        &format!("p{}", i + 1),
+                        &topo.client_devs[i],
                         &f,
                     )?;
                 }
@@ -407,11 +469,11 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
                     .filter(|x| !x.is_empty())
                     .collect();
                 if !f.is_empty() {
-                    add(&topo.server_ns, SERVER_ADDR, "srv", &f)?;
+                    add(&topo.server_ns, server_addr, &topo.server_devs[0], &f)?;
                 }
             }
         }
-        // "default": the initial subflow only; ndiffports and binder are refused by `supported`
+        // "default": the initial subflow only; ndiffports uses the userspace PM, binder is refused by `supported`
         _ => {}
     }
     Ok(())
@@ -547,12 +609,20 @@ fn sampler(
 pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOutput, String> {
     supported(s)?;
     let seed = s.run_seed(run);
-    let (duplexes, server_link, mut drawn) = preset_links(s, seed)?;
+    let (duplexes, server_link, mut drawn) = match &s.topology {
+        sc::Topology::Preset { .. } => preset_links(s, seed)?,
+        sc::Topology::Explicit { .. } => {
+            let (links, drawn) = crate::explicit::explicit_links(s, seed)?;
+            let srv = links[0].clone(); // unused: the server's links are among `links`
+            (links, srv, drawn)
+        }
+    };
+    let nclient = s.topology.num_paths();
     // `transport.random_path`: the same draw as the simulator's for this run
     let resolved;
     let s = if s.transport.random_path {
         let mut r = s.clone();
-        r.transport.path = initial_path(s, seed, duplexes.len(), &mut drawn);
+        r.transport.path = initial_path(s, seed, nclient, &mut drawn);
         r.transport.random_path = false;
         resolved = r;
         &resolved
@@ -560,25 +630,37 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         s
     };
     let specs: Vec<PathSpec> = duplexes;
-    let npaths = specs.len();
-    let topo = Topology::build(&TopologyOptions {
-        shape: crate::Shape::Core,
-        paths: npaths,
-        mtu: s.transport.mtu_bytes,
-        emulate_server_link: true,
-    })
-    .map_err(|e| e.to_string())?;
+    let npaths = nclient;
+    let topo = match &s.topology {
+        sc::Topology::Preset { .. } => Net::preset(
+            Topology::build(&TopologyOptions {
+                shape: crate::Shape::Core,
+                paths: npaths,
+                mtu: s.transport.mtu_bytes,
+                emulate_server_link: true,
+            })
+            .map_err(|e| e.to_string())?,
+        ),
+        sc::Topology::Explicit { .. } => Net::explicit(
+            crate::explicit::ExplicitTopology::build(&s.topology, s.transport.mtu_bytes)
+                .map_err(|e| e.to_string())?,
+            s.transport.mtu_bytes,
+        ),
+    };
+    // The server address of `transport.server_path` (explicit topologies; presets have one).
+    let sidx = (s.transport.server_path as usize).clamp(1, topo.server_addrs.len()) - 1;
+    let server_addr = topo.server_addrs[sidx].clone();
     for ns in [&topo.client_ns, &topo.server_ns] {
         transport_sysctls(&s.transport, ns)?;
     }
     route_attrs(&topo, &s.transport)?;
     let mptcp = s.transport.protocol == sc::Protocol::Mptcp;
     if mptcp {
-        configure_mptcp(&topo, s)?;
+        configure_mptcp(&topo, s, &server_addr)?;
     }
     let path = (s.transport.path as usize).clamp(1, npaths);
-    let src: Ipv4Addr = client_addr(path).parse().unwrap();
-    let server = SocketAddrV4::new(SERVER_ADDR.parse().unwrap(), AGENT_PORT);
+    let src: Ipv4Addr = topo.client_addrs[path - 1].parse().unwrap();
+    let server = SocketAddrV4::new(server_addr.parse().unwrap(), AGENT_PORT);
     let plan = Arc::new(plan(s, seed, ClockKind::Monotonic, Some(src), server)?);
 
     let rec: Shared = Arc::new(Mutex::new(Records::default()));
@@ -587,7 +669,14 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         // Not MPTCP-capable: a plain TCP listener; the client falls back to TCP (RFC 8684 3.7).
         so.stream = Stream::Tcp;
     }
-    let listener = netns::in_netns(&topo.server_ns, move || sock::listen(&so, server))
+    // A multi-homed server accepts on all its addresses (joins to an
+    // announced address), as the simulator's server does.
+    let listen_on = if topo.server_addrs.len() > 1 {
+        SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, AGENT_PORT)
+    } else {
+        server
+    };
+    let listener = netns::in_netns(&topo.server_ns, move || sock::listen(&so, listen_on))
         .map_err(|e| e.to_string())?;
     let udp = if matches!(plan.traffic, Traffic::Messages { udp: true, .. }) {
         Some(
@@ -621,24 +710,66 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
             sock::udp_socket(SocketAddrV4::new(src, AGENT_PORT + 1))
         })
     };
+    // Userspace path manager: a netlink socket in the client namespace; every
+    // agent connection gets its extra subflows from a helper thread (joined below).
+    let upm = if mptcp && crate::userpm::needed(&s.transport.mptcp) {
+        let pm = netns::in_netns(&topo.client_ns, crate::userpm::UserPm::open)
+            .map_err(|e| e.to_string())?;
+        let addrs: Vec<Ipv4Addr> = topo
+            .client_addrs
+            .iter()
+            .map(|a| a.parse().unwrap())
+            .collect();
+        Some((
+            Arc::new(Mutex::new(pm)),
+            Arc::new(crate::userpm::extra_subflows(
+                &s.transport.mptcp,
+                &addrs,
+                path - 1,
+            )),
+        ))
+    } else {
+        None
+    };
+    let upm_threads: Mutex<Vec<UpmThread>> = Mutex::new(Vec::new());
+    let upm_stop = stop.clone();
+    let on_connect = |c: &std::net::TcpStream| -> std::io::Result<()> {
+        let Some((pm, extra)) = &upm else {
+            return Ok(());
+        };
+        let token = crate::userpm::token(c.as_raw_fd())?;
+        let (pm, extra, st) = (pm.clone(), extra.clone(), upm_stop.clone());
+        let deadline = crate::clock::monotonic_ns() + 3_000_000_000;
+        upm_threads
+            .lock()
+            .unwrap()
+            .push(std::thread::spawn(move || {
+                crate::userpm::create_all(&pm, token, &extra, server, deadline, &st)
+                    .map_err(|e| e.to_string())
+            }));
+        Ok(())
+    };
     let env = ClientEnv {
         make_socket: &make_socket,
         make_udp: &make_udp,
+        on_connect: upm.as_ref().map(|_| &on_connect as &agent::OnConnect),
     };
 
     let capture = match &o.capture {
         Some(dir) => {
             let mut ifs = Vec::new();
-            for i in 1..=npaths {
-                ifs.push((topo.client_ns.clone(), "c".to_string(), format!("p{i}")));
+            for dev in &topo.client_devs {
+                ifs.push((topo.client_ns.clone(), "c".to_string(), dev.clone()));
                 if let Some(r) = &topo.core_ns {
-                    ifs.push((r.clone(), "r".to_string(), format!("p{i}")));
+                    ifs.push((r.clone(), "r".to_string(), dev.clone()));
                 }
             }
             if let Some(r) = &topo.core_ns {
                 ifs.push((r.clone(), "r".to_string(), "srv".to_string()));
             }
-            ifs.push((topo.server_ns.clone(), "s".to_string(), "srv".to_string()));
+            for dev in &topo.server_devs {
+                ifs.push((topo.server_ns.clone(), "s".to_string(), dev.clone()));
+            }
             match crate::capture::Capture::start(dir, &format!("run{run}-"), &ifs) {
                 Ok(c) => c,
                 Err(e) => {
@@ -652,8 +783,7 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     let end = secs(s.meta.duration_s);
     // Time 0 of the run is the emulator's clock origin (outage times are relative to it).
     let srv_spec = server_link;
-    let emu = match topo.start_emulator_with_server(&specs, &srv_spec, seed, EmuOptions::default())
-    {
+    let emu = match topo.start_emulator(&specs, &srv_spec, seed) {
         Ok(e) => e,
         Err(e) => {
             stop.store(true, Ordering::Relaxed);
@@ -677,6 +807,13 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         )
     });
     let client_result = agent::run_client(&plan, &env, origin, end, &stop, &rec);
+    for h in upm_threads.lock().unwrap().drain(..) {
+        if let Ok(Err(e)) = h.join() {
+            eprintln!(
+                "note: userspace path manager: {e}; the paths table lists the subflows that exist"
+            );
+        }
+    }
     let elapsed = crate::clock::monotonic_ns()
         .saturating_sub(origin)
         .min(end)
