@@ -159,7 +159,20 @@ pub struct RunCmp {
     pub agree: Agreement,
     pub sim_paths: BTreeMap<u8, u64>,
     pub krn_paths: BTreeMap<u8, u64>,
+    /// First DSN (0-based) each path carried, in the direction with the
+    /// most data: (simulator, kernel) for path 2 (where the second subflow's
+    /// first data began).
+    pub p2_first: (Option<u64>, Option<u64>),
     pub note: String,
+}
+
+/// Lowest DSN placed on `path`.
+fn first_on(p: &Placement, path: u8) -> Option<u64> {
+    p.iter().find(|(_, v)| v.1 == path).map(|(s, _)| *s)
+}
+
+fn bytes(p: &Placement) -> u64 {
+    p.iter().map(|(s, (e, _, _))| e - s).sum()
 }
 
 fn shares(m: &BTreeMap<u8, u64>) -> String {
@@ -215,6 +228,8 @@ pub fn run_scenario(
                 *kp.entry(p).or_insert(0) += b;
             }
         }
+        let main = if bytes(&ps[1]) >= bytes(&ps[0]) { 1 } else { 0 };
+        let p2_first = (first_on(&ps[main], 2), first_on(&pk[main], 2));
         let note = [ns, nk]
             .into_iter()
             .filter(|n| !n.is_empty())
@@ -227,6 +242,7 @@ pub fn run_scenario(
             agree,
             sim_paths: sp,
             krn_paths: kp,
+            p2_first,
             note,
         };
         eprintln!(
@@ -240,6 +256,10 @@ pub fn run_scenario(
         v.push(c);
     }
     Ok(v)
+}
+
+fn opt(v: Option<u64>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
 }
 
 fn frac(a: u64, b: u64) -> f64 {
@@ -261,7 +281,7 @@ pub fn csv(rows: &[RunCmp]) -> String {
     let mut t = String::from(
         "scenario,run,seed,compared_bytes,same_path_bytes,same_fraction,one_side_bytes,\
 sim_shares,kernel_shares,first_diverge_dsn,first_diverge_sim_path,first_diverge_kernel_path,\
-first_diverge_sim_ms,first_diverge_kernel_ms,note\n",
+first_diverge_sim_ms,first_diverge_kernel_ms,sim_path2_first_dsn,kernel_path2_first_dsn,note\n",
     );
     for c in rows {
         let g = &c.agree;
@@ -276,7 +296,7 @@ first_diverge_sim_ms,first_diverge_kernel_ms,note\n",
             None => Default::default(),
         };
         t.push_str(&format!(
-            "{},{},{},{},{},{:.4},{},{},{},{d},{pa},{pb},{ta},{tb},\"{}\"\n",
+            "{},{},{},{},{},{:.4},{},{},{},{d},{pa},{pb},{ta},{tb},{},{},\"{}\"\n",
             c.scenario,
             c.run,
             c.seed,
@@ -286,6 +306,8 @@ first_diverge_sim_ms,first_diverge_kernel_ms,note\n",
             g.one_side,
             shares(&c.sim_paths),
             shares(&c.krn_paths),
+            opt(c.p2_first.0),
+            opt(c.p2_first.1),
             c.note.replace('"', "'")
         ));
     }
@@ -334,12 +356,15 @@ pub fn table(rows: &[RunCmp]) -> String {
             .take(3)
             .collect::<Vec<_>>()
             .join("; ");
+        // run 0's; every run's in the CSV
+        let p2 = format!("{}/{}", opt(v[0].p2_first.0), opt(v[0].p2_first.1));
         t.push_str(&format!(
-            "{:<36} {:>5} {:>24} {:>15} {}\n",
+            "{:<36} {:>5} {:>24} {:>15} {:>24} {}\n",
             name,
             v.len(),
             format!("{same}/{cmp} = {:.3}", frac(same, cmp)),
             format!("{lo:.3}-{hi:.3}"),
+            if v[0].p2_first == (None, None) { "-".into() } else { p2 },
             if firsts.is_empty() {
                 "-".into()
             } else {
