@@ -364,7 +364,11 @@ pub fn table(rows: &[RunCmp]) -> String {
             v.len(),
             format!("{same}/{cmp} = {:.3}", frac(same, cmp)),
             format!("{lo:.3}-{hi:.3}"),
-            if v[0].p2_first == (None, None) { "-".into() } else { p2 },
+            if v[0].p2_first == (None, None) {
+                "-".into()
+            } else {
+                p2
+            },
             if firsts.is_empty() {
                 "-".into()
             } else {
