@@ -37,6 +37,10 @@ pub struct DirStats {
     pub sends: Vec<(i128, u64)>,
     /// (time, data-level sequence number, 0-based) of every data packet.
     pub seq: Vec<(i128, u64)>,
+    /// (time, data-level sequence number 0-based, length) of every mapped
+    /// data packet: which path carried which bytes (decision-level
+    /// comparison, `mptlab validate --decisions`).
+    pub data_sends: Vec<(i128, u64, u64)>,
 }
 
 /// One path of a flow: both directions, side 0 = the flow's client.
@@ -451,6 +455,7 @@ impl Tracker {
         if let Some(ds) = mapped {
             // fuzz/regressions/capture_reader/: a mapping to the IDSN itself (DSN 0)
             st.seq.push((t, ds.saturating_sub(1)));
+            st.data_sends.push((t, ds.saturating_sub(1), len));
             let (_, other) = fl.data[side].first.send(ds, ds + len, pi, t);
             st.bytes_reinjected += other;
         }

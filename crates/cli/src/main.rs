@@ -215,6 +215,11 @@ enum Command {
         /// generated grid is in grid/: `--only grid/`, `--only file-8m`).
         #[arg(long)]
         only: Option<String>,
+        /// Decision-level comparison: per MPTCP scenario and run, the fraction
+        /// of bytes the simulator and the kernel place on the same subflow
+        /// on the same link realization (writes decisions.csv; docs/validation.md).
+        #[arg(long)]
+        decisions: bool,
     },
     /// Measure simulator speed: simulated data packets per wall-clock second on
     /// one core, for the benchmark scenarios (a saturated flow at 20 Mbit/s and
@@ -386,11 +391,13 @@ fn command(cli: Cli) -> ExitCode {
             out,
             runs,
             only,
+            decisions,
         } => validate::run(validate::Options {
             dir,
             out,
             runs,
             only,
+            decisions,
         }),
         Command::List => {
             list();

@@ -21,6 +21,7 @@ use mptlab_scenario::{Override, Scenario};
 use crate::driver::{Driver, Emulate, Simulate};
 
 mod criteria;
+mod decisions;
 use criteria::{compare, criterion, median_ci, Criterion, MedianCi, Verdict};
 
 /// Metrics compared, when a scenario reports them.
@@ -38,6 +39,8 @@ pub struct Options {
     pub out: Option<PathBuf>,
     pub runs: Option<u32>,
     pub only: Option<String>,
+    /// Decision-level comparison instead of medians (`--decisions`).
+    pub decisions: bool,
 }
 
 /// Values of each metric over the runs (runs that did not report a metric
@@ -283,6 +286,9 @@ pub fn run(o: Options) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if o.decisions {
+        return run_decisions(&loaded, &emulate.0, o.out.as_deref());
+    }
     let mut cells: Vec<Cell> = Vec::new();
     for s in &loaded {
         let name = s.meta.name.trim_start_matches("validate-").to_string();
@@ -366,6 +372,47 @@ unfin sim; krn: unfinished transfers (completion time), undelivered messages (de
             return ExitCode::from(1);
         }
     }
+    ExitCode::SUCCESS
+}
+
+/// `--decisions`: every MPTCP scenario, simulated and emulated with captures
+/// (under `out`, else a temporary directory), placements compared.
+fn run_decisions(
+    loaded: &[Scenario],
+    emulate: &mptlab_emu::run::EmulateOptions,
+    out: Option<&Path>,
+) -> ExitCode {
+    let dir = out.map(Path::to_path_buf).unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("mptlab-decisions-{}", std::process::id()))
+    });
+    let mut rows = Vec::new();
+    for s in loaded {
+        if !decisions::applies(s) {
+            eprintln!("decisions: {}: not MPTCP, skipped", s.meta.name);
+            continue;
+        }
+        match decisions::run_scenario(s, emulate, &dir.join("captures")) {
+            Ok(v) => rows.extend(v),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    }
+    let text = decisions::table(&rows);
+    out!("{text}");
+    let write = || -> std::io::Result<()> {
+        std::fs::create_dir_all(&dir)?;
+        let tmp = dir.join(".decisions.csv.partial");
+        std::fs::write(&tmp, decisions::csv(&rows))?;
+        std::fs::rename(&tmp, dir.join("decisions.csv"))?;
+        std::fs::write(dir.join("decisions.txt"), &text)
+    };
+    if let Err(e) = write() {
+        eprintln!("error: {}: {e}", dir.display());
+        return ExitCode::from(1);
+    }
+    eprintln!("decisions: wrote {}", dir.join("decisions.csv").display());
     ExitCode::SUCCESS
 }
 

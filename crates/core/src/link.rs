@@ -300,6 +300,17 @@ impl LinkModel {
     }
 }
 
+/// The random stream of link `name`'s direction from its client-side end
+/// (`up`, "ab" in `mptlab_sim::network`) or towards it, for run seed `seed`.
+/// The simulator and the emulator both seed a direction's `LinkModel` with
+/// it, so one run seed realizes the same loss draws in both: the k-th packet
+/// a direction admits past its queue gets the k-th draw (docs/validation.md,
+/// decision-level comparison).
+pub fn link_stream(seed: u64, name: &str, up: bool) -> SimRng {
+    let dir = if up { "ab" } else { "ba" };
+    SimRng::stream(seed, &format!("link/{name}/{dir}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,7 +29,8 @@
 use std::io;
 use std::sync::Arc;
 
-use mptlab_core::SimRng;
+// loss streams are the simulator's own (docs/validation.md, decision level)
+use mptlab_core::link::link_stream;
 
 use crate::cleanup;
 use crate::clock::Clock;
@@ -293,8 +294,9 @@ impl Topology {
 
     /// Emulator directions for `paths` (one `PathSpec` per built path): for
     /// path i, "path<i>.up" reads the client TUN and writes the far one,
-    /// "path<i>.down" the reverse. Loss streams are `SimRng::stream(seed,
-    /// "emu/path<i>/up")` etc., so decisions depend only on seed and packet order.
+    /// "path<i>.down" the reverse. Loss streams are the simulator's own for the
+    /// same link direction (`link_stream`): the k-th packet a direction admits
+    /// gets the same loss draw in both (docs/validation.md, decision level).
     pub fn directions(&self, paths: &[PathSpec], seed: u64) -> io::Result<Vec<DirectionSpec>> {
         if paths.len() != self.paths.len() {
             return Err(err(format!(
@@ -311,14 +313,14 @@ impl Topology {
                 ingress: devs.client.clone(),
                 egress: devs.far.clone(),
                 params: spec.up.clone(),
-                rng: SimRng::stream(seed, &format!("emu/path{n}/up")),
+                rng: link_stream(seed, &format!("path{n}"), true),
             });
             v.push(DirectionSpec {
                 name: format!("path{n}.down"),
                 ingress: devs.far.clone(),
                 egress: devs.client.clone(),
                 params: spec.down.clone(),
-                rng: SimRng::stream(seed, &format!("emu/path{n}/down")),
+                rng: link_stream(seed, &format!("path{n}"), false),
             });
         }
         Ok(v)
@@ -345,7 +347,7 @@ impl Topology {
 
     /// Start the emulator on every path and on the emulated server link
     /// (`server.up` is core to server, i.e. the client's upstream direction;
-    /// loss streams `emu/server/up|down`).
+    /// loss streams the simulator's `server` link's, see `link_stream`).
     pub fn start_emulator_with_server(
         &self,
         paths: &[PathSpec],
@@ -360,14 +362,14 @@ impl Topology {
                 ingress: devs.client.clone(),
                 egress: devs.far.clone(),
                 params: server.up.clone(),
-                rng: SimRng::stream(seed, "emu/server/up"),
+                rng: link_stream(seed, "server", true),
             });
             dirs.push(DirectionSpec {
                 name: "server.down".into(),
                 ingress: devs.far.clone(),
                 egress: devs.client.clone(),
                 params: server.down.clone(),
-                rng: SimRng::stream(seed, "emu/server/down"),
+                rng: link_stream(seed, "server", false),
             });
         }
         let opts = EmuOptions {

@@ -264,7 +264,8 @@ fn random_loss_is_about_ten_percent_and_deterministic() {
     // The decisions are the seeded stream's, in packet order.
     let mut lp = LossProcess::new(
         LossModel::Bernoulli { p: 0.1 },
-        SimRng::stream(seed, "emu/path1/up"),
+        // the simulator's stream of link path1, client-to-server (sim::network)
+        SimRng::stream(seed, "link/path1/ab"),
     );
     let predicted = (0..sent).filter(|_| lp.lose()).count() as u64;
     assert_eq!(

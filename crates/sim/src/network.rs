@@ -11,7 +11,7 @@ use std::collections::{HashMap, VecDeque};
 
 use mptlab_core::link::{LinkModel, LinkParams, LinkStats, Verdict};
 use mptlab_core::packet::{addr_to_string, Addr};
-use mptlab_core::{Nanos, Packet, SimRng};
+use mptlab_core::{Nanos, Packet};
 
 pub type NodeId = usize;
 pub type DLinkId = usize;
@@ -146,8 +146,8 @@ impl Network {
             }
             let ab = 2 * i;
             let ba = 2 * i + 1;
-            let rng_ab = SimRng::stream(seed, &format!("link/{}/ab", l.name));
-            let rng_ba = SimRng::stream(seed, &format!("link/{}/ba", l.name));
+            let rng_ab = mptlab_core::link::link_stream(seed, &l.name, true);
+            let rng_ba = mptlab_core::link::link_stream(seed, &l.name, false);
             dlinks.push(DLink {
                 name: l.name.clone(),
                 dir: "ab",

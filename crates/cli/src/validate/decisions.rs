@@ -1,0 +1,415 @@
+//! `mptlab validate --decisions`: which subflow carries each data sequence
+//! number, in the simulator and in the kernel, on the same realization of
+//! the links (docs/validation.md, "Decision-level comparison").
+//!
+//! Both sides of a run use the run's seed: the setup crate draws the same
+//! link parameters, and every link direction's loss process is seeded by
+//! `mptlab_core::link::link_stream` in both, so the k-th packet a direction
+//! admits past its queue gets the same loss draw. Each run is captured on
+//! both sides (the simulator's `server.pcapng`, the emulator's server
+//! interface `run<k>-s-srv.pcap`); `mptlab_analyze` decodes the DSS
+//! mappings (RFC 8684 3.3.1) and gives every data packet its data sequence
+//! number (DSN). A DSN byte is placed on the path whose packet first carried
+//! it (first transmission; retransmissions and reinjections do not move it).
+//! The headline is the fraction of the bytes both sides placed that they
+//! placed on the same path.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+use mptlab_analyze::track::FlowRec;
+use mptlab_scenario::{Protocol, Scenario};
+
+use crate::driver::{Driver, Emulate, Simulate};
+
+/// A first-transmission placement of one direction of a connection:
+/// disjoint DSN ranges `start -> (end, path, first time ns from capture start)`.
+pub type Placement = BTreeMap<u64, (u64, u8, i128)>;
+
+/// Path number of a subflow: the i of the client address 10.i.0.2 (the
+/// simulator's and the emulator's address plan alike), 0 if not of that form.
+fn path_of(a: IpAddr) -> u8 {
+    match a {
+        IpAddr::V4(v) => v.octets()[1],
+        IpAddr::V6(_) => 0,
+    }
+}
+
+/// Placement of side `side`'s data (0 = sent by the client, 1 = by the server).
+pub fn placement(flow: &FlowRec, side: usize, t0: i128) -> Placement {
+    let mut sends: Vec<(i128, u64, u64, u8)> = Vec::new();
+    for p in &flow.paths {
+        let path = path_of(p.client_addr);
+        for &(t, dsn, len) in &p.dir[side].data_sends {
+            sends.push((t - t0, dsn, len, path));
+        }
+    }
+    // time order = transmission order at the vantage point; ties by DSN
+    sends.sort_unstable();
+    let mut placed = Placement::new();
+    for (t, a, len, path) in sends {
+        for (s, e) in uncovered(&placed, a, a + len) {
+            placed.insert(s, (e, path, t));
+        }
+    }
+    placed
+}
+
+/// The parts of [a, b) no range of `placed` covers.
+fn uncovered(placed: &Placement, a: u64, b: u64) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let mut cur = a;
+    // the range starting at or before a may reach into [a, b)
+    let first = placed.range(..=a).next_back().map(|(&s, _)| s).unwrap_or(a);
+    for (&s, &(e, _, _)) in placed.range(first..b) {
+        if e <= cur {
+            continue;
+        }
+        if s > cur {
+            out.push((cur, s.min(b)));
+        }
+        cur = cur.max(e);
+        if cur >= b {
+            break;
+        }
+    }
+    if cur < b {
+        out.push((cur, b));
+    }
+    out
+}
+
+/// The comparison of two placements of the same direction.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Agreement {
+    /// Bytes both sides placed.
+    pub compared: u64,
+    /// Of those, bytes placed on the same path.
+    pub same: u64,
+    /// Bytes placed by one side only (unfinished or truncated capture).
+    pub one_side: u64,
+    /// First DSN (0-based) placed on different paths: (dsn, sim path, kernel
+    /// path, sim time ns, kernel time ns).
+    pub first: Option<(u64, u8, u8, i128, i128)>,
+}
+
+/// Walk both placements' ranges together.
+pub fn compare(sim: &Placement, krn: &Placement) -> Agreement {
+    let total = |p: &Placement| p.iter().map(|(s, (e, _, _))| e - s).sum::<u64>();
+    let mut g = Agreement::default();
+    let mut bi = krn.iter().peekable();
+    for (&s0, &(e0, pa, ta)) in sim {
+        while let Some((&s1, &(e1, pb, tb))) = bi.peek() {
+            if e1 <= s0 {
+                bi.next();
+                continue;
+            }
+            if s1 >= e0 {
+                break;
+            }
+            let (lo, hi) = (s0.max(s1), e0.min(e1));
+            g.compared += hi - lo;
+            if pa == pb {
+                g.same += hi - lo;
+            } else if g.first.is_none_or(|f| lo < f.0) {
+                g.first = Some((lo, pa, pb, ta, tb));
+            }
+            if e1 <= e0 {
+                bi.next();
+            } else {
+                break;
+            }
+        }
+    }
+    g.one_side = total(sim) + total(krn) - 2 * g.compared;
+    g
+}
+
+/// Bytes of a placement per path.
+fn per_path(p: &Placement) -> BTreeMap<u8, u64> {
+    let mut m = BTreeMap::new();
+    for (s, (e, path, _)) in p {
+        *m.entry(*path).or_insert(0) += e - s;
+    }
+    m
+}
+
+/// The MPTCP connection of a capture carrying the most data.
+fn main_flow(file: &Path) -> Result<(Vec<Placement>, String), String> {
+    let fa = mptlab_analyze::analyze_file(file, &mptlab_analyze::Options::default())?;
+    let flow = fa
+        .flows
+        .iter()
+        .filter(|f| f.protocol == "mptcp")
+        .max_by_key(|f| f.bytes_delivered)
+        .ok_or_else(|| format!("{}: no MPTCP connection in the capture", file.display()))?;
+    let note = fa.damaged.clone().unwrap_or_default();
+    Ok((
+        vec![placement(flow, 0, fa.t0_ns), placement(flow, 1, fa.t0_ns)],
+        note,
+    ))
+}
+
+/// One compared run.
+pub struct RunCmp {
+    pub scenario: String,
+    pub run: u32,
+    pub seed: u64,
+    pub agree: Agreement,
+    pub sim_paths: BTreeMap<u8, u64>,
+    pub krn_paths: BTreeMap<u8, u64>,
+    /// First DSN (0-based) each path carried, in the direction with the
+    /// most data: (simulator, kernel) for path 2 (where the second subflow's
+    /// first data began).
+    pub p2_first: (Option<u64>, Option<u64>),
+    pub note: String,
+}
+
+/// Lowest DSN placed on `path`.
+fn first_on(p: &Placement, path: u8) -> Option<u64> {
+    p.iter().find(|(_, v)| v.1 == path).map(|(s, _)| *s)
+}
+
+fn bytes(p: &Placement) -> u64 {
+    p.iter().map(|(s, (e, _, _))| e - s).sum()
+}
+
+fn shares(m: &BTreeMap<u8, u64>) -> String {
+    let tot: u64 = m.values().sum();
+    m.iter()
+        .map(|(p, b)| format!("p{p}:{:.3}", *b as f64 / tot.max(1) as f64))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Simulate and emulate every run of `s` with captures under `out`, and
+/// compare the placements.
+pub fn run_scenario(
+    s: &Scenario,
+    emulate: &mptlab_emu::run::EmulateOptions,
+    out: &Path,
+) -> Result<Vec<RunCmp>, String> {
+    let name = s.meta.name.trim_start_matches("validate-").to_string();
+    let base = out.join(&name);
+    let mut sc = s.clone();
+    sc.output.capture = true;
+    sc.output.capture_dir = base.join("sim").display().to_string();
+    let emu_dir = base.join("kernel");
+    let emu = Emulate(mptlab_emu::run::EmulateOptions {
+        capture: Some(emu_dir.clone()),
+        ..emulate.clone()
+    });
+    let mut v = Vec::new();
+    for r in 0..s.meta.runs {
+        Simulate
+            .run_once(&sc, r)
+            .map_err(|e| format!("{name}: simulation run {r}: {e}"))?;
+        emu.run_once(s, r)
+            .map_err(|e| format!("{name}: emulation run {r}: {e}"))?;
+        let sim_file = mptlab_sim::capture::run_dir(&sc, r).join("server.pcapng");
+        let krn_file: PathBuf = emu_dir.join(format!("run{r}-s-srv.pcap"));
+        let (ps, ns) = main_flow(&sim_file)?;
+        let (pk, nk) = main_flow(&krn_file)?;
+        let mut agree = Agreement::default();
+        let (mut sp, mut kp) = (BTreeMap::new(), BTreeMap::new());
+        for side in 0..2 {
+            let g = compare(&ps[side], &pk[side]);
+            agree.compared += g.compared;
+            agree.same += g.same;
+            agree.one_side += g.one_side;
+            if agree.first.is_none() {
+                agree.first = g.first;
+            }
+            for (p, b) in per_path(&ps[side]) {
+                *sp.entry(p).or_insert(0) += b;
+            }
+            for (p, b) in per_path(&pk[side]) {
+                *kp.entry(p).or_insert(0) += b;
+            }
+        }
+        let main = if bytes(&ps[1]) >= bytes(&ps[0]) { 1 } else { 0 };
+        let p2_first = (first_on(&ps[main], 2), first_on(&pk[main], 2));
+        let note = [ns, nk]
+            .into_iter()
+            .filter(|n| !n.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
+        let c = RunCmp {
+            scenario: name.clone(),
+            run: r,
+            seed: s.run_seed(r),
+            agree,
+            sim_paths: sp,
+            krn_paths: kp,
+            p2_first,
+            note,
+        };
+        eprintln!(
+            "decisions: {name} run {r}: same path {}/{} bytes ({:.3}); sim {} kernel {}",
+            c.agree.same,
+            c.agree.compared,
+            frac(c.agree.same, c.agree.compared),
+            shares(&c.sim_paths),
+            shares(&c.krn_paths)
+        );
+        v.push(c);
+    }
+    Ok(v)
+}
+
+fn opt(v: Option<u64>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+fn frac(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        f64::NAN
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// Whether `--decisions` compares this scenario (MPTCP only: a TCP control
+/// has one path, nothing to decide).
+pub fn applies(s: &Scenario) -> bool {
+    s.transport.protocol == Protocol::Mptcp
+}
+
+/// The per-run CSV (`decisions.csv`).
+pub fn csv(rows: &[RunCmp]) -> String {
+    let mut t = String::from(
+        "scenario,run,seed,compared_bytes,same_path_bytes,same_fraction,one_side_bytes,\
+sim_shares,kernel_shares,first_diverge_dsn,first_diverge_sim_path,first_diverge_kernel_path,\
+first_diverge_sim_ms,first_diverge_kernel_ms,sim_path2_first_dsn,kernel_path2_first_dsn,note\n",
+    );
+    for c in rows {
+        let g = &c.agree;
+        let (d, pa, pb, ta, tb) = match g.first {
+            Some((d, pa, pb, ta, tb)) => (
+                d.to_string(),
+                pa.to_string(),
+                pb.to_string(),
+                format!("{:.3}", ta as f64 / 1e6),
+                format!("{:.3}", tb as f64 / 1e6),
+            ),
+            None => Default::default(),
+        };
+        t.push_str(&format!(
+            "{},{},{},{},{},{:.4},{},{},{},{d},{pa},{pb},{ta},{tb},{},{},\"{}\"\n",
+            c.scenario,
+            c.run,
+            c.seed,
+            g.compared,
+            g.same,
+            frac(g.same, g.compared),
+            g.one_side,
+            shares(&c.sim_paths),
+            shares(&c.krn_paths),
+            opt(c.p2_first.0),
+            opt(c.p2_first.1),
+            c.note.replace('"', "'")
+        ));
+    }
+    t
+}
+
+/// Per scenario: pooled fraction, per-run range, and the first divergence
+/// of each run.
+pub fn table(rows: &[RunCmp]) -> String {
+    let mut by: BTreeMap<&str, Vec<&RunCmp>> = BTreeMap::new();
+    for c in rows {
+        by.entry(&c.scenario).or_default().push(c);
+    }
+    let mut t = format!(
+        "{:<36} {:>5} {:>24} {:>15} {:>30}\n",
+        "scenario",
+        "runs",
+        "same path / placed",
+        "per-run range",
+        "first divergence (run: DSN @ sim/krn ms)"
+    );
+    let (mut all_same, mut all_cmp) = (0u64, 0u64);
+    for (name, v) in &by {
+        let same: u64 = v.iter().map(|c| c.agree.same).sum();
+        let cmp: u64 = v.iter().map(|c| c.agree.compared).sum();
+        all_same += same;
+        all_cmp += cmp;
+        let fr: Vec<f64> = v
+            .iter()
+            .map(|c| frac(c.agree.same, c.agree.compared))
+            .collect();
+        let lo = fr.iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = fr.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let firsts = v
+            .iter()
+            .filter_map(|c| {
+                c.agree.first.map(|(d, _, _, ta, tb)| {
+                    format!(
+                        "{}: {d} @ {:.0}/{:.0}",
+                        c.run,
+                        ta as f64 / 1e6,
+                        tb as f64 / 1e6
+                    )
+                })
+            })
+            .take(3)
+            .collect::<Vec<_>>()
+            .join("; ");
+        // run 0's; every run's in the CSV
+        let p2 = format!("{}/{}", opt(v[0].p2_first.0), opt(v[0].p2_first.1));
+        t.push_str(&format!(
+            "{:<36} {:>5} {:>24} {:>15} {:>24} {}\n",
+            name,
+            v.len(),
+            format!("{same}/{cmp} = {:.3}", frac(same, cmp)),
+            format!("{lo:.3}-{hi:.3}"),
+            if v[0].p2_first == (None, None) {
+                "-".into()
+            } else {
+                p2
+            },
+            if firsts.is_empty() {
+                "-".into()
+            } else {
+                firsts
+            }
+        ));
+    }
+    t.push_str(&format!(
+        "\nbytes placed on the same path (first transmission, both directions), all cells: \
+{all_same}/{all_cmp} = {:.3}\n",
+        frac(all_same, all_cmp)
+    ));
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pl(v: &[(u64, u64, u8)]) -> Placement {
+        v.iter().map(|&(s, e, p)| (s, (e, p, s as i128))).collect()
+    }
+
+    #[test]
+    fn uncovered_skips_placed_ranges() {
+        let p = pl(&[(10, 20, 1), (30, 40, 2)]);
+        assert_eq!(uncovered(&p, 0, 50), vec![(0, 10), (20, 30), (40, 50)]);
+        assert_eq!(uncovered(&p, 15, 35), vec![(20, 30)]);
+        assert_eq!(uncovered(&p, 12, 18), vec![]);
+        assert_eq!(uncovered(&p, 40, 45), vec![(40, 45)]);
+    }
+
+    #[test]
+    fn compare_counts_overlaps_and_first_divergence() {
+        let a = pl(&[(0, 100, 1), (100, 150, 2), (150, 300, 1)]);
+        let b = pl(&[(0, 120, 1), (120, 200, 2)]);
+        let g = compare(&a, &b);
+        assert_eq!(g.compared, 200);
+        // same: [0,100) p1, [120,150) p2; differ: [100,120), [150,200)
+        assert_eq!(g.same, 130);
+        assert_eq!(g.one_side, 100);
+        assert_eq!(g.first.map(|f| (f.0, f.1, f.2)), Some((100, 2, 1)));
+    }
+}
