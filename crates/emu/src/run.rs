@@ -158,18 +158,7 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
                     .into(),
             );
         }
-        for f in m
-            .endpoints
-            .iter()
-            .chain(&m.server_endpoints)
-            .flat_map(|e| e.split(','))
-            .map(str::trim)
-            .filter(|f| !f.is_empty())
-        {
-            if !["subflow", "signal", "backup", "fullmesh"].contains(&f) {
-                return Err(format!("transport.mptcp endpoint flag \"{f}\": expected subflow, signal, backup or fullmesh"));
-            }
-        }
+        // endpoint flags are `EpFlags`, checked when the scenario was read
     }
     if t.initial_cwnd_packets == 0 || t.initial_cwnd_packets > 1000 {
         return Err(format!(
@@ -386,11 +375,7 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
         sc::PathManager::Upstream => {
             // Endpoint flags exactly as given (`ip mptcp endpoint add ... <flags>`).
             for (i, flags) in m.endpoints.iter().enumerate().take(topo.client_addrs.len()) {
-                let f: Vec<&str> = flags
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|x| !x.is_empty())
-                    .collect();
+                let f = flags.words();
                 if !f.is_empty() {
                     add(
                         &topo.client_ns,
@@ -401,11 +386,7 @@ fn configure_mptcp(topo: &Topology, s: &sc::Scenario) -> Result<(), String> {
                 }
             }
             if let Some(flags) = m.server_endpoints.first() {
-                let f: Vec<&str> = flags
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|x| !x.is_empty())
-                    .collect();
+                let f = flags.words();
                 if !f.is_empty() {
                     add(&topo.server_ns, SERVER_ADDR, "srv", &f)?;
                 }
