@@ -6,7 +6,7 @@ use mptlab_core::traffic::browser::{Browser, BrowserAction, HttpServerConn};
 use mptlab_core::udp::MAX_UDP_PAYLOAD;
 use mptlab_core::{FlowId, Nanos};
 
-use crate::metrics::{Jitter, MessageRow, Report, StreamMessages, TransferRow};
+use crate::metrics::{Jitter, MessageRecord, Report, StreamMessages, TransferRecord};
 use crate::world::{App, AppIo, Side};
 
 // The schedules are set up by mptlab-setup (shared with emulation).
@@ -225,7 +225,7 @@ impl App for FileApp {
     }
 
     fn report(&self, rep: &mut Report) {
-        rep.transfers.push(TransferRow {
+        rep.transfers.push(TransferRecord {
             flow: self.flow,
             label: self.label.clone(),
             kind: "file",
@@ -300,7 +300,7 @@ pub struct UdpApp {
     low: usize,
     record: bool,
     jitter: Jitter,
-    rows: Vec<MessageRow>,
+    rows: Vec<MessageRecord>,
 }
 
 impl UdpApp {
@@ -344,7 +344,7 @@ impl App for UdpApp {
                 if m.2 == m.1 {
                     m.5 = Some(io.now);
                     self.jitter.update(m.4, io.now);
-                    self.rows.push(MessageRow {
+                    self.rows.push(MessageRecord {
                         flow: self.flow,
                         msg_id: i as u64,
                         bytes: m.3,
@@ -392,7 +392,7 @@ impl App for UdpApp {
         rep.messages.extend(self.rows.iter().cloned());
         for (i, m) in self.msgs.iter().enumerate() {
             if m.5.is_none() {
-                rep.messages.push(MessageRow {
+                rep.messages.push(MessageRecord {
                     flow: self.flow,
                     msg_id: i as u64,
                     bytes: m.3,
@@ -542,7 +542,7 @@ impl App for WebApp {
 
     fn report(&self, rep: &mut Report) {
         let page = self.browser.page();
-        rep.transfers.push(TransferRow {
+        rep.transfers.push(TransferRecord {
             flow: self.flows[0],
             label: self.label.clone(),
             kind: "page",
