@@ -867,15 +867,7 @@ pub(crate) fn tables(
         } else {
             flow_of(&t.label, &mut labels)
         };
-        let r = rows::TransferRow::from_times(
-            fl,
-            t.label.clone(),
-            t.kind,
-            t.objects as u64,
-            t.bytes,
-            t.start,
-            t.end,
-        );
+        let r = t.row(fl);
         if let Some(ct) = r.completion_time_ms {
             summary.push((metric::COMPLETION_TIME_MS.into(), ct));
         }

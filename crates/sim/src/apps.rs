@@ -6,8 +6,9 @@ use mptlab_core::traffic::browser::{Browser, BrowserAction, HttpServerConn};
 use mptlab_core::udp::MAX_UDP_PAYLOAD;
 use mptlab_core::{FlowId, Nanos};
 
-use crate::metrics::{Jitter, MessageRecord, Report, StreamMessages, TransferRecord};
+use crate::metrics::{Jitter, MessageRecord, Report, StreamMessages};
 use crate::world::{App, AppIo, Side};
+use mptlab_results::records::Transfer;
 
 // The schedules are set up by mptlab-setup (shared with emulation).
 pub use mptlab_setup::traffic::{FnSchedule, Schedule, SourceSchedule};
@@ -225,15 +226,17 @@ impl App for FileApp {
     }
 
     fn report(&self, rep: &mut Report) {
-        rep.transfers.push(TransferRecord {
-            flow: self.flow,
-            label: self.label.clone(),
-            kind: "file",
-            objects: 1,
-            bytes: self.size,
-            start_time: self.start,
-            end_time: self.end,
-        });
+        rep.transfers.push((
+            self.flow,
+            Transfer {
+                label: self.label.clone(),
+                kind: "file",
+                objects: 1,
+                bytes: self.size,
+                start: self.start,
+                end: self.end,
+            },
+        ));
     }
 }
 
@@ -542,14 +545,16 @@ impl App for WebApp {
 
     fn report(&self, rep: &mut Report) {
         let page = self.browser.page();
-        rep.transfers.push(TransferRecord {
-            flow: self.flows[0],
-            label: self.label.clone(),
-            kind: "page",
-            objects: page.objects.len() as u32,
-            bytes: page.objects.iter().map(|&b| b as u64).sum(),
-            start_time: self.start,
-            end_time: self.browser.page_load_time().map(|t| self.start + t),
-        });
+        rep.transfers.push((
+            self.flows[0],
+            Transfer {
+                label: self.label.clone(),
+                kind: "page",
+                objects: page.objects.len() as u32,
+                bytes: page.objects.iter().map(|&b| b as u64).sum(),
+                start: self.start,
+                end: self.browser.page_load_time().map(|t| self.start + t),
+            },
+        ));
     }
 }

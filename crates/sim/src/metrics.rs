@@ -3,6 +3,7 @@
 
 use mptlab_core::traffic::metrics::MessageLog;
 use mptlab_core::{FlowId, Nanos};
+use mptlab_results::records::Transfer;
 
 /// One application message (a video frame, a game packet).
 #[derive(Clone, Debug, PartialEq)]
@@ -21,17 +22,9 @@ pub struct MessageRecord {
     pub refused: bool,
 }
 
-/// A finite transfer: a web page or a file.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TransferRecord {
-    pub flow: FlowId,
-    pub label: String,
-    pub kind: &'static str,
-    pub objects: u32,
-    pub bytes: u64,
-    pub start_time: Nanos,
-    pub end_time: Option<Nanos>,
-}
+/// A finite transfer (a web page or a file) of a flow; the record is the
+/// emulator's too (`mptlab_results::records`).
+pub type TransferRecord = (FlowId, Transfer);
 
 /// Everything the apps report at the end of a run.
 #[derive(Default, Debug)]

@@ -157,16 +157,8 @@ pub fn tables(
     }
 
     let mut transfer_rows = Vec::new();
-    for t in &rep.transfers {
-        let r = rows::TransferRow::from_times(
-            t.flow as u64,
-            t.label.clone(),
-            t.kind,
-            t.objects as u64,
-            t.bytes,
-            t.start_time,
-            t.end_time,
-        );
+    for (flow, t) in &rep.transfers {
+        let r = t.row(*flow as u64);
         if let Some(ct) = r.completion_time_ms {
             summary.insert(metric::COMPLETION_TIME_MS.into(), ct);
         }
