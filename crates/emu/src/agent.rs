@@ -130,16 +130,8 @@ pub struct MsgRec {
     pub delivery: Option<Nanos>,
 }
 
-/// A finished or unfinished transfer.
-#[derive(Clone, Debug)]
-pub struct TransferRec {
-    pub label: String,
-    pub kind: &'static str,
-    pub objects: u32,
-    pub bytes: u64,
-    pub start: Nanos,
-    pub end: Option<Nanos>,
-}
+/// A finished or unfinished transfer: the simulator's record too.
+pub use mptlab_results::records::Transfer as TransferRec;
 
 /// A connection whose kernel counters are read at the end of the run.
 #[derive(Debug)]

@@ -11,7 +11,7 @@ use std::time::Duration;
 use mptlab_core::time::{secs, to_ms, Nanos};
 use mptlab_core::traffic::metrics::Jitter;
 use mptlab_results::rows::{self, CounterCells, Row, TimeseriesRow as TS};
-use mptlab_results::stats::{median_p95_mean, opt_ms};
+use mptlab_results::stats::median_p95_mean;
 use mptlab_results::{summary as metric, RunOutput};
 use mptlab_scenario as sc;
 use mptlab_setup::draw::initial_path;
@@ -185,18 +185,7 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
                     .into(),
             );
         }
-        for f in m
-            .endpoints
-            .iter()
-            .chain(&m.server_endpoints)
-            .flat_map(|e| e.split(','))
-            .map(str::trim)
-            .filter(|f| !f.is_empty())
-        {
-            if !["subflow", "signal", "backup", "fullmesh"].contains(&f) {
-                return Err(format!("transport.mptcp endpoint flag \"{f}\": expected subflow, signal, backup or fullmesh"));
-            }
-        }
+        // endpoint flags are `EpFlags`, checked when the scenario was read
     }
     if t.initial_cwnd_packets == 0 || t.initial_cwnd_packets > 1000 {
         return Err(format!(
@@ -448,11 +437,7 @@ fn configure_mptcp(topo: &Net, s: &sc::Scenario, server_addr: &str) -> Result<()
         sc::PathManager::Upstream => {
             // Endpoint flags exactly as given (`ip mptcp endpoint add ... <flags>`).
             for (i, flags) in m.endpoints.iter().enumerate().take(topo.client_addrs.len()) {
-                let f: Vec<&str> = flags
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|x| !x.is_empty())
-                    .collect();
+                let f = flags.words();
                 if !f.is_empty() {
                     add(
                         &topo.client_ns,
@@ -463,11 +448,7 @@ fn configure_mptcp(topo: &Net, s: &sc::Scenario, server_addr: &str) -> Result<()
                 }
             }
             if let Some(flags) = m.server_endpoints.first() {
-                let f: Vec<&str> = flags
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|x| !x.is_empty())
-                    .collect();
+                let f = flags.words();
                 if !f.is_empty() {
                     add(&topo.server_ns, server_addr, &topo.server_devs[0], &f)?;
                 }
@@ -1002,21 +983,9 @@ pub(crate) fn tables(
             let (d, j) = by_id
                 .get(&(id as u64))
                 .map_or((None, None), |&(d, j)| (Some(d), Some(j)));
-            let delay = d.map(|d| d.saturating_sub(at));
-            if let Some(x) = delay {
-                delays.push(to_ms(x));
-            }
-            msg_rows.push(rows::MessageRow {
-                flow: 0,
-                flow_label: "fg".into(),
-                msg_id: id as u64,
-                bytes: bytes as u64,
-                send_time_ms: to_ms(at),
-                delivery_time_ms: opt_ms(d),
-                delay_ms: opt_ms(delay),
-                jitter_ms: j.map(|j| j / 1e6),
-                completed: d.is_some(),
-            });
+            let r = rows::MessageRow::from_times(0, "fg".into(), id as u64, bytes as u64, at, d, j);
+            delays.extend(r.delay_ms);
+            msg_rows.push(r);
         }
         summary.extend(metric::message_metrics(msg_rows.len(), &mut delays));
         if !rec.send_lateness.is_empty() {
@@ -1030,26 +999,16 @@ pub(crate) fn tables(
     let msgs = rows::MessageRow::table(&msg_rows);
     let mut transfer_rows = Vec::new();
     for t in &rec.transfers {
-        let ct = t.end.map(|e| e.saturating_sub(t.start));
         let fl = if t.kind == "page" {
             flow_of("web0", &mut labels)
         } else {
             flow_of(&t.label, &mut labels)
         };
-        transfer_rows.push(rows::TransferRow {
-            flow: fl,
-            label: t.label.clone(),
-            kind: t.kind.into(),
-            objects: t.objects as u64,
-            bytes: t.bytes,
-            start_ms: to_ms(t.start),
-            end_ms: opt_ms(t.end),
-            completion_time_ms: opt_ms(ct),
-            completed: t.end.is_some(),
-        });
-        if let Some(ct) = ct {
-            summary.push((metric::COMPLETION_TIME_MS.into(), to_ms(ct)));
+        let r = t.row(fl);
+        if let Some(ct) = r.completion_time_ms {
+            summary.push((metric::COMPLETION_TIME_MS.into(), ct));
         }
+        transfer_rows.push(r);
     }
 
     let transfers = rows::TransferRow::table(&transfer_rows);

@@ -17,6 +17,7 @@
 pub mod csv;
 mod output;
 pub mod parquet_writer;
+pub mod records;
 pub mod rows;
 pub mod runfile;
 pub mod schema;

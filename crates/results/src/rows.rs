@@ -14,9 +14,11 @@
 //! columns in one place, [`CounterCells`], which the flows and paths rows end
 //! with.
 
+use crate::stats::opt_ms;
 use crate::table::{ColumnType, Table, TableError, Value};
 use mptlab_core::endpoint::Counters;
 use mptlab_core::link::LinkStats;
+use mptlab_core::time::{to_ms, Nanos};
 
 /// A field type that is one table column.
 pub trait Cell: Sized {
@@ -314,6 +316,63 @@ result_row! {
     }
 }
 
+/// Both drivers fill the messages and transfers tables from their times in
+/// ns through these, so a delay or a completion time is derived in one place.
+impl MessageRow {
+    /// Message `msg_id` of `bytes`, generated at `send` and delivered whole
+    /// at `delivery` (`None`: not before the run ended), with the RFC 3550
+    /// jitter estimate after it (`jitter_ns`, ns).
+    pub fn from_times(
+        flow: u64,
+        flow_label: String,
+        msg_id: u64,
+        bytes: u64,
+        send: Nanos,
+        delivery: Option<Nanos>,
+        jitter_ns: Option<f64>,
+    ) -> Self {
+        let delay = delivery.map(|d| d.saturating_sub(send));
+        MessageRow {
+            flow,
+            flow_label,
+            msg_id,
+            bytes,
+            send_time_ms: to_ms(send),
+            delivery_time_ms: opt_ms(delivery),
+            delay_ms: opt_ms(delay),
+            jitter_ms: jitter_ns.map(|j| j / 1e6),
+            completed: delivery.is_some(),
+        }
+    }
+}
+
+impl TransferRow {
+    /// A transfer started at `start` and finished at `end` (`None`: not
+    /// before the run ended).
+    pub fn from_times(
+        flow: u64,
+        label: String,
+        kind: &str,
+        objects: u64,
+        bytes: u64,
+        start: Nanos,
+        end: Option<Nanos>,
+    ) -> Self {
+        let ct = end.map(|e| e.saturating_sub(start));
+        TransferRow {
+            flow,
+            label,
+            kind: kind.into(),
+            objects,
+            bytes,
+            start_ms: to_ms(start),
+            end_ms: opt_ms(end),
+            completion_time_ms: opt_ms(ct),
+            completed: end.is_some(),
+        }
+    }
+}
+
 result_row! {
     /// One row per flow: both endpoints' counters summed over paths.
     pub struct FlowRow / FlowColumns in crate::schema::FLOWS {
@@ -445,6 +504,29 @@ pub fn standard_schemas() -> Vec<(&'static str, Vec<(&'static str, ColumnType)>)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one derivation of delays and completion times both drivers use.
+    #[test]
+    fn rows_from_times() {
+        use mptlab_core::time::MS;
+        let m = MessageRow::from_times(1, "fg".into(), 7, 1200, 10 * MS, Some(35 * MS), Some(2e6));
+        assert_eq!((m.send_time_ms, m.delivery_time_ms), (10.0, Some(35.0)));
+        assert_eq!(
+            (m.delay_ms, m.jitter_ms, m.completed),
+            (Some(25.0), Some(2.0), true)
+        );
+        let lost = MessageRow::from_times(1, "fg".into(), 8, 1200, 10 * MS, None, None);
+        assert_eq!((lost.delay_ms, lost.completed), (None, false));
+        let t =
+            TransferRow::from_times(0, "file".into(), "file", 1, 5000, 100 * MS, Some(350 * MS));
+        assert_eq!((t.kind.as_str(), t.end_ms), ("file", Some(350.0)));
+        assert_eq!((t.completion_time_ms, t.completed), (Some(250.0), true));
+        let open = TransferRow::from_times(0, "page".into(), "page", 3, 9000, MS, None);
+        assert_eq!(
+            (open.end_ms, open.completion_time_ms, open.completed),
+            (None, None, false)
+        );
+    }
 
     fn path_row() -> PathRow {
         PathRow {

@@ -497,3 +497,35 @@ fn overriding_a_builtin_profile_key_starts_from_the_builtin() {
     let e = parse(&text).unwrap_err();
     assert!(e.to_string().contains("add profile = \"wlan\""), "{e}");
 }
+
+/// Upstream endpoint flags are parsed once, into `EpFlags`, when the file is
+/// read; an unknown flag names its entry, on its line.
+#[test]
+fn endpoint_flags_are_typed() {
+    let mp = "[traffic]\nmodel = \"video\"\n\n[transport]\nprotocol = \"mptcp\"\n\n\
+              [transport.mptcp]\npath_manager = \"upstream\"\n";
+    let ok = BASE.replacen(
+        "[traffic]\nmodel = \"video\"\n",
+        &format!("{mp}endpoints = [\"\", \"subflow backup\"]\nserver_endpoints = [\"signal\"]\n"),
+        1,
+    );
+    let s = parse(&ok).unwrap();
+    let m = &s.transport.mptcp;
+    assert_eq!(m.endpoints[0], EpFlags::default());
+    assert!(m.endpoints[1].subflow && m.endpoints[1].backup && !m.endpoints[1].signal);
+    assert!(m.server_endpoints[0].signal);
+    let e = err_of(
+        "[traffic]\nmodel = \"video\"\n",
+        &format!("{mp}server_endpoints = [\"signal,turbo\"]\n"),
+    );
+    assert_err(
+        &e,
+        "transport.mptcp.server_endpoints[0]",
+        21,
+        &[
+            "unknown endpoint flag \"turbo\"",
+            "subflow, signal, backup, fullmesh",
+        ],
+    );
+    assert_eq!(e.kind, ErrorKind::Schema);
+}

@@ -3,6 +3,7 @@
 
 use crate::registry::*;
 use crate::value::Range;
+pub use mptlab_core::mptcp::EpFlags;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -443,10 +444,11 @@ pub struct MptcpOptions {
     /// to TCP (RFC 8684 3.7).
     pub server_capable: bool,
     /// path_manager = "upstream": endpoint flags of client path i+1
-    /// ("subflow", "signal", "backup", "fullmesh", comma separated).
-    pub endpoints: Vec<String>,
+    /// ("subflow", "signal", "backup", "fullmesh", comma separated; parsed
+    /// once here, by `EpFlags`'s `Deserialize`).
+    pub endpoints: Vec<EpFlags>,
     /// path_manager = "upstream": endpoint flags of server address i+1.
-    pub server_endpoints: Vec<String>,
+    pub server_endpoints: Vec<EpFlags>,
 }
 
 impl Default for MptcpOptions {

@@ -6,8 +6,9 @@ use mptlab_core::traffic::browser::{Browser, BrowserAction, HttpServerConn};
 use mptlab_core::udp::MAX_UDP_PAYLOAD;
 use mptlab_core::{FlowId, Nanos};
 
-use crate::metrics::{Jitter, MessageRow, Report, StreamMessages, TransferRow};
+use crate::metrics::{Jitter, MessageRecord, Report, StreamMessages};
 use crate::world::{App, AppIo, Side};
+use mptlab_results::records::Transfer;
 
 // The schedules are set up by mptlab-setup (shared with emulation).
 pub use mptlab_setup::traffic::{FnSchedule, Schedule, SourceSchedule};
@@ -225,15 +226,17 @@ impl App for FileApp {
     }
 
     fn report(&self, rep: &mut Report) {
-        rep.transfers.push(TransferRow {
-            flow: self.flow,
-            label: self.label.clone(),
-            kind: "file",
-            objects: 1,
-            bytes: self.size,
-            start_time: self.start,
-            end_time: self.end,
-        });
+        rep.transfers.push((
+            self.flow,
+            Transfer {
+                label: self.label.clone(),
+                kind: "file",
+                objects: 1,
+                bytes: self.size,
+                start: self.start,
+                end: self.end,
+            },
+        ));
     }
 }
 
@@ -300,7 +303,7 @@ pub struct UdpApp {
     low: usize,
     record: bool,
     jitter: Jitter,
-    rows: Vec<MessageRow>,
+    rows: Vec<MessageRecord>,
 }
 
 impl UdpApp {
@@ -344,7 +347,7 @@ impl App for UdpApp {
                 if m.2 == m.1 {
                     m.5 = Some(io.now);
                     self.jitter.update(m.4, io.now);
-                    self.rows.push(MessageRow {
+                    self.rows.push(MessageRecord {
                         flow: self.flow,
                         msg_id: i as u64,
                         bytes: m.3,
@@ -392,7 +395,7 @@ impl App for UdpApp {
         rep.messages.extend(self.rows.iter().cloned());
         for (i, m) in self.msgs.iter().enumerate() {
             if m.5.is_none() {
-                rep.messages.push(MessageRow {
+                rep.messages.push(MessageRecord {
                     flow: self.flow,
                     msg_id: i as u64,
                     bytes: m.3,
@@ -542,14 +545,16 @@ impl App for WebApp {
 
     fn report(&self, rep: &mut Report) {
         let page = self.browser.page();
-        rep.transfers.push(TransferRow {
-            flow: self.flows[0],
-            label: self.label.clone(),
-            kind: "page",
-            objects: page.objects.len() as u32,
-            bytes: page.objects.iter().map(|&b| b as u64).sum(),
-            start_time: self.start,
-            end_time: self.browser.page_load_time().map(|t| self.start + t),
-        });
+        rep.transfers.push((
+            self.flows[0],
+            Transfer {
+                label: self.label.clone(),
+                kind: "page",
+                objects: page.objects.len() as u32,
+                bytes: page.objects.iter().map(|&b| b as u64).sum(),
+                start: self.start,
+                end: self.browser.page_load_time().map(|t| self.start + t),
+            },
+        ));
     }
 }

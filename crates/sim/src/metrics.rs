@@ -1,11 +1,13 @@
-//! What a run measures, as rows; `output.rs` turns them into result tables.
+//! What a run measures, as raw records (not the result tables' rows:
+//! `mptlab_results::rows` has those); `output.rs` turns them into tables.
 
 use mptlab_core::traffic::metrics::MessageLog;
 use mptlab_core::{FlowId, Nanos};
+use mptlab_results::records::Transfer;
 
 /// One application message (a video frame, a game packet).
 #[derive(Clone, Debug, PartialEq)]
-pub struct MessageRow {
+pub struct MessageRecord {
     pub flow: FlowId,
     pub msg_id: u64,
     pub bytes: u32,
@@ -20,23 +22,15 @@ pub struct MessageRow {
     pub refused: bool,
 }
 
-/// A finite transfer: a web page or a file.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TransferRow {
-    pub flow: FlowId,
-    pub label: String,
-    pub kind: &'static str,
-    pub objects: u32,
-    pub bytes: u64,
-    pub start_time: Nanos,
-    pub end_time: Option<Nanos>,
-}
+/// A finite transfer (a web page or a file) of a flow; the record is the
+/// emulator's too (`mptlab_results::records`).
+pub type TransferRecord = (FlowId, Transfer);
 
 /// Everything the apps report at the end of a run.
 #[derive(Default, Debug)]
 pub struct Report {
-    pub messages: Vec<MessageRow>,
-    pub transfers: Vec<TransferRow>,
+    pub messages: Vec<MessageRecord>,
+    pub transfers: Vec<TransferRecord>,
 }
 
 pub use mptlab_core::traffic::metrics::Jitter;
@@ -48,7 +42,7 @@ pub struct StreamMessages {
     flow: FlowId,
     next_id: u64,
     log: MessageLog,
-    pub rows: Vec<MessageRow>,
+    pub rows: Vec<MessageRecord>,
     /// Messages the send call refused: (id, bytes, generation time).
     refused: Vec<(u64, u32, Nanos)>,
 }
@@ -84,7 +78,7 @@ impl StreamMessages {
     /// The receiver now has `total` bytes in order.
     pub fn delivered(&mut self, now: Nanos, total: u64) {
         for d in self.log.on_delivered(total, now) {
-            self.rows.push(MessageRow {
+            self.rows.push(MessageRecord {
                 flow: self.flow,
                 msg_id: d.id,
                 bytes: (d.end - d.start) as u32,
@@ -102,10 +96,10 @@ impl StreamMessages {
 
     /// Rows for every message, undelivered ones last with no delivery time
     /// (those still pending, then the refused ones).
-    pub fn finish(&self) -> Vec<MessageRow> {
+    pub fn finish(&self) -> Vec<MessageRecord> {
         let mut v = self.rows.clone();
         for (id, bytes, sent) in self.log.pending_messages() {
-            v.push(MessageRow {
+            v.push(MessageRecord {
                 flow: self.flow,
                 msg_id: id,
                 bytes: bytes as u32,
@@ -116,7 +110,7 @@ impl StreamMessages {
             });
         }
         for &(id, bytes, sent) in &self.refused {
-            v.push(MessageRow {
+            v.push(MessageRecord {
                 flow: self.flow,
                 msg_id: id,
                 bytes,

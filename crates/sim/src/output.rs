@@ -9,7 +9,7 @@ use mptlab_core::endpoint::Counters;
 use mptlab_core::packet::{addr_to_string, Addr, FlowId};
 use mptlab_core::time::{to_ms, Nanos};
 use mptlab_results::rows::{self, CounterCells, Row, TimeseriesRow as TS};
-use mptlab_results::stats::{median_p95_mean, opt_ms};
+use mptlab_results::stats::median_p95_mean;
 use mptlab_results::{summary as metric, unfinished, Table};
 
 use crate::metrics::Report;
@@ -128,21 +128,17 @@ pub fn tables(
         .messages
         .iter()
         .map(|m| {
-            let delay = m.delivery_time.map(|d| d - m.send_time);
-            if let Some(d) = delay {
-                delays.push(to_ms(d));
-            }
-            rows::MessageRow {
-                flow: m.flow as u64,
-                flow_label: label(m.flow),
-                msg_id: m.msg_id,
-                bytes: m.bytes as u64,
-                send_time_ms: to_ms(m.send_time),
-                delivery_time_ms: opt_ms(m.delivery_time),
-                delay_ms: opt_ms(delay),
-                jitter_ms: m.jitter.map(|j| j / 1e6),
-                completed: m.delivery_time.is_some(),
-            }
+            let r = rows::MessageRow::from_times(
+                m.flow as u64,
+                label(m.flow),
+                m.msg_id,
+                m.bytes as u64,
+                m.send_time,
+                m.delivery_time,
+                m.jitter,
+            );
+            delays.extend(r.delay_ms);
+            r
         })
         .collect();
     let msgs = rows::MessageRow::table(&msg_rows);
@@ -161,22 +157,12 @@ pub fn tables(
     }
 
     let mut transfer_rows = Vec::new();
-    for t in &rep.transfers {
-        let ct = t.end_time.map(|e| e - t.start_time);
-        transfer_rows.push(rows::TransferRow {
-            flow: t.flow as u64,
-            label: t.label.clone(),
-            kind: t.kind.into(),
-            objects: t.objects as u64,
-            bytes: t.bytes,
-            start_ms: to_ms(t.start_time),
-            end_ms: opt_ms(t.end_time),
-            completion_time_ms: opt_ms(ct),
-            completed: t.end_time.is_some(),
-        });
-        if let Some(ct) = ct {
-            summary.insert(metric::COMPLETION_TIME_MS.into(), to_ms(ct));
+    for (flow, t) in &rep.transfers {
+        let r = t.row(*flow as u64);
+        if let Some(ct) = r.completion_time_ms {
+            summary.insert(metric::COMPLETION_TIME_MS.into(), ct);
         }
+        transfer_rows.push(r);
     }
     let transfers = rows::TransferRow::table(&transfer_rows);
 

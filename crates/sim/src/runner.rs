@@ -209,9 +209,7 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
         }
     }
     let mut endpoints = Vec::new();
-    for (i, f) in o.endpoints.iter().enumerate() {
-        let flags =
-            EpFlags::parse(f).map_err(|e| format!("transport.mptcp.endpoints[{i}]: {e}"))?;
+    for (i, &flags) in o.endpoints.iter().enumerate() {
         if flags.backup {
             if let Some(&a) = client_addrs.get(i) {
                 backup_addrs.push(a);
@@ -222,9 +220,6 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
         } else if !client_addrs.is_empty() {
             return Err(format!("transport.mptcp.endpoints: entry {} names client path {}, but the client has {} access paths", i + 1, i + 1, client_addrs.len()));
         }
-    }
-    for (i, f) in o.server_endpoints.iter().enumerate() {
-        EpFlags::parse(f).map_err(|e| format!("transport.mptcp.server_endpoints[{i}]: {e}"))?;
     }
     if o.tlp == sc::MptcpTlp::MptcpLevel && !(t.tlp && t.sack) {
         return Err("transport.mptcp.tlp = \"mptcp-level\" needs transport.tlp = true and transport.sack = true (TLP requires SACK, RFC 8985 7.2)".into());
@@ -487,7 +482,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
             .server_addrs
             .iter()
             .zip(&s.transport.mptcp.server_endpoints)
-            .map(|(&a, f)| (a, EpFlags::parse(f).unwrap_or_default()))
+            .map(|(&a, &f)| (a, f))
             .collect(),
         client_addrs,
         next_port: 40000,

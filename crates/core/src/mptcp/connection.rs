@@ -216,10 +216,8 @@ impl MptcpConnection {
     ) -> Result<Self, String> {
         let sched = cfg.scheduler.build();
         let copies = sched.sends_copies();
-        let coupled = cfg
-            .cc
-            .is_coupled()
-            .then(|| SharedCc::new(cfg.cc.build_with(cfg.tcp.cubic, cfg.tcp.hystart)));
+        let cc = cfg.cc.build_with(cfg.tcp.cubic, cfg.tcp.hystart);
+        let coupled = cc.is_coupled().then(|| SharedCc::new(cc));
         let key = 0x1234_5678_9abc_def0u64
             ^ ((flow as u64) << 17)
             ^ if role == Role::Server {

@@ -71,7 +71,12 @@ pub struct EpFlags {
 }
 
 impl EpFlags {
+    /// Every flag's name, in the order `words` gives them.
+    pub const NAMES: &'static [&'static str] = &["subflow", "signal", "backup", "fullmesh"];
+
     /// Parse "subflow,backup" (comma or space separated; "" = no flags).
+    /// The one parser of endpoint flags: scenario files reach it through
+    /// `Deserialize` (serde feature), so no driver parses a string.
     pub fn parse(s: &str) -> Result<EpFlags, String> {
         let mut f = EpFlags::default();
         for w in s.split([',', ' ']).filter(|w| !w.is_empty()) {
@@ -80,10 +85,71 @@ impl EpFlags {
                 "signal" => f.signal = true,
                 "backup" => f.backup = true,
                 "fullmesh" => f.fullmesh = true,
-                other => return Err(format!("unknown endpoint flag \"{other}\" (available: subflow, signal, backup, fullmesh)")),
+                other => {
+                    return Err(format!(
+                        "unknown endpoint flag \"{other}\" (available: {})",
+                        Self::NAMES.join(", ")
+                    ))
+                }
             }
         }
         Ok(f)
+    }
+
+    /// The flags that are set, as `ip mptcp endpoint add ... FLAGS` words
+    /// (iproute2 `ipmptcp.c`), in the order of `NAMES`.
+    pub fn words(self) -> Vec<&'static str> {
+        let set = [self.subflow, self.signal, self.backup, self.fullmesh];
+        Self::NAMES
+            .iter()
+            .zip(set)
+            .filter_map(|(&n, on)| on.then_some(n))
+            .collect()
+    }
+}
+
+impl std::str::FromStr for EpFlags {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        EpFlags::parse(s)
+    }
+}
+
+/// "subflow,backup": the scenario file's spelling (comma separated).
+impl std::fmt::Display for EpFlags {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.words().join(","))
+    }
+}
+
+/// Scenario files write endpoint flags as one string per endpoint; an
+/// unknown flag fails with `parse`'s message, which the scenario crate
+/// locates at the entry (`transport.mptcp.endpoints[1]`).
+#[cfg(feature = "serde")]
+impl serde::Serialize for EpFlags {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for EpFlags {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = EpFlags;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(
+                    f,
+                    "endpoint flags (a string of {}, comma separated)",
+                    EpFlags::NAMES.join(", ")
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<EpFlags, E> {
+                EpFlags::parse(s).map_err(E::custom)
+            }
+        }
+        d.deserialize_str(V)
     }
 }
 
@@ -213,5 +279,10 @@ mod tests {
         assert_eq!(upstream_wanted(&[1, 2], &[10], &[]), vec![(1, 10)]);
         assert!(EpFlags::parse("subflow,bogus").is_err());
         assert!(EpFlags::parse("signal backup").unwrap().backup);
+        assert_eq!(EpFlags::parse("").unwrap(), EpFlags::default());
+        // `words`/`Display` give each set flag once, in a fixed order
+        let f = EpFlags::parse("fullmesh backup,subflow").unwrap();
+        assert_eq!(f.words(), ["subflow", "backup", "fullmesh"]);
+        assert_eq!(f.to_string().parse::<EpFlags>(), Ok(f));
     }
 }

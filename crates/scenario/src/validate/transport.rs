@@ -174,9 +174,6 @@ fn mptcp(tr: &Transport, npaths: usize, nserver: usize) -> VResult<()> {
                 ),
             );
         }
-        for (i, f) in list.iter().enumerate() {
-            mptlab_core::mptcp::EpFlags::parse(f).map_err(|e| (format!("{}[{i}]", k(key)), e))?;
-        }
     }
     if o.tlp == MptcpTlp::MptcpLevel && !(tr.tlp && tr.sack) {
         return err(

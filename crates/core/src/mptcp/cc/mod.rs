@@ -152,6 +152,10 @@ macro_rules! coupled_cc {
                 $name
             }
 
+            fn is_coupled(&self) -> bool {
+                true
+            }
+
             fn ssthresh(
                 &mut self,
                 s: &$crate::tcp::cc::CcState,

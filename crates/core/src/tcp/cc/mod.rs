@@ -109,6 +109,13 @@ impl PathView {
 /// Linux `struct tcp_congestion_ops`.
 pub trait CongestionControl: std::fmt::Debug {
     fn name(&self) -> &'static str;
+    /// Couples the windows of several paths, so MPTCP runs one instance per
+    /// connection shared by its subflows (`SharedCc`) and single-path
+    /// protocols refuse it. The algorithm says so itself: single-path ones
+    /// keep this default, `coupled_cc!` (mptcp/cc) answers true.
+    fn is_coupled(&self) -> bool {
+        false
+    }
     /// Connection (subflow) start (Linux `init`).
     fn init(&mut self, _s: &mut CcState, _now: Nanos) {}
     /// New slow-start threshold after a loss (Linux `ssthresh`); the caller
@@ -135,7 +142,7 @@ crate::named_enum! {
     /// Congestion control algorithm (`transport.cc`): one line each, with
     /// the name, the description `mptlab list` prints and the factory. One
     /// trait for all of them: the single-path ones get one instance per path;
-    /// the coupled ones (`is_coupled`) one instance per MPTCP connection,
+    /// the coupled ones (`CongestionControl::is_coupled`) one instance per MPTCP connection,
     /// shared by its subflows (`SharedCc`), which sees every subflow through
     /// the `paths` slice of each hook.
     pub enum CcKind {
@@ -184,9 +191,12 @@ crate::named_enum! {
 }
 
 impl CcKind {
-    /// Couples the windows of several paths (needs a multipath protocol).
+    /// Couples the windows of several paths (needs a multipath protocol):
+    /// what the algorithm its registry line builds says
+    /// (`CongestionControl::is_coupled`), so a new algorithm is one file
+    /// plus its line here.
     pub fn is_coupled(self) -> bool {
-        !matches!(self, CcKind::NewReno | CcKind::Cubic)
+        self.build().is_coupled()
     }
 
     /// Build with the defaults (Linux CUBIC with Linux HyStart).
@@ -218,6 +228,9 @@ impl std::fmt::Debug for SharedCc {
 impl CongestionControl for SharedCc {
     fn name(&self) -> &'static str {
         self.0.borrow().name()
+    }
+    fn is_coupled(&self) -> bool {
+        self.0.borrow().is_coupled()
     }
     fn init(&mut self, s: &mut CcState, now: Nanos) {
         self.0.borrow_mut().init(s, now)
@@ -298,6 +311,16 @@ mod tests {
         assert!("bbr".parse::<CcKind>().is_err());
         assert!(CcKind::from_name("vegas").is_none());
         assert!(CcKind::Lia.is_coupled() && !CcKind::Cubic.is_coupled());
+        // each algorithm says whether it is coupled: the four of mptcp/cc are
+        let coupled: Vec<_> = CcKind::ALL.iter().filter(|k| k.is_coupled()).collect();
+        assert_eq!(
+            coupled,
+            [&CcKind::Lia, &CcKind::Olia, &CcKind::Balia, &CcKind::Wvegas]
+        );
+        // whatever the CUBIC variant
+        for v in CubicVariant::ALL {
+            assert!(!CcKind::Cubic.build_with(*v, HyStartMode::Off).is_coupled());
+        }
     }
 
     #[test]
