@@ -38,6 +38,13 @@ pub struct SctpRx {
     /// message id, generation time, length, first sighting.
     heads: HashMap<(u16, u64), (u64, u64, u32, i128)>,
     out: Vec<DeliveredMsg>,
+    /// Each message's stand-in stream offset (the wire has none): the n-th
+    /// message seen gets n * 2^32, so messages never overlap (the model's
+    /// `sctp-message-once` check holds), and back.
+    offsets: HashMap<(u16, u64), u64>,
+    by_offset: HashMap<u64, (u16, u64)>,
+    /// Messages delivered (their offsets are not reused).
+    delivered: u64,
     /// Unordered chunks (not analysed).
     pub unordered: u64,
 }
@@ -86,13 +93,18 @@ impl SctpRx {
             begin,
             end: flags & FLAG_E != 0,
             len,
-            // stands for the message: (stream, SSN) identifies it
-            msg_offset: key(stream, ssn),
+            msg_offset: self.offset_of(stream, ssn),
         };
         self.reasm.add(0, &d, &mut self.out);
         for m in self.out.drain(..) {
-            let k = (m.offset >> 48) as u16;
-            let s = m.offset & ((1 << 48) - 1);
+            let Some(&(k, s)) = self.by_offset.get(&m.offset) else {
+                continue;
+            };
+            if m.eor {
+                self.delivered += 1;
+                self.by_offset.remove(&m.offset);
+                self.offsets.remove(&(k, s));
+            }
             if let Some((id, gen_ns, len, first)) = self.heads.remove(&(k, s)) {
                 msgs.push(MsgRec {
                     id,
@@ -106,8 +118,14 @@ impl SctpRx {
     }
 }
 
-fn key(stream: u16, ssn: u64) -> u64 {
-    (stream as u64) << 48 | (ssn & ((1 << 48) - 1))
+impl SctpRx {
+    fn offset_of(&mut self, stream: u16, ssn: u64) -> u64 {
+        let n = self.offsets.len() as u64 + self.delivered;
+        *self.offsets.entry((stream, ssn)).or_insert_with(|| {
+            self.by_offset.insert(n << 32, (stream, ssn));
+            n << 32
+        })
+    }
 }
 
 /// The 64-bit SSN nearest `reference` whose low 16 bits are `v`.
