@@ -8,6 +8,7 @@ pub mod capture;
 pub mod mptcp;
 pub mod packet;
 pub mod sctp;
+pub mod sctp_rx;
 pub mod stream;
 pub mod svg;
 pub mod tables;

@@ -9,6 +9,8 @@ pub enum Chunk<'a> {
     /// RFC 9260 3.3.1; `len` is the user data length on the wire.
     Data {
         tsn: u32,
+        /// U, B, E bits (RFC 9260 3.3.1).
+        flags: u8,
         stream: u16,
         ssn: u16,
         ppid: u32,
@@ -91,6 +93,7 @@ pub fn parse_sctp(p: &[u8], cut: usize) -> Result<SctpPacket<'_>, Skip> {
                 let len = clen - 16;
                 pkt.chunks.push(Chunk::Data {
                     tsn: be32(avail, 4),
+                    flags: avail[1],
                     stream: be16(avail, 8),
                     ssn: be16(avail, 10),
                     ppid: be32(avail, 12),

@@ -153,6 +153,8 @@ struct Flow {
     /// first datagram), and the first sighting of each message.
     udp_framed: Option<bool>,
     udp_seen: HashMap<u64, i128>,
+    /// SCTP: each direction's messages at its receiver (sctp_rx.rs).
+    sctp_rx: Option<Box<[crate::sctp_rx::SctpRx; 2]>>,
 }
 
 /// The tracker of one capture.
@@ -188,6 +190,7 @@ fn new_flow(protocol: &'static str, t: i128) -> Flow {
         udp: None,
         udp_framed: None,
         udp_seen: HashMap::new(),
+        sctp_rx: None,
     }
 }
 
@@ -588,7 +591,27 @@ impl Tracker {
         st.packets += 1;
         let mut data = false;
         for ch in &s.chunks {
-            if let Chunk::Data { tsn, len, .. } = ch {
+            if let Chunk::Data {
+                tsn,
+                flags,
+                stream,
+                ssn,
+                data: bytes,
+                len,
+                ..
+            } = ch
+            {
+                let rx = fl.sctp_rx.get_or_insert_with(Default::default);
+                rx[side].data(
+                    t,
+                    *tsn,
+                    *flags,
+                    *stream,
+                    *ssn,
+                    bytes,
+                    *len,
+                    &mut fl.rec.msgs,
+                );
                 data = true;
                 st.bytes += *len as u64;
                 st.sends.push((t, *len as u64));

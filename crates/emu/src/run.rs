@@ -916,6 +916,9 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     }
     if !pcaps.is_empty() {
         out.set_metric("emu.pcap_files", pcaps.len() as f64);
+        // captures known to lack packets the interface passed (capture.rs)
+        let incomplete = pcaps.iter().filter(|f| !f.complete).count();
+        out.set_metric("emu.pcap_incomplete", incomplete as f64);
     }
     Ok(out)
 }
