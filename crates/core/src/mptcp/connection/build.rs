@@ -1,0 +1,179 @@
+//! Building the connection's packets: the MPTCP options every established
+//! subflow segment carries (DATA_ACK and pending signalling), SYNs with
+//! MP_CAPABLE / MP_JOIN, data segments with their DSS mapping, pure ACKs and
+//! the DATA_FIN. Split from `connection.rs` (one concern per file); the
+//! RFC 8684 sections are cited beside each builder.
+
+use super::*;
+
+impl MptcpConnection {
+    /// Options every segment of an established MPTCP subflow carries: the
+    /// DATA_ACK (RFC 8684 3.3.2) plus pending signalling.
+    #[inline(always)]
+    pub(super) fn base_options(&mut self, i: usize) -> Option<MptcpOptions> {
+        if self.mode != Mode::Mptcp {
+            return None;
+        }
+        let mut o = MptcpOptions {
+            dss: Some(Dss::with_data_ack(self.recv.rcv_nxt)),
+            control: None,
+        };
+        let sf = &mut self.sfs[i];
+        if sf.third_ack_pending {
+            sf.third_ack_pending = false;
+            if sf.initial {
+                // RFC 8684 3.1: the third ACK echoes both keys.
+                o.control_mut().capable = Some(MpCapable {
+                    sender_key: self.key,
+                    receiver_key: self.peer_key,
+                });
+            } else {
+                o.control_mut().join = Some(MpJoin {
+                    token: 0,
+                    addr_id: 0,
+                    backup: sf.backup,
+                });
+            }
+        }
+        if sf.established() {
+            if let Some(b) = sf.prio_pending.take() {
+                o.control_mut().prio_backup = Some(b);
+            }
+            if let Some((id, a)) = self.add_addr_pending.pop_front() {
+                o.control_mut().add_addr = Some(AddAddr {
+                    addr_id: id,
+                    addr: a,
+                    port: None,
+                });
+            }
+        }
+        Some(o)
+    }
+
+    pub(super) fn build_syn(&mut self, i: usize, now: Nanos) {
+        let flow = self.flow;
+        let mptcp = if self.sfs[i].initial {
+            let capable =
+                self.cfg.capable && (self.role == Role::Client || self.mode == Mode::Mptcp);
+            capable.then(|| {
+                MptcpOptions::with_control(MptcpControl {
+                    capable: Some(MpCapable {
+                        sender_key: self.key,
+                        receiver_key: None,
+                    }),
+                    ..Default::default()
+                })
+            })
+        } else {
+            let token = self.peer_key.map(token_of).unwrap_or(0);
+            let addr_id = self
+                .local_addrs
+                .iter()
+                .position(|&a| a == self.sfs[i].local)
+                .unwrap_or(0) as u8;
+            Some(MptcpOptions::with_control(MptcpControl {
+                join: Some(MpJoin {
+                    token,
+                    addr_id,
+                    backup: self.sfs[i].backup,
+                }),
+                ..Default::default()
+            }))
+        };
+        let cfg = &self.cfg.tcp;
+        let server = self.role == Role::Server;
+        let sf = &mut self.sfs[i];
+        let mut p = sf.new_packet(flow);
+        let s = seg_mut(&mut p);
+        s.seq = 0;
+        s.flags = flags::SYN;
+        s.set_mss(Some(cfg.mss_option() as u16));
+        s.window = cfg.rcvbuf.min(65535);
+        if cfg.window_scaling {
+            s.wscale = Some(14);
+        }
+        s.sack_permitted = cfg.sack;
+        if server {
+            s.flags |= flags::ACK;
+            s.ack = 1;
+            if sf.rcv.rcv_wscale.is_none() {
+                s.wscale = None;
+            }
+            s.sack_permitted = sf.rcv.sack_ok;
+            if sf.rcv.ts_ok {
+                s.set_ts(Some((now, sf.rcv.ts_recent())));
+            }
+        } else if cfg.timestamps {
+            s.set_ts(Some((now, 0)));
+        }
+        s.mptcp = mptcp;
+        self.finish(i, p);
+    }
+
+    pub(super) fn build_tx(&mut self, i: usize, now: Nanos, tx: Tx) {
+        let opts = self.base_options(i);
+        let wnd = self.recv.window();
+        let flow = self.flow;
+        let sf = &mut self.sfs[i];
+        self.out.push_back(sf.new_packet(flow));
+        let s = seg_mut(self.out.back_mut().expect("just queued"));
+        s.seq = tx.seq;
+        s.len = tx.len;
+        s.flags = flags::ACK;
+        if tx.fin {
+            s.flags |= flags::FIN;
+        }
+        if tx.len > 0 && tx.kind == TxKind::New && sf.snd.unsent() == 0 {
+            s.flags |= flags::PSH;
+        }
+        sf.rcv.fill_ack(s, now);
+        s.window = wnd;
+        s.mptcp = opts;
+        if tx.len > 0 {
+            if let (Some(m), Some(o)) = (sf.map_of(tx.seq), s.mptcp.as_mut()) {
+                // One mapping per segment (RFC 8684 3.3.1).
+                debug_assert!(
+                    tx.seq + tx.len as u64 <= m.sseq + m.len as u64,
+                    "segment spans two mappings"
+                );
+                let d = o.dss.get_or_insert_with(Dss::default);
+                d.set_dsn(Some(m.dsn + (tx.seq - m.sseq)));
+                d.map_len = tx.len;
+            }
+        }
+        self.finish_back(i);
+    }
+
+    pub(super) fn build_ack(&mut self, i: usize, now: Nanos) {
+        let opts = self.base_options(i);
+        let wnd = self.recv.window();
+        let flow = self.flow;
+        let sf = &mut self.sfs[i];
+        self.out.push_back(sf.new_packet(flow));
+        let s = seg_mut(self.out.back_mut().expect("just queued"));
+        s.seq = sf.snd.snd_nxt;
+        s.flags = flags::ACK;
+        sf.rcv.fill_ack(s, now);
+        s.window = wnd;
+        s.mptcp = opts;
+        self.finish_back(i);
+    }
+
+    /// DATA_FIN on a pure ACK (RFC 8684 3.3.3), on the best usable subflow.
+    pub(super) fn build_data_fin(&mut self, now: Nanos) {
+        let Some(i) = self.best_subflow() else { return };
+        let dsn = self.send.write_seq;
+        self.build_ack(i, now);
+        if let Some(p) = self.out.back_mut() {
+            let s = seg_mut(p);
+            if let Some(d) = s.mptcp.as_mut().and_then(|o| o.dss.as_mut()) {
+                d.set_dsn(Some(dsn));
+                d.map_len = 0;
+                d.data_fin = true;
+            }
+            p.size = s.header_len();
+        }
+        let srtt = self.sfs[i].snd.rtt.srtt;
+        self.fin_timer = Some(now + (2 * srtt).max(200 * MS));
+    }
+}
