@@ -8,6 +8,7 @@
 //! renamed or missing scenario stops the run with one message. See
 //! docs/report.md.
 
+use crate::driver::{Driver, Simulate};
 use crate::experiments::{Registry, REGISTRY};
 use crate::sweep::{self, SweepOptions};
 use mptlab_scenario::{Link, Override, Scenario, Topology, TrafficModel};
@@ -262,37 +263,10 @@ pub fn run(o: &Options) -> ExitCode {
         })).collect::<Vec<_>>(),
     });
     let t0 = std::time::Instant::now();
-    let mut unfinished: Vec<(String, sweep::PointsUnfinished)> = Vec::new();
-    for (i, (name, f)) in jobs.iter().enumerate() {
-        if !o.quiet {
-            eprintln!("reproduce [{}/{}] {name}", i + 1, jobs.len());
-        }
-        let so = SweepOptions {
-            out: o.out.join("runs").join(name),
-            jobs: o.jobs,
-            runs,
-            set: sets[i].clone(),
-            quiet: o.quiet,
-            force: o.force,
-            csv: false,
-            // merged tables are large (one gaming file: ~850 MB of messages);
-            // the report needs summary.json only, the run files stay
-            parquet: o.tables,
-        };
-        // one recap at the end instead of a warning per sweep (42 files)
-        let (code, points) = sweep::run_counted(f, &so, false);
-        if !points.is_empty() {
-            unfinished.push((name.clone(), points));
-        }
-        if code != ExitCode::SUCCESS {
-            eprintln!(
-                "error: reproduce: sweep {name} failed; finished runs are kept in {} (same command resumes; \
-                 quick and full runs cannot share an output directory)",
-                so.out.display()
-            );
-            return code;
-        }
-    }
+    let unfinished = match run_sweeps(o, &jobs, &sets, runs) {
+        Ok(u) => u,
+        Err(code) => return code,
+    };
     let wall = t0.elapsed().as_secs_f64();
     let mut manifest = manifest;
     manifest["sweep_wall_s"] = serde_json::json!(wall);
@@ -314,7 +288,156 @@ pub fn run(o: &Options) -> ExitCode {
     if o.no_report {
         return ExitCode::SUCCESS;
     }
-    report(&o.out)
+    report(&o.out, o.jobs)
+}
+
+/// A run's estimated cost for the work queue and the progress bar: its
+/// simulated seconds (a heuristic: a 605 s gaming run costs more than a
+/// 65 s video run; web and file runs usually end before their cut).
+pub fn run_cost(s: &Scenario) -> f64 {
+    s.meta.duration_s
+}
+
+/// The sweeps' options: results under `DIR/runs/<name>`, merged tables only
+/// with `--tables`.
+fn sweep_options(o: &Options, name: &str, set: &[Override], runs: Option<u32>) -> SweepOptions {
+    SweepOptions {
+        out: o.out.join("runs").join(name),
+        jobs: o.jobs,
+        runs,
+        set: set.to_vec(),
+        // one progress bar and one line for all the sweeps
+        quiet: true,
+        force: o.force,
+        csv: false,
+        // merged tables are large (one gaming file: ~850 MB of messages);
+        // the report needs summary.json only, the run files stay
+        parquet: o.tables,
+    }
+}
+
+/// Run every sweep's pending runs from one work queue on `--jobs` threads
+/// in total, costliest first ([`mptlab_sweep::execute_many`]; one sweep
+/// after another left a core idle at the end of each), then merge the
+/// sweeps on the same number of threads. Returns the sweeps with
+/// unfinished work, in file order.
+fn run_sweeps(
+    o: &Options,
+    jobs: &[(String, PathBuf)],
+    sets: &[Vec<Override>],
+    runs: Option<u32>,
+) -> Result<Vec<(String, sweep::PointsUnfinished)>, ExitCode> {
+    let stop_after = sweep::stop_after()?;
+    let fail = |name: &str, out: &Path| {
+        eprintln!(
+            "error: reproduce: sweep {name} failed; finished runs are kept in {} (same command resumes; \
+             quick and full runs cannot share an output directory)",
+            out.display()
+        );
+    };
+    let mut opened = Vec::with_capacity(jobs.len());
+    let (mut total, mut done, mut cost_total, mut cost_done) = (0u64, 0u64, 0.0, 0.0);
+    for (i, ((name, f), set)) in jobs.iter().zip(sets).enumerate() {
+        let so = sweep_options(o, name, set, runs);
+        let op = match sweep::open(f, &so) {
+            Ok(op) => op,
+            Err(code) => {
+                fail(name, &so.out);
+                return Err(code);
+            }
+        };
+        let n = op.store.total() as u64;
+        let left = op.store.pending();
+        // the cost of every run of the sweep and of those still to do
+        let costs: Vec<f64> = op
+            .sweep
+            .points
+            .iter()
+            .map(|p| run_cost(&p.scenario))
+            .collect();
+        let all: f64 = costs.iter().sum::<f64>() * op.sweep.runs as f64;
+        let todo: f64 = left.iter().map(|(p, _)| costs[*p]).sum();
+        if !o.quiet {
+            eprintln!(
+                "reproduce [{}/{}] {name}: {} point(s) x {} run(s){}",
+                i + 1,
+                jobs.len(),
+                op.sweep.points.len(),
+                op.sweep.runs,
+                if left.len() as u64 != n {
+                    format!(", resuming: {} run(s) already done", n - left.len() as u64)
+                } else {
+                    String::new()
+                }
+            );
+        }
+        total += n;
+        done += n - left.len() as u64;
+        cost_total += all;
+        cost_done += all - todo;
+        opened.push((so, op));
+    }
+    // the bar advances by each run's cost (simulated seconds), so its ETA
+    // holds while the long runs go first; the counts are in the message
+    let bar = sweep::progress_bar(
+        o.quiet,
+        cost_total.round() as u64,
+        cost_done.round() as u64,
+        "{spinner} [{elapsed_precise}] {bar:40} {msg} (eta {eta})",
+    );
+    let runs_done = std::sync::atomic::AtomicU64::new(done);
+    let cost_now = std::sync::Mutex::new(cost_done);
+    bar.set_message(format!("{done}/{total} runs"));
+    let pairs: Vec<(&mptlab_scenario::Sweep, &mptlab_sweep::Store)> = opened
+        .iter()
+        .map(|(_, op)| (&op.sweep, &op.store))
+        .collect();
+    let r = mptlab_sweep::execute_many(
+        &pairs,
+        o.jobs,
+        &|s: &Scenario, r: u32| Simulate.run_once(s, r),
+        &run_cost,
+        stop_after,
+        &|_, c| {
+            let n = runs_done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            // summed in f64 and rounded, so the bar ends exactly at its length
+            let mut at = cost_now.lock().unwrap();
+            *at += c;
+            bar.set_position(at.round() as u64);
+            bar.set_message(format!("{n}/{total} runs"));
+        },
+    );
+    bar.finish_and_clear();
+    if let Err(code) = sweep::exec_result(r, "reproduce", &o.out) {
+        return Err(code);
+    }
+    // merging reads every run file back: spread the sweeps over the threads
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let closed: Vec<std::sync::Mutex<Option<Result<sweep::PointsUnfinished, ExitCode>>>> =
+        opened.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..o.jobs.clamp(1, opened.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((so, op)) = opened.get(i) else {
+                    return;
+                };
+                *closed[i].lock().unwrap() = Some(sweep::close(op, so));
+            });
+        }
+    });
+    let mut unfinished = Vec::new();
+    for ((name, _), ((so, _), c)) in jobs.iter().zip(opened.iter().zip(closed)) {
+        match c.into_inner().unwrap().expect("every sweep merged") {
+            Ok(points) if points.is_empty() => {}
+            Ok(points) => unfinished.push((name.clone(), points)),
+            Err(code) => {
+                fail(name, &so.out);
+                return Err(code);
+            }
+        }
+    }
+    Ok(unfinished)
 }
 
 /// One line per sweep with unfinished work (transfers that did not finish,
@@ -350,7 +473,9 @@ fn unfinished_recap(
     Some(s)
 }
 
-fn report(out: &Path) -> ExitCode {
+/// The HTML report, its sections written by `jobs` processes
+/// (`python -m mptlab.report DIR --jobs N`).
+fn report(out: &Path, jobs: usize) -> ExitCode {
     let py = std::env::var("MPTLAB_PYTHON").unwrap_or_else(|_| "python3".into());
     let hint = format!(
         "the sweep results are kept in {}/runs; install the Python package (bash scripts/setup.sh && pip install ., \
@@ -377,6 +502,7 @@ fn report(out: &Path) -> ExitCode {
     match std::process::Command::new(&py)
         .args(["-m", "mptlab.report"])
         .arg(out)
+        .args(["--jobs", &jobs.max(1).to_string()])
         .status()
     {
         Ok(s) if s.success() => ExitCode::SUCCESS,
