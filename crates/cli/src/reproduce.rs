@@ -408,9 +408,7 @@ fn run_sweeps(
         },
     );
     bar.finish_and_clear();
-    if let Err(code) = sweep::exec_result(r, "reproduce", &o.out) {
-        return Err(code);
-    }
+    sweep::exec_result(r, "reproduce", &o.out)?;
     // merging reads every run file back: spread the sweeps over the threads
     let next = std::sync::atomic::AtomicUsize::new(0);
     let closed: Vec<std::sync::Mutex<Option<Result<sweep::PointsUnfinished, ExitCode>>>> =
