@@ -316,6 +316,45 @@ fn sweep_options(o: &Options, name: &str, set: &[Override], runs: Option<u32>) -
     }
 }
 
+/// Bar units of a cost: milliseconds of simulated time. Costs are summed
+/// as integers, so the bar ends exactly at its length whatever order the
+/// runs finish in (floats summed in another order may not).
+fn cost_units(c: f64) -> u64 {
+    (c * 1000.0).round() as u64
+}
+
+/// The counts behind `reproduce`'s progress bar, updated by the saver
+/// threads as runs are saved.
+struct Progress {
+    runs: std::sync::atomic::AtomicU64,
+    total: u64,
+    units: std::sync::atomic::AtomicU64,
+}
+
+impl Progress {
+    fn new(done: u64, total: u64, units_done: u64) -> Progress {
+        Progress {
+            runs: done.into(),
+            total,
+            units: units_done.into(),
+        }
+    }
+
+    /// One more run of `cost` saved: (bar position, runs done).
+    fn tick(&self, cost: f64) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let u = cost_units(cost);
+        (
+            self.units.fetch_add(u, Relaxed) + u,
+            self.runs.fetch_add(1, Relaxed) + 1,
+        )
+    }
+
+    fn message(&self, runs: u64) -> String {
+        format!("{runs}/{} runs", self.total)
+    }
+}
+
 /// Run every sweep's pending runs from one work queue on `--jobs` threads
 /// in total, costliest first ([`mptlab_sweep::execute_many`]; one sweep
 /// after another left a core idle at the end of each), then merge the
@@ -336,7 +375,7 @@ fn run_sweeps(
         );
     };
     let mut opened = Vec::with_capacity(jobs.len());
-    let (mut total, mut done, mut cost_total, mut cost_done) = (0u64, 0u64, 0.0, 0.0);
+    let (mut total, mut done, mut cost_total, mut cost_done) = (0u64, 0u64, 0u64, 0u64);
     for (i, ((name, f), set)) in jobs.iter().zip(sets).enumerate() {
         let so = sweep_options(o, name, set, runs);
         let op = match sweep::open(f, &so) {
@@ -349,14 +388,14 @@ fn run_sweeps(
         let n = op.store.total() as u64;
         let left = op.store.pending();
         // the cost of every run of the sweep and of those still to do
-        let costs: Vec<f64> = op
+        let costs: Vec<u64> = op
             .sweep
             .points
             .iter()
-            .map(|p| run_cost(&p.scenario))
+            .map(|p| cost_units(run_cost(&p.scenario)))
             .collect();
-        let all: f64 = costs.iter().sum::<f64>() * op.sweep.runs as f64;
-        let todo: f64 = left.iter().map(|(p, _)| costs[*p]).sum();
+        let all: u64 = costs.iter().sum::<u64>() * op.sweep.runs as u64;
+        let todo: u64 = left.iter().map(|(p, _)| costs[*p]).sum();
         if !o.quiet {
             eprintln!(
                 "reproduce [{}/{}] {name}: {} point(s) x {} run(s){}",
@@ -381,13 +420,12 @@ fn run_sweeps(
     // holds while the long runs go first; the counts are in the message
     let bar = sweep::progress_bar(
         o.quiet,
-        cost_total.round() as u64,
-        cost_done.round() as u64,
+        cost_total,
+        cost_done,
         "{spinner} [{elapsed_precise}] {bar:40} {msg} (eta {eta})",
     );
-    let runs_done = std::sync::atomic::AtomicU64::new(done);
-    let cost_now = std::sync::Mutex::new(cost_done);
-    bar.set_message(format!("{done}/{total} runs"));
+    let progress = Progress::new(done, total, cost_done);
+    bar.set_message(progress.message(done));
     let pairs: Vec<(&mptlab_scenario::Sweep, &mptlab_sweep::Store)> = opened
         .iter()
         .map(|(_, op)| (&op.sweep, &op.store))
@@ -399,12 +437,9 @@ fn run_sweeps(
         &run_cost,
         stop_after,
         &|_, c| {
-            let n = runs_done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            // summed in f64 and rounded, so the bar ends exactly at its length
-            let mut at = cost_now.lock().unwrap();
-            *at += c;
-            bar.set_position(at.round() as u64);
-            bar.set_message(format!("{n}/{total} runs"));
+            let (pos, n) = progress.tick(c);
+            bar.set_position(pos);
+            bar.set_message(progress.message(n));
         },
     );
     bar.finish_and_clear();
@@ -534,6 +569,33 @@ model = "bulk"
 
     fn scen(extra: &str) -> Scenario {
         Scenario::from_str(&format!("{BASE}{extra}"), "q.toml").unwrap()
+    }
+
+    /// The bar ends exactly at its length and the count at the total,
+    /// whatever order the saver threads report the runs in.
+    #[test]
+    fn progress_ends_at_its_length_from_any_thread_order() {
+        let costs: Vec<f64> = (0..1000).map(|i| 0.1 + (i % 7) as f64 * 65.3).collect();
+        let (first, rest) = costs.split_at(100);
+        // 100 runs done before (resumed)
+        let done_units: u64 = first.iter().map(|c| cost_units(*c)).sum();
+        let len = done_units + rest.iter().map(|c| cost_units(*c)).sum::<u64>();
+        let p = Progress::new(100, 1000, done_units);
+        let last = std::sync::Mutex::new((0, 0));
+        std::thread::scope(|s| {
+            for chunk in rest.chunks(300) {
+                let (p, last) = (&p, &last);
+                s.spawn(move || {
+                    for c in chunk.iter().rev() {
+                        let t = p.tick(*c);
+                        let mut l = last.lock().unwrap();
+                        *l = (*l).max(t);
+                    }
+                });
+            }
+        });
+        assert_eq!(last.into_inner().unwrap(), (len, 1000));
+        assert_eq!(p.message(1000), "1000/1000 runs");
     }
 
     #[test]
