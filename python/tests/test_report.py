@@ -111,3 +111,36 @@ def test_report_renders_in_headless_chromium(reproduced: Path, tmp_path: Path) -
 
     a = mpimg.imread(str(shot))
     assert a.shape[0] > 100 and float(a[..., :3].std()) > 0.02
+
+
+def test_report_jobs_and_figure_cache_keep_the_results(tmp_path: Path) -> None:
+    """Two seeds' sections written by two processes give the same verdicts
+    and figure bytes as one process; a second report keeps the figures whose
+    inputs' hash is unchanged, and redraws one whose stored hash differs."""
+    out = reproduce("all", tmp_path / "o", "video-wlan3g-tcp", "tail1-3seg")
+    one = tmp_path / "one"
+    shutil.copytree(out, one)
+    shutil.rmtree(one / "figures")
+    report.generate(one, jobs=1)
+    two = tmp_path / "two"
+    shutil.copytree(out, two)
+    shutil.rmtree(two / "figures")
+    report.generate(two, jobs=2)
+    assert (one / "verdicts.json").read_bytes() == (two / "verdicts.json").read_bytes()
+    pngs = sorted(p.name for p in (one / "figures").glob("*.png"))
+    assert any(n.startswith("box-video") for n in pngs) and "s001-gain-vs-ratio.png" in pngs, pngs
+    assert pngs == sorted(p.name for p in (two / "figures").glob("*.png"))
+    for n in pngs:
+        assert (one / "figures" / n).read_bytes() == (two / "figures" / n).read_bytes(), n
+    # cached: nothing redrawn (same mtimes) and the same report
+    figs = two / "figures"
+    before = {n: (figs / n).stat().st_mtime_ns for n in pngs}
+    html = (two / "report.html").read_text()
+    box = next(n for n in pngs if n.startswith("box-video"))
+    (figs / (box + ".sha256")).write_text("0" * 64 + "\n")
+    report.generate(two, jobs=2)
+    after = {n: (figs / n).stat().st_mtime_ns for n in pngs}
+    assert after[box] != before[box], "a figure whose inputs' hash changed is redrawn"
+    assert {n: t for n, t in after.items() if n != box} == {n: t for n, t in before.items() if n != box}
+    assert (two / "report.html").read_text() == html
+    assert (figs / box).read_bytes() == (one / "figures" / box).read_bytes()

@@ -8,6 +8,7 @@
 //! renamed or missing scenario stops the run with one message. See
 //! docs/report.md.
 
+use crate::driver::{Driver, Simulate};
 use crate::experiments::{Registry, REGISTRY};
 use crate::sweep::{self, SweepOptions};
 use mptlab_scenario::{Link, Override, Scenario, Topology, TrafficModel};
@@ -262,37 +263,10 @@ pub fn run(o: &Options) -> ExitCode {
         })).collect::<Vec<_>>(),
     });
     let t0 = std::time::Instant::now();
-    let mut unfinished: Vec<(String, sweep::PointsUnfinished)> = Vec::new();
-    for (i, (name, f)) in jobs.iter().enumerate() {
-        if !o.quiet {
-            eprintln!("reproduce [{}/{}] {name}", i + 1, jobs.len());
-        }
-        let so = SweepOptions {
-            out: o.out.join("runs").join(name),
-            jobs: o.jobs,
-            runs,
-            set: sets[i].clone(),
-            quiet: o.quiet,
-            force: o.force,
-            csv: false,
-            // merged tables are large (one gaming file: ~850 MB of messages);
-            // the report needs summary.json only, the run files stay
-            parquet: o.tables,
-        };
-        // one recap at the end instead of a warning per sweep (42 files)
-        let (code, points) = sweep::run_counted(f, &so, false);
-        if !points.is_empty() {
-            unfinished.push((name.clone(), points));
-        }
-        if code != ExitCode::SUCCESS {
-            eprintln!(
-                "error: reproduce: sweep {name} failed; finished runs are kept in {} (same command resumes; \
-                 quick and full runs cannot share an output directory)",
-                so.out.display()
-            );
-            return code;
-        }
-    }
+    let unfinished = match run_sweeps(o, &jobs, &sets, runs) {
+        Ok(u) => u,
+        Err(code) => return code,
+    };
     let wall = t0.elapsed().as_secs_f64();
     let mut manifest = manifest;
     manifest["sweep_wall_s"] = serde_json::json!(wall);
@@ -314,7 +288,189 @@ pub fn run(o: &Options) -> ExitCode {
     if o.no_report {
         return ExitCode::SUCCESS;
     }
-    report(&o.out)
+    report(&o.out, o.jobs)
+}
+
+/// A run's estimated cost for the work queue and the progress bar: its
+/// simulated seconds (a heuristic: a 605 s gaming run costs more than a
+/// 65 s video run; web and file runs usually end before their cut).
+pub fn run_cost(s: &Scenario) -> f64 {
+    s.meta.duration_s
+}
+
+/// The sweeps' options: results under `DIR/runs/<name>`, merged tables only
+/// with `--tables`.
+fn sweep_options(o: &Options, name: &str, set: &[Override], runs: Option<u32>) -> SweepOptions {
+    SweepOptions {
+        out: o.out.join("runs").join(name),
+        jobs: o.jobs,
+        runs,
+        set: set.to_vec(),
+        // one progress bar and one line for all the sweeps
+        quiet: true,
+        force: o.force,
+        csv: false,
+        // merged tables are large (one gaming file: ~850 MB of messages);
+        // the report needs summary.json only, the run files stay
+        parquet: o.tables,
+    }
+}
+
+/// Bar units of a cost: milliseconds of simulated time. Costs are summed
+/// as integers, so the bar ends exactly at its length whatever order the
+/// runs finish in (floats summed in another order may not).
+fn cost_units(c: f64) -> u64 {
+    (c * 1000.0).round() as u64
+}
+
+/// The counts behind `reproduce`'s progress bar, updated by the saver
+/// threads as runs are saved.
+struct Progress {
+    runs: std::sync::atomic::AtomicU64,
+    total: u64,
+    units: std::sync::atomic::AtomicU64,
+}
+
+impl Progress {
+    fn new(done: u64, total: u64, units_done: u64) -> Progress {
+        Progress {
+            runs: done.into(),
+            total,
+            units: units_done.into(),
+        }
+    }
+
+    /// One more run of `cost` saved: (bar position, runs done).
+    fn tick(&self, cost: f64) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let u = cost_units(cost);
+        (
+            self.units.fetch_add(u, Relaxed) + u,
+            self.runs.fetch_add(1, Relaxed) + 1,
+        )
+    }
+
+    fn message(&self, runs: u64) -> String {
+        format!("{runs}/{} runs", self.total)
+    }
+}
+
+/// Run every sweep's pending runs from one work queue on `--jobs` threads
+/// in total, costliest first ([`mptlab_sweep::execute_many`]; one sweep
+/// after another left a core idle at the end of each), then merge the
+/// sweeps on the same number of threads. Returns the sweeps with
+/// unfinished work, in file order.
+fn run_sweeps(
+    o: &Options,
+    jobs: &[(String, PathBuf)],
+    sets: &[Vec<Override>],
+    runs: Option<u32>,
+) -> Result<Vec<(String, sweep::PointsUnfinished)>, ExitCode> {
+    let stop_after = sweep::stop_after()?;
+    let fail = |name: &str, out: &Path| {
+        eprintln!(
+            "error: reproduce: sweep {name} failed; finished runs are kept in {} (same command resumes; \
+             quick and full runs cannot share an output directory)",
+            out.display()
+        );
+    };
+    let mut opened = Vec::with_capacity(jobs.len());
+    let (mut total, mut done, mut cost_total, mut cost_done) = (0u64, 0u64, 0u64, 0u64);
+    for (i, ((name, f), set)) in jobs.iter().zip(sets).enumerate() {
+        let so = sweep_options(o, name, set, runs);
+        let op = match sweep::open(f, &so) {
+            Ok(op) => op,
+            Err(code) => {
+                fail(name, &so.out);
+                return Err(code);
+            }
+        };
+        let n = op.store.total() as u64;
+        let left = op.store.pending();
+        // the cost of every run of the sweep and of those still to do
+        let costs: Vec<u64> = op
+            .sweep
+            .points
+            .iter()
+            .map(|p| cost_units(run_cost(&p.scenario)))
+            .collect();
+        let all: u64 = costs.iter().sum::<u64>() * op.sweep.runs as u64;
+        let todo: u64 = left.iter().map(|(p, _)| costs[*p]).sum();
+        if !o.quiet {
+            eprintln!(
+                "reproduce [{}/{}] {name}: {} point(s) x {} run(s){}",
+                i + 1,
+                jobs.len(),
+                op.sweep.points.len(),
+                op.sweep.runs,
+                if left.len() as u64 != n {
+                    format!(", resuming: {} run(s) already done", n - left.len() as u64)
+                } else {
+                    String::new()
+                }
+            );
+        }
+        total += n;
+        done += n - left.len() as u64;
+        cost_total += all;
+        cost_done += all - todo;
+        opened.push((so, op));
+    }
+    // the bar advances by each run's cost (simulated seconds), so its ETA
+    // holds while the long runs go first; the counts are in the message
+    let bar = sweep::progress_bar(
+        o.quiet,
+        cost_total,
+        cost_done,
+        "{spinner} [{elapsed_precise}] {bar:40} {msg} (eta {eta})",
+    );
+    let progress = Progress::new(done, total, cost_done);
+    bar.set_message(progress.message(done));
+    let pairs: Vec<(&mptlab_scenario::Sweep, &mptlab_sweep::Store)> = opened
+        .iter()
+        .map(|(_, op)| (&op.sweep, &op.store))
+        .collect();
+    let r = mptlab_sweep::execute_many(
+        &pairs,
+        o.jobs,
+        &|s: &Scenario, r: u32| Simulate.run_once(s, r),
+        &run_cost,
+        stop_after,
+        &|_, c| {
+            let (pos, n) = progress.tick(c);
+            bar.set_position(pos);
+            bar.set_message(progress.message(n));
+        },
+    );
+    bar.finish_and_clear();
+    sweep::exec_result(r, "reproduce", &o.out)?;
+    // merging reads every run file back: spread the sweeps over the threads
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let closed: Vec<std::sync::Mutex<Option<Result<sweep::PointsUnfinished, ExitCode>>>> =
+        opened.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..o.jobs.clamp(1, opened.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((so, op)) = opened.get(i) else {
+                    return;
+                };
+                *closed[i].lock().unwrap() = Some(sweep::close(op, so));
+            });
+        }
+    });
+    let mut unfinished = Vec::new();
+    for ((name, _), ((so, _), c)) in jobs.iter().zip(opened.iter().zip(closed)) {
+        match c.into_inner().unwrap().expect("every sweep merged") {
+            Ok(points) if points.is_empty() => {}
+            Ok(points) => unfinished.push((name.clone(), points)),
+            Err(code) => {
+                fail(name, &so.out);
+                return Err(code);
+            }
+        }
+    }
+    Ok(unfinished)
 }
 
 /// One line per sweep with unfinished work (transfers that did not finish,
@@ -350,7 +506,9 @@ fn unfinished_recap(
     Some(s)
 }
 
-fn report(out: &Path) -> ExitCode {
+/// The HTML report, its sections written by `jobs` processes
+/// (`python -m mptlab.report DIR --jobs N`).
+fn report(out: &Path, jobs: usize) -> ExitCode {
     let py = std::env::var("MPTLAB_PYTHON").unwrap_or_else(|_| "python3".into());
     let hint = format!(
         "the sweep results are kept in {}/runs; install the Python package (bash scripts/setup.sh && pip install ., \
@@ -377,6 +535,7 @@ fn report(out: &Path) -> ExitCode {
     match std::process::Command::new(&py)
         .args(["-m", "mptlab.report"])
         .arg(out)
+        .args(["--jobs", &jobs.max(1).to_string()])
         .status()
     {
         Ok(s) if s.success() => ExitCode::SUCCESS,
@@ -410,6 +569,33 @@ model = "bulk"
 
     fn scen(extra: &str) -> Scenario {
         Scenario::from_str(&format!("{BASE}{extra}"), "q.toml").unwrap()
+    }
+
+    /// The bar ends exactly at its length and the count at the total,
+    /// whatever order the saver threads report the runs in.
+    #[test]
+    fn progress_ends_at_its_length_from_any_thread_order() {
+        let costs: Vec<f64> = (0..1000).map(|i| 0.1 + (i % 7) as f64 * 65.3).collect();
+        let (first, rest) = costs.split_at(100);
+        // 100 runs done before (resumed)
+        let done_units: u64 = first.iter().map(|c| cost_units(*c)).sum();
+        let len = done_units + rest.iter().map(|c| cost_units(*c)).sum::<u64>();
+        let p = Progress::new(100, 1000, done_units);
+        let last = std::sync::Mutex::new((0, 0));
+        std::thread::scope(|s| {
+            for chunk in rest.chunks(300) {
+                let (p, last) = (&p, &last);
+                s.spawn(move || {
+                    for c in chunk.iter().rev() {
+                        let t = p.tick(*c);
+                        let mut l = last.lock().unwrap();
+                        *l = (*l).max(t);
+                    }
+                });
+            }
+        });
+        assert_eq!(last.into_inner().unwrap(), (len, 1000));
+        assert_eq!(p.message(1000), "1000/1000 runs");
     }
 
     #[test]

@@ -114,23 +114,21 @@ pub fn run_counted(path: &Path, o: &SweepOptions, warn: bool) -> (ExitCode, Poin
     }
 }
 
-fn run_inner(path: &Path, o: &SweepOptions) -> Result<PointsUnfinished, ExitCode> {
+/// A planned sweep with its store open, its runs not yet done.
+pub struct Opened {
+    pub sweep: Sweep,
+    pub store: Store,
+}
+
+/// Plan the sweep and open its store (errors printed; exit 2 for the
+/// user's, 1 for the disk's).
+pub fn open(path: &Path, o: &SweepOptions) -> Result<Opened, ExitCode> {
     let sweep = match plan(path, &o.set, o.runs) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
             return Err(ExitCode::from(2));
         }
-    };
-    let stop_after = match std::env::var(STOP_ENV) {
-        Ok(v) => match v.parse::<usize>() {
-            Ok(k) => Some(k),
-            Err(_) => {
-                eprintln!("error: {STOP_ENV}={v}: expected a number of runs");
-                return Err(ExitCode::from(2));
-            }
-        },
-        Err(_) => None,
     };
     // refuse an unwritable --out as bad input, before anything runs
     if let Err(e) = mptlab_results::probe_writable(&o.out) {
@@ -151,6 +149,79 @@ fn run_inner(path: &Path, o: &SweepOptions) -> Result<PointsUnfinished, ExitCode
             return Err(ExitCode::from(1));
         }
     };
+    Ok(Opened { sweep, store })
+}
+
+/// The test hook [`STOP_ENV`], if set.
+pub fn stop_after() -> Result<Option<usize>, ExitCode> {
+    match std::env::var(STOP_ENV) {
+        Ok(v) => match v.parse::<usize>() {
+            Ok(k) => Ok(Some(k)),
+            Err(_) => {
+                eprintln!("error: {STOP_ENV}={v}: expected a number of runs");
+                Err(ExitCode::from(2))
+            }
+        },
+        Err(_) => Ok(None),
+    }
+}
+
+/// A progress bar on stderr when it is a terminal (hidden with `quiet`),
+/// `len` long, `done` of it already done (resumed work; the ETA counts this
+/// session's pace only).
+pub fn progress_bar(quiet: bool, len: u64, done: u64, template: &str) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let b = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    b.set_style(ProgressStyle::with_template(template).expect("valid template"));
+    b.set_position(done);
+    b.reset_eta();
+    b
+}
+
+/// How an execution ended, as the CLI reports it.
+pub fn exec_result(r: Result<usize, ExecError>, origin: &str, out: &Path) -> Result<(), ExitCode> {
+    match r {
+        Ok(_) => Ok(()),
+        Err(e @ ExecError::Stopped(_)) => {
+            eprintln!("stopped: {e}");
+            Err(ExitCode::from(1))
+        }
+        Err(e) => {
+            eprintln!("error: {origin}: {e}; finished runs are kept in {}/runs, the merged tables are not written", out.display());
+            Err(ExitCode::from(1))
+        }
+    }
+}
+
+/// Merge a sweep whose runs are all done and write its tables.
+pub fn close(opened: &Opened, o: &SweepOptions) -> Result<PointsUnfinished, ExitCode> {
+    let (sweep, store) = (&opened.sweep, &opened.store);
+    let opts = WriteOptions {
+        csv: o.csv,
+        parquet: o.parquet,
+        meta: meta(sweep, env!("CARGO_PKG_VERSION")),
+        extra_files: Vec::new(),
+    };
+    match finish(sweep, store, &opts) {
+        Ok(done) => {
+            if !o.quiet {
+                eprintln!("wrote {} files to {}", done.files.len(), o.out.display());
+            }
+            Ok(done.unfinished)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Err(ExitCode::from(1))
+        }
+    }
+}
+
+fn run_inner(path: &Path, o: &SweepOptions) -> Result<PointsUnfinished, ExitCode> {
+    let stop_after = stop_after()?;
+    let opened = open(path, o)?;
+    let (sweep, store) = (&opened.sweep, &opened.store);
     let total = store.total() as u64;
     let done = total - store.pending().len() as u64;
     if !o.quiet {
@@ -166,58 +237,23 @@ fn run_inner(path: &Path, o: &SweepOptions) -> Result<PointsUnfinished, ExitCode
             }
         );
     }
-    let bar = if o.quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-        b.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs (eta {eta})",
-            )
-            .expect("valid template"),
-        );
-        b.set_position(done);
-        b.reset_eta(); // the ETA counts this session's pace only
-        b
-    };
+    let bar = progress_bar(
+        o.quiet,
+        total,
+        done,
+        "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs (eta {eta})",
+    );
     let r = execute(
-        &sweep,
-        &store,
+        sweep,
+        store,
         o.jobs,
         &|s: &Scenario, r: u32| Simulate.run_once(s, r),
         stop_after,
         &|| bar.inc(1),
     );
     bar.finish_and_clear();
-    match r {
-        Ok(_) => {}
-        Err(e @ ExecError::Stopped(_)) => {
-            eprintln!("stopped: {e}");
-            return Err(ExitCode::from(1));
-        }
-        Err(e) => {
-            eprintln!("error: {}: {e}; finished runs are kept in {}/runs, the merged tables are not written", sweep.origin, o.out.display());
-            return Err(ExitCode::from(1));
-        }
-    }
-    let opts = WriteOptions {
-        csv: o.csv,
-        parquet: o.parquet,
-        meta: meta(&sweep, env!("CARGO_PKG_VERSION")),
-        extra_files: Vec::new(),
-    };
-    match finish(&sweep, &store, &opts) {
-        Ok(done) => {
-            if !o.quiet {
-                eprintln!("wrote {} files to {}", done.files.len(), o.out.display());
-            }
-            Ok(done.unfinished)
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            Err(ExitCode::from(1))
-        }
-    }
+    exec_result(r, &sweep.origin, &o.out)?;
+    close(&opened, o)
 }
 
 /// `--scheduler ADDRESS`: the Dask path lives in the Python package; hand

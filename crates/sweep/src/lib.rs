@@ -63,7 +63,7 @@ const SAVE_BACKLOG: usize = 4;
 /// each as it finishes (on separate saver threads, so the simulation threads
 /// do not wait for the disk). `tick` is called after each save (progress
 /// bars). With `stop_after = Some(k)` at most k runs are started (tests use
-/// it to interrupt a sweep deterministically).
+/// it to interrupt a sweep deterministically). Runs start point by point.
 pub fn execute(
     sweep: &Sweep,
     store: &Store,
@@ -72,7 +72,51 @@ pub fn execute(
     stop_after: Option<usize>,
     tick: &(dyn Fn() + Sync),
 ) -> Result<usize, ExecError> {
-    let pending = store.pending();
+    execute_many(&[(sweep, store)], jobs, f, &|_| 0.0, stop_after, &|_, _| {
+        tick()
+    })
+}
+
+/// One pending run of a batch: (sweep index, point, run, estimated cost).
+type Item = (usize, usize, u32, f64);
+
+/// The pending runs of every sweep in one queue, costliest first (by
+/// `cost` of the point's scenario); equal costs keep sweep, point and run
+/// order (a stable sort), so the order is deterministic.
+fn queue(sweeps: &[(&Sweep, &Store)], cost: &dyn Fn(&Scenario) -> f64) -> Vec<Item> {
+    let mut items: Vec<Item> = Vec::new();
+    for (k, (sweep, store)) in sweeps.iter().enumerate() {
+        let costs: Vec<f64> = sweep.points.iter().map(|p| cost(&p.scenario)).collect();
+        items.extend(
+            store
+                .pending()
+                .into_iter()
+                .map(|(p, r)| (k, p, r, costs[p])),
+        );
+    }
+    // longest-processing-time-first: the last runs to start are the short
+    // ones, so no long run is left alone on one core at the end
+    items.sort_by(|a, b| b.3.total_cmp(&a.3));
+    items
+}
+
+/// Run the pending runs of several sweeps from one work queue on `jobs`
+/// simulation threads in total (`mptlab reproduce`: with one sweep after
+/// another, a sweep's last long runs left the other cores idle). Runs are
+/// started costliest first ([`queue`]); `tick(sweep index, cost)` is called
+/// after each save. Each run is saved to its own sweep's store, so the
+/// stores hold the same bytes as when the sweeps run one by one.
+/// `stop_after` and errors as in [`execute`]; the earliest failing run in
+/// queue order is reported.
+pub fn execute_many(
+    sweeps: &[(&Sweep, &Store)],
+    jobs: usize,
+    f: RunFn,
+    cost: &dyn Fn(&Scenario) -> f64,
+    stop_after: Option<usize>,
+    tick: &(dyn Fn(usize, f64) + Sync),
+) -> Result<usize, ExecError> {
+    let pending = queue(sweeps, cost);
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let first_err: Mutex<Option<(usize, ExecError)>> = Mutex::new(None);
@@ -86,21 +130,21 @@ pub fn execute(
         }
     };
     let workers = jobs.clamp(1, limit.max(1));
-    // (index in `pending`, point, run, encoded run file)
-    let (tx, rx) =
-        std::sync::mpsc::sync_channel::<(usize, usize, u32, Vec<u8>)>(workers * SAVE_BACKLOG);
+    // (index in `pending`, encoded run file)
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<u8>)>(workers * SAVE_BACKLOG);
     let rx = Mutex::new(rx);
     std::thread::scope(|scope| {
         for _ in 0..SAVERS {
             scope.spawn(|| loop {
                 // the lock is held only while waiting for the next run
-                let Ok((i, p, r, bytes)) = rx.lock().unwrap().recv() else {
+                let Ok((i, bytes)) = rx.lock().unwrap().recv() else {
                     return;
                 };
+                let (k, p, r, c) = pending[i];
                 // a saver must keep draining whatever happens, or a full
                 // backlog would block the simulation threads for good
                 let saved = catch_unwind(AssertUnwindSafe(|| {
-                    store.save_local(p, r, &bytes).map(|()| tick())
+                    sweeps[k].1.save_local(p, r, &bytes).map(|()| tick(k, c))
                 }));
                 match saved {
                     Ok(Ok(())) => {}
@@ -121,8 +165,8 @@ pub fn execute(
                 if i >= limit {
                     return;
                 }
-                let (p, r) = pending[i];
-                let point = &sweep.points[p];
+                let (k, p, r, _) = pending[i];
+                let point = &sweeps[k].0.points[p];
                 let s = &point.scenario;
                 let res = catch_unwind(AssertUnwindSafe(|| f(s, r)))
                     .unwrap_or_else(|e| {
@@ -143,8 +187,14 @@ pub fn execute(
                         }
                     })
                     .map_err(|e| {
+                        // in a batch, the point's sweep is named too
+                        let origin = if sweeps.len() > 1 {
+                            format!("{}: ", sweeps[k].0.origin)
+                        } else {
+                            String::new()
+                        };
                         ExecError::Run(format!(
-                            "point `{}` run {r} (seed {}): {e}",
+                            "{origin}point `{}` run {r} (seed {}): {e}",
                             point.label,
                             s.run_seed(r)
                         ))
@@ -153,7 +203,7 @@ pub fn execute(
                     // the savers outlive every sender and never stop early,
                     // so the send cannot fail
                     Ok(o) => {
-                        let _ = tx.send((i, p, r, encode_run(&o)));
+                        let _ = tx.send((i, encode_run(&o)));
                     }
                     Err(e) => {
                         fail(i, e);

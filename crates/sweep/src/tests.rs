@@ -362,3 +362,75 @@ fn an_older_manifest_format_or_version_is_refused() {
     }
     fs::remove_dir_all(&d).unwrap();
 }
+
+/// `execute_many`: `jobs` simulation threads in total over all the sweeps
+/// (never more, and all of them busy while there is work), the costliest
+/// runs first, and the same stores as sweeps run one by one.
+#[test]
+fn one_queue_over_sweeps_uses_jobs_threads_in_total() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let texts = [
+        TEXT.to_string(),
+        TEXT.replace("duration_s = 5", "duration_s = 50"),
+        TEXT.replace("duration_s = 5", "duration_s = 20")
+            .replace("runs = 5", "runs = 3"),
+    ];
+    let sweeps: Vec<Sweep> = texts.iter().map(|t| sweep(t)).collect();
+    let (batch, alone) = (tmp("many"), tmp("many-alone"));
+    let stores: Vec<Store> = (0..3)
+        .map(|k| Store::open(&batch.join(k.to_string()), &sweeps[k], false).unwrap())
+        .collect();
+    let (running, peak) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let started: Mutex<Vec<f64>> = Mutex::new(Vec::new());
+    let counting = |s: &Scenario, r: u32| {
+        let now = running.fetch_add(1, SeqCst) + 1;
+        peak.fetch_max(now, SeqCst);
+        started.lock().unwrap().push(s.meta.duration_s);
+        // long enough for every worker to be inside a run at once
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        running.fetch_sub(1, SeqCst);
+        fake(s, r)
+    };
+    let ticks = AtomicUsize::new(0);
+    let pairs: Vec<(&Sweep, &Store)> = sweeps.iter().zip(&stores).collect();
+    let n = execute_many(
+        &pairs,
+        3,
+        &counting,
+        &|s: &Scenario| s.meta.duration_s,
+        None,
+        &|_, _| {
+            ticks.fetch_add(1, SeqCst);
+        },
+    )
+    .unwrap();
+    assert_eq!(n, 20 + 20 + 12);
+    assert_eq!(ticks.load(SeqCst), n);
+    assert_eq!(peak.load(SeqCst), 3, "--jobs 3 means 3 runs at a time");
+    // started costliest first: 50 s runs, then 20 s, then 5 s (a worker may
+    // overtake another by one item at a boundary, never by a whole class)
+    let started = started.into_inner().unwrap();
+    let first_5 = started.iter().position(|d| *d == 5.0).unwrap();
+    assert!(first_5 >= 20 + 12 - 2, "{started:?}");
+    assert!(started[..20].iter().all(|d| *d >= 20.0), "{started:?}");
+    // the stores are those of the sweeps run one by one on one thread
+    let opts = |s: &Sweep| WriteOptions {
+        meta: meta(s, "test"),
+        ..Default::default()
+    };
+    for k in 0..3 {
+        finish(&sweeps[k], &stores[k], &opts(&sweeps[k])).unwrap();
+        let d = alone.join(k.to_string());
+        let st = Store::open(&d, &sweeps[k], false).unwrap();
+        execute(&sweeps[k], &st, 1, &fake, None, &|| {}).unwrap();
+        finish(&sweeps[k], &st, &opts(&sweeps[k])).unwrap();
+        assert_eq!(files(&d), files(&batch.join(k.to_string())));
+        for p in &sweeps[k].points {
+            let runs = |dir: &Path| files(&dir.join(k.to_string()).join("runs").join(&p.id));
+            assert_eq!(runs(&alone), runs(&batch));
+        }
+    }
+    for d in [batch, alone] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}

@@ -55,8 +55,43 @@ def _needs(claim: Dict[str, Any], ran: set) -> str:
     return f" (no runs of {e(', '.join(miss))})" if miss else ""
 
 
-def generate(out: Path, claims_path: Optional[Path] = None, registry: Optional[Path] = None) -> Path:
+def _section(seed: str, manifest: Dict[str, Any], seed_runs: List[Any], claims: List[Dict[str, Any]],
+             figdir: Path) -> Section:
+    """One seed's section, its figures written to `figdir`."""
+    mod = _module(seed)
+    with track() as led:
+        sec = mod.section(manifest, seed_runs, claims, figdir)
+    # a section that does not mark its verdicts claim by claim gets
+    # every verdict marked with what the whole section read
+    if not getattr(mod, "MARKS_UNFINISHED", False):
+        sec.verdicts = {k: guard(v, led) for k, v in sec.verdicts.items()}
+    return sec
+
+
+def _sections(todo: List[Tuple[str, List[Any]]], manifest: Dict[str, Any], claims: List[Dict[str, Any]],
+              figdir: Path, jobs: int) -> Dict[str, Section]:
+    """The seeds' sections, in `todo`'s order. With jobs > 1 they are written
+    by that many worker processes (drawing and saving the figures is most of
+    the report's time, and a section depends on its own runs only; each
+    section's bootstrap seeds its own generator, so the results do not depend
+    on which process wrote it). Started largest first (by runs)."""
+    if jobs <= 1 or len(todo) <= 1:
+        return {seed: _section(seed, manifest, seed_runs, claims, figdir) for seed, seed_runs in todo}
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # fork: the children inherit the loaded runs instead of unpickling them
+    ctx = multiprocessing.get_context("fork")
+    order = sorted(todo, key=lambda t: -len(t[1]))
+    with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
+        futs = {seed: pool.submit(_section, seed, manifest, seed_runs, claims, figdir) for seed, seed_runs in order}
+        return {seed: futs[seed].result() for seed, _ in todo}
+
+
+def generate(out: Path, claims_path: Optional[Path] = None, registry: Optional[Path] = None,
+             jobs: int = 1) -> Path:
     """Write out/report.html (and out/figures/*.png, out/verdicts.json); return its path.
+    `jobs`: processes writing the seeds' sections (see :func:`_sections`).
     `registry`: the experiment registry (default: the repository's
     scenarios/registry/experiments.toml); raises RegistryError when the runs,
     the claims or the library disagree with it."""
@@ -74,18 +109,9 @@ def generate(out: Path, claims_path: Optional[Path] = None, registry: Optional[P
     figdir = out / "figures"
     figdir.mkdir(exist_ok=True)
     seeds: List[str] = list(manifest["seeds"])
-    sections: Dict[str, Section] = {}
-    for seed in seeds:
-        mod = _module(seed)
-        seed_runs = [r for r in runs if r.seed == seed]
-        if mod is not None and seed_runs:
-            with track() as led:
-                sections[seed] = mod.section(manifest, seed_runs, claims, figdir)
-            # a section that does not mark its verdicts claim by claim gets
-            # every verdict marked with what the whole section read
-            if not getattr(mod, "MARKS_UNFINISHED", False):
-                sec = sections[seed]
-                sec.verdicts = {k: guard(v, led) for k, v in sec.verdicts.items()}
+    todo = [(seed, [r for r in runs if r.seed == seed]) for seed in seeds if _module(seed) is not None]
+    todo = [(seed, seed_runs) for seed, seed_runs in todo if seed_runs]
+    sections = _sections(todo, manifest, claims, figdir, jobs)
 
     title = f"mptlab reproduce: seed {', '.join(seeds)}"
     h: List[str] = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{e(title)}</title>"
@@ -180,13 +206,18 @@ def main(argv=None) -> int:
     ap.add_argument("--claims", type=Path, help="claims.toml (default: docs/claims/claims.toml of the repository)")
     ap.add_argument("--registry", type=Path,
                     help="experiment registry (default: scenarios/registry/experiments.toml of the repository)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="processes writing the seeds' sections and figures (mptlab reproduce passes its --jobs)")
     a = ap.parse_args(argv)
+    if a.jobs < 1:
+        print(f"error: --jobs {a.jobs}: expected a number of processes >= 1", file=sys.stderr)
+        return 2
     d = Path(a.dir)
     if not (d / "reproduce.json").exists():
         print(f"error: {d}: no reproduce.json (run `mptlab reproduce ... --out {d}` first)", file=sys.stderr)
         return 2
     try:
-        p = generate(d, a.claims, a.registry)
+        p = generate(d, a.claims, a.registry, a.jobs)
     except RegistryError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

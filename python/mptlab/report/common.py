@@ -381,6 +381,62 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]], attrs: str = "")
     return "".join(h)
 
 
+def figure_key(*inputs: Any) -> str:
+    """SHA-256 of what a figure is drawn from: its inputs (numbers, labels,
+    titles; numpy arrays as lists, floats by repr so every bit counts), the
+    matplotlib version and the source of the report package (a changed
+    drawing function redraws every figure)."""
+    import hashlib
+
+    import matplotlib
+
+    def plain(x: Any) -> Any:
+        if isinstance(x, np.ndarray):
+            return x.tolist()
+        if isinstance(x, dict):
+            return [[plain(k), plain(v)] for k, v in sorted(x.items(), key=lambda kv: repr(kv[0]))]
+        if isinstance(x, (list, tuple)):
+            return [plain(v) for v in x]
+        return repr(x)
+
+    h = hashlib.sha256()
+    h.update(matplotlib.__version__.encode())
+    h.update(_SOURCE_HASH.encode())
+    h.update(json.dumps(plain(list(inputs))).encode())
+    return h.hexdigest()
+
+
+def _package_source_hash() -> str:
+    import hashlib
+    h = hashlib.sha256()
+    for f in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+_SOURCE_HASH = _package_source_hash()
+
+
+def _stamp(png: Path) -> Path:
+    return png.with_name(png.name + ".sha256")
+
+
+def figure_fresh(png: Path, key: str) -> bool:
+    """True when `png` exists and was drawn from inputs with this
+    :func:`figure_key` (stored beside it in ``<name>.png.sha256``): the
+    report then keeps it instead of drawing it again."""
+    try:
+        return png.is_file() and _stamp(png).read_text().strip() == key
+    except OSError:
+        return False
+
+
+def figure_saved(png: Path, key: str) -> None:
+    """Record the key of the inputs `png` was just drawn from."""
+    _stamp(png).write_text(key + "\n")
+
+
 def pyplot():
     """matplotlib.pyplot with the headless backend."""
     import matplotlib

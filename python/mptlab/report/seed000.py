@@ -17,7 +17,8 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from .common import (ABBR, BOOTSTRAP, CATS, TAU, THRESHOLD, Ledger, Run, Section, categorize,
-                     equivalence_verdict, fmt_r, guard, note, paired_r, pyplot, track)
+                     equivalence_verdict, figure_fresh, figure_key, figure_saved, fmt_r, guard, note, paired_r,
+                     pyplot, track)
 from .common import boot as _boot
 from .common import cat_cell as _cell
 from .common import e as _e
@@ -686,17 +687,24 @@ def _boxplots(recs, traffic, figdir: Path) -> List[Tuple[str, str]]:
                     labels.append(PROTO_LABEL[proto])
             if not data:
                 continue
+            name = f"box-{traffic}-{ps}-{'bg' if bg else 'nobg'}.png"
+            title = f"{traffic}, {PS_LABEL.get(ps, ps)}, background {'on' if bg else 'off'}"
+            alt = f"{traffic} {PS_LABEL.get(ps, ps)} background {'on' if bg else 'off'}"
+            key = figure_key(data, labels, metric, title)
+            if figure_fresh(figdir / name, key):
+                out.append((f"figures/{name}", alt))
+                continue
             fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
             ax.boxplot(data, whis=1.5)
             ax.set_xticks(range(1, len(labels) + 1), labels)
             ax.set_ylabel(f"{metric} per run")
-            ax.set_title(f"{traffic}, {PS_LABEL.get(ps, ps)}, background {'on' if bg else 'off'}")
+            ax.set_title(title)
             ax.grid(axis="y", alpha=0.3)
             fig.tight_layout()
-            name = f"box-{traffic}-{ps}-{'bg' if bg else 'nobg'}.png"
             fig.savefig(figdir / name)
             plt.close(fig)
-            out.append((f"figures/{name}", f"{traffic} {PS_LABEL.get(ps, ps)} background {'on' if bg else 'off'}"))
+            figure_saved(figdir / name, key)
+            out.append((f"figures/{name}", alt))
     return out
 
 

@@ -21,8 +21,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .common import (BOOTSTRAP, Run, Section, direction_verdict, e, fmt_r, grade, paired_r, pyplot, track,
-                     table)
+from .common import (BOOTSTRAP, Run, Section, direction_verdict, e, figure_fresh, figure_key, figure_saved, fmt_r,
+                     grade, paired_r, pyplot, track, table)
 
 D1_MS = 40.0  # one-way delay of the loss path (scripts/gen-seed001.py)
 PATTERNS = ["tail1", "tail2", "probeloss", "failure"]
@@ -137,6 +137,12 @@ def _figures(res: Dict[Tuple[str, int, str], Dict[str, Any]], figdir: Path) -> L
     pats = [p for p in PATTERNS if any(k[0] == p for k in res)]
     if not pats:
         return out
+    # both figures are drawn from `res` only
+    key = figure_key(res)
+    figs = [("s001-completion-vs-ratio.png", "burst completion time vs delay ratio"),
+            ("s001-gain-vs-ratio.png", "relative gain vs delay ratio")]
+    if all(figure_fresh(figdir / name, key) for name, _ in figs):
+        return [(f"figures/{name}", alt) for name, alt in figs]
     # completion time vs delay ratio, both variants, one panel per pattern
     fig, axes = plt.subplots(1, len(pats), figsize=(4.2 * len(pats), 3.6), dpi=100, squeeze=False)
     for ax, p in zip(axes[0], pats):
@@ -183,6 +189,8 @@ def _figures(res: Dict[Tuple[str, int, str], Dict[str, Any]], figdir: Path) -> L
     fig.tight_layout()
     fig.savefig(figdir / "s001-gain-vs-ratio.png")
     plt.close(fig)
+    for name, _ in figs:
+        figure_saved(figdir / name, key)
     out.append(("figures/s001-gain-vs-ratio.png", "relative gain vs delay ratio"))
     return out
 

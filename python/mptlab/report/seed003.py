@@ -18,7 +18,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .common import Run, Section, direction_verdict, e, grade, mean_ci, paired_r, pyplot, table
+from .common import (Run, Section, direction_verdict, e, figure_fresh, figure_key, figure_saved, grade, mean_ci, paired_r,
+                     pyplot, table)
 from .runfiles import load_tables, point_ids, throughput_series
 
 #: file stem -> (title, source site, its ISPs, destination site, its ISPs); ISP order = address order
@@ -133,6 +134,10 @@ def pooled(d, stem: str, kind: str, cc: str, ref: Optional[Dict[int, float]] = N
 def _bar_figure(d, stem: str, figdir: Path) -> Optional[str]:
     """Paper Fig. 5-9 style: (a) TCP per source/destination pair, (b) MPTCP
     per path manager and initial path; Cubic vs OLIA (NewReno for TCP); 95 % CIs."""
+    name = f"s003-{stem}-bars.png"
+    key = figure_key(stem, {k: v for k, v in d.items() if k[0] == stem})
+    if figure_fresh(figdir / name, key):
+        return name
     plt = pyplot()
     title = PAIRS[stem][0]
     pms = [pm for pm in ("default", "ndiffports", "fullmesh") if any(k[0] == stem and k[1] == pm for k in d)]
@@ -177,9 +182,9 @@ def _bar_figure(d, stem: str, figdir: Path) -> Optional[str]:
     ax.set_title(f"(b) MPTCP by path manager and initial path, {title}", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    name = f"s003-{stem}-bars.png"
     fig.savefig(figdir / name, dpi=90)
     plt.close(fig)
+    figure_saved(figdir / name, key)
     return name
 
 
@@ -200,6 +205,9 @@ def _series_figure(out: Path, figdir: Path, stem: str, fname: str, pick, title: 
             series[lab] = s
     if not series:
         return None, {}
+    key = figure_key(series, title, tmax)
+    if figure_fresh(figdir / fname, key):
+        return fname, series
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 3.5))
     for lab in sorted(series):
@@ -213,6 +221,7 @@ def _series_figure(out: Path, figdir: Path, stem: str, fname: str, pick, title: 
     fig.tight_layout()
     fig.savefig(figdir / fname, dpi=90)
     plt.close(fig)
+    figure_saved(figdir / fname, key)
     return fname, series
 
 
