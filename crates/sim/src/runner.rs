@@ -264,7 +264,10 @@ struct FlowFactory {
     /// Multi-homed protocols: the client's addresses, the chosen path first
     /// (it becomes SCTP's primary path).
     client_addrs: Vec<Addr>,
-    next_port: u16,
+    /// The next client port and the first one handed out. Ports are counted
+    /// in u32 so that running out is an error, never a wrap onto a port in use.
+    next_port: u32,
+    first_port: u32,
 }
 
 impl FlowFactory {
@@ -280,10 +283,16 @@ impl FlowFactory {
         shost: NodeId,
         sa: Addr,
         udp: bool,
-    ) -> FlowId {
-        let flow = w.next_flow_id();
-        let cp = self.next_port;
+    ) -> Result<FlowId, String> {
+        let Ok(cp) = u16::try_from(self.next_port) else {
+            return Err(format!(
+                "flow {label}: client {ca} has no free port left ({} connections use ports {}..=65535)",
+                u16::MAX as u32 + 1 - self.first_port,
+                self.first_port
+            ));
+        };
         self.next_port += 1;
+        let flow = w.next_flow_id();
         let sp = 80;
         let (c, s, proto): (Box<dyn Endpoint>, Box<dyn Endpoint>, &str) =
             if udp || self.protocol == sc::Protocol::Udp {
@@ -367,7 +376,7 @@ impl FlowFactory {
                     "tcp",
                 )
             };
-        w.add_flow(label, proto, role, app, ch, c, shost, s)
+        Ok(w.add_flow(label, proto, role, app, ch, c, shost, s))
     }
 }
 
@@ -491,6 +500,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
             .collect(),
         client_addrs,
         next_port: 40000,
+        first_port: 40000,
     };
     let start = secs(s.traffic.start_s);
     let snd = sender(s.traffic.direction);
@@ -518,7 +528,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                 snd,
                 Box::new(schedule),
                 finite,
-            );
+            )?;
         }
         Traffic::Web { page, browser: cfg } => {
             let max_connections = cfg.max_connections;
@@ -538,7 +548,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                         false,
                     )
                 })
-                .collect();
+                .collect::<Result<_, _>>()?;
             w.add_app(Box::new(WebApp::new(flows, start, browser, label)));
         }
         Traffic::File { size_bytes } => {
@@ -552,7 +562,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                 sv,
                 sa,
                 false,
-            );
+            )?;
             w.add_app(Box::new(FileApp::new(
                 f,
                 snd,
@@ -572,7 +582,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                 sv,
                 sa,
                 false,
-            );
+            )?;
             match &s.traffic.failover {
                 None => {
                     w.add_app(Box::new(BulkApp::new(f, snd, start)));
@@ -593,7 +603,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                         sv,
                         sa,
                         false,
-                    );
+                    )?;
                     w.add_app(Box::new(FailoverBulkApp::new(
                         f,
                         b,
@@ -628,9 +638,9 @@ fn message_app(
     snd: Side,
     sched: Box<SourceSchedule>,
     finite: bool,
-) {
+) -> Result<(), String> {
     let udp = ff.protocol == sc::Protocol::Udp;
-    let f = ff.add(w, "fg".into(), Role::Foreground, app, cl, ca, sv, sa, udp);
+    let f = ff.add(w, "fg".into(), Role::Foreground, app, cl, ca, sv, sa, udp)?;
     if udp {
         w.add_app(Box::new(UdpApp::new(f, snd, sched, true)));
     } else {
@@ -641,6 +651,7 @@ fn message_app(
             StreamApp::new(f, snd, 0, sched, finite).per_message(per_message),
         ));
     }
+    Ok(())
 }
 
 /// Seed 000 section 4.4: on every access path one saturated TCP flow and
@@ -687,6 +698,7 @@ fn background(
         server_endpoints: Vec::new(),
         client_addrs: Vec::new(),
         next_port: 50000,
+        first_port: 50000,
     };
     let _ = ff;
     let start = secs(s.background.start_s);
@@ -706,7 +718,7 @@ fn background(
                 bgs,
                 bgs_addr,
                 false,
-            );
+            )?;
             w.add_app(Box::new(BulkApp::new(f, snd, start)));
         }
         if s.background.udp_share_percent > 0.0 {
@@ -734,7 +746,7 @@ fn background(
                     bgs,
                     bgs_addr,
                     true,
-                );
+                )?;
                 let src = OnOffSource::new(OnOffConfig::for_mean_rate(plan.per_flow_bps)?)?;
                 let sched = SourceSchedule::new(
                     Box::new(src),
