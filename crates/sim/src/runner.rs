@@ -760,3 +760,50 @@ fn background(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The last client port is handed out; the next connection is an error
+    /// naming the flow and the address, never a wrap onto port 0 or 40000.
+    #[test]
+    fn client_ports_run_out_with_an_error_not_a_wrap() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/web-amazon.toml"
+        ))
+        .unwrap();
+        let s = sc::Scenario::from_str_with_overrides(&text, "web-amazon.toml", &[]).unwrap();
+        let mut b = build(&s, 0).unwrap();
+        let (cl, sv) = (b.layout.client, b.layout.server);
+        let (ca, sa) = (b.layout.client_addrs[0], b.layout.server_addrs[0]);
+        let mut ff = FlowFactory {
+            protocol: sc::Protocol::Tcp,
+            tcp: TcpConfig::default(),
+            sctp: None,
+            mptcp: None,
+            server_capable: true,
+            server_addrs: Vec::new(),
+            server_endpoints: Vec::new(),
+            client_addrs: Vec::new(),
+            next_port: 65535,
+            first_port: 40000,
+        };
+        let w = &mut b.world;
+        let app = w.next_app_id();
+        let mut add = |ff: &mut FlowFactory, l: &str| {
+            ff.add(w, l.into(), Role::Foreground, app, cl, ca, sv, sa, false)
+        };
+        assert!(add(&mut ff, "last").is_ok());
+        let e = add(&mut ff, "one-too-many").unwrap_err();
+        assert!(
+            e.contains("one-too-many") && e.contains("no free port left"),
+            "{e}"
+        );
+        assert!(
+            e.contains("25536 connections use ports 40000..=65535"),
+            "{e}"
+        );
+    }
+}
