@@ -79,7 +79,7 @@ pub fn to_run_output(run: u32, fa: &FileAnalysis, opts: &Options) -> RunOutput {
     let ms = |t: i128| (t - fa.t0_ns) as f64 / 1e6;
     let dur_s = (fa.duration_ns as f64 / 1e9).max(1e-9);
     let mut rtt = rtt_table();
-    let mut ofo: Vec<f64> = Vec::new();
+    let mut ofo = mptlab_core::delay_stats::DelayStats::new();
     let mut hol = 0u64;
     let mut any_mp = false;
     let mut delays: Vec<f64> = Vec::new();
@@ -211,7 +211,7 @@ pub fn to_run_output(run: u32, fa: &FileAnalysis, opts: &Options) -> RunOutput {
         }
         if f.protocol == "mptcp" {
             any_mp = true;
-            ofo.extend(f.ofo_delays.iter().map(|&d| d as f64 / 1e6));
+            ofo.merge(&f.ofo_delays);
             hol += f.hol_ns;
         }
     }
@@ -226,19 +226,12 @@ pub fn to_run_output(run: u32, fa: &FileAnalysis, opts: &Options) -> RunOutput {
         out.set_metric("delay_ms_mean", mean);
     }
     if any_mp {
-        if !ofo.is_empty() {
-            let n = ofo.len() as f64;
-            out.set_metric(
-                "ofo_fraction",
-                ofo.iter().filter(|&&d| d > 0.0).count() as f64 / n,
-            );
-            out.set_metric(
-                "ofo_fraction_over_150ms",
-                ofo.iter().filter(|&&d| d > 150.0).count() as f64 / n,
-            );
-            let (_, p95, mean) = median_p95_mean(&mut ofo);
-            out.set_metric("ofo_delay_ms_mean", mean);
-            out.set_metric("ofo_delay_ms_p95", p95);
+        // as the simulator reports them (crates/core/src/delay_stats.rs)
+        if let Some(s) = ofo.summary() {
+            out.set_metric("ofo_fraction", s.fraction_positive);
+            out.set_metric("ofo_fraction_over_150ms", s.fraction_over_bound);
+            out.set_metric("ofo_delay_ms_mean", s.mean_ms);
+            out.set_metric("ofo_delay_ms_p95", s.p95_ms);
         }
         out.set_metric("hol_blocking_ms", hol as f64 / 1e6);
     }

@@ -73,7 +73,7 @@ pub struct FlowRec {
     pub msgs: Vec<MsgRec>,
     /// Per delivered segment, time it waited in the connection-level
     /// out-of-order queue (ns), MPTCP only.
-    pub ofo_delays: Vec<u64>,
+    pub ofo_delays: mptlab_core::delay_stats::DelayStats,
     pub hol_ns: u64,
     pub multipath: bool,
     pub first_t: i128,
@@ -180,7 +180,7 @@ fn new_flow(protocol: &'static str, t: i128) -> Flow {
             bytes_delivered: 0,
             hello: None,
             msgs: Vec::new(),
-            ofo_delays: Vec::new(),
+            ofo_delays: Default::default(),
             hol_ns: 0,
             multipath: false,
             first_t: t,
@@ -221,11 +221,11 @@ impl Tracker {
         let mut out = Vec::new();
         for mut f in self.flows {
             for d in &f.data {
-                f.rec.ofo_delays.extend(d.meta.ofo_delays.iter().copied());
+                f.rec.ofo_delays.merge(&d.meta.ofo_delays);
                 f.rec.hol_ns += d.meta.hol_time;
             }
             if f.rec.protocol != "mptcp" {
-                f.rec.ofo_delays.clear();
+                f.rec.ofo_delays = Default::default();
             }
             out.push(f.rec);
         }

@@ -123,7 +123,7 @@ pub struct PathReport {
 /// total time during which the receiver held data behind a missing one.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OfoStats {
-    pub delays: Vec<Nanos>,
+    pub delays: crate::delay_stats::DelayStats,
     pub hol_time: Nanos,
 }
 

@@ -4,6 +4,7 @@
 //! time (`Nanos`) and randomness (`SimRng`) always come in as arguments, so the
 //! same model runs in the discrete-event simulator and against real packets.
 
+pub mod delay_stats;
 pub mod endpoint;
 pub mod invariants;
 pub mod link;

@@ -259,7 +259,10 @@ struct FlowFactory {
     /// Multi-homed protocols: the client's addresses, the chosen path first
     /// (it becomes SCTP's primary path).
     client_addrs: Vec<Addr>,
-    next_port: u16,
+    /// The next client port and the first one handed out. Ports are counted
+    /// in u32 so that running out is an error, never a wrap onto a port in use.
+    next_port: u32,
+    first_port: u32,
 }
 
 impl FlowFactory {
@@ -275,10 +278,16 @@ impl FlowFactory {
         shost: NodeId,
         sa: Addr,
         udp: bool,
-    ) -> FlowId {
-        let flow = w.next_flow_id();
-        let cp = self.next_port;
+    ) -> Result<FlowId, String> {
+        let Ok(cp) = u16::try_from(self.next_port) else {
+            return Err(format!(
+                "flow {label}: client {ca} has no free port left ({} connections use ports {}..=65535)",
+                u16::MAX as u32 + 1 - self.first_port,
+                self.first_port
+            ));
+        };
         self.next_port += 1;
+        let flow = w.next_flow_id();
         let sp = 80;
         let (c, s, proto): (Box<dyn Endpoint>, Box<dyn Endpoint>, &str) =
             if udp || self.protocol == sc::Protocol::Udp {
@@ -362,7 +371,7 @@ impl FlowFactory {
                     "tcp",
                 )
             };
-        w.add_flow(label, proto, role, app, ch, c, shost, s)
+        Ok(w.add_flow(label, proto, role, app, ch, c, shost, s))
     }
 }
 
@@ -486,6 +495,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
             .collect(),
         client_addrs,
         next_port: 40000,
+        first_port: 40000,
     };
     let start = secs(s.traffic.start_s);
     let snd = sender(s.traffic.direction);
@@ -513,7 +523,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                 snd,
                 Box::new(schedule),
                 finite,
-            );
+            )?;
         }
         Traffic::Web { page, browser: cfg } => {
             let max_connections = cfg.max_connections;
@@ -533,7 +543,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                         false,
                     )
                 })
-                .collect();
+                .collect::<Result<_, _>>()?;
             w.add_app(Box::new(WebApp::new(flows, start, browser, label)));
         }
         Traffic::File { size_bytes } => {
@@ -547,7 +557,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                 sv,
                 sa,
                 false,
-            );
+            )?;
             w.add_app(Box::new(FileApp::new(
                 f,
                 snd,
@@ -567,7 +577,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                 sv,
                 sa,
                 false,
-            );
+            )?;
             match &s.traffic.failover {
                 None => {
                     w.add_app(Box::new(BulkApp::new(f, snd, start)));
@@ -588,7 +598,7 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                         sv,
                         sa,
                         false,
-                    );
+                    )?;
                     w.add_app(Box::new(FailoverBulkApp::new(
                         f,
                         b,
@@ -623,9 +633,9 @@ fn message_app(
     snd: Side,
     sched: Box<SourceSchedule>,
     finite: bool,
-) {
+) -> Result<(), String> {
     let udp = ff.protocol == sc::Protocol::Udp;
-    let f = ff.add(w, "fg".into(), Role::Foreground, app, cl, ca, sv, sa, udp);
+    let f = ff.add(w, "fg".into(), Role::Foreground, app, cl, ca, sv, sa, udp)?;
     if udp {
         w.add_app(Box::new(UdpApp::new(f, snd, sched, true)));
     } else {
@@ -636,6 +646,7 @@ fn message_app(
             StreamApp::new(f, snd, 0, sched, finite).per_message(per_message),
         ));
     }
+    Ok(())
 }
 
 /// Seed 000 section 4.4: on every access path one saturated TCP flow and
@@ -682,6 +693,7 @@ fn background(
         server_endpoints: Vec::new(),
         client_addrs: Vec::new(),
         next_port: 50000,
+        first_port: 50000,
     };
     let _ = ff;
     let start = secs(s.background.start_s);
@@ -701,7 +713,7 @@ fn background(
                 bgs,
                 bgs_addr,
                 false,
-            );
+            )?;
             w.add_app(Box::new(BulkApp::new(f, snd, start)));
         }
         if s.background.udp_share_percent > 0.0 {
@@ -729,7 +741,7 @@ fn background(
                     bgs,
                     bgs_addr,
                     true,
-                );
+                )?;
                 let src = OnOffSource::new(OnOffConfig::for_mean_rate(plan.per_flow_bps)?)?;
                 let sched = SourceSchedule::new(
                     Box::new(src),
@@ -742,4 +754,51 @@ fn background(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The last client port is handed out; the next connection is an error
+    /// naming the flow and the address, never a wrap onto port 0 or 40000.
+    #[test]
+    fn client_ports_run_out_with_an_error_not_a_wrap() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/web-amazon.toml"
+        ))
+        .unwrap();
+        let s = sc::Scenario::from_str_with_overrides(&text, "web-amazon.toml", &[]).unwrap();
+        let mut b = build(&s, 0).unwrap();
+        let (cl, sv) = (b.layout.client, b.layout.server);
+        let (ca, sa) = (b.layout.client_addrs[0], b.layout.server_addrs[0]);
+        let mut ff = FlowFactory {
+            protocol: sc::Protocol::Tcp,
+            tcp: TcpConfig::default(),
+            sctp: None,
+            mptcp: None,
+            server_capable: true,
+            server_addrs: Vec::new(),
+            server_endpoints: Vec::new(),
+            client_addrs: Vec::new(),
+            next_port: 65535,
+            first_port: 40000,
+        };
+        let w = &mut b.world;
+        let app = w.next_app_id();
+        let mut add = |ff: &mut FlowFactory, l: &str| {
+            ff.add(w, l.into(), Role::Foreground, app, cl, ca, sv, sa, false)
+        };
+        assert!(add(&mut ff, "last").is_ok());
+        let e = add(&mut ff, "one-too-many").unwrap_err();
+        assert!(
+            e.contains("one-too-many") && e.contains("no free port left"),
+            "{e}"
+        );
+        assert!(
+            e.contains("25536 connections use ports 40000..=65535"),
+            "{e}"
+        );
+    }
 }

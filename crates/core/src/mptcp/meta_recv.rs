@@ -8,6 +8,7 @@
 //! connection-level out-of-order queue, and the total head-of-line blocking
 //! time (time during which data is held because an earlier DSN is missing).
 
+use crate::delay_stats::DelayStats;
 use crate::invariants::StreamCheck;
 use crate::time::Nanos;
 
@@ -29,8 +30,8 @@ pub struct MetaRecv {
     pub fin_dsn: Option<u64>,
     pub fin_received: bool,
     /// Per delivered segment: time spent in the out-of-order queue (0 when
-    /// it arrived in order).
-    pub ofo_delays: Vec<Nanos>,
+    /// it arrived in order), as streaming statistics (memory bounded in time).
+    pub ofo_delays: DelayStats,
     /// Total head-of-line blocking time and when the current period began.
     pub hol_time: Nanos,
     hol_since: Option<Nanos>,
@@ -147,7 +148,9 @@ mod tests {
         assert_eq!(m.on_data(12, 201, 100).delivered, 0, "duplicate copy");
         assert_eq!(m.on_data(40, 101, 100).delivered, 200);
         assert_eq!(m.rcv_nxt, 301);
-        assert_eq!(m.ofo_delays, vec![0, 0, 30]);
+        assert_eq!(m.ofo_delays.len(), 3);
+        assert_eq!(m.ofo_delays.positive(), 1);
+        assert_eq!(m.ofo_delays.max(), 30);
         assert_eq!(m.hol_time, 30);
         assert_eq!(m.on_data(50, 1, 100).delivered, 0, "old data");
         assert_eq!(m.window(), 100_000);

@@ -178,7 +178,7 @@ pub struct SctpAssociation {
     ooo_waiting: std::collections::VecDeque<(u64, Nanos)>,
     /// Per received DATA chunk: time from arrival until every lower TSN had
     /// arrived (0 for a chunk that arrived in order).
-    ooo_delays: Vec<Nanos>,
+    ooo_delays: crate::delay_stats::DelayStats,
     /// Since when the receiver holds data behind a missing TSN, and the total.
     gap_since: Option<Nanos>,
     hol_time: Nanos,
@@ -284,7 +284,7 @@ impl SctpAssociation {
             rr_current: None,
             tsns: TsnTracker::default(),
             ooo_waiting: std::collections::VecDeque::new(),
-            ooo_delays: Vec::new(),
+            ooo_delays: Default::default(),
             gap_since: None,
             hol_time: 0,
             reasm: Reassembly::default(),

@@ -334,7 +334,9 @@ impl PathSender {
             fin_sent: false,
             snd_wnd: 65535,
             wnd_end: 1 + 65535,
-            sb: VecDeque::with_capacity(1024),
+            // grown on demand (a 1,024-entry scoreboard up front cost 32 KiB per
+            // idle sender); the capacity never changes which segment is where
+            sb: VecDeque::new(),
             packets_out: 0,
             sacked_out: 0,
             lost_out: 0,
