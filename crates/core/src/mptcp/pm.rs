@@ -68,11 +68,16 @@ pub struct EpFlags {
     pub signal: bool,
     pub backup: bool,
     pub fullmesh: bool,
+    /// Linux >= 6.18 (`MPTCP_PM_ADDR_FLAG_LAMINAR`, pm_kernel.c
+    /// `fill_local_laminar_endp`): on an ADD_ADDR, join the announced address
+    /// from this endpoint if no subflow uses it yet (`pm_kernel.rs`).
+    pub laminar: bool,
 }
 
 impl EpFlags {
     /// Every flag's name, in the order `words` gives them.
-    pub const NAMES: &'static [&'static str] = &["subflow", "signal", "backup", "fullmesh"];
+    pub const NAMES: &'static [&'static str] =
+        &["subflow", "signal", "backup", "fullmesh", "laminar"];
 
     /// Parse "subflow,backup" (comma or space separated; "" = no flags).
     /// The one parser of endpoint flags: scenario files reach it through
@@ -85,6 +90,7 @@ impl EpFlags {
                 "signal" => f.signal = true,
                 "backup" => f.backup = true,
                 "fullmesh" => f.fullmesh = true,
+                "laminar" => f.laminar = true,
                 other => {
                     return Err(format!(
                         "unknown endpoint flag \"{other}\" (available: {})",
@@ -99,7 +105,13 @@ impl EpFlags {
     /// The flags that are set, as `ip mptcp endpoint add ... FLAGS` words
     /// (iproute2 `ipmptcp.c`), in the order of `NAMES`.
     pub fn words(self) -> Vec<&'static str> {
-        let set = [self.subflow, self.signal, self.backup, self.fullmesh];
+        let set = [
+            self.subflow,
+            self.signal,
+            self.backup,
+            self.fullmesh,
+            self.laminar,
+        ];
         Self::NAMES
             .iter()
             .zip(set)
