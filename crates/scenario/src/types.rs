@@ -444,7 +444,7 @@ pub struct MptcpOptions {
     /// to TCP (RFC 8684 3.7).
     pub server_capable: bool,
     /// path_manager = "upstream": endpoint flags of client path i+1
-    /// ("subflow", "signal", "backup", "fullmesh", comma separated; parsed
+    /// ("subflow", "signal", "backup", "fullmesh", "laminar", comma separated; parsed
     /// once here, by `EpFlags`'s `Deserialize`).
     pub endpoints: Vec<EpFlags>,
     /// path_manager = "upstream": endpoint flags of server address i+1.

@@ -18,8 +18,10 @@
 //!   `transport.path`) to the server's first address (RFC 8684 3.1). A
 //!   server configured as not MPTCP-capable answers without MP_CAPABLE and
 //!   both ends fall back to plain TCP on that subflow (RFC 8684 3.7).
-//! - Only when that subflow is established does the client's path manager
-//!   open more subflows with MP_JOIN (RFC 8684 3.2); a joining subflow
+//! - Only when that subflow is established (v0.9x path managers), or once the
+//!   connection is fully established (the in-kernel path manager,
+//!   `pm_kernel.rs`), does the client's path manager open more subflows
+//!   with MP_JOIN (RFC 8684 3.2); a joining subflow
 //!   carries data after the 4th ACK (the ACK of the third ACK, Linux
 //!   `pre_established`). A fullmesh server announces its other addresses with
 //!   ADD_ADDR (RFC 8684 3.4.1).
@@ -175,7 +177,7 @@ pub struct MptcpConnection {
     peer_closed_reported: bool,
     /// ADD_ADDR options still to send (address id, address, echo).
     add_addr_pending: VecDeque<(u8, Addr, bool)>,
-    /// The in-kernel path manager's semantics (`kernel_pm.rs`): the client
+    /// The in-kernel path manager's semantics (`pm_kernel.rs`): the client
     /// opens its extra subflows once the connection is fully established,
     /// ADD_ADDRs are echoed and re-sent until echoed. Set for the `upstream`
     /// path manager, and for `fullmesh`/`default` with the upstream
