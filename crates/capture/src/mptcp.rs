@@ -139,14 +139,18 @@ pub fn encode(who: &Who, seg: &TcpSegment, o: &MptcpOptions) -> Encoded {
         }
     }
     if let Some(a) = o.add_addr() {
-        // RFC 8684 section 3.4.1, IPv4, E = 0, with the truncated HMAC.
+        // RFC 8684 section 3.4.1, IPv4: E = 0 with the truncated HMAC, or
+        // the echo (E = 1) without it.
         let port = a.port.unwrap_or(0);
-        let len = if a.port.is_some() { 18 } else { 16 };
-        control.extend_from_slice(&[KIND, len, ADD_ADDR << 4, a.addr_id]);
+        let len = if a.port.is_some() { 10 } else { 8 } + if a.echo { 0 } else { 8 };
+        control.extend_from_slice(&[KIND, len, (ADD_ADDR << 4) | a.echo as u8, a.addr_id]);
         control.extend_from_slice(&a.addr.to_be_bytes());
         if a.port.is_some() {
             control.extend_from_slice(&port.to_be_bytes());
         }
+    }
+    if let Some(a) = o.add_addr().filter(|a| !a.echo) {
+        let port = a.port.unwrap_or(0);
         control.extend_from_slice(&keys::add_addr_hmac(
             who.key_sender(),
             who.key_peer(),
@@ -323,6 +327,7 @@ mod tests {
                 addr_id: 2,
                 addr: 0x0a00_0102,
                 port: None,
+                echo: false,
             }),
             ..Default::default()
         });

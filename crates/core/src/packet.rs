@@ -407,6 +407,8 @@ pub struct AddAddr {
     pub addr_id: u8,
     pub addr: Addr,
     pub port: Option<u16>,
+    /// RFC 8684 3.4.1 E flag: the receiver's echo (no HMAC).
+    pub echo: bool,
 }
 
 impl MptcpOptions {
@@ -483,8 +485,9 @@ impl MptcpControl {
         if self.join.is_some() {
             n += 12;
         }
-        if self.add_addr.is_some() {
-            n += 16;
+        if let Some(a) = &self.add_addr {
+            // IPv4: 8 bytes, + 8 of truncated HMAC unless an echo (RFC 8684 3.4.1)
+            n += if a.echo { 8 } else { 16 };
         }
         if self.remove_addr.is_some() {
             n += 4;

@@ -185,7 +185,19 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
                     .into(),
             );
         }
-        // endpoint flags are `EpFlags`, checked when the scenario was read
+        // endpoint flags are `EpFlags`, checked when the scenario was read;
+        // `laminar` (Linux >= 6.18) needs an `ip` that knows it (iproute2 >= 6.18)
+        if m.endpoints
+            .iter()
+            .chain(&m.server_endpoints)
+            .any(|f| f.laminar)
+            && !ip_knows_laminar()
+        {
+            return Err("transport.mptcp.endpoints: the \"laminar\" endpoint flag (Linux >= 6.18) cannot be emulated: this machine's `ip mptcp` (iproute2) does not know it (`ip mptcp help` lists no \"laminar\"); use `mptlab run` to simulate it".into());
+        }
+        if m.add_addr_timeout_s.fract() != 0.0 {
+            return Err(format!("transport.mptcp.add_addr_timeout_s = {}: the kernel's net.mptcp.add_addr_timeout takes whole seconds", m.add_addr_timeout_s));
+        }
     }
     if t.initial_cwnd_packets == 0 || t.initial_cwnd_packets > 1000 {
         return Err(format!(
@@ -354,6 +366,18 @@ fn route_attrs(topo: &Net, t: &sc::Transport) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether `ip mptcp` accepts the `laminar` endpoint flag (its usage lists it).
+fn ip_knows_laminar() -> bool {
+    std::process::Command::new("ip")
+        .args(["mptcp", "help"])
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stderr).contains("laminar")
+                || String::from_utf8_lossy(&o.stdout).contains("laminar")
+        })
+        .unwrap_or(false)
+}
+
 /// In-kernel path manager: limits on both sides; with `fullmesh`, every
 /// client address other than the initial subflow's becomes a `subflow
 /// fullmesh` endpoint (the kernel opens a subflow from it to every server
@@ -380,6 +404,14 @@ fn configure_mptcp(topo: &Net, s: &sc::Scenario, server_addr: &str) -> Result<()
             format!("{e} (the kernel's userspace MPTCP path manager needs Linux >= 5.19)")
         })?;
     }
+    // transport.mptcp.limits.* (path_manager = "upstream") replace the default
+    let sub = m.limits.subflows.map_or(n.clone(), |v| v.to_string());
+    let acc = m
+        .limits
+        .add_addr_accepted
+        .map_or(n.clone(), |v| v.to_string());
+    // net.mptcp.add_addr_timeout is in jiffies read as seconds (ctrl.c, proc_dointvec_jiffies)
+    let timeout = format!("{}", m.add_addr_timeout_s.round() as u64);
     for ns in [&topo.client_ns, &topo.server_ns] {
         ip_in(
             ns,
@@ -388,12 +420,15 @@ fn configure_mptcp(topo: &Net, s: &sc::Scenario, server_addr: &str) -> Result<()
                 "limits",
                 "set",
                 "subflow",
-                &n,
+                &sub,
                 "add_addr_accepted",
-                &n,
+                &acc,
             ],
         )
         .map_err(|e| e.to_string())?;
+        if m.add_addr_timeout_s != 120.0 {
+            netns::sysctl(ns, "net.mptcp.add_addr_timeout", &timeout).map_err(|e| e.to_string())?;
+        }
     }
     let backup = |i: usize| m.backup_paths.contains(&(i as u32 + 1));
     let add = |ns: &str, addr: &str, dev: &str, flags: &[&str]| -> Result<(), String> {

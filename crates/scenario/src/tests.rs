@@ -529,3 +529,47 @@ fn endpoint_flags_are_typed() {
     );
     assert_eq!(e.kind, ErrorKind::Schema);
 }
+
+/// In-kernel path manager limits: upstream only, at most 8 (the kernel's
+/// `MPTCP_PM_ADDR_MAX`), written as a table; `laminar` is an endpoint flag.
+#[test]
+fn mptcp_limits_are_checked() {
+    let mp = "[traffic]\nmodel = \"video\"\n\n[transport]\nprotocol = \"mptcp\"\n\n\
+              [transport.mptcp]\npath_manager = \"upstream\"\nendpoints = [\"\", \"laminar\"]\n";
+    let ok = BASE.replacen(
+        "[traffic]\nmodel = \"video\"\n",
+        &format!("{mp}[transport.mptcp.limits]\nsubflows = 3\nadd_addr_accepted = 0\n"),
+        1,
+    );
+    let s = parse(&ok).unwrap();
+    let m = &s.transport.mptcp;
+    assert_eq!(m.limits.subflows, Some(3));
+    assert_eq!(m.limits.add_addr_accepted, Some(0));
+    assert!(m.endpoints[1].laminar && !m.endpoints[1].subflow);
+    assert_eq!(m.add_addr_timeout_s, 120.0);
+    let e = err_of(
+        "[traffic]\nmodel = \"video\"\n",
+        &format!("{mp}[transport.mptcp.limits]\nsubflows = 9\n"),
+    );
+    let t = e.to_string();
+    assert_eq!(
+        e.key.as_deref(),
+        Some("transport.mptcp.limits.subflows"),
+        "{t}"
+    );
+    assert!(t.contains("at most 8") && t.contains("found 9"), "{t}");
+    let e = err_of(
+        "[traffic]\nmodel = \"video\"\n",
+        "[traffic]\nmodel = \"video\"\n\n[transport]\nprotocol = \"mptcp\"\n\n\
+         [transport.mptcp.limits]\nadd_addr_accepted = 1\n",
+    );
+    assert!(
+        e.to_string().contains("need path_manager = \"upstream\""),
+        "{e}"
+    );
+    let e = err_of(
+        "[traffic]\nmodel = \"video\"\n",
+        &format!("{mp}[transport.mptcp.limits]\nsubflow = 1\n"),
+    );
+    assert!(e.to_string().contains("subflow"), "{e}");
+}

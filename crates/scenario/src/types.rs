@@ -444,11 +444,32 @@ pub struct MptcpOptions {
     /// to TCP (RFC 8684 3.7).
     pub server_capable: bool,
     /// path_manager = "upstream": endpoint flags of client path i+1
-    /// ("subflow", "signal", "backup", "fullmesh", comma separated; parsed
+    /// ("subflow", "signal", "backup", "fullmesh", "laminar", comma separated; parsed
     /// once here, by `EpFlags`'s `Deserialize`).
     pub endpoints: Vec<EpFlags>,
     /// path_manager = "upstream": endpoint flags of server address i+1.
     pub server_endpoints: Vec<EpFlags>,
+    /// path_manager = "upstream": `ip mptcp limits` of both hosts; unset
+    /// keys are what emulation sets by default (the number of client paths,
+    /// at most 8).
+    pub limits: MptcpLimits,
+    /// path_manager = "upstream" (and fullmesh with the upstream scheduler):
+    /// `net.mptcp.add_addr_timeout`, the first ADD_ADDR retransmission
+    /// timeout in seconds (0 = never re-sent).
+    pub add_addr_timeout_s: f64,
+}
+
+/// `[transport.mptcp.limits]`: the in-kernel path manager's limits
+/// (`ip mptcp limits set subflows N add_addr_accepted M`, 0..=8).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MptcpLimits {
+    /// Subflows besides the initial one (opened or accepted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subflows: Option<u32>,
+    /// ADD_ADDRs whose address gets a subflow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub add_addr_accepted: Option<u32>,
 }
 
 impl Default for MptcpOptions {
@@ -464,6 +485,8 @@ impl Default for MptcpOptions {
             server_capable: true,
             endpoints: Vec::new(),
             server_endpoints: Vec::new(),
+            limits: MptcpLimits::default(),
+            add_addr_timeout_s: 120.0,
         }
     }
 }

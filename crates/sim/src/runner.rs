@@ -231,7 +231,18 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
             "transport.mptcp.endpoints / server_endpoints need path_manager = \"upstream\"".into(),
         );
     }
+    // `ip mptcp limits` of both hosts; unset: what emulation sets by default
+    // (emu `configure_mptcp`: the number of client paths, at most 8)
+    let dflt = client_addrs
+        .len()
+        .clamp(1, mptlab_core::mptcp::pm_kernel::MPTCP_PM_ADDR_MAX as usize) as u32;
+    let limits = mptlab_core::mptcp::pm_kernel::PmLimits {
+        subflows: o.limits.subflows.unwrap_or(dflt) as u8,
+        add_addr_accepted: o.limits.add_addr_accepted.unwrap_or(dflt) as u8,
+    };
     Ok(MptcpConfig {
+        limits,
+        add_addr_timeout: secs(o.add_addr_timeout_s),
         endpoints,
         tcp: tcp_config(t)?,
         cc: t.cc,

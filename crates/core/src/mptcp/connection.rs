@@ -18,8 +18,10 @@
 //!   `transport.path`) to the server's first address (RFC 8684 3.1). A
 //!   server configured as not MPTCP-capable answers without MP_CAPABLE and
 //!   both ends fall back to plain TCP on that subflow (RFC 8684 3.7).
-//! - Only when that subflow is established does the client's path manager
-//!   open more subflows with MP_JOIN (RFC 8684 3.2); a joining subflow
+//! - Only when that subflow is established (v0.9x path managers), or once the
+//!   connection is fully established (the in-kernel path manager,
+//!   `pm_kernel.rs`), does the client's path manager open more subflows
+//!   with MP_JOIN (RFC 8684 3.2); a joining subflow
 //!   carries data after the 4th ACK (the ACK of the third ACK, Linux
 //!   `pre_established`). A fullmesh server announces its other addresses with
 //!   ADD_ADDR (RFC 8684 3.4.1).
@@ -52,10 +54,12 @@ use crate::tcp::cc::{CaState, CongestionControl, PathView, SharedCc, INFINITE_SS
 use crate::tcp::{AckInfo, CcKind, PathSender, TcpConfig, TlpProbe, Tx, TxKind};
 use crate::time::{Nanos, MS};
 
+use super::add_addr::AddAddrTimers;
 use super::meta_recv::MetaRecv;
 use super::meta_send::MetaSend;
 use super::msk_rtx::{self, MskRtx};
-use super::pm::{missing, upstream_wanted, EpFlags, PmKind};
+use super::pm::{missing, EpFlags, PmKind};
+use super::pm_kernel::{self, KernelPm, PmLimits};
 use super::prio::PrioChange;
 use super::sched::{
     tlp_alternate, ConnView, Decision, HeadOfLine, SchedOutcome, Scheduler, SchedulerKind, Segment,
@@ -121,6 +125,10 @@ pub struct MptcpConfig {
     pub endpoints: Vec<(Addr, EpFlags)>,
     /// Backup flag changes of local addresses, in time order (MP_PRIO).
     pub prio_changes: Vec<PrioChange>,
+    /// Upstream path manager: `ip mptcp limits` of this host (`pm_kernel.rs`).
+    pub limits: PmLimits,
+    /// `net.mptcp.add_addr_timeout` (`add_addr.rs`).
+    pub add_addr_timeout: Nanos,
 }
 
 impl Default for MptcpConfig {
@@ -135,6 +143,11 @@ impl Default for MptcpConfig {
             capable: true,
             endpoints: Vec::new(),
             prio_changes: Vec::new(),
+            limits: PmLimits {
+                subflows: pm_kernel::MPTCP_PM_ADDR_MAX as u8,
+                add_addr_accepted: pm_kernel::MPTCP_PM_ADDR_MAX as u8,
+            },
+            add_addr_timeout: pm_kernel::ADD_ADDR_TIMEOUT_DEFAULT,
         }
     }
 }
@@ -162,8 +175,19 @@ pub struct MptcpConnection {
     app_closed: bool,
     close_reported: bool,
     peer_closed_reported: bool,
-    /// ADD_ADDR options still to send (address id, address).
-    add_addr_pending: VecDeque<(u8, Addr)>,
+    /// ADD_ADDR options still to send (address id, address, echo).
+    add_addr_pending: VecDeque<(u8, Addr, bool)>,
+    /// The in-kernel path manager's semantics (`pm_kernel.rs`): the client
+    /// opens its extra subflows once the connection is fully established,
+    /// ADD_ADDRs are echoed and re-sent until echoed. Set for the `upstream`
+    /// path manager, and for `fullmesh`/`default` with the upstream
+    /// scheduler (which model the kernel's msk, as emulation runs them).
+    kpm: Option<KernelPm>,
+    /// Client, `kpm`: the connection is fully established (options.c
+    /// `check_fully_established`).
+    fully_established: bool,
+    /// Announcer, `kpm`: ADD_ADDR retransmission timers.
+    announced: AddAddrTimers,
     fin_timer: Option<Nanos>,
     fallback_fin_pushed: bool,
     /// The scheduler sends copies of sent segments to subflows that lack
@@ -242,6 +266,10 @@ impl MptcpConnection {
             })
         });
         let send = MetaSend::new(bufs.as_ref().map_or(cfg.tcp.sndbuf, |b| b.msk()));
+        let kpm = (matches!(cfg.pm, PmKind::Upstream)
+            || (matches!(cfg.pm, PmKind::Fullmesh { .. } | PmKind::Default)
+                && sched.name() == "upstream"))
+            .then(|| KernelPm::new(cfg.limits));
         let recv = MetaRecv::new(cfg.tcp.rcvbuf);
         Ok(MptcpConnection {
             cfg: MptcpConfig { tcp, ..cfg },
@@ -266,6 +294,9 @@ impl MptcpConnection {
             close_reported: false,
             peer_closed_reported: false,
             add_addr_pending: VecDeque::new(),
+            kpm,
+            fully_established: false,
+            announced: AddAddrTimers::new(cfg.add_addr_timeout),
             fin_timer: None,
             fallback_fin_pushed: false,
             copies,
@@ -461,23 +492,35 @@ impl MptcpConnection {
         sf.syn_pending = false;
     }
 
-    /// Client path manager: open the subflows still missing (only once the
-    /// first subflow is established and MPTCP was agreed).
+    /// Client path manager: open the subflows still missing, once the first
+    /// subflow is established and MPTCP was agreed (v0.9x), or once the
+    /// connection is fully established (the in-kernel PM, `kpm`: pm.c
+    /// `mptcp_pm_fully_established` schedules the PM worker, which runs
+    /// pm_kernel.c `mptcp_pm_create_subflow_or_signal_addr`).
     fn pm_create(&mut self, now: Nanos) {
         if self.role != Role::Client
             || self.mode != Mode::Mptcp
             || !self.sfs.first().is_some_and(|s| s.established())
+            || (self.kpm.is_some() && !self.fully_established)
         {
             return;
         }
-        let wanted = match self.cfg.pm {
-            PmKind::Upstream => {
-                upstream_wanted(&self.local_addrs, &self.remote_addrs, &self.cfg.endpoints)
-            }
-            pm => pm.wanted(&self.local_addrs, &self.remote_addrs),
+        let existing = self.subflow_pairs();
+        let new = match (&mut self.kpm, self.cfg.pm) {
+            (Some(k), PmKind::Upstream) => k.create_subflows(&self.cfg.endpoints, &existing),
+            (_, pm) => missing(&pm.wanted(&self.local_addrs, &self.remote_addrs), &existing),
         };
-        let existing: Vec<(Addr, Addr)> = self.sfs.iter().map(|s| (s.local, s.remote)).collect();
-        for (l, r) in missing(&wanted, &existing) {
+        self.open_subflows(now, &new);
+    }
+
+    /// (local, remote) of every subflow, the initial one first.
+    fn subflow_pairs(&self) -> Vec<(Addr, Addr)> {
+        self.sfs.iter().map(|s| (s.local, s.remote)).collect()
+    }
+
+    /// Client: send SYN + MP_JOIN for each (local, remote) pair.
+    fn open_subflows(&mut self, now: Nanos, pairs: &[(Addr, Addr)]) {
+        for &(l, r) in pairs {
             if self.sfs.len() >= MAX_SUBFLOWS {
                 break;
             }
@@ -515,6 +558,14 @@ impl MptcpConnection {
             {
                 return;
             }
+            // pm.c `mptcp_pm_allow_new_subflow`: the `subflows` limit (the
+            // kernel answers and resets the join at its third ACK,
+            // subflow.c `subflow_syn_recv_sock`; here the SYN is ignored)
+            if let (Some(k), PmKind::Upstream) = (&mut self.kpm, self.cfg.pm) {
+                if !k.allow_new_subflow() {
+                    return;
+                }
+            }
             let i = self.add_subflow(local, seg.dst_port, remote, seg.src_port, SfState::SynRcvd);
             self.sfs[i].backup = j.backup;
             if !self.remote_addrs.contains(&remote) {
@@ -540,16 +591,32 @@ impl MptcpConnection {
         if let Some(r) = &mut self.msk_rtx {
             r.on_receive(i, now);
         }
+        // options.c `check_fully_established` (client, in-kernel PM): the
+        // first in-sequence packet of the initial subflow (subflow sequence
+        // ISN + 1) carrying a DATA_ACK or an ADD_ADDR that is not an echo.
+        let became_full = self.kpm.is_some()
+            && self.role == Role::Client
+            && self.mode == Mode::Mptcp
+            && !self.fully_established
+            && self.sfs[i].initial
+            && seg.seq == 1
+            && (opts.dss.and_then(|d| d.data_ack()).is_some()
+                || opts.add_addr().is_some_and(|a| !a.echo));
+        if became_full {
+            self.fully_established = true;
+        }
         if let Some(c) = &opts.control {
             if let Some(a) = c.add_addr {
-                if !self.remote_addrs.contains(&a.addr) {
-                    self.remote_addrs.push(a.addr);
-                    self.pm_create(now);
-                }
+                self.on_add_addr(now, a);
             }
             if let Some(b) = c.prio_backup {
                 self.sfs[i].backup = b;
             }
+        }
+        if became_full {
+            // the PM worker runs the ADD_ADDR it got before the establishment
+            // (pm_kernel.c `__mptcp_pm_kernel_worker` order)
+            self.pm_create(now);
         }
         if seg.has(flags::ACK) {
             let sf = &self.sfs[i];
@@ -676,6 +743,80 @@ impl MptcpConnection {
                 }
             }
         }
+    }
+
+    /// An ADD_ADDR arrived (RFC 8684 3.4.1).
+    fn on_add_addr(&mut self, now: Nanos, a: AddAddr) {
+        if self.kpm.is_none() {
+            // v0.9x: no echo; the client's path manager adds subflows
+            if !self.remote_addrs.contains(&a.addr) {
+                self.remote_addrs.push(a.addr);
+                self.pm_create(now);
+            }
+            return;
+        }
+        if a.echo {
+            // options.c `mptcp_incoming_options`: the echo stops the timer
+            // (`mptcp_pm_announced_del_timer`) and the PM worker may announce
+            // the next address (pm.c `mptcp_pm_add_addr_echoed`)
+            if self.announced.on_echo(a.addr) {
+                self.pm_signal(now);
+            }
+            return;
+        }
+        // pm.c `mptcp_pm_add_addr_received`: always echoed
+        self.add_addr_pending.push_back((a.addr_id, a.addr, true));
+        if self.role != Role::Client || self.mode != Mode::Mptcp {
+            return;
+        }
+        if !self.remote_addrs.contains(&a.addr) {
+            self.remote_addrs.push(a.addr);
+        }
+        let existing = self.subflow_pairs();
+        match (&mut self.kpm, self.cfg.pm) {
+            (Some(k), PmKind::Upstream) => {
+                let new = k.add_addr_received(a.addr, a.addr_id, &self.cfg.endpoints, &existing);
+                self.open_subflows(now, &new);
+            }
+            // fullmesh / default with the kernel's timing: their own subflow set
+            _ => self.pm_create(now),
+        }
+    }
+
+    /// Announcer, in-kernel PM: announce the next `signal` endpoint (the
+    /// signal part of pm_kernel.c `mptcp_pm_create_subflow_or_signal_addr`)
+    /// and arm its retransmission timer (pm.c `mptcp_pm_announced_alloc`).
+    /// `fullmesh` announces every other address, as its emulation configures
+    /// `signal` endpoints on them.
+    fn pm_signal(&mut self, now: Nanos) {
+        if self.mode != Mode::Mptcp || self.sfs.is_empty() {
+            return;
+        }
+        let eps: Vec<(Addr, EpFlags)> = match self.cfg.pm {
+            PmKind::Upstream => self.cfg.endpoints.clone(),
+            pm if pm.announces() => {
+                let signal = EpFlags {
+                    signal: true,
+                    ..EpFlags::default()
+                };
+                self.local_addrs.iter().map(|&a| (a, signal)).collect()
+            }
+            _ => return,
+        };
+        let local0 = self.sfs[0].local;
+        let in_flight = self.add_addr_pending.iter().any(|&(_, _, echo)| !echo);
+        let max_rto = self.max_rto();
+        let Some(k) = &mut self.kpm else { return };
+        if let Some(a) = k.next_signal(&eps, local0, in_flight) {
+            let id = self.local_addrs.iter().position(|&x| x == a).unwrap_or(0) as u8;
+            self.add_addr_pending.push_back((id, a, false));
+            self.announced.announce(now, id, a, max_rto);
+        }
+    }
+
+    /// The largest RTO of the subflows (pm.c `mptcp_adjust_add_addr_timeout`).
+    fn max_rto(&self) -> Nanos {
+        self.sfs.iter().map(|s| s.snd.rtt.rto()).max().unwrap_or(0)
     }
 
     fn peer_closed(&mut self) {
@@ -1137,7 +1278,11 @@ impl Endpoint for MptcpConnection {
                     self.sfs[i].state = SfState::Established;
                     if self.sfs[i].initial {
                         self.events.push_back(AppEvent::Connected);
-                        if self.mode == Mode::Mptcp {
+                        if self.mode == Mode::Mptcp && self.kpm.is_some() {
+                            // fully established at the third ACK (subflow.c
+                            // `subflow_syn_recv_sock`): the PM worker announces
+                            self.pm_signal(now);
+                        } else if self.mode == Mode::Mptcp {
                             let first = self.sfs[0].local;
                             for (k, &a) in self.local_addrs.iter().enumerate() {
                                 let signal = match self.cfg.pm {
@@ -1147,13 +1292,17 @@ impl Endpoint for MptcpConnection {
                                     pm => pm.announces(),
                                 };
                                 if a != first && signal {
-                                    self.add_addr_pending.push_back((k as u8, a));
+                                    self.add_addr_pending.push_back((k as u8, a, false));
                                 }
                             }
                         }
                     } else {
                         // RFC 8684 3.2: ACK the third ACK so the initiator may send.
                         self.sfs[i].rcv.force_ack();
+                        // pm.c `mptcp_pm_subflow_established`: the worker runs again
+                        if self.kpm.is_some() {
+                            self.pm_signal(now);
+                        }
                     }
                     self.on_segment(now, i, seg);
                 }
@@ -1165,6 +1314,10 @@ impl Endpoint for MptcpConnection {
                 } else {
                     self.sfs[i].state = SfState::Established;
                     self.on_segment(now, i, seg);
+                    // pm.c `mptcp_pm_subflow_established`: the worker runs again
+                    if self.kpm.is_some() {
+                        self.pm_create(now);
+                    }
                 }
             }
             SfState::Established => {
@@ -1218,6 +1371,7 @@ impl Endpoint for MptcpConnection {
             &mut any,
             self.msk_rtx.as_ref().and_then(|r| r.deadline),
         );
+        fold(&mut t, &mut any, self.announced.deadline());
         for sf in &self.sfs {
             fold(&mut t, &mut any, sf.syn_timer);
             fold(&mut t, &mut any, sf.snd.next_timeout());
@@ -1243,6 +1397,17 @@ impl Endpoint for MptcpConnection {
             && self.mode == Mode::Mptcp
         {
             self.msk_retrans(now);
+        }
+        if self.announced.deadline().is_some_and(|t| now >= t) {
+            // pm.c `mptcp_pm_add_timer`
+            let busy = self.add_addr_pending.iter().any(|&(_, _, echo)| !echo);
+            let e = self.announced.on_timeout(now, self.max_rto(), busy);
+            for (id, a) in e.resend {
+                self.add_addr_pending.push_back((id, a, false));
+            }
+            if e.gave_up {
+                self.pm_signal(now);
+            }
         }
         for i in 0..self.sfs.len() {
             if let Some(t) = self.sfs[i].syn_timer {

@@ -13,12 +13,14 @@
 //! See `docs/mptcp.md` for the equations, their sources and the
 //! simplifications.
 
+pub mod add_addr;
 pub mod cc;
 pub mod connection;
 pub mod meta_recv;
 pub mod meta_send;
 pub mod msk_rtx;
 pub mod pm;
+pub mod pm_kernel;
 pub mod prio;
 pub mod sched;
 pub mod seqmap;

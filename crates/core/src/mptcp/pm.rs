@@ -1,10 +1,14 @@
 //! Path managers: which subflows a host opens (Linux v0.9x
-//! `mptcp_fullmesh.c`, `mptcp_ndiffports.c`, `mptcp_binder.c`; upstream
-//! `pm_netlink.c` endpoints are approximated by `backup` addresses).
+//! `mptcp_fullmesh.c`, `mptcp_ndiffports.c`, `mptcp_binder.c`; upstream's
+//! in-kernel path manager is `pm_kernel.rs`).
 //!
-//! Only the connection's initiator (the client) opens subflows, and only once
-//! the first subflow is established (v0.9x `mptcp_fm_create_subflows` /
-//! `create_subflow_worker` run after the MP_CAPABLE handshake; RFC 8684 3.2).
+//! Only the connection's initiator (the client) opens subflows, and here only
+//! once the first subflow is established (RFC 8684 3.2). v0.9x's
+//! `create_subflow_worker` (fullmesh, ndiffports, binder) actually waits for
+//! the master subflow to be *fully* established (`mptcp_become_fully_estab`,
+//! mptcp_input.c); that is not modelled for these path managers (docs/mptcp.md,
+//! "In-kernel path manager", open finding); the in-kernel PM's rule is in
+//! `pm_kernel.rs`.
 //! The passive side (server) never opens subflows (it may be behind no NAT,
 //! but v0.9x servers do not either); with `fullmesh` it announces its other
 //! addresses with ADD_ADDR (RFC 8684 3.4.1), and the client's fullmesh then
@@ -52,12 +56,9 @@ pub enum PmKind {
     /// option, so they follow the initial path: modelled exactly like
     /// ndiffports.
     Binder { n: u32 },
-    /// Upstream Linux `pm_netlink` endpoints: per-address flags (`EpFlags`,
-    /// in `MptcpConfig::endpoints`). The client opens a subflow from each
-    /// `subflow` endpoint to the server's first address (to every known
-    /// server address with `fullmesh`), and one from its first address to
-    /// every address the server announces; the server announces its
-    /// `signal` endpoints with ADD_ADDR; `backup` marks subflows backup.
+    /// Upstream Linux's in-kernel path manager, driven by per-address
+    /// endpoint flags (`EpFlags`, in `MptcpConfig::endpoints`) and limits
+    /// (`MptcpConfig::limits`): see `pm_kernel.rs`.
     Upstream,
 }
 
@@ -68,11 +69,16 @@ pub struct EpFlags {
     pub signal: bool,
     pub backup: bool,
     pub fullmesh: bool,
+    /// Linux >= 6.18 (`MPTCP_PM_ADDR_FLAG_LAMINAR`, pm_kernel.c
+    /// `fill_local_laminar_endp`): on an ADD_ADDR, join the announced address
+    /// from this endpoint if no subflow uses it yet (`pm_kernel.rs`).
+    pub laminar: bool,
 }
 
 impl EpFlags {
     /// Every flag's name, in the order `words` gives them.
-    pub const NAMES: &'static [&'static str] = &["subflow", "signal", "backup", "fullmesh"];
+    pub const NAMES: &'static [&'static str] =
+        &["subflow", "signal", "backup", "fullmesh", "laminar"];
 
     /// Parse "subflow,backup" (comma or space separated; "" = no flags).
     /// The one parser of endpoint flags: scenario files reach it through
@@ -85,6 +91,7 @@ impl EpFlags {
                 "signal" => f.signal = true,
                 "backup" => f.backup = true,
                 "fullmesh" => f.fullmesh = true,
+                "laminar" => f.laminar = true,
                 other => {
                     return Err(format!(
                         "unknown endpoint flag \"{other}\" (available: {})",
@@ -99,7 +106,13 @@ impl EpFlags {
     /// The flags that are set, as `ip mptcp endpoint add ... FLAGS` words
     /// (iproute2 `ipmptcp.c`), in the order of `NAMES`.
     pub fn words(self) -> Vec<&'static str> {
-        let set = [self.subflow, self.signal, self.backup, self.fullmesh];
+        let set = [
+            self.subflow,
+            self.signal,
+            self.backup,
+            self.fullmesh,
+            self.laminar,
+        ];
         Self::NAMES
             .iter()
             .zip(set)
@@ -151,37 +164,6 @@ impl<'de> serde::Deserialize<'de> for EpFlags {
         }
         d.deserialize_str(V)
     }
-}
-
-/// Upstream's maximum of extra subflows here (`ip mptcp limits subflows`; the
-/// kernel allows at most 8).
-pub const UPSTREAM_MAX_SUBFLOWS: usize = 8;
-
-/// Subflows (local, remote) an upstream client wants: see `PmKind::Upstream`.
-pub fn upstream_wanted(
-    local: &[Addr],
-    remote: &[Addr],
-    eps: &[(Addr, EpFlags)],
-) -> Vec<(Addr, Addr)> {
-    let (l0, r0) = (local[0], remote[0]);
-    let mut v = vec![(l0, r0)];
-    for &(a, f) in eps {
-        if !f.subflow || a == l0 || !local.contains(&a) {
-            continue;
-        }
-        if f.fullmesh {
-            v.extend(remote.iter().map(|&r| (a, r)));
-        } else {
-            v.push((a, r0));
-        }
-    }
-    for &r in &remote[1..] {
-        if !v.contains(&(l0, r)) {
-            v.push((l0, r));
-        }
-    }
-    v.truncate(1 + UPSTREAM_MAX_SUBFLOWS);
-    v
 }
 
 impl PmKind {
@@ -260,29 +242,14 @@ mod tests {
     }
 
     #[test]
-    fn upstream_endpoints() {
-        let sub = EpFlags::parse("subflow").unwrap();
-        let sub_fm = EpFlags::parse("subflow,fullmesh").unwrap();
-        assert_eq!(
-            upstream_wanted(&[1, 2], &[10], &[(2, sub)]),
-            vec![(1, 10), (2, 10)]
-        );
-        // an announced server address: a subflow from the first address to it
-        assert_eq!(
-            upstream_wanted(&[1, 2], &[10, 20], &[(2, sub)]),
-            vec![(1, 10), (2, 10), (1, 20)]
-        );
-        assert_eq!(
-            upstream_wanted(&[1, 2], &[10, 20], &[(2, sub_fm)]),
-            vec![(1, 10), (2, 10), (2, 20), (1, 20)]
-        );
-        assert_eq!(upstream_wanted(&[1, 2], &[10], &[]), vec![(1, 10)]);
+    fn endpoint_flags_parse_and_print() {
         assert!(EpFlags::parse("subflow,bogus").is_err());
         assert!(EpFlags::parse("signal backup").unwrap().backup);
         assert_eq!(EpFlags::parse("").unwrap(), EpFlags::default());
         // `words`/`Display` give each set flag once, in a fixed order
         let f = EpFlags::parse("fullmesh backup,subflow").unwrap();
         assert_eq!(f.words(), ["subflow", "backup", "fullmesh"]);
+        assert_eq!(EpFlags::parse("laminar").unwrap().words(), ["laminar"]);
         assert_eq!(f.to_string().parse::<EpFlags>(), Ok(f));
     }
 }

@@ -7,6 +7,7 @@ use crate::packet::{addr, flags, Addr, Packet};
 use crate::time::{Nanos, MS, SEC};
 
 use super::connection::token_of;
+use super::pm_kernel;
 use super::*;
 use crate::tcp::CcKind;
 
@@ -480,4 +481,120 @@ fn upstream_scheduler_uses_a_subflow_without_rtt_sample() {
     transfer(&mut w, 2_000_000, 20 * SEC);
     assert_eq!(w.c.recv.delivered, 2_000_000);
     assert!(sent_to(&w, A1) > 0, "subflow 1 never carried data");
+}
+
+/// The in-kernel path manager (`pm_kernel.rs`): a client with a `subflow`
+/// endpoint on its second address.
+fn kernel_cfg(limits: pm_kernel::PmLimits) -> MptcpConfig {
+    MptcpConfig {
+        endpoints: vec![(A2, EpFlags::parse("subflow").unwrap())],
+        limits,
+        ..cfg(PmKind::Upstream)
+    }
+}
+
+fn joins(log: &[(Nanos, Packet)]) -> Vec<Nanos> {
+    syns(log)
+        .iter()
+        .filter(|(_, p)| p.tcp().unwrap().mptcp.as_ref().unwrap().join().is_some())
+        .map(|(t, _)| *t)
+        .collect()
+}
+
+#[test]
+fn kernel_pm_joins_once_the_first_dss_from_the_server_arrives() {
+    let limits = pm_kernel::PmLimits::KERNEL_DEFAULT;
+    let mut w = Wire::new(kernel_cfg(limits), kernel_cfg(limits));
+    w.c.connect(0);
+    // handshake done at 20 ms; the server says nothing until it writes
+    w.run(50 * MS);
+    assert!(joins(&w.log).is_empty(), "not fully established yet");
+    // the server's first segment (subflow sequence 1, with a DATA_ACK)
+    // leaves at 50 ms and arrives at 60 ms: the join goes out then
+    transfer(&mut w, 20_000, 400 * MS);
+    assert_eq!(joins(&w.log), vec![60 * MS]);
+    assert_eq!(w.s.sfs.len(), 2);
+    // the same client with a v0.9x path manager joins at the SYN-ACK
+    let mut w = Wire::new(
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+    );
+    w.c.connect(0);
+    w.run(50 * MS);
+    assert_eq!(joins(&w.log), vec![20 * MS]);
+}
+
+#[test]
+fn kernel_pm_server_refuses_joins_beyond_its_subflows_limit() {
+    let none = pm_kernel::PmLimits {
+        subflows: 0,
+        add_addr_accepted: 0,
+    };
+    // the client may open one, the server accepts none
+    let mut w = Wire::new(
+        kernel_cfg(pm_kernel::PmLimits::KERNEL_DEFAULT),
+        kernel_cfg(none),
+    );
+    w.c.connect(0);
+    w.run(30 * MS);
+    transfer(&mut w, 20_000, 400 * MS);
+    assert_eq!(joins(&w.log).len(), 1, "the join SYN, unanswered");
+    assert_eq!(w.s.sfs.len(), 1);
+    // limits.subflows = 0 on the client: it opens none
+    let mut w = Wire::new(kernel_cfg(none), kernel_cfg(none));
+    w.c.connect(0);
+    w.run(30 * MS);
+    transfer(&mut w, 20_000, 400 * MS);
+    assert!(joins(&w.log).is_empty());
+}
+
+#[test]
+fn add_addr_is_echoed_and_re_sent_until_echoed() {
+    const S2: Addr = addr(10, 0, 1, 2);
+    let limits = pm_kernel::PmLimits {
+        subflows: 2,
+        add_addr_accepted: 1,
+    };
+    let c = MptcpConfig {
+        endpoints: Vec::new(),
+        ..kernel_cfg(limits)
+    };
+    let s = MptcpConfig {
+        endpoints: vec![(S2, EpFlags::parse("signal").unwrap())],
+        ..kernel_cfg(limits)
+    };
+    let mut w = Wire::new(c, s.clone());
+    w.s = MptcpConnection::new(s, 0, Role::Server, &[S1, S2], 80, &[], 40000).unwrap();
+    // the first packet carrying the ADD_ADDR is lost
+    let lost = std::rc::Rc::new(std::cell::Cell::new(0));
+    let l = lost.clone();
+    w.drop = Box::new(move |_, p: &Packet| {
+        let a = p
+            .tcp()
+            .and_then(|s| s.mptcp.as_ref())
+            .and_then(|o| o.add_addr());
+        if a.is_some_and(|a| !a.echo) && l.get() == 0 {
+            l.set(1);
+            return true;
+        }
+        false
+    });
+    w.c.connect(0);
+    w.run(3 * SEC);
+    let adds: Vec<(Nanos, bool)> = w
+        .log
+        .iter()
+        .filter_map(|(t, p)| {
+            let a = p.tcp()?.mptcp.as_ref()?.add_addr()?;
+            Some((*t, a.echo))
+        })
+        .collect();
+    // announced at the third ACK (30 ms), lost, re-sent one RTO later
+    // (the sysctl's 120 s capped by the largest subflow RTO), echoed once
+    assert_eq!(adds.iter().filter(|(_, e)| !e).count(), 2, "{adds:?}");
+    assert_eq!(adds.iter().filter(|(_, e)| *e).count(), 1, "{adds:?}");
+    assert_eq!(adds[0].0, 30 * MS);
+    assert!(adds[1].0 > 200 * MS, "{adds:?}");
+    // the announced address is accepted: a subflow from the first address to it
+    assert!(w.c.sfs.iter().any(|s| s.local == A1 && s.remote == S2));
 }

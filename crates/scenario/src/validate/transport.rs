@@ -175,6 +175,39 @@ fn mptcp(tr: &Transport, npaths: usize, nserver: usize) -> VResult<()> {
             );
         }
     }
+    // pm_kernel.c `parse_limit`: at most MPTCP_PM_ADDR_MAX (8)
+    for (key, v) in [
+        ("limits.subflows", o.limits.subflows),
+        ("limits.add_addr_accepted", o.limits.add_addr_accepted),
+    ] {
+        let Some(v) = v else { continue };
+        if !upstream {
+            return err(
+                k(key),
+                format!(
+                    "in-kernel path manager limits need path_manager = \"upstream\", found path_manager = \"{}\"",
+                    o.path_manager
+                ),
+            );
+        }
+        num(
+            &k(key),
+            v as f64,
+            0.0,
+            false,
+            8.0,
+            "a limit of the in-kernel path manager (the kernel allows at most 8, MPTCP_PM_ADDR_MAX)",
+        )?;
+    }
+    num(
+        &k("add_addr_timeout_s"),
+        o.add_addr_timeout_s,
+        0.0,
+        false,
+        // net.mptcp.add_addr_timeout is an int of jiffies (ctrl.c, proc_dointvec_jiffies)
+        2_147_483.0,
+        "a timeout in s (0 = ADD_ADDR is never re-sent)",
+    )?;
     if o.tlp == MptcpTlp::MptcpLevel && !(tr.tlp && tr.sack) {
         return err(
             k("tlp"),
