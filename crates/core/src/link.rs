@@ -453,6 +453,37 @@ mod tests {
         assert_eq!(l.queue_len(0), 1);
     }
 
+    /// `offer_plain` (a plain link) against the general path of the same
+    /// link made non-plain by an outage after the test's horizon: the same
+    /// verdicts, queue and counters for a random mix of sizes and times.
+    #[test]
+    fn plain_path_matches_the_general_path() {
+        for queue in [QueueLimit::Packets(8), QueueLimit::Bytes(6000)] {
+            let p = LinkParams::new(10_000_000, 3 * MS, queue);
+            let mut general = p.clone();
+            general.outages = vec![Outage {
+                start: 1_000_000 * MS,
+                end: 1_000_001 * MS,
+            }];
+            let mut a = LinkModel::new(p, SimRng::from_u64(3));
+            let mut b = LinkModel::new(general, SimRng::from_u64(3));
+            assert!(a.plain && !b.plain);
+            let mut rng = SimRng::from_u64(9);
+            let mut now = 0;
+            for _ in 0..20_000 {
+                now += (rng.below(1500)) * US;
+                let size = [52, 60, 1500, 1500, 700][rng.below(5) as usize];
+                assert_eq!(a.offer(now, size), b.offer(now, size));
+                assert_eq!(a.queue_len(now), b.queue_len(now));
+            }
+            assert_eq!(a.stats(), b.stats());
+            assert!(
+                a.stats().drops_queue > 0,
+                "the queue must fill for the test to bite"
+            );
+        }
+    }
+
     #[test]
     fn trace_delivery_opportunities() {
         // Opportunities at 1, 1, 3 ms, period 3 ms.
