@@ -149,12 +149,25 @@ pub struct LinkModel {
     /// previous packet), Mahimahi style.
     opp_left: u32,
     stats: LinkStats,
+    /// A fixed rate, no outages and no random loss: `offer_packet` takes
+    /// the short path (the same arithmetic without the checks that cannot
+    /// fire; the htsim-style bench links and most scenario links).
+    plain: bool,
+    /// The last packet size serialised and its serialisation time: most
+    /// packets on a direction have the size of the previous one (full data
+    /// segments one way, ACKs the other), and this spares the division.
+    last_tx: (u32, Nanos),
 }
 
 impl LinkModel {
     pub fn new(params: LinkParams, rng: SimRng) -> Self {
         let loss = LossProcess::new(params.loss.clone(), rng);
+        let plain = params.trace.is_none()
+            && params.outages.is_empty()
+            && matches!(params.loss, crate::loss::LossModel::None);
         LinkModel {
+            plain,
+            last_tx: (0, 0),
             params,
             loss,
             waiting: VecDeque::new(),
@@ -234,6 +247,9 @@ impl LinkModel {
     /// counts data packets only).
     #[inline]
     pub fn offer_packet(&mut self, now: Nanos, size: u32, payload: u32) -> Verdict {
+        if self.plain {
+            return self.offer_plain(now, size);
+        }
         self.stats.packets_offered += 1;
         self.stats.bytes_offered += size as u64;
         if self.params.is_down(now) {
@@ -292,6 +308,49 @@ impl LinkModel {
             self.stats.drops_loss += 1;
             return Verdict::DropLoss;
         }
+        self.stats.packets_delivered += 1;
+        self.stats.bytes_delivered += size as u64;
+        Verdict::Deliver {
+            at: finish + self.params.delay,
+        }
+    }
+}
+
+impl LinkModel {
+    /// `offer_packet` for a `plain` link: the steps of the general path that
+    /// can act on it, in the same order (no outage can drop the packet and
+    /// `LossModel::None` draws nothing, so the random stream is untouched).
+    #[inline]
+    fn offer_plain(&mut self, now: Nanos, size: u32) -> Verdict {
+        self.stats.packets_offered += 1;
+        self.stats.bytes_offered += size as u64;
+        self.expire(now);
+        let full = match self.params.queue {
+            QueueLimit::Packets(n) => self.waiting.len() as u64 >= n as u64 && self.free_at > now,
+            QueueLimit::Bytes(b) => self.waiting_bytes + size as u64 > b && self.free_at > now,
+        };
+        if full {
+            self.stats.drops_queue += 1;
+            return Verdict::DropQueue;
+        }
+        let start = now.max(self.free_at);
+        if self.last_tx.0 != size {
+            self.last_tx = (size, tx_time(size as u64, self.params.rate_bps));
+        }
+        let finish = start + self.last_tx.1;
+        self.free_at = finish;
+        if start > now {
+            self.waiting.push_back((start, size));
+            self.waiting_bytes += size as u64;
+            let q = self.waiting.len() as u64;
+            if q > self.stats.max_queue_packets {
+                self.stats.max_queue_packets = q;
+            }
+            if self.waiting_bytes > self.stats.max_queue_bytes {
+                self.stats.max_queue_bytes = self.waiting_bytes;
+            }
+        }
+        self.stats.queue_delay_sum += (start - now) as u128;
         self.stats.packets_delivered += 1;
         self.stats.bytes_delivered += size as u64;
         Verdict::Deliver {
@@ -392,6 +451,37 @@ mod tests {
         assert_eq!(l.queue_len(0), 0);
         assert_eq!(l.offer(0, 1500), Verdict::DropLoss);
         assert_eq!(l.queue_len(0), 1);
+    }
+
+    /// `offer_plain` (a plain link) against the general path of the same
+    /// link made non-plain by an outage after the test's horizon: the same
+    /// verdicts, queue and counters for a random mix of sizes and times.
+    #[test]
+    fn plain_path_matches_the_general_path() {
+        for queue in [QueueLimit::Packets(8), QueueLimit::Bytes(6000)] {
+            let p = LinkParams::new(10_000_000, 3 * MS, queue);
+            let mut general = p.clone();
+            general.outages = vec![Outage {
+                start: 1_000_000 * MS,
+                end: 1_000_001 * MS,
+            }];
+            let mut a = LinkModel::new(p, SimRng::from_u64(3));
+            let mut b = LinkModel::new(general, SimRng::from_u64(3));
+            assert!(a.plain && !b.plain);
+            let mut rng = SimRng::from_u64(9);
+            let mut now = 0;
+            for _ in 0..20_000 {
+                now += (rng.below(1500)) * US;
+                let size = [52, 60, 1500, 1500, 700][rng.below(5) as usize];
+                assert_eq!(a.offer(now, size), b.offer(now, size));
+                assert_eq!(a.queue_len(now), b.queue_len(now));
+            }
+            assert_eq!(a.stats(), b.stats());
+            assert!(
+                a.stats().drops_queue > 0,
+                "the queue must fill for the test to bite"
+            );
+        }
     }
 
     #[test]
