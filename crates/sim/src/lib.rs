@@ -9,6 +9,7 @@ pub mod failover;
 pub mod metrics;
 pub mod network;
 pub mod output;
+pub mod population;
 pub mod routes;
 pub mod runner;
 pub mod topology;
