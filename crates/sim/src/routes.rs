@@ -29,8 +29,9 @@ use mptlab_core::packet::Addr;
 
 use crate::network::{DLink, DLinkId, NodeId, NodeKind, TopologySpec};
 
-/// Above this many (address, router) entries the routes are hashed.
-const TABLE_MAX_ENTRIES: usize = 1 << 16;
+/// Above this many host addresses the routes are hashed: a router scans
+/// its table linearly, one entry per address, on every packet.
+const TABLE_MAX_ADDRESSES: usize = 32;
 
 /// No next hop (the gateway is unreachable from this router).
 const NONE: u32 = u32::MAX;
@@ -162,11 +163,11 @@ impl Routes {
         iface: &HashMap<Addr, (NodeId, DLinkId)>,
     ) -> Routes {
         let link_to: Vec<NodeId> = dlinks.iter().map(|d| d.to).collect();
-        Self::build_with(spec, &link_to, adj, iface, TABLE_MAX_ENTRIES)
+        Self::build_with(spec, &link_to, adj, iface, TABLE_MAX_ADDRESSES)
     }
 
-    /// `build` with the table size above which routes are hashed, and the
-    /// node each directed link leads to.
+    /// `build` with the number of addresses above which routes are hashed,
+    /// and the node each directed link leads to.
     fn build_with(
         spec: &TopologySpec,
         link_to: &[NodeId],
@@ -191,7 +192,7 @@ impl Routes {
         let mut dist = vec![0u32; nr];
         let mut q = VecDeque::new();
         let mut hop = vec![NONE; nr];
-        if dests.len().saturating_mul(nr) <= table_max {
+        if dests.len() <= table_max {
             let mut toward: HashMap<usize, Vec<u32>> = HashMap::new();
             for &gw in &gws {
                 g.hops_toward(gw, &mut dist, &mut q, &mut hop);
