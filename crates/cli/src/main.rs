@@ -11,6 +11,7 @@ mod driver;
 mod experiments;
 mod reproduce;
 mod runner;
+mod scale_bench;
 mod sweep;
 mod validate;
 
@@ -236,6 +237,15 @@ enum Command {
         /// profiler sees one scenario.
         #[arg(long)]
         only: Option<String>,
+        /// Instead: time run 0 of this scenario file (the scale table of
+        /// docs/performance.md: `--scale scenarios/scale/mptcp.toml --set
+        /// population.clients=N`): build and run time, data packets,
+        /// events, ns per data packet, resident memory built and peak.
+        #[arg(long, value_name = "FILE")]
+        scale: Option<PathBuf>,
+        /// With --scale: override a key (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE", requires = "scale")]
+        set: Vec<Override>,
     },
 }
 
@@ -382,9 +392,15 @@ fn main() -> ExitCode {
 fn command(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Bench {
+            scale: Some(file),
+            set,
+            ..
+        } => scale_bench::run(&file, &set),
+        Command::Bench {
             duration,
             repeat,
             only,
+            ..
         } => bench(duration, repeat, only.as_deref()),
         Command::Validate {
             dir,

@@ -103,6 +103,9 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     if s.traffic.failover.is_some() {
         return Err("traffic.failover_path (application failover, seed 004) is simulated only, not emulated yet".into());
     }
+    if s.population.is_some() {
+        return Err("topology.preset = \"clients\" ([population]) is simulation only: the emulator builds one client namespace".into());
+    }
     if s.background.enabled {
         return Err("background traffic is not emulated yet (background hosts are not built in the namespaces); set background.enabled = false".into());
     }

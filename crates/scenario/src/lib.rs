@@ -18,6 +18,7 @@ pub mod limits;
 mod locate;
 pub mod msgsize;
 mod overrides;
+pub mod population;
 pub mod profiles;
 pub mod registry;
 pub mod suggest;
@@ -55,6 +56,8 @@ pub struct Scenario {
     pub traffic: Traffic,
     pub background: Background,
     pub output: Output,
+    /// The clients of `topology.preset = "clients"` (`[population]`).
+    pub population: Option<population::Population>,
 }
 
 /// Resolved topology.

@@ -77,6 +77,7 @@ named_enum! {
     pub enum TopologyPreset {
         TwoPath = "two-path": "client with two access paths, server behind one shared link (seed 000 Fig. 5)",
         SinglePath = "single-path": "client with one access path, server behind one link",
+        Clients = "clients": "many clients ([population]), one interface per path each, shared access routers, a server farm behind a core link",
     }
 }
 
@@ -85,6 +86,8 @@ impl TopologyPreset {
         match self {
             TopologyPreset::TwoPath => 2,
             TopologyPreset::SinglePath => 1,
+            // 1 to `population::MAX_PATHS` (validated); two is the usual phone
+            TopologyPreset::Clients => 2,
         }
     }
 }

@@ -23,6 +23,9 @@ pub struct ScenarioFile {
     pub background: Background,
     #[serde(default)]
     pub output: Output,
+    /// `[population]`: the clients of `topology.preset = "clients"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub population: Option<PopulationSpec>,
 }
 
 /// `[scenario]`
@@ -615,4 +618,36 @@ impl Default for Output {
             capture_snaplen: 0,
         }
     }
+}
+
+/// `[population]` (with `topology.preset = "clients"`): `clients` hosts, each
+/// with one interface per `topology.paths` entry (the path's profile is the
+/// client's own access link), grouped onto shared access routers per path,
+/// and `servers` behind a core link. Every client runs `[traffic]` over
+/// `[transport]` to one server (client i to server i mod `servers`).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PopulationSpec {
+    pub clients: u32,
+    /// Per path: clients sharing one access router (and its uplink).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clients_per_router: Option<Vec<u32>>,
+    /// Per path: the link from each access router to the core router.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub router_links: Option<Vec<LinkParams>>,
+    #[serde(default = "default_servers")]
+    pub servers: u32,
+    /// Between the core router and the server farm's router.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_link: Option<LinkParams>,
+    /// Client i starts `traffic.start_s` plus a draw uniform in [0, start_spread_s).
+    #[serde(default)]
+    pub start_spread_s: f64,
+    /// Per-connection rows (flows, paths, links, messages, transfers, time
+    /// series) instead of one aggregate per population.
+    #[serde(default)]
+    pub per_connection_rows: bool,
+}
+fn default_servers() -> u32 {
+    1
 }

@@ -89,7 +89,12 @@ pub enum Traffic {
 /// and its random stream (`traffic/video`, `traffic/gaming`,
 /// `traffic/bursts`), or the web page, file or bulk transfer.
 pub fn foreground(s: &sc::Scenario, seed: u64) -> Result<Traffic, String> {
-    let start = secs(s.traffic.start_s);
+    foreground_at(s, seed, secs(s.traffic.start_s))
+}
+
+/// [`foreground`] with its messages starting at `start` instead of
+/// `traffic.start_s` (a client of the `clients` preset with its own start).
+pub fn foreground_at(s: &sc::Scenario, seed: u64, start: Nanos) -> Result<Traffic, String> {
     let stop = s.traffic.stop_s.map(secs);
     let stream = |src: Box<dyn MessageSource>, label: &str| {
         SourceSchedule::new(src, SimRng::stream(seed, label), start, stop)

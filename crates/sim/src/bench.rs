@@ -128,3 +128,40 @@ timeseries_interval_ms = 0
         ),
     ]
 }
+
+/// A timed run of any scenario (`mptlab bench --scale`): building the world
+/// and running it are timed apart, and `after_build` is called between them
+/// (the caller reads the process's memory there).
+#[derive(Clone, Debug)]
+pub struct ScenarioTiming {
+    /// Flows (connections) of the run.
+    pub connections: usize,
+    pub build_s: f64,
+    pub run: BenchResult,
+}
+
+/// Time run 0 of `s` as it is written (sampling as configured is not
+/// installed: the time series is output, `mptlab run` measures it).
+pub fn time_scenario(
+    s: &Scenario,
+    after_build: &mut dyn FnMut(),
+) -> Result<ScenarioTiming, String> {
+    let t0 = Instant::now();
+    let mut b = runner::build(s, 0)?;
+    let build_s = t0.elapsed().as_secs_f64();
+    after_build();
+    let t1 = Instant::now();
+    b.world.run(b.end);
+    let wall = t1.elapsed().as_secs_f64();
+    Ok(ScenarioTiming {
+        connections: b.world.flows.len(),
+        build_s,
+        run: BenchResult {
+            name: s.meta.name.clone(),
+            wall_s: wall,
+            sim_s: b.world.now as f64 / 1e9,
+            data_packets: b.world.data_packets_delivered,
+            events: b.world.events.popped(),
+        },
+    })
+}

@@ -1,6 +1,7 @@
 //! mptlab-sim: the discrete-event simulator driving the sans-IO models of
 //! mptlab-core over a simulated network.
 
+pub mod aggregate;
 pub mod apps;
 pub mod bench;
 pub mod capture;
@@ -9,6 +10,8 @@ pub mod failover;
 pub mod metrics;
 pub mod network;
 pub mod output;
+pub mod population;
+pub mod routes;
 pub mod runner;
 pub mod topology;
 pub mod world;
@@ -35,8 +38,19 @@ pub fn supported(scenario: &Scenario) -> Result<(), String> {
 pub fn run_once(scenario: &Scenario, run_index: u32) -> Result<RunOutput, String> {
     let mut b = runner::build(scenario, run_index)?;
     let series = Rc::new(RefCell::new(output::Series::default()));
+    let agg_series = Rc::new(RefCell::new(aggregate::Series::default()));
     let iv = scenario.output.timeseries_interval_ms;
-    if iv > 0.0 {
+    // the clients preset sums its rows per population unless asked
+    let aggregate = scenario
+        .population
+        .as_ref()
+        .is_some_and(|p| !p.per_connection_rows);
+    if iv > 0.0 && aggregate {
+        b.world.set_sampling(
+            (iv * MS as f64).round().max(1.0) as u64,
+            aggregate::sampler(agg_series.clone(), scenario.output.cwnd_series),
+        );
+    } else if iv > 0.0 {
         b.world.set_sampling(
             (iv * MS as f64).round().max(1.0) as u64,
             output::sampler(series.clone(), scenario.output.cwnd_series),
@@ -57,14 +71,25 @@ pub fn run_once(scenario: &Scenario, run_index: u32) -> Result<RunOutput, String
         a.report(&mut rep);
     }
     let series = series.borrow();
-    let rt = output::tables(
-        &b.world,
-        &rep,
-        (iv > 0.0).then_some(&*series),
-        b.end,
-        &b.drawn,
-        &b.layout.client_addrs,
-    );
+    let rt = if aggregate {
+        aggregate::tables(
+            &b.world,
+            &rep,
+            (iv > 0.0).then_some(&*agg_series.borrow()),
+            b.end,
+            &b.drawn,
+            b.layout.client_addrs.len(),
+        )
+    } else {
+        output::tables(
+            &b.world,
+            &rep,
+            (iv > 0.0).then_some(&*series),
+            b.end,
+            &b.drawn,
+            &b.layout.client_addrs,
+        )
+    };
     let mut out = RunOutput::new(run_index, scenario.run_seed(run_index));
     out.tables = rt.tables;
     for (k, v) in rt.summary {

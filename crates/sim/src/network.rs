@@ -13,6 +13,8 @@ use mptlab_core::link::{LinkModel, LinkParams, LinkStats, Verdict};
 use mptlab_core::packet::{addr_to_string, Addr};
 use mptlab_core::{Nanos, Packet};
 
+use crate::routes::Routes;
+
 pub type NodeId = usize;
 pub type DLinkId = usize;
 /// A packet in flight, as an index into the network's packet pool.
@@ -108,8 +110,8 @@ pub struct Network {
     /// Per host: its (address, outgoing directed link) pairs; a linear scan
     /// of these few entries is cheaper than hashing on every packet.
     host_ifaces: Vec<Vec<(Addr, DLinkId)>>,
-    /// Per router: (destination address, outgoing directed link).
-    routes: Vec<Vec<(Addr, DLinkId)>>,
+    /// Where routers send each destination address (`crate::routes`).
+    routes: Routes,
     pub drops_no_route: u64,
     pool: PacketPool,
 }
@@ -180,51 +182,7 @@ impl Network {
                 }
             }
         }
-        // Routes: for each host address, BFS from the node at the far end of
-        // its interface (the gateway), never transiting hosts.
-        let mut routes: Vec<Vec<(Addr, DLinkId)>> = vec![Vec::new(); n];
-        let mut addrs: Vec<_> = iface.iter().map(|(a, v)| (*a, *v)).collect();
-        addrs.sort();
-        for (addr, (host, out)) in addrs {
-            let gw = dlinks[out].to;
-            let into_host = out ^ 1; // gateway -> host direction
-            if spec.nodes[gw].kind == NodeKind::Host {
-                continue; // host-to-host link: delivered directly
-            }
-            let mut dist = vec![usize::MAX; n];
-            dist[gw] = 0;
-            let mut q = VecDeque::from([gw]);
-            while let Some(u) = q.pop_front() {
-                if spec.nodes[u].kind == NodeKind::Host {
-                    continue;
-                }
-                for &(v, _) in &adj[u] {
-                    if dist[v] == usize::MAX {
-                        dist[v] = dist[u] + 1;
-                        q.push_back(v);
-                    }
-                }
-            }
-            for u in 0..n {
-                if spec.nodes[u].kind != NodeKind::Router {
-                    continue;
-                }
-                if u == gw {
-                    routes[u].push((addr, into_host));
-                    continue;
-                }
-                let best = adj[u]
-                    .iter()
-                    .filter(|(v, _)| {
-                        dist[*v] != usize::MAX && spec.nodes[*v].kind == NodeKind::Router
-                    })
-                    .min_by_key(|(v, dl)| (dist[*v], *dl));
-                if let Some(&(_, dl)) = best {
-                    routes[u].push((addr, dl));
-                }
-            }
-            let _ = host;
-        }
+        let routes = Routes::build(spec, &dlinks, &adj, &iface);
         let mut host_ifaces = vec![Vec::new(); n];
         let mut all: Vec<_> = iface.iter().map(|(a, &(h, dl))| (h, *a, dl)).collect();
         all.sort();
@@ -294,10 +252,7 @@ impl Network {
                 .iter()
                 .find(|(a, _)| *a == pkt.src)
                 .map(|&(_, dl)| dl),
-            NodeKind::Router => self.routes[at]
-                .iter()
-                .find(|(a, _)| *a == pkt.dst)
-                .map(|&(_, dl)| dl),
+            NodeKind::Router => self.routes.next_hop(at, pkt.dst),
         };
         let Some(out) = out else {
             self.drops_no_route += 1;

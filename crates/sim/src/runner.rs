@@ -256,7 +256,7 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
 }
 
 /// Creates flows of the scenario's transport protocol between two hosts.
-struct FlowFactory {
+pub(crate) struct FlowFactory {
     protocol: sc::Protocol,
     tcp: TcpConfig,
     sctp: Option<SctpConfig>,
@@ -274,9 +274,62 @@ struct FlowFactory {
     /// in u32 so that running out is an error, never a wrap onto a port in use.
     next_port: u32,
     first_port: u32,
+    /// Ports each connection takes (`mptlab_scenario::population`'s port
+    /// plan): 1, or a block of one port per MPTCP subflow; MPTCP
+    /// connections then open their subflows from their block.
+    port_stride: u32,
+    /// MPTCP client subflows take their ports from the connection's block
+    /// (`MptcpConnection::with_port_block`) instead of `port + 1 + 97 k`.
+    port_blocks: bool,
 }
 
 impl FlowFactory {
+    /// The flows of the `clients` preset: the scenario's transport, ports
+    /// from the population's port plan ([`Self::next_client`] per client).
+    pub(crate) fn for_population(
+        s: &sc::Scenario,
+        seed: u64,
+        stride: u32,
+    ) -> Result<FlowFactory, String> {
+        let sctp = if is_sctp(s.transport.protocol) {
+            Some(sctp_config(
+                &s.transport,
+                SimRng::stream(seed, "sctp").below(u64::MAX),
+            )?)
+        } else {
+            None
+        };
+        let mptcp = if s.transport.protocol == sc::Protocol::Mptcp {
+            Some(mptcp_config(&s.transport, &[])?)
+        } else {
+            None
+        };
+        Ok(FlowFactory {
+            protocol: s.transport.protocol,
+            tcp: tcp_config(&s.transport)?,
+            sctp,
+            mptcp,
+            server_capable: s.transport.mptcp.server_capable,
+            server_addrs: Vec::new(),
+            server_endpoints: Vec::new(),
+            client_addrs: Vec::new(),
+            next_port: sc::population::FIRST_PORT,
+            first_port: sc::population::FIRST_PORT,
+            port_stride: stride,
+            port_blocks: true,
+        })
+    }
+
+    /// Start a new client (its own addresses, the chosen path first, and
+    /// its own port space) talking to `server`.
+    pub(crate) fn next_client(&mut self, client_addrs: &[Addr], server: Addr) {
+        self.client_addrs.clear();
+        self.client_addrs.extend_from_slice(client_addrs);
+        self.server_addrs.clear();
+        self.server_addrs.push(server);
+        self.next_port = self.first_port;
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn add(
         &mut self,
@@ -290,14 +343,17 @@ impl FlowFactory {
         sa: Addr,
         udp: bool,
     ) -> Result<FlowId, String> {
-        let Ok(cp) = u16::try_from(self.next_port) else {
+        let stride = self.port_stride;
+        let Ok(cp) =
+            u16::try_from(self.next_port + stride - 1).map(|last| last + 1 - stride as u16)
+        else {
             return Err(format!(
                 "flow {label}: client {ca} has no free port left ({} connections use ports {}..=65535)",
-                u16::MAX as u32 + 1 - self.first_port,
+                (u16::MAX as u32 + 1 - self.first_port) / stride,
                 self.first_port
             ));
         };
-        self.next_port += 1;
+        self.next_port += stride;
         let flow = w.next_flow_id();
         let sp = 80;
         let (c, s, proto): (Box<dyn Endpoint>, Box<dyn Endpoint>, &str) =
@@ -314,19 +370,21 @@ impl FlowFactory {
                 srv.capable = self.server_capable;
                 srv.backup_addrs.clear();
                 srv.endpoints = self.server_endpoints.clone();
+                let mut client = MptcpConnection::new(
+                    cfg.clone(),
+                    flow,
+                    MpRole::Client,
+                    &self.client_addrs,
+                    cp,
+                    &[sa],
+                    sp,
+                )
+                .expect("validated");
+                if self.port_blocks {
+                    client = client.with_port_block(stride as u16);
+                }
                 (
-                    Box::new(
-                        MptcpConnection::new(
-                            cfg.clone(),
-                            flow,
-                            MpRole::Client,
-                            &self.client_addrs,
-                            cp,
-                            &[sa],
-                            sp,
-                        )
-                        .expect("validated"),
-                    ),
+                    Box::new(client),
                     Box::new(
                         MptcpConnection::new(srv, flow, MpRole::Server, &sa_all, sp, &[], cp)
                             .expect("validated"),
@@ -386,7 +444,7 @@ impl FlowFactory {
     }
 }
 
-fn sender(d: sc::Direction) -> Side {
+pub(crate) fn sender(d: sc::Direction) -> Side {
     match d {
         sc::Direction::Down => Side::Server,
         sc::Direction::Up => Side::Client,
@@ -461,6 +519,9 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
 pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
     let seed = s.run_seed(run);
     supported(s)?;
+    if let Some(p) = &s.population {
+        return crate::population::build(s, p, seed);
+    }
     let mut drawn = Vec::new();
     let (spec, layout) = topology(s, &mut Draw::new(seed, &mut drawn))?;
     let net = Network::build(&spec, seed)?;
@@ -507,6 +568,8 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
         client_addrs,
         next_port: 40000,
         first_port: 40000,
+        port_stride: 1,
+        port_blocks: false,
     };
     let start = secs(s.traffic.start_s);
     let snd = sender(s.traffic.direction);
@@ -521,11 +584,67 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
         )
     })?;
     let (cl, sv) = (layout.client, layout.server);
-    match traffic::foreground(s, seed)? {
+    let tr = traffic::foreground(s, seed)?;
+    let at = Place {
+        app,
+        client: cl,
+        client_addr: ca,
+        server: sv,
+        server_addr: sa,
+    };
+    add_traffic(
+        &mut w,
+        &mut ff,
+        s,
+        tr,
+        start,
+        snd,
+        &at,
+        "",
+        &layout.client_addrs,
+    )?;
+    if s.background.enabled {
+        background(s, &mut w, &mut ff, &layout, &spec, snd, seed)?;
+    }
+    Ok(Built {
+        world: w,
+        layout,
+        end,
+        drawn,
+    })
+}
+
+/// Where a client application runs: its app id, the client host and
+/// address it starts from, the server host and address.
+pub(crate) struct Place {
+    pub app: usize,
+    pub client: NodeId,
+    pub client_addr: Addr,
+    pub server: NodeId,
+    pub server_addr: Addr,
+}
+
+/// The flows and the application of one client's traffic `tr` starting at
+/// `start`; flow labels end in `suffix` (the client of a population).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn add_traffic(
+    w: &mut World,
+    ff: &mut FlowFactory,
+    s: &sc::Scenario,
+    tr: Traffic,
+    start: Nanos,
+    snd: Side,
+    at: &Place,
+    suffix: &str,
+    layout_client_addrs: &[Addr],
+) -> Result<(), String> {
+    let (app, cl, ca, sv, sa) = (at.app, at.client, at.client_addr, at.server, at.server_addr);
+    match tr {
         Traffic::Messages { schedule, finite } => {
             message_app(
-                &mut w,
-                &mut ff,
+                w,
+                ff,
+                suffix,
                 app,
                 cl,
                 ca,
@@ -543,8 +662,8 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
             let flows: Vec<FlowId> = (0..max_connections)
                 .map(|i| {
                     ff.add(
-                        &mut w,
-                        format!("web{i}"),
+                        w,
+                        format!("web{i}{suffix}"),
                         Role::Foreground,
                         app,
                         cl,
@@ -559,8 +678,8 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
         }
         Traffic::File { size_bytes } => {
             let f = ff.add(
-                &mut w,
-                "file".into(),
+                w,
+                format!("file{suffix}"),
                 Role::Foreground,
                 app,
                 cl,
@@ -579,8 +698,8 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
         }
         Traffic::Bulk => {
             let f = ff.add(
-                &mut w,
-                "bulk".into(),
+                w,
+                format!("bulk{suffix}"),
                 Role::Foreground,
                 app,
                 cl,
@@ -595,13 +714,12 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
                 }
                 Some(fo) => {
                     // seed 004 sec. 4.4: reconnect over another client path after a stall
-                    let ba = *layout
-                        .client_addrs
+                    let ba = *layout_client_addrs
                         .get(fo.path as usize - 1)
                         .ok_or("traffic.failover_path: no such client path")?;
                     let b = ff.add(
-                        &mut w,
-                        "bulk-failover".into(),
+                        w,
+                        format!("bulk-failover{suffix}"),
                         Role::Foreground,
                         app,
                         cl,
@@ -621,21 +739,14 @@ pub fn build(s: &sc::Scenario, run: u32) -> Result<Built, String> {
             }
         }
     }
-    if s.background.enabled {
-        background(s, &mut w, &mut ff, &layout, &spec, snd, seed)?;
-    }
-    Ok(Built {
-        world: w,
-        layout,
-        end,
-        drawn,
-    })
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]
 fn message_app(
     w: &mut World,
     ff: &mut FlowFactory,
+    suffix: &str,
     app: usize,
     cl: NodeId,
     ca: Addr,
@@ -646,7 +757,17 @@ fn message_app(
     finite: bool,
 ) -> Result<(), String> {
     let udp = ff.protocol == sc::Protocol::Udp;
-    let f = ff.add(w, "fg".into(), Role::Foreground, app, cl, ca, sv, sa, udp)?;
+    let f = ff.add(
+        w,
+        format!("fg{suffix}"),
+        Role::Foreground,
+        app,
+        cl,
+        ca,
+        sv,
+        sa,
+        udp,
+    )?;
     if udp {
         w.add_app(Box::new(UdpApp::new(f, snd, sched, true)));
     } else {
@@ -705,6 +826,8 @@ fn background(
         client_addrs: Vec::new(),
         next_port: 50000,
         first_port: 50000,
+        port_stride: 1,
+        port_blocks: false,
     };
     let _ = ff;
     let start = secs(s.background.start_s);
@@ -795,6 +918,8 @@ mod tests {
             client_addrs: Vec::new(),
             next_port: 65535,
             first_port: 40000,
+            port_stride: 1,
+            port_blocks: false,
         };
         let w = &mut b.world;
         let app = w.next_app_id();

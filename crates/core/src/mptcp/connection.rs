@@ -160,6 +160,12 @@ pub struct MptcpConnection {
     remote_addrs: Vec<Addr>,
     base_port: u16,
     remote_port: u16,
+    /// Client subflow ports: 0 = subflow k on `base_port + 1 + 97 k` (the
+    /// single-client presets); n > 0 = the block `base_port ..
+    /// base_port + n`, subflow k on `base_port + k` and at most n subflows,
+    /// so connections of one address given disjoint blocks never share a
+    /// port (`with_port_block`, the `clients` preset).
+    port_block: u16,
     pub sfs: Vec<Subflow>,
     pub mode: Mode,
     key: u64,
@@ -279,6 +285,7 @@ impl MptcpConnection {
             remote_addrs: remote_addrs.to_vec(),
             base_port: local_port,
             remote_port,
+            port_block: 0,
             sfs: Vec::new(),
             mode: Mode::Handshake,
             key,
@@ -308,6 +315,13 @@ impl MptcpConnection {
             msk_rtx: bufs.is_some().then(MskRtx::default),
             bufs,
         })
+    }
+
+    /// Take client subflow ports from the block of `n` ports starting at
+    /// the connection's own port (see `port_block`).
+    pub fn with_port_block(mut self, n: u16) -> Self {
+        self.port_block = n;
+        self
     }
 
     pub fn scheduler_name(&self) -> &'static str {
@@ -524,7 +538,14 @@ impl MptcpConnection {
             if self.sfs.len() >= MAX_SUBFLOWS {
                 break;
             }
-            let port = self.base_port.wrapping_add(1 + self.sfs.len() as u16 * 97);
+            let port = if self.port_block == 0 {
+                self.base_port.wrapping_add(1 + self.sfs.len() as u16 * 97)
+            } else if self.sfs.len() < self.port_block as usize {
+                self.base_port + self.sfs.len() as u16
+            } else {
+                // the block is full: the path manager opens no more subflows
+                break;
+            };
             let i = self.add_subflow(l, port, r, self.remote_port, SfState::SynSent);
             let sf = &mut self.sfs[i];
             sf.syn_pending = true;

@@ -597,4 +597,39 @@ fn add_addr_is_echoed_and_re_sent_until_echoed() {
     assert!(adds[1].0 > 200 * MS, "{adds:?}");
     // the announced address is accepted: a subflow from the first address to it
     assert!(w.c.sfs.iter().any(|s| s.local == A1 && s.remote == S2));
+/// With a port block (the `clients` preset's port plan) subflow k leaves
+/// from `base + k` and the path manager opens no more subflows than the
+/// block holds; without one, from `base + 1 + 97 k` as before.
+#[test]
+fn subflow_ports_come_from_the_connection_block() {
+    let ports = |block: Option<u16>, per_pair: u32| {
+        let mut w = Wire::new(
+            cfg(PmKind::Fullmesh { per_pair }),
+            cfg(PmKind::Fullmesh { per_pair }),
+        );
+        if let Some(n) = block {
+            w.c = MptcpConnection::new(
+                cfg(PmKind::Fullmesh { per_pair }),
+                0,
+                Role::Client,
+                &[A1, A2],
+                40000,
+                &[S1],
+                80,
+            )
+            .unwrap()
+            .with_port_block(n);
+        }
+        w.c.connect(0);
+        w.run(300 * MS);
+        syns(&w.log)
+            .iter()
+            .map(|(_, p)| p.tcp().unwrap().src_port)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ports(None, 1), vec![40000, 40098]);
+    assert_eq!(ports(Some(2), 1), vec![40000, 40001]);
+    // fullmesh with 2 subflows per pair wants 4; a block of 3 allows 3
+    assert_eq!(ports(Some(3), 2), vec![40000, 40001, 40002]);
+    assert_eq!(ports(Some(4), 2), vec![40000, 40001, 40002, 40003]);
 }

@@ -12,6 +12,7 @@
 //! are here.
 
 mod link;
+mod population;
 mod topology;
 mod traffic;
 mod transport;
@@ -104,6 +105,7 @@ pub(crate) fn validate(
     let npaths = topology.num_paths();
     transport::check(&file.transport, &topology)?;
     let traffic = traffic::resolve(&file, npaths, &base_dir, res.files)?;
+    let population = population::resolve(&file, &topology, &traffic, &mut res)?;
     background(&file, &topology, res.files)?;
     output(&file)?;
     Ok(Scenario {
@@ -116,6 +118,7 @@ pub(crate) fn validate(
         traffic,
         background: file.background.clone(),
         output: file.output.clone(),
+        population,
         file,
     })
 }

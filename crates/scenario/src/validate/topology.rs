@@ -33,14 +33,25 @@ pub(super) fn resolve(t: &TopologySpec, res: &mut Resolver) -> VResult<Topology>
                     ),
                 )
             })?;
-            if names.len() != preset.num_paths() {
+            let clients = preset == TopologyPreset::Clients;
+            if clients && (1..=crate::population::MAX_PATHS).contains(&names.len()) {
+                // the clients preset: 1 to 3 interfaces per client
+            } else if names.len() != preset.num_paths() || clients {
                 return err(
                     "topology.paths",
-                    format!(
-                        "expected {} path profile name(s) for preset \"{preset}\", found {}",
-                        preset.num_paths(),
-                        names.len()
-                    ),
+                    if clients {
+                        format!(
+                            "expected 1 to {} path profile names for preset \"clients\" (the address plan has a 10.x.0.0/10 block per path), found {}",
+                            crate::population::MAX_PATHS,
+                            names.len()
+                        )
+                    } else {
+                        format!(
+                            "expected {} path profile name(s) for preset \"{preset}\", found {}",
+                            preset.num_paths(),
+                            names.len()
+                        )
+                    },
                 );
             }
             let mut paths = Vec::new();
@@ -70,7 +81,7 @@ pub(super) fn resolve(t: &TopologySpec, res: &mut Resolver) -> VResult<Topology>
         }
         None => {
             if t.node.is_empty() {
-                return err("topology", "missing key `preset` (one of two-path, single-path) or explicit [[topology.node]] tables");
+                return err("topology", "missing key `preset` (one of two-path, single-path, clients) or explicit [[topology.node]] tables");
             }
             for (k, present) in [
                 ("paths", t.paths.is_some()),
