@@ -53,7 +53,7 @@ use mptlab_scenario as sc;
 use mptlab_setup::background::{self as bg, Kind};
 use mptlab_setup::traffic::Schedule;
 
-use crate::clock::sleep_abs;
+use crate::failover::{connect, sleep_until_or_stop};
 use crate::netns::{self, ip_in};
 use crate::sock::{self, SockOpts, Stream};
 use crate::topology::{PathSpec, Topology};
@@ -421,12 +421,12 @@ impl Prepared {
                     let (st2, stop2) = (st.clone(), stop.clone());
                     let src = host_addr(st.path);
                     threads.push(std::thread::spawn(move || {
-                        sleep_abs(start);
+                        sleep_until_or_stop(start, &stop2);
                         if stop2.load(Ordering::Relaxed) {
                             return;
                         }
                         let dst = SocketAddrV4::new(SERVER_ADDR, st2.port);
-                        if let Ok(c) = sock::connect(client, Some(src), dst) {
+                        if let Ok(c) = connect(client, src, dst, &stop2) {
                             tcp_side(c, true, snd, &st2, &stop2);
                         }
                     }));
@@ -508,7 +508,10 @@ fn udp_sender(flows: Vec<UdpSender>, origin: u64, server_sends: bool, stop: &Ato
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        sleep_abs(origin + t);
+        sleep_until_or_stop(origin + t, stop);
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
         let (st, u, _) = &flows[j];
         let mut left = bytes;
         for _ in 0..bytes.div_ceil(MAX_UDP_PAYLOAD).max(1) {

@@ -147,9 +147,21 @@ fn receive(mut s: TcpStream, idx: usize, app: &App, plan: &Plan, stop: &AtomicBo
         .or_default() += total;
 }
 
+/// Sleep until `t` (absolute CLOCK_MONOTONIC ns) or until `stop`, whichever
+/// comes first (checked every 20 ms; the last slice ends exactly at `t`).
+pub(crate) fn sleep_until_or_stop(t: u64, stop: &AtomicBool) {
+    loop {
+        let now = crate::clock::monotonic_ns();
+        if now >= t || stop.load(Ordering::Relaxed) {
+            return;
+        }
+        crate::clock::sleep_abs(t.min(now + POLL.as_nanos() as u64));
+    }
+}
+
 /// Connect `fd` from `src` to `dst` without blocking past `stop` (a SYN
 /// into an outage is retried by the kernel for minutes).
-fn connect(
+pub(crate) fn connect(
     fd: OwnedFd,
     src: Ipv4Addr,
     dst: SocketAddrV4,
@@ -323,7 +335,7 @@ pub fn run(
         Ok(())
     };
     let mut report = Report::default();
-    clock.sleep_until(origin + fo.start);
+    sleep_until_or_stop(origin + fo.start, stop);
     if clock.now() < deadline && !stop.load(Ordering::Relaxed) {
         app.progress.store(clock.now(), Ordering::SeqCst);
         open(0, primary)?;
@@ -332,14 +344,14 @@ pub fn run(
     // last progress + after, switch if nothing happened since.
     while clock.now() < deadline && !stop.load(Ordering::Relaxed) {
         if report.switched_at.is_some() {
-            clock.sleep_until((clock.now() + POLL.as_nanos() as u64).min(deadline));
+            sleep_until_or_stop(deadline, stop);
             continue;
         }
         let last = app.progress.load(Ordering::SeqCst);
         let due = last + fo.after;
         let now = clock.now();
         if now < due {
-            clock.sleep_until(due.min(deadline));
+            sleep_until_or_stop(due.min(deadline), stop);
             continue;
         }
         app.active.store(1, Ordering::SeqCst);
