@@ -152,6 +152,7 @@ fn background_flows_share_the_emulated_bottleneck() {
     );
     let fg_alone = metric(&alone, "fg_throughput_mbit");
     let fg_with = metric(&with, "fg_throughput_mbit");
+    eprintln!("foreground alone {fg_alone:.3} Mbit/s, with background {fg_with:.3} Mbit/s");
     assert!(fg_alone > 6.0, "alone: {fg_alone} Mbit/s of 8");
     assert!(
         fg_with < 0.75 * fg_alone,
@@ -255,6 +256,7 @@ fn failover_reconnects_over_the_second_path() {
     let last = metric(&out, "emu.failover_last_progress_s");
     let switch = metric(&out, "emu.failover_switch_s");
     let first = metric(&out, "emu.failover_first_byte_s");
+    eprintln!("last read {last:.3} s, switch {switch:.3} s, first byte {first:.3} s");
     // the last read comes from packets in flight when the outage began
     assert!((1.9..2.3).contains(&last), "last progress at {last} s");
     // detection: 1 s without a read (timer wake-up on a loaded host)
