@@ -182,6 +182,8 @@ pub struct Records {
     pub series: Vec<Sample>,
     /// Agent threads still running (they record on exit).
     pub active: Arc<std::sync::atomic::AtomicUsize>,
+    /// Background flows as measured at the end of the run (background.rs).
+    pub background: Vec<crate::background::Measure>,
 }
 
 /// Counts a running agent thread while alive.

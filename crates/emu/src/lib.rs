@@ -12,12 +12,14 @@
 //! `netns::preflight` says clearly which is missing.
 
 pub mod agent;
+pub mod background;
 pub mod bench;
 pub mod capture;
 pub mod cleanup;
 pub mod clock;
 pub mod emulator;
 pub mod explicit;
+pub mod failover;
 pub mod hist;
 pub mod live;
 pub mod net;

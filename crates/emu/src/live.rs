@@ -76,6 +76,19 @@ fn load(p: &PathBuf, set: &[Override]) -> Result<Scenario, ExitCode> {
         eprintln!("error: {}: {e}", p.display());
         ExitCode::from(2)
     })?;
+    // Emulation builds these in its namespaces (background.rs, failover.rs);
+    // live mode runs the agent only.
+    let refused = if s.background.enabled {
+        Some("background.enabled = true: live mode runs no background hosts (the real network's traffic is the background)")
+    } else if s.traffic.failover.is_some() {
+        Some("traffic.failover_path: application failover runs in `mptlab emulate` only, not in live mode")
+    } else {
+        None
+    };
+    if let Some(r) = refused {
+        eprintln!("error: {}: {r}", p.display());
+        return Err(ExitCode::from(2));
+    }
     Ok(s)
 }
 

@@ -100,15 +100,11 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
             }
         }
     }
-    if s.traffic.failover.is_some() {
-        return Err("traffic.failover_path (application failover, seed 004) is simulated only, not emulated yet".into());
-    }
     if s.population.is_some() {
         return Err("topology.preset = \"clients\" ([population]) is simulation only: the emulator builds one client namespace".into());
     }
-    if s.background.enabled {
-        return Err("background traffic is not emulated yet (background hosts are not built in the namespaces); set background.enabled = false".into());
-    }
+    // Background hosts in namespaces on the emulated access links (background.rs).
+    crate::background::supported(s)?;
     match t.protocol {
         sc::Protocol::Tcp | sc::Protocol::Udp | sc::Protocol::Mptcp => {}
         sc::Protocol::Sctp | sc::Protocol::CmtSctp => {
@@ -677,6 +673,17 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     if mptcp {
         configure_mptcp(&topo, s, &server_addr)?;
     }
+    // Background hosts and their sockets (background.rs); started with the emulator.
+    let background = match (&topo.preset, s.background.enabled) {
+        (Some(t), true) => {
+            let hosts = crate::background::Hosts::build(t, s)?;
+            let down = s.traffic.direction == sc::Direction::Down;
+            Some(crate::background::Prepared::new(
+                s, seed, &hosts, &specs, down,
+            )?)
+        }
+        _ => None,
+    };
     let path = (s.transport.path as usize).clamp(1, npaths);
     let src: Ipv4Addr = topo.client_addrs[path - 1].parse().unwrap();
     let server = SocketAddrV4::new(server_addr.parse().unwrap(), AGENT_PORT);
@@ -811,6 +818,7 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         }
     };
     let origin = emu.clock().origin();
+    let background = background.map(|b| b.start(origin, stop.clone()));
     let iv = s.output.timeseries_interval_ms;
     let sampling = (iv > 0.0).then(|| {
         let every = ((iv * 1e6).round() as Nanos).max(1_000_000);
@@ -825,7 +833,20 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
             stop.clone(),
         )
     });
-    let client_result = agent::run_client(&plan, &env, origin, end, &stop, &rec);
+    let mut failover_report = None;
+    let client_result = match &s.traffic.failover {
+        // seed 004's application failover (failover.rs)
+        Some(fo) => {
+            let fp = crate::failover::FailoverPlan {
+                backup: topo.client_addrs[fo.path as usize - 1].parse().unwrap(),
+                after: secs(fo.after_s),
+                start: secs(s.traffic.start_s),
+            };
+            crate::failover::run(&plan, &fp, &env, &topo.server_ns, origin, end, &stop, &rec)
+                .map(|r| failover_report = Some(r))
+        }
+        None => agent::run_client(&plan, &env, origin, end, &stop, &rec),
+    };
     for h in upm_threads.lock().unwrap().drain(..) {
         if let Ok(Err(e)) = h.join() {
             eprintln!(
@@ -890,9 +911,13 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
             }
         }
     }
+    let bg_measures = background.as_ref().map(|b| b.measure()).unwrap_or_default();
     // Stop: close the connections (wakes blocked readers and writers), the
     // server, then the emulator; the topology goes when `topo` is dropped.
     stop.store(true, Ordering::Relaxed);
+    if let Some(b) = background {
+        b.stop();
+    }
     if let Some(h) = sampling {
         let _ = h.join();
     }
@@ -916,7 +941,8 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         return Err("interrupted".into());
     }
     client_result.map_err(|e| format!("traffic agent: {e}"))?;
-    let rec = std::mem::take(&mut *rec.lock().unwrap());
+    let mut rec = std::mem::take(&mut *rec.lock().unwrap());
+    rec.background = bg_measures;
     if let Some(e) = rec.errors.first() {
         return Err(format!("traffic agent: {e}"));
     }
@@ -924,6 +950,17 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         return Err("traffic agent threads did not finish within 3 s of the end of the run".into());
     }
     let mut out = tables(s, run, seed, &plan, rec, prow, &reports, elapsed, &drawn);
+    if let Some(r) = failover_report {
+        for (k, v) in [
+            ("emu.failover_switch_s", r.switched_at),
+            ("emu.failover_last_progress_s", r.last_progress),
+            ("emu.failover_first_byte_s", r.first_byte),
+        ] {
+            if let Some(v) = v {
+                out.set_metric(k, v as f64 / 1e9);
+            }
+        }
+    }
     if subflow_counters_missing {
         // Kernel without MPTCP_TCPINFO / MPTCP_SUBFLOW_ADDRS (< 5.16): the
         // per-path shares come from the emulator's per-path byte counters in
@@ -995,6 +1032,10 @@ pub(crate) fn tables(
         }
         Traffic::Bulk { .. } => {
             flow_of("bulk", &mut labels);
+            if s.traffic.failover.is_some() {
+                // the simulator creates the failover flow up front (runner.rs)
+                flow_of("bulk-failover", &mut labels);
+            }
         }
         Traffic::Web { .. } => {}
     }
@@ -1130,6 +1171,11 @@ pub(crate) fn tables(
             counters: total,
         });
     }
+    // Background flows after the foreground's, as the simulator numbers them.
+    let (bg_flows, bg_paths) =
+        crate::background::rows(&rec.background, labels.len() as u64, secs_f);
+    flow_rows.extend(bg_flows);
+    path_rows.extend(bg_paths);
     summary.push((
         metric::FG_THROUGHPUT_MBIT.into(),
         metric::mbit_per_s(fg_received, secs_f),

@@ -11,8 +11,10 @@
 //! Each `==[emu]==` is a pair of TUN devices, one in each namespace, bridged
 //! by the emulator (one `LinkModel` per direction). The simulator's access
 //! routers ap_i and LAN links are folded into the emulated link: they are
-//! fast and never the bottleneck there, and background hosts are not built
-//! yet. The server link is a plain veth (no emulation; tens of Gbit/s).
+//! fast and never the bottleneck there; background hosts, when enabled, are
+//! forwarded through the client namespace into the same TUN devices
+//! (background.rs). The server link is a plain veth (no emulation; tens of
+//! Gbit/s) unless `emulate_server_link`.
 //!
 //! The client routes by source address, as MPTCP subflows need: rule
 //! `from 10.i.0.2 lookup table i` with `default dev p_i` in table i, and the

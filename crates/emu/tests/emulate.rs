@@ -317,7 +317,11 @@ fn unsupported_options_are_refused_clearly() {
             "path_manager",
         ),
         ("[transport]\ninitial_cwnd_packets = 2000\n[traffic]\nmodel = \"bulk\"\n", "initcwnd"),
-        ("[background]\nenabled = true\n[traffic]\nmodel = \"bulk\"\n", "background"),
+        // background is emulated (background.rs), up to 64 TCP flows (2 paths x 40 here)
+        (
+            "[background]\nenabled = true\ntcp_flows = 40\n[traffic]\nmodel = \"bulk\"\n",
+            "at most 64",
+        ),
         ("[transport]\ncubic = \"rfc9438\"\n[traffic]\nmodel = \"bulk\"\n", "tcp_cubic.c"),
         ("[transport]\nhystart = \"hystart++\"\n[traffic]\nmodel = \"bulk\"\n", "no HyStart++"),
     ];
@@ -333,4 +337,12 @@ fn unsupported_options_are_refused_clearly() {
     .unwrap();
     // Explicit topologies are emulated now (explicit.rs; tests/explicit_topology.rs).
     assert!(supported(&explicit).is_ok());
+    // Background traffic and seed 004's application failover are emulated
+    // (background.rs, failover.rs; crates/cli/tests/emulate_seeds.rs).
+    for body in [
+        "[background]\nenabled = true\n[traffic]\nmodel = \"bulk\"\n",
+        "[transport]\nprotocol = \"tcp\"\n[traffic]\nmodel = \"bulk\"\nfailover_path = 2\nfailover_after_s = 1.0\n",
+    ] {
+        assert!(supported(&scenario(body)).is_ok(), "{body}");
+    }
 }

@@ -4,11 +4,13 @@
 //! emulator (`mptlab-emu`) build a run from the very same values and never
 //! depend on each other (docs/architecture.md).
 //!
+//! * [`background`]: the background flows of a run ([`background::flows`]).
 //! * [`draw`]: per-run values drawn from scenario ranges, by key.
 //! * [`links`]: the link parameters of a run ([`Duplex`], [`links::preset_links`]).
 //! * [`traffic`]: the foreground traffic of a run ([`traffic::foreground`]),
 //!   message schedules ([`traffic::Schedule`]) and trace loading.
 
+pub mod background;
 pub mod draw;
 pub mod links;
 pub mod traffic;

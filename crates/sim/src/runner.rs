@@ -11,10 +11,10 @@ use mptlab_core::sctp::{SctpAssociation, SctpConfig};
 use mptlab_core::tcp::{CcKind, Role as TcpRole, TcpConfig, TcpEndpoint};
 use mptlab_core::time::{secs, Nanos, MS};
 use mptlab_core::traffic::browser::Browser;
-use mptlab_core::traffic::onoff::{background_plan, OnOffConfig, OnOffSource};
 use mptlab_core::udp::UdpEndpoint;
 use mptlab_core::{FlowId, SimRng};
 use mptlab_scenario as sc;
+use mptlab_setup::background as bg;
 use mptlab_setup::draw::{initial_path, Draw};
 use mptlab_setup::links::{duplex, preset_duplexes};
 use mptlab_setup::traffic::{self, Traffic};
@@ -831,59 +831,42 @@ fn background(
     };
     let _ = ff;
     let start = secs(s.background.start_s);
-    for (i, &(bgc, bgc_addr)) in lay.bg_clients.iter().enumerate() {
-        if !s.background.paths.is_empty() && !s.background.paths.contains(&(i as u32 + 1)) {
-            continue;
-        }
-        for k in 0..s.background.tcp_flows {
-            let app = w.next_app_id();
-            let f = bg_ff.add(
-                w,
-                format!("bg-tcp-p{}-{k}", i + 1),
-                Role::Background,
-                app,
-                bgc,
-                bgc_addr,
-                bgs,
-                bgs_addr,
-                false,
-            )?;
-            w.add_app(Box::new(BulkApp::new(f, snd, start)));
-        }
-        if s.background.udp_share_percent > 0.0 {
-            // Capacity of the path in the direction the traffic flows.
-            let l = spec
-                .links
-                .iter()
-                .find(|l| l.name == lay.path_links[i])
-                .ok_or("path link missing")?;
-            let p = if snd == Side::Server { &l.ba } else { &l.ab };
-            let cap = match &p.trace {
-                Some(t) => t.mean_rate_bps(),
-                None => p.rate_bps as f64,
-            };
-            let plan = background_plan(cap, s.background.udp_share_percent / 100.0)?;
-            for k in 0..plan.flows {
-                let app = w.next_app_id();
-                let f = bg_ff.add(
-                    w,
-                    format!("bg-udp-p{}-{k}", i + 1),
-                    Role::Background,
-                    app,
-                    bgc,
-                    bgc_addr,
-                    bgs,
-                    bgs_addr,
-                    true,
-                )?;
-                let src = OnOffSource::new(OnOffConfig::for_mean_rate(plan.per_flow_bps)?)?;
-                let sched = SourceSchedule::new(
-                    Box::new(src),
-                    SimRng::stream(seed, &format!("bg/udp/{i}/{k}")),
-                    start,
-                    None,
-                );
-                w.add_app(Box::new(UdpApp::new(f, snd, Box::new(sched), false)));
+    // The flows, their order and UDP schedules come from mptlab-setup, so
+    // the emulator offers the same background traffic (crates/emu/src/background.rs).
+    let mut capacity = |i: usize| -> Result<f64, String> {
+        // Capacity of the path in the direction the traffic flows.
+        let l = spec
+            .links
+            .iter()
+            .find(|l| l.name == lay.path_links[i])
+            .ok_or("path link missing")?;
+        Ok(bg::rate_bps(if snd == Side::Server {
+            &l.ba
+        } else {
+            &l.ab
+        }))
+    };
+    for f in bg::flows(s, seed, lay.bg_clients.len(), &mut capacity)? {
+        let (bgc, bgc_addr) = lay.bg_clients[f.path];
+        let app = w.next_app_id();
+        let udp = matches!(f.kind, bg::Kind::Udp(_));
+        let fl = bg_ff.add(
+            w,
+            f.label,
+            Role::Background,
+            app,
+            bgc,
+            bgc_addr,
+            bgs,
+            bgs_addr,
+            udp,
+        )?;
+        match f.kind {
+            bg::Kind::Tcp => {
+                w.add_app(Box::new(BulkApp::new(fl, snd, start)));
+            }
+            bg::Kind::Udp(sched) => {
+                w.add_app(Box::new(UdpApp::new(fl, snd, Box::new(sched), false)));
             }
         }
     }
