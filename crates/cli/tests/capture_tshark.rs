@@ -14,7 +14,14 @@
 //! - with `mptcp.analyze_mappings`, every data segment has its DSS mapping
 //!   (`mptcp.related_mapping`) and none is missing or infinite;
 //! - at the sender, `tcp.analysis` marks as retransmitted exactly the bytes
-//!   the simulator counted (`bytes_retransmitted` per address pair).
+//!   the simulator counted (`bytes_retransmitted` per address pair);
+//! - with `transport.mptcp.checksum = true` (both MPTCP scenarios again):
+//!   the same checks, MP_CAPABLE carries flag A in SYN, SYN/ACK and third
+//!   ACK, every DSS mapping is 28 bytes and its checksum, recomputed here
+//!   over the pseudo-header and the payload tshark shows (RFC 8684 3.3.1),
+//!   is right. Wireshark 4.0 neither shows nor validates the DSS checksum of
+//!   a 28-byte DSS (`packet-tcp.c` adds the field only if the option is 4
+//!   bytes longer than the data-level length's end), so the test does.
 //!
 //! Skips, saying why, if tshark is not installed (scripts/setup.sh installs it).
 
@@ -92,6 +99,10 @@ fn csv(path: &Path) -> Vec<BTreeMap<String, String>> {
 }
 
 fn run(scenario: &Path, dir: &Path) -> PathBuf {
+    run_with(scenario, dir, &[])
+}
+
+fn run_with(scenario: &Path, dir: &Path, extra: &[&str]) -> PathBuf {
     let out = dir.join("out");
     let cap = dir.join("cap");
     let o = Command::new(env!("CARGO_BIN_EXE_mptlab"))
@@ -102,6 +113,7 @@ fn run(scenario: &Path, dir: &Path) -> PathBuf {
         .arg("--capture")
         .arg(&cap)
         .args(["-q", "--no-parquet"])
+        .args(extra)
         .output()
         .unwrap();
     assert!(
@@ -350,6 +362,115 @@ fn tshark_reads_every_capture_of_the_library_cleanly() {
             assert!(!sim.is_empty(), "{name}: the scenario should lose packets");
             assert_eq!(seen, sim, "{name}: retransmitted bytes per address pair");
         }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Ones' complement sum of 16-bit big-endian words (RFC 1071), written here
+/// independently of the capture writer's (etherparse) to check it.
+fn ones_sum(mut acc: u32, b: &[u8]) -> u32 {
+    for c in b.chunks(2) {
+        acc += u32::from(c[0]) << 8 | u32::from(*c.get(1).unwrap_or(&0));
+        acc = (acc & 0xffff) + (acc >> 16);
+    }
+    acc
+}
+
+fn unhex(h: &str) -> Vec<u8> {
+    (0..h.len() / 2)
+        .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).unwrap())
+        .collect()
+}
+
+/// Every DSS mapping of `f` carries a correct checksum; returns how many
+/// were checked.
+fn check_dss_checksums(f: &Path) -> usize {
+    let mut n = 0;
+    let rows = fields(
+        f,
+        "tcp.options.mptcp.dseqnpresent.flag == 1",
+        &["frame.number", "tcp.options", "tcp.payload"],
+    );
+    for r in rows {
+        let (opts, payload) = (unhex(&r[1]), unhex(r.get(2).map_or("", |s| s)));
+        let mut i = 0;
+        while i < opts.len() {
+            match opts[i] {
+                0 => break,
+                1 => i += 1,
+                kind => {
+                    let len = opts[i + 1] as usize;
+                    let o = &opts[i..i + len];
+                    if kind == 30 && o[2] >> 4 == 2 && o[3] & 0x04 != 0 {
+                        let fl = o[3];
+                        assert_ne!(fl & 0x08, 0, "{}: frame {}: 4-octet DSN", f.display(), r[0]);
+                        let mut at = 4;
+                        if fl & 0x01 != 0 {
+                            at += if fl & 0x02 != 0 { 8 } else { 4 };
+                        }
+                        assert_eq!(
+                            len,
+                            at + 16,
+                            "{}: frame {}: DSS without checksum",
+                            f.display(),
+                            r[0]
+                        );
+                        let pseudo = &o[at..at + 14];
+                        let sum = ones_sum(ones_sum(ones_sum(0, pseudo), &[0, 0]), &payload);
+                        let want = !(sum as u16);
+                        let got = u16::from_be_bytes([o[at + 14], o[at + 15]]);
+                        assert_eq!(got, want, "{}: frame {}: DSS checksum", f.display(), r[0]);
+                        n += 1;
+                    }
+                    i += len;
+                }
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn dss_checksums_are_negotiated_and_correct() {
+    if !tshark_ok() {
+        eprintln!("SKIPPED: tshark is not installed (scripts/setup.sh installs it)");
+        return;
+    }
+    let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/capture");
+    let tmp = std::env::temp_dir().join(format!("mptlab-capture-csum-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    for name in ["mptcp-fullmesh", "mptcp-upstream"] {
+        let dir = tmp.join(name);
+        let cap = run_with(
+            &lib.join(format!("{name}.toml")),
+            &dir,
+            &["--set", "transport.mptcp.checksum=true"],
+        );
+        for host in ["c", "s"] {
+            let f = cap.join(format!("{host}.pcapng"));
+            check_clean(&f);
+            check_mptcp(&f, if name.contains("fullmesh") { 4 } else { 2 }, true);
+            // flag A on the MP_CAPABLE of SYN, SYN/ACK and third ACK
+            let mpc = fields(
+                &f,
+                "tcp.options.mptcp.subtype == 0",
+                &["tcp.options.mptcp.checksumreq.flags"],
+            );
+            assert!(mpc.len() >= 3, "{}: {mpc:?}", f.display());
+            assert!(mpc.iter().all(|r| r[0] == "1"), "{}: {mpc:?}", f.display());
+            let checked = check_dss_checksums(&f);
+            eprintln!("{name} {host}: {checked} DSS checksums correct");
+            assert!(checked > 100, "{}: {checked}", f.display());
+        }
+        // the data segments shrink by the 4 option bytes (MSS 1424 -> 1420)
+        let mss: BTreeSet<String> = fields(&cap.join("s.pcapng"), "tcp.len > 0", &["tcp.len"])
+            .into_iter()
+            .map(|r| r[0].clone())
+            .collect();
+        assert!(
+            mss.contains("1420") && !mss.contains("1424"),
+            "{name}: {mss:?}"
+        );
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }

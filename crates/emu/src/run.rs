@@ -315,6 +315,14 @@ fn transport_sysctls(t: &sc::Transport, ns: &str) -> Result<(), String> {
     ] {
         netns::sysctl(ns, k, v).map_err(|e| e.to_string())?;
     }
+    // `transport.mptcp.checksum`: both hosts require DSS checksums (RFC 8684
+    // 3.3). Written only when on (kernel default 0; the sysctl exists from
+    // Linux 5.14, so older kernels still run every other scenario).
+    if t.protocol == sc::Protocol::Mptcp && t.mptcp.checksum {
+        netns::sysctl(ns, "net.mptcp.checksum_enabled", "1").map_err(|e| {
+            format!("transport.mptcp.checksum = true: cannot set net.mptcp.checksum_enabled: {e} (needs Linux >= 5.14)")
+        })?;
+    }
     Ok(())
 }
 

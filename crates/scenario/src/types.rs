@@ -438,6 +438,9 @@ pub struct MptcpOptions {
     pub backup_paths: Vec<u32>,
     /// Backup flag changes during the run (MP_PRIO, RFC 8684 3.3.8).
     pub prio_changes: Vec<PrioChangeSpec>,
+    /// Both hosts require DSS checksums (RFC 8684 3.3; Linux
+    /// `net.mptcp.checksum_enabled`, default 0).
+    pub checksum: bool,
     /// "subflow" (RFC 8985 TLP per subflow) or "mptcp-level" (seed 001).
     pub tlp: MptcpTlp,
     /// false: the server is not MPTCP-capable and the connection falls back
@@ -460,6 +463,7 @@ impl Default for MptcpOptions {
             ndiffports: 2,
             backup_paths: Vec::new(),
             prio_changes: Vec::new(),
+            checksum: false,
             tlp: MptcpTlp::Subflow,
             server_capable: true,
             endpoints: Vec::new(),

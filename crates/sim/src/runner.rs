@@ -241,6 +241,7 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
         tlp: o.tlp,
         capable: true,
         prio_changes,
+        checksum: o.checksum,
     })
 }
 

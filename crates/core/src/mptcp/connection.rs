@@ -37,9 +37,10 @@
 //!   subflow chosen by the scheduler (`bytes_probe_extra`).
 //!
 //! Simplifications (see docs/mptcp.md): keys/tokens/HMACs are plain numbers
-//! and never verified beyond the token; no DSS checksum; no subflow FIN or
-//! connection teardown beyond DATA_FIN (subflows are dropped at close); the
-//! receive window is not scaled per subflow; subflows are never removed.
+//! and never verified beyond the token; DSS checksums (`checksum`) only
+//! change option sizes; no subflow FIN or connection teardown beyond
+//! DATA_FIN (subflows are dropped at close); the receive window is not
+//! scaled per subflow; subflows are never removed.
 
 use std::collections::VecDeque;
 
@@ -74,6 +75,16 @@ const SUBFLOW_WND: u64 = 1 << 40;
 /// bytes than timestamps alone, so the subflow MSS shrinks by 24 (Linux
 /// v0.9x `mptcp_sub_len_dss` reduces `mss_cache` likewise).
 const DSS_MSS_OVERHEAD: u32 = 24;
+/// With DSS checksums (RFC 8684 3.3) the mapping is 2 bytes longer: DSS 28
+/// beside timestamps 10 is 38 bytes, padded to 40, so 28 more than
+/// timestamps alone (and 28 without timestamps). Upstream Linux reserves 28
+/// aligned DSS bytes either way (`mptcp_established_options_dss`: 26
+/// rounded up by `ALIGN(dss_size, 4)`; `mptcp_write_options` fills the 2
+/// spare bytes with the checksum or with NOPs), so its MSS beside
+/// timestamps is 1460 - 40 = 1420 with or without checksums; the model
+/// packs options without per-option NOPs (`TcpSegment::options_len`), so
+/// only with checksums does it reach Linux's 40 option bytes.
+const DSS_CSUM_MSS_OVERHEAD: u32 = 28;
 /// Linux MPTCP_MAX_SUBFLOWS-ish bound; ids must stay < 64 (scheduler masks).
 const MAX_SUBFLOWS: usize = 32;
 
@@ -121,6 +132,9 @@ pub struct MptcpConfig {
     pub endpoints: Vec<(Addr, EpFlags)>,
     /// Backup flag changes of local addresses, in time order (MP_PRIO).
     pub prio_changes: Vec<PrioChange>,
+    /// This host requires DSS checksums (`net.mptcp.checksum_enabled`,
+    /// MP_CAPABLE flag A, RFC 8684 3.1).
+    pub checksum: bool,
 }
 
 impl Default for MptcpConfig {
@@ -135,6 +149,7 @@ impl Default for MptcpConfig {
             capable: true,
             endpoints: Vec::new(),
             prio_changes: Vec::new(),
+            checksum: false,
         }
     }
 }
@@ -151,6 +166,11 @@ pub struct MptcpConnection {
     pub mode: Mode,
     key: u64,
     peer_key: Option<u64>,
+    /// DSS checksums negotiated on: either side's MP_CAPABLE had flag A
+    /// (RFC 8684 3.1, "if either host requires the use of checksums,
+    /// checksums MUST be used"; Linux `subflow_finish_connect` sets
+    /// `msk->csum_enabled` from the SYN/ACK's flag).
+    csum: bool,
     pub send: MetaSend,
     pub recv: MetaRecv,
     sched: Box<dyn Scheduler>,
@@ -255,6 +275,7 @@ impl MptcpConnection {
             mode: Mode::Handshake,
             key,
             peer_key: None,
+            csum: false,
             send,
             recv,
             sched,
@@ -437,7 +458,11 @@ impl MptcpConnection {
         let peer_mss = seg.mss().map(|m| m as u32).unwrap_or(536);
         let mut mss = peer_mss.min(cfg.mss_option()) - if ts_ok { 12 } else { 0 };
         if mptcp && self.cfg.capable {
-            mss -= DSS_MSS_OVERHEAD;
+            mss -= if self.csum {
+                DSS_CSUM_MSS_OVERHEAD
+            } else {
+                DSS_MSS_OVERHEAD
+            };
         }
         sf.rcv.rcv_mss = mss;
         sf.snd.mss = mss;
@@ -498,11 +523,10 @@ impl MptcpConnection {
             } else {
                 Mode::Fallback
             };
-            self.peer_key = seg
-                .mptcp
-                .as_ref()
-                .and_then(|o| o.capable())
-                .map(|c| c.sender_key);
+            let cap = seg.mptcp.as_ref().and_then(|o| o.capable());
+            self.peer_key = cap.map(|c| c.sender_key);
+            self.csum =
+                self.mode == Mode::Mptcp && (self.cfg.checksum || cap.is_some_and(|c| c.checksum));
             self.add_subflow(local, seg.dst_port, remote, seg.src_port, SfState::SynRcvd)
         } else {
             // RFC 8684 3.2: a join must name our token.
@@ -1111,6 +1135,8 @@ impl Endpoint for MptcpConnection {
                             Mode::Fallback
                         };
                         self.peer_key = cap.map(|c| c.sender_key);
+                        self.csum = self.mode == Mode::Mptcp
+                            && (self.cfg.checksum || cap.is_some_and(|c| c.checksum));
                     }
                     self.negotiate(i, seg);
                     self.sfs[i].rcv.on_syn(seg.ts().map(|t| t.0));

@@ -481,3 +481,61 @@ fn upstream_scheduler_uses_a_subflow_without_rtt_sample() {
     assert_eq!(w.c.recv.delivered, 2_000_000);
     assert!(sent_to(&w, A1) > 0, "subflow 1 never carried data");
 }
+
+/// A 300 kB transfer with the given checksum requirements of client and
+/// server: (DSS checksums negotiated on the data segments, largest payload,
+/// largest packet).
+fn checksum_run(client: bool, server: bool) -> (bool, u32, u32) {
+    let mut w = Wire::new(
+        MptcpConfig {
+            checksum: client,
+            ..cfg(PmKind::Fullmesh { per_pair: 1 })
+        },
+        MptcpConfig {
+            checksum: server,
+            ..cfg(PmKind::Fullmesh { per_pair: 1 })
+        },
+    );
+    w.c.connect(0);
+    w.run(200 * MS);
+    transfer(&mut w, 300_000, 5 * SEC);
+    assert_eq!(w.c.recv.delivered, 300_000);
+    assert!(w.s.send.fin_acked);
+    let (mut csum, mut plain, mut max_len, mut max_size) = (0, 0, 0, 0);
+    for (_, p) in &w.log {
+        let s = p.tcp().unwrap();
+        let Some(o) = &s.mptcp else { continue };
+        if let Some(c) = o.capable() {
+            // flag A: the client's SYN says what it requires, every later
+            // MP_CAPABLE what was negotiated (RFC 8684 3.1)
+            if s.has(flags::SYN) && !s.has(flags::ACK) {
+                assert_eq!(c.checksum, client);
+            } else {
+                assert_eq!(c.checksum, client || server);
+            }
+        }
+        if let Some(d) = o.dss.filter(|d| d.dsn().is_some()) {
+            if d.csum {
+                csum += 1;
+            } else {
+                plain += 1;
+            }
+        }
+        max_len = max_len.max(s.len);
+        max_size = max_size.max(p.size);
+    }
+    assert!(csum == 0 || plain == 0, "{csum} with, {plain} without");
+    (csum > 0, max_len, max_size)
+}
+
+#[test]
+fn dss_checksum_is_negotiated_by_either_side_and_costs_four_payload_bytes() {
+    // off unless a side requires it (Linux net.mptcp.checksum_enabled = 0)
+    assert_eq!(checksum_run(false, false), (false, 1424, 1500));
+    // either side's flag A turns it on for both directions; the DSS grows
+    // by 2 bytes, the options (with timestamps) from 36 to 40 bytes, the
+    // MSS from 1424 to 1420 and packets stay within the 1500-byte MTU
+    assert_eq!(checksum_run(true, false), (true, 1420, 1500));
+    assert_eq!(checksum_run(false, true), (true, 1420, 1500));
+    assert_eq!(checksum_run(true, true), (true, 1420, 1500));
+}

@@ -26,6 +26,7 @@ impl MptcpConnection {
                 o.control_mut().capable = Some(MpCapable {
                     sender_key: self.key,
                     receiver_key: self.peer_key,
+                    checksum: self.csum,
                 });
             } else {
                 o.control_mut().join = Some(MpJoin {
@@ -60,6 +61,13 @@ impl MptcpConnection {
                     capable: Some(MpCapable {
                         sender_key: self.key,
                         receiver_key: None,
+                        // SYN: what this host requires; SYN/ACK: the
+                        // outcome (the server's sysctl or the SYN's flag A).
+                        checksum: if self.role == Role::Client {
+                            self.cfg.checksum
+                        } else {
+                            self.csum
+                        },
                     }),
                     ..Default::default()
                 })
@@ -139,6 +147,7 @@ impl MptcpConnection {
                 let d = o.dss.get_or_insert_with(Dss::default);
                 d.set_dsn(Some(m.dsn + (tx.seq - m.sseq)));
                 d.map_len = tx.len;
+                d.csum = self.csum;
             }
         }
         self.finish_back(i);
@@ -170,6 +179,9 @@ impl MptcpConnection {
                 d.set_dsn(Some(dsn));
                 d.map_len = 0;
                 d.data_fin = true;
+                // a DATA_FIN-only mapping carries the checksum too
+                // (`mptcp_write_options` writes it for every mapping)
+                d.csum = self.csum;
             }
             p.size = s.header_len();
         }
