@@ -21,7 +21,10 @@
 //!   over the pseudo-header and the payload tshark shows (RFC 8684 3.3.1),
 //!   is right. Wireshark 4.0 neither shows nor validates the DSS checksum of
 //!   a 28-byte DSS (`packet-tcp.c` adds the field only if the option is 4
-//!   bytes longer than the data-level length's end), so the test does.
+//!   bytes longer than the data-level length's end), so the test does;
+//! - with `transport.mptcp.endpoint_removals` (the upstream scenario, its
+//!   backup path withdrawn at 2 s): one REMOVE_ADDR naming that address id,
+//!   no packet on the withdrawn address after it, still clean.
 //!
 //! Skips, saying why, if tshark is not installed (scripts/setup.sh installs it).
 
@@ -349,20 +352,82 @@ fn tshark_reads_every_capture_of_the_library_cleanly() {
                         || f.to_str().unwrap().ends_with("server.pcapng")
                 })
                 .unwrap();
-            let seen = retransmitted(server);
-            let mut sim: BTreeMap<(String, String), u64> = BTreeMap::new();
-            for r in csv(&dir.join("out/paths.csv")) {
-                if r["side"] == "server" {
-                    *sim.entry((r["local_addr"].clone(), r["remote_addr"].clone()))
-                        .or_insert(0) += r["bytes_retransmitted"].parse::<u64>().unwrap();
-                }
-            }
-            sim.retain(|_, v| *v > 0);
-            eprintln!("{name}: retransmitted bytes, simulator {sim:?}, tshark {seen:?}");
-            assert!(!sim.is_empty(), "{name}: the scenario should lose packets");
-            assert_eq!(seen, sim, "{name}: retransmitted bytes per address pair");
+            check_retransmissions(&name, server, &dir);
         }
     }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// At the sender's capture `server`, tshark's retransmitted bytes per
+/// address pair equal the simulator's `bytes_retransmitted` (paths.csv).
+fn check_retransmissions(name: &str, server: &Path, dir: &Path) {
+    let seen = retransmitted(server);
+    let mut sim: BTreeMap<(String, String), u64> = BTreeMap::new();
+    for r in csv(&dir.join("out/paths.csv")) {
+        if r["side"] == "server" {
+            *sim.entry((r["local_addr"].clone(), r["remote_addr"].clone()))
+                .or_insert(0) += r["bytes_retransmitted"].parse::<u64>().unwrap();
+        }
+    }
+    sim.retain(|_, v| *v > 0);
+    eprintln!("{name}: retransmitted bytes, simulator {sim:?}, tshark {seen:?}");
+    assert!(!sim.is_empty(), "{name}: the scenario should lose packets");
+    assert_eq!(seen, sim, "{name}: retransmitted bytes per address pair");
+}
+
+#[test]
+fn remove_addr_closes_the_subflows_of_a_withdrawn_address() {
+    if !tshark_ok() {
+        eprintln!("SKIPPED: tshark is not installed (scripts/setup.sh installs it)");
+        return;
+    }
+    let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/capture");
+    let tmp = std::env::temp_dir().join(format!("mptlab-capture-rmaddr-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let name = "mptcp-upstream";
+    // client path 2 (10.2.0.2, address id 1: the subflow,backup endpoint)
+    // is withdrawn at 2 s
+    let cap = run_with(
+        &lib.join(format!("{name}.toml")),
+        &tmp,
+        &[
+            "--set",
+            "transport.mptcp.endpoint_removals=[{at_s = 2.0, path = 2}]",
+        ],
+    );
+    for host in ["c", "s"] {
+        let f = cap.join(format!("{host}.pcapng"));
+        check_clean(&f);
+        check_mptcp(&f, 2, true);
+        // exactly one REMOVE_ADDR, naming address id 1, sent from the
+        // remaining address at 2 s
+        let rm = fields(
+            &f,
+            "tcp.options.mptcp.subtype == 4",
+            &[
+                "ip.src",
+                "tcp.options.mptcp.addrid",
+                "mptcp.rm_addr.count",
+                "frame.time_epoch",
+            ],
+        );
+        eprintln!("{host}: REMOVE_ADDR {rm:?}");
+        assert_eq!(rm.len(), 1, "{}: {rm:?}", f.display());
+        assert_eq!(rm[0][..3], ["10.1.0.2", "1", "1"], "{}", f.display());
+        let t: f64 = rm[0][3].parse().unwrap();
+        assert!((2.0..2.1).contains(&t), "{t}");
+        // nothing from or to the withdrawn address once the peer knows
+        // (segments already in flight at 2 s arrive within ~40 ms)
+        let late = count(&f, "ip.addr == 10.2.0.2 && frame.time_epoch > 2.1");
+        assert_eq!(
+            late,
+            0,
+            "{}: {late} packets on a removed address",
+            f.display()
+        );
+        assert!(count(&f, "ip.addr == 10.2.0.2 && frame.time_epoch < 2.0") > 0);
+    }
+    check_retransmissions(name, &cap.join("s.pcapng"), &tmp);
     let _ = std::fs::remove_dir_all(&tmp);
 }
 

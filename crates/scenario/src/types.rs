@@ -192,6 +192,16 @@ pub struct PrioChangeSpec {
     pub backup: bool,
 }
 
+/// `transport.mptcp.endpoint_removals` entry: at `at_s` the client deletes
+/// the endpoint of access path `path` (`ip mptcp endpoint delete`): its
+/// subflows close and the server is told with REMOVE_ADDR.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EndpointRemovalSpec {
+    pub at_s: f64,
+    pub path: u32,
+}
+
 /// A scheduled outage: the link drops everything in `[at_s, at_s + duration_s)`.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -441,6 +451,8 @@ pub struct MptcpOptions {
     /// Both hosts require DSS checksums (RFC 8684 3.3; Linux
     /// `net.mptcp.checksum_enabled`, default 0).
     pub checksum: bool,
+    /// Client addresses withdrawn during the run (REMOVE_ADDR, RFC 8684 3.4.2).
+    pub endpoint_removals: Vec<EndpointRemovalSpec>,
     /// "subflow" (RFC 8985 TLP per subflow) or "mptcp-level" (seed 001).
     pub tlp: MptcpTlp,
     /// false: the server is not MPTCP-capable and the connection falls back
@@ -464,6 +476,7 @@ impl Default for MptcpOptions {
             backup_paths: Vec::new(),
             prio_changes: Vec::new(),
             checksum: false,
+            endpoint_removals: Vec::new(),
             tlp: MptcpTlp::Subflow,
             server_capable: true,
             endpoints: Vec::new(),

@@ -58,6 +58,7 @@ use super::meta_send::MetaSend;
 use super::msk_rtx::{self, MskRtx};
 use super::pm::{missing, upstream_wanted, EpFlags, PmKind};
 use super::prio::PrioChange;
+use super::remove_addr::AddrRemoval;
 use super::sched::{
     tlp_alternate, ConnView, Decision, HeadOfLine, SchedOutcome, Scheduler, SchedulerKind, Segment,
     SubflowView,
@@ -67,6 +68,8 @@ use super::subflow::{seg_mut, SfState, Subflow};
 
 // Packet builders (base options, SYN, data, ACK, DATA_FIN).
 mod build;
+// REMOVE_ADDR: withdrawing addresses and closing their subflows.
+mod remove;
 
 /// Subflow-level window given to each `PathSender`: the connection-level
 /// window is enforced by the connection (RFC 8684 3.3.5).
@@ -135,6 +138,8 @@ pub struct MptcpConfig {
     /// This host requires DSS checksums (`net.mptcp.checksum_enabled`,
     /// MP_CAPABLE flag A, RFC 8684 3.1).
     pub checksum: bool,
+    /// Local addresses withdrawn during the run, in time order (REMOVE_ADDR).
+    pub removals: Vec<AddrRemoval>,
 }
 
 impl Default for MptcpConfig {
@@ -150,6 +155,7 @@ impl Default for MptcpConfig {
             endpoints: Vec::new(),
             prio_changes: Vec::new(),
             checksum: false,
+            removals: Vec::new(),
         }
     }
 }
@@ -199,6 +205,13 @@ pub struct MptcpConnection {
     view_buf: Vec<SubflowView>,
     /// Next entry of `cfg.prio_changes` to apply.
     prio_next: usize,
+    /// Next entry of `cfg.removals` to apply, the local addresses withdrawn
+    /// so far, REMOVE_ADDR ids still to send, and the address ids the peer
+    /// announced with ADD_ADDR (`remove.rs`).
+    removal_next: usize,
+    removed_addrs: Vec<Addr>,
+    rm_addr_pending: VecDeque<u8>,
+    peer_ids: Vec<(Addr, u8)>,
     /// Upstream scheduler: per-subflow send buffers (`super::sndbuf`).
     bufs: Option<SendBuffers>,
     /// Upstream: the connection-level retransmission timer and stale
@@ -295,6 +308,10 @@ impl MptcpConnection {
             path_buf: Vec::new(),
             view_buf: Vec::new(),
             prio_next: 0,
+            removal_next: 0,
+            removed_addrs: Vec::new(),
+            rm_addr_pending: VecDeque::new(),
+            peer_ids: Vec::new(),
             msk_rtx: bufs.is_some().then(MskRtx::default),
             bufs,
         })
@@ -329,6 +346,14 @@ impl MptcpConnection {
         let snd = self.new_sender(id);
         let mut sf = Subflow::new(id, &self.cfg.tcp, snd, local, lport, remote, rport, state);
         sf.backup = self.cfg.backup_addrs.contains(&local) && id > 0;
+        sf.remote_id = if id == 0 {
+            Some(0)
+        } else {
+            self.peer_ids
+                .iter()
+                .find(|&&(a, _)| a == remote)
+                .map(|&(_, i)| i)
+        };
         self.sfs.push(sf);
         id
     }
@@ -495,12 +520,16 @@ impl MptcpConnection {
         {
             return;
         }
-        let wanted = match self.cfg.pm {
+        let mut wanted = match self.cfg.pm {
             PmKind::Upstream => {
                 upstream_wanted(&self.local_addrs, &self.remote_addrs, &self.cfg.endpoints)
             }
             pm => pm.wanted(&self.local_addrs, &self.remote_addrs),
         };
+        if !self.removed_addrs.is_empty() {
+            // withdrawn addresses open no new subflow (`remove.rs`)
+            wanted.retain(|(l, _)| !self.removed_addrs.contains(l));
+        }
         let existing: Vec<(Addr, Addr)> = self.sfs.iter().map(|s| (s.local, s.remote)).collect();
         for (l, r) in missing(&wanted, &existing) {
             if self.sfs.len() >= MAX_SUBFLOWS {
@@ -541,6 +570,7 @@ impl MptcpConnection {
             }
             let i = self.add_subflow(local, seg.dst_port, remote, seg.src_port, SfState::SynRcvd);
             self.sfs[i].backup = j.backup;
+            self.sfs[i].remote_id = Some(j.addr_id);
             if !self.remote_addrs.contains(&remote) {
                 self.remote_addrs.push(remote);
             }
@@ -566,6 +596,9 @@ impl MptcpConnection {
         }
         if let Some(c) = &opts.control {
             if let Some(a) = c.add_addr {
+                if !self.peer_ids.iter().any(|&(x, _)| x == a.addr) {
+                    self.peer_ids.push((a.addr, a.addr_id));
+                }
                 if !self.remote_addrs.contains(&a.addr) {
                     self.remote_addrs.push(a.addr);
                     self.pm_create(now);
@@ -699,6 +732,9 @@ impl MptcpConnection {
                     self.sfs[i].rcv.force_ack();
                 }
             }
+        }
+        if let Some(id) = opts.remove_addr() {
+            self.on_remove_addr(now, id);
         }
     }
 
@@ -1009,7 +1045,8 @@ impl MptcpConnection {
             let sf = &self.sfs[i];
             let signal = sf.third_ack_pending
                 || (sf.established() && sf.prio_pending.is_some())
-                || (sf.initial && sf.established() && !self.add_addr_pending.is_empty());
+                || (sf.initial && sf.established() && !self.add_addr_pending.is_empty())
+                || (sf.established() && !self.rm_addr_pending.is_empty());
             if matches!(sf.state, SfState::Established | SfState::PreEstablished)
                 && (sf.rcv.ack_due() || signal)
             {
@@ -1193,6 +1230,8 @@ impl Endpoint for MptcpConnection {
                     self.on_segment(now, i, seg);
                 }
             }
+            // closed by REMOVE_ADDR: late segments are dropped
+            SfState::Closed => {}
             SfState::Established => {
                 if seg.has(flags::SYN) {
                     if self.sfs[i].initial && self.mode == Mode::Mptcp {
@@ -1242,9 +1281,14 @@ impl Endpoint for MptcpConnection {
         fold(
             &mut t,
             &mut any,
+            self.cfg.removals.get(self.removal_next).map(|r| r.at),
+        );
+        fold(
+            &mut t,
+            &mut any,
             self.msk_rtx.as_ref().and_then(|r| r.deadline),
         );
-        for sf in &self.sfs {
+        for sf in self.sfs.iter().filter(|s| s.state != SfState::Closed) {
             fold(&mut t, &mut any, sf.syn_timer);
             fold(&mut t, &mut any, sf.snd.next_timeout());
             fold(&mut t, &mut any, sf.rcv.delack_deadline);
@@ -1260,6 +1304,13 @@ impl Endpoint for MptcpConnection {
             }
             self.prio_next += 1;
             self.change_prio(c);
+        }
+        while let Some(&r) = self.cfg.removals.get(self.removal_next) {
+            if r.at > now {
+                break;
+            }
+            self.removal_next += 1;
+            self.remove_local_addr(now, r.addr);
         }
         if self
             .msk_rtx

@@ -20,6 +20,7 @@ pub mod meta_send;
 pub mod msk_rtx;
 pub mod pm;
 pub mod prio;
+pub mod remove_addr;
 pub mod sched;
 pub mod seqmap;
 pub mod sndbuf;

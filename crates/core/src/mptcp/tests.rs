@@ -539,3 +539,75 @@ fn dss_checksum_is_negotiated_by_either_side_and_costs_four_payload_bytes() {
     assert_eq!(checksum_run(false, true), (true, 1420, 1500));
     assert_eq!(checksum_run(true, true), (true, 1420, 1500));
 }
+
+#[test]
+fn remove_addr_closes_the_subflows_and_reinjects_their_data() {
+    // the client withdraws its first address (the initial subflow's, id 0)
+    // at 260 ms, in the middle of a 4 MB download (the wire has no rate
+    // limit: it takes a few round trips)
+    const RM: Nanos = 260 * MS;
+    let mut w = Wire::new(
+        MptcpConfig {
+            removals: vec![remove_addr::AddrRemoval { at: RM, addr: A1 }],
+            ..cfg(PmKind::Fullmesh { per_pair: 1 })
+        },
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+    );
+    w.c.connect(0);
+    w.run(200 * MS);
+    transfer(&mut w, 4_000_000, 30 * SEC);
+    // everything arrives, over the remaining subflow
+    assert_eq!(w.c.recv.delivered, 4_000_000);
+    assert!(w.s.send.fin_acked);
+    // REMOVE_ADDR id 0 went out once, from the client on the A2 subflow
+    let rm: Vec<_> = w
+        .log
+        .iter()
+        .filter(|(_, p)| {
+            p.tcp()
+                .and_then(|s| s.mptcp.as_ref()?.remove_addr())
+                .is_some()
+        })
+        .collect();
+    assert_eq!(rm.len(), 1, "{rm:?}");
+    assert_eq!((rm[0].0, rm[0].1.src), (RM, A2));
+    assert_eq!(
+        rm[0].1.tcp().unwrap().mptcp.as_ref().unwrap().remove_addr(),
+        Some(0)
+    );
+    // both ends closed their A1 subflows: nothing is sent on them once the
+    // REMOVE_ADDR arrived (40 ms one-way on A2)
+    for sf in w.c.sfs.iter().chain(&w.s.sfs) {
+        let a1 = sf.local == A1 || sf.remote == A1;
+        assert_eq!(sf.state == subflow::SfState::Closed, a1, "{sf:?}");
+    }
+    let late = w
+        .log
+        .iter()
+        .filter(|(t, p)| *t > RM + 40 * MS && (p.src == A1 || p.dst == A1))
+        .count();
+    assert_eq!(late, 0);
+    // the server's data in flight on the closed subflow was reinjected
+    let reinjected: u64 =
+        w.s.sfs
+            .iter()
+            .map(|s| s.snd.counters.bytes_reinjected)
+            .sum();
+    assert!(reinjected > 0);
+    // without the removal: nothing is reinjected, both subflows carry data
+    // to the end
+    let mut w = Wire::new(
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+    );
+    w.c.connect(0);
+    w.run(200 * MS);
+    transfer(&mut w, 4_000_000, 30 * SEC);
+    let reinjected: u64 =
+        w.s.sfs
+            .iter()
+            .map(|s| s.snd.counters.bytes_reinjected)
+            .sum();
+    assert_eq!(reinjected, 0);
+    assert!(w.log.iter().any(|(t, p)| *t > RM + 100 * MS && p.src == A1));
+}

@@ -40,6 +40,9 @@ impl MptcpConnection {
             if let Some(b) = sf.prio_pending.take() {
                 o.control_mut().prio_backup = Some(b);
             }
+            if let Some(id) = self.rm_addr_pending.pop_front() {
+                o.control_mut().remove_addr = Some(id);
+            }
             if let Some((id, a)) = self.add_addr_pending.pop_front() {
                 o.control_mut().add_addr = Some(AddAddr {
                     addr_id: id,
