@@ -24,7 +24,11 @@
 //!   bytes longer than the data-level length's end), so the test does;
 //! - with `transport.mptcp.endpoint_removals` (the upstream scenario, its
 //!   backup path withdrawn at 2 s): one REMOVE_ADDR naming that address id,
-//!   no packet on the withdrawn address after it, still clean.
+//!   no packet on the withdrawn address after it, still clean;
+//! - with `transport.mptcp.fastclose_at_s` (the fullmesh scenario aborted at
+//!   1 s): a RST with MP_FASTCLOSE carrying the server's key on each of the
+//!   4 subflows, nothing after, `connections_aborted.mp_fastclose` in the
+//!   summary.
 //!
 //! Skips, saying why, if tshark is not installed (scripts/setup.sh installs it).
 
@@ -428,6 +432,78 @@ fn remove_addr_closes_the_subflows_of_a_withdrawn_address() {
         assert!(count(&f, "ip.addr == 10.2.0.2 && frame.time_epoch < 2.0") > 0);
     }
     check_retransmissions(name, &cap.join("s.pcapng"), &tmp);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn fastclose_resets_every_subflow_with_the_peers_key() {
+    if !tshark_ok() {
+        eprintln!("SKIPPED: tshark is not installed (scripts/setup.sh installs it)");
+        return;
+    }
+    let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/capture");
+    let tmp = std::env::temp_dir().join(format!("mptlab-capture-fastclose-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    // the client aborts the fullmesh download at 1 s (4 subflows)
+    let cap = run_with(
+        &lib.join("mptcp-fullmesh.toml"),
+        &tmp,
+        &["--set", "transport.mptcp.fastclose_at_s=1.0"],
+    );
+    for host in ["c", "s"] {
+        let f = cap.join(format!("{host}.pcapng"));
+        check_clean(&f);
+        check_mptcp(&f, 4, true);
+        // the server's key, from its MP_CAPABLE SYN/ACK
+        let key = fields(
+            &f,
+            "tcp.options.mptcp.subtype == 0 && tcp.flags.syn == 1 && tcp.flags.ack == 1",
+            &["tcp.options.mptcp.sendkey"],
+        );
+        // option B: a RST with MP_FASTCLOSE carrying that key on each of
+        // the 4 subflows (RFC 8684 3.5), one per tcp.stream
+        let rst = fields(
+            &f,
+            "tcp.flags.reset == 1",
+            &[
+                "tcp.stream",
+                "ip.src",
+                "tcp.options.mptcp.subtype",
+                "tcp.options.mptcp.recvkey",
+            ],
+        );
+        eprintln!("{host}: RSTs {rst:?}");
+        assert_eq!(rst.len(), 4, "{}: {rst:?}", f.display());
+        let streams: BTreeSet<&String> = rst.iter().map(|r| &r[0]).collect();
+        assert_eq!(streams.len(), 4);
+        for r in &rst {
+            assert!(
+                r[1].starts_with("10.1.") || r[1].starts_with("10.2."),
+                "{r:?}"
+            );
+            assert_eq!(r[2], "7", "{r:?}");
+            assert_eq!(r[3], key[0][0], "{r:?}");
+        }
+        // nothing sent by the client after the abort (its own file: the
+        // server's shows segments still in flight arriving), nothing at
+        // all once the server has the RSTs (one-way delays up to 30 ms)
+        if host == "c" {
+            assert_eq!(
+                count(
+                    &f,
+                    "(ip.src == 10.1.0.0/16 || ip.src == 10.2.0.0/16) && frame.time_epoch > 1.0 && tcp.flags.reset == 0"
+                ),
+                0
+            );
+        }
+        assert_eq!(count(&f, "frame.time_epoch > 1.1"), 0);
+    }
+    // the results say the connection was aborted, not silently unfinished
+    let summary = std::fs::read_to_string(tmp.join("out/summary.json")).unwrap();
+    assert!(
+        summary.contains("\"connections_aborted.mp_fastclose\""),
+        "{summary}"
+    );
     let _ = std::fs::remove_dir_all(&tmp);
 }
 

@@ -103,6 +103,9 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     if s.traffic.failover.is_some() {
         return Err("traffic.failover_path (application failover, seed 004) is simulated only, not emulated yet".into());
     }
+    if t.protocol == sc::Protocol::Mptcp && t.mptcp.fastclose_at_s.is_some() {
+        return Err("transport.mptcp.fastclose_at_s (MP_FASTCLOSE) is simulated only, not emulated yet (the agent would need an SO_LINGER 0 close at that time)".into());
+    }
     if t.protocol == sc::Protocol::Mptcp && !t.mptcp.endpoint_removals.is_empty() {
         return Err("transport.mptcp.endpoint_removals (REMOVE_ADDR) is simulated only, not emulated yet (it would need `ip mptcp endpoint delete` at run time)".into());
     }

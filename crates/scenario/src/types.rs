@@ -453,6 +453,9 @@ pub struct MptcpOptions {
     pub checksum: bool,
     /// Client addresses withdrawn during the run (REMOVE_ADDR, RFC 8684 3.4.2).
     pub endpoint_removals: Vec<EndpointRemovalSpec>,
+    /// The client application aborts its connections at this time
+    /// (MP_FASTCLOSE, RFC 8684 3.5).
+    pub fastclose_at_s: Option<f64>,
     /// "subflow" (RFC 8985 TLP per subflow) or "mptcp-level" (seed 001).
     pub tlp: MptcpTlp,
     /// false: the server is not MPTCP-capable and the connection falls back
@@ -477,6 +480,7 @@ impl Default for MptcpOptions {
             prio_changes: Vec::new(),
             checksum: false,
             endpoint_removals: Vec::new(),
+            fastclose_at_s: None,
             tlp: MptcpTlp::Subflow,
             server_capable: true,
             endpoints: Vec::new(),

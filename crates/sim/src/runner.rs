@@ -254,6 +254,7 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
         prio_changes,
         checksum: o.checksum,
         removals,
+        fastclose_at: o.fastclose_at_s.map(secs),
     })
 }
 
@@ -317,6 +318,8 @@ impl FlowFactory {
                 srv.backup_addrs.clear();
                 // withdrawals are the client's (its access paths)
                 srv.removals.clear();
+                // the client's application aborts
+                srv.fastclose_at = None;
                 srv.endpoints = self.server_endpoints.clone();
                 (
                     Box::new(

@@ -1,6 +1,6 @@
 //! REMOVE_ADDR (RFC 8684 3.4.2) through the runner: withdrawing a client
 //! address moves the transfer onto the remaining path and it still
-//! completes; bad entries name their key.
+//! completes; bad entries (and a bad `fastclose_at_s`) name their key.
 
 mod common;
 
@@ -32,14 +32,16 @@ fn a_withdrawn_address_stops_carrying_data_and_the_file_completes() {
         )
     };
     let (both, t_both) = run("");
-    let (removed, t_removed) =
-        run("transport.mptcp.endpoint_removals=[{at_s = 0.5, path = 1}]");
+    let (removed, t_removed) = run("transport.mptcp.endpoint_removals=[{at_s = 0.5, path = 1}]");
     eprintln!(
         "path 1 share: both paths {both:.3} ({t_both} ms); path 1 withdrawn at 0.5 s {removed:.3} ({t_removed} ms)"
     );
     assert!(both > 0.3, "{both}");
     assert!(removed < both - 0.15, "{removed} vs {both}");
-    assert!(t_removed.is_finite() && t_removed > t_both, "{t_removed} vs {t_both}");
+    assert!(
+        t_removed.is_finite() && t_removed > t_both,
+        "{t_removed} vs {t_both}"
+    );
 }
 
 #[test]
@@ -60,6 +62,10 @@ fn a_bad_endpoint_removal_names_its_key() {
         (
             "transport.mptcp.endpoint_removals=[{at_s = 1.0}]",
             "transport.mptcp.endpoint_removals",
+        ),
+        (
+            "transport.mptcp.fastclose_at_s=-1.0",
+            "transport.mptcp.fastclose_at_s",
         ),
     ] {
         let e = common::scenario(MESH, &[set]).unwrap_err();

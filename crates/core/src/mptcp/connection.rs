@@ -70,6 +70,8 @@ use super::subflow::{seg_mut, SfState, Subflow};
 mod build;
 // REMOVE_ADDR: withdrawing addresses and closing their subflows.
 mod remove;
+// MP_FASTCLOSE: aborting the connection.
+mod fastclose;
 
 /// Subflow-level window given to each `PathSender`: the connection-level
 /// window is enforced by the connection (RFC 8684 3.3.5).
@@ -140,6 +142,9 @@ pub struct MptcpConfig {
     pub checksum: bool,
     /// Local addresses withdrawn during the run, in time order (REMOVE_ADDR).
     pub removals: Vec<AddrRemoval>,
+    /// The application aborts the connection at this time (MP_FASTCLOSE,
+    /// RFC 8684 3.5; `fastclose.rs`).
+    pub fastclose_at: Option<Nanos>,
 }
 
 impl Default for MptcpConfig {
@@ -156,6 +161,7 @@ impl Default for MptcpConfig {
             prio_changes: Vec::new(),
             checksum: false,
             removals: Vec::new(),
+            fastclose_at: None,
         }
     }
 }
@@ -212,6 +218,8 @@ pub struct MptcpConnection {
     removed_addrs: Vec<Addr>,
     rm_addr_pending: VecDeque<u8>,
     peer_ids: Vec<(Addr, u8)>,
+    /// Reset by MP_FASTCLOSE (sent or received): nothing more happens.
+    aborted: bool,
     /// Upstream scheduler: per-subflow send buffers (`super::sndbuf`).
     bufs: Option<SendBuffers>,
     /// Upstream: the connection-level retransmission timer and stale
@@ -312,6 +320,7 @@ impl MptcpConnection {
             removed_addrs: Vec::new(),
             rm_addr_pending: VecDeque::new(),
             peer_ids: Vec::new(),
+            aborted: false,
             msk_rtx: bufs.is_some().then(MskRtx::default),
             bufs,
         })
@@ -1161,6 +1170,10 @@ impl Endpoint for MptcpConnection {
                 c.bytes_received += seg.len as u64;
             }
         }
+        if seg.has(flags::RST) {
+            self.on_rst(i, seg);
+            return;
+        }
         match self.sfs[i].state {
             SfState::SynSent => {
                 if seg.has(flags::SYN) && seg.has(flags::ACK) && seg.ack == 1 {
@@ -1283,6 +1296,15 @@ impl Endpoint for MptcpConnection {
             &mut any,
             self.cfg.removals.get(self.removal_next).map(|r| r.at),
         );
+        if self.aborted {
+            return None;
+        }
+        // an abort after a normal close does nothing (nothing to reset)
+        fold(
+            &mut t,
+            &mut any,
+            self.cfg.fastclose_at.filter(|_| !self.close_reported),
+        );
         fold(
             &mut t,
             &mut any,
@@ -1304,6 +1326,10 @@ impl Endpoint for MptcpConnection {
             }
             self.prio_next += 1;
             self.change_prio(c);
+        }
+        if self.cfg.fastclose_at.is_some_and(|t| now >= t) && !self.close_reported {
+            self.fastclose(now);
+            return;
         }
         while let Some(&r) = self.cfg.removals.get(self.removal_next) {
             if r.at > now {

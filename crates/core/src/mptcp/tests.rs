@@ -611,3 +611,59 @@ fn remove_addr_closes_the_subflows_and_reinjects_their_data() {
     assert_eq!(reinjected, 0);
     assert!(w.log.iter().any(|(t, p)| *t > RM + 100 * MS && p.src == A1));
 }
+
+#[test]
+fn fastclose_resets_every_subflow_and_both_ends_report_the_abort() {
+    const AT: Nanos = 260 * MS;
+    let mut w = Wire::new(
+        MptcpConfig {
+            fastclose_at: Some(AT),
+            ..cfg(PmKind::Fullmesh { per_pair: 1 })
+        },
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+    );
+    w.c.connect(0);
+    w.run(200 * MS);
+    transfer(&mut w, 4_000_000, 30 * SEC);
+    // the download was cut short
+    assert!(w.c.recv.delivered > 0 && w.c.recv.delivered < 4_000_000);
+    // option B (Linux mptcp_do_fastclose): a RST with MP_FASTCLOSE on
+    // each of the two subflows, at the abort time, and nothing else after
+    let from_client: Vec<_> = w
+        .log
+        .iter()
+        .filter(|(t, p)| *t >= AT && (p.src == A1 || p.src == A2))
+        .collect();
+    assert_eq!(from_client.len(), 2, "{from_client:?}");
+    for (t, p) in &from_client {
+        let s = p.tcp().unwrap();
+        assert_eq!(*t, AT);
+        assert!(s.has(flags::RST) && s.len == 0);
+        assert!(s.mptcp.as_ref().unwrap().fastclose());
+    }
+    // the server stops once the RST arrived (one-way 10 / 40 ms)
+    assert!(!w.log.iter().any(|(t, p)| *t > AT + 40 * MS && p.src == S1));
+    for c in [&w.c, &w.s] {
+        assert_eq!(c.gave_up(), Some("mp_fastclose"));
+        assert!(c.sfs.iter().all(|s| s.state == subflow::SfState::Closed));
+        assert_eq!(c.poll_timeout(), None);
+    }
+    assert!(w.c_events.contains(&AppEvent::Closed));
+    assert!(w.s_events.contains(&AppEvent::Closed));
+    // an abort after the connection closed normally sends nothing
+    let mut w = Wire::new(
+        MptcpConfig {
+            fastclose_at: Some(10 * SEC),
+            ..cfg(PmKind::Fullmesh { per_pair: 1 })
+        },
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+    );
+    w.c.connect(0);
+    w.run(200 * MS);
+    transfer(&mut w, 100_000, 5 * SEC);
+    w.c.close(w.now);
+    w.run(20 * SEC);
+    assert_eq!(w.c.recv.delivered, 100_000);
+    assert_eq!(w.c.gave_up(), None);
+    assert!(!w.log.iter().any(|(_, p)| p.tcp().unwrap().has(flags::RST)));
+}

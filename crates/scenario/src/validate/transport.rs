@@ -146,6 +146,14 @@ fn mptcp(tr: &Transport, npaths: usize, nserver: usize) -> VResult<()> {
         }
         last = c.at_s;
     }
+    if let Some(t) = o.fastclose_at_s {
+        if !t.is_finite() || t < 0.0 {
+            return err(
+                k("fastclose_at_s"),
+                format!("expected a time in s >= 0, found {t}"),
+            );
+        }
+    }
     let mut last = 0.0;
     for (i, c) in o.endpoint_removals.iter().enumerate() {
         let key = format!("{}[{i}]", k("endpoint_removals"));
