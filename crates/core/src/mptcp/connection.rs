@@ -211,6 +211,9 @@ pub struct MptcpConnection {
     view_buf: Vec<SubflowView>,
     /// Next entry of `cfg.prio_changes` to apply.
     prio_next: usize,
+    /// The earliest time of the scenario's scheduled events still to come
+    /// (`scheduled_events`), kept so `poll_timeout` folds one value.
+    sched_next: Option<Nanos>,
     /// Next entry of `cfg.removals` to apply, the local addresses withdrawn
     /// so far, REMOVE_ADDR ids still to send, and the address ids the peer
     /// announced with ADD_ADDR (`remove.rs`).
@@ -284,7 +287,7 @@ impl MptcpConnection {
         });
         let send = MetaSend::new(bufs.as_ref().map_or(cfg.tcp.sndbuf, |b| b.msk()));
         let recv = MetaRecv::new(cfg.tcp.rcvbuf);
-        Ok(MptcpConnection {
+        let mut c = MptcpConnection {
             cfg: MptcpConfig { tcp, ..cfg },
             flow,
             role,
@@ -316,6 +319,7 @@ impl MptcpConnection {
             path_buf: Vec::new(),
             view_buf: Vec::new(),
             prio_next: 0,
+            sched_next: None,
             removal_next: 0,
             removed_addrs: Vec::new(),
             rm_addr_pending: VecDeque::new(),
@@ -323,7 +327,9 @@ impl MptcpConnection {
             aborted: false,
             msk_rtx: bufs.is_some().then(MskRtx::default),
             bufs,
-        })
+        };
+        c.refresh_sched_next();
+        Ok(c)
     }
 
     pub fn scheduler_name(&self) -> &'static str {
@@ -1068,6 +1074,47 @@ impl MptcpConnection {
     /// re-flagged and each sends MP_PRIO on its next segment (an ACK is
     /// forced, as `mptcp_pm_nl_mp_prio_send_ack`); later subflows from it
     /// start with the new flag.
+    /// Apply the scenario's scheduled events due at `now` (MP_PRIO changes,
+    /// address removals, the MP_FASTCLOSE abort) and note when the next is.
+    #[cold]
+    #[inline(never)]
+    fn scheduled_events(&mut self, now: Nanos) {
+        while let Some(&c) = self.cfg.prio_changes.get(self.prio_next) {
+            if c.at > now {
+                break;
+            }
+            self.prio_next += 1;
+            self.change_prio(c);
+        }
+        // an abort after a normal close does nothing (nothing to reset)
+        if self.cfg.fastclose_at.is_some_and(|t| now >= t) && !self.close_reported {
+            self.fastclose(now);
+        }
+        while let Some(&r) = self.cfg.removals.get(self.removal_next) {
+            if r.at > now || self.aborted {
+                break;
+            }
+            self.removal_next += 1;
+            self.remove_local_addr(now, r.addr);
+        }
+        self.refresh_sched_next();
+    }
+
+    fn refresh_sched_next(&mut self) {
+        let fc = self
+            .cfg
+            .fastclose_at
+            .filter(|_| !self.close_reported && !self.aborted);
+        self.sched_next = [
+            self.cfg.prio_changes.get(self.prio_next).map(|c| c.at),
+            self.cfg.removals.get(self.removal_next).map(|r| r.at),
+            fc,
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+    }
+
     fn change_prio(&mut self, c: PrioChange) {
         self.cfg.backup_addrs.retain(|&a| a != c.addr);
         if c.backup {
@@ -1273,6 +1320,9 @@ impl Endpoint for MptcpConnection {
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
+        if self.aborted {
+            return None;
+        }
         // The earliest deadline, folded without branches: `t` is the
         // minimum of the deadlines set, `any` whether there was one.
         #[inline]
@@ -1286,25 +1336,8 @@ impl Endpoint for MptcpConnection {
             &mut any,
             self.fin_timer.filter(|_| !self.send.fin_acked),
         );
-        fold(
-            &mut t,
-            &mut any,
-            self.cfg.prio_changes.get(self.prio_next).map(|c| c.at),
-        );
-        fold(
-            &mut t,
-            &mut any,
-            self.cfg.removals.get(self.removal_next).map(|r| r.at),
-        );
-        if self.aborted {
-            return None;
-        }
-        // an abort after a normal close does nothing (nothing to reset)
-        fold(
-            &mut t,
-            &mut any,
-            self.cfg.fastclose_at.filter(|_| !self.close_reported),
-        );
+        // the scenario's next MP_PRIO / REMOVE_ADDR / MP_FASTCLOSE time
+        fold(&mut t, &mut any, self.sched_next);
         fold(
             &mut t,
             &mut any,
@@ -1320,23 +1353,11 @@ impl Endpoint for MptcpConnection {
 
     fn handle_timeout(&mut self, now: Nanos) {
         self.dirty = true;
-        while let Some(&c) = self.cfg.prio_changes.get(self.prio_next) {
-            if c.at > now {
-                break;
+        if self.sched_next.is_some_and(|t| now >= t) {
+            self.scheduled_events(now);
+            if self.aborted {
+                return;
             }
-            self.prio_next += 1;
-            self.change_prio(c);
-        }
-        if self.cfg.fastclose_at.is_some_and(|t| now >= t) && !self.close_reported {
-            self.fastclose(now);
-            return;
-        }
-        while let Some(&r) = self.cfg.removals.get(self.removal_next) {
-            if r.at > now {
-                break;
-            }
-            self.removal_next += 1;
-            self.remove_local_addr(now, r.addr);
         }
         if self
             .msk_rtx

@@ -17,7 +17,9 @@ use super::*;
 impl MptcpConnection {
     /// The scenario's abort time (`MptcpConfig::fastclose_at`) came: reset
     /// every subflow, the RSTs carrying MP_FASTCLOSE (plain RST after a
-    /// fallback to TCP), and stop.
+    /// fallback to TCP), and stop. Cold: kept out of the per-event paths.
+    #[cold]
+    #[inline(never)]
     pub(super) fn fastclose(&mut self, now: Nanos) {
         let fast = self.mode == Mode::Mptcp;
         for i in 0..self.sfs.len() {
@@ -48,6 +50,8 @@ impl MptcpConnection {
 
     /// A RST arrived on subflow `i`: with MP_FASTCLOSE the peer aborted the
     /// connection (RFC 8684 3.5), else only that subflow is reset.
+    #[cold]
+    #[inline(never)]
     pub(super) fn on_rst(&mut self, i: usize, seg: &TcpSegment) {
         if seg.mptcp.as_ref().is_some_and(|o| o.fastclose()) {
             self.abort("mp_fastclose");

@@ -10,6 +10,8 @@ impl MptcpConnection {
     /// This host withdraws `addr`: its subflows close and REMOVE_ADDR with
     /// the address id goes out on a remaining subflow (an ACK is forced,
     /// `mptcp_pm_nl_addr_send_ack`). No new subflow will use the address.
+    #[cold]
+    #[inline(never)]
     pub(super) fn remove_local_addr(&mut self, now: Nanos, addr: Addr) {
         let Some(id) = self.local_addrs.iter().position(|&a| a == addr) else {
             return;
@@ -35,6 +37,8 @@ impl MptcpConnection {
 
     /// The peer withdrew its address `id` (REMOVE_ADDR): close our
     /// subflows to it (`mptcp_pm_nl_rm_addr_received`).
+    #[cold]
+    #[inline(never)]
     pub(super) fn on_remove_addr(&mut self, now: Nanos, id: u8) {
         for i in 0..self.sfs.len() {
             if self.sfs[i].remote_id == Some(id) && self.sfs[i].state != SfState::Closed {
