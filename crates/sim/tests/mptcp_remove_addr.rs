@@ -15,6 +15,8 @@ fn sets(extra: &'static str) -> Vec<&'static str> {
         "transport.mptcp.backup_paths=[]",
         "transport.mptcp.prio_changes=[]",
         "scenario.duration_s=20",
+        // the library file writes captures; not here
+        "output.capture=false",
     ];
     if !extra.is_empty() {
         v.push(extra);
