@@ -27,6 +27,8 @@ const MP_FASTCLOSE: u8 = 0x7;
 const VERSION: u8 = 1;
 /// MP_CAPABLE flag H: HMAC-SHA256 (RFC 8684 section 3.1, required).
 const FLAG_H: u8 = 0x01;
+/// MP_CAPABLE flag A: checksum required (RFC 8684 section 3.1).
+const FLAG_A: u8 = 0x80;
 
 /// Identifies one packet's place in a connection for key and nonce draws.
 #[derive(Clone, Copy, Debug)]
@@ -73,6 +75,44 @@ pub struct Encoded {
     pub dss_ack_only: bool,
     /// MP_CAPABLE with data-level length covered the mapping (no DSS needed).
     pub capable_maps_data: bool,
+    /// Where the mapping's DSS checksum goes, once the payload is written.
+    pub csum: Option<CsumSlot>,
+}
+
+/// The 2-byte checksum field of a mapping (in the DSS, or in an MP_CAPABLE
+/// carrying data) and the pseudo-header it covers (RFC 8684 3.3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CsumSlot {
+    /// In `Encoded::dss` (else in `Encoded::control`).
+    pub in_dss: bool,
+    /// Offset of the checksum field in that option buffer.
+    pub at: usize,
+    /// 64-bit data sequence number as on the wire (IDSN-based).
+    pub dsn: u64,
+    /// Subflow sequence number relative to the subflow's ISN.
+    pub ssn: u32,
+    /// Data-level length.
+    pub dll: u16,
+}
+
+impl CsumSlot {
+    /// The DSS checksum (RFC 8684 3.3.1): the ones' complement of the ones'
+    /// complement sum of the pseudo-header (64-bit DSN, 32-bit subflow
+    /// sequence number, 16-bit data-level length, 16-bit zero checksum) and
+    /// the mapped payload, as the TCP checksum (RFC 1071) and Linux
+    /// `mptcp_generate_dss_csum` compute it. `payload` is what the capture
+    /// writes (zero fill plus the agent's framing).
+    pub fn checksum(&self, payload: &[u8]) -> u16 {
+        etherparse::checksum::Sum16BitWords::new()
+            .add_8bytes(self.dsn.to_be_bytes())
+            .add_4bytes(self.ssn.to_be_bytes())
+            .add_2bytes(self.dll.to_be_bytes())
+            .add_2bytes([0, 0])
+            .add_slice(payload)
+            .ones_complement()
+            // etherparse sums native-endian words: back to wire order
+            .to_be()
+    }
 }
 
 /// Encode the model's MPTCP options of `seg` sent by `who`.
@@ -81,6 +121,7 @@ pub fn encode(who: &Who, seg: &TcpSegment, o: &MptcpOptions) -> Encoded {
     let syn = seg.has(flags::SYN);
     let ack = seg.has(flags::ACK);
     let mut capable_maps_data = false;
+    let mut csum = None;
     let tuple = |initiator_is_src: bool| {
         let (a, ap, b, bp) = if initiator_is_src {
             (who.src, seg.src_port, who.dst, seg.dst_port)
@@ -93,7 +134,8 @@ pub fn encode(who: &Who, seg: &TcpSegment, o: &MptcpOptions) -> Encoded {
         // RFC 8684 section 3.1: the SYN carries no key (v1), the SYN/ACK
         // the responder's key, the third ACK both keys, initiator's first;
         // a first data segment may carry both keys and the data-level length.
-        let hdr = [KIND, 0, (MP_CAPABLE << 4) | VERSION, FLAG_H];
+        let a = if c.checksum { FLAG_A } else { 0 };
+        let hdr = [KIND, 0, (MP_CAPABLE << 4) | VERSION, a | FLAG_H];
         let start = control.len();
         control.extend_from_slice(&hdr);
         if syn && ack {
@@ -108,6 +150,18 @@ pub fn encode(who: &Who, seg: &TcpSegment, o: &MptcpOptions) -> Encoded {
             if seg.len > 0 && first && c.receiver_key.is_some() {
                 control.extend_from_slice(&(seg.len as u16).to_be_bytes());
                 capable_maps_data = true;
+                if o.dss.is_some_and(|d| d.csum) {
+                    // RFC 8684 3.1: the checksum follows the data-level
+                    // length when flag A was negotiated (length 24).
+                    csum = Some(CsumSlot {
+                        in_dss: false,
+                        at: control.len(),
+                        dsn: keys::idsn(who.key_sender()).wrapping_add(1),
+                        ssn: 1,
+                        dll: seg.len as u16,
+                    });
+                    control.extend_from_slice(&[0, 0]);
+                }
             }
         }
         control[start + 1] = (control.len() - start) as u8;
@@ -206,6 +260,18 @@ pub fn encode(who: &Who, seg: &TcpSegment, o: &MptcpOptions) -> Encoded {
                 dss.extend_from_slice(&v.to_be_bytes());
                 dss.extend_from_slice(&ssn.to_be_bytes());
                 dss.extend_from_slice(&dll.to_be_bytes());
+                if d.csum {
+                    // filled in by the TCP encoder once the payload is
+                    // written (`CsumSlot::checksum`)
+                    csum = Some(CsumSlot {
+                        in_dss: true,
+                        at: dss.len(),
+                        dsn: v,
+                        ssn,
+                        dll,
+                    });
+                    dss.extend_from_slice(&[0, 0]);
+                }
             }
             dss[1] = dss.len() as u8;
             dss_ack_only = mapping.is_none();
@@ -216,6 +282,7 @@ pub fn encode(who: &Who, seg: &TcpSegment, o: &MptcpOptions) -> Encoded {
         dss,
         dss_ack_only,
         capable_maps_data,
+        csum,
     }
 }
 
@@ -246,6 +313,7 @@ mod tests {
             capable: Some(MpCapable {
                 sender_key: 1,
                 receiver_key: None,
+                checksum: false,
             }),
             ..Default::default()
         });
@@ -318,6 +386,66 @@ mod tests {
         assert_eq!(e.dss[20..24], 1u32.to_be_bytes());
         assert_eq!(e.dss[24..26], 100u16.to_be_bytes());
         assert!(!e.dss_ack_only);
+    }
+
+    #[test]
+    fn dss_checksum_verifies_and_covers_flag_a() {
+        let mut d = Dss::with_data_ack(1);
+        d.set_dsn(Some(1));
+        d.map_len = 3;
+        d.csum = true;
+        let o = MptcpOptions {
+            dss: Some(d),
+            control: None,
+        };
+        let mut s = seg(flags::ACK);
+        s.seq = 1;
+        s.len = 3;
+        let e = encode(&who(true), &s, &o);
+        // RFC 8684 Figure 9: 4 + DATA_ACK 8 + DSN 8 + SSN 4 + length 2 + checksum 2
+        assert_eq!(e.dss.len(), 28);
+        let c = e.csum.expect("a checksum slot");
+        assert!(c.in_dss && c.at == 26 && c.ssn == 1 && c.dll == 3);
+        let payload = [0xab, 0xcd, 0xef];
+        let v = c.checksum(&payload);
+        // a receiver's check: pseudo-header with the checksum filled in
+        // plus the payload (odd length padded with a zero byte) sums to
+        // 0xffff in ones' complement (RFC 1071)
+        let mut words: Vec<u16> = Vec::new();
+        let mut b = c.dsn.to_be_bytes().to_vec();
+        b.extend_from_slice(&c.ssn.to_be_bytes());
+        b.extend_from_slice(&c.dll.to_be_bytes());
+        b.extend_from_slice(&v.to_be_bytes());
+        b.extend_from_slice(&payload);
+        b.push(0);
+        for w in b.chunks(2) {
+            words.push(u16::from_be_bytes([w[0], w[1]]));
+        }
+        let mut sum: u32 = 0;
+        for w in words {
+            sum += w as u32;
+            sum = (sum & 0xffff) + (sum >> 16);
+        }
+        assert_eq!(sum, 0xffff);
+        // flag A on MP_CAPABLE only when negotiated
+        let cap = |checksum| {
+            MptcpOptions::with_control(MptcpControl {
+                capable: Some(MpCapable {
+                    sender_key: 1,
+                    receiver_key: None,
+                    checksum,
+                }),
+                ..Default::default()
+            })
+        };
+        assert_eq!(
+            encode(&who(true), &seg(flags::SYN), &cap(true)).control[3],
+            0x81
+        );
+        assert_eq!(
+            encode(&who(true), &seg(flags::SYN), &cap(false)).control[3],
+            0x01
+        );
     }
 
     #[test]

@@ -158,9 +158,17 @@ pub fn encode(
             put(&peer_isn.wrapping_add(b.end as u32).to_be_bytes(), &mut n);
         }
     }
+    // Where the mapping's checksum field landed in `opt`, if it was written.
+    let mut csum_at = None;
     if let Some(e) = &mp {
+        if let Some(c) = e.csum.filter(|c| !c.in_dss) {
+            csum_at = Some((n + c.at, c));
+        }
         put(&e.control, &mut n);
         if with_dss {
+            if let Some(c) = e.csum.filter(|c| c.in_dss) {
+                csum_at = Some((n + c.at, c));
+            }
             put(&e.dss, &mut n);
         }
     }
@@ -174,7 +182,7 @@ pub fn encode(
         // NOPs is what Wireshark flags as options a router removed.
         put(&[0u8; MAX_OPTIONS][..want - n], &mut n);
     }
-    let opts = &opt[..n.min(MAX_OPTIONS)];
+    let n = n.min(MAX_OPTIONS);
     // ---- headers ----
     let mut th = TcpHeader::new(s.src_port, s.dst_port, my_isn.wrapping_add(s.seq as u32), 0);
     th.syn = syn;
@@ -187,13 +195,12 @@ pub fn encode(
     }
     let shift = if syn { 0 } else { st.shift(d) };
     th.window_size = (s.window >> shift).min(65535) as u16;
-    th.set_options_raw(opts)
-        .expect("at most 40 bytes of options");
-    let tcp_len = th.header_len() + s.len as usize;
+    // 20 bytes of fixed header plus the options (already padded to 4)
+    let tcp_len = 20 + n + s.len as usize;
     let ip = ipv4(p.src, p.dst, IpNumber::TCP, tcp_len);
     out.clear();
     out.resize(ip.header_len() + tcp_len, 0);
-    let payload_at = ip.header_len() + th.header_len();
+    let payload_at = ip.header_len() + 20 + n;
     if s.len > 0 {
         let payload = &mut out[payload_at..];
         // Stream offset of the first payload byte: the DSS mapping's data
@@ -206,6 +213,14 @@ pub fn encode(
             .unwrap_or(s.seq);
         msgs.frame_stream(p.flow, from_client, off.saturating_sub(1), payload);
     }
+    if let Some((at, c)) = csum_at.filter(|&(at, _)| at + 2 <= n) {
+        // DSS checksum over the payload as written (RFC 8684 3.3.1)
+        let v = c.checksum(&out[payload_at..]);
+        opt[at..at + 2].copy_from_slice(&v.to_be_bytes());
+    }
+    th.set_options_raw(&opt[..n])
+        .expect("at most 40 bytes of options");
+    debug_assert_eq!(th.header_len(), 20 + n);
     th.checksum = th
         .calc_checksum_ipv4(&ip, &out[payload_at..])
         .expect("segment fits");

@@ -14,7 +14,21 @@
 //! - with `mptcp.analyze_mappings`, every data segment has its DSS mapping
 //!   (`mptcp.related_mapping`) and none is missing or infinite;
 //! - at the sender, `tcp.analysis` marks as retransmitted exactly the bytes
-//!   the simulator counted (`bytes_retransmitted` per address pair).
+//!   the simulator counted (`bytes_retransmitted` per address pair);
+//! - with `transport.mptcp.checksum = true` (both MPTCP scenarios again):
+//!   the same checks, MP_CAPABLE carries flag A in SYN, SYN/ACK and third
+//!   ACK, every DSS mapping is 28 bytes and its checksum, recomputed here
+//!   over the pseudo-header and the payload tshark shows (RFC 8684 3.3.1),
+//!   is right. Wireshark 4.0 neither shows nor validates the DSS checksum of
+//!   a 28-byte DSS (`packet-tcp.c` adds the field only if the option is 4
+//!   bytes longer than the data-level length's end), so the test does;
+//! - with `transport.mptcp.endpoint_removals` (the upstream scenario, its
+//!   backup path withdrawn at 2 s): one REMOVE_ADDR naming that address id,
+//!   no packet on the withdrawn address after it, still clean;
+//! - with `transport.mptcp.fastclose_at_s` (the fullmesh scenario aborted at
+//!   1 s): a RST with MP_FASTCLOSE carrying the server's key on each of the
+//!   4 subflows, nothing after, `connections_aborted.mp_fastclose` in the
+//!   summary.
 //!
 //! Skips, saying why, if tshark is not installed (scripts/setup.sh installs it).
 
@@ -92,6 +106,10 @@ fn csv(path: &Path) -> Vec<BTreeMap<String, String>> {
 }
 
 fn run(scenario: &Path, dir: &Path) -> PathBuf {
+    run_with(scenario, dir, &[])
+}
+
+fn run_with(scenario: &Path, dir: &Path, extra: &[&str]) -> PathBuf {
     let out = dir.join("out");
     let cap = dir.join("cap");
     let o = Command::new(env!("CARGO_BIN_EXE_mptlab"))
@@ -102,6 +120,7 @@ fn run(scenario: &Path, dir: &Path) -> PathBuf {
         .arg("--capture")
         .arg(&cap)
         .args(["-q", "--no-parquet"])
+        .args(extra)
         .output()
         .unwrap();
     assert!(
@@ -337,19 +356,262 @@ fn tshark_reads_every_capture_of_the_library_cleanly() {
                         || f.to_str().unwrap().ends_with("server.pcapng")
                 })
                 .unwrap();
-            let seen = retransmitted(server);
-            let mut sim: BTreeMap<(String, String), u64> = BTreeMap::new();
-            for r in csv(&dir.join("out/paths.csv")) {
-                if r["side"] == "server" {
-                    *sim.entry((r["local_addr"].clone(), r["remote_addr"].clone()))
-                        .or_insert(0) += r["bytes_retransmitted"].parse::<u64>().unwrap();
+            check_retransmissions(&name, server, &dir);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// At the sender's capture `server`, tshark's retransmitted bytes per
+/// address pair equal the simulator's `bytes_retransmitted` (paths.csv).
+fn check_retransmissions(name: &str, server: &Path, dir: &Path) {
+    let seen = retransmitted(server);
+    let mut sim: BTreeMap<(String, String), u64> = BTreeMap::new();
+    for r in csv(&dir.join("out/paths.csv")) {
+        if r["side"] == "server" {
+            *sim.entry((r["local_addr"].clone(), r["remote_addr"].clone()))
+                .or_insert(0) += r["bytes_retransmitted"].parse::<u64>().unwrap();
+        }
+    }
+    sim.retain(|_, v| *v > 0);
+    eprintln!("{name}: retransmitted bytes, simulator {sim:?}, tshark {seen:?}");
+    assert!(!sim.is_empty(), "{name}: the scenario should lose packets");
+    assert_eq!(seen, sim, "{name}: retransmitted bytes per address pair");
+}
+
+#[test]
+fn remove_addr_closes_the_subflows_of_a_withdrawn_address() {
+    if !tshark_ok() {
+        eprintln!("SKIPPED: tshark is not installed (scripts/setup.sh installs it)");
+        return;
+    }
+    let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/capture");
+    let tmp = std::env::temp_dir().join(format!("mptlab-capture-rmaddr-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let name = "mptcp-upstream";
+    // client path 2 (10.2.0.2, address id 1: the subflow,backup endpoint)
+    // is withdrawn at 2 s
+    let cap = run_with(
+        &lib.join(format!("{name}.toml")),
+        &tmp,
+        &[
+            "--set",
+            "transport.mptcp.endpoint_removals=[{at_s = 2.0, path = 2}]",
+        ],
+    );
+    for host in ["c", "s"] {
+        let f = cap.join(format!("{host}.pcapng"));
+        check_clean(&f);
+        check_mptcp(&f, 2, true);
+        // exactly one REMOVE_ADDR, naming address id 1, sent from the
+        // remaining address at 2 s
+        let rm = fields(
+            &f,
+            "tcp.options.mptcp.subtype == 4",
+            &[
+                "ip.src",
+                "tcp.options.mptcp.addrid",
+                "mptcp.rm_addr.count",
+                "frame.time_epoch",
+            ],
+        );
+        eprintln!("{host}: REMOVE_ADDR {rm:?}");
+        assert_eq!(rm.len(), 1, "{}: {rm:?}", f.display());
+        assert_eq!(rm[0][..3], ["10.1.0.2", "1", "1"], "{}", f.display());
+        let t: f64 = rm[0][3].parse().unwrap();
+        assert!((2.0..2.1).contains(&t), "{t}");
+        // nothing from or to the withdrawn address once the peer knows
+        // (segments already in flight at 2 s arrive within ~40 ms)
+        let late = count(&f, "ip.addr == 10.2.0.2 && frame.time_epoch > 2.1");
+        assert_eq!(
+            late,
+            0,
+            "{}: {late} packets on a removed address",
+            f.display()
+        );
+        assert!(count(&f, "ip.addr == 10.2.0.2 && frame.time_epoch < 2.0") > 0);
+    }
+    check_retransmissions(name, &cap.join("s.pcapng"), &tmp);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn fastclose_resets_every_subflow_with_the_peers_key() {
+    if !tshark_ok() {
+        eprintln!("SKIPPED: tshark is not installed (scripts/setup.sh installs it)");
+        return;
+    }
+    let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/capture");
+    let tmp = std::env::temp_dir().join(format!("mptlab-capture-fastclose-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    // the client aborts the fullmesh download at 1 s (4 subflows)
+    let cap = run_with(
+        &lib.join("mptcp-fullmesh.toml"),
+        &tmp,
+        &["--set", "transport.mptcp.fastclose_at_s=1.0"],
+    );
+    for host in ["c", "s"] {
+        let f = cap.join(format!("{host}.pcapng"));
+        check_clean(&f);
+        check_mptcp(&f, 4, true);
+        // the server's key, from its MP_CAPABLE SYN/ACK
+        let key = fields(
+            &f,
+            "tcp.options.mptcp.subtype == 0 && tcp.flags.syn == 1 && tcp.flags.ack == 1",
+            &["tcp.options.mptcp.sendkey"],
+        );
+        // option B: a RST with MP_FASTCLOSE carrying that key on each of
+        // the 4 subflows (RFC 8684 3.5), one per tcp.stream
+        let rst = fields(
+            &f,
+            "tcp.flags.reset == 1",
+            &[
+                "tcp.stream",
+                "ip.src",
+                "tcp.options.mptcp.subtype",
+                "tcp.options.mptcp.recvkey",
+            ],
+        );
+        eprintln!("{host}: RSTs {rst:?}");
+        assert_eq!(rst.len(), 4, "{}: {rst:?}", f.display());
+        let streams: BTreeSet<&String> = rst.iter().map(|r| &r[0]).collect();
+        assert_eq!(streams.len(), 4);
+        for r in &rst {
+            assert!(
+                r[1].starts_with("10.1.") || r[1].starts_with("10.2."),
+                "{r:?}"
+            );
+            assert_eq!(r[2], "7", "{r:?}");
+            assert_eq!(r[3], key[0][0], "{r:?}");
+        }
+        // nothing sent by the client after the abort (its own file: the
+        // server's shows segments still in flight arriving), nothing at
+        // all once the server has the RSTs (one-way delays up to 30 ms)
+        if host == "c" {
+            assert_eq!(
+                count(
+                    &f,
+                    "(ip.src == 10.1.0.0/16 || ip.src == 10.2.0.0/16) && frame.time_epoch > 1.0 && tcp.flags.reset == 0"
+                ),
+                0
+            );
+        }
+        assert_eq!(count(&f, "frame.time_epoch > 1.1"), 0);
+    }
+    // the results say the connection was aborted, not silently unfinished
+    let summary = std::fs::read_to_string(tmp.join("out/summary.json")).unwrap();
+    assert!(
+        summary.contains("\"connections_aborted.mp_fastclose\""),
+        "{summary}"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Ones' complement sum of 16-bit big-endian words (RFC 1071), written here
+/// independently of the capture writer's (etherparse) to check it.
+fn ones_sum(mut acc: u32, b: &[u8]) -> u32 {
+    for c in b.chunks(2) {
+        acc += u32::from(c[0]) << 8 | u32::from(*c.get(1).unwrap_or(&0));
+        acc = (acc & 0xffff) + (acc >> 16);
+    }
+    acc
+}
+
+fn unhex(h: &str) -> Vec<u8> {
+    (0..h.len() / 2)
+        .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).unwrap())
+        .collect()
+}
+
+/// Every DSS mapping of `f` carries a correct checksum; returns how many
+/// were checked.
+fn check_dss_checksums(f: &Path) -> usize {
+    let mut n = 0;
+    let rows = fields(
+        f,
+        "tcp.options.mptcp.dseqnpresent.flag == 1",
+        &["frame.number", "tcp.options", "tcp.payload"],
+    );
+    for r in rows {
+        let (opts, payload) = (unhex(&r[1]), unhex(r.get(2).map_or("", |s| s)));
+        let mut i = 0;
+        while i < opts.len() {
+            match opts[i] {
+                0 => break,
+                1 => i += 1,
+                kind => {
+                    let len = opts[i + 1] as usize;
+                    let o = &opts[i..i + len];
+                    if kind == 30 && o[2] >> 4 == 2 && o[3] & 0x04 != 0 {
+                        let fl = o[3];
+                        assert_ne!(fl & 0x08, 0, "{}: frame {}: 4-octet DSN", f.display(), r[0]);
+                        let mut at = 4;
+                        if fl & 0x01 != 0 {
+                            at += if fl & 0x02 != 0 { 8 } else { 4 };
+                        }
+                        assert_eq!(
+                            len,
+                            at + 16,
+                            "{}: frame {}: DSS without checksum",
+                            f.display(),
+                            r[0]
+                        );
+                        let pseudo = &o[at..at + 14];
+                        let sum = ones_sum(ones_sum(ones_sum(0, pseudo), &[0, 0]), &payload);
+                        let want = !(sum as u16);
+                        let got = u16::from_be_bytes([o[at + 14], o[at + 15]]);
+                        assert_eq!(got, want, "{}: frame {}: DSS checksum", f.display(), r[0]);
+                        n += 1;
+                    }
+                    i += len;
                 }
             }
-            sim.retain(|_, v| *v > 0);
-            eprintln!("{name}: retransmitted bytes, simulator {sim:?}, tshark {seen:?}");
-            assert!(!sim.is_empty(), "{name}: the scenario should lose packets");
-            assert_eq!(seen, sim, "{name}: retransmitted bytes per address pair");
         }
+    }
+    n
+}
+
+#[test]
+fn dss_checksums_are_negotiated_and_correct() {
+    if !tshark_ok() {
+        eprintln!("SKIPPED: tshark is not installed (scripts/setup.sh installs it)");
+        return;
+    }
+    let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/capture");
+    let tmp = std::env::temp_dir().join(format!("mptlab-capture-csum-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    for name in ["mptcp-fullmesh", "mptcp-upstream"] {
+        let dir = tmp.join(name);
+        let cap = run_with(
+            &lib.join(format!("{name}.toml")),
+            &dir,
+            &["--set", "transport.mptcp.checksum=true"],
+        );
+        for host in ["c", "s"] {
+            let f = cap.join(format!("{host}.pcapng"));
+            check_clean(&f);
+            check_mptcp(&f, if name.contains("fullmesh") { 4 } else { 2 }, true);
+            // flag A on the MP_CAPABLE of SYN, SYN/ACK and third ACK
+            let mpc = fields(
+                &f,
+                "tcp.options.mptcp.subtype == 0",
+                &["tcp.options.mptcp.checksumreq.flags"],
+            );
+            assert!(mpc.len() >= 3, "{}: {mpc:?}", f.display());
+            assert!(mpc.iter().all(|r| r[0] == "1"), "{}: {mpc:?}", f.display());
+            let checked = check_dss_checksums(&f);
+            eprintln!("{name} {host}: {checked} DSS checksums correct");
+            assert!(checked > 100, "{}: {checked}", f.display());
+        }
+        // the data segments shrink by the 4 option bytes (MSS 1424 -> 1420)
+        let mss: BTreeSet<String> = fields(&cap.join("s.pcapng"), "tcp.len > 0", &["tcp.len"])
+            .into_iter()
+            .map(|r| r[0].clone())
+            .collect();
+        assert!(
+            mss.contains("1420") && !mss.contains("1424"),
+            "{name}: {mss:?}"
+        );
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -337,6 +337,10 @@ pub struct MptcpControl {
 pub struct MpCapable {
     pub sender_key: u64,
     pub receiver_key: Option<u64>,
+    /// Flag A, "checksum required" (RFC 8684 3.1): the sender requires DSS
+    /// checksums (`net.mptcp.checksum_enabled`), or echoes that they were
+    /// negotiated on.
+    pub checksum: bool,
 }
 
 /// MP_JOIN (RFC 8684 section 3.2).
@@ -362,6 +366,9 @@ pub struct Dss {
     has_data_ack: bool,
     has_dsn: bool,
     pub data_fin: bool,
+    /// The mapping carries the 2-byte DSS checksum (RFC 8684 3.3: present
+    /// in every mapping once checksums were negotiated in MP_CAPABLE).
+    pub csum: bool,
 }
 
 impl Dss {
@@ -465,7 +472,9 @@ impl MptcpOptions {
                 n += 8;
             }
             if d.has_dsn {
-                n += 14;
+                // DSN 8, subflow sequence number 4, data-level length 2,
+                // checksum 2 when negotiated (RFC 8684 3.3, Figure 9)
+                n += if d.csum { 16 } else { 14 };
             }
         }
         if let Some(c) = &self.control {

@@ -103,6 +103,12 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
     if s.population.is_some() {
         return Err("topology.preset = \"clients\" ([population]) is simulation only: the emulator builds one client namespace".into());
     }
+    if t.protocol == sc::Protocol::Mptcp && t.mptcp.fastclose_at_s.is_some() {
+        return Err("transport.mptcp.fastclose_at_s (MP_FASTCLOSE) is simulated only, not emulated yet (the agent would need an SO_LINGER 0 close at that time)".into());
+    }
+    if t.protocol == sc::Protocol::Mptcp && !t.mptcp.endpoint_removals.is_empty() {
+        return Err("transport.mptcp.endpoint_removals (REMOVE_ADDR) is simulated only, not emulated yet (it would need `ip mptcp endpoint delete` at run time)".into());
+    }
     // Background hosts in namespaces on the emulated access links (background.rs).
     crate::background::supported(s)?;
     match t.protocol {
@@ -325,6 +331,14 @@ fn transport_sysctls(t: &sc::Transport, ns: &str) -> Result<(), String> {
         ("net.ipv4.tcp_no_metrics_save", "1"),
     ] {
         netns::sysctl(ns, k, v).map_err(|e| e.to_string())?;
+    }
+    // `transport.mptcp.checksum`: both hosts require DSS checksums (RFC 8684
+    // 3.3). Written only when on (kernel default 0; the sysctl exists from
+    // Linux 5.14, so older kernels still run every other scenario).
+    if t.protocol == sc::Protocol::Mptcp && t.mptcp.checksum {
+        netns::sysctl(ns, "net.mptcp.checksum_enabled", "1").map_err(|e| {
+            format!("transport.mptcp.checksum = true: cannot set net.mptcp.checksum_enabled: {e} (needs Linux >= 5.14)")
+        })?;
     }
     Ok(())
 }

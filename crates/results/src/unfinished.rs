@@ -329,7 +329,7 @@ impl Unfinished {
                 .map(|(r, n)| format!("{n} {r}"))
                 .collect();
             out.push(format!(
-                "{} connection(s) or association(s) were given up by their protocol's retry limit ({}; {}): \
+                "{} connection(s) or association(s) were given up by their protocol's retry limit or aborted ({}; {}): \
                  spec behaviour, their transfers cannot complete",
                 self.connections_aborted,
                 why.join(", "),

@@ -195,6 +195,16 @@ pub struct PrioChangeSpec {
     pub backup: bool,
 }
 
+/// `transport.mptcp.endpoint_removals` entry: at `at_s` the client deletes
+/// the endpoint of access path `path` (`ip mptcp endpoint delete`): its
+/// subflows close and the server is told with REMOVE_ADDR.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EndpointRemovalSpec {
+    pub at_s: f64,
+    pub path: u32,
+}
+
 /// A scheduled outage: the link drops everything in `[at_s, at_s + duration_s)`.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -441,6 +451,14 @@ pub struct MptcpOptions {
     pub backup_paths: Vec<u32>,
     /// Backup flag changes during the run (MP_PRIO, RFC 8684 3.3.8).
     pub prio_changes: Vec<PrioChangeSpec>,
+    /// Both hosts require DSS checksums (RFC 8684 3.3; Linux
+    /// `net.mptcp.checksum_enabled`, default 0).
+    pub checksum: bool,
+    /// Client addresses withdrawn during the run (REMOVE_ADDR, RFC 8684 3.4.2).
+    pub endpoint_removals: Vec<EndpointRemovalSpec>,
+    /// The client application aborts its connections at this time
+    /// (MP_FASTCLOSE, RFC 8684 3.5).
+    pub fastclose_at_s: Option<f64>,
     /// "subflow" (RFC 8985 TLP per subflow) or "mptcp-level" (seed 001).
     pub tlp: MptcpTlp,
     /// false: the server is not MPTCP-capable and the connection falls back
@@ -484,6 +502,9 @@ impl Default for MptcpOptions {
             ndiffports: 2,
             backup_paths: Vec::new(),
             prio_changes: Vec::new(),
+            checksum: false,
+            endpoint_removals: Vec::new(),
+            fastclose_at_s: None,
             tlp: MptcpTlp::Subflow,
             server_capable: true,
             endpoints: Vec::new(),

@@ -208,6 +208,17 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
             None => return Err(format!("transport.mptcp.prio_changes[{i}].path: path {} does not exist (the client has {} access paths)", c.path, client_addrs.len())),
         }
     }
+    let mut removals = Vec::new();
+    for (i, c) in o.endpoint_removals.iter().enumerate() {
+        match client_addrs.get((c.path as usize).wrapping_sub(1)) {
+            Some(&addr) => removals.push(mptlab_core::mptcp::remove_addr::AddrRemoval {
+                at: secs(c.at_s),
+                addr,
+            }),
+            None if client_addrs.is_empty() => {}
+            None => return Err(format!("transport.mptcp.endpoint_removals[{i}].path: path {} does not exist (the client has {} access paths)", c.path, client_addrs.len())),
+        }
+    }
     let mut endpoints = Vec::new();
     for (i, &flags) in o.endpoints.iter().enumerate() {
         if flags.backup {
@@ -252,6 +263,9 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
         tlp: o.tlp,
         capable: true,
         prio_changes,
+        checksum: o.checksum,
+        removals,
+        fastclose_at: o.fastclose_at_s.map(secs),
     })
 }
 
@@ -369,6 +383,10 @@ impl FlowFactory {
                 let mut srv = cfg.clone();
                 srv.capable = self.server_capable;
                 srv.backup_addrs.clear();
+                // withdrawals are the client's (its access paths)
+                srv.removals.clear();
+                // the client's application aborts
+                srv.fastclose_at = None;
                 srv.endpoints = self.server_endpoints.clone();
                 let mut client = MptcpConnection::new(
                     cfg.clone(),

@@ -39,9 +39,10 @@
 //!   subflow chosen by the scheduler (`bytes_probe_extra`).
 //!
 //! Simplifications (see docs/mptcp.md): keys/tokens/HMACs are plain numbers
-//! and never verified beyond the token; no DSS checksum; no subflow FIN or
-//! connection teardown beyond DATA_FIN (subflows are dropped at close); the
-//! receive window is not scaled per subflow; subflows are never removed.
+//! and never verified beyond the token; DSS checksums (`checksum`) only
+//! change option sizes; no subflow FIN or connection teardown beyond
+//! DATA_FIN (subflows are dropped at close); the receive window is not
+//! scaled per subflow; subflows are never removed.
 
 use std::collections::VecDeque;
 
@@ -61,6 +62,7 @@ use super::msk_rtx::{self, MskRtx};
 use super::pm::{missing, EpFlags, PmKind};
 use super::pm_kernel::{self, KernelPm, PmLimits};
 use super::prio::PrioChange;
+use super::remove_addr::AddrRemoval;
 use super::sched::{
     tlp_alternate, ConnView, Decision, HeadOfLine, SchedOutcome, Scheduler, SchedulerKind, Segment,
     SubflowView,
@@ -70,6 +72,10 @@ use super::subflow::{seg_mut, SfState, Subflow};
 
 // Packet builders (base options, SYN, data, ACK, DATA_FIN).
 mod build;
+// REMOVE_ADDR: withdrawing addresses and closing their subflows.
+mod remove;
+// MP_FASTCLOSE: aborting the connection.
+mod fastclose;
 
 /// Subflow-level window given to each `PathSender`: the connection-level
 /// window is enforced by the connection (RFC 8684 3.3.5).
@@ -78,6 +84,16 @@ const SUBFLOW_WND: u64 = 1 << 40;
 /// bytes than timestamps alone, so the subflow MSS shrinks by 24 (Linux
 /// v0.9x `mptcp_sub_len_dss` reduces `mss_cache` likewise).
 const DSS_MSS_OVERHEAD: u32 = 24;
+/// With DSS checksums (RFC 8684 3.3) the mapping is 2 bytes longer: DSS 28
+/// beside timestamps 10 is 38 bytes, padded to 40, so 28 more than
+/// timestamps alone (and 28 without timestamps). Upstream Linux reserves 28
+/// aligned DSS bytes either way (`mptcp_established_options_dss`: 26
+/// rounded up by `ALIGN(dss_size, 4)`; `mptcp_write_options` fills the 2
+/// spare bytes with the checksum or with NOPs), so its MSS beside
+/// timestamps is 1460 - 40 = 1420 with or without checksums; the model
+/// packs options without per-option NOPs (`TcpSegment::options_len`), so
+/// only with checksums does it reach Linux's 40 option bytes.
+const DSS_CSUM_MSS_OVERHEAD: u32 = 28;
 /// Linux MPTCP_MAX_SUBFLOWS-ish bound; ids must stay < 64 (scheduler masks).
 const MAX_SUBFLOWS: usize = 32;
 
@@ -129,6 +145,14 @@ pub struct MptcpConfig {
     pub limits: PmLimits,
     /// `net.mptcp.add_addr_timeout` (`add_addr.rs`).
     pub add_addr_timeout: Nanos,
+    /// This host requires DSS checksums (`net.mptcp.checksum_enabled`,
+    /// MP_CAPABLE flag A, RFC 8684 3.1).
+    pub checksum: bool,
+    /// Local addresses withdrawn during the run, in time order (REMOVE_ADDR).
+    pub removals: Vec<AddrRemoval>,
+    /// The application aborts the connection at this time (MP_FASTCLOSE,
+    /// RFC 8684 3.5; `fastclose.rs`).
+    pub fastclose_at: Option<Nanos>,
 }
 
 impl Default for MptcpConfig {
@@ -148,6 +172,9 @@ impl Default for MptcpConfig {
                 add_addr_accepted: pm_kernel::MPTCP_PM_ADDR_MAX as u8,
             },
             add_addr_timeout: pm_kernel::ADD_ADDR_TIMEOUT_DEFAULT,
+            checksum: false,
+            removals: Vec::new(),
+            fastclose_at: None,
         }
     }
 }
@@ -170,6 +197,11 @@ pub struct MptcpConnection {
     pub mode: Mode,
     key: u64,
     peer_key: Option<u64>,
+    /// DSS checksums negotiated on: either side's MP_CAPABLE had flag A
+    /// (RFC 8684 3.1, "if either host requires the use of checksums,
+    /// checksums MUST be used"; Linux `subflow_finish_connect` sets
+    /// `msk->csum_enabled` from the SYN/ACK's flag).
+    csum: bool,
     pub send: MetaSend,
     pub recv: MetaRecv,
     sched: Box<dyn Scheduler>,
@@ -209,6 +241,18 @@ pub struct MptcpConnection {
     view_buf: Vec<SubflowView>,
     /// Next entry of `cfg.prio_changes` to apply.
     prio_next: usize,
+    /// The earliest time of the scenario's scheduled events still to come
+    /// (`scheduled_events`), kept so `poll_timeout` folds one value.
+    sched_next: Option<Nanos>,
+    /// Next entry of `cfg.removals` to apply, the local addresses withdrawn
+    /// so far, REMOVE_ADDR ids still to send, and the address ids the peer
+    /// announced with ADD_ADDR (`remove.rs`).
+    removal_next: usize,
+    removed_addrs: Vec<Addr>,
+    rm_addr_pending: VecDeque<u8>,
+    peer_ids: Vec<(Addr, u8)>,
+    /// Reset by MP_FASTCLOSE (sent or received): nothing more happens.
+    aborted: bool,
     /// Upstream scheduler: per-subflow send buffers (`super::sndbuf`).
     bufs: Option<SendBuffers>,
     /// Upstream: the connection-level retransmission timer and stale
@@ -277,7 +321,7 @@ impl MptcpConnection {
                 && sched.name() == "upstream"))
             .then(|| KernelPm::new(cfg.limits));
         let recv = MetaRecv::new(cfg.tcp.rcvbuf);
-        Ok(MptcpConnection {
+        let mut c = MptcpConnection {
             cfg: MptcpConfig { tcp, ..cfg },
             flow,
             role,
@@ -290,6 +334,7 @@ impl MptcpConnection {
             mode: Mode::Handshake,
             key,
             peer_key: None,
+            csum: false,
             send,
             recv,
             sched,
@@ -312,9 +357,17 @@ impl MptcpConnection {
             path_buf: Vec::new(),
             view_buf: Vec::new(),
             prio_next: 0,
+            sched_next: None,
+            removal_next: 0,
+            removed_addrs: Vec::new(),
+            rm_addr_pending: VecDeque::new(),
+            peer_ids: Vec::new(),
+            aborted: false,
             msk_rtx: bufs.is_some().then(MskRtx::default),
             bufs,
-        })
+        };
+        c.refresh_sched_next();
+        Ok(c)
     }
 
     /// Take client subflow ports from the block of `n` ports starting at
@@ -353,6 +406,14 @@ impl MptcpConnection {
         let snd = self.new_sender(id);
         let mut sf = Subflow::new(id, &self.cfg.tcp, snd, local, lport, remote, rport, state);
         sf.backup = self.cfg.backup_addrs.contains(&local) && id > 0;
+        sf.remote_id = if id == 0 {
+            Some(0)
+        } else {
+            self.peer_ids
+                .iter()
+                .find(|&&(a, _)| a == remote)
+                .map(|&(_, i)| i)
+        };
         self.sfs.push(sf);
         id
     }
@@ -482,7 +543,11 @@ impl MptcpConnection {
         let peer_mss = seg.mss().map(|m| m as u32).unwrap_or(536);
         let mut mss = peer_mss.min(cfg.mss_option()) - if ts_ok { 12 } else { 0 };
         if mptcp && self.cfg.capable {
-            mss -= DSS_MSS_OVERHEAD;
+            mss -= if self.csum {
+                DSS_CSUM_MSS_OVERHEAD
+            } else {
+                DSS_MSS_OVERHEAD
+            };
         }
         sf.rcv.rcv_mss = mss;
         sf.snd.mss = mss;
@@ -520,10 +585,14 @@ impl MptcpConnection {
             return;
         }
         let existing = self.subflow_pairs();
-        let new = match (&mut self.kpm, self.cfg.pm) {
+        let mut new = match (&mut self.kpm, self.cfg.pm) {
             (Some(k), PmKind::Upstream) => k.create_subflows(&self.cfg.endpoints, &existing),
             (_, pm) => missing(&pm.wanted(&self.local_addrs, &self.remote_addrs), &existing),
         };
+        if !self.removed_addrs.is_empty() {
+            // withdrawn addresses open no new subflow (`remove.rs`)
+            new.retain(|(l, _)| !self.removed_addrs.contains(l));
+        }
         self.open_subflows(now, &new);
     }
 
@@ -562,11 +631,10 @@ impl MptcpConnection {
             } else {
                 Mode::Fallback
             };
-            self.peer_key = seg
-                .mptcp
-                .as_ref()
-                .and_then(|o| o.capable())
-                .map(|c| c.sender_key);
+            let cap = seg.mptcp.as_ref().and_then(|o| o.capable());
+            self.peer_key = cap.map(|c| c.sender_key);
+            self.csum =
+                self.mode == Mode::Mptcp && (self.cfg.checksum || cap.is_some_and(|c| c.checksum));
             self.add_subflow(local, seg.dst_port, remote, seg.src_port, SfState::SynRcvd)
         } else {
             // RFC 8684 3.2: a join must name our token.
@@ -589,6 +657,7 @@ impl MptcpConnection {
             }
             let i = self.add_subflow(local, seg.dst_port, remote, seg.src_port, SfState::SynRcvd);
             self.sfs[i].backup = j.backup;
+            self.sfs[i].remote_id = Some(j.addr_id);
             if !self.remote_addrs.contains(&remote) {
                 self.remote_addrs.push(remote);
             }
@@ -628,6 +697,9 @@ impl MptcpConnection {
         }
         if let Some(c) = &opts.control {
             if let Some(a) = c.add_addr {
+                if !a.echo && !self.peer_ids.iter().any(|&(x, _)| x == a.addr) {
+                    self.peer_ids.push((a.addr, a.addr_id));
+                }
                 self.on_add_addr(now, a);
             }
             if let Some(b) = c.prio_backup {
@@ -763,6 +835,9 @@ impl MptcpConnection {
                     self.sfs[i].rcv.force_ack();
                 }
             }
+        }
+        if let Some(id) = opts.remove_addr() {
+            self.on_remove_addr(now, id);
         }
     }
 
@@ -1147,7 +1222,8 @@ impl MptcpConnection {
             let sf = &self.sfs[i];
             let signal = sf.third_ack_pending
                 || (sf.established() && sf.prio_pending.is_some())
-                || (sf.initial && sf.established() && !self.add_addr_pending.is_empty());
+                || (sf.initial && sf.established() && !self.add_addr_pending.is_empty())
+                || (sf.established() && !self.rm_addr_pending.is_empty());
             if matches!(sf.state, SfState::Established | SfState::PreEstablished)
                 && (sf.rcv.ack_due() || signal)
             {
@@ -1160,6 +1236,47 @@ impl MptcpConnection {
     /// re-flagged and each sends MP_PRIO on its next segment (an ACK is
     /// forced, as `mptcp_pm_nl_mp_prio_send_ack`); later subflows from it
     /// start with the new flag.
+    /// Apply the scenario's scheduled events due at `now` (MP_PRIO changes,
+    /// address removals, the MP_FASTCLOSE abort) and note when the next is.
+    #[cold]
+    #[inline(never)]
+    fn scheduled_events(&mut self, now: Nanos) {
+        while let Some(&c) = self.cfg.prio_changes.get(self.prio_next) {
+            if c.at > now {
+                break;
+            }
+            self.prio_next += 1;
+            self.change_prio(c);
+        }
+        // an abort after a normal close does nothing (nothing to reset)
+        if self.cfg.fastclose_at.is_some_and(|t| now >= t) && !self.close_reported {
+            self.fastclose(now);
+        }
+        while let Some(&r) = self.cfg.removals.get(self.removal_next) {
+            if r.at > now || self.aborted {
+                break;
+            }
+            self.removal_next += 1;
+            self.remove_local_addr(now, r.addr);
+        }
+        self.refresh_sched_next();
+    }
+
+    fn refresh_sched_next(&mut self) {
+        let fc = self
+            .cfg
+            .fastclose_at
+            .filter(|_| !self.close_reported && !self.aborted);
+        self.sched_next = [
+            self.cfg.prio_changes.get(self.prio_next).map(|c| c.at),
+            self.cfg.removals.get(self.removal_next).map(|r| r.at),
+            fc,
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+    }
+
     fn change_prio(&mut self, c: PrioChange) {
         self.cfg.backup_addrs.retain(|&a| a != c.addr);
         if c.backup {
@@ -1262,6 +1379,10 @@ impl Endpoint for MptcpConnection {
                 c.bytes_received += seg.len as u64;
             }
         }
+        if seg.has(flags::RST) {
+            self.on_rst(i, seg);
+            return;
+        }
         match self.sfs[i].state {
             SfState::SynSent => {
                 if seg.has(flags::SYN) && seg.has(flags::ACK) && seg.ack == 1 {
@@ -1273,6 +1394,8 @@ impl Endpoint for MptcpConnection {
                             Mode::Fallback
                         };
                         self.peer_key = cap.map(|c| c.sender_key);
+                        self.csum = self.mode == Mode::Mptcp
+                            && (self.cfg.checksum || cap.is_some_and(|c| c.checksum));
                     }
                     self.negotiate(i, seg);
                     self.sfs[i].rcv.on_syn(seg.ts().map(|t| t.0));
@@ -1341,6 +1464,8 @@ impl Endpoint for MptcpConnection {
                     }
                 }
             }
+            // closed by REMOVE_ADDR: late segments are dropped
+            SfState::Closed => {}
             SfState::Established => {
                 if seg.has(flags::SYN) {
                     if self.sfs[i].initial && self.mode == Mode::Mptcp {
@@ -1369,6 +1494,9 @@ impl Endpoint for MptcpConnection {
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
+        if self.aborted {
+            return None;
+        }
         // The earliest deadline, folded without branches: `t` is the
         // minimum of the deadlines set, `any` whether there was one.
         #[inline]
@@ -1382,18 +1510,15 @@ impl Endpoint for MptcpConnection {
             &mut any,
             self.fin_timer.filter(|_| !self.send.fin_acked),
         );
-        fold(
-            &mut t,
-            &mut any,
-            self.cfg.prio_changes.get(self.prio_next).map(|c| c.at),
-        );
+        // the scenario's next MP_PRIO / REMOVE_ADDR / MP_FASTCLOSE time
+        fold(&mut t, &mut any, self.sched_next);
         fold(
             &mut t,
             &mut any,
             self.msk_rtx.as_ref().and_then(|r| r.deadline),
         );
         fold(&mut t, &mut any, self.announced.deadline());
-        for sf in &self.sfs {
+        for sf in self.sfs.iter().filter(|s| s.state != SfState::Closed) {
             fold(&mut t, &mut any, sf.syn_timer);
             fold(&mut t, &mut any, sf.snd.next_timeout());
             fold(&mut t, &mut any, sf.rcv.delack_deadline);
@@ -1403,12 +1528,11 @@ impl Endpoint for MptcpConnection {
 
     fn handle_timeout(&mut self, now: Nanos) {
         self.dirty = true;
-        while let Some(&c) = self.cfg.prio_changes.get(self.prio_next) {
-            if c.at > now {
-                break;
+        if self.sched_next.is_some_and(|t| now >= t) {
+            self.scheduled_events(now);
+            if self.aborted {
+                return;
             }
-            self.prio_next += 1;
-            self.change_prio(c);
         }
         if self
             .msk_rtx

@@ -21,6 +21,8 @@ pub enum SfState {
     /// before sending data (RFC 8684 3.2, Linux `pre_established`).
     PreEstablished,
     Established,
+    /// Closed by REMOVE_ADDR (RFC 8684 3.4.2): sends and receives nothing.
+    Closed,
 }
 
 /// A mapping of subflow bytes to DSNs, one per segment (RFC 8684 3.3.1).
@@ -65,6 +67,10 @@ pub struct Subflow {
     pub third_ack_pending: bool,
     /// MP_PRIO to send on this subflow (RFC 8684 3.3.8): its new backup flag.
     pub prio_pending: Option<bool>,
+    /// The peer's address id of this subflow's remote address (0 for the
+    /// initial subflow, the MP_JOIN's or ADD_ADDR's id otherwise), which a
+    /// REMOVE_ADDR names.
+    pub remote_id: Option<u8>,
 }
 
 impl Subflow {
@@ -105,6 +111,7 @@ impl Subflow {
             syn_retx: 0,
             third_ack_pending: false,
             prio_pending: None,
+            remote_id: None,
         }
     }
 

@@ -632,4 +632,188 @@ fn subflow_ports_come_from_the_connection_block() {
     // fullmesh with 2 subflows per pair wants 4; a block of 3 allows 3
     assert_eq!(ports(Some(3), 2), vec![40000, 40001, 40002]);
     assert_eq!(ports(Some(4), 2), vec![40000, 40001, 40002, 40003]);
+/// A 300 kB transfer with the given checksum requirements of client and
+/// server: (DSS checksums negotiated on the data segments, largest payload,
+/// largest packet).
+fn checksum_run(client: bool, server: bool) -> (bool, u32, u32) {
+    let mut w = Wire::new(
+        MptcpConfig {
+            checksum: client,
+            ..cfg(PmKind::Fullmesh { per_pair: 1 })
+        },
+        MptcpConfig {
+            checksum: server,
+            ..cfg(PmKind::Fullmesh { per_pair: 1 })
+        },
+    );
+    w.c.connect(0);
+    w.run(200 * MS);
+    transfer(&mut w, 300_000, 5 * SEC);
+    assert_eq!(w.c.recv.delivered, 300_000);
+    assert!(w.s.send.fin_acked);
+    let (mut csum, mut plain, mut max_len, mut max_size) = (0, 0, 0, 0);
+    for (_, p) in &w.log {
+        let s = p.tcp().unwrap();
+        let Some(o) = &s.mptcp else { continue };
+        if let Some(c) = o.capable() {
+            // flag A: the client's SYN says what it requires, every later
+            // MP_CAPABLE what was negotiated (RFC 8684 3.1)
+            if s.has(flags::SYN) && !s.has(flags::ACK) {
+                assert_eq!(c.checksum, client);
+            } else {
+                assert_eq!(c.checksum, client || server);
+            }
+        }
+        if let Some(d) = o.dss.filter(|d| d.dsn().is_some()) {
+            if d.csum {
+                csum += 1;
+            } else {
+                plain += 1;
+            }
+        }
+        max_len = max_len.max(s.len);
+        max_size = max_size.max(p.size);
+    }
+    assert!(csum == 0 || plain == 0, "{csum} with, {plain} without");
+    (csum > 0, max_len, max_size)
+}
+
+#[test]
+fn dss_checksum_is_negotiated_by_either_side_and_costs_four_payload_bytes() {
+    // off unless a side requires it (Linux net.mptcp.checksum_enabled = 0)
+    assert_eq!(checksum_run(false, false), (false, 1424, 1500));
+    // either side's flag A turns it on for both directions; the DSS grows
+    // by 2 bytes, the options (with timestamps) from 36 to 40 bytes, the
+    // MSS from 1424 to 1420 and packets stay within the 1500-byte MTU
+    assert_eq!(checksum_run(true, false), (true, 1420, 1500));
+    assert_eq!(checksum_run(false, true), (true, 1420, 1500));
+    assert_eq!(checksum_run(true, true), (true, 1420, 1500));
+}
+
+#[test]
+fn remove_addr_closes_the_subflows_and_reinjects_their_data() {
+    // the client withdraws its first address (the initial subflow's, id 0)
+    // at 260 ms, in the middle of a 4 MB download (the wire has no rate
+    // limit: it takes a few round trips)
+    const RM: Nanos = 260 * MS;
+    let mut w = Wire::new(
+        MptcpConfig {
+            removals: vec![remove_addr::AddrRemoval { at: RM, addr: A1 }],
+            ..cfg(PmKind::Fullmesh { per_pair: 1 })
+        },
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+    );
+    w.c.connect(0);
+    w.run(200 * MS);
+    transfer(&mut w, 4_000_000, 30 * SEC);
+    // everything arrives, over the remaining subflow
+    assert_eq!(w.c.recv.delivered, 4_000_000);
+    assert!(w.s.send.fin_acked);
+    // REMOVE_ADDR id 0 went out once, from the client on the A2 subflow
+    let rm: Vec<_> = w
+        .log
+        .iter()
+        .filter(|(_, p)| {
+            p.tcp()
+                .and_then(|s| s.mptcp.as_ref()?.remove_addr())
+                .is_some()
+        })
+        .collect();
+    assert_eq!(rm.len(), 1, "{rm:?}");
+    assert_eq!((rm[0].0, rm[0].1.src), (RM, A2));
+    assert_eq!(
+        rm[0].1.tcp().unwrap().mptcp.as_ref().unwrap().remove_addr(),
+        Some(0)
+    );
+    // both ends closed their A1 subflows: nothing is sent on them once the
+    // REMOVE_ADDR arrived (40 ms one-way on A2)
+    for sf in w.c.sfs.iter().chain(&w.s.sfs) {
+        let a1 = sf.local == A1 || sf.remote == A1;
+        assert_eq!(sf.state == subflow::SfState::Closed, a1, "{sf:?}");
+    }
+    let late = w
+        .log
+        .iter()
+        .filter(|(t, p)| *t > RM + 40 * MS && (p.src == A1 || p.dst == A1))
+        .count();
+    assert_eq!(late, 0);
+    // the server's data in flight on the closed subflow was reinjected
+    let reinjected: u64 =
+        w.s.sfs
+            .iter()
+            .map(|s| s.snd.counters.bytes_reinjected)
+            .sum();
+    assert!(reinjected > 0);
+    // without the removal: nothing is reinjected, both subflows carry data
+    // to the end
+    let mut w = Wire::new(
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+    );
+    w.c.connect(0);
+    w.run(200 * MS);
+    transfer(&mut w, 4_000_000, 30 * SEC);
+    let reinjected: u64 =
+        w.s.sfs
+            .iter()
+            .map(|s| s.snd.counters.bytes_reinjected)
+            .sum();
+    assert_eq!(reinjected, 0);
+    assert!(w.log.iter().any(|(t, p)| *t > RM + 100 * MS && p.src == A1));
+}
+
+#[test]
+fn fastclose_resets_every_subflow_and_both_ends_report_the_abort() {
+    const AT: Nanos = 260 * MS;
+    let mut w = Wire::new(
+        MptcpConfig {
+            fastclose_at: Some(AT),
+            ..cfg(PmKind::Fullmesh { per_pair: 1 })
+        },
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+    );
+    w.c.connect(0);
+    w.run(200 * MS);
+    transfer(&mut w, 4_000_000, 30 * SEC);
+    // the download was cut short
+    assert!(w.c.recv.delivered > 0 && w.c.recv.delivered < 4_000_000);
+    // option B (Linux mptcp_do_fastclose): a RST with MP_FASTCLOSE on
+    // each of the two subflows, at the abort time, and nothing else after
+    let from_client: Vec<_> = w
+        .log
+        .iter()
+        .filter(|(t, p)| *t >= AT && (p.src == A1 || p.src == A2))
+        .collect();
+    assert_eq!(from_client.len(), 2, "{from_client:?}");
+    for (t, p) in &from_client {
+        let s = p.tcp().unwrap();
+        assert_eq!(*t, AT);
+        assert!(s.has(flags::RST) && s.len == 0);
+        assert!(s.mptcp.as_ref().unwrap().fastclose());
+    }
+    // the server stops once the RST arrived (one-way 10 / 40 ms)
+    assert!(!w.log.iter().any(|(t, p)| *t > AT + 40 * MS && p.src == S1));
+    for c in [&w.c, &w.s] {
+        assert_eq!(c.gave_up(), Some("mp_fastclose"));
+        assert!(c.sfs.iter().all(|s| s.state == subflow::SfState::Closed));
+        assert_eq!(c.poll_timeout(), None);
+    }
+    assert!(w.c_events.contains(&AppEvent::Closed));
+    assert!(w.s_events.contains(&AppEvent::Closed));
+    // an abort after the connection closed normally sends nothing
+    let mut w = Wire::new(
+        MptcpConfig {
+            fastclose_at: Some(10 * SEC),
+            ..cfg(PmKind::Fullmesh { per_pair: 1 })
+        },
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+    );
+    w.c.connect(0);
+    w.run(200 * MS);
+    transfer(&mut w, 100_000, 5 * SEC);
+    w.c.close(w.now);
+    w.run(20 * SEC);
+    assert_eq!(w.c.recv.delivered, 100_000);
+    assert_eq!(w.c.gave_up(), None);
+    assert!(!w.log.iter().any(|(_, p)| p.tcp().unwrap().has(flags::RST)));
 }

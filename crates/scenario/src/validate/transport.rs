@@ -146,6 +146,46 @@ fn mptcp(tr: &Transport, npaths: usize, nserver: usize) -> VResult<()> {
         }
         last = c.at_s;
     }
+    if let Some(t) = o.fastclose_at_s {
+        if !t.is_finite() || t < 0.0 {
+            return err(
+                k("fastclose_at_s"),
+                format!("expected a time in s >= 0, found {t}"),
+            );
+        }
+    }
+    let mut last = 0.0;
+    for (i, c) in o.endpoint_removals.iter().enumerate() {
+        let key = format!("{}[{i}]", k("endpoint_removals"));
+        if c.path == 0 || c.path as usize > npaths {
+            return err(
+                format!("{key}.path"),
+                format!(
+                    "expected a client path number from 1 to {npaths}, found {}",
+                    c.path
+                ),
+            );
+        }
+        if !c.at_s.is_finite() || c.at_s < last {
+            return err(
+                format!("{key}.at_s"),
+                format!(
+                    "expected a time in s >= 0 and >= the previous removal's ({last}), found {}",
+                    c.at_s
+                ),
+            );
+        }
+        if o.endpoint_removals[..i].iter().any(|e| e.path == c.path) {
+            return err(
+                format!("{key}.path"),
+                format!(
+                    "client path {} is already removed by an earlier entry",
+                    c.path
+                ),
+            );
+        }
+        last = c.at_s;
+    }
     let upstream = o.path_manager == PathManager::Upstream;
     for (key, list, n, of) in [
         ("endpoints", &o.endpoints, npaths, "client paths"),

@@ -26,6 +26,7 @@ impl MptcpConnection {
                 o.control_mut().capable = Some(MpCapable {
                     sender_key: self.key,
                     receiver_key: self.peer_key,
+                    checksum: self.csum,
                 });
             } else {
                 o.control_mut().join = Some(MpJoin {
@@ -38,6 +39,9 @@ impl MptcpConnection {
         if sf.established() {
             if let Some(b) = sf.prio_pending.take() {
                 o.control_mut().prio_backup = Some(b);
+            }
+            if let Some(id) = self.rm_addr_pending.pop_front() {
+                o.control_mut().remove_addr = Some(id);
             }
             if let Some((id, a, echo)) = self.add_addr_pending.pop_front() {
                 o.control_mut().add_addr = Some(AddAddr {
@@ -61,6 +65,13 @@ impl MptcpConnection {
                     capable: Some(MpCapable {
                         sender_key: self.key,
                         receiver_key: None,
+                        // SYN: what this host requires; SYN/ACK: the
+                        // outcome (the server's sysctl or the SYN's flag A).
+                        checksum: if self.role == Role::Client {
+                            self.cfg.checksum
+                        } else {
+                            self.csum
+                        },
                     }),
                     ..Default::default()
                 })
@@ -140,6 +151,7 @@ impl MptcpConnection {
                 let d = o.dss.get_or_insert_with(Dss::default);
                 d.set_dsn(Some(m.dsn + (tx.seq - m.sseq)));
                 d.map_len = tx.len;
+                d.csum = self.csum;
             }
         }
         self.finish_back(i);
@@ -171,6 +183,9 @@ impl MptcpConnection {
                 d.set_dsn(Some(dsn));
                 d.map_len = 0;
                 d.data_fin = true;
+                // a DATA_FIN-only mapping carries the checksum too
+                // (`mptcp_write_options` writes it for every mapping)
+                d.csum = self.csum;
             }
             p.size = s.header_len();
         }
