@@ -139,11 +139,13 @@ pub fn encode(who: &Who, seg: &TcpSegment, o: &MptcpOptions) -> Encoded {
         }
     }
     if let Some(a) = o.add_addr() {
-        // RFC 8684 section 3.4.1, IPv4, E = 0, with the truncated HMAC.
+        // RFC 8684 section 3.4.1, E = 0, with the truncated HMAC: length 16
+        // (IPv4) or 28 (IPv6), 2 more with a port.
         let port = a.port.unwrap_or(0);
-        let len = if a.port.is_some() { 18 } else { 16 };
+        let addr = crate::ip::addr_bytes(a.ip, a.addr);
+        let len = 8 + addr.len() as u8 + if a.port.is_some() { 6 } else { 4 };
         control.extend_from_slice(&[KIND, len, ADD_ADDR << 4, a.addr_id]);
-        control.extend_from_slice(&a.addr.to_be_bytes());
+        control.extend_from_slice(&addr);
         if a.port.is_some() {
             control.extend_from_slice(&port.to_be_bytes());
         }
@@ -151,7 +153,7 @@ pub fn encode(who: &Who, seg: &TcpSegment, o: &MptcpOptions) -> Encoded {
             who.key_sender(),
             who.key_peer(),
             a.addr_id,
-            a.addr,
+            &addr,
             port,
         ));
     }
@@ -323,6 +325,7 @@ mod tests {
                 addr_id: 2,
                 addr: 0x0a00_0102,
                 port: None,
+                ip: Default::default(),
             }),
             ..Default::default()
         });

@@ -13,7 +13,7 @@ fn tcp_packet(s: TcpSegment) -> Packet {
         src: addr(10, 0, 0, 2),
         dst: addr(10, 1, 0, 2),
         flow: 3,
-        size: s.header_len() + s.len,
+        size: s.header_len(mptlab_core::packet::IpVersion::V4) + s.len,
         payload: Payload::Tcp(s),
     }
 }
@@ -149,7 +149,15 @@ fn sctp_crc32c_verifies_and_gaps_are_offsets() {
         unreachable!()
     };
     let mut out = Vec::new();
-    sctp::encode(&Messages::default(), 1, false, &p, sp, &mut out);
+    sctp::encode(
+        mptlab_core::packet::IpVersion::V4,
+        &Messages::default(),
+        1,
+        false,
+        &p,
+        sp,
+        &mut out,
+    );
     assert_eq!(out.len() as u32, p.size);
     let mut b = out[20..].to_vec();
     let got = u32::from_le_bytes(b[8..12].try_into().unwrap());

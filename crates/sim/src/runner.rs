@@ -154,6 +154,7 @@ pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
     };
     Ok(TcpConfig {
         mtu: t.mtu_bytes,
+        ip: t.ip(),
         cc,
         initial_cwnd: t.initial_cwnd_packets,
         sack: t.sack,
@@ -292,8 +293,8 @@ impl FlowFactory {
         let (c, s, proto): (Box<dyn Endpoint>, Box<dyn Endpoint>, &str) =
             if udp || self.protocol == sc::Protocol::Udp {
                 (
-                    Box::new(UdpEndpoint::new(flow, ca, cp, sa, sp)),
-                    Box::new(UdpEndpoint::new(flow, sa, sp, ca, cp)),
+                    Box::new(UdpEndpoint::new(flow, ca, cp, sa, sp).with_ip(self.tcp.ip)),
+                    Box::new(UdpEndpoint::new(flow, sa, sp, ca, cp).with_ip(self.tcp.ip)),
                     "udp",
                 )
             } else if let Some(cfg) = &self.mptcp {
@@ -395,6 +396,7 @@ pub fn sctp_config(t: &sc::Transport, seed: u64) -> Result<SctpConfig, String> {
     let mut c = preset.config(snd, rcv);
     c.cmt = cmt;
     c.mtu = t.mtu_bytes;
+    c.ip = t.ip();
     c.seed = seed;
     // Unset keys keep the preset's value.
     c.scheduler = o.scheduler.unwrap_or(c.scheduler);
@@ -637,7 +639,7 @@ fn message_app(
     let udp = ff.protocol == sc::Protocol::Udp;
     let f = ff.add(w, "fg".into(), Role::Foreground, app, cl, ca, sv, sa, udp)?;
     if udp {
-        w.add_app(Box::new(UdpApp::new(f, snd, sched, true)));
+        w.add_app(Box::new(UdpApp::new(f, snd, sched, true).ip(ff.tcp.ip)));
     } else {
         // Connect at time 0 so the connection is up when messages start.
         // SCTP is message-oriented: one write per message, whole or not at all.
@@ -681,6 +683,7 @@ fn background(
         sndbuf: t.sndbuf_kib as u64 * 1024,
         rcvbuf: t.rcvbuf_kib as u64 * 1024,
         mtu: t.mtu_bytes,
+        ip: t.ip(),
         ..TcpConfig::default()
     };
     let mut bg_ff = FlowFactory {
@@ -749,7 +752,9 @@ fn background(
                     start,
                     None,
                 );
-                w.add_app(Box::new(UdpApp::new(f, snd, Box::new(sched), false)));
+                w.add_app(Box::new(
+                    UdpApp::new(f, snd, Box::new(sched), false).ip(bg_ff.tcp.ip),
+                ));
             }
         }
     }

@@ -44,6 +44,7 @@ impl MptcpConnection {
                     addr_id: id,
                     addr: a,
                     port: None,
+                    ip: self.cfg.tcp.ip,
                 });
             }
         }
@@ -164,6 +165,7 @@ impl MptcpConnection {
         let Some(i) = self.best_subflow() else { return };
         let dsn = self.send.write_seq;
         self.build_ack(i, now);
+        let ip = self.cfg.tcp.ip;
         if let Some(p) = self.out.back_mut() {
             let s = seg_mut(p);
             if let Some(d) = s.mptcp.as_mut().and_then(|o| o.dss.as_mut()) {
@@ -171,7 +173,7 @@ impl MptcpConnection {
                 d.map_len = 0;
                 d.data_fin = true;
             }
-            p.size = s.header_len();
+            p.size = s.header_len(ip);
         }
         let srtt = self.sfs[i].snd.rtt.srtt;
         self.fin_timer = Some(now + (2 * srtt).max(200 * MS));
