@@ -284,9 +284,9 @@ fn emulated_capture_matches_emulate() {
 
 /// What `simulated_capture_matches_run` compares for one scenario.
 struct SimCheck {
-    /// `ooo_segments` (receiver side; analyze has no SCTP receiver model).
+    /// `ooo_segments` (receiver side).
     ooo: bool,
-    /// seed 002's out-of-order metrics (analyze has none for SCTP).
+    /// seed 002's out-of-order metrics (`ofo_*`, `hol_blocking_ms`).
     ofo: bool,
     /// every delivered message's times and the delay statistics.
     messages: bool,
@@ -521,8 +521,16 @@ fn simulated_capture_matches_run() {
     );
     // SCTP and CMT-SCTP video: per-path sender counts, every message's
     // delay (framing at each message's first fragment, delivery by the
-    // model's reassembly in analyze's sctp_rx.rs)
-    for (name, proto) in [("sctp", "sctp"), ("cmt-sctp", "cmt-sctp")] {
+    // model's reassembly in analyze's sctp_rx.rs), the receiver's
+    // out-of-order chunks per path and its TSN-level out-of-order delay and
+    // head-of-line time (sctp_rx.rs, as the model's track_reordering)
+    // (CMT-SCTP also over IPv6: IPv6 address parameters in INIT, 20 bytes
+    // smaller DATA chunks)
+    for (name, proto, ip) in [
+        ("sctp", "sctp", 4),
+        ("cmt-sctp", "cmt-sctp", 4),
+        ("cmt-sctp-ipv6", "cmt-sctp", 6),
+    ] {
         sim_vs_capture(
             &d,
             name,
@@ -532,10 +540,12 @@ fn simulated_capture_matches_run() {
                 "scenario.duration_s=8",
                 "--set",
                 &format!("transport.protocol={proto}"),
+                "--set",
+                &format!("transport.ip_version={ip}"),
             ],
             SimCheck {
-                ooo: false,
-                ofo: false,
+                ooo: true,
+                ofo: true,
                 messages: true,
                 exercises: "bytes_retransmitted",
             },
