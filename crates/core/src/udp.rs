@@ -129,3 +129,19 @@ impl Endpoint for UdpEndpoint {
         Vec::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ipv6_datagrams_carry_20_bytes_less() {
+        for (ip, most) in [(IpVersion::V4, 1472), (IpVersion::V6, 1452)] {
+            let mut ep = UdpEndpoint::new(0, 1, 5000, 2, 80).with_ip(ip);
+            assert_eq!(ep.write(0, 4000), most);
+            let p = ep.poll_transmit(0).unwrap();
+            assert_eq!(p.size, 1500, "{ip:?}");
+            assert_eq!(max_udp_payload(ip), most as u32);
+        }
+    }
+}
