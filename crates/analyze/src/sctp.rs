@@ -36,6 +36,9 @@ pub struct SctpPacket<'a> {
     pub chunks: Vec<Chunk<'a>>,
     /// The walk stopped at a chunk cut by the snap length or malformed.
     pub cut: bool,
+    /// The sender's Initial TSN, from an INIT or INIT ACK chunk (RFC 9260
+    /// 3.3.2/3.3.3: after the tag, a_rwnd and the stream counts).
+    pub initial_tsn: Option<u32>,
 }
 
 /// Chunk type names (RFC 9260 3.2 and the IANA registry) for reports.
@@ -69,6 +72,7 @@ pub fn parse_sctp(p: &[u8], cut: usize) -> Result<SctpPacket<'_>, Skip> {
         vtag: u32::from_be_bytes([h[4], h[5], h[6], h[7]]),
         chunks: Vec::new(),
         cut: false,
+        initial_tsn: None,
     };
     let be16 = |b: &[u8], i: usize| u16::from_be_bytes([b[i], b[i + 1]]);
     let be32 = |b: &[u8], i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
@@ -113,6 +117,10 @@ pub fn parse_sctp(p: &[u8], cut: usize) -> Result<SctpPacket<'_>, Skip> {
                     gaps,
                     dups: be16(avail, 14),
                 });
+            }
+            1 | 2 if whole && clen >= 20 => {
+                pkt.initial_tsn = Some(be32(avail, 16));
+                pkt.chunks.push(Chunk::Other { ty });
             }
             _ if whole => pkt.chunks.push(Chunk::Other { ty }),
             _ => {

@@ -6,15 +6,26 @@
 //! in capture order. A message counts as delivered when the chunk that lets
 //! the receiver deliver it passes the capture point.
 //!
+//! The receiver's out-of-order delay and head-of-line time (seed 002's
+//! metric, `run`'s `ofo_*` and `hol_blocking_ms` for SCTP) are measured as
+//! the model measures them (`SctpAssociation::track_reordering`): TSNs
+//! relative to the sender's Initial TSN (from its INIT / INIT ACK, else
+//! the first TSN seen), the model's own `TsnTracker` for the cumulative
+//! TSN, a chunk at the next expected TSN waits 0, one above it waits
+//! until the cumulative TSN reaches it; head-of-line time is the time
+//! gaps exist, counted when they close.
+//!
 //! Not recovered: unordered messages (U bit: the wire does not say which
 //! fragments form one message beyond TSN adjacency) and partial delivery
 //! (started by the receiver's buffer pressure, which the packets do not
 //! show).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 
+use mptlab_core::delay_stats::DelayStats;
 use mptlab_core::sctp::chunk::DataChunk;
 use mptlab_core::sctp::recv::{DeliveredMsg, Reassembly};
+use mptlab_core::sctp::sack::TsnTracker;
 use mptlab_core::traffic::framing::{parse_hdr, HDR_LEN};
 
 use crate::track::MsgRec;
@@ -47,13 +58,90 @@ pub struct SctpRx {
     delivered: u64,
     /// Unordered chunks (not analysed).
     pub unordered: u64,
+    /// The sender's Initial TSN, if its INIT / INIT ACK was captured.
+    pub initial_tsn: Option<u32>,
+    /// TSN bookkeeping of the receiver (the model's).
+    tsns: TsnTracker,
+    /// Highest model TSN seen (unwrapping reference).
+    hi: u64,
+    /// Out-of-order TSNs waiting for the cumulative TSN, by TSN, with
+    /// their arrival time.
+    waiting: VecDeque<(u64, i128)>,
+    pub ofo_delays: DelayStats,
+    pub hol_ns: u64,
+    gap_since: Option<i128>,
 }
 
 impl SctpRx {
     /// A DATA chunk passing the capture point at `t`; delivered, framed
-    /// messages go to `msgs`.
+    /// messages go to `msgs`. True if the chunk arrived above the next
+    /// expected TSN (the model's `ooo_segments`).
     #[allow(clippy::too_many_arguments)]
     pub fn data(
+        &mut self,
+        t: i128,
+        tsn: u32,
+        flags: u8,
+        stream: u16,
+        ssn: u16,
+        data: &[u8],
+        len: u32,
+        msgs: &mut Vec<MsgRec>,
+    ) -> bool {
+        let ooo = self.reordering(t, tsn);
+        self.messages(t, tsn, flags, stream, ssn, data, len, msgs);
+        ooo
+    }
+
+    /// Out-of-order delay and head-of-line time, as the model's receiver
+    /// (`track_reordering`, called for every new TSN, ordered or not).
+    fn reordering(&mut self, t: i128, tsn: u32) -> bool {
+        let base = *self.initial_tsn.get_or_insert(tsn);
+        let rel = tsn.wrapping_sub(base);
+        // the 64-bit TSN nearest the highest seen with these low 32 bits
+        let tsn = [
+            (self.hi & !0xffff_ffff).wrapping_sub(1 << 32),
+            self.hi & !0xffff_ffff,
+            (self.hi & !0xffff_ffff) + (1 << 32),
+        ]
+        .into_iter()
+        .map(|b| b | rel as u64)
+        .filter(|&c| c < 1 << 62)
+        .min_by_key(|&c| c.abs_diff(self.hi))
+        .unwrap_or(rel as u64);
+        let expected = self.tsns.cum.map_or(0, |c| c + 1);
+        if !self.tsns.on_tsn(tsn) {
+            return false; // duplicate (RFC 9260 6.2)
+        }
+        self.hi = self.hi.max(tsn);
+        if tsn == expected {
+            self.ofo_delays.push(0);
+        } else {
+            let pos = self.waiting.partition_point(|&(w, _)| w < tsn);
+            self.waiting.insert(pos, (tsn, t));
+        }
+        let cum = self.tsns.cum;
+        while let Some(&(w, at)) = self.waiting.front() {
+            if cum.is_none_or(|c| w > c) {
+                break;
+            }
+            self.waiting.pop_front();
+            self.ofo_delays.push((t - at).max(0) as u64);
+        }
+        match (self.tsns.has_gaps(), self.gap_since) {
+            (true, None) => self.gap_since = Some(t),
+            (false, Some(since)) => {
+                self.hol_ns += (t - since).max(0) as u64;
+                self.gap_since = None;
+            }
+            _ => {}
+        }
+        tsn != expected
+    }
+
+    /// Reassembly and delivery of the framed messages.
+    #[allow(clippy::too_many_arguments)]
+    fn messages(
         &mut self,
         t: i128,
         tsn: u32,
@@ -141,7 +229,28 @@ fn unwrap16(reference: u64, v: u16) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::unwrap16;
+    use super::{unwrap16, SctpRx};
+
+    #[test]
+    fn out_of_order_delay_and_hol_as_the_model() {
+        // initial TSN 0xffff_fffe (wraps): TSN +0 at 0 ns, +2 at 10 ns
+        // (above the next expected), +1 at 30 ns fills the gap
+        let mut rx = SctpRx {
+            initial_tsn: Some(0xffff_fffe),
+            ..Default::default()
+        };
+        let mut msgs = Vec::new();
+        let mut at = |rx: &mut SctpRx, t, tsn: u32| rx.data(t, tsn, 3, 0, 0, &[], 10, &mut msgs);
+        assert!(!at(&mut rx, 0, 0xffff_fffe));
+        assert!(at(&mut rx, 10, 0));
+        assert!(!at(&mut rx, 30, 0xffff_ffff));
+        assert!(!at(&mut rx, 40, 0xffff_ffff), "duplicate: not counted");
+        assert_eq!(rx.ofo_delays.len(), 3, "one delay per new TSN");
+        let s = rx.ofo_delays.summary().unwrap();
+        assert!((s.fraction_positive - 1.0 / 3.0).abs() < 1e-12);
+        assert!((s.mean_ms - 20e-6 / 3.0).abs() < 1e-15, "{}", s.mean_ms);
+        assert_eq!(rx.hol_ns, 20, "a gap from 10 to 30 ns");
+    }
 
     #[test]
     fn ssn_unwraps_near_the_last() {

@@ -209,7 +209,9 @@ pub fn to_run_output(run: u32, fa: &FileAnalysis, opts: &Options) -> RunOutput {
                 ])
                 .expect("messages schema");
         }
-        if f.protocol == "mptcp" {
+        if f.protocol == "mptcp" || (f.protocol == "sctp" && !f.ofo_delays.is_empty()) {
+            // as run: MPTCP's connection-level and SCTP's TSN-level
+            // out-of-order queues (a receiver that got data)
             any_mp = true;
             ofo.merge(&f.ofo_delays);
             hol += f.hol_ns;

@@ -420,3 +420,51 @@ fn fuzz_regressions() {
     // the option one: a 5-octet ADD_ADDR (its length minus the HMAC underflowed)
     assert!(crate::mptcp::parse_mptcp(&[30, 5, 0x30, 1, 2]).is_err());
 }
+
+/// A tcpdump capture of an IPv6 TCP connection on Ethernet (link type 1,
+/// microsecond pcap): SYN, SYN/ACK, ACK, 1000 bytes from the server sent
+/// twice (a retransmission), the client's ACK.
+#[test]
+fn ipv6_tcpdump_capture_over_ethernet() {
+    use etherparse::PacketBuilder;
+    let c: [u8; 16] = "2001:db8:1::10"
+        .parse::<std::net::Ipv6Addr>()
+        .unwrap()
+        .octets();
+    let s: [u8; 16] = "2001:db8:2::20"
+        .parse::<std::net::Ipv6Addr>()
+        .unwrap()
+        .octets();
+    let eth = |from_client: bool| {
+        let (a, b) = if from_client { (c, s) } else { (s, c) };
+        PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2]).ipv6(a, b, 64)
+    };
+    let frame = |b: etherparse::PacketBuilderStep<etherparse::TcpHeader>, pl: &[u8]| {
+        let mut v = Vec::new();
+        b.write(&mut v, pl).unwrap();
+        v
+    };
+    let data = vec![0u8; 1000];
+    let pkts = [
+        frame(eth(true).tcp(40000, 443, 100, 65535).syn(), &[]),
+        frame(eth(false).tcp(443, 40000, 500, 65535).syn().ack(101), &[]),
+        frame(eth(true).tcp(40000, 443, 101, 65535).ack(501), &[]),
+        frame(eth(false).tcp(443, 40000, 501, 65535).ack(101), &data),
+        frame(eth(false).tcp(443, 40000, 501, 65535).ack(101), &data),
+        frame(eth(true).tcp(40000, 443, 101, 65535).ack(1501), &[]),
+    ];
+    let recs: Vec<(u64, Vec<u8>, u32)> = pkts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (i as u64 * 10 * MS, p.clone(), p.len() as u32))
+        .collect();
+    let fa = analyze_bytes("v6.pcap", &pcap(1, &recs), &Options::default()).unwrap();
+    assert_eq!(fa.analysed, 6, "{:?}", fa.skipped);
+    assert_eq!(fa.flows.len(), 1);
+    let f = &fa.flows[0];
+    assert_eq!(f.protocol, "tcp");
+    assert_eq!(f.paths[0].client_addr, std::net::IpAddr::from(c));
+    assert_eq!(f.paths[0].server_addr, std::net::IpAddr::from(s));
+    let srv = &f.paths[0].dir[1];
+    assert_eq!((srv.bytes, srv.bytes_retransmitted), (2000, 1000));
+}

@@ -227,6 +227,13 @@ impl Tracker {
             if f.rec.protocol != "mptcp" {
                 f.rec.ofo_delays = Default::default();
             }
+            if let Some(rx) = &f.sctp_rx {
+                // SCTP: the receivers' TSN-level out-of-order queues
+                for r in rx.iter() {
+                    f.rec.ofo_delays.merge(&r.ofo_delays);
+                    f.rec.hol_ns += r.hol_ns;
+                }
+            }
             out.push(f.rec);
         }
         out
@@ -586,7 +593,14 @@ impl Tracker {
                 fl.rec.paths.len() - 1
             }
         };
+        if let Some(it) = s.initial_tsn {
+            // the INIT (client) or INIT ACK (server) names the TSNs its
+            // sender's DATA starts from
+            let rx = fl.sctp_rx.get_or_insert_with(Default::default);
+            rx[side].initial_tsn.get_or_insert(it);
+        }
         let tsns = &mut self.sctp.get_mut(&key).unwrap().1;
+        let mut ooo = 0;
         let st = &mut fl.rec.paths[pi].dir[side];
         st.packets += 1;
         let mut data = false;
@@ -602,7 +616,7 @@ impl Tracker {
             } = ch
             {
                 let rx = fl.sctp_rx.get_or_insert_with(Default::default);
-                rx[side].data(
+                ooo += rx[side].data(
                     t,
                     *tsn,
                     *flags,
@@ -611,7 +625,7 @@ impl Tracker {
                     bytes,
                     *len,
                     &mut fl.rec.msgs,
-                );
+                ) as u64;
                 data = true;
                 st.bytes += *len as u64;
                 st.sends.push((t, *len as u64));
@@ -635,6 +649,8 @@ impl Tracker {
         if data {
             st.data_packets += 1;
         }
+        // a receiver counter: the other side received them out of order
+        fl.rec.paths[pi].dir[1 - side].ooo_segments += ooo;
     }
 }
 

@@ -59,11 +59,12 @@ pub fn join_hmac(key_sender: u64, key_peer: u64, r_sender: u32, r_peer: u32) -> 
 /// ADD_ADDR HMAC (RFC 8684 section 3.4.1): HMAC(Key=(Key-A+Key-B),
 /// Msg=(Address ID + IP address + port, two zero octets without a port)),
 /// truncated to its rightmost 64 bits (Linux `add_addr_generate_hmac`).
-pub fn add_addr_hmac(key_sender: u64, key_peer: u64, id: u8, addr: u32, port: u16) -> [u8; 8] {
-    let mut msg = [0u8; 7];
-    msg[0] = id;
-    msg[1..5].copy_from_slice(&addr.to_be_bytes());
-    msg[5..].copy_from_slice(&port.to_be_bytes());
+pub fn add_addr_hmac(key_sender: u64, key_peer: u64, id: u8, addr: &[u8], port: u16) -> [u8; 8] {
+    // Address ID, the address (4 bytes IPv4, 16 IPv6), the port.
+    let mut msg = Vec::with_capacity(19);
+    msg.push(id);
+    msg.extend_from_slice(addr);
+    msg.extend_from_slice(&port.to_be_bytes());
     let h = hmac(key_sender, key_peer, &msg);
     h[24..].try_into().expect("8 bytes")
 }

@@ -12,13 +12,16 @@
 //! recorded when the host hands it to its interface (before the link's
 //! queue and loss, so a packet the network drops still appears, as at the
 //! sending socket), a packet it receives when it arrives. Link type raw
-//! IPv4 (LINKTYPE_RAW), nanosecond timestamps since the start of the run.
+//! IP (LINKTYPE_RAW: IPv4 or IPv6 as `transport.ip_version` says, IPv6
+//! addresses mapped from the IPv4 plan by [`ip::v6`]), nanosecond
+//! timestamps since the start of the run.
 //!
 //! Payload bytes are zeros, except that the traffic agent's 24-byte framing
 //! header is written at each message start (see [`messages`]); with a snap
 //! length, frames are cut after that many bytes (checksums stay those of
 //! the whole packet).
 
+pub mod ip;
 pub mod keys;
 pub mod messages;
 pub mod mptcp;
@@ -29,7 +32,7 @@ mod writer;
 
 use std::path::{Path, PathBuf};
 
-use mptlab_core::packet::{Packet, Payload};
+use mptlab_core::packet::{IpVersion, Packet, Payload};
 use mptlab_core::Nanos;
 
 pub use messages::Messages;
@@ -44,6 +47,8 @@ pub struct Options {
     pub snaplen: u32,
     /// The run's seed: keys, nonces and ISNs are drawn from it.
     pub seed: u64,
+    /// The IP version the packets are written in (the model's).
+    pub ip: IpVersion,
 }
 
 /// Counts of what was written.
@@ -58,6 +63,7 @@ pub struct Stats {
 /// The capture of one run: one pcapng file per host.
 pub struct Capture {
     seed: u64,
+    ip: IpVersion,
     snaplen: u32,
     files: writer::Files,
     tcp: tcp::TcpState,
@@ -70,12 +76,13 @@ pub struct Capture {
 impl Capture {
     /// Create the files of `hosts` in `opts.dir`.
     pub fn create(opts: &Options, hosts: &[HostIfaces]) -> Result<Capture, String> {
-        let files = writer::Files::create(&opts.dir, hosts, opts.snaplen)?;
+        let files = writer::Files::create(&opts.dir, hosts, opts.snaplen, opts.ip)?;
         Ok(Capture {
             seed: opts.seed,
+            ip: opts.ip,
             snaplen: opts.snaplen,
             files,
-            tcp: tcp::TcpState::default(),
+            tcp: tcp::TcpState::new(opts.ip),
             messages: Messages::default(),
             buf: Vec::with_capacity(2048),
             stats: Stats::default(),
@@ -107,10 +114,18 @@ impl Capture {
                 s,
                 &mut self.buf,
             ),
-            Payload::Sctp(s) => {
-                sctp::encode(&self.messages, self.seed, from_client, p, s, &mut self.buf)
+            Payload::Sctp(s) => sctp::encode(
+                self.ip,
+                &self.messages,
+                self.seed,
+                from_client,
+                p,
+                s,
+                &mut self.buf,
+            ),
+            Payload::Udp(d) => {
+                udp::encode(self.ip, &self.messages, from_client, p, d, &mut self.buf)
             }
-            Payload::Udp(d) => udp::encode(&self.messages, from_client, p, d, &mut self.buf),
         }
         let cut = if self.snaplen > 0 {
             self.buf.len().min(self.snaplen as usize)

@@ -193,23 +193,29 @@ pub fn encode(who: &Who, seg: &TcpSegment, o: &MptcpOptions) -> Encoded {
         }
     }
     if let Some(a) = o.add_addr() {
-        // RFC 8684 section 3.4.1, IPv4: E = 0 with the truncated HMAC, or
-        // the echo (E = 1) without it.
+        // RFC 8684 section 3.4.1: E = 0 with the truncated HMAC, or the echo
+        // (E = 1) without it; a 4-byte (IPv4) or 16-byte (IPv6) address, 2
+        // more bytes with a port.
         let port = a.port.unwrap_or(0);
-        let len = if a.port.is_some() { 10 } else { 8 } + if a.echo { 0 } else { 8 };
+        let addr = crate::ip::addr_bytes(a.ip, a.addr);
+        let len = 4
+            + addr.len() as u8
+            + if a.port.is_some() { 2 } else { 0 }
+            + if a.echo { 0 } else { 8 };
         control.extend_from_slice(&[KIND, len, (ADD_ADDR << 4) | a.echo as u8, a.addr_id]);
-        control.extend_from_slice(&a.addr.to_be_bytes());
+        control.extend_from_slice(&addr);
         if a.port.is_some() {
             control.extend_from_slice(&port.to_be_bytes());
         }
     }
     if let Some(a) = o.add_addr().filter(|a| !a.echo) {
         let port = a.port.unwrap_or(0);
+        let addr = crate::ip::addr_bytes(a.ip, a.addr);
         control.extend_from_slice(&keys::add_addr_hmac(
             who.key_sender(),
             who.key_peer(),
             a.addr_id,
-            a.addr,
+            &addr,
             port,
         ));
     }
@@ -456,6 +462,7 @@ mod tests {
                 addr: 0x0a00_0102,
                 port: None,
                 echo: false,
+                ip: Default::default(),
             }),
             ..Default::default()
         });

@@ -4,13 +4,13 @@
 //! direction drawn from the seed; SSNs are their low 16 bits.
 
 use etherparse::IpNumber;
-use mptlab_core::packet::Packet;
+use mptlab_core::packet::{IpVersion, Packet};
 use mptlab_core::sctp::chunk::{Chunk, SackChunk, SctpPacket};
 use mptlab_core::FlowId;
 
+use crate::ip::{v6, Ip};
 use crate::keys;
 use crate::messages::Messages;
-use crate::tcp::ipv4;
 
 /// Initial TSN of the side that is (or is not) the client.
 fn initial_tsn(seed: u64, flow: FlowId, client: bool) -> u32 {
@@ -26,8 +26,9 @@ fn u32_of(v: u64) -> u32 {
     v.min(u32::MAX as u64) as u32
 }
 
-/// Write the IPv4 packet of an SCTP packet into `out`.
+/// Write the IP packet of an SCTP packet into `out`.
 pub fn encode(
+    ip: IpVersion,
     msgs: &Messages,
     seed: u64,
     from_client: bool,
@@ -50,12 +51,14 @@ pub fn encode(
                 a_rwnd,
                 addrs,
                 nr_sack,
+                ip: fam,
             }
             | Chunk::InitAck {
                 init_tag,
                 a_rwnd,
                 addrs,
                 nr_sack,
+                ip: fam,
                 ..
             } => {
                 let ty = if matches!(c, Chunk::Init { .. }) {
@@ -76,9 +79,15 @@ pub fn encode(
                     b.extend_from_slice(&[0; 24]);
                 }
                 for a in addrs {
-                    // IPv4 Address parameter (type 5, section 3.3.2.1).
-                    b.extend_from_slice(&[0, 5, 0, 8]);
-                    b.extend_from_slice(&a.to_be_bytes());
+                    if *fam == IpVersion::V6 {
+                        // IPv6 Address parameter (type 6, section 3.3.2.1).
+                        b.extend_from_slice(&[0, 6, 0, 20]);
+                        b.extend_from_slice(&v6(*a));
+                    } else {
+                        // IPv4 Address parameter (type 5, section 3.3.2.1).
+                        b.extend_from_slice(&[0, 5, 0, 8]);
+                        b.extend_from_slice(&a.to_be_bytes());
+                    }
                 }
                 if *nr_sack {
                     // Supported Extensions (RFC 5061 section 4.2.7) naming
@@ -139,7 +148,7 @@ pub fn encode(
     // order of RFC 9260 appendix A (as Linux `sctp_compute_cksum`).
     let crc = crc32c::crc32c(&b);
     b[8..12].copy_from_slice(&crc.to_le_bytes());
-    let ip = ipv4(p.src, p.dst, IpNumber::SCTP, b.len());
+    let ip = Ip::new(ip, p.src, p.dst, IpNumber::SCTP, b.len());
     out.clear();
     let mut w = &mut *out;
     ip.write(&mut w).expect("vec");

@@ -5,14 +5,16 @@
 //! without Linux's alignment NOPs, padded only at the end: the model counts
 //! option bytes unaligned (`TcpSegment::options_len`), and packed options
 //! give frames exactly the size the simulated links serialised. Then the
-//! IPv4 and TCP headers with valid checksums (etherparse).
+//! IP (v4 or v6, `crate::ip`) and TCP headers with valid checksums
+//! (etherparse).
 
 use std::collections::HashMap;
 
-use etherparse::{IpNumber, Ipv4Header, TcpHeader};
-use mptlab_core::packet::{flags, Addr, Packet, TcpSegment};
+use etherparse::{IpNumber, TcpHeader};
+use mptlab_core::packet::{flags, Addr, IpVersion, Packet, TcpSegment};
 use mptlab_core::FlowId;
 
+use crate::ip::Ip;
 use crate::keys;
 use crate::messages::Messages;
 use crate::mptcp::{self, Who};
@@ -27,12 +29,21 @@ type Dir = (Addr, u16, Addr, u16);
 /// (RFC 7323 section 2.2).
 #[derive(Default)]
 pub struct TcpState {
+    /// The IP version the segments are written in.
+    pub ip: IpVersion,
     wscale: HashMap<Dir, Option<u8>>,
     /// DSS options with a mapping that did not fit beside other options.
     pub dss_left_out: u64,
 }
 
 impl TcpState {
+    pub fn new(ip: IpVersion) -> TcpState {
+        TcpState {
+            ip,
+            ..Default::default()
+        }
+    }
+
     fn shift(&self, d: Dir) -> u8 {
         let rev = (d.2, d.3, d.0, d.1);
         match (self.wscale.get(&d), self.wscale.get(&rev)) {
@@ -66,7 +77,7 @@ fn ms(t: u64) -> u32 {
     (t / 1_000_000) as u32
 }
 
-/// Write the IPv4 packet of a TCP segment into `out` (cleared first).
+/// Write the IP packet of a TCP segment into `out` (cleared first).
 pub fn encode(
     st: &mut TcpState,
     msgs: &Messages,
@@ -197,7 +208,7 @@ pub fn encode(
     th.window_size = (s.window >> shift).min(65535) as u16;
     // 20 bytes of fixed header plus the options (already padded to 4)
     let tcp_len = 20 + n + s.len as usize;
-    let ip = ipv4(p.src, p.dst, IpNumber::TCP, tcp_len);
+    let ip = Ip::new(st.ip, p.src, p.dst, IpNumber::TCP, tcp_len);
     out.clear();
     out.resize(ip.header_len() + tcp_len, 0);
     let payload_at = ip.header_len() + 20 + n;
@@ -221,25 +232,8 @@ pub fn encode(
     th.set_options_raw(&opt[..n])
         .expect("at most 40 bytes of options");
     debug_assert_eq!(th.header_len(), 20 + n);
-    th.checksum = th
-        .calc_checksum_ipv4(&ip, &out[payload_at..])
-        .expect("segment fits");
+    th.checksum = ip.tcp_checksum(&th, &out[payload_at..]);
     let mut w = &mut out[..payload_at];
     ip.write(&mut w).expect("buffer sized");
     th.write(&mut w).expect("buffer sized");
-}
-
-/// An IPv4 header (TTL 64, DF set as Linux sends TCP) with its checksum.
-pub fn ipv4(src: Addr, dst: Addr, proto: IpNumber, payload: usize) -> Ipv4Header {
-    let mut ip = Ipv4Header::new(
-        payload as u16,
-        64,
-        proto,
-        src.to_be_bytes(),
-        dst.to_be_bytes(),
-    )
-    .expect("payload fits in an IPv4 packet");
-    ip.dont_fragment = true;
-    ip.header_checksum = ip.calc_header_checksum();
-    ip
 }

@@ -16,6 +16,8 @@ use pcap_file::pcapng::blocks::interface_description::{
 use pcap_file::pcapng::PcapNgWriter;
 use pcap_file::DataLink;
 
+use mptlab_core::packet::IpVersion;
+
 /// A host and the links it is attached to: (link index, link name, the
 /// host's address on it).
 #[derive(Clone, Debug)]
@@ -33,7 +35,12 @@ pub struct Files {
 }
 
 impl Files {
-    pub fn create(dir: &Path, hosts: &[HostIfaces], snaplen: u32) -> Result<Files, String> {
+    pub fn create(
+        dir: &Path,
+        hosts: &[HostIfaces],
+        snaplen: u32,
+        ip: IpVersion,
+    ) -> Result<Files, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("capture: {}: {e}", dir.display()))?;
         let mut files = Vec::new();
         let mut ifaces = HashMap::new();
@@ -48,10 +55,19 @@ impl Files {
                     // 10^-9 s: the simulator's nanoseconds, exactly
                     InterfaceDescriptionOption::IfTsResol(9),
                 ];
-                if let Some(a) = addr {
-                    let mut v = a.to_be_bytes().to_vec();
-                    v.extend_from_slice(&[255, 255, 255, 255]);
-                    options.push(InterfaceDescriptionOption::IfIpv4Addr(Cow::Owned(v)));
+                match (addr, ip) {
+                    (Some(a), IpVersion::V4) => {
+                        let mut v = a.to_be_bytes().to_vec();
+                        v.extend_from_slice(&[255, 255, 255, 255]);
+                        options.push(InterfaceDescriptionOption::IfIpv4Addr(Cow::Owned(v)));
+                    }
+                    (Some(a), IpVersion::V6) => {
+                        // if_IPv6addr: address and prefix length (pcapng 4.2).
+                        let mut v = crate::ip::v6(*a).to_vec();
+                        v.push(128);
+                        options.push(InterfaceDescriptionOption::IfIpv6Addr(Cow::Owned(v)));
+                    }
+                    (None, _) => {}
                 }
                 let idb = InterfaceDescriptionBlock {
                     linktype: DataLink::RAW,

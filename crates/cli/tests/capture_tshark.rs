@@ -30,6 +30,12 @@
 //!   4 subflows, nothing after, `connections_aborted.mp_fastclose` in the
 //!   summary.
 //!
+//! The same library again over IPv6 (`transport.ip_version = 6`): IPv6
+//! headers (no header checksum to verify), TCP/UDP checksums over the IPv6
+//! pseudo-header, ADD_ADDR carrying an IPv6 address, SCTP INIT/INIT-ACK
+//! with IPv6 address parameters, the same mptcp.stream, mapping and
+//! retransmission checks.
+//!
 //! Skips, saying why, if tshark is not installed (scripts/setup.sh installs it).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -105,8 +111,13 @@ fn csv(path: &Path) -> Vec<BTreeMap<String, String>> {
         .collect()
 }
 
-fn run(scenario: &Path, dir: &Path) -> PathBuf {
-    run_with(scenario, dir, &[])
+fn run(scenario: &Path, dir: &Path, v6: bool) -> PathBuf {
+    let extra: &[&str] = if v6 {
+        &["--set", "transport.ip_version=6"]
+    } else {
+        &[]
+    };
+    run_with(scenario, dir, extra)
 }
 
 fn run_with(scenario: &Path, dir: &Path, extra: &[&str]) -> PathBuf {
@@ -132,9 +143,22 @@ fn run_with(scenario: &Path, dir: &Path, extra: &[&str]) -> PathBuf {
     cap.join("run-0")
 }
 
+/// The scenario (IPv4) address of an address tshark printed: the
+/// simulator's IPv6 captures write the plan inside 2001:db8::/96.
+fn plan_addr(a: &str) -> String {
+    match a.parse::<std::net::Ipv6Addr>() {
+        Ok(v6) => {
+            let o = v6.octets();
+            assert_eq!(o[..12], [0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0], "{a}");
+            std::net::Ipv4Addr::new(o[12], o[13], o[14], o[15]).to_string()
+        }
+        Err(_) => a.to_string(),
+    }
+}
+
 /// No malformed packet, every checksum validated good, no expert warning
-/// outside the Sequence group.
-fn check_clean(f: &Path) -> usize {
+/// outside the Sequence group; every packet of the IP version asked.
+fn check_clean(f: &Path, v6: bool) -> usize {
     let total = count(f, "");
     assert!(total > 10, "{}: only {total} packets", f.display());
     assert_eq!(
@@ -152,13 +176,23 @@ fn check_clean(f: &Path) -> usize {
     );
     let bad = "ip.checksum.status == \"Bad\" || tcp.checksum.status == \"Bad\" || udp.checksum.status == \"Bad\" || sctp.checksum.status == \"Bad\"";
     assert_eq!(count(f, bad), 0, "{}: bad checksums", f.display());
-    let good_ip = count(f, "ip.checksum.status == \"Good\"");
-    assert_eq!(
-        good_ip,
-        total,
-        "{}: IPv4 checksums not all verified",
-        f.display()
-    );
+    if v6 {
+        // IPv6 has no header checksum (RFC 8200 section 3)
+        assert_eq!(
+            count(f, "ipv6 && !ip"),
+            total,
+            "{}: not all IPv6",
+            f.display()
+        );
+    } else {
+        let good_ip = count(f, "ip.checksum.status == \"Good\"");
+        assert_eq!(
+            good_ip,
+            total,
+            "{}: IPv4 checksums not all verified",
+            f.display()
+        );
+    }
     let l4 = count(
         f,
         "tcp.checksum.status == \"Good\" || udp.checksum.status == \"Good\" || sctp.checksum.status == \"Good\"",
@@ -246,14 +280,20 @@ fn check_mptcp(f: &Path, want_subflows: usize, want_add_addr: bool) {
 /// address pair. At the sender's own capture nothing is reordered by the
 /// network, so tshark's "out-of-order" (a segment below the highest sequence
 /// sent within one RTT of it) is a retransmission too.
-fn retransmitted(f: &Path) -> BTreeMap<(String, String), u64> {
+fn retransmitted(f: &Path, v6: bool) -> BTreeMap<(String, String), u64> {
     let mut m = BTreeMap::new();
+    let ip = if v6 {
+        ["ipv6.src", "ipv6.dst"]
+    } else {
+        ["ip.src", "ip.dst"]
+    };
     for r in fields(
         f,
         "tcp.len > 0 && (tcp.analysis.retransmission || tcp.analysis.out_of_order) && frame.packet_flags_direction == 2",
-        &["ip.src", "ip.dst", "tcp.len"],
+        &[ip[0], ip[1], "tcp.len"],
     ) {
-        *m.entry((r[0].clone(), r[1].clone())).or_insert(0) += r[2].parse::<u64>().unwrap();
+        *m.entry((plan_addr(&r[0]), plan_addr(&r[1]))).or_insert(0) +=
+            r[2].parse::<u64>().unwrap();
     }
     m
 }
@@ -302,12 +342,25 @@ fn check_message_delays(client: &Path, messages: &Path) {
 
 #[test]
 fn tshark_reads_every_capture_of_the_library_cleanly() {
+    library(false);
+}
+
+#[test]
+fn tshark_reads_every_ipv6_capture_of_the_library_cleanly() {
+    library(true);
+}
+
+fn library(v6: bool) {
     if !tshark_ok() {
         eprintln!("SKIPPED: tshark is not installed (scripts/setup.sh installs it)");
         return;
     }
     let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/capture");
-    let tmp = std::env::temp_dir().join(format!("mptlab-capture-test-{}", std::process::id()));
+    let tmp = std::env::temp_dir().join(format!(
+        "mptlab-capture-test-{}-v{}",
+        std::process::id(),
+        if v6 { 6 } else { 4 }
+    ));
     let _ = std::fs::remove_dir_all(&tmp);
     let mut names: Vec<_> = std::fs::read_dir(&lib)
         .unwrap()
@@ -319,7 +372,7 @@ fn tshark_reads_every_capture_of_the_library_cleanly() {
     for sc in &names {
         let name = sc.file_stem().unwrap().to_str().unwrap().to_string();
         let dir = tmp.join(&name);
-        let cap = run(sc, &dir);
+        let cap = run(sc, &dir, v6);
         let mut files: Vec<_> = std::fs::read_dir(&cap)
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -327,7 +380,7 @@ fn tshark_reads_every_capture_of_the_library_cleanly() {
         files.sort();
         assert_eq!(files.len(), 2, "{name}: one file per host");
         for f in &files {
-            let n = check_clean(f);
+            let n = check_clean(f, v6);
             eprintln!(
                 "{name}: {} {n} packets clean",
                 f.file_name().unwrap().to_str().unwrap()
@@ -335,10 +388,36 @@ fn tshark_reads_every_capture_of_the_library_cleanly() {
             if name.starts_with("mptcp") {
                 let fullmesh = name.contains("fullmesh");
                 check_mptcp(f, if fullmesh { 4 } else { 2 }, true);
+                // ADD_ADDR carries the family's address (RFC 8684 3.4.1)
+                let (fam, other) = if v6 {
+                    ("tcp.options.mptcp.ipv6", "tcp.options.mptcp.ipv4")
+                } else {
+                    ("tcp.options.mptcp.ipv4", "tcp.options.mptcp.ipv6")
+                };
+                assert!(count(f, fam) > 0, "{}: no {fam}", f.display());
+                assert_eq!(count(f, other), 0, "{}: {other}", f.display());
                 if fullmesh {
                     assert!(
                         count(f, "tcp.options.mptcp.subtype == 5") > 0,
                         "{}: no MP_PRIO",
+                        f.display()
+                    );
+                }
+            }
+        }
+        if v6 && name.contains("sctp") {
+            // INIT and INIT-ACK list IPv6 addresses, one per path (type 6)
+            for f in &files {
+                let addrs = fields(
+                    f,
+                    "sctp.chunk_type == 1 || sctp.chunk_type == 2",
+                    &["sctp.parameter_ipv6_address", "sctp.parameter_ipv4_address"],
+                );
+                assert!(!addrs.is_empty(), "{}: no INIT", f.display());
+                for r in &addrs {
+                    assert!(
+                        !r[0].is_empty() && r[1].is_empty(),
+                        "{}: {r:?}",
                         f.display()
                     );
                 }
@@ -356,7 +435,7 @@ fn tshark_reads_every_capture_of_the_library_cleanly() {
                         || f.to_str().unwrap().ends_with("server.pcapng")
                 })
                 .unwrap();
-            check_retransmissions(&name, server, &dir);
+            check_retransmissions(&name, server, &dir, v6);
         }
     }
     let _ = std::fs::remove_dir_all(&tmp);
@@ -364,8 +443,8 @@ fn tshark_reads_every_capture_of_the_library_cleanly() {
 
 /// At the sender's capture `server`, tshark's retransmitted bytes per
 /// address pair equal the simulator's `bytes_retransmitted` (paths.csv).
-fn check_retransmissions(name: &str, server: &Path, dir: &Path) {
-    let seen = retransmitted(server);
+fn check_retransmissions(name: &str, server: &Path, dir: &Path, v6: bool) {
+    let seen = retransmitted(server, v6);
     let mut sim: BTreeMap<(String, String), u64> = BTreeMap::new();
     for r in csv(&dir.join("out/paths.csv")) {
         if r["side"] == "server" {
@@ -401,7 +480,7 @@ fn remove_addr_closes_the_subflows_of_a_withdrawn_address() {
     );
     for host in ["c", "s"] {
         let f = cap.join(format!("{host}.pcapng"));
-        check_clean(&f);
+        check_clean(&f, false);
         check_mptcp(&f, 2, true);
         // exactly one REMOVE_ADDR, naming address id 1, sent from the
         // remaining address at 2 s
@@ -431,7 +510,7 @@ fn remove_addr_closes_the_subflows_of_a_withdrawn_address() {
         );
         assert!(count(&f, "ip.addr == 10.2.0.2 && frame.time_epoch < 2.0") > 0);
     }
-    check_retransmissions(name, &cap.join("s.pcapng"), &tmp);
+    check_retransmissions(name, &cap.join("s.pcapng"), &tmp, false);
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
@@ -452,7 +531,7 @@ fn fastclose_resets_every_subflow_with_the_peers_key() {
     );
     for host in ["c", "s"] {
         let f = cap.join(format!("{host}.pcapng"));
-        check_clean(&f);
+        check_clean(&f, false);
         check_mptcp(&f, 4, true);
         // the server's key, from its MP_CAPABLE SYN/ACK
         let key = fields(
@@ -589,7 +668,7 @@ fn dss_checksums_are_negotiated_and_correct() {
         );
         for host in ["c", "s"] {
             let f = cap.join(format!("{host}.pcapng"));
-            check_clean(&f);
+            check_clean(&f, false);
             check_mptcp(&f, if name.contains("fullmesh") { 4 } else { 2 }, true);
             // flag A on the MP_CAPABLE of SYN, SYN/ACK and third ACK
             let mpc = fields(

@@ -29,12 +29,44 @@ pub fn addr_to_string(a: Addr) -> String {
 /// exactly one flow; it is also the key for per-flow accounting at queues.
 pub type FlowId = u32;
 
-/// IPv4 header bytes (no options).
+/// IPv4 header bytes (no options, RFC 791 section 3.1).
 pub const IPV4_HEADER: u32 = 20;
+/// IPv6 header bytes (no extension headers, RFC 8200 section 3).
+pub const IPV6_HEADER: u32 = 40;
 /// UDP header bytes.
 pub const UDP_HEADER: u32 = 8;
 /// TCP base header bytes (no options).
 pub const TCP_HEADER: u32 = 20;
+
+/// IP version of a simulated network. Addresses stay the scenario's IPv4
+/// address plan either way (a capture maps them into an IPv6 prefix); what
+/// the models feel is the header: every packet grows by 20 bytes and the
+/// MSS shrinks by 20 (Linux `tcp_mtu_to_mss` subtracts the address family's
+/// `net_header_len`: 20 in `ipv4_specific`, 40 in `ipv6_specific`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum IpVersion {
+    #[default]
+    V4 = 0,
+    V6 = 1,
+}
+
+impl IpVersion {
+    /// Fixed IP header bytes, without options or extension headers.
+    #[inline]
+    pub const fn header_len(self) -> u32 {
+        // Branch-free (it is on every packet's path): 20 + 20 * (V6 = 1).
+        IPV4_HEADER + (IPV6_HEADER - IPV4_HEADER) * self as u32
+    }
+
+    /// The version number (4 or 6).
+    pub const fn number(self) -> u8 {
+        match self {
+            IpVersion::V4 => 4,
+            IpVersion::V6 => 6,
+        }
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Packet {
@@ -287,8 +319,9 @@ impl TcpSegment {
     }
 
     /// Header bytes (IP + TCP + options).
-    pub fn header_len(&self) -> u32 {
-        IPV4_HEADER + TCP_HEADER + self.options_len().min(40)
+    #[inline]
+    pub fn header_len(&self, ip: IpVersion) -> u32 {
+        ip.header_len() + TCP_HEADER + self.options_len().min(40)
     }
 }
 
@@ -416,6 +449,8 @@ pub struct AddAddr {
     pub port: Option<u16>,
     /// RFC 8684 3.4.1 E flag: the receiver's echo (no HMAC).
     pub echo: bool,
+    /// Which address family the option carries (its length depends on it).
+    pub ip: IpVersion,
 }
 
 impl MptcpOptions {
@@ -495,8 +530,12 @@ impl MptcpControl {
             n += 12;
         }
         if let Some(a) = &self.add_addr {
-            // IPv4: 8 bytes, + 8 of truncated HMAC unless an echo (RFC 8684 3.4.1)
-            n += if a.echo { 8 } else { 16 };
+            // RFC 8684 3.4.1: 4 bytes + the address (4 for IPv4, 16 for IPv6)
+            // + 8 of truncated HMAC unless an echo, 2 more with a port
+            n += 4 + if a.ip == IpVersion::V6 { 16 } else { 4 } + if a.echo { 0 } else { 8 };
+            if a.port.is_some() {
+                n += 2;
+            }
         }
         if self.remove_addr.is_some() {
             n += 4;
@@ -520,7 +559,22 @@ mod tests {
         // IP 20 + TCP 20 + timestamps 10 padded to 12: MSS 1448 in a 1500 MTU.
         let mut s = TcpSegment::new(1, 2);
         s.set_ts(Some((1, 0)));
-        assert_eq!(s.header_len(), 52);
+        assert_eq!(s.header_len(IpVersion::V4), 52);
+        // IPv6: 20 bytes more, MSS 1428 in a 1500 MTU.
+        assert_eq!(s.header_len(IpVersion::V6), 72);
+    }
+
+    #[test]
+    fn add_addr_length_depends_on_family() {
+        let mut c = MptcpControl {
+            add_addr: Some(AddAddr::default()),
+            ..Default::default()
+        };
+        assert_eq!(c.wire_len(), 16);
+        c.add_addr.as_mut().unwrap().ip = IpVersion::V6;
+        assert_eq!(c.wire_len(), 28);
+        c.add_addr.as_mut().unwrap().port = Some(80);
+        assert_eq!(c.wire_len(), 30);
     }
 
     #[test]

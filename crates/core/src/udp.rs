@@ -6,11 +6,17 @@
 use std::collections::VecDeque;
 
 use crate::endpoint::{AppEvent, Counters, Endpoint, PathReport, PathState};
-use crate::packet::{Addr, FlowId, Packet, Payload, UdpDatagram, IPV4_HEADER, UDP_HEADER};
+use crate::packet::{Addr, FlowId, IpVersion, Packet, Payload, UdpDatagram, UDP_HEADER};
 use crate::time::Nanos;
 
 /// Largest UDP payload in one 1500-byte IPv4 packet.
-pub const MAX_UDP_PAYLOAD: u32 = 1500 - IPV4_HEADER - UDP_HEADER;
+pub const MAX_UDP_PAYLOAD: u32 = max_udp_payload(IpVersion::V4);
+
+/// Largest UDP payload in one 1500-byte packet of IP version `ip` (1472
+/// over IPv4, 1452 over IPv6: RFC 768 header after RFC 791 / RFC 8200's).
+pub const fn max_udp_payload(ip: IpVersion) -> u32 {
+    1500 - ip.header_len() - UDP_HEADER
+}
 
 #[derive(Debug)]
 pub struct UdpEndpoint {
@@ -23,6 +29,7 @@ pub struct UdpEndpoint {
     out: VecDeque<Packet>,
     events: VecDeque<AppEvent>,
     counters: Counters,
+    ip: IpVersion,
 }
 
 impl UdpEndpoint {
@@ -37,7 +44,14 @@ impl UdpEndpoint {
             out: VecDeque::new(),
             events: VecDeque::new(),
             counters: Counters::default(),
+            ip: IpVersion::V4,
         }
+    }
+
+    /// Send over IP version `ip` (IPv4 unless set).
+    pub fn with_ip(mut self, ip: IpVersion) -> Self {
+        self.ip = ip;
+        self
     }
 }
 
@@ -73,9 +87,9 @@ impl Endpoint for UdpEndpoint {
         self.events.pop_front()
     }
 
-    /// One datagram of `len` bytes (capped at `MAX_UDP_PAYLOAD`); always accepted.
+    /// One datagram of `len` bytes (capped at `max_udp_payload`); always accepted.
     fn write(&mut self, now: Nanos, len: u64) -> u64 {
-        let len = (len as u32).min(MAX_UDP_PAYLOAD);
+        let len = (len as u32).min(max_udp_payload(self.ip));
         let d = UdpDatagram {
             src_port: self.local_port,
             dst_port: self.remote_port,
@@ -91,7 +105,7 @@ impl Endpoint for UdpEndpoint {
             src: self.local,
             dst: self.remote,
             flow: self.flow,
-            size: IPV4_HEADER + UDP_HEADER + len,
+            size: self.ip.header_len() + UDP_HEADER + len,
             payload: Payload::Udp(d),
         });
         len as u64
@@ -113,5 +127,21 @@ impl Endpoint for UdpEndpoint {
 
     fn path_states(&self) -> Vec<PathState> {
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ipv6_datagrams_carry_20_bytes_less() {
+        for (ip, most) in [(IpVersion::V4, 1472), (IpVersion::V6, 1452)] {
+            let mut ep = UdpEndpoint::new(0, 1, 5000, 2, 80).with_ip(ip);
+            assert_eq!(ep.write(0, 4000), most);
+            let p = ep.poll_transmit(0).unwrap();
+            assert_eq!(p.size, 1500, "{ip:?}");
+            assert_eq!(max_udp_payload(ip), most as u32);
+        }
     }
 }

@@ -120,6 +120,16 @@ pub fn supported(s: &sc::Scenario) -> Result<(), String> {
             ))
         }
     }
+    if t.ip_version != 4 {
+        // The namespaces, TUN devices, the link emulator's parsing and the
+        // agent's sockets are built on the IPv4 address plan; an IPv6
+        // emulation would need all of them redone, so refuse rather than
+        // emulate IPv4 under an IPv6 label.
+        return Err(format!(
+            "transport.ip_version = {}: emulation builds IPv4 namespaces and links only; use `mptlab run` to simulate IPv6",
+            t.ip_version
+        ));
+    }
     match t.cc {
         sc::CongestionControl::Cubic | sc::CongestionControl::NewReno => {}
         c => {

@@ -572,4 +572,19 @@ fn mptcp_limits_are_checked() {
         &format!("{mp}[transport.mptcp.limits]\nsubflow = 1\n"),
     );
     assert!(e.to_string().contains("subflow"), "{e}");
+#[test]
+fn ip_version_is_4_or_6_and_ipv6_needs_1280_bytes_of_mtu() {
+    use mptlab_core::packet::IpVersion;
+    let with = |t: &str| parse(&format!("{BASE}\n[transport]\n{t}\n"));
+    let s = with("ip_version = 6").unwrap();
+    assert_eq!(s.transport.ip(), IpVersion::V6);
+    assert_eq!(s.transport.mss_bytes(), 1440, "1500 - 40 - 20");
+    assert_eq!(parse(BASE).unwrap().transport.ip(), IpVersion::V4);
+    let e = with("ip_version = 5").unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("transport.ip_version"), "{e}");
+    assert!(e.to_string().contains("expected 4 or 6, found 5"), "{e}");
+    let e = with("ip_version = 6\nmtu_bytes = 1000").unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("transport.mtu_bytes"), "{e}");
+    assert!(e.to_string().contains("at least 1280"), "{e}");
+    assert!(with("mtu_bytes = 1000").is_ok(), "IPv4 keeps 576..9000");
 }

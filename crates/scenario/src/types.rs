@@ -388,8 +388,13 @@ pub struct Transport {
     pub rack: bool,
     pub sndbuf_kib: u32,
     pub rcvbuf_kib: u32,
-    /// IP MTU; MSS = mtu_bytes - 40 (IPv4 + TCP headers, options not counted).
+    /// IP MTU; MSS = mtu_bytes - 40 over IPv4 (IPv4 + TCP headers, options
+    /// not counted), mtu_bytes - 60 over IPv6.
     pub mtu_bytes: u32,
+    /// IP version of the simulated network: 4 (default) or 6. Left out of
+    /// a written scenario when 4, so IPv4 files read and write as before.
+    #[serde(skip_serializing_if = "is_ipv4")]
+    pub ip_version: u8,
     pub initial_cwnd_packets: u32,
     pub rto_min_ms: f64,
     pub window_scaling: bool,
@@ -420,6 +425,7 @@ impl Default for Transport {
             sndbuf_kib: 1024,
             rcvbuf_kib: 2048,
             mtu_bytes: 1500,
+            ip_version: 4,
             initial_cwnd_packets: 10,
             rto_min_ms: 200.0,
             window_scaling: true,
@@ -431,9 +437,22 @@ impl Default for Transport {
     }
 }
 
+fn is_ipv4(v: &u8) -> bool {
+    *v == 4
+}
+
 impl Transport {
     pub fn mss_bytes(&self) -> u32 {
-        self.mtu_bytes - 40
+        self.mtu_bytes - self.ip().header_len() - 20
+    }
+
+    /// The IP version, typed (validation admits only 4 and 6).
+    pub fn ip(&self) -> mptlab_core::packet::IpVersion {
+        if self.ip_version == 6 {
+            mptlab_core::packet::IpVersion::V6
+        } else {
+            mptlab_core::packet::IpVersion::V4
+        }
     }
 }
 

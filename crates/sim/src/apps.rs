@@ -2,8 +2,9 @@
 //! application-level metrics (message delay, completion time) are measured.
 
 use mptlab_core::endpoint::AppEvent;
+use mptlab_core::packet::IpVersion;
 use mptlab_core::traffic::browser::{Browser, BrowserAction, HttpServerConn};
-use mptlab_core::udp::MAX_UDP_PAYLOAD;
+use mptlab_core::udp::{max_udp_payload, MAX_UDP_PAYLOAD};
 use mptlab_core::{FlowId, Nanos};
 
 use crate::metrics::{Jitter, MessageRecord, Report, StreamMessages};
@@ -304,6 +305,8 @@ pub struct UdpApp {
     record: bool,
     jitter: Jitter,
     rows: Vec<MessageRecord>,
+    /// Payload of a full datagram (1472 over IPv4, 1452 over IPv6).
+    max_dgram: u32,
 }
 
 impl UdpApp {
@@ -321,7 +324,15 @@ impl UdpApp {
             record,
             jitter: Jitter::default(),
             rows: Vec::new(),
+            max_dgram: MAX_UDP_PAYLOAD,
         }
+    }
+
+    /// Split messages into datagrams that fit a 1500-byte packet of IP
+    /// version `ip` (IPv4 unless set).
+    pub fn ip(mut self, ip: IpVersion) -> Self {
+        self.max_dgram = max_udp_payload(ip);
+        self
     }
 }
 
@@ -367,14 +378,14 @@ impl App for UdpApp {
             if t > io.now {
                 break;
             }
-            let n = bytes.div_ceil(MAX_UDP_PAYLOAD).max(1);
+            let n = bytes.div_ceil(self.max_dgram).max(1);
             io.message_datagrams(self.flow, self.sender, t, bytes, n);
             if self.record {
                 self.msgs.push((self.next_dgram, n, 0, bytes, t, None));
             }
             let mut left = bytes;
             for _ in 0..n {
-                let len = left.min(MAX_UDP_PAYLOAD);
+                let len = left.min(self.max_dgram);
                 io.write(self.flow, self.sender, len as u64);
                 left -= len;
             }

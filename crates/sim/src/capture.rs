@@ -57,6 +57,7 @@ pub fn start(s: &Scenario, run: u32, w: &World) -> Result<Capture, String> {
             dir: run_dir(s, run),
             snaplen: s.output.capture_snaplen,
             seed: s.run_seed(run),
+            ip: s.transport.ip(),
         },
         &hosts,
     )

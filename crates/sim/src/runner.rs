@@ -154,6 +154,7 @@ pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
     };
     Ok(TcpConfig {
         mtu: t.mtu_bytes,
+        ip: t.ip(),
         cc,
         initial_cwnd: t.initial_cwnd_packets,
         sack: t.sack,
@@ -373,8 +374,8 @@ impl FlowFactory {
         let (c, s, proto): (Box<dyn Endpoint>, Box<dyn Endpoint>, &str) =
             if udp || self.protocol == sc::Protocol::Udp {
                 (
-                    Box::new(UdpEndpoint::new(flow, ca, cp, sa, sp)),
-                    Box::new(UdpEndpoint::new(flow, sa, sp, ca, cp)),
+                    Box::new(UdpEndpoint::new(flow, ca, cp, sa, sp).with_ip(self.tcp.ip)),
+                    Box::new(UdpEndpoint::new(flow, sa, sp, ca, cp).with_ip(self.tcp.ip)),
                     "udp",
                 )
             } else if let Some(cfg) = &self.mptcp {
@@ -482,6 +483,7 @@ pub fn sctp_config(t: &sc::Transport, seed: u64) -> Result<SctpConfig, String> {
     let mut c = preset.config(snd, rcv);
     c.cmt = cmt;
     c.mtu = t.mtu_bytes;
+    c.ip = t.ip();
     c.seed = seed;
     // Unset keys keep the preset's value.
     c.scheduler = o.scheduler.unwrap_or(c.scheduler);
@@ -787,7 +789,7 @@ fn message_app(
         udp,
     )?;
     if udp {
-        w.add_app(Box::new(UdpApp::new(f, snd, sched, true)));
+        w.add_app(Box::new(UdpApp::new(f, snd, sched, true).ip(ff.tcp.ip)));
     } else {
         // Connect at time 0 so the connection is up when messages start.
         // SCTP is message-oriented: one write per message, whole or not at all.
@@ -831,6 +833,7 @@ fn background(
         sndbuf: t.sndbuf_kib as u64 * 1024,
         rcvbuf: t.rcvbuf_kib as u64 * 1024,
         mtu: t.mtu_bytes,
+        ip: t.ip(),
         ..TcpConfig::default()
     };
     let mut bg_ff = FlowFactory {
@@ -884,7 +887,9 @@ fn background(
                 w.add_app(Box::new(BulkApp::new(fl, snd, start)));
             }
             bg::Kind::Udp(sched) => {
-                w.add_app(Box::new(UdpApp::new(fl, snd, Box::new(sched), false)));
+                w.add_app(Box::new(
+                    UdpApp::new(fl, snd, Box::new(sched), false).ip(bg_ff.tcp.ip),
+                ));
             }
         }
     }

@@ -504,11 +504,14 @@ impl MptcpConnection {
 
     /// Size and count the packet at the back of `out`, built there in place
     /// (a packet is 128 bytes: building it on the stack and moving it into
-    /// the queue cost a copy per packet).
+    /// the queue cost a copy per packet). Inlined as before the IP version
+    /// was a parameter (a call per packet showed in callgrind).
+    #[inline]
     fn finish_back(&mut self, i: usize) {
+        let ip = self.cfg.tcp.ip;
         let p = self.out.back_mut().expect("a packet was queued");
         let s = seg_mut(p);
-        p.size = s.header_len() + s.len;
+        p.size = s.header_len(ip) + s.len;
         self.sfs[i].snd.counters.packets_sent += 1;
     }
 

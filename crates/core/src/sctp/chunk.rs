@@ -4,7 +4,7 @@
 //! arithmetic, as for TCP in `packet.rs`); a capture writer maps them to the
 //! 32-bit (TSN) and 16-bit (SSN) wire fields.
 
-use crate::packet::Addr;
+use crate::packet::{Addr, IpVersion};
 use crate::time::Nanos;
 
 /// SCTP common header (RFC 9260 section 3.1): ports, verification tag, checksum.
@@ -50,12 +50,14 @@ impl SctpPacket {
 /// The chunk types mptlab models (RFC 9260 section 3.2 plus NR-SACK).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Chunk {
-    /// INIT (section 3.3.2) with the sender's IPv4 addresses as parameters.
+    /// INIT (section 3.3.2) with the sender's addresses as parameters.
     Init {
         init_tag: u32,
         a_rwnd: u64,
         addrs: Vec<Addr>,
         nr_sack: bool,
+        /// Family of the address parameters (IPv4 type 5 or IPv6 type 6).
+        ip: IpVersion,
     },
     /// INIT-ACK (section 3.3.3) carrying a state cookie.
     InitAck {
@@ -64,6 +66,7 @@ pub enum Chunk {
         addrs: Vec<Addr>,
         cookie: u64,
         nr_sack: bool,
+        ip: IpVersion,
     },
     CookieEcho {
         cookie: u64,
@@ -97,17 +100,30 @@ pub enum Chunk {
 /// Size of the state cookie parameter we model (HMAC, timestamps, TCB digest).
 const COOKIE_PARAM: u32 = 4 + 32;
 
+/// Bytes of an IPv4 / IPv6 Address parameter (RFC 9260 section 3.3.2.1).
+fn addr_param(ip: IpVersion) -> u32 {
+    match ip {
+        IpVersion::V4 => 8,
+        IpVersion::V6 => 20,
+    }
+}
+
 impl Chunk {
     /// Chunk length on the wire before padding.
     pub fn wire_len(&self) -> u32 {
         match self {
-            // fixed 20 bytes + one IPv4 address parameter (8) per address
-            // + supported-extensions parameter (4 + 1 type) when NR-SACK is offered.
-            Chunk::Init { addrs, nr_sack, .. } => {
-                20 + 8 * addrs.len() as u32 + if *nr_sack { 8 } else { 0 }
-            }
-            Chunk::InitAck { addrs, nr_sack, .. } => {
-                20 + 8 * addrs.len() as u32 + COOKIE_PARAM + if *nr_sack { 8 } else { 0 }
+            // fixed 20 bytes + one address parameter per address (section
+            // 3.3.2.1: IPv4 8 bytes, IPv6 20) + supported-extensions
+            // parameter (4 + 1 type) when NR-SACK is offered.
+            Chunk::Init {
+                addrs, nr_sack, ip, ..
+            } => 20 + addr_param(*ip) * addrs.len() as u32 + if *nr_sack { 8 } else { 0 },
+            Chunk::InitAck {
+                addrs, nr_sack, ip, ..
+            } => {
+                20 + addr_param(*ip) * addrs.len() as u32
+                    + COOKIE_PARAM
+                    + if *nr_sack { 8 } else { 0 }
             }
             Chunk::CookieEcho { .. } => 4 + 32,
             Chunk::CookieAck => 4,

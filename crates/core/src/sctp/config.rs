@@ -1,5 +1,6 @@
 //! Association configuration, with the names a scenario file uses.
 
+use crate::packet::IpVersion;
 use crate::time::{Nanos, MS, SEC};
 
 crate::named_enum! {
@@ -105,6 +106,8 @@ pub struct SctpConfig {
     pub dac: bool,
     /// Path MTU (IP packet size).
     pub mtu: u32,
+    /// IP version: the IP header of every packet (20 or 40 bytes).
+    pub ip: IpVersion,
     /// Largest user data per DATA chunk (seed 000: 1452 = 1500 - 20 - 12 - 16).
     pub max_payload: u32,
     /// Send buffer (bytes of user messages queued or outstanding).
@@ -148,6 +151,7 @@ impl Default for SctpConfig {
             cuc: true,
             dac: true,
             mtu: 1500,
+            ip: IpVersion::V4,
             max_payload: 1452,
             send_buffer: 1024 * 1024,
             recv_buffer: 2048 * 1024,

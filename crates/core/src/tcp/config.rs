@@ -1,6 +1,6 @@
 //! TCP configuration with Linux defaults.
 
-use crate::packet::{IPV4_HEADER, TCP_HEADER};
+use crate::packet::{IpVersion, TCP_HEADER};
 use crate::time::{Nanos, MS, SEC};
 
 use super::cc::{CcKind, CubicVariant, HyStartMode};
@@ -17,8 +17,11 @@ pub enum RtoFormula {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
-    /// IP MTU in bytes; the MSS option is MTU - 40 (RFC 879 / RFC 9293 3.7.1).
+    /// IP MTU in bytes; the MSS option is MTU - 40 over IPv4, MTU - 60 over
+    /// IPv6 (RFC 9293 3.7.1, RFC 8200 section 5).
     pub mtu: u32,
+    /// IP version: the IP header every segment carries (20 or 40 bytes).
+    pub ip: IpVersion,
     /// Congestion control algorithm.
     pub cc: CcKind,
     /// Initial congestion window in packets (RFC 6928, Linux TCP_INIT_CWND = 10).
@@ -76,6 +79,7 @@ impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
             mtu: 1500,
+            ip: IpVersion::V4,
             cc: CcKind::Cubic,
             initial_cwnd: 10,
             sack: true,
@@ -104,9 +108,11 @@ impl Default for TcpConfig {
 }
 
 impl TcpConfig {
-    /// Value of our MSS option: MTU - IP - TCP headers (1460 for 1500).
+    /// Value of our MSS option: MTU - IP - TCP headers (1460 for 1500 over
+    /// IPv4, 1440 over IPv6): Linux `tcp_mtu_to_mss` subtracts the family's
+    /// `net_header_len` and `sizeof(struct tcphdr)`.
     pub fn mss_option(&self) -> u32 {
-        self.mtu - IPV4_HEADER - TCP_HEADER
+        self.mtu - self.ip.header_len() - TCP_HEADER
     }
 }
 

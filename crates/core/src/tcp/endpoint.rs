@@ -144,7 +144,7 @@ impl TcpEndpoint {
     #[inline]
     fn finish(&mut self, p: &mut Packet) {
         let s = seg_mut(p);
-        p.size = s.header_len() + s.len;
+        p.size = s.header_len(self.cfg.ip) + s.len;
         self.snd.counters.packets_sent += 1;
     }
 
@@ -194,7 +194,10 @@ impl TcpEndpoint {
         }
         // SACK blocks only as far as they fit in the MTU (a retransmission
         // keeps its boundaries; Linux would fragment it instead).
-        let room = self.cfg.mtu.saturating_sub(s.header_len() + tx.len);
+        let room = self
+            .cfg
+            .mtu
+            .saturating_sub(s.header_len(self.cfg.ip) + tx.len);
         let mut n = self.rcv.pending_sack_blocks();
         while n > 0 && self.rcv.sack_option_bytes(n) > room {
             n -= 1;

@@ -47,6 +47,22 @@ pub(super) fn check(tr: &Transport, topology: &Topology) -> VResult<()> {
             ),
         );
     }
+    if tr.ip_version != 4 && tr.ip_version != 6 {
+        return err(
+            "transport.ip_version",
+            format!("expected 4 or 6, found {}", tr.ip_version),
+        );
+    }
+    // RFC 8200 section 5: every IPv6 link has an MTU of at least 1280.
+    if tr.ip_version == 6 && tr.mtu_bytes < 1280 {
+        return err(
+            "transport.mtu_bytes",
+            format!(
+                "IPv6 (transport.ip_version = 6) needs an MTU of at least 1280 bytes (RFC 8200 section 5), found {}",
+                tr.mtu_bytes
+            ),
+        );
+    }
     num(
         "transport.mtu_bytes",
         tr.mtu_bytes as f64,

@@ -49,6 +49,7 @@ impl MptcpConnection {
                     addr: a,
                     port: None,
                     echo,
+                    ip: self.cfg.tcp.ip,
                 });
             }
         }
@@ -177,6 +178,7 @@ impl MptcpConnection {
         let Some(i) = self.best_subflow() else { return };
         let dsn = self.send.write_seq;
         self.build_ack(i, now);
+        let ip = self.cfg.tcp.ip;
         if let Some(p) = self.out.back_mut() {
             let s = seg_mut(p);
             if let Some(d) = s.mptcp.as_mut().and_then(|o| o.dss.as_mut()) {
@@ -187,7 +189,7 @@ impl MptcpConnection {
                 // (`mptcp_write_options` writes it for every mapping)
                 d.csum = self.csum;
             }
-            p.size = s.header_len();
+            p.size = s.header_len(ip);
         }
         let srtt = self.sfs[i].snd.rtt.srtt;
         self.fin_timer = Some(now + (2 * srtt).max(200 * MS));

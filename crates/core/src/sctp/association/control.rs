@@ -30,6 +30,7 @@ impl SctpAssociation {
             addrs,
             cookie: self.cookie,
             nr_sack: self.cfg.nr_sack,
+            ip: self.cfg.ip,
         };
         self.send_ctrl(path, ack);
         self.t1_sent_at = now;

@@ -75,7 +75,7 @@ use super::recv::{DeliveredMsg, Reassembly, ReorderStats};
 use super::sack::TsnTracker;
 use super::sched::{daps_plan, round_robin_order};
 use crate::endpoint::{AppEvent, Endpoint, OfoStats, PathReport, PathState};
-use crate::packet::{Addr, FlowId, Packet, Payload, IPV4_HEADER};
+use crate::packet::{Addr, FlowId, Packet, Payload};
 use crate::rng::SimRng;
 use crate::time::Nanos;
 
@@ -218,7 +218,13 @@ pub struct SctpAssociation {
     acked_rtx: BTreeMap<u64, usize>,
 }
 
-const SCTP_OVERHEAD: u32 = IPV4_HEADER + COMMON_HEADER;
+/// IP and SCTP common header bytes of every packet: Linux
+/// `sctp_mtu_payload` subtracts the family's `net_header_len` (20 IPv4, 40
+/// IPv6) and `sizeof(struct sctphdr)` from the path MTU (RFC 9260 section
+/// 8.4 / 6.9: DATA chunks fit the PMTU less these headers).
+fn sctp_overhead(cfg: &SctpConfig) -> u32 {
+    cfg.ip.header_len() + COMMON_HEADER
+}
 
 impl SctpAssociation {
     /// A new association endpoint. `local` and `peer` list the addresses of
@@ -237,7 +243,7 @@ impl SctpAssociation {
         // a DATA chunk must fit in one packet with IP and common header
         cfg.max_payload = cfg
             .max_payload
-            .clamp(1, cfg.mtu - SCTP_OVERHEAD - DATA_HEADER);
+            .clamp(1, cfg.mtu - sctp_overhead(&cfg) - DATA_HEADER);
         let mut rng = SimRng::stream(cfg.seed, &format!("sctp.{flow}.{}", local[0]));
         let iw = initial_cwnd(cfg.mtu);
         let n = local.len().max(peer.len());
@@ -502,7 +508,7 @@ impl SctpAssociation {
             src: p.local,
             dst: p.remote,
             flow: self.flow,
-            size: IPV4_HEADER + sp.wire_len(),
+            size: self.cfg.ip.header_len() + sp.wire_len(),
             payload: Payload::Sctp(Box::new(sp)),
         }
     }
@@ -530,6 +536,7 @@ impl SctpAssociation {
                 .into_iter()
                 .collect(),
             nr_sack: self.cfg.nr_sack,
+            ip: self.cfg.ip,
         }
     }
 

@@ -226,7 +226,7 @@ impl SctpAssociation {
 
     pub(super) fn build_data_packet(&mut self, now: Nanos, i: usize) -> Option<Packet> {
         let mut chunks: Vec<Chunk> = Vec::new();
-        let mut room = self.cfg.mtu - SCTP_OVERHEAD;
+        let mut room = self.cfg.mtu - sctp_overhead(&self.cfg);
         if self.sack_pending && (self.sack_now || self.sack_path == i) {
             let s = self.make_sack();
             room -= pad4(s.wire_len());

@@ -77,6 +77,8 @@ struct Harness {
     b_sacks: Vec<(Nanos, u64)>,
     /// most bytes B's receive buffer held at any time
     b_max_held: u64,
+    /// largest packet A sent (IP size)
+    a_max_size: u32,
 }
 
 /// The link is given by host A's address (10.0.<link>.1): the source of
@@ -122,6 +124,7 @@ impl Harness {
             msg: 1452,
             b_sacks: Vec::new(),
             b_max_held: 0,
+            a_max_size: 0,
         }
     }
 
@@ -129,6 +132,7 @@ impl Harness {
         let l = link_of(&p, from_a);
         let link = self.links[l];
         if from_a {
+            self.a_max_size = self.a_max_size.max(p.size);
             if p.is_data() {
                 self.data_pkts[l] += 1;
             }

@@ -106,3 +106,31 @@ fn seed000_preset_transfers_with_rescheduling_and_lowest_rtt_retransmissions() {
         "chunk rescheduling"
     );
 }
+
+#[test]
+fn ipv6_data_chunks_are_20_bytes_smaller_and_packets_fill_the_mtu() {
+    use crate::packet::IpVersion;
+    let v6 = SctpConfig {
+        ip: IpVersion::V6,
+        ..SctpConfig::sctp()
+    };
+    let mut h4 = transfer(SctpConfig::sctp(), fast_links(), 1_000_000, 1452);
+    h4.run_until(60 * SEC);
+    let mut h6 = transfer(v6, fast_links(), 1_000_000, 1452);
+    h6.run_until(60 * SEC);
+    check_in_order(&h6, 1_000_000);
+    // 1500 - 40 (IPv6) - 12 (common) - 16 (DATA) = 1432 bytes per chunk
+    // (Linux sctp_mtu_payload), so more packets for the same bytes
+    assert_eq!((h4.a_max_size, h6.a_max_size), (1500, 1500));
+    assert!(
+        h6.data_pkts[0] >= 1_000_000u64.div_ceil(1432),
+        "{:?}",
+        h6.data_pkts
+    );
+    assert!(
+        h6.data_pkts[0] > h4.data_pkts[0],
+        "{:?} {:?}",
+        h6.data_pkts,
+        h4.data_pkts
+    );
+}

@@ -85,3 +85,28 @@ fn handshake_without_options_caps_window() {
     assert_eq!(tcp(&a[0]).window, 65535);
     assert_eq!(ep.snd.mss, 1460);
 }
+
+#[test]
+fn ipv6_costs_20_bytes_of_every_packet_and_of_the_mss() {
+    use crate::packet::IpVersion;
+    let c = TcpConfig {
+        ip: IpVersion::V6,
+        ..cfg()
+    };
+    // MSS option = MTU - 40 (IPv6) - 20 (TCP): Linux tcp_mtu_to_mss
+    let mut ep = TcpEndpoint::new(&c, 0, A, 1000, B, 80, Role::Client);
+    ep.connect(0);
+    let syn = recv!(ep, 0);
+    assert_eq!(tcp(&syn[0]).mss(), Some(1440));
+    assert_eq!(syn[0].size, 40 + 20 + tcp(&syn[0]).options_len());
+    // the peer offers 1460; ours is smaller, less 12 bytes of timestamps
+    let mut ep = client_with(&c, true);
+    assert_eq!(ep.snd.mss, 1428);
+    ep.write(40 * MS, 100_000);
+    let out = recv!(ep, 40 * MS);
+    assert!(!out.is_empty());
+    for p in &out {
+        assert_eq!(p.size, 1500, "full segments fill the 1500-byte MTU");
+        assert_eq!(p.payload_len(), 1428);
+    }
+}

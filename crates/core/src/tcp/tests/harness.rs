@@ -70,7 +70,10 @@ impl Wire {
                     self.check_cwnd_invariant(tlp_before);
                 }
                 // size = headers + payload, never above the MTU
-                assert_eq!(p.size, tcp(&p).header_len() + p.payload_len());
+                assert_eq!(
+                    p.size,
+                    tcp(&p).header_len(crate::packet::IpVersion::V4) + p.payload_len()
+                );
                 assert!(p.size <= 1500, "{} bytes", p.size);
                 let p_loss = if p.is_data() {
                     self.loss

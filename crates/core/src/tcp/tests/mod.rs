@@ -51,7 +51,7 @@ macro_rules! send {
             src: B,
             dst: A,
             flow: 0,
-            size: s.header_len() + s.len,
+            size: s.header_len(crate::packet::IpVersion::V4) + s.len,
             payload: Payload::Tcp(s),
         };
         $ep.handle_packet($now, &p);
