@@ -199,7 +199,7 @@ pub fn plan_text(cells: &[Cell], runs: u32, list: bool) -> String {
                 let what = match (&c.runnable, c.selected) {
                     (Ok(()), true) => format!("run, {}", hms(c.estimate_s(runs))),
                     (Ok(()), false) => "left out by --kernel-only".into(),
-                    (Err(_), _) => "refused".into(),
+                    (Err(r), _) => format!("refused: {r}"),
                 };
                 s.push_str(&format!("  {} ({what})\n", c.name()));
             }
