@@ -384,13 +384,25 @@ fn ci_json(c: &Option<MedianCi>) -> Value {
     }
 }
 
-/// A metric's finite per-run values of one point of a `summary.json`.
+/// A metric's finite per-run values of one point of a `summary.json`. A
+/// path's byte share missing from a run that has another path's share is 0:
+/// the emulator reports shares for the paths its subflows used (a path
+/// without a subflow, e.g. the second path under `ndiffports`, has none).
 fn per_run(point: &Value, metric: &str) -> Vec<f64> {
+    let share = metric.starts_with("fg_share_path");
     point["per_run"]
         .as_array()
         .map(|a| {
             a.iter()
-                .filter_map(|r| r["metrics"][metric].as_f64())
+                .filter_map(|r| {
+                    let m = &r["metrics"];
+                    m[metric].as_f64().or_else(|| {
+                        let other = m
+                            .as_object()
+                            .is_some_and(|o| o.keys().any(|k| k.starts_with("fg_share_path")));
+                        (share && other).then_some(0.0)
+                    })
+                })
                 .filter(|x| x.is_finite())
                 .collect()
         })
@@ -559,6 +571,11 @@ mod tests {
         assert_eq!(v, "disagree");
         assert_eq!(rows[1]["verdict"], "FAIL");
         assert!((rows[1]["diff"].as_f64().unwrap() - 0.08).abs() < 1e-9);
+        // a share missing beside another path's share is 0 (no subflow there)
+        let k = json!({"per_run": [{"run": 0, "metrics": {"delay_ms_median": 100.0, "fg_share_path1": 1.0}}]});
+        let (rows, _) = compare_cell(&m, &pt(&[100.0; 3], &[0.0; 3]), &k);
+        assert_eq!(rows[1]["kernel"]["median"], 0.0);
+        assert_eq!(rows[1]["verdict"], "PASS");
         // no kernel value: nothing judged
         let (_, v) = compare_cell(&m, &pt(&[100.0; 3], &[0.4; 3]), &json!({"per_run": []}));
         assert_eq!(v, "no verdict");
