@@ -125,7 +125,7 @@ enum Command {
         #[arg(default_value = "all")]
         seed: String,
         /// Output directory: runs/<seed>/<file>/ (sweeps), report.html, figures.
-        #[arg(long, short, value_name = "DIR", required_unless_present = "check")]
+        #[arg(long, short, value_name = "DIR", required_unless_present_any = ["check", "kernel_plan"])]
         out: Option<PathBuf>,
         /// Quick pass: 3 runs per point, video and gaming runs cut to 20 s, at most 20 bursts (not the paper's counts).
         #[arg(long)]
@@ -159,6 +159,22 @@ enum Command {
         /// against the library files, their sweeps and the claims; run nothing.
         #[arg(long)]
         check: bool,
+        /// After the simulation, run every cell (sweep point) the kernel can
+        /// run over the real Linux kernel, one run after another in real time
+        /// (needs root, TUN, MPTCP); the report shows the kernel beside the
+        /// simulator (docs/report.md).
+        #[arg(long)]
+        kernel: bool,
+        /// Runs per cell on the kernel.
+        #[arg(long, value_name = "N", default_value_t = reproduce::KERNEL_RUNS, value_parser = clap::value_parser!(u32).range(1..))]
+        kernel_runs: u32,
+        /// Only the kernel cells whose `seed<SEED>/<file>:<point>` contains this (repeatable).
+        #[arg(long, value_name = "SUBSTRING")]
+        kernel_only: Vec<String>,
+        /// List every cell (run on the kernel, or refused and why) and the
+        /// estimated real time; run nothing.
+        #[arg(long)]
+        kernel_plan: bool,
     },
     /// Run all repetitions of a scenario over the real Linux kernel (TCP,
     /// MPTCP, UDP) between network namespaces, links shaped by mptlab's
@@ -572,6 +588,10 @@ fn command(cli: Cli) -> ExitCode {
             quiet,
             force,
             check,
+            kernel,
+            kernel_runs,
+            kernel_only,
+            kernel_plan,
         } => reproduce::run(&reproduce::Options {
             seed,
             out: out.unwrap_or_default(),
@@ -587,6 +607,13 @@ fn command(cli: Cli) -> ExitCode {
             quiet,
             force,
             check,
+            kernel: (kernel || kernel_plan || !kernel_only.is_empty()).then_some(
+                reproduce::KernelOptions {
+                    runs: kernel_runs,
+                    only: kernel_only,
+                    plan: kernel_plan,
+                },
+            ),
         }),
         Command::Agent { role } => mptlab_emu::live::main(role),
         Command::Analyze(a) => analyze::run(a),

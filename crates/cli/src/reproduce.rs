@@ -8,7 +8,12 @@
 //! renamed or missing scenario stops the run with one message. See
 //! docs/report.md.
 
-use crate::driver::{Driver, Simulate};
+mod kernel;
+
+/// `--kernel-runs` default.
+pub const KERNEL_RUNS: u32 = kernel::DEFAULT_RUNS;
+
+use crate::driver::{Driver, Emulate, Simulate};
 use crate::experiments::{Registry, REGISTRY};
 use crate::sweep::{self, SweepOptions};
 use mptlab_scenario::{Link, Override, Scenario, Topology, TrafficModel};
@@ -72,6 +77,19 @@ pub struct Options {
     /// Check the registry, the library files, their sweeps and the claims'
     /// references, then stop (nothing is run or written).
     pub check: bool,
+    /// `--kernel`: after the simulation, the cells the kernel can run, over
+    /// the real kernel ([`kernel`]).
+    pub kernel: Option<KernelOptions>,
+}
+
+/// `--kernel`, `--kernel-runs`, `--kernel-only`, `--kernel-plan`.
+pub struct KernelOptions {
+    /// Runs per cell on the kernel.
+    pub runs: u32,
+    /// Substrings of `seed<SEED>/<id>:<point label>`; empty: every cell.
+    pub only: Vec<String>,
+    /// Print the cells (run, refused and why) and the real time, run nothing.
+    pub plan: bool,
 }
 
 /// `scenarios/` next to the working directory, else relative to the
@@ -183,6 +201,8 @@ pub fn run(o: &Options) -> ExitCode {
     // per file: the overrides (--quick shortens video and gaming runs; a web
     // run is one page load, cut at the file's duration, which stays)
     let mut sets: Vec<Vec<Override>> = Vec::new();
+    // the planned sweeps, for the kernel's cells (the same points and overrides)
+    let mut planned: Vec<(String, String, mptlab_scenario::Sweep)> = Vec::new();
     for (key, f) in &jobs {
         let sw = match sweep::plan(f, &[], runs) {
             Ok(sw) => sw,
@@ -227,7 +247,45 @@ pub fn run(o: &Options) -> ExitCode {
                 });
             }
         }
+        if o.kernel.is_some() {
+            let seed = x.map(|x| x.seed.clone()).unwrap_or_default();
+            match sweep::plan(f, &set, runs) {
+                Ok(sw) => planned.push((key.clone(), seed, sw)),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
         sets.push(set);
+    }
+    let mut cells = o
+        .kernel
+        .as_ref()
+        .map(|k| kernel::cells(&planned, &k.only))
+        .unwrap_or_default();
+    if let Some(k) = &o.kernel {
+        if !k.only.is_empty() && kernel::to_run(&cells).is_empty() {
+            eprintln!(
+                "error: --kernel-only {:?} selects no cell the kernel can run (see --kernel-plan)",
+                k.only
+            );
+            return ExitCode::from(2);
+        }
+        if k.plan {
+            if !o.out.as_os_str().is_empty() {
+                kernel::refine(&mut cells, &o.out);
+            }
+            println!("{}", kernel::plan_text(&cells, k.runs, true));
+            return ExitCode::SUCCESS;
+        }
+        // root, TUN, MPTCP before the simulation, not after it
+        if !o.check && !kernel::to_run(&cells).is_empty() {
+            if let Err(e) = mptlab_emu::netns::preflight() {
+                eprintln!("error: reproduce --kernel: {e} (--kernel-plan lists the cells without running them)");
+                return ExitCode::from(2);
+            }
+        }
     }
     if o.check {
         if !o.quiet {
@@ -285,10 +343,86 @@ pub fn run(o: &Options) -> ExitCode {
     if let Some(w) = unfinished_recap(&unfinished, jobs.len(), &o.out) {
         eprintln!("{w}");
     }
-    if o.no_report {
-        return ExitCode::SUCCESS;
+    let mut failed = 0;
+    if let Some(k) = &o.kernel {
+        match kernel_pass(o, k, &mut cells) {
+            Ok(f) => failed = f,
+            Err(code) => return code,
+        }
     }
-    report(&o.out, o.jobs)
+    if o.no_report {
+        return kernel_exit(failed);
+    }
+    match report(&o.out, o.jobs) {
+        c if c == ExitCode::SUCCESS => kernel_exit(failed),
+        c => c,
+    }
+}
+
+/// Exit 1 when kernel cells failed (after the report, which shows them).
+fn kernel_exit(failed: usize) -> ExitCode {
+    if failed > 0 {
+        eprintln!("error: reproduce --kernel: {failed} cell(s) failed on the kernel (kernel.json and the report say why)");
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
+/// The kernel pass after the simulation: the plan and its real time, the
+/// cells one after another, then `DIR/kernel.json`. Returns the number of
+/// failed cells; a stop (Ctrl-C) writes kernel.json and exits 1.
+fn kernel_pass(
+    o: &Options,
+    k: &KernelOptions,
+    cells: &mut [kernel::Cell],
+) -> Result<usize, ExitCode> {
+    kernel::refine(cells, &o.out);
+    let cells = &*cells;
+    let todo = kernel::to_run(cells);
+    eprintln!("{}", kernel::plan_text(cells, k.runs, false));
+    let t0 = std::time::Instant::now();
+    let outcomes = match todo.first() {
+        None => Vec::new(),
+        Some(first) => {
+            let emu = match mptlab_emu::run::prepare(&first.point.scenario, None) {
+                Ok(e) => Emulate(e),
+                Err(e) => {
+                    eprintln!("error: reproduce --kernel: {e}");
+                    return Err(ExitCode::from(2));
+                }
+            };
+            kernel::run_cells(cells, &o.out, k.runs, o.force, &emu, o.quiet)
+        }
+    };
+    let wall = t0.elapsed().as_secs_f64();
+    let m = kernel::manifest(cells, &outcomes, &o.out, k.runs, wall);
+    if let Err(e) = std::fs::write(
+        o.out.join("kernel.json"),
+        serde_json::to_string_pretty(&m).unwrap(),
+    ) {
+        eprintln!("error: {}: {e}", o.out.display());
+        return Err(ExitCode::from(1));
+    }
+    let count = |x: &kernel::Outcome| outcomes.iter().filter(|(_, o)| o == x).count();
+    let failed = outcomes
+        .iter()
+        .filter(|(_, o)| matches!(o, kernel::Outcome::Failed(_)))
+        .count();
+    eprintln!(
+        "reproduce --kernel: {} cell(s) ran, {failed} failed, {} refused, in {} real time; wrote {}",
+        count(&kernel::Outcome::Ran),
+        cells.iter().filter(|c| c.runnable.is_err()).count(),
+        kernel::hms(wall),
+        o.out.join("kernel.json").display()
+    );
+    if count(&kernel::Outcome::Stopped) > 0 {
+        eprintln!(
+            "stopped: the kernel pass was interrupted; finished runs are kept in {}/kernel (the same command resumes)",
+            o.out.display()
+        );
+        return Err(ExitCode::from(1));
+    }
+    Ok(failed)
 }
 
 /// A run's estimated cost for the work queue and the progress bar: its

@@ -20,7 +20,7 @@ use mptlab_scenario::{Override, Scenario};
 
 use crate::driver::{Driver, Emulate, Simulate};
 
-mod criteria;
+pub(crate) mod criteria;
 mod decisions;
 use criteria::{compare, criterion, median_ci, Criterion, MedianCi, Verdict};
 

@@ -28,6 +28,9 @@ from .common import (BOOTSTRAP, CSS, THRESHOLD, Section, categorize, claims_file
                      equivalence_verdict, guard, load_claims, load_manifest, load_runs, paired_r, table, track,
                      unfinished_phrase, unfinished_rows)
 from .expect import RegistryError, check_modules, check_sweeps, check_verdicts, load_checked
+from .kernel import load_kernel
+from .kernel import section as kernel_section
+from .kernel import verdicts as kernel_verdicts
 
 __all__ = ["generate", "main", "THRESHOLD", "BOOTSTRAP", "categorize", "paired_r", "direction_verdict",
            "equivalence_verdict", "SEEDS", "RegistryError"]
@@ -144,8 +147,12 @@ def generate(out: Path, claims_path: Optional[Path] = None, registry: Optional[P
     if len(sections) > 1:
         h.append("<p>Sections: " + ", ".join(f"<a href='#seed{s}'>seed {s}</a>" for s in sections)
                  + ", <a href='#claims'>claims</a>.</p>")
-    for sec in sections.values():
+    # the kernel beside the simulator (reproduce --kernel): after each seed's section
+    kern = load_kernel(out)
+    for seed, sec in sections.items():
         h.extend(sec.html)
+        if kern is not None:
+            h.extend(kernel_section(seed, kern))
 
     # claims of every seed in this report, with the verdicts the sections gave
     rows: List[Tuple[Dict[str, Any], str, str]] = []
@@ -188,14 +195,16 @@ def generate(out: Path, claims_path: Optional[Path] = None, registry: Optional[P
              "docs/claims/README.md.</p></body></html>")
     path = out / "report.html"
     path.write_text("\n".join(h))
-    (out / "verdicts.json").write_text(json.dumps(
-        {"cells": sections["000"].data.get("cells", []) if "000" in sections else [],
-         "seeds": {s: sec.data for s, sec in sections.items() if s != "000"},
-         "claims": [{"id": cl["id"], "verdict": v, "detail": d} for cl, v, d in rows],
-         "unfinished": {"transfers_unfinished": n_t, "messages_undelivered": n_m,
-                        "points": [dict(zip(["seed", "file", "point", "runs", "runs_with_unfinished_transfers",
-                                             "transfers_unfinished", "messages_undelivered"], r)) for r in unf]}},
-        indent=1))
+    verdicts = {"cells": sections["000"].data.get("cells", []) if "000" in sections else [],
+                "seeds": {s: sec.data for s, sec in sections.items() if s != "000"},
+                "claims": [{"id": cl["id"], "verdict": v, "detail": d} for cl, v, d in rows],
+                "unfinished": {"transfers_unfinished": n_t, "messages_undelivered": n_m,
+                               "points": [dict(zip(["seed", "file", "point", "runs", "runs_with_unfinished_transfers",
+                                                    "transfers_unfinished", "messages_undelivered"], r))
+                                          for r in unf]}}
+    if kern is not None:
+        verdicts["kernel"] = kernel_verdicts(kern)
+    (out / "verdicts.json").write_text(json.dumps(verdicts, indent=1))
     return path
 
 

@@ -1,0 +1,593 @@
+//! `mptlab reproduce SEED --kernel`: after the simulation, run every cell
+//! (sweep point of an experiment) the kernel can run over the real Linux
+//! kernel, one run after another in real time, and write the kernel's
+//! results beside the simulator's:
+//!
+//! - `DIR/kernel/seed<SEED>/<id>/<point-id>/`: one resumable store per cell
+//!   (the point's runs, `summary.json`, the same tidy tables as `mptlab
+//!   emulate`), made by [`mptlab_emu::run::run_once`] with the point's own
+//!   scenario (the same overrides and seeds as its simulated runs);
+//! - `DIR/kernel.json`: every cell of the selected experiments with its
+//!   status (`ran`, `failed`, `refused` with the kernel's reason, `skipped`
+//!   by `--kernel-only`, `not run` after Ctrl-C) and, for the cells that
+//!   ran, the comparison with the simulator: the experiment's headline
+//!   metric and the per-path share, each sim and kernel median with its
+//!   order-statistic interval and run count, the ratio or difference and
+//!   the verdict against the criteria of `mptlab validate`
+//!   ([`crate::validate::criteria`]).
+//!
+//! Which cells the kernel can run is asked of
+//! [`mptlab_emu::run::supported`] for every point, never listed here, so a
+//! refusal removed from the emulator makes its cells run. See
+//! docs/report.md, "Kernel beside the simulator".
+
+use crate::driver::{Driver, Emulate};
+use crate::validate::criteria::{compare, criterion, median_ci, Criterion, MedianCi, Verdict};
+use mptlab_results::WriteOptions;
+use mptlab_scenario::{Scenario, Sweep, SweepPoint, TrafficModel};
+use mptlab_sweep::{finish, meta, Store, StoreError};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+/// `--kernel-runs` default: few, since every run takes its full real time.
+pub const DEFAULT_RUNS: u32 = 3;
+
+/// Set-up and tear-down of one emulation run (namespaces, links, agents,
+/// sysctls), added to its duration in the estimate. Measured on this
+/// machine (docs/report.md gives the command); an estimate, not a bound.
+pub const OVERHEAD_S: f64 = 1.0;
+
+/// One cell: a sweep point of an experiment, and whether the kernel can
+/// run it.
+#[derive(Clone, Debug)]
+pub struct Cell {
+    /// `seed<SEED>/<id>`, as in `DIR/runs`.
+    pub key: String,
+    pub seed: String,
+    pub point: SweepPoint,
+    /// The sweep's keys (for the cell's single-point store).
+    pub keys: Vec<String>,
+    pub origin: String,
+    /// `Err(reason)`: what [`mptlab_emu::run::supported`] refused.
+    pub runnable: Result<(), String>,
+    /// Deselected by `--kernel-only`.
+    pub selected: bool,
+    /// Expected length of one run (s): the scenario's duration, or the
+    /// longest simulated run of the point when its runs exist ([`refine`]).
+    pub run_s: f64,
+    /// Whether `run_s` comes from the simulated runs.
+    pub from_sim: bool,
+}
+
+impl Cell {
+    /// `seed000/video-wlan3g-tcp:protocol=mptcp,...`: what `--kernel-only` matches.
+    pub fn name(&self) -> String {
+        format!("{}:{}", self.key, self.point.label)
+    }
+
+    /// Real time of its runs, estimated.
+    pub fn estimate_s(&self, runs: u32) -> f64 {
+        runs as f64 * (self.run_s + OVERHEAD_S)
+    }
+
+    fn dir(&self, out: &Path) -> PathBuf {
+        out.join("kernel").join(&self.key).join(&self.point.id)
+    }
+}
+
+/// Every point of every planned sweep, asked of the emulator's
+/// `supported()` (`sweeps`: the experiment key, its seed and its sweep as
+/// the simulator runs it, overrides included). `only`: substrings of
+/// [`Cell::name`]; empty selects every runnable cell.
+pub fn cells(sweeps: &[(String, String, Sweep)], only: &[String]) -> Vec<Cell> {
+    let mut v = Vec::new();
+    for (key, seed, sw) in sweeps {
+        for p in &sw.points {
+            let mut c = Cell {
+                key: key.clone(),
+                seed: seed.clone(),
+                point: p.clone(),
+                keys: sw.keys.clone(),
+                origin: sw.origin.clone(),
+                runnable: mptlab_emu::run::supported(&p.scenario),
+                selected: true,
+                run_s: p.scenario.meta.duration_s,
+                from_sim: false,
+            };
+            let name = c.name();
+            c.selected = only.is_empty() || only.iter().any(|s| name.contains(s.as_str()));
+            v.push(c);
+        }
+    }
+    v
+}
+
+/// Estimate each cell's run length from its simulated runs under
+/// `DIR/runs` when they exist (the longest `sim_time_s` of the point): a
+/// download or page load ends when it completes, long before its cut
+/// (seed 002's files are cut at 900 s but take seconds).
+pub fn refine(cells: &mut [Cell], out: &Path) {
+    let mut cache: Vec<(String, Option<Value>)> = Vec::new();
+    for c in cells.iter_mut() {
+        if !cache.iter().any(|(k, _)| *k == c.key) {
+            let s = read_json(&out.join("runs").join(&c.key).join("summary.json"));
+            cache.push((c.key.clone(), s));
+        }
+        let summary = cache
+            .iter()
+            .find(|(k, _)| *k == c.key)
+            .and_then(|(_, s)| s.as_ref());
+        let longest = summary
+            .and_then(|s| point_of(s, &c.point.id))
+            .map(|p| per_run(&p, "sim_time_s"))
+            .and_then(|v| v.into_iter().reduce(f64::max));
+        if let Some(t) = longest {
+            c.run_s = t.min(c.point.scenario.meta.duration_s);
+            c.from_sim = true;
+        }
+    }
+}
+
+/// The cells that will run: runnable and selected.
+pub fn to_run(cells: &[Cell]) -> Vec<&Cell> {
+    cells
+        .iter()
+        .filter(|c| c.runnable.is_ok() && c.selected)
+        .collect()
+}
+
+/// `1 h 02 min 05 s`.
+pub fn hms(s: f64) -> String {
+    let s = s.max(0.0).round() as u64;
+    let (h, m, s) = (s / 3600, s / 60 % 60, s % 60);
+    if h > 0 {
+        format!("{h} h {m:02} min {s:02} s")
+    } else if m > 0 {
+        format!("{m} min {s:02} s")
+    } else {
+        format!("{s} s")
+    }
+}
+
+/// The plan printed before the kernel pass (and by `--kernel-plan`): per
+/// seed, cells the kernel runs, refuses and `--kernel-only` leaves out; the
+/// refusals grouped by reason; the estimated real time.
+pub fn plan_text(cells: &[Cell], runs: u32, list: bool) -> String {
+    let mut s = String::new();
+    let mut seeds: Vec<&str> = cells.iter().map(|c| c.seed.as_str()).collect();
+    seeds.dedup();
+    let run = to_run(cells);
+    for seed in &seeds {
+        let of: Vec<&Cell> = cells.iter().filter(|c| c.seed == *seed).collect();
+        let ok = of.iter().filter(|c| c.runnable.is_ok()).count();
+        let sel = of
+            .iter()
+            .filter(|c| c.runnable.is_ok() && c.selected)
+            .count();
+        let est: f64 = of
+            .iter()
+            .filter(|c| c.runnable.is_ok() && c.selected)
+            .map(|c| c.estimate_s(runs))
+            .sum();
+        s.push_str(&format!(
+            "kernel: seed {seed}: {} cell(s): {ok} the kernel can run, {} it cannot{}; about {} real time\n",
+            of.len(),
+            of.len() - ok,
+            if sel != ok {
+                format!(", {sel} selected by --kernel-only")
+            } else {
+                String::new()
+            },
+            hms(est)
+        ));
+        // refusals grouped by reason, with how many cells each
+        let mut reasons: Vec<(&str, usize)> = Vec::new();
+        for c in &of {
+            if let Err(r) = &c.runnable {
+                match reasons.iter_mut().find(|(x, _)| x == r) {
+                    Some(e) => e.1 += 1,
+                    None => reasons.push((r, 1)),
+                }
+            }
+        }
+        for (r, n) in reasons {
+            s.push_str(&format!("  refused ({n} cell(s)): {r}\n"));
+        }
+        if list {
+            for c in &of {
+                let what = match (&c.runnable, c.selected) {
+                    (Ok(()), true) => format!("run, {}", hms(c.estimate_s(runs))),
+                    (Ok(()), false) => "left out by --kernel-only".into(),
+                    (Err(r), _) => format!("refused: {r}"),
+                };
+                s.push_str(&format!("  {} ({what})\n", c.name()));
+            }
+        }
+    }
+    let total: f64 = run.iter().map(|c| c.estimate_s(runs)).sum();
+    s.push_str(&format!(
+        "kernel: {} cell(s) x {runs} run(s) one after another: about {} real time \
+         (each run's {} + {OVERHEAD_S} s set-up)",
+        run.len(),
+        hms(total),
+        if run.iter().all(|c| c.from_sim) {
+            "simulated length"
+        } else if run.iter().any(|c| c.from_sim) {
+            "simulated length where simulated, else its duration (web, file and bursts runs may end earlier)"
+        } else {
+            "duration (web, file and bursts runs may end earlier; the estimate printed after the simulation uses its run lengths)"
+        }
+    ));
+    s
+}
+
+/// How one cell's kernel runs ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Every run done (`summary.json` written).
+    Ran,
+    /// A run failed: the error; the cell has no kernel result.
+    Failed(String),
+    /// Ctrl-C / SIGTERM before or during the cell.
+    Stopped,
+}
+
+/// Run the selected runnable cells one after another with `emu`, each into
+/// its own store under `DIR/kernel/`; progress on stderr. A failed run
+/// fails its cell only (the next cell runs); a stop (Ctrl-C) ends the pass.
+pub fn run_cells(
+    cells: &[Cell],
+    out: &Path,
+    runs: u32,
+    force: bool,
+    emu: &Emulate,
+    quiet: bool,
+) -> Vec<(String, Outcome)> {
+    let todo = to_run(cells);
+    let total: f64 = todo.iter().map(|c| c.estimate_s(runs)).sum();
+    let t0 = std::time::Instant::now();
+    let mut left = total;
+    let mut res = Vec::new();
+    let stopped = || {
+        emu.0
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    };
+    for (i, c) in todo.iter().enumerate() {
+        if stopped() {
+            res.push((c.name(), Outcome::Stopped));
+            continue;
+        }
+        let o = run_cell(c, out, runs, force, emu, &|r| {
+            if !quiet {
+                eprintln!(
+                    "kernel [{}/{}] {} run {}/{runs} ({} elapsed, about {} left)",
+                    i + 1,
+                    todo.len(),
+                    c.name(),
+                    r + 1,
+                    hms(t0.elapsed().as_secs_f64()),
+                    hms(left - r as f64 * (c.point.scenario.meta.duration_s + OVERHEAD_S))
+                );
+            }
+        });
+        let o = match o {
+            Err(_) if stopped() => Outcome::Stopped,
+            Err(e) => {
+                eprintln!(
+                    "error: kernel: {}: {e} (the cell is reported as failed; the next cell runs)",
+                    c.name()
+                );
+                Outcome::Failed(e)
+            }
+            Ok(()) => Outcome::Ran,
+        };
+        left -= c.estimate_s(runs);
+        res.push((c.name(), o));
+    }
+    res
+}
+
+/// One cell: its pending runs (a resumed pass skips the saved ones), then
+/// `summary.json` and the tables.
+fn run_cell(
+    c: &Cell,
+    out: &Path,
+    runs: u32,
+    force: bool,
+    emu: &Emulate,
+    progress: &dyn Fn(u32),
+) -> Result<(), String> {
+    let sweep = single(c, runs);
+    let dir = c.dir(out);
+    let store = Store::open(&dir, &sweep, force).map_err(|e| match e {
+        StoreError::Refused(m) => format!("{m} (pass --force to redo it)"),
+        e => e.to_string(),
+    })?;
+    for (_, r) in store.pending() {
+        progress(r);
+        let o = emu.run_once(&c.point.scenario, r)?;
+        store.save(0, &o).map_err(|e| e.to_string())?;
+    }
+    let opts = WriteOptions {
+        csv: true,
+        parquet: true,
+        meta: meta(&sweep, env!("CARGO_PKG_VERSION")),
+        extra_files: Vec::new(),
+    };
+    finish(&sweep, &store, &opts).map(|_| ())
+}
+
+/// The cell as a sweep of its one point, `runs` runs.
+fn single(c: &Cell, runs: u32) -> Sweep {
+    let mut p = c.point.clone();
+    p.index = 0;
+    Sweep {
+        origin: c.origin.clone(),
+        keys: c.keys.clone(),
+        points: vec![p],
+        runs,
+        has_sweep: true,
+    }
+}
+
+/// The metric an experiment is judged by in the paper's comparisons:
+/// completion time for downloads and pages, median message delay for
+/// video, gaming and bursts, goodput for bulk.
+pub fn headline(s: &Scenario) -> &'static str {
+    match s.traffic.model {
+        TrafficModel::File { .. } | TrafficModel::Web { .. } => "completion_time_ms",
+        TrafficModel::Bulk => "fg_throughput_mbit",
+        _ => "delay_ms_median",
+    }
+}
+
+/// The criterion of a compared metric: `mptlab validate`'s, except that a
+/// bulk goodput, shown only there (it follows from the completion times it
+/// judges), is the headline here and is judged like a time: within 10 %.
+fn criterion_of(metric: &str) -> Criterion {
+    match metric {
+        "fg_throughput_mbit" => Criterion::Relative(0.10),
+        m => criterion(m),
+    }
+}
+
+fn judge(metric: &str, sim: f64, kernel: f64) -> (Option<f64>, Option<f64>, Verdict) {
+    if metric == "fg_throughput_mbit" {
+        let ratio = (sim != 0.0).then(|| kernel / sim);
+        let v = match ratio {
+            Some(r) if (r - 1.0).abs() <= 0.10 + 1e-12 => Verdict::Pass,
+            Some(_) => Verdict::Fail,
+            None => Verdict::Info,
+        };
+        return (ratio, None, v);
+    }
+    compare(metric, sim, kernel)
+}
+
+fn criterion_text(c: Criterion) -> String {
+    match c {
+        Criterion::Relative(t) => format!("kernel/sim within {:.0} %", t * 100.0),
+        Criterion::Absolute(t) => format!("within {:.0} points", t * 100.0),
+        Criterion::Info => "shown only".into(),
+    }
+}
+
+fn ci_json(c: &Option<MedianCi>) -> Value {
+    match c {
+        Some(c) => {
+            json!({"median": c.median, "lo": c.lo, "hi": c.hi, "coverage": c.coverage, "n": c.n})
+        }
+        None => Value::Null,
+    }
+}
+
+/// A metric's finite per-run values of one point of a `summary.json`. A
+/// path's byte share missing from a run that has another path's share is 0:
+/// the emulator reports shares for the paths its subflows used (a path
+/// without a subflow, e.g. the second path under `ndiffports`, has none).
+fn per_run(point: &Value, metric: &str) -> Vec<f64> {
+    let share = metric.starts_with("fg_share_path");
+    point["per_run"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|r| {
+                    let m = &r["metrics"];
+                    m[metric].as_f64().or_else(|| {
+                        let other = m
+                            .as_object()
+                            .is_some_and(|o| o.keys().any(|k| k.starts_with("fg_share_path")));
+                        (share && other).then_some(0.0)
+                    })
+                })
+                .filter(|x| x.is_finite())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The point `id` of a `summary.json`.
+fn point_of(summary: &Value, id: &str) -> Option<Value> {
+    summary["points"]
+        .as_array()?
+        .iter()
+        .find(|p| p["point"].as_str() == Some(id))
+        .cloned()
+}
+
+/// The compared metrics of a cell: the headline and, for MPTCP, the share
+/// of the second path (with two paths the first's is one minus it).
+pub fn metrics_of(s: &Scenario) -> Vec<&'static str> {
+    let mut m = vec![headline(s)];
+    if s.transport.protocol == mptlab_scenario::Protocol::Mptcp && s.topology.num_paths() >= 2 {
+        m.push("fg_share_path2");
+    }
+    m
+}
+
+/// The comparison rows of one cell from the simulator's and the kernel's
+/// point (entries of `summary.json` `points`), and the cell's verdict:
+/// `agree` when every judged metric passes, `disagree` when one fails,
+/// `no verdict` when none could be judged.
+pub fn compare_cell(metrics: &[&str], sim: &Value, kernel: &Value) -> (Vec<Value>, &'static str) {
+    let mut rows = Vec::new();
+    let (mut pass, mut fail) = (0, 0);
+    for m in metrics {
+        let (s, k) = (median_ci(&per_run(sim, m)), median_ci(&per_run(kernel, m)));
+        let (ratio, diff, v) = match (&s, &k) {
+            (Some(s), Some(k)) => judge(m, s.median, k.median),
+            _ => (None, None, Verdict::Info),
+        };
+        match v {
+            Verdict::Pass => pass += 1,
+            Verdict::Fail => fail += 1,
+            Verdict::Info => {}
+        }
+        rows.push(json!({
+            "metric": m,
+            "sim": ci_json(&s),
+            "kernel": ci_json(&k),
+            "ratio": ratio,
+            "diff": diff,
+            "verdict": v.as_str(),
+            "criterion": criterion_text(criterion_of(m)),
+        }));
+    }
+    let verdict = if fail > 0 {
+        "disagree"
+    } else if pass > 0 {
+        "agree"
+    } else {
+        "no verdict"
+    };
+    (rows, verdict)
+}
+
+fn read_json(p: &Path) -> Option<Value> {
+    serde_json::from_slice(&std::fs::read(p).ok()?).ok()
+}
+
+/// `DIR/kernel.json`: every cell with its status and, where the kernel ran
+/// it, the comparison with the simulator's runs of the same point.
+pub fn manifest(
+    cells: &[Cell],
+    outcomes: &[(String, Outcome)],
+    out: &Path,
+    runs: u32,
+    wall_s: f64,
+) -> Value {
+    let mut v = Vec::new();
+    for c in cells {
+        let name = c.name();
+        let outcome = outcomes.iter().find(|(n, _)| *n == name).map(|(_, o)| o);
+        let mut e = json!({
+            "seed": c.seed,
+            "experiment": c.key,
+            "point": c.point.label,
+            "point_id": c.point.id,
+            "values": c.point.values.iter().map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(Value::Null))).collect::<serde_json::Map<_, _>>(),
+            "headline": headline(&c.point.scenario),
+        });
+        let (status, reason) = match (&c.runnable, c.selected, outcome) {
+            (Err(r), _, _) => ("refused", r.clone()),
+            (Ok(()), false, _) => ("skipped", "left out by --kernel-only".to_string()),
+            (Ok(()), true, Some(Outcome::Ran)) => ("ran", String::new()),
+            (Ok(()), true, Some(Outcome::Failed(m))) => ("failed", m.clone()),
+            (Ok(()), true, Some(Outcome::Stopped)) | (Ok(()), true, None) => (
+                "not run",
+                "stopped (Ctrl-C) before this cell finished".to_string(),
+            ),
+        };
+        e["status"] = status.into();
+        if !reason.is_empty() {
+            e["reason"] = reason.into();
+        }
+        if status == "ran" {
+            let dir = c.dir(out);
+            e["dir"] = dir
+                .strip_prefix(out)
+                .unwrap_or(&dir)
+                .display()
+                .to_string()
+                .into();
+            let sim = read_json(&out.join("runs").join(&c.key).join("summary.json"))
+                .and_then(|s| point_of(&s, &c.point.id));
+            let ker = read_json(&dir.join("summary.json")).and_then(|s| point_of(&s, &c.point.id));
+            match (sim, ker) {
+                (Some(sim), Some(ker)) => {
+                    let (rows, verdict) = compare_cell(&metrics_of(&c.point.scenario), &sim, &ker);
+                    e["metrics"] = rows.into();
+                    e["verdict"] = verdict.into();
+                }
+                _ => {
+                    e["verdict"] = "no verdict".into();
+                    e["reason"] = "summary.json of the simulated or the kernel runs missing".into();
+                }
+            }
+        }
+        v.push(e);
+    }
+    json!({
+        "kernel_runs": runs,
+        "kernel_wall_s": wall_s,
+        "criteria": "median completion time, median message delay and bulk goodput: kernel/sim within 10 %; \
+                     share of bytes on path 2 (MPTCP): within 5 points (mptlab validate's criteria); \
+                     a cell agrees when every judged metric passes",
+        "interval": "order-statistic interval of the median (95 % from 6 runs; [min, max] with its coverage below)",
+        "cells": v,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pt(vals: &[f64], shares: &[f64]) -> Value {
+        json!({"point": "p", "per_run": vals.iter().zip(shares).enumerate().map(|(i, (v, s))| json!({
+            "run": i, "metrics": {"delay_ms_median": v, "fg_share_path2": s}})).collect::<Vec<_>>()})
+    }
+
+    #[test]
+    fn cell_verdict_needs_every_judged_metric() {
+        let m = ["delay_ms_median", "fg_share_path2"];
+        let (rows, v) = compare_cell(
+            &m,
+            &pt(&[100.0, 101.0, 99.0], &[0.4; 3]),
+            &pt(&[105.0; 3], &[0.43; 3]),
+        );
+        assert_eq!(v, "agree");
+        assert_eq!(rows[0]["verdict"], "PASS");
+        assert_eq!(rows[0]["sim"]["n"], 3);
+        assert!((rows[0]["ratio"].as_f64().unwrap() - 1.05).abs() < 1e-12);
+        // the delays agree, the shares are 8 points apart
+        let (rows, v) = compare_cell(
+            &m,
+            &pt(&[100.0; 3], &[0.4; 3]),
+            &pt(&[100.0; 3], &[0.48; 3]),
+        );
+        assert_eq!(v, "disagree");
+        assert_eq!(rows[1]["verdict"], "FAIL");
+        assert!((rows[1]["diff"].as_f64().unwrap() - 0.08).abs() < 1e-9);
+        // a share missing beside another path's share is 0 (no subflow there)
+        let k = json!({"per_run": [{"run": 0, "metrics": {"delay_ms_median": 100.0, "fg_share_path1": 1.0}}]});
+        let (rows, _) = compare_cell(&m, &pt(&[100.0; 3], &[0.0; 3]), &k);
+        assert_eq!(rows[1]["kernel"]["median"], 0.0);
+        assert_eq!(rows[1]["verdict"], "PASS");
+        // no kernel value: nothing judged
+        let (_, v) = compare_cell(&m, &pt(&[100.0; 3], &[0.4; 3]), &json!({"per_run": []}));
+        assert_eq!(v, "no verdict");
+        // bulk goodput is judged within 10 %
+        assert_eq!(judge("fg_throughput_mbit", 10.0, 8.0).2, Verdict::Fail);
+        assert_eq!(judge("fg_throughput_mbit", 10.0, 9.5).2, Verdict::Pass);
+    }
+
+    #[test]
+    fn hms_reads() {
+        assert_eq!(hms(5.4), "5 s");
+        assert_eq!(hms(125.0), "2 min 05 s");
+        assert_eq!(hms(3725.0), "1 h 02 min 05 s");
+    }
+}

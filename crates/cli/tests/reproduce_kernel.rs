@@ -1,0 +1,218 @@
+//! `mptlab reproduce SEED --kernel`: the cell split (no root needed) and one
+//! real cell on the kernel (root, TUN and MPTCP; skipped with the reason
+//! otherwise).
+
+use mptlab_scenario::Sweep;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn mptlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mptlab"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .unwrap()
+}
+
+/// `--kernel-plan` lists every sweep point of every experiment once, as
+/// `run` or `refused: <reason>`, and the reason is the emulator's own
+/// `supported()` for that point: coupled congestion controls and SCTP are
+/// refused naming themselves. Which other cells are refused is not fixed
+/// here (the emulator learns more), only that the CLI asks it.
+#[test]
+fn kernel_plan_lists_every_cell_with_what_the_kernel_supports() {
+    let o = mptlab(&["reproduce", "all", "--quick", "--kernel-plan"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lib = repo().join("scenarios");
+    let reg = std::fs::read_to_string(lib.join("registry/experiments.toml")).unwrap();
+    let reg: toml::Value = toml::from_str(&reg).unwrap();
+    let (mut cells, mut refused, mut coupled, mut sctp) = (0, 0, 0, 0);
+    for x in reg["experiment"].as_array().unwrap() {
+        let (seed, id) = (x["seed"].as_str().unwrap(), x["id"].as_str().unwrap());
+        let f = lib.join(format!("seed{seed}/{id}.toml"));
+        let sw = Sweep::from_file(&f, &[], None).unwrap();
+        for p in &sw.points {
+            cells += 1;
+            let line = format!("  seed{seed}/{id}:{} (", p.label);
+            let found: Vec<&str> = out.lines().filter(|l| l.starts_with(&line)).collect();
+            assert_eq!(found.len(), 1, "{line}: listed {} times", found.len());
+            let s = &p.scenario;
+            match mptlab_emu::run::supported(s) {
+                Ok(()) => assert!(found[0].contains(" (run, "), "{}", found[0]),
+                Err(r) => {
+                    refused += 1;
+                    assert!(
+                        found[0].ends_with(&format!("(refused: {r})")),
+                        "{}",
+                        found[0]
+                    );
+                }
+            }
+            // refused, and named as the reason where nothing else the
+            // emulator checks first (background traffic) refuses the cell
+            let cc = s.transport.cc.to_string();
+            if ["lia", "olia", "balia", "wvegas"].contains(&cc.as_str()) {
+                assert!(found[0].contains("(refused: "), "{}", found[0]);
+                coupled += found[0].contains("coupled congestion") as usize;
+            }
+            if s.transport.protocol.to_string().contains("sctp") {
+                assert!(found[0].contains("(refused: "), "{}", found[0]);
+                sctp += found[0].contains("no SCTP") as usize;
+            }
+        }
+    }
+    // the seeds have coupled-cc and SCTP cells, and cells the kernel runs
+    assert!(
+        coupled > 0 && sctp > 0 && refused < cells,
+        "{coupled} {sctp} {refused} {cells}"
+    );
+    let total: usize = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("kernel: seed "))
+        .map(|l| {
+            let n: usize = l[5..].split(' ').next().unwrap().parse().unwrap();
+            n
+        })
+        .sum();
+    assert_eq!(total, cells, "{out}");
+    assert!(out.contains("one after another: about "), "{out}");
+}
+
+#[test]
+fn kernel_only_selects_cells_and_a_filter_matching_none_is_an_error() {
+    let o = mptlab(&[
+        "reproduce",
+        "004",
+        "--quick",
+        "--kernel-plan",
+        "--kernel-only",
+        "seed004/normal:protocol=tcp",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains(", 2 selected by --kernel-only;"), "{out}");
+    assert!(
+        out.contains("  seed004/normal:protocol=tcp,cc=cubic,path=2 (run, "),
+        "{out}"
+    );
+    assert!(out.contains("kernel: 2 cell(s) x 3 run(s)"), "{out}");
+    let o = mptlab(&[
+        "reproduce",
+        "004",
+        "--quick",
+        "--kernel-plan",
+        "--kernel-only",
+        "no-such-cell",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("selects no cell the kernel can run"));
+}
+
+/// Whether `python` can write the report from this checkout's python/.
+fn report_python() -> Option<String> {
+    let py = std::env::var("MPTLAB_PYTHON").unwrap_or_else(|_| "python3".into());
+    let ok = Command::new(&py)
+        .args(["-c", "import mptlab.report, matplotlib"])
+        .env("PYTHONPATH", repo().join("python"))
+        .output()
+        .is_ok_and(|o| o.status.success());
+    ok.then_some(py)
+}
+
+/// One TCP cell of seed 004 (20 s bulk, one run) on the kernel: its rows
+/// are written beside the simulator's, kernel.json compares them, and the
+/// report has the seed's kernel part.
+#[test]
+fn reproduce_kernel_runs_one_cell_beside_the_simulator() {
+    if let Err(e) = mptlab_emu::netns::preflight() {
+        eprintln!("skipping reproduce_kernel_runs_one_cell_beside_the_simulator: {e}");
+        return;
+    }
+    let out = std::env::temp_dir().join(format!("mptlab-reproduce-kernel-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let py = report_python();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mptlab"));
+    c.current_dir(repo())
+        .args([
+            "reproduce",
+            "004",
+            "--quick",
+            "--runs",
+            "2",
+            "--only",
+            "normal",
+            "--kernel",
+        ])
+        .args([
+            "--kernel-runs",
+            "1",
+            "--kernel-only",
+            "normal:protocol=tcp,cc=cubic,path=1",
+        ])
+        .arg("--out")
+        .arg(&out);
+    match &py {
+        Some(py) => {
+            c.env("MPTLAB_PYTHON", py)
+                .env("PYTHONPATH", repo().join("python"));
+        }
+        None => {
+            eprintln!("reproduce_kernel: no Python with mptlab.report and matplotlib: the report is not checked");
+            c.arg("--no-report");
+        }
+    }
+    let child = c
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("kernel: 1 cell(s) x 1 run(s) one after another: about "),
+        "{err}"
+    );
+    assert!(
+        err.contains("reproduce --kernel: 1 cell(s) ran, 0 failed"),
+        "{err}"
+    );
+    let k: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("kernel.json")).unwrap()).unwrap();
+    let cells = k["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 6, "every point of the file is listed");
+    let ran: Vec<&serde_json::Value> = cells.iter().filter(|c| c["status"] == "ran").collect();
+    assert_eq!(ran.len(), 1);
+    let dir = out.join(ran[0]["dir"].as_str().unwrap());
+    // kernel rows: the run's tables and its summary, one run
+    for f in ["summary.json", "flows.csv", "paths.csv", "transfers.csv"] {
+        assert!(dir.join(f).is_file(), "{}", dir.join(f).display());
+    }
+    let m = &ran[0]["metrics"][0];
+    assert_eq!(m["metric"], "fg_throughput_mbit");
+    assert_eq!(m["kernel"]["n"], 1);
+    assert_eq!(m["sim"]["n"], 2);
+    assert!(m["kernel"]["median"].as_f64().unwrap() > 0.0);
+    assert!(["PASS", "FAIL"].contains(&m["verdict"].as_str().unwrap()));
+    assert!(["agree", "disagree"].contains(&ran[0]["verdict"].as_str().unwrap()));
+    assert!(cells.iter().any(|c| c["status"] == "refused"
+        && c["reason"].as_str().unwrap().contains("coupled congestion")));
+    // no namespace of this run left behind (named mptl-<pid>-...; other
+    // emulations may run beside it)
+    let ns = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    let ns = String::from_utf8_lossy(&ns.stdout);
+    assert!(!ns.contains(&format!("mptl-{pid}-")), "{ns}");
+    if py.is_some() {
+        let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+        assert!(html.contains("id='seed004-kernel'"), "no kernel section");
+        assert!(html.contains("id='seed004-kernel-table'"));
+        assert!(html.contains("Cells the kernel cannot run (4)"));
+    }
+    std::fs::remove_dir_all(&out).unwrap();
+}

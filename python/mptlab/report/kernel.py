@@ -1,0 +1,120 @@
+"""The kernel beside the simulator: the "on the kernel" part of a seed's
+section, from ``DIR/kernel.json`` (written by ``mptlab reproduce SEED
+--kernel``; crates/cli/src/reproduce/kernel.rs).
+
+The comparisons (medians, order-statistic intervals, ratio or difference,
+PASS/FAIL) are computed in Rust with the criteria of ``mptlab validate``, so
+the report and ``validate`` judge alike; this module only renders them.
+Without ``kernel.json`` nothing is added and the report is unchanged.
+Only the standard library."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from .common import e, table
+
+#: cell statuses, in the order the summary names them
+STATUSES = ("ran", "failed", "refused", "skipped", "not run")
+
+
+def load_kernel(out: Path) -> Optional[Dict[str, Any]]:
+    """``DIR/kernel.json``, or None when the kernel did not run."""
+    p = Path(out) / "kernel.json"
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+def _num(metric: str, v: Optional[float], unit: bool = True) -> str:
+    if v is None:
+        return "-"
+    if metric.startswith("fg_share_path"):
+        return f"{100 * v:.1f}" + (" %" if unit else "")
+    if metric == "fg_throughput_mbit":
+        return f"{v:.3g}" + (" Mbit/s" if unit else "")
+    return f"{v:.1f}" + (" ms" if unit else "")
+
+
+def _median(metric: str, m: Optional[Dict[str, Any]]) -> str:
+    """`48.1 ms [45.0, 52.3] (n=3, 75 %)`: median, interval, runs and the
+    interval's actual coverage."""
+    if not m:
+        return "no value"
+    s = _num(metric, m["median"])
+    if m["n"] > 1:
+        s += f" [{_num(metric, m['lo'], False)}, {_num(metric, m['hi'], False)}]"
+    return s + f" (n={m['n']}" + (f", {100 * m['coverage']:.0f} %)" if m["n"] > 1 else ")")
+
+
+def _compared(metric: str, row: Dict[str, Any]) -> str:
+    if row.get("ratio") is not None and not metric.startswith("fg_share_path"):
+        return f"x{row['ratio']:.3f}"
+    if row.get("diff") is not None:
+        d = row["diff"]
+        return f"{100 * d:+.1f} points" if metric.startswith("fg_share_path") else f"{d:+.3g}"
+    return "-"
+
+
+def counts(cells: List[Dict[str, Any]]) -> Dict[str, int]:
+    c: Dict[str, int] = {}
+    for x in cells:
+        k = x["status"] if x["status"] != "ran" else f"ran, {x.get('verdict', 'no verdict')}"
+        c[k] = c.get(k, 0) + 1
+    return c
+
+
+def section(seed: str, kern: Dict[str, Any]) -> List[str]:
+    """The kernel part of seed `seed`'s section (empty when kernel.json has
+    no cell of the seed)."""
+    cells = [c for c in kern["cells"] if c["seed"] == seed]
+    if not cells:
+        return []
+    h = [f"<h3 id='seed{seed}-kernel'>Seed {e(seed)} on the Linux kernel</h3>"]
+    ran = [c for c in cells if c["status"] == "ran"]
+    agree = sum(1 for c in ran if c.get("verdict") == "agree")
+    n = {s: sum(1 for c in cells if c["status"] == s) for s in STATUSES}
+    h.append(f"<p>Of {len(cells)} cells (sweep points), the kernel ran <b>{n['ran']}</b> "
+             f"({kern['kernel_runs']} run(s) each, one after another in real time): <b>{agree} of {n['ran']} "
+             f"agree</b> with the simulator. {n['refused']} cannot run on the kernel, {n['failed']} failed"
+             + (f", {n['skipped']} were left out by --kernel-only" if n["skipped"] else "")
+             + (f", {n['not run']} were not run (stopped)" if n["not run"] else "")
+             + f". Criteria: {e(kern['criteria'])}. Intervals: {e(kern['interval'])}.</p>")
+    if ran:
+        rows = []
+        for c in ran:
+            for i, m in enumerate(c.get("metrics", [])):
+                metric = m["metric"]
+                rows.append([c["experiment"].split("/")[-1] if i == 0 else "", c["point"] if i == 0 else "",
+                             metric, _median(metric, m["sim"]), _median(metric, m["kernel"]),
+                             _compared(metric, m), f"{m['verdict']} ({m['criterion']})",
+                             c.get("verdict", "") if i == 0 else ""])
+            if not c.get("metrics"):
+                rows.append([c["experiment"].split("/")[-1], c["point"], "-", "-", "-", "-",
+                             c.get("reason", ""), c.get("verdict", "no verdict")])
+        h.append(table(["file", "point", "metric", "simulator median", "kernel median", "kernel vs sim",
+                        "verdict (criterion)", "cell"], rows, f"id='seed{seed}-kernel-table'"))
+    failed = [c for c in cells if c["status"] in ("failed", "not run")]
+    if failed:
+        h.append("<p><b>Cells without a kernel result</b> (a failed cell is not averaged away):</p>")
+        h.append(table(["file", "point", "status", "why"],
+                       [[c["experiment"].split("/")[-1], c["point"], c["status"], c.get("reason", "")]
+                        for c in failed], f"id='seed{seed}-kernel-failed'"))
+    refused = [c for c in cells if c["status"] == "refused"]
+    if refused:
+        by: Dict[str, List[Dict[str, Any]]] = {}
+        for c in refused:
+            by.setdefault(c.get("reason", ""), []).append(c)
+        h.append(f"<p>Cells the kernel cannot run ({len(refused)}), by reason:</p><ul id='seed{seed}-kernel-refused'>")
+        for reason, cs in by.items():
+            pts = "".join(f"<li><code>{e(c['experiment'].split('/')[-1])}</code>: {e(c['point'])}</li>" for c in cs)
+            h.append(f"<li>{e(reason)} <details><summary>{len(cs)} cell(s)</summary><ul>{pts}</ul></details></li>")
+        h.append("</ul>")
+    return h
+
+
+def verdicts(kern: Dict[str, Any]) -> Dict[str, Any]:
+    """The kernel's part of verdicts.json: per seed the counts by status and
+    verdict."""
+    seeds = sorted({c["seed"] for c in kern["cells"]})
+    return {s: counts([c for c in kern["cells"] if c["seed"] == s]) for s in seeds}

@@ -1,0 +1,99 @@
+"""The kernel beside the simulator (`reproduce --kernel`): the section
+rendered from a fixture kernel.json, and a report without kernel.json left
+exactly as it was."""
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+from mptlab.report import generate
+from mptlab.report.kernel import load_kernel, section, verdicts
+
+from _repro import reproduce
+
+CRIT = "median ...: kernel/sim within 10 %; share ...: within 5 points"
+
+
+def _ci(median, lo, hi, n, cov=0.75):
+    return {"median": median, "lo": lo, "hi": hi, "n": n, "coverage": cov}
+
+
+def _kernel() -> dict:
+    ran_ok = {"seed": "000", "experiment": "seed000/video-wlan3g-tcp", "point": "protocol=mptcp,cc=cubic",
+              "point_id": "a1", "status": "ran", "verdict": "agree", "dir": "kernel/seed000/video-wlan3g-tcp/a1",
+              "metrics": [
+                  {"metric": "delay_ms_median", "sim": _ci(77.0, 70.0, 80.0, 3), "kernel": _ci(80.0, 79.0, 82.0, 3),
+                   "ratio": 80.0 / 77.0, "diff": None, "verdict": "PASS", "criterion": "kernel/sim within 10 %"},
+                  {"metric": "fg_share_path2", "sim": _ci(0.45, 0.4, 0.5, 3), "kernel": _ci(0.48, 0.47, 0.5, 3),
+                   "ratio": None, "diff": 0.03, "verdict": "PASS", "criterion": "within 5 points"}]}
+    ran_bad = dict(ran_ok, point="protocol=mptcp,cc=cubic,scheduler=upstream", point_id="a2", verdict="disagree",
+                   metrics=[dict(ran_ok["metrics"][0]),
+                            dict(ran_ok["metrics"][1], kernel=_ci(0.15, 0.1, 0.2, 1), diff=-0.30, verdict="FAIL")])
+    failed = {"seed": "000", "experiment": "seed000/file-wlan3g", "point": "size=<1MB>", "point_id": "a3",
+              "status": "failed", "reason": "run 0: netns <boom> & gone"}
+    sctp = {"seed": "000", "experiment": "seed000/video-wlan3g-sctp", "point": "protocol=sctp", "point_id": "a4",
+            "status": "refused", "reason": "transport.protocol = \"sctp\" cannot be emulated"}
+    sctp2 = dict(sctp, point="protocol=cmt-sctp", point_id="a5")
+    lia = dict(sctp, experiment="seed000/video-wlan3g-tcp", point="cc=lia", point_id="a6",
+               reason="transport.cc = \"lia\": coupled congestion controls")
+    skipped = dict(ran_ok, point="x", point_id="a7", status="skipped", reason="left out by --kernel-only")
+    del skipped["metrics"], skipped["verdict"]
+    other = dict(lia, seed="004", experiment="seed004/normal")
+    return {"kernel_runs": 3, "kernel_wall_s": 1.0, "criteria": CRIT, "interval": "order statistics",
+            "cells": [ran_ok, ran_bad, failed, sctp, sctp2, lia, skipped, other]}
+
+
+def test_section_shows_both_medians_the_verdicts_and_every_refusal() -> None:
+    html = "\n".join(section("000", _kernel()))
+    assert "id='seed000-kernel'" in html
+    assert "the kernel ran <b>2</b> (3 run(s) each" in html
+    assert "<b>1 of 2 agree</b>" in html
+    assert "3 cannot run on the kernel, 1 failed, 1 were left out by --kernel-only" in html
+    t = html[html.index("id='seed000-kernel-table'"):html.index("</table>")]
+    # one row per compared metric: both medians with interval, runs, coverage
+    assert "<td>77.0 ms [70.0, 80.0] (n=3, 75 %)</td><td>80.0 ms [79.0, 82.0] (n=3, 75 %)</td><td>x1.039</td>" in t
+    assert "<td>45.0 % [40.0, 50.0] (n=3, 75 %)</td><td>48.0 % [47.0, 50.0] (n=3, 75 %)</td><td>+3.0 points</td>" in t
+    # a single kernel run has no interval
+    assert "<td>15.0 % (n=1)</td><td>-30.0 points</td><td>FAIL (within 5 points)</td>" in t
+    assert len(re.findall(r"<td>agree</td>", t)) == 1 and len(re.findall(r"<td>disagree</td>", t)) == 1
+    # the failed cell is listed with its error (escaped), not averaged away
+    f = html[html.index("id='seed000-kernel-failed'"):]
+    assert "<td>size=&lt;1MB&gt;</td><td>failed</td><td>run 0: netns &lt;boom&gt; &amp; gone</td>" in f
+    # refusals grouped by reason, each cell named
+    r = html[html.index("id='seed000-kernel-refused'"):]
+    assert r.count("cannot be emulated") == 1 and "2 cell(s)" in r and "protocol=cmt-sctp" in r
+    assert "coupled congestion controls" in r and "cc=lia" in r
+    # other seeds' cells stay in their own section
+    assert "seed004" not in html and section("001", _kernel()) == []
+
+
+def test_verdict_counts_per_seed() -> None:
+    v = verdicts(_kernel())
+    assert v == {"000": {"ran, agree": 1, "ran, disagree": 1, "failed": 1, "refused": 3, "skipped": 1},
+                 "004": {"refused": 1}}
+
+
+def test_report_without_kernel_json_is_unchanged_and_with_it_has_the_section(tmp_path) -> None:
+    out = reproduce("004", tmp_path / "out", "normal")
+    assert load_kernel(out) is None
+    before = (out / "report.html").read_text()
+    verdicts_before = json.loads((out / "verdicts.json").read_text())
+    assert "kernel" not in verdicts_before and "-kernel'" not in before
+    # regenerated without kernel.json: byte for byte the same
+    generate(out)
+    assert (out / "report.html").read_text() == before
+    k = _kernel()
+    k["cells"] = [c for c in k["cells"] if c["seed"] == "004"]
+    (out / "kernel.json").write_text(json.dumps(k))
+    generate(out)
+    html = (out / "report.html").read_text()
+    assert "id='seed004-kernel'" in html and "Cells the kernel cannot run (1)" in html
+    # after the seed's own section, before the claims
+    assert html.index("id='seed004'") < html.index("id='seed004-kernel'") < html.index("id='claims'")
+    assert json.loads((out / "verdicts.json").read_text())["kernel"] == {"004": {"refused": 1}}
+    shutil.rmtree(out)
+
+
+def test_no_kernel_json_loads_none(tmp_path: Path) -> None:
+    assert load_kernel(tmp_path) is None
