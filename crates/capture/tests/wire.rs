@@ -192,6 +192,7 @@ fn ipv6_segments_round_trip() {
             addr: announced,
             port: None,
             ip: v6,
+            echo: false,
         }),
         ..Default::default()
     }));

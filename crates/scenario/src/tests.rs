@@ -572,6 +572,8 @@ fn mptcp_limits_are_checked() {
         &format!("{mp}[transport.mptcp.limits]\nsubflow = 1\n"),
     );
     assert!(e.to_string().contains("subflow"), "{e}");
+}
+
 #[test]
 fn ip_version_is_4_or_6_and_ipv6_needs_1280_bytes_of_mtu() {
     use mptlab_core::packet::IpVersion;

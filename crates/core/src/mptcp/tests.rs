@@ -597,6 +597,8 @@ fn add_addr_is_echoed_and_re_sent_until_echoed() {
     assert!(adds[1].0 > 200 * MS, "{adds:?}");
     // the announced address is accepted: a subflow from the first address to it
     assert!(w.c.sfs.iter().any(|s| s.local == A1 && s.remote == S2));
+}
+
 /// With a port block (the `clients` preset's port plan) subflow k leaves
 /// from `base + k` and the path manager opens no more subflows than the
 /// block holds; without one, from `base + 1 + 97 k` as before.
@@ -632,6 +634,8 @@ fn subflow_ports_come_from_the_connection_block() {
     // fullmesh with 2 subflows per pair wants 4; a block of 3 allows 3
     assert_eq!(ports(Some(3), 2), vec![40000, 40001, 40002]);
     assert_eq!(ports(Some(4), 2), vec![40000, 40001, 40002, 40003]);
+}
+
 /// A 300 kB transfer with the given checksum requirements of client and
 /// server: (DSS checksums negotiated on the data segments, largest payload,
 /// largest packet).
