@@ -251,19 +251,7 @@ pub fn tables(
                 metric::mbit_per_s(delivered, secs),
             );
             summary.insert("population.connections".into(), *n as f64);
-            for (k, v) in [
-                ("fg_bytes_sent", c.bytes_sent),
-                ("fg_bytes_retransmitted", c.bytes_retransmitted),
-                ("fg_bytes_reinjected", c.bytes_reinjected),
-                ("fg_bytes_probe_extra", c.bytes_probe_extra),
-                ("fg_retrans_fast", c.retrans_fast),
-                ("fg_retrans_rto", c.retrans_rto),
-                ("fg_retrans_tlp", c.retrans_tlp),
-                ("fg_rto_events", c.rto_events),
-                ("fg_tlp_probes", c.tlp_probes),
-            ] {
-                summary.insert(k.into(), v as f64);
-            }
+            crate::output::insert_fg_counters(&mut summary, c);
         }
         flow_rows.push(rows::FlowRow {
             flow: 0,

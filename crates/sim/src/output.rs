@@ -252,21 +252,7 @@ pub fn tables(
         metric::FG_THROUGHPUT_MBIT.into(),
         metric::mbit_per_s(fg_received, secs),
     );
-    // Seed 001: what loss recovery cost the foreground flows (both ends, all paths)
-    let c = &fg_counters;
-    for (k, v) in [
-        ("fg_bytes_sent", c.bytes_sent),
-        ("fg_bytes_retransmitted", c.bytes_retransmitted),
-        ("fg_bytes_reinjected", c.bytes_reinjected),
-        ("fg_bytes_probe_extra", c.bytes_probe_extra),
-        ("fg_retrans_fast", c.retrans_fast),
-        ("fg_retrans_rto", c.retrans_rto),
-        ("fg_retrans_tlp", c.retrans_tlp),
-        ("fg_rto_events", c.rto_events),
-        ("fg_tlp_probes", c.tlp_probes),
-    ] {
-        summary.insert(k.into(), v as f64);
-    }
+    insert_fg_counters(&mut summary, &fg_counters);
     // Seed 002: time segments wait in a multipath receiver's connection-level
     // out-of-order queue, and head-of-line blocking time (foreground flows).
     let mut ofo = mptlab_core::delay_stats::DelayStats::new();
@@ -342,6 +328,24 @@ pub fn tables(
 /// samples (`output.cwnd_series`) of the foreground flows' data sender (the
 /// side that sent more payload), skipping samples before the path has an
 /// RTT estimate: `srtt_ms_mean_path<N>`.
+/// Seed 001: what loss recovery cost the foreground flows (both ends, all
+/// paths), as `fg_*` summary metrics; also used by the population aggregates.
+pub(crate) fn insert_fg_counters(summary: &mut BTreeMap<String, f64>, c: &Counters) {
+    for (k, v) in [
+        ("fg_bytes_sent", c.bytes_sent),
+        ("fg_bytes_retransmitted", c.bytes_retransmitted),
+        ("fg_bytes_reinjected", c.bytes_reinjected),
+        ("fg_bytes_probe_extra", c.bytes_probe_extra),
+        ("fg_retrans_fast", c.retrans_fast),
+        ("fg_retrans_rto", c.retrans_rto),
+        ("fg_retrans_tlp", c.retrans_tlp),
+        ("fg_rto_events", c.rto_events),
+        ("fg_tlp_probes", c.tlp_probes),
+    ] {
+        summary.insert(k.into(), v as f64);
+    }
+}
+
 fn srtt_means(w: &World, s: &Series, client_addrs: &[Addr]) -> BTreeMap<String, f64> {
     let mut acc: BTreeMap<usize, (f64, u64)> = BTreeMap::new();
     for (fid, f) in w
