@@ -139,29 +139,8 @@ fn mptcp(tr: &Transport, npaths: usize, nserver: usize) -> VResult<()> {
             );
         }
     }
-    let mut last = 0.0;
-    for (i, c) in o.prio_changes.iter().enumerate() {
-        let key = format!("{}[{i}]", k("prio_changes"));
-        if c.path == 0 || c.path as usize > npaths {
-            return err(
-                format!("{key}.path"),
-                format!(
-                    "expected a client path number from 1 to {npaths}, found {}",
-                    c.path
-                ),
-            );
-        }
-        if !c.at_s.is_finite() || c.at_s < last {
-            return err(
-                format!("{key}.at_s"),
-                format!(
-                    "expected a time in s >= 0 and >= the previous change's ({last}), found {}",
-                    c.at_s
-                ),
-            );
-        }
-        last = c.at_s;
-    }
+    let changes = o.prio_changes.iter().map(|c| (c.path, c.at_s));
+    path_schedule(&k("prio_changes"), changes, npaths, "change")?;
     if let Some(t) = o.fastclose_at_s {
         if !t.is_finite() || t < 0.0 {
             return err(
@@ -170,27 +149,10 @@ fn mptcp(tr: &Transport, npaths: usize, nserver: usize) -> VResult<()> {
             );
         }
     }
-    let mut last = 0.0;
+    let removals = o.endpoint_removals.iter().map(|c| (c.path, c.at_s));
+    path_schedule(&k("endpoint_removals"), removals, npaths, "removal")?;
     for (i, c) in o.endpoint_removals.iter().enumerate() {
         let key = format!("{}[{i}]", k("endpoint_removals"));
-        if c.path == 0 || c.path as usize > npaths {
-            return err(
-                format!("{key}.path"),
-                format!(
-                    "expected a client path number from 1 to {npaths}, found {}",
-                    c.path
-                ),
-            );
-        }
-        if !c.at_s.is_finite() || c.at_s < last {
-            return err(
-                format!("{key}.at_s"),
-                format!(
-                    "expected a time in s >= 0 and >= the previous removal's ({last}), found {}",
-                    c.at_s
-                ),
-            );
-        }
         if o.endpoint_removals[..i].iter().any(|e| e.path == c.path) {
             return err(
                 format!("{key}.path"),
@@ -200,7 +162,6 @@ fn mptcp(tr: &Transport, npaths: usize, nserver: usize) -> VResult<()> {
                 ),
             );
         }
-        last = c.at_s;
     }
     let upstream = o.path_manager == PathManager::Upstream;
     for (key, list, n, of) in [
@@ -289,6 +250,36 @@ fn sctp(tr: &Transport) -> VResult<()> {
             k("unordered"),
             "true is not measured yet (message accounting assumes ordered delivery); expected false",
         );
+    }
+    Ok(())
+}
+
+/// A schedule of (client path, time) entries (`prio_changes`,
+/// `endpoint_removals`): every path a client path number, times in order.
+fn path_schedule(
+    base: &str,
+    entries: impl Iterator<Item = (u32, f64)>,
+    npaths: usize,
+    what: &str,
+) -> VResult<()> {
+    let mut last = 0.0;
+    for (i, (path, at_s)) in entries.enumerate() {
+        let key = format!("{base}[{i}]");
+        if path == 0 || path as usize > npaths {
+            return err(
+                format!("{key}.path"),
+                format!("expected a client path number from 1 to {npaths}, found {path}"),
+            );
+        }
+        if !at_s.is_finite() || at_s < last {
+            return err(
+                format!("{key}.at_s"),
+                format!(
+                    "expected a time in s >= 0 and >= the previous {what}'s ({last}), found {at_s}"
+                ),
+            );
+        }
+        last = at_s;
     }
     Ok(())
 }
