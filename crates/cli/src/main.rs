@@ -237,6 +237,11 @@ enum Command {
         /// on the same link realization (writes decisions.csv; docs/validation.md).
         #[arg(long)]
         decisions: bool,
+        /// Reuse the kernel runs saved under DIR/kernel/ by an earlier
+        /// `validate -o DIR` and run only the simulator side (refused when a
+        /// scenario's kernel-relevant settings or seeds changed since).
+        #[arg(long, value_name = "DIR")]
+        kernel_from: Option<PathBuf>,
     },
     /// Measure simulator speed: simulated data packets per wall-clock second on
     /// one core, for the benchmark scenarios (a saturated flow at 20 Mbit/s and
@@ -424,12 +429,14 @@ fn command(cli: Cli) -> ExitCode {
             runs,
             only,
             decisions,
+            kernel_from,
         } => validate::run(validate::Options {
             dir,
             out,
             runs,
             only,
             decisions,
+            kernel_from,
         }),
         Command::List => {
             list();

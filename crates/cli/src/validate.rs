@@ -22,6 +22,7 @@ use crate::driver::{Driver, Emulate, Simulate};
 
 pub(crate) mod criteria;
 mod decisions;
+pub(crate) mod saved;
 use criteria::{compare, criterion, median_ci, Criterion, MedianCi, Verdict};
 
 /// Metrics compared, when a scenario reports them.
@@ -41,6 +42,9 @@ pub struct Options {
     pub only: Option<String>,
     /// Decision-level comparison instead of medians (`--decisions`).
     pub decisions: bool,
+    /// Reuse the kernel runs saved by an earlier `-o DIR` (`--kernel-from
+    /// DIR`): only the simulator side runs.
+    pub kernel_from: Option<PathBuf>,
 }
 
 /// Values of each metric over the runs (runs that did not report a metric
@@ -85,6 +89,34 @@ struct Cell {
     verdict: Verdict,
     sim_unfinished: (u64, u64),
     kernel_unfinished: (u64, u64),
+}
+
+/// The compared cells of one scenario: every metric both sides report.
+fn cells_of(name: &str, sim: &[RunOutput], emu: &[RunOutput]) -> Vec<Cell> {
+    let (us, ue) = (Unfinished::of(sim), Unfinished::of(emu));
+    let (vs, ve) = (values(sim), values(emu));
+    let mut cells = Vec::new();
+    for k in METRICS {
+        let (Some(a), Some(b)) = (vs.get(k), ve.get(k)) else {
+            continue;
+        };
+        let (Some(a), Some(b)) = (median_ci(a), median_ci(b)) else {
+            continue;
+        };
+        let (ratio, diff, verdict) = compare(k, a.median, b.median);
+        cells.push(Cell {
+            scenario: name.to_string(),
+            metric: k,
+            sim: a,
+            kernel: b,
+            ratio,
+            diff,
+            verdict,
+            sim_unfinished: unfinished_for(&us, k),
+            kernel_unfinished: unfinished_for(&ue, k),
+        });
+    }
+    cells
 }
 
 fn fmt_ci(c: &MedianCi) -> String {
@@ -278,42 +310,94 @@ pub fn run(o: Options) -> ExitCode {
             }
         }
     }
-    // Root, TUN, MPTCP, signal handling; refuses clearly otherwise.
-    let emulate = match mptlab_emu::run::prepare(&loaded[0], None) {
-        Ok(o) => Emulate(o),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
+    if o.decisions && o.kernel_from.is_some() {
+        eprintln!("error: --decisions compares captures and cannot reuse --kernel-from results");
+        return ExitCode::from(2);
+    }
+    // Saved kernel runs: all checked before anything runs, so a mismatch is
+    // refused at once.
+    let mut reused: Vec<Option<Vec<RunOutput>>> = vec![None; loaded.len()];
+    if let Some(kdir) = &o.kernel_from {
+        for (i, s) in loaded.iter().enumerate() {
+            match saved::load(kdir, &short_name(s), s) {
+                Ok(r) => reused[i] = Some(r),
+                Err(e) => {
+                    eprintln!("error: --kernel-from: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    }
+    // Root, TUN, MPTCP, signal handling; refuses clearly otherwise. Not
+    // needed when every kernel side is reused.
+    let emulate = if o.kernel_from.is_some() {
+        None
+    } else {
+        match mptlab_emu::run::prepare(&loaded[0], None) {
+            Ok(o) => Some(Emulate(o)),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
         }
     };
     if o.decisions {
-        return run_decisions(&loaded, &emulate.0, o.out.as_deref());
+        let e = emulate.as_ref().expect("prepared without --kernel-from");
+        return run_decisions(&loaded, &e.0, o.out.as_deref());
     }
     let mut cells: Vec<Cell> = Vec::new();
-    for s in &loaded {
-        let name = s.meta.name.trim_start_matches("validate-").to_string();
-        eprintln!(
-            "validate: {name}: {} run(s) simulated, then emulated in real time ({} s each)",
-            s.meta.runs, s.meta.duration_s
-        );
+    for (s, reused) in loaded.iter().zip(reused) {
+        let name = short_name(s);
         let mut sim = Vec::new();
-        let mut emu = Vec::new();
-        for r in 0..s.meta.runs {
-            match Simulate.run_once(s, r) {
-                Ok(x) => sim.push(x),
-                Err(e) => {
-                    eprintln!("error: {name}: simulation run {r}: {e}");
+        let emu = if let Some(emu) = reused {
+            eprintln!(
+                "validate: {name}: {} run(s) simulated; {} kernel run(s) reused from --kernel-from",
+                s.meta.runs,
+                emu.len()
+            );
+            for r in 0..s.meta.runs {
+                match Simulate.run_once(s, r) {
+                    Ok(x) => sim.push(x),
+                    Err(e) => {
+                        eprintln!("error: {name}: simulation run {r}: {e}");
+                        return ExitCode::from(1);
+                    }
+                }
+            }
+            emu
+        } else {
+            let emulate = emulate.as_ref().expect("prepared without --kernel-from");
+            eprintln!(
+                "validate: {name}: {} run(s) simulated, then emulated in real time ({} s each)",
+                s.meta.runs, s.meta.duration_s
+            );
+            let mut emu = Vec::new();
+            for r in 0..s.meta.runs {
+                match Simulate.run_once(s, r) {
+                    Ok(x) => sim.push(x),
+                    Err(e) => {
+                        eprintln!("error: {name}: simulation run {r}: {e}");
+                        return ExitCode::from(1);
+                    }
+                }
+                match emulate.run_once(s, r) {
+                    Ok(x) => emu.push(x),
+                    Err(e) => {
+                        eprintln!("error: {name}: emulation run {r}: {e}");
+                        return ExitCode::from(1);
+                    }
+                }
+            }
+            // saved as soon as the scenario's kernel runs are done, so an
+            // interrupted pass keeps what it measured
+            if let Some(dir) = &o.out {
+                if let Err(e) = saved::save(dir, &name, s, &emu) {
+                    eprintln!("error: {e}");
                     return ExitCode::from(1);
                 }
             }
-            match emulate.run_once(s, r) {
-                Ok(x) => emu.push(x),
-                Err(e) => {
-                    eprintln!("error: {name}: emulation run {r}: {e}");
-                    return ExitCode::from(1);
-                }
-            }
-        }
+            emu
+        };
         // medians of completion times / delays cover completed items only
         for (what, runs) in [("simulated", &sim), ("emulated", &emu)] {
             let place = format!("{name} ({what})");
@@ -321,28 +405,7 @@ pub fn run(o: Options) -> ExitCode {
                 eprintln!("{w}");
             }
         }
-        let (us, ue) = (Unfinished::of(&sim), Unfinished::of(&emu));
-        let (vs, ve) = (values(&sim), values(&emu));
-        for k in METRICS {
-            let (Some(a), Some(b)) = (vs.get(k), ve.get(k)) else {
-                continue;
-            };
-            let (Some(a), Some(b)) = (median_ci(a), median_ci(b)) else {
-                continue;
-            };
-            let (ratio, diff, verdict) = compare(k, a.median, b.median);
-            cells.push(Cell {
-                scenario: name.clone(),
-                metric: k,
-                sim: a,
-                kernel: b,
-                ratio,
-                diff,
-                verdict,
-                sim_unfinished: unfinished_for(&us, k),
-                kernel_unfinished: unfinished_for(&ue, k),
-            });
-        }
+        cells.extend(cells_of(&name, &sim, &emu));
     }
     let mut text = table(&cells);
     text.push_str(&format!(
@@ -373,6 +436,12 @@ unfin sim; krn: unfinished transfers (completion time), undelivered messages (de
         }
     }
     ExitCode::SUCCESS
+}
+
+/// The scenario's name without the `validate-` prefix (table rows, saved
+/// kernel file names).
+fn short_name(s: &Scenario) -> String {
+    s.meta.name.trim_start_matches("validate-").to_string()
 }
 
 /// `--decisions`: every MPTCP scenario, simulated and emulated with captures
@@ -418,7 +487,109 @@ fn run_decisions(
 
 #[cfg(test)]
 mod tests {
-    use super::scenarios;
+    use super::{cells_of, csv, saved, scenarios, summary};
+    use mptlab_results::RunOutput;
+    use mptlab_scenario::{Override, Scenario};
+
+    const GRID_CELL: &str =
+        include_str!("../../../scenarios/validate/grid/file-1m-wifi-3g-loss1-mptcp.toml");
+
+    fn scenario(set: &[(&str, &str)]) -> Scenario {
+        let set: Vec<Override> = set
+            .iter()
+            .map(|(k, v)| Override {
+                key: k.to_string(),
+                value: v.to_string(),
+            })
+            .collect();
+        Scenario::from_str_with_overrides(GRID_CELL, "grid-cell.toml", &set).unwrap()
+    }
+
+    /// Runs with made-up metrics (a completion time and path 2's share per
+    /// run), the seeds the scenario gives its runs.
+    fn runs(s: &Scenario, n: u32, ct: f64, share: f64) -> Vec<RunOutput> {
+        (0..n)
+            .map(|r| {
+                let mut o = RunOutput::new(r, s.run_seed(r));
+                o.summary.insert(
+                    "completion_time_ms".into(),
+                    serde_json::json!(ct + 7.0 * f64::from(r)),
+                );
+                o.summary.insert(
+                    "fg_share_path2".into(),
+                    serde_json::json!(share + 0.01 * f64::from(r % 3)),
+                );
+                o.summary.insert("transfers".into(), serde_json::json!(1));
+                o
+            })
+            .collect()
+    }
+
+    fn tmp(name: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("mptlab-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    /// Kernel runs saved and loaded back give the same cells, CSV and
+    /// summary line as the runs themselves, also when the simulator side
+    /// runs more often than the kernel did (`scenario.runs` is not a
+    /// kernel-relevant setting).
+    #[test]
+    fn saved_kernel_runs_give_the_same_verdicts() {
+        let d = tmp("kernel-reuse");
+        let s = scenario(&[("scenario.runs", "10")]);
+        let kernel = runs(&s, 10, 700.0, 0.02);
+        saved::save(&d, "cell", &s, &kernel).unwrap();
+        let sim = runs(&s, 30, 760.0, 0.09);
+        let original = cells_of("cell", &sim, &kernel);
+        let s30 = scenario(&[("scenario.runs", "30")]);
+        let reused = saved::load(&d, "cell", &s30).unwrap();
+        assert_eq!(reused.len(), 10);
+        let again = cells_of("cell", &sim, &reused);
+        assert_eq!(csv(&original), csv(&again));
+        assert_eq!(summary(&original), summary(&again));
+        // a fail and a pass survive the round trip: share 0.02+ vs 0.09+
+        // is 7 points apart, completion time 731.5 vs 861.5 ms is -15 %
+        assert_eq!(summary(&again), "0 of 2 cells pass");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// Saved kernel runs are refused, with the file and the reason, when the
+    /// scenario's links, transport or traffic, its seed, or a run's seed no
+    /// longer match; a different description or output is accepted.
+    #[test]
+    fn saved_kernel_runs_of_other_settings_are_refused() {
+        let d = tmp("kernel-refuse");
+        let s = scenario(&[]);
+        saved::save(&d, "cell", &s, &runs(&s, 3, 700.0, 0.1)).unwrap();
+        let ok = scenario(&[
+            ("scenario.description", "\"other words\""),
+            ("output.timeseries_interval_ms", "100"),
+        ]);
+        assert!(saved::load(&d, "cell", &ok).is_ok());
+        let err = |set: &[(&str, &str)]| saved::load(&d, "cell", &scenario(set)).unwrap_err();
+        let e = err(&[("profile.3g-loss.rate_mbit", "[1.0, 1.5]")]);
+        assert!(
+            e.contains("other settings") && e.contains("cell.json"),
+            "{e}"
+        );
+        let e = err(&[("transport.sndbuf_kib", "512")]);
+        assert!(e.contains("other settings"), "{e}");
+        let e = err(&[("scenario.seed", "2")]);
+        assert!(e.contains("scenario.seed = 1"), "{e}");
+        let e = saved::load(&d, "other", &s).unwrap_err();
+        assert!(e.contains("no saved kernel results"), "{e}");
+        // a run stored under another seed
+        let p = saved::path(&d, "cell");
+        let mut j: saved::SavedScenario =
+            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        j.runs[1].seed ^= 1;
+        std::fs::write(&p, serde_json::to_string(&j).unwrap()).unwrap();
+        let e = saved::load(&d, "cell", &s).unwrap_err();
+        assert!(e.contains("run 1 has seed"), "{e}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 
     /// The generated grid in a subdirectory is picked up, and `--only`
     /// matches the path below the directory.

@@ -427,11 +427,88 @@ fn validate_compares_simulation_and_emulation() {
     );
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("1 of 1 cells pass"), "{stdout}");
+    // The kernel runs were saved; reusing them (no emulation) with the same
+    // simulated runs gives the same table, and with more simulated runs
+    // keeps the kernel's two.
+    assert!(d.join("kernel/file-256k-tcp.json").is_file());
+    let reuse = |dir: &std::path::Path, runs: &str, out: &std::path::Path| {
+        Command::new(bin())
+            .args([
+                "validate",
+                "--runs",
+                runs,
+                "--only",
+                "file-256k-tcp",
+                "--dir",
+            ])
+            .arg(dir)
+            .arg("--kernel-from")
+            .arg(&d)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let d2 = tmp("validate-reuse");
+    let o = reuse(&repo.join("scenarios/validate"), "2", &d2);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        std::fs::read_to_string(d2.join("validation.csv")).unwrap(),
+        csv
+    );
+    let o = reuse(&repo.join("scenarios/validate"), "5", &d2);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let csv5 = std::fs::read_to_string(d2.join("validation.csv")).unwrap();
+    let row5: Vec<&str> = csv5
+        .lines()
+        .find(|l| l.starts_with("file-256k-tcp,completion_time_ms,"))
+        .expect(&csv5)
+        .split(',')
+        .collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    assert_eq!((row5[at("sim_runs")], row5[at("kernel_runs")]), ("5", "2"));
+    // The same scenario with another path rate is refused: exit 2, naming
+    // the saved file.
+    let changed = tmp("validate-changed");
+    std::fs::create_dir_all(&changed).unwrap();
+    let text = std::fs::read_to_string(repo.join("scenarios/validate/file-256k-tcp.toml")).unwrap();
+    assert!(text.contains("rate_mbit = 20\n"));
+    let text = text.replacen("rate_mbit = 20\n", "rate_mbit = 21\n", 1);
+    std::fs::write(changed.join("file-256k-tcp.toml"), text).unwrap();
+    let o = reuse(&changed, "2", &d2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("file-256k-tcp.json") && err.contains("other settings"),
+        "{err}"
+    );
     // Bad input: exit 2, nothing written.
     let o = Command::new(bin())
         .args(["validate", "--only", "no-such-scenario"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    std::fs::remove_dir_all(&d).unwrap();
+    for x in [&d, &d2, &changed] {
+        std::fs::remove_dir_all(x).unwrap();
+    }
+}
+
+/// `--kernel-from` a directory without saved kernel runs is refused before
+/// anything runs (no root needed: nothing is emulated).
+#[test]
+fn validate_kernel_from_refuses_a_directory_without_saved_runs() {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let empty = tmp("validate-empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = Command::new(bin())
+        .args(["validate", "--only", "file-256k-tcp", "--dir"])
+        .arg(repo.join("scenarios/validate"))
+        .arg("--kernel-from")
+        .arg(&empty)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no saved kernel results"), "{err}");
+    std::fs::remove_dir_all(&empty).unwrap();
 }
