@@ -32,9 +32,9 @@ def main(path):
         by.setdefault(r["scenario"], {})[r["metric"]] = r
     print(
         "| scenario | metric | simulated [95 % CI] | kernel [95 % CI] | runs sim/krn "
-        "| kernel/sim or diff | verdict |"
+        "| kernel/sim or diff | verdict | sim on the kernel's runs |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     n = ok = 0
     for name, m in by.items():
         for metric in ("completion_time_ms", "delay_ms_median", "fg_share_path2"):
@@ -59,12 +59,18 @@ def main(path):
                 "fg_share_path2": "share path 2",
             }[metric]
             v = r["verdict"]
+            p = r.get("sim_median_kernel_runs", "")
+            paired = ""
+            if p and r["sim_runs"] != r["kernel_runs"]:
+                k = float(r["kernel_median"])
+                pc = f"{k - float(p):+.3f}" if share else (f"x{k / float(p):.3f}" if float(p) else "-")
+                paired = f"{fmt(p, share)} ({pc})"
             n += 1
             ok += v == "PASS"
             print(
                 f"| {name} | {short} | {side(r, 'sim', share)} | "
                 f"{side(r, 'kernel', share)} | {r['sim_runs']}/{r['kernel_runs']} | "
-                f"{cmp} | {'**FAIL**' if v == 'FAIL' else v}{unf} |"
+                f"{cmp} | {'**FAIL**' if v == 'FAIL' else v}{unf} | {paired} |"
             )
     print(f"\n{ok} of {n} cells pass")
 

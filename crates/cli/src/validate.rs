@@ -89,6 +89,10 @@ struct Cell {
     verdict: Verdict,
     sim_unfinished: (u64, u64),
     kernel_unfinished: (u64, u64),
+    /// The simulator's median over the kernel's runs only (same seeds, so
+    /// the same link draws and loss streams), when the simulator ran more:
+    /// tells sampling apart from model differences when a cell fails.
+    sim_paired: Option<f64>,
 }
 
 /// The compared cells of one scenario: every metric both sides report.
@@ -97,6 +101,13 @@ struct Cell {
 fn cells_of(name: &str, multipath: bool, sim: &[RunOutput], emu: &[RunOutput]) -> Vec<Cell> {
     let (us, ue) = (Unfinished::of(sim), Unfinished::of(emu));
     let (vs, ve) = (values(sim), values(emu));
+    let kernel_runs: std::collections::BTreeSet<u32> = emu.iter().map(|r| r.run).collect();
+    let paired: Vec<RunOutput> = sim
+        .iter()
+        .filter(|r| kernel_runs.contains(&r.run))
+        .cloned()
+        .collect();
+    let vp = values(&paired);
     let mut cells = Vec::new();
     for k in METRICS {
         let (Some(a), Some(b)) = (vs.get(k), ve.get(k)) else {
@@ -119,6 +130,7 @@ fn cells_of(name: &str, multipath: bool, sim: &[RunOutput], emu: &[RunOutput]) -
             verdict,
             sim_unfinished: unfinished_for(&us, k),
             kernel_unfinished: unfinished_for(&ue, k),
+            sim_paired: vp.get(k).and_then(|v| criteria::median(v)),
         });
     }
     cells
@@ -181,7 +193,8 @@ fn csv(cells: &[Cell]) -> String {
     let mut s = String::from(
         "scenario,metric,sim_median,sim_ci_lo,sim_ci_hi,sim_ci_coverage,sim_runs,\
 kernel_median,kernel_ci_lo,kernel_ci_hi,kernel_ci_coverage,kernel_runs,\
-ratio,diff,criterion,verdict,sim_unfinished,sim_items,kernel_unfinished,kernel_items\n",
+ratio,diff,criterion,verdict,sim_unfinished,sim_items,kernel_unfinished,kernel_items,\
+sim_median_kernel_runs\n",
     );
     for c in cells {
         let crit = match criterion(c.metric) {
@@ -190,7 +203,7 @@ ratio,diff,criterion,verdict,sim_unfinished,sim_items,kernel_unfinished,kernel_i
             Criterion::Info => "not counted".into(),
         };
         s.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             c.scenario,
             c.metric,
             c.sim.median,
@@ -211,6 +224,7 @@ ratio,diff,criterion,verdict,sim_unfinished,sim_items,kernel_unfinished,kernel_i
             c.sim_unfinished.1,
             c.kernel_unfinished.0,
             c.kernel_unfinished.1,
+            opt(c.sim_paired),
         ));
     }
     s
@@ -559,6 +573,11 @@ mod tests {
         // a fail and a pass survive the round trip: share 0.02+ vs 0.09+
         // is 7 points apart, completion time 731.5 vs 861.5 ms is -15 %
         assert_eq!(summary(&again), "0 of 2 cells pass");
+        // the simulator's median over the kernel's ten runs (760 + 7 r, r < 10)
+        // beside the one over its thirty (760 + 7 r, r < 30)
+        let ct = &again[0];
+        assert_eq!(ct.metric, "completion_time_ms");
+        assert_eq!((ct.sim.median, ct.sim_paired), (861.5, Some(791.5)));
         // the same runs as single-path TCP: the share is shown, not counted
         assert_eq!(
             summary(&cells_of("cell", false, &sim, &kernel)),
