@@ -147,7 +147,7 @@ def html(recs) -> List[str]:
         parts = [f"{LABEL[ps]}: path 1 {v['mean']:.1f} % ({v['lo']:.1f}-{v['hi']:.1f}, {v['n']} runs; paper {PAPER_CMT_P1[ps]} %)"
                  for ps, v in cmt.items()]
         h.append(f"<p class='note'>CMT-SCTP without background, in these runs: {e('; '.join(parts))}. Round robin "
-                 "here means every send opportunity (an application write or a SACK) starts on the destination "
+                 "here restarts at every input event (a packet received, a timer, an application write) on the destination "
                  "used least recently (INET's order), so the 3-chunk frames alternate between the paths: 50/50 "
                  "whatever the paths' delays, and Max.Burst (1, 4 or 1000) does not change it (table). The paper's "
                  "17.5/82.5 in WLAN-WLAN, where both paths are identical, cannot come from a path property (delay, "
