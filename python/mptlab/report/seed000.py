@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from . import seed000_shares
 from .common import (ABBR, BOOTSTRAP, CATS, TAU, THRESHOLD, Ledger, Run, Section, categorize,
                      equivalence_verdict, figure_fresh, figure_key, figure_saved, fmt_r, guard, note, paired_r,
                      pyplot, track)
@@ -852,6 +853,7 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
                                  f"<td>{PROTO_LABEL[mp]}</td><td>{len(s)}</td><td>{100 * np.mean(s):.1f} %</td>"
                                  f"<td>{100 * min(s):.1f} %</td><td>{100 * max(s):.1f} %</td></tr>")
     h.append("</table>")
+    h.extend(seed000_shares.html(recs))
 
     if nrecs:
         h.append("<h3 id='nornet'>NorNet Edge (sec. 6), approximated</h3><p class='note'>The paper's live runs over "
