@@ -75,3 +75,29 @@ def test_seed004_section_figures_and_verdicts(seed004: Path) -> None:
     for f, want in (("handover", 150.0), ("heavy", 320.0)):
         s = json.loads((seed004 / "runs" / "seed004" / f / "summary.json").read_text())
         assert s["points"][0]["per_run"][0]["metrics"]["sim_time_s"] == want, f
+
+
+def _kept_when_unchanged(out: Path, prefix: str) -> None:
+    """Every figure of the section has the hash of its inputs beside it, and
+    a second report over the same runs keeps them all (same bytes, not
+    rewritten) and writes the same HTML."""
+    from mptlab import report
+
+    figs = out / "figures"
+    pngs = sorted(figs.glob(prefix + "*.png"))
+    assert pngs
+    for p in pngs:
+        assert (figs / (p.name + ".sha256")).is_file(), p.name
+    before = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in pngs}
+    html = (out / "report.html").read_text()
+    report.generate(out)
+    assert {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in pngs} == before
+    assert (out / "report.html").read_text() == html
+
+
+def test_seed003_figures_kept_when_unchanged(seed003: Path) -> None:
+    _kept_when_unchanged(seed003, "s003-")
+
+
+def test_seed004_figures_kept_when_unchanged(seed004: Path) -> None:
+    _kept_when_unchanged(seed004, "s004-")

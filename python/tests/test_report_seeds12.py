@@ -43,3 +43,13 @@ def test_seed002_quick_section(tmp_path: Path) -> None:
         "s002-table6-ofo", "s002-sprint-75pct-ooo", "s002-sprint-20pct-ofo-over-150ms", "s002-sprint-e2e-200ms",
         "s002-ofo-from-slow-path"})
     assert "id='s002-table6'" in html and "s002-download-time.png" in html
+    # both figures carry the hash of their inputs and are kept by a second
+    # report over the same runs (not rewritten, same HTML)
+    from mptlab import report
+
+    pngs = sorted((out / "figures").glob("s002-*.png"))
+    assert len(pngs) == 2 and all(p.with_name(p.name + ".sha256").is_file() for p in pngs), pngs
+    before = {p.name: p.stat().st_mtime_ns for p in pngs}
+    report.generate(out)
+    assert {p.name: p.stat().st_mtime_ns for p in pngs} == before
+    assert (out / "report.html").read_text() == html

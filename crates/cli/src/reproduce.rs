@@ -9,6 +9,7 @@
 //! docs/report.md.
 
 mod kernel;
+mod progress;
 
 /// `--kernel-runs` default.
 pub const KERNEL_RUNS: u32 = kernel::DEFAULT_RUNS;
@@ -425,9 +426,10 @@ fn kernel_pass(
     Ok(failed)
 }
 
-/// A run's estimated cost for the work queue and the progress bar: its
-/// simulated seconds (a heuristic: a 605 s gaming run costs more than a
-/// 65 s video run; web and file runs usually end before their cut).
+/// A run's estimated cost for the order of the work queue: its simulated
+/// seconds (a heuristic: a 605 s gaming run costs more than a 65 s video
+/// run; web and file runs usually end before their cut). The progress bar
+/// uses measured times instead (module `progress`).
 pub fn run_cost(s: &Scenario) -> f64 {
     s.meta.duration_s
 }
@@ -447,45 +449,6 @@ fn sweep_options(o: &Options, name: &str, set: &[Override], runs: Option<u32>) -
         // merged tables are large (one gaming file: ~850 MB of messages);
         // the report needs summary.json only, the run files stay
         parquet: o.tables,
-    }
-}
-
-/// Bar units of a cost: milliseconds of simulated time. Costs are summed
-/// as integers, so the bar ends exactly at its length whatever order the
-/// runs finish in (floats summed in another order may not).
-fn cost_units(c: f64) -> u64 {
-    (c * 1000.0).round() as u64
-}
-
-/// The counts behind `reproduce`'s progress bar, updated by the saver
-/// threads as runs are saved.
-struct Progress {
-    runs: std::sync::atomic::AtomicU64,
-    total: u64,
-    units: std::sync::atomic::AtomicU64,
-}
-
-impl Progress {
-    fn new(done: u64, total: u64, units_done: u64) -> Progress {
-        Progress {
-            runs: done.into(),
-            total,
-            units: units_done.into(),
-        }
-    }
-
-    /// One more run of `cost` saved: (bar position, runs done).
-    fn tick(&self, cost: f64) -> (u64, u64) {
-        use std::sync::atomic::Ordering::Relaxed;
-        let u = cost_units(cost);
-        (
-            self.units.fetch_add(u, Relaxed) + u,
-            self.runs.fetch_add(1, Relaxed) + 1,
-        )
-    }
-
-    fn message(&self, runs: u64) -> String {
-        format!("{runs}/{} runs", self.total)
     }
 }
 
@@ -509,7 +472,9 @@ fn run_sweeps(
         );
     };
     let mut opened = Vec::with_capacity(jobs.len());
-    let (mut total, mut done, mut cost_total, mut cost_done) = (0u64, 0u64, 0u64, 0u64);
+    let (mut total, mut done) = (0u64, 0u64);
+    // per sweep, per point: (simulated seconds of a run, runs to do)
+    let mut priors: Vec<Vec<(f64, u64)>> = Vec::with_capacity(jobs.len());
     for (i, ((name, f), set)) in jobs.iter().zip(sets).enumerate() {
         let so = sweep_options(o, name, set, runs);
         let op = match sweep::open(f, &so) {
@@ -521,15 +486,16 @@ fn run_sweeps(
         };
         let n = op.store.total() as u64;
         let left = op.store.pending();
-        // the cost of every run of the sweep and of those still to do
-        let costs: Vec<u64> = op
+        let mut todo: Vec<(f64, u64)> = op
             .sweep
             .points
             .iter()
-            .map(|p| cost_units(run_cost(&p.scenario)))
+            .map(|p| (run_cost(&p.scenario), 0))
             .collect();
-        let all: u64 = costs.iter().sum::<u64>() * op.sweep.runs as u64;
-        let todo: u64 = left.iter().map(|(p, _)| costs[*p]).sum();
+        for (p, _) in &left {
+            todo[*p].1 += 1;
+        }
+        priors.push(todo);
         if !o.quiet {
             eprintln!(
                 "reproduce [{}/{}] {name}: {} point(s) x {} run(s){}",
@@ -546,19 +512,18 @@ fn run_sweeps(
         }
         total += n;
         done += n - left.len() as u64;
-        cost_total += all;
-        cost_done += all - todo;
         opened.push((so, op));
     }
-    // the bar advances by each run's cost (simulated seconds), so its ETA
-    // holds while the long runs go first; the counts are in the message
+    // the bar advances by each run's measured time and its length is the
+    // estimate of the whole (module `progress`); the counts are in the message
+    let progress = progress::Progress::new(&priors, done, total);
+    let start = progress.start();
     let bar = sweep::progress_bar(
         o.quiet,
-        cost_total,
-        cost_done,
+        start.len,
+        0,
         "{spinner} [{elapsed_precise}] {bar:40} {msg} (eta {eta})",
     );
-    let progress = Progress::new(done, total, cost_done);
     bar.set_message(progress.message(done));
     let pairs: Vec<(&mptlab_scenario::Sweep, &mptlab_sweep::Store)> = opened
         .iter()
@@ -569,11 +534,13 @@ fn run_sweeps(
         o.jobs,
         &|s: &Scenario, r: u32| Simulate.run_once(s, r),
         &run_cost,
+        mptlab_sweep::Order::PilotsFirst,
         stop_after,
-        &|_, c| {
-            let (pos, n) = progress.tick(c);
-            bar.set_position(pos);
-            bar.set_message(progress.message(n));
+        &|d: &mptlab_sweep::Done| {
+            let now = progress.tick(d);
+            bar.set_length(now.len);
+            bar.set_position(now.pos);
+            bar.set_message(progress.message(now.runs));
         },
     );
     bar.finish_and_clear();
@@ -703,33 +670,6 @@ model = "bulk"
 
     fn scen(extra: &str) -> Scenario {
         Scenario::from_str(&format!("{BASE}{extra}"), "q.toml").unwrap()
-    }
-
-    /// The bar ends exactly at its length and the count at the total,
-    /// whatever order the saver threads report the runs in.
-    #[test]
-    fn progress_ends_at_its_length_from_any_thread_order() {
-        let costs: Vec<f64> = (0..1000).map(|i| 0.1 + (i % 7) as f64 * 65.3).collect();
-        let (first, rest) = costs.split_at(100);
-        // 100 runs done before (resumed)
-        let done_units: u64 = first.iter().map(|c| cost_units(*c)).sum();
-        let len = done_units + rest.iter().map(|c| cost_units(*c)).sum::<u64>();
-        let p = Progress::new(100, 1000, done_units);
-        let last = std::sync::Mutex::new((0, 0));
-        std::thread::scope(|s| {
-            for chunk in rest.chunks(300) {
-                let (p, last) = (&p, &last);
-                s.spawn(move || {
-                    for c in chunk.iter().rev() {
-                        let t = p.tick(*c);
-                        let mut l = last.lock().unwrap();
-                        *l = (*l).max(t);
-                    }
-                });
-            }
-        });
-        assert_eq!(last.into_inner().unwrap(), (len, 1000));
-        assert_eq!(p.message(1000), "1000/1000 runs");
     }
 
     #[test]

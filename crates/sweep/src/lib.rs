@@ -72,9 +72,44 @@ pub fn execute(
     stop_after: Option<usize>,
     tick: &(dyn Fn() + Sync),
 ) -> Result<usize, ExecError> {
-    execute_many(&[(sweep, store)], jobs, f, &|_| 0.0, stop_after, &|_, _| {
-        tick()
-    })
+    execute_many(
+        &[(sweep, store)],
+        jobs,
+        f,
+        &|_| 0.0,
+        Order::PointByPoint,
+        stop_after,
+        &|_| tick(),
+    )
+}
+
+/// The order of [`execute_many`]'s queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Costliest first; equal costs in sweep, point and run order.
+    PointByPoint,
+    /// First one pending run of every point (costliest first), then the
+    /// rest (costliest first): every point's time per run is measured
+    /// within the first few percent of the work, so a progress bar can
+    /// estimate the rest from measured times (`mptlab reproduce`) instead
+    /// of from simulated durations, which differ in cost per simulated
+    /// second by 1,000x between a 900 s burst trace and a 60 s saturated
+    /// multipath download.
+    PilotsFirst,
+}
+
+/// A run saved by [`execute_many`], as passed to its `tick`.
+#[derive(Clone, Copy, Debug)]
+pub struct Done {
+    /// Index of the run's sweep in the batch.
+    pub sweep: usize,
+    /// The run's point in its sweep.
+    pub point: usize,
+    /// `cost` of the point's scenario.
+    pub cost: f64,
+    /// Wall time the simulation took on its thread, in seconds (measured,
+    /// so it depends on the machine and its load; only for progress).
+    pub seconds: f64,
 }
 
 /// One pending run of a batch: (sweep index, point, run, estimated cost).
@@ -82,8 +117,11 @@ type Item = (usize, usize, u32, f64);
 
 /// The pending runs of every sweep in one queue, costliest first (by
 /// `cost` of the point's scenario); equal costs keep sweep, point and run
-/// order (a stable sort), so the order is deterministic.
-fn queue(sweeps: &[(&Sweep, &Store)], cost: &dyn Fn(&Scenario) -> f64) -> Vec<Item> {
+/// order (a stable sort), so the order is deterministic. With
+/// [`Order::PilotsFirst`] each point's first pending run comes before all
+/// second ones. The order never changes results (each run has its own seed
+/// and file), only when each run is done.
+fn queue(sweeps: &[(&Sweep, &Store)], cost: &dyn Fn(&Scenario) -> f64, order: Order) -> Vec<Item> {
     let mut items: Vec<Item> = Vec::new();
     for (k, (sweep, store)) in sweeps.iter().enumerate() {
         let costs: Vec<f64> = sweep.points.iter().map(|p| cost(&p.scenario)).collect();
@@ -97,14 +135,23 @@ fn queue(sweeps: &[(&Sweep, &Store)], cost: &dyn Fn(&Scenario) -> f64) -> Vec<It
     // longest-processing-time-first: the last runs to start are the short
     // ones, so no long run is left alone on one core at the end
     items.sort_by(|a, b| b.3.total_cmp(&a.3));
+    if order == Order::PilotsFirst {
+        let mut seen = std::collections::HashSet::new();
+        // stable partition: a point's first run in cost order is its pilot
+        let (pilots, rest): (Vec<Item>, Vec<Item>) = items
+            .into_iter()
+            .partition(|&(k, p, _, _)| seen.insert((k, p)));
+        items = pilots;
+        items.extend(rest);
+    }
     items
 }
 
 /// Run the pending runs of several sweeps from one work queue on `jobs`
 /// simulation threads in total (`mptlab reproduce`: with one sweep after
 /// another, a sweep's last long runs left the other cores idle). Runs are
-/// started costliest first ([`queue`]); `tick(sweep index, cost)` is called
-/// after each save. Each run is saved to its own sweep's store, so the
+/// started costliest first ([`queue`], in `order`); `tick` is called after
+/// each save with the run's [`Done`]. Each run is saved to its own sweep's store, so the
 /// stores hold the same bytes as when the sweeps run one by one.
 /// `stop_after` and errors as in [`execute`]; the earliest failing run in
 /// queue order is reported.
@@ -113,10 +160,11 @@ pub fn execute_many(
     jobs: usize,
     f: RunFn,
     cost: &dyn Fn(&Scenario) -> f64,
+    order: Order,
     stop_after: Option<usize>,
-    tick: &(dyn Fn(usize, f64) + Sync),
+    tick: &(dyn Fn(&Done) + Sync),
 ) -> Result<usize, ExecError> {
-    let pending = queue(sweeps, cost);
+    let pending = queue(sweeps, cost, order);
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let first_err: Mutex<Option<(usize, ExecError)>> = Mutex::new(None);
@@ -130,21 +178,27 @@ pub fn execute_many(
         }
     };
     let workers = jobs.clamp(1, limit.max(1));
-    // (index in `pending`, encoded run file)
-    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<u8>)>(workers * SAVE_BACKLOG);
+    // (index in `pending`, encoded run file, seconds the run took)
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Vec<u8>, f64)>(workers * SAVE_BACKLOG);
     let rx = Mutex::new(rx);
     std::thread::scope(|scope| {
         for _ in 0..SAVERS {
             scope.spawn(|| loop {
                 // the lock is held only while waiting for the next run
-                let Ok((i, bytes)) = rx.lock().unwrap().recv() else {
+                let Ok((i, bytes, seconds)) = rx.lock().unwrap().recv() else {
                     return;
                 };
-                let (k, p, r, c) = pending[i];
+                let (k, p, r, cost) = pending[i];
+                let done = Done {
+                    sweep: k,
+                    point: p,
+                    cost,
+                    seconds,
+                };
                 // a saver must keep draining whatever happens, or a full
                 // backlog would block the simulation threads for good
                 let saved = catch_unwind(AssertUnwindSafe(|| {
-                    sweeps[k].1.save_local(p, r, &bytes).map(|()| tick(k, c))
+                    sweeps[k].1.save_local(p, r, &bytes).map(|()| tick(&done))
                 }));
                 match saved {
                     Ok(Ok(())) => {}
@@ -168,6 +222,7 @@ pub fn execute_many(
                 let (k, p, r, _) = pending[i];
                 let point = &sweeps[k].0.points[p];
                 let s = &point.scenario;
+                let t0 = std::time::Instant::now();
                 let res = catch_unwind(AssertUnwindSafe(|| f(s, r)))
                     .unwrap_or_else(|e| {
                         let m = e
@@ -203,7 +258,8 @@ pub fn execute_many(
                     // the savers outlive every sender and never stop early,
                     // so the send cannot fail
                     Ok(o) => {
-                        let _ = tx.send((i, encode_run(&o)));
+                        let seconds = t0.elapsed().as_secs_f64();
+                        let _ = tx.send((i, encode_run(&o), seconds));
                     }
                     Err(e) => {
                         fail(i, e);

@@ -398,8 +398,9 @@ fn one_queue_over_sweeps_uses_jobs_threads_in_total() {
         3,
         &counting,
         &|s: &Scenario| s.meta.duration_s,
+        Order::PointByPoint,
         None,
-        &|_, _| {
+        &|_| {
             ticks.fetch_add(1, SeqCst);
         },
     )
@@ -431,6 +432,90 @@ fn one_queue_over_sweeps_uses_jobs_threads_in_total() {
         }
     }
     for d in [batch, alone] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
+/// `Order::PilotsFirst`: one run of every point of every sweep before any
+/// point's second run (costliest points first in both phases); the
+/// measured seconds reach `tick`; the stores are the same as in the
+/// point-by-point order.
+#[test]
+fn pilots_first_runs_every_point_once_before_the_rest() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let texts = [
+        TEXT.to_string(),
+        TEXT.replace("duration_s = 5", "duration_s = 50"),
+    ];
+    let sweeps: Vec<Sweep> = texts.iter().map(|t| sweep(t)).collect();
+    let (pilot, plain) = (tmp("pilot"), tmp("pilot-plain"));
+    let open = |d: &Path| -> Vec<Store> {
+        (0..2)
+            .map(|k| Store::open(&d.join(k.to_string()), &sweeps[k], false).unwrap())
+            .collect()
+    };
+    let (a, b) = (open(&pilot), open(&plain));
+    let order: Mutex<Vec<(f64, String, u32)>> = Mutex::new(Vec::new());
+    let logging = |s: &Scenario, r: u32| {
+        order
+            .lock()
+            .unwrap()
+            .push((s.meta.duration_s, s.meta.name.clone(), r));
+        fake(s, r)
+    };
+    let measured = AtomicUsize::new(0);
+    let pairs: Vec<(&Sweep, &Store)> = sweeps.iter().zip(&a).collect();
+    let n = execute_many(
+        &pairs,
+        1,
+        &logging,
+        &|s: &Scenario| s.meta.duration_s,
+        Order::PilotsFirst,
+        None,
+        &|d| {
+            assert!(d.seconds >= 0.0 && d.point < sweeps[d.sweep].points.len());
+            measured.fetch_add(1, SeqCst);
+        },
+    )
+    .unwrap();
+    let points: usize = sweeps.iter().map(|s| s.points.len()).sum();
+    assert!(points >= 2 && n > points, "{points} points, {n} runs");
+    assert_eq!(measured.load(SeqCst), n);
+    let order = order.into_inner().unwrap();
+    // one thread: the first `points` runs are run 0 of each point, 50 s first
+    assert!(order[..points].iter().all(|(_, _, r)| *r == 0), "{order:?}");
+    assert!(order[points..].iter().all(|(_, _, r)| *r > 0), "{order:?}");
+    let half = sweeps[1].points.len();
+    assert!(
+        order[..half].iter().all(|(d, _, _)| *d == 50.0),
+        "{order:?}"
+    );
+    assert!(
+        order[half..points].iter().all(|(d, _, _)| *d == 5.0),
+        "{order:?}"
+    );
+    assert_eq!(
+        order[points].0, 50.0,
+        "then costliest first again: {order:?}"
+    );
+    let pairs: Vec<(&Sweep, &Store)> = sweeps.iter().zip(&b).collect();
+    execute_many(
+        &pairs,
+        2,
+        &fake,
+        &|s: &Scenario| s.meta.duration_s,
+        Order::PointByPoint,
+        None,
+        &|_| {},
+    )
+    .unwrap();
+    for (k, sw) in sweeps.iter().enumerate() {
+        for p in &sw.points {
+            let runs = |dir: &Path| files(&dir.join(k.to_string()).join("runs").join(&p.id));
+            assert_eq!(runs(&pilot), runs(&plain));
+        }
+    }
+    for d in [pilot, plain] {
         fs::remove_dir_all(d).unwrap();
     }
 }

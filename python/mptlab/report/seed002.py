@@ -20,7 +20,8 @@ from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
-from .common import Run, Section, e, fmt_r, grade, paired_r, pyplot, table, track
+from .common import (Run, Section, e, figure_fresh, figure_key, figure_saved, fmt_r, grade, paired_r, pyplot, table,
+                     track)
 
 CARRIERS = ["att", "verizon", "sprint"]
 #: the experiments (ids in scenarios/registry/experiments.toml) this section reads, as
@@ -74,10 +75,12 @@ def paired(rec, carrier, size, cand, ref, metric="completion_time_ms"):
 
 
 def _figures(rec, carriers, sizes, figdir: Path) -> List[Tuple[str, str]]:
-    plt = pyplot()
+    """The two figures; each is drawn only when its inputs changed since
+    it was last drawn (common.figure_key)."""
     out = []
-    fig, axes = plt.subplots(1, len(carriers), figsize=(4.3 * len(carriers), 3.6), dpi=100, squeeze=False)
-    for ax, c in zip(axes[0], carriers):
+    # per carrier, per protocol: (file sizes KiB, mean s, 95 % CI half-width s)
+    lines = []
+    for c in carriers:
         for pi, p in enumerate(PROTOS):
             xs, ys, es = [], [], []
             for s in sizes:
@@ -86,22 +89,31 @@ def _figures(rec, carriers, sizes, figdir: Path) -> List[Tuple[str, str]]:
                     xs.append(s / 1024)
                     ys.append(m / 1000)
                     es.append(1.96 * se / 1000 if math.isfinite(se) else 0)
-            ax.errorbar(xs, ys, yerr=es, fmt="o-", ms=3, capsize=2, color=f"C{pi}", label=PLABEL[p])
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("file size (KiB)")
-        ax.set_ylabel("download time, s (mean, 95 % CI)")
-        ax.set_title(f"WiFi + {LABEL[c]}", fontsize=10)
-        ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(figdir / "s002-download-time.png")
-    plt.close(fig)
-    out.append(("figures/s002-download-time.png", "download time vs file size"))
+            lines.append((c, pi, p, xs, ys, es))
+    name = "s002-download-time.png"
+    key = figure_key(name, carriers, [(c, LABEL[c]) for c in carriers], [PLABEL[p] for p in PROTOS], lines)
+    if not figure_fresh(figdir / name, key):
+        plt = pyplot()
+        fig, axes = plt.subplots(1, len(carriers), figsize=(4.3 * len(carriers), 3.6), dpi=100, squeeze=False)
+        for ax, c in zip(axes[0], carriers):
+            for lc, pi, p, xs, ys, es in lines:
+                if lc == c:
+                    ax.errorbar(xs, ys, yerr=es, fmt="o-", ms=3, capsize=2, color=f"C{pi}", label=PLABEL[p])
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("file size (KiB)")
+            ax.set_ylabel("download time, s (mean, 95 % CI)")
+            ax.set_title(f"WiFi + {LABEL[c]}", fontsize=10)
+            ax.grid(alpha=0.3)
+        axes[0][0].legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(figdir / name)
+        plt.close(fig)
+        figure_saved(figdir / name, key)
+    out.append(("figures/" + name, "download time vs file size"))
     # Fig. 13-like: per-run mean OFO delay of MPTCP, 4-32 MB, box plots per carrier
     big = [s for s in sizes if s in TABLE6]
     if big:
-        fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
         data, labels = [], []
         for c in carriers:
             for s in big:
@@ -110,18 +122,24 @@ def _figures(rec, carriers, sizes, figdir: Path) -> List[Tuple[str, str]]:
                     data.append(v)
                     labels.append(f"{c}\n{_size(s)}")
         if data:
-            ax.boxplot(data, whis=1.5)
-            ax.set_xticks(range(1, len(labels) + 1), labels, fontsize=6)
-            ax.set_yscale("log")
-            ax.axhline(BOUND_MS, color="r", lw=0.8, ls="--", label="150 ms bound")
-            ax.set_ylabel("mean OFO delay per download, ms")
-            ax.set_title("MPTCP connection-level out-of-order delay (cf. Fig. 13)", fontsize=10)
-            ax.legend(fontsize=7)
-            ax.grid(axis="y", alpha=0.3)
-            fig.tight_layout()
-            fig.savefig(figdir / "s002-ofo-box.png")
-            out.append(("figures/s002-ofo-box.png", "OFO delay box plots"))
-        plt.close(fig)
+            name = "s002-ofo-box.png"
+            key = figure_key(name, data, labels, BOUND_MS)
+            if not figure_fresh(figdir / name, key):
+                plt = pyplot()
+                fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
+                ax.boxplot(data, whis=1.5)
+                ax.set_xticks(range(1, len(labels) + 1), labels, fontsize=6)
+                ax.set_yscale("log")
+                ax.axhline(BOUND_MS, color="r", lw=0.8, ls="--", label="150 ms bound")
+                ax.set_ylabel("mean OFO delay per download, ms")
+                ax.set_title("MPTCP connection-level out-of-order delay (cf. Fig. 13)", fontsize=10)
+                ax.legend(fontsize=7)
+                ax.grid(axis="y", alpha=0.3)
+                fig.tight_layout()
+                fig.savefig(figdir / name)
+                plt.close(fig)
+                figure_saved(figdir / name, key)
+            out.append(("figures/" + name, "OFO delay box plots"))
     return out
 
 

@@ -19,7 +19,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .common import Run, Section, direction_verdict, grade, mean_ci, paired_r, pyplot, table
+from .common import (Run, Section, direction_verdict, figure_fresh, figure_key, figure_saved, grade, mean_ci, paired_r,
+                     pyplot, table)
 from .runfiles import flow_rows, load_tables, point_ids, throughput_series, window_mean
 
 CCS = ("lia", "olia", "balia", "wvegas")
@@ -168,18 +169,17 @@ def _mean_series(D: Data, stem: str, key: str, smooth: int = 10) -> Optional[np.
 
 def _series_fig(D: Data, stem: str, keys: List[str], fname: str, title: str, figdir: Path,
                 smooth: int = 10, span: Optional[Tuple[float, float]] = None, vline: Optional[float] = None) -> Optional[str]:
+    lines = [(k, s) for k in keys if (s := _mean_series(D, stem, k, smooth)) is not None]
+    if not lines:
+        return None
+    # not drawn again when its inputs did not change (common.figure_key)
+    key = figure_key(fname, title, smooth, span, vline, [(_lab(k), s) for k, s in lines])
+    if figure_fresh(figdir / fname, key):
+        return fname
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 3.3))
-    any_ = False
-    for k in keys:
-        s = _mean_series(D, stem, k, smooth)
-        if s is None:
-            continue
-        any_ = True
+    for k, s in lines:
         ax.plot(s[:, 0], s[:, 1], lw=1.2, label=_lab(k))
-    if not any_:
-        plt.close(fig)
-        return None
     if span:
         ax.axvspan(*span, color="#cccccc", alpha=0.5, label="WiFi outage")
     if vline is not None:
@@ -191,10 +191,14 @@ def _series_fig(D: Data, stem: str, keys: List[str], fname: str, title: str, fig
     fig.tight_layout()
     fig.savefig(figdir / fname, dpi=90)
     plt.close(fig)
+    figure_saved(figdir / fname, key)
     return fname
 
 
 def _bars(groups: List[Tuple[str, Dict[int, float]]], fname: str, title: str, figdir: Path) -> str:
+    key = figure_key(fname, title, groups)
+    if figure_fresh(figdir / fname, key):
+        return fname
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.2))
     for n, (lab, x) in enumerate(groups):
@@ -208,6 +212,7 @@ def _bars(groups: List[Tuple[str, Dict[int, float]]], fname: str, title: str, fi
     fig.tight_layout()
     fig.savefig(figdir / fname, dpi=90)
     plt.close(fig)
+    figure_saved(figdir / fname, key)
     return fname
 
 
