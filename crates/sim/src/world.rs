@@ -427,13 +427,28 @@ impl World {
 
     #[inline]
     fn on_arrive(&mut self, dl: usize) {
-        let (node, id, next) = self.net.arrive_pooled(dl);
+        let crate::network::Arrival {
+            node,
+            router,
+            id,
+            hdr,
+            next,
+        } = self.net.arrive_pooled(dl);
         if let Some(n) = next {
             self.events.push(n, Ev::Arrive(dl));
         }
-        match self.net.nodes[node].kind {
-            NodeKind::Router => self.forward(node, id),
-            NodeKind::Host => {
+        match router {
+            true => {
+                if let Sent::InFlight {
+                    dlink,
+                    head: true,
+                    at,
+                } = self.net.forward_pooled(node, self.now, id, hdr)
+                {
+                    self.events.push(at, Ev::Arrive(dlink));
+                }
+            }
+            false => {
                 let pkt = self.net.packet(id);
                 let f = &self.flows[pkt.flow as usize];
                 // A flow's two ends are on different hosts (checked in
