@@ -134,29 +134,42 @@ pub struct LinkStats {
 }
 
 /// One direction of a link.
+///
+/// Laid out by hand (`repr(C)`, 64-byte aligned): the fields `offer_plain`
+/// touches on every packet come first and fill exactly three cache lines
+/// (queue, serialiser state, the copies of `params.queue` and
+/// `params.delay`, statistics); the parameters, loss process and trace
+/// cursor follow. With thousands of links in a run most hops miss the cache
+/// on their link (docs/performance.md "Scale"), and the compiler's own
+/// order had spread the hot fields over more lines.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct LinkModel {
-    params: LinkParams,
-    loss: LossProcess,
     /// (start of serialisation, size) of accepted packets that have not yet
     /// started serialising at the time of the latest offer: the queue.
     waiting: VecDeque<(Nanos, u32)>,
-    waiting_bytes: u64,
     /// When the serialiser is next free.
     free_at: Nanos,
-    cursor: TraceCursor,
-    /// Bytes left in the trace opportunity at `cursor` (partly used by the
-    /// previous packet), Mahimahi style.
-    opp_left: u32,
-    stats: LinkStats,
-    /// A fixed rate, no outages and no random loss: `offer_packet` takes
-    /// the short path (the same arithmetic without the checks that cannot
-    /// fire; the htsim-style bench links and most scenario links).
-    plain: bool,
+    waiting_bytes: u64,
     /// The last packet size serialised and its serialisation time: most
     /// packets on a direction have the size of the previous one (full data
     /// segments one way, ACKs the other), and this spares the division.
     last_tx: (u32, Nanos),
+    /// `params.queue` and `params.delay` (the parameters do not change after
+    /// `new`), beside the state they are used with.
+    queue: QueueLimit,
+    delay: Nanos,
+    /// A fixed rate, no outages and no random loss: `offer_packet` takes
+    /// the short path (the same arithmetic without the checks that cannot
+    /// fire; the htsim-style bench links and most scenario links).
+    plain: bool,
+    stats: LinkStats,
+    params: LinkParams,
+    loss: LossProcess,
+    cursor: TraceCursor,
+    /// Bytes left in the trace opportunity at `cursor` (partly used by the
+    /// previous packet), Mahimahi style.
+    opp_left: u32,
 }
 
 impl LinkModel {
@@ -168,6 +181,8 @@ impl LinkModel {
         LinkModel {
             plain,
             last_tx: (0, 0),
+            queue: params.queue,
+            delay: params.delay,
             params,
             loss,
             waiting: VecDeque::new(),
@@ -325,7 +340,7 @@ impl LinkModel {
         self.stats.packets_offered += 1;
         self.stats.bytes_offered += size as u64;
         self.expire(now);
-        let full = match self.params.queue {
+        let full = match self.queue {
             QueueLimit::Packets(n) => self.waiting.len() as u64 >= n as u64 && self.free_at > now,
             QueueLimit::Bytes(b) => self.waiting_bytes + size as u64 > b && self.free_at > now,
         };
@@ -354,7 +369,7 @@ impl LinkModel {
         self.stats.packets_delivered += 1;
         self.stats.bytes_delivered += size as u64;
         Verdict::Deliver {
-            at: finish + self.params.delay,
+            at: finish + self.delay,
         }
     }
 }
@@ -374,6 +389,16 @@ pub fn link_stream(seed: u64, name: &str, up: bool) -> SimRng {
 mod tests {
     use super::*;
     use crate::time::{MS, US};
+
+    /// The fields `offer_plain` touches end within the first three cache
+    /// lines of a (64-byte aligned) `LinkModel`.
+    #[test]
+    fn hot_fields_fill_three_cache_lines() {
+        assert_eq!(std::mem::align_of::<LinkModel>(), 64);
+        let hot_end = std::mem::offset_of!(LinkModel, stats) + std::mem::size_of::<LinkStats>();
+        assert!(hot_end <= 3 * 64, "hot part ends at byte {hot_end}");
+        assert!(std::mem::offset_of!(LinkModel, plain) < std::mem::offset_of!(LinkModel, stats));
+    }
 
     fn link(rate_mbit: u64, delay_ms: u64, q: u32) -> LinkModel {
         LinkModel::new(

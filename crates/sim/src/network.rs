@@ -65,9 +65,46 @@ pub struct DLink {
     pub from: NodeId,
     pub to: NodeId,
     pub model: LinkModel,
-    /// Packets in propagation, in arrival order (FIFO because the model
-    /// serialises in order and the delay is constant).
-    pub pipe: VecDeque<(Nanos, PktId)>,
+}
+
+/// What a router needs of a packet to forward it, carried beside the
+/// packet's pool index in the pipe: a router hop then never loads the
+/// packet's pool slot (at 10,000 connections that load was a cache miss on
+/// most hops, docs/performance.md "Scale").
+#[derive(Clone, Copy, Debug)]
+pub struct Hdr {
+    pub dst: Addr,
+    pub size: u32,
+    pub payload_len: u32,
+}
+
+impl Hdr {
+    #[inline]
+    fn of(p: &Packet) -> Hdr {
+        Hdr {
+            dst: p.dst,
+            size: p.size,
+            payload_len: p.payload_len(),
+        }
+    }
+}
+
+/// A packet in propagation: its arrival time, pool index and routing fields.
+#[derive(Clone, Copy)]
+struct InPipe {
+    at: Nanos,
+    id: PktId,
+    hdr: Hdr,
+}
+
+/// The hot part of a directed link's far end, kept apart from the 480-byte
+/// `DLink` so that an arrival touches one small record: the packets in
+/// propagation, in arrival order (FIFO because the model serialises in
+/// order and the delay is constant), and the node they arrive at.
+struct Pipe {
+    q: VecDeque<InPipe>,
+    to: NodeId,
+    to_router: bool,
 }
 
 /// Packets in flight, stored once while they cross the network hop by hop
@@ -114,6 +151,8 @@ pub struct Network {
     routes: Routes,
     pub drops_no_route: u64,
     pool: PacketPool,
+    /// Per directed link, its pipe (see `Pipe`).
+    pipes: Vec<Pipe>,
 }
 
 /// What the network did with a packet handed to it.
@@ -127,6 +166,17 @@ pub enum Sent {
     },
     Dropped(Verdict),
     NoRoute,
+}
+
+/// A packet taken off the head of a pipe (`Network::arrive_pooled`).
+pub struct Arrival {
+    pub node: NodeId,
+    /// The node is a router: forward with `forward_pooled` and `hdr`.
+    pub router: bool,
+    pub id: PktId,
+    pub hdr: Hdr,
+    /// The arrival time of the pipe's next packet, if any.
+    pub next: Option<Nanos>,
 }
 
 impl Network {
@@ -156,7 +206,6 @@ impl Network {
                 from: l.a,
                 to: l.b,
                 model: LinkModel::new(l.ab.clone(), rng_ab),
-                pipe: VecDeque::new(),
             });
             dlinks.push(DLink {
                 name: l.name.clone(),
@@ -164,7 +213,6 @@ impl Network {
                 from: l.b,
                 to: l.a,
                 model: LinkModel::new(l.ba.clone(), rng_ba),
-                pipe: VecDeque::new(),
             });
             adj[l.a].push((l.b, ab));
             adj[l.b].push((l.a, ba));
@@ -189,7 +237,16 @@ impl Network {
         for (h, a, dl) in all {
             host_ifaces[h].push((a, dl));
         }
+        let pipes = dlinks
+            .iter()
+            .map(|d| Pipe {
+                q: VecDeque::new(),
+                to: d.to,
+                to_router: spec.nodes[d.to].kind == NodeKind::Router,
+            })
+            .collect();
         Ok(Network {
+            pipes,
             nodes: spec.nodes.clone(),
             dlinks,
             iface,
@@ -247,23 +304,40 @@ impl Network {
     #[inline]
     pub fn send_pooled(&mut self, at: NodeId, now: Nanos, id: PktId) -> Sent {
         let pkt = &self.pool.slots[id as usize];
+        let hdr = Hdr::of(pkt);
         let out = match self.nodes[at].kind {
             NodeKind::Host => self.host_ifaces[at]
                 .iter()
                 .find(|(a, _)| *a == pkt.src)
                 .map(|&(_, dl)| dl),
-            NodeKind::Router => self.routes.next_hop(at, pkt.dst),
+            NodeKind::Router => self.routes.next_hop(at, hdr.dst),
         };
+        self.enqueue(out, now, id, hdr)
+    }
+
+    /// A router forwards a packet that arrived at it (`Arrival`), by the
+    /// routing fields carried in the pipe: the packet itself is not read.
+    #[inline(always)]
+    pub fn forward_pooled(&mut self, router: NodeId, now: Nanos, id: PktId, hdr: Hdr) -> Sent {
+        let out = self.routes.next_hop(router, hdr.dst);
+        self.enqueue(out, now, id, hdr)
+    }
+
+    #[inline(always)]
+    fn enqueue(&mut self, out: Option<DLinkId>, now: Nanos, id: PktId, hdr: Hdr) -> Sent {
         let Some(out) = out else {
             self.drops_no_route += 1;
             self.pool.release(id);
             return Sent::NoRoute;
         };
-        let link = &mut self.dlinks[out];
-        match link.model.offer_packet(now, pkt.size, pkt.payload_len()) {
+        match self.dlinks[out]
+            .model
+            .offer_packet(now, hdr.size, hdr.payload_len)
+        {
             Verdict::Deliver { at } => {
-                let head = link.pipe.is_empty();
-                link.pipe.push_back((at, id));
+                let q = &mut self.pipes[out].q;
+                let head = q.is_empty();
+                q.push_back(InPipe { at, id, hdr });
                 Sent::InFlight {
                     dlink: out,
                     head,
@@ -280,22 +354,25 @@ impl Network {
     /// Take the packet at the head of a pipe (its arrival time has come) and
     /// the arrival time of the next one, if any.
     pub fn arrive(&mut self, dl: DLinkId) -> (NodeId, Packet, Option<Nanos>) {
-        let (node, id, next) = self.arrive_pooled(dl);
-        let pkt = self.pool.slots[id as usize].clone();
-        self.pool.release(id);
-        (node, pkt, next)
+        let a = self.arrive_pooled(dl);
+        let pkt = self.pool.slots[a.id as usize].clone();
+        self.pool.release(a.id);
+        (a.node, pkt, a.next)
     }
 
     /// `arrive` leaving the packet in the pool: the caller forwards it
-    /// (`send_pooled`) or hands it to a host and `release`s it.
-    #[inline]
-    pub fn arrive_pooled(&mut self, dl: DLinkId) -> (NodeId, PktId, Option<Nanos>) {
-        let link = &mut self.dlinks[dl];
-        let (_, id) = link
-            .pipe
-            .pop_front()
-            .expect("arrival event for an empty pipe");
-        (link.to, id, link.pipe.front().map(|p| p.0))
+    /// (`forward_pooled`) or hands it to a host and `release`s it.
+    #[inline(always)]
+    pub fn arrive_pooled(&mut self, dl: DLinkId) -> Arrival {
+        let pipe = &mut self.pipes[dl];
+        let e = pipe.q.pop_front().expect("arrival event for an empty pipe");
+        Arrival {
+            node: pipe.to,
+            router: pipe.to_router,
+            id: e.id,
+            hdr: e.hdr,
+            next: pipe.q.front().map(|p| p.at),
+        }
     }
 
     pub fn link_stats(&self) -> impl Iterator<Item = (&DLink, &LinkStats)> {
