@@ -75,11 +75,13 @@ impl SubflowView {
     /// `mptcp_next_segment` does not use): in RTO recovery, no free cwnd slot,
     /// or the subflow's own send queue already fills the free part of cwnd.
     pub fn temp_unavailable(&self) -> bool {
-        if self.in_loss || self.inflight_pkts >= self.cwnd_pkts {
-            return true;
-        }
-        let space = (self.cwnd_pkts - self.inflight_pkts) as u64 * self.mss as u64;
-        self.queued_bytes > space
+        temp_unavailable(
+            self.in_loss,
+            self.inflight_pkts,
+            self.cwnd_pkts,
+            self.mss,
+            self.queued_bytes,
+        )
     }
 
     /// `mptcp_is_available`.
@@ -90,6 +92,18 @@ impl SubflowView {
     fn bit(&self) -> u64 {
         1u64 << self.id
     }
+}
+
+/// `mptcp_is_temp_unavailable` on the raw fields (`SubflowView::temp_unavailable`;
+/// the connection also calls it on its subflows directly, before building
+/// views, to learn whether any subflow is available at all).
+#[inline]
+pub fn temp_unavailable(in_loss: bool, inflight: u32, cwnd: u32, mss: u32, queued: u64) -> bool {
+    if in_loss || inflight >= cwnd {
+        return true;
+    }
+    let space = (cwnd - inflight) as u64 * mss as u64;
+    queued > space
 }
 
 /// The segment offered for scheduling.
@@ -214,6 +228,16 @@ pub trait Scheduler {
         _unacked: &mut dyn Iterator<Item = (u64, u32, u64)>,
     ) -> Option<(u64, u32)> {
         None
+    }
+
+    /// With no available subflow (`SubflowView::available` false for all),
+    /// `schedule` and `on_send_blocked` return `Wait` or `NoneAvailable`,
+    /// penalise nothing and change no state of the scheduler: the
+    /// connection then stops its scheduling loop without building the
+    /// views (which costs more than the decision). Asked once, when the
+    /// connection is built; false unless a scheduler states it.
+    fn idle_without_available(&self) -> bool {
+        false
     }
 
     /// Nothing new to send and the application blocked on a full send buffer
