@@ -1104,8 +1104,13 @@ impl MptcpConnection {
             if self.idle_unavailable && !self.sfs.iter().any(|s| self.sf_available(s)) {
                 break;
             }
-            if stale == u64::MAX {
+            if stale == u64::MAX && views.len() != self.sfs.len() {
                 self.sched_views(views);
+            } else if stale == u64::MAX {
+                // in place: cheaper than clearing and extending the vector
+                for (id, v) in views.iter_mut().enumerate() {
+                    *v = self.sched_view(&self.sfs[id]);
+                }
             } else {
                 while stale != 0 {
                     let id = stale.trailing_zeros() as usize;
