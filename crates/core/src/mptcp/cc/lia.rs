@@ -138,6 +138,9 @@ impl Lia {
                 reno
             } else {
                 let mut a = AlphaSums::default();
+                // by position, not over `paths`: with no paths the
+                // snapshot is `mine` alone (n = 1)
+                #[allow(clippy::needless_range_loop)]
                 for j in 0..n {
                     if j == me {
                         a.add(cwnd, s.mss, s.srtt);
