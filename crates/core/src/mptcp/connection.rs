@@ -231,6 +231,9 @@ pub struct MptcpConnection {
     /// The scheduler sends copies of sent segments to subflows that lack
     /// them (`Scheduler::sends_copies`, the redundant scheduler).
     copies: bool,
+    /// `Scheduler::idle_without_available`: the scheduling loop may stop
+    /// when no subflow is available, before building the views.
+    idle_unavailable: bool,
     /// Something happened since the last `fill` (packet, timer, app call).
     dirty: bool,
     /// Set when the initial subflow's SYN retries ran out (`Endpoint::gave_up`).
@@ -295,6 +298,7 @@ impl MptcpConnection {
     ) -> Result<Self, String> {
         let sched = cfg.scheduler.build();
         let copies = sched.sends_copies();
+        let idle_unavailable = sched.idle_without_available();
         let cc = cfg.cc.build_with(cfg.tcp.cubic, cfg.tcp.hystart);
         let coupled = cc.is_coupled().then(|| SharedCc::new(cc));
         let key = 0x1234_5678_9abc_def0u64
@@ -352,6 +356,7 @@ impl MptcpConnection {
             fin_timer: None,
             fallback_fin_pushed: false,
             copies,
+            idle_unavailable,
             dirty: true,
             gave_up: None,
             path_buf: Vec::new(),
@@ -480,6 +485,23 @@ impl MptcpConnection {
             v.sndbuf = b.subflow(s.id);
         }
         v
+    }
+
+    /// `sched_view(s).available()`, read off the subflow without building
+    /// the view (the same fields, the same tests).
+    #[inline]
+    fn sf_available(&self, s: &Subflow) -> bool {
+        let established = s.established() && self.mode != Mode::Handshake;
+        let pf = s.pf || self.msk_rtx.as_ref().is_some_and(|r| r.is_stale(s.id));
+        established
+            && !pf
+            && !super::sched::temp_unavailable(
+                s.snd.loss_blocks_new_data(),
+                s.snd.in_flight(),
+                s.snd.cwnd(),
+                s.snd.mss,
+                s.snd.unsent(),
+            )
     }
 
     fn conn_view(&self, fits: bool) -> ConnView {
@@ -1076,8 +1098,19 @@ impl MptcpConnection {
             {
                 break;
             }
-            if stale == u64::MAX {
+            // No subflow available: the scheduler would answer Wait or
+            // NoneAvailable and change nothing (`idle_without_available`),
+            // which ends the loop below; stop before the snapshot.
+            if self.idle_unavailable && !self.sfs.iter().any(|s| self.sf_available(s)) {
+                break;
+            }
+            if stale == u64::MAX && views.len() != self.sfs.len() {
                 self.sched_views(views);
+            } else if stale == u64::MAX {
+                // in place: cheaper than clearing and extending the vector
+                for (id, v) in views.iter_mut().enumerate() {
+                    *v = self.sched_view(&self.sfs[id]);
+                }
             } else {
                 while stale != 0 {
                     let id = stale.trailing_zeros() as usize;

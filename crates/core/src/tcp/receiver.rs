@@ -140,17 +140,19 @@ impl PathReceiver {
     /// Window to advertise (bytes, already rounded for the scale).
     pub fn window(&self) -> u64 {
         let free = self.rcvbuf.saturating_sub(self.ooo_bytes);
-        let (cap, unit) = match self.rcv_wscale {
-            // RFC 7323 2.3: the window field is 16 bits, scaled by the shift.
-            Some(s) => (65535u64 << s, 1u64 << s),
-            // RFC 9293 3.1: without scaling the window is at most 65535.
-            None => (65535, 1),
-        };
-        let mut w = free.min(cap) / unit * unit;
+        // RFC 7323 2.3: the window field is 16 bits, scaled by the shift;
+        // RFC 9293 3.1: without scaling the window is at most 65535.
+        let shift = self.rcv_wscale.map_or(0, u32::from);
+        let cap = 65535u64 << shift;
+        // rounded down to the unit 1 << shift (x / unit * unit, as a shift:
+        // this runs for every segment sent and received)
+        let mut w = (free.min(cap) >> shift) << shift;
         // Never shrink the right edge (RFC 7323 2.4, Linux tcp_select_window).
         let cur = self.right_edge.saturating_sub(self.rcv_nxt);
         if w < cur {
-            w = cur.div_ceil(unit) * unit;
+            // cur.div_ceil(unit) * unit
+            let up = (cur & ((1u64 << shift) - 1) != 0) as u64;
+            w = ((cur >> shift) + up) << shift;
         }
         w
     }

@@ -14,7 +14,12 @@
 //! only on loss, on cwnd changes and in slow start; we recompute it from the
 //! snapshot on every ACK (the RFC's definition, no staleness).
 
-use super::{ensure, linked_increase, reno_ssthresh, rtt_s, CwndAcc, CwndUpdate, SubflowCc};
+use super::{
+    ensure, linked_increase, own_cc, path_cc, reno_ssthresh, rtt_s, slow_start, snapshot,
+    snapshot_shape, ss_out, Coupled, CwndAcc, CwndUpdate, SubflowCc,
+};
+use crate::tcp::cc::{CcState, CongestionControl, PathView};
+use crate::time::Nanos;
 
 /// RFC 6356 section 3, the equation for alpha:
 ///
@@ -32,20 +37,41 @@ pub fn alpha(subflows: &[SubflowCc]) -> f64 {
 
 /// `alpha` and cwnd_total (bytes, over the same subflows), in one pass.
 fn alpha_and_total(subflows: &[SubflowCc]) -> (f64, f64) {
-    let mut total = 0.0;
-    let mut best = 0.0f64;
-    let mut sum = 0.0;
+    let mut a = AlphaSums::default();
     for s in subflows.iter().filter(|s| s.coupled()) {
-        let w = s.cwnd as f64 * s.mss as f64;
-        let r = rtt_s(s.srtt);
-        total += w;
-        best = best.max(w / (r * r));
-        sum += w / r;
+        a.add(s.cwnd, s.mss, s.srtt);
     }
-    if sum == 0.0 {
-        return (1.0, total);
+    a.finish()
+}
+
+/// The sums of `alpha_and_total`, one coupled subflow at a time (shared by
+/// the snapshot form above and `Lia::on_ack_paths`, which reads the paths
+/// in place: the same operations in the same order).
+#[derive(Default)]
+struct AlphaSums {
+    total: f64,
+    best: f64,
+    sum: f64,
+}
+
+impl AlphaSums {
+    #[inline]
+    fn add(&mut self, cwnd: u32, mss: u32, srtt: Nanos) {
+        let w = cwnd as f64 * mss as f64;
+        let r = rtt_s(srtt);
+        self.total += w;
+        self.best = self.best.max(w / (r * r));
+        self.sum += w / r;
     }
-    (total * best / (sum * sum), total)
+
+    /// (alpha, cwnd_total); alpha 1 when no subflow qualifies.
+    #[inline]
+    fn finish(&self) -> (f64, f64) {
+        if self.sum == 0.0 {
+            return (1.0, self.total);
+        }
+        (self.total * self.best / (self.sum * self.sum), self.total)
+    }
 }
 
 /// Congestion-avoidance increase of subflow `me`, in packets, per acked packet
@@ -84,6 +110,59 @@ impl Lia {
         linked_increase(&mut self.acc, me, subflows, acked_pkts, increase_per_ack)
     }
 
+    /// `on_ack` for the calling path `mine` at position `me` of `paths`
+    /// (`snapshot_shape`), without building the snapshot: the steps of
+    /// `linked_increase` and `increase_per_ack` on the entries `snapshot`
+    /// would hold (`path_cc`, `own_cc`), the same arithmetic in the same
+    /// order. This runs on every cwnd-limited ACK, and copying the snapshot
+    /// cost more than the formula.
+    #[inline]
+    fn on_ack_paths(
+        &mut self,
+        me: usize,
+        n: usize,
+        mine: SubflowCc,
+        paths: &[PathView],
+        acked_pkts: u32,
+    ) -> CwndUpdate {
+        ensure(&mut self.acc, n);
+        let s = mine;
+        let (mut cwnd, mut left) = (s.cwnd, acked_pkts);
+        if s.in_slow_start() {
+            (cwnd, left) = slow_start(cwnd, s.ssthresh, acked_pkts);
+        }
+        if left > 0 {
+            // `increase_per_ack` with `me`'s window after slow start
+            let reno = 1.0 / cwnd.max(1) as f64;
+            let inc_pkts = if !s.coupled() {
+                reno
+            } else {
+                let mut a = AlphaSums::default();
+                // by position, not over `paths`: with no paths the
+                // snapshot is `mine` alone (n = 1)
+                #[allow(clippy::needless_range_loop)]
+                for j in 0..n {
+                    if j == me {
+                        a.add(cwnd, s.mss, s.srtt);
+                    } else {
+                        let p = path_cc(&paths[j]);
+                        if p.coupled() {
+                            a.add(p.cwnd, p.mss, p.srtt);
+                        }
+                    }
+                }
+                let (alpha, total) = a.finish();
+                let linked = alpha * s.mss as f64 / total;
+                linked.min(reno)
+            };
+            cwnd = self.acc[me].apply(cwnd, inc_pkts * left as f64);
+        }
+        CwndUpdate {
+            cwnd,
+            ssthresh: s.ssthresh,
+        }
+    }
+
     /// RFC 6356 section 3: "the decrease is unchanged", Reno halving.
     pub fn ssthresh_on_loss(&mut self, me: usize, subflows: &[SubflowCc]) -> u32 {
         ensure(&mut self.acc, subflows.len());
@@ -92,7 +171,29 @@ impl Lia {
     }
 }
 
-super::coupled_cc!(Lia, "lia");
+/// `coupled_cc!` by hand: `cong_avoid` reads the paths in place
+/// (`Lia::on_ack_paths`) instead of copying them into the snapshot first.
+impl CongestionControl for Coupled<Lia> {
+    fn name(&self) -> &'static str {
+        "lia"
+    }
+
+    fn is_coupled(&self) -> bool {
+        true
+    }
+
+    fn ssthresh(&mut self, s: &CcState, paths: &[PathView], _now: Nanos) -> u32 {
+        let me = snapshot(s, paths, &mut self.snap);
+        ss_out(self.alg.ssthresh_on_loss(me, &self.snap))
+    }
+
+    fn cong_avoid(&mut self, s: &mut CcState, paths: &[PathView], acked: u32, _now: Nanos) {
+        let (me, n) = snapshot_shape(s, paths);
+        let u = self.alg.on_ack_paths(me, n, own_cc(s), paths, acked);
+        s.cwnd = u.cwnd.max(1);
+        s.ssthresh = ss_out(u.ssthresh);
+    }
+}
 
 #[cfg(test)]
 mod tests {

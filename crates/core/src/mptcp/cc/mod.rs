@@ -95,12 +95,10 @@ pub(crate) fn ss_out(x: u32) -> u32 {
     }
 }
 
-/// The coupled algorithms' snapshot, into `v`: every path from `paths`, the
-/// calling one from its live state `s` (the slice may be a little older than
-/// `s`). Returns the calling path's position `me`.
-pub(crate) fn snapshot(s: &CcState, paths: &[PathView], v: &mut Vec<SubflowCc>) -> usize {
-    v.clear();
-    v.extend(paths.iter().map(|p| SubflowCc {
+/// The snapshot entry of another path (`snapshot`).
+#[inline]
+pub(crate) fn path_cc(p: &PathView) -> SubflowCc {
+    SubflowCc {
         cwnd: p.cwnd,
         ssthresh: ss_in(p.ssthresh),
         srtt: p.srtt,
@@ -109,9 +107,13 @@ pub(crate) fn snapshot(s: &CcState, paths: &[PathView], v: &mut Vec<SubflowCc>) 
         in_recovery: false,
         snd_una: 0,
         snd_nxt: 0,
-    }));
-    let me = s.path_index.min(v.len().saturating_sub(1));
-    let mine = SubflowCc {
+    }
+}
+
+/// The snapshot entry of the calling path, from its live state (`snapshot`).
+#[inline]
+pub(crate) fn own_cc(s: &CcState) -> SubflowCc {
+    SubflowCc {
         cwnd: s.cwnd,
         ssthresh: ss_in(s.ssthresh),
         srtt: s.srtt,
@@ -120,7 +122,27 @@ pub(crate) fn snapshot(s: &CcState, paths: &[PathView], v: &mut Vec<SubflowCc>) 
         in_recovery: matches!(s.ca_state, CaState::Recovery | CaState::Loss),
         snd_una: s.snd_una,
         snd_nxt: s.snd_nxt,
-    };
+    }
+}
+
+/// The calling path's position in the snapshot and the snapshot's length
+/// (`snapshot`: at least one entry, the caller's).
+#[inline]
+pub(crate) fn snapshot_shape(s: &CcState, paths: &[PathView]) -> (usize, usize) {
+    (
+        s.path_index.min(paths.len().saturating_sub(1)),
+        paths.len().max(1),
+    )
+}
+
+/// The coupled algorithms' snapshot, into `v`: every path from `paths`, the
+/// calling one from its live state `s` (the slice may be a little older than
+/// `s`). Returns the calling path's position `me`.
+pub(crate) fn snapshot(s: &CcState, paths: &[PathView], v: &mut Vec<SubflowCc>) -> usize {
+    v.clear();
+    v.extend(paths.iter().map(path_cc));
+    let (me, _) = snapshot_shape(s, paths);
+    let mine = own_cc(s);
     if v.is_empty() {
         v.push(mine);
     } else {

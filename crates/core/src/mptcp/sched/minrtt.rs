@@ -51,6 +51,12 @@ impl Scheduler for MinRtt {
         let pick = get_available_subflow(subflows, None);
         self.rbuf.blocked(now, subflows, conn, pick, false)
     }
+
+    /// `get_available_subflow` picks only available subflows, and
+    /// `RbufOpt::outcome` / `blocked` without a pick return `nothing_now`.
+    fn idle_without_available(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]
