@@ -87,7 +87,7 @@ pub fn size_goal(mss: u32, pacing_rate_bps: u64, min_rtt_us: u64) -> u64 {
 /// `sk_gso_max_size` in whole segments; "tcp_tso_autosize() will eventually
 /// split this later" (net/ipv4/tcp.c). Seen on the kernel here: every DSS
 /// mapping of the 4 MiB validation download is 65320 bytes = 46 x 1420
-/// (docs/emulation.md, "Why the kernel's 3G subflow overflows its queue").
+/// (docs/emulation.md, "Why the kernel's slow subflow overflows its queue").
 /// Simplification: `tcp_bound_to_half_wnd` (at most half the peer's largest
 /// window) is not applied.
 pub fn xmit_size_goal(mss: u32) -> u64 {
