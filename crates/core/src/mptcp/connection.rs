@@ -320,6 +320,12 @@ impl MptcpConnection {
             })
         });
         let send = MetaSend::new(bufs.as_ref().map_or(cfg.tcp.sndbuf, |b| b.msk()));
+        // The upstream model copies writes in page fragments (mptcp_sendmsg).
+        let send = if bufs.is_some() {
+            send.with_page_frags()
+        } else {
+            send
+        };
         let kpm = (matches!(cfg.pm, PmKind::Upstream)
             || (matches!(cfg.pm, PmKind::Fullmesh { .. } | PmKind::Default)
                 && sched.name() == "upstream"))
@@ -481,7 +487,13 @@ impl MptcpConnection {
                 s.snd.mss,
                 srtt,
             );
-            v.wmem_queued = sndbuf::wmem_queued(v.unacked_bytes, s.snd.mss, v.pacing_rate_bps);
+            v.wmem_queued = sndbuf::wmem_queued(
+                v.unacked_bytes,
+                v.queued_bytes,
+                s.snd.mss,
+                v.pacing_rate_bps,
+                s.snd.rtt.min_rtt / crate::time::US,
+            );
             v.sndbuf = b.subflow(s.id);
         }
         v

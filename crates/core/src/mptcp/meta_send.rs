@@ -42,7 +42,12 @@ pub struct MetaSend {
     pub inflight: SeqMap<Sent>,
     /// Segments to send again through the scheduler (RTO on a subflow).
     pub reinject: ReinjectQueue,
+    /// Copy writes in page fragments (upstream `mptcp_sendmsg`).
+    pub page_frag_copy: bool,
 }
+
+/// `SKB_FRAG_PAGE_ORDER` pages: 32 KB (`skb_page_frag_refill`).
+pub const PAGE_FRAG_SIZE: u64 = 32_768;
 
 /// The reinjection queue: (DSN, length) in the order they were queued.
 ///
@@ -116,6 +121,13 @@ impl ReinjectQueue {
 }
 
 impl MetaSend {
+    /// With the upstream scheduler's send-buffer model: copy application
+    /// data in page fragments as `mptcp_sendmsg` does (see `write`).
+    pub fn with_page_frags(mut self) -> Self {
+        self.page_frag_copy = true;
+        self
+    }
+
     pub fn new(sndbuf: u64) -> Self {
         MetaSend {
             una: 1,
@@ -139,8 +151,30 @@ impl MetaSend {
         if self.fin_queued {
             return 0;
         }
+        if self.page_frag_copy {
+            return self.write_page_frags(len);
+        }
         let n = len.min(self.space());
         self.write_seq += n;
+        n
+    }
+
+    /// Upstream Linux `mptcp_sendmsg` (net/mptcp/protocol.c): each pass of
+    /// its copy loop tests the buffer first (`mptcp_send_limit`:
+    /// `sk_wmem_queued >= sk_sndbuf` waits) and then copies up to the end
+    /// of the current page fragment (`psize = pfrag->size - offset`, pages
+    /// of 32 KB from `skb_page_frag_refill`), so the connection can hold up
+    /// to one fragment more than its buffer. Simplification: fragments are
+    /// laid out back to back in DSN order (the `mptcp_data_frag` header of
+    /// a new fragment, tens of bytes, is not counted).
+    fn write_page_frags(&mut self, len: u64) -> u64 {
+        let mut n = 0;
+        while n < len && self.buffered() < self.sndbuf {
+            let off = (self.write_seq - 1) % PAGE_FRAG_SIZE;
+            let chunk = (PAGE_FRAG_SIZE - off).min(len - n);
+            self.write_seq += chunk;
+            n += chunk;
+        }
         n
     }
 
@@ -237,6 +271,23 @@ impl MetaSend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn page_frag_copy_overshoots_the_buffer_by_at_most_one_fragment() {
+        let mut m = MetaSend::new(100_000).with_page_frags();
+        // 3 fragments (98 304 B) leave the buffer below 100 000, so a 4th
+        // whole fragment is copied: 131 072 B held.
+        assert_eq!(m.write(1 << 20), 131_072);
+        assert_eq!(m.write(10), 0, "full: mptcp_send_limit returns 0");
+        // A DATA_ACK frees 40 000 B: 91 072 held < 100 000, so the rest of
+        // the current fragment and no more (the next test sees >= sndbuf).
+        m.nxt = m.write_seq;
+        m.on_data_ack(40_001, 1 << 20);
+        assert_eq!(m.write(1 << 20), 32_768);
+        // Without page fragments the write stops at the buffer.
+        let mut p = MetaSend::new(100_000);
+        assert_eq!(p.write(1 << 20), 100_000);
+    }
 
     #[test]
     fn data_ack_frees_buffer_and_inflight() {

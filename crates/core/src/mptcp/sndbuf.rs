@@ -12,9 +12,11 @@
 //! `sk_wmem_queued`, which counts every skb's truesize (`tcp_skb_entail`
 //! charges the empty skb's truesize, `mptcp_sendmsg_frag` adds the payload).
 //!
-//! Simplifications: the number of skbs is estimated as the bytes held
-//! divided by the size goal (`tcp_tso_autosize`), not tracked skb by skb
-//! (splits by `tso_fragment`, partial acks trimming an skb); memory pressure
+//! Simplifications: the number of skbs is estimated, not tracked skb by
+//! skb: unsent bytes divided by the queued skb size (`tcp_xmit_size_goal`,
+//! 64 KB) plus sent, unacknowledged bytes divided by the transmit size
+//! (`tcp_tso_autosize`, into which `tso_fragment` splits them); partial
+//! acks trimming an skb and a partly sent skb are not counted; memory pressure
 //! (`sk_wmem_schedule` failing) is not modelled; `tcp_notsent_lowat` is the
 //! default (`UINT_MAX`), so `tcp_stream_memory_free` never refuses.
 
@@ -54,24 +56,66 @@ pub fn sndbuf_expand(current: u64, mss: u32, cwnd: u32, reordering: u32) -> u64 
     current.max(want.min(TCP_WMEM[2]))
 }
 
-/// Bytes one skb carries (`tcp_xmit_size_goal` / `tcp_tso_autosize`):
-/// about 1 ms at the pacing rate (`sk_pacing_rate >> sk_pacing_shift`,
-/// shift 10), at least `tcp_min_tso_segs` (2) segments, at most 64 KB.
-pub fn size_goal(mss: u32, pacing_rate_bps: u64) -> u64 {
+/// Linux `GSO_LEGACY_MAX_SIZE`: `sk_gso_max_size` on the emulator's
+/// (software-GSO) devices.
+const GSO_MAX_SIZE: u64 = 65_536;
+
+/// `net.ipv4.tcp_tso_rtt_log` default (Linux 5.18+).
+const TCP_TSO_RTT_LOG: u32 = 9;
+
+/// Bytes one *transmitted* skb carries (`tcp_tso_autosize`, reached from
+/// `tcp_write_xmit` -> `tcp_tso_segs`, which splits the queued skb with
+/// `tso_fragment`): `sk_pacing_rate >> sk_pacing_shift` (shift 10, about
+/// 1 ms), plus `sk_gso_max_size >> (min_rtt_us >> tcp_tso_rtt_log)` while
+/// that shift is below 32 (paths with a minimum RTT under 16.4 ms), at most
+/// `sk_gso_max_size`, in whole segments, at least `tcp_min_tso_segs` (2).
+/// `min_rtt_us` is `u64::MAX` before the first sample (`tcp_min_rtt` is
+/// then ~0U).
+pub fn size_goal(mss: u32, pacing_rate_bps: u64, min_rtt_us: u64) -> u64 {
     let mss = mss.max(1) as u64;
-    let bytes = (pacing_rate_bps / 8) >> 10;
-    let segs = (bytes / mss).max(2).min(65_536 / mss);
+    let mut bytes = (pacing_rate_bps / 8) >> 10;
+    let r = (min_rtt_us.min(u32::MAX as u64)) >> TCP_TSO_RTT_LOG;
+    if r < 32 {
+        bytes += GSO_MAX_SIZE >> r;
+    }
+    let segs = (bytes.min(GSO_MAX_SIZE) / mss).max(2);
     segs * mss
 }
 
-/// `sk_wmem_queued` of a subflow holding `bytes` (unsent plus unacked):
-/// the payload plus one empty skb's truesize per skb.
-pub fn wmem_queued(bytes: u64, mss: u32, pacing_rate_bps: u64) -> u64 {
-    if bytes == 0 {
+/// Bytes one *queued* skb carries before transmission
+/// (`tcp_xmit_size_goal`, via `tcp_send_mss` in `mptcp_sendmsg_frag`):
+/// `sk_gso_max_size` in whole segments; "tcp_tso_autosize() will eventually
+/// split this later" (net/ipv4/tcp.c). Seen on the kernel here: every DSS
+/// mapping of the 4 MiB validation download is 65320 bytes = 46 x 1420
+/// (docs/emulation.md, "Why the kernel's slow subflow overflows its queue").
+/// Simplification: `tcp_bound_to_half_wnd` (at most half the peer's largest
+/// window) is not applied.
+pub fn xmit_size_goal(mss: u32) -> u64 {
+    let mss = mss.max(1) as u64;
+    (GSO_MAX_SIZE / mss).max(1) * mss
+}
+
+/// `sk_wmem_queued` of a subflow holding `unacked` bytes of which `unsent`
+/// are not transmitted yet: the payload plus one empty skb's truesize per
+/// skb. Unsent data sits in skbs of `xmit_size_goal`; transmitting splits
+/// them to `size_goal` (`tso_fragment` charges each new skb's truesize,
+/// net/ipv4/tcp_output.c), so sent, unacknowledged data counts one skb per
+/// `size_goal`.
+pub fn wmem_queued(
+    unacked: u64,
+    unsent: u64,
+    mss: u32,
+    pacing_rate_bps: u64,
+    min_rtt_us: u64,
+) -> u64 {
+    if unacked == 0 {
         return 0;
     }
-    let goal = size_goal(mss, pacing_rate_bps);
-    bytes + bytes.div_ceil(goal) * SKB_TRUESIZE_EMPTY
+    let unsent = unsent.min(unacked);
+    let sent = unacked - unsent;
+    let skbs = sent.div_ceil(size_goal(mss, pacing_rate_bps, min_rtt_us))
+        + unsent.div_ceil(xmit_size_goal(mss));
+    unacked + skbs * SKB_TRUESIZE_EMPTY
 }
 
 /// `sk_stream_memory_free` with the default `tcp_notsent_lowat`.
@@ -202,13 +246,32 @@ mod tests {
 
     #[test]
     fn wmem_counts_skb_overhead() {
-        // 20 Mbit/s: 2.5 MB/s >> 10 = 2441 B < 2 segments -> 2 x 1448.
-        assert_eq!(size_goal(1448, 20_000_000), 2896);
+        let slow = 20_000; // min RTT 20 ms: 20000 >> 9 = 39 >= 32, no term
+                           // 20 Mbit/s: 2.5 MB/s >> 10 = 2441 B < 2 segments -> 2 x 1448.
+        assert_eq!(size_goal(1448, 20_000_000, slow), 2896);
         // 1 Gbit/s: 122 070 B -> capped at 64 KB (45 segments).
-        assert_eq!(size_goal(1448, 1_000_000_000), 45 * 1448);
-        assert_eq!(wmem_queued(0, 1448, 20_000_000), 0);
-        // 10 000 B in 4 skbs of <= 2896 B.
-        assert_eq!(wmem_queued(10_000, 1448, 20_000_000), 10_000 + 4 * 832);
+        assert_eq!(size_goal(1448, 1_000_000_000, slow), 45 * 1448);
+        // min RTT 1 ms: 1000 >> 9 = 1, + 65536 >> 1 = 32768 B -> 24 segments.
+        assert_eq!(size_goal(1448, 20_000_000, 1000), 24 * 1448);
+        // No RTT sample yet (tcp_min_rtt ~0U): no term.
+        assert_eq!(size_goal(1448, 20_000_000, u64::MAX), 2896);
+        assert_eq!(xmit_size_goal(1420), 65_320);
+        assert_eq!(wmem_queued(0, 0, 1448, 20_000_000, slow), 0);
+        // 10 000 B sent: 4 skbs of <= 2896 B.
+        assert_eq!(
+            wmem_queued(10_000, 0, 1448, 20_000_000, slow),
+            10_000 + 4 * 832
+        );
+        // The same bytes still queued: one skb of <= 45 x 1448 B.
+        assert_eq!(
+            wmem_queued(10_000, 10_000, 1448, 20_000_000, slow),
+            10_000 + 832
+        );
+        // 100 000 B, 10 000 of them sent: 4 + ceil(90 000 / 65 160) = 6 skbs.
+        assert_eq!(
+            wmem_queued(100_000, 90_000, 1448, 20_000_000, slow),
+            100_000 + 6 * 832
+        );
         assert!(memory_free(1000, 1001));
         assert!(!memory_free(1001, 1001));
     }
