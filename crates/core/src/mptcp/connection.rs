@@ -469,7 +469,12 @@ impl MptcpConnection {
                 s.snd.mss,
                 srtt,
             );
-            v.wmem_queued = sndbuf::wmem_queued(v.unacked_bytes, s.snd.mss, v.pacing_rate_bps);
+            v.wmem_queued = sndbuf::wmem_queued_split(
+                v.unacked_bytes - v.queued_bytes,
+                v.queued_bytes,
+                s.snd.mss,
+                v.pacing_rate_bps,
+            );
             v.sndbuf = b.subflow(s.id);
         }
         v

@@ -54,8 +54,9 @@ pub fn sndbuf_expand(current: u64, mss: u32, cwnd: u32, reordering: u32) -> u64 
     current.max(want.min(TCP_WMEM[2]))
 }
 
-/// Bytes one skb carries (`tcp_xmit_size_goal` / `tcp_tso_autosize`):
-/// about 1 ms at the pacing rate (`sk_pacing_rate >> sk_pacing_shift`,
+/// Bytes one *sent* skb carries (`tcp_tso_autosize`, applied by
+/// `tcp_write_xmit` -> `tso_fragment` when the skb leaves): about 1 ms at
+/// the pacing rate (`sk_pacing_rate >> sk_pacing_shift`,
 /// shift 10), at least `tcp_min_tso_segs` (2) segments, at most 64 KB.
 pub fn size_goal(mss: u32, pacing_rate_bps: u64) -> u64 {
     let mss = mss.max(1) as u64;
@@ -64,14 +65,40 @@ pub fn size_goal(mss: u32, pacing_rate_bps: u64) -> u64 {
     segs * mss
 }
 
-/// `sk_wmem_queued` of a subflow holding `bytes` (unsent plus unacked):
-/// the payload plus one empty skb's truesize per skb.
+/// `sk_wmem_queued` of `bytes` sent and not yet acked: the payload plus
+/// one empty skb's truesize per skb of [`size_goal`].
 pub fn wmem_queued(bytes: u64, mss: u32, pacing_rate_bps: u64) -> u64 {
     if bytes == 0 {
         return 0;
     }
     let goal = size_goal(mss, pacing_rate_bps);
     bytes + bytes.div_ceil(goal) * SKB_TRUESIZE_EMPTY
+}
+
+/// Bytes one skb of *unsent* data carries: `tcp_xmit_size_goal` (the size
+/// `mptcp_sendmsg_frag` builds skbs to, coalescing successive dfrags into
+/// the tail skb): `sk_gso_max_size - 1 - MAX_TCP_HEADER`, the GSO size
+/// capped by `MPTCP_MAX_GSO_SIZE` (`GSO_LEGACY_MAX_SIZE - (MAX_TCP_HEADER +
+/// 1)`, net/mptcp/protocol.c), in whole segments. `tcp_tso_autosize` cuts
+/// skbs to [`size_goal`] only when they are sent (`tcp_write_xmit` ->
+/// `tso_fragment`), so only sent data sits in small skbs. Simplification:
+/// the bound to half the peer's largest window (`tcp_bound_to_half_wnd`)
+/// is left out; it is above 64 KB once the peer's window passed 128 KB.
+pub fn unsent_size_goal(mss: u32) -> u64 {
+    const GSO_LEGACY_MAX_SIZE: u64 = 65_536;
+    const MAX_TCP_HEADER: u64 = 320;
+    let gso_max = GSO_LEGACY_MAX_SIZE - (MAX_TCP_HEADER + 1);
+    let goal = gso_max - 1 - MAX_TCP_HEADER;
+    let mss = mss.max(1) as u64;
+    (goal / mss).max(1) * mss
+}
+
+/// `sk_wmem_queued` of a subflow holding `sent` bytes sent but not acked
+/// (in skbs of `size_goal`, as `tso_fragment` left them) and `unsent`
+/// bytes not yet sent (in skbs of `unsent_size_goal`).
+pub fn wmem_queued_split(sent: u64, unsent: u64, mss: u32, pacing_rate_bps: u64) -> u64 {
+    let big = unsent_size_goal(mss);
+    wmem_queued(sent, mss, pacing_rate_bps) + unsent + unsent.div_ceil(big) * SKB_TRUESIZE_EMPTY
 }
 
 /// `sk_stream_memory_free` with the default `tcp_notsent_lowat`.
@@ -209,6 +236,12 @@ mod tests {
         assert_eq!(wmem_queued(0, 1448, 20_000_000), 0);
         // 10 000 B in 4 skbs of <= 2896 B.
         assert_eq!(wmem_queued(10_000, 1448, 20_000_000), 10_000 + 4 * 832);
+        // unsent data sits in GSO-sized skbs: 45 segments of 1420 bytes
+        assert_eq!(unsent_size_goal(1420), 63_900);
+        assert_eq!(
+            wmem_queued_split(10_000, 400_000, 1448, 20_000_000),
+            10_000 + 4 * 832 + 400_000 + 7 * 832
+        );
         assert!(memory_free(1000, 1001));
         assert!(!memory_free(1001, 1001));
     }
