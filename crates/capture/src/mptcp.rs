@@ -9,6 +9,7 @@
 //! plus the sender's IDSN, so DSN = IDSN + 1 for the first byte as the RFC
 //! says.
 
+use mptlab_core::optlen::{self, MpMain};
 use mptlab_core::packet::{flags, Addr, MptcpOptions, TcpSegment};
 use mptlab_core::FlowId;
 
@@ -64,20 +65,30 @@ impl Who {
     }
 }
 
-/// Encoded MPTCP options of one segment.
+/// Encoded MPTCP options of one segment, as Linux 6.18 lays them out
+/// (`mptcp_write_options`): which suboptions go on the wire follows
+/// `mptlab_core::optlen::layout`, the one the simulated packet was sized by.
 pub struct Encoded {
-    /// The signalling options (and MP_CAPABLE); always sent.
+    /// The leading non-DSS suboption (MP_CAPABLE, MP_JOIN, ADD_ADDR on a pure
+    /// ACK, MP_FASTCLOSE and/or MP_RST), if the layout has one.
     pub control: Vec<u8>,
-    /// The DSS option, if any.
+    /// The DSS option, if on the wire (its mapping padded with two NOPs
+    /// when it has no checksum).
     pub dss: Vec<u8>,
-    /// The DSS carries only a DATA_ACK (may be left out when options are
-    /// short of space: the next segment acknowledges cumulatively).
-    pub dss_ack_only: bool,
+    /// What follows: an ADD_ADDR beside the DSS, MP_PRIO, REMOVE_ADDR.
+    pub tail: Vec<u8>,
     /// MP_CAPABLE with data-level length covered the mapping (no DSS needed).
     pub capable_maps_data: bool,
+    /// The segment's DSS mapping is not on the wire (left out by the layout).
+    pub mapping_left_out: bool,
     /// Where the mapping's DSS checksum goes, once the payload is written.
     pub csum: Option<CsumSlot>,
 }
+
+/// TCP option kind NOP, Linux's alignment filler.
+const NOP: u8 = 1;
+/// MP_RST subtype (RFC 8684 3.6).
+const MP_RST: u8 = 0x8;
 
 /// The 2-byte checksum field of a mapping (in the DSS, or in an MP_CAPABLE
 /// carrying data) and the pseudo-header it covers (RFC 8684 3.3.1).
@@ -115,9 +126,12 @@ impl CsumSlot {
     }
 }
 
-/// Encode the model's MPTCP options of `seg` sent by `who`.
+/// Encode the model's MPTCP options of `seg` sent by `who`, the suboptions
+/// `optlen::layout(seg)` puts on the wire.
 pub fn encode(who: &Who, seg: &TcpSegment, o: &MptcpOptions) -> Encoded {
+    let l = optlen::layout_with(seg, Some(o));
     let mut control = Vec::new();
+    let mut tail = Vec::new();
     let syn = seg.has(flags::SYN);
     let ack = seg.has(flags::ACK);
     let mut capable_maps_data = false;
@@ -130,117 +144,136 @@ pub fn encode(who: &Who, seg: &TcpSegment, o: &MptcpOptions) -> Encoded {
         };
         [a as u64, ap as u64, b as u64, bp as u64]
     };
-    if let Some(c) = o.capable() {
-        // RFC 8684 section 3.1: the SYN carries no key (v1), the SYN/ACK
-        // the responder's key, the third ACK both keys, initiator's first;
-        // a first data segment may carry both keys and the data-level length.
-        let a = if c.checksum { FLAG_A } else { 0 };
-        let hdr = [KIND, 0, (MP_CAPABLE << 4) | VERSION, a | FLAG_H];
-        let start = control.len();
-        control.extend_from_slice(&hdr);
-        if syn && ack {
-            control.extend_from_slice(&who.key_sender().to_be_bytes());
-        } else if !syn {
-            control.extend_from_slice(&who.key_sender().to_be_bytes());
-            if c.receiver_key.is_some() {
+    match (l.main, o.capable(), o.join()) {
+        (MpMain::Capable, Some(c), _) => {
+            // RFC 8684 section 3.1: the SYN carries no key (v1), the SYN/ACK
+            // the responder's key, the third ACK both keys, initiator's
+            // first; a first data segment both keys and the data-level
+            // length, then the checksum or two NOPs (`mptcp_write_options`).
+            let a = if c.checksum { FLAG_A } else { 0 };
+            control.extend_from_slice(&[KIND, 0, (MP_CAPABLE << 4) | VERSION, a | FLAG_H]);
+            if syn && ack {
+                control.extend_from_slice(&who.key_sender().to_be_bytes());
+            } else if !syn {
+                control.extend_from_slice(&who.key_sender().to_be_bytes());
                 control.extend_from_slice(&who.key_peer().to_be_bytes());
-            }
-            // The first data of the connection: DSN IDSN+1, SSN 1 implied.
-            let first = o.dss.and_then(|d| d.dsn()) == Some(1) && seg.seq == 1;
-            if seg.len > 0 && first && c.receiver_key.is_some() {
-                control.extend_from_slice(&(seg.len as u16).to_be_bytes());
-                capable_maps_data = true;
-                if o.dss.is_some_and(|d| d.csum) {
-                    // RFC 8684 3.1: the checksum follows the data-level
-                    // length when flag A was negotiated (length 24).
-                    csum = Some(CsumSlot {
-                        in_dss: false,
-                        at: control.len(),
-                        dsn: keys::idsn(who.key_sender()).wrapping_add(1),
-                        ssn: 1,
-                        dll: seg.len as u16,
-                    });
-                    control.extend_from_slice(&[0, 0]);
+                if seg.len > 0 {
+                    control.extend_from_slice(&(seg.len as u16).to_be_bytes());
+                    capable_maps_data = true;
+                    if o.dss.is_some_and(|d| d.csum) {
+                        let dsn = o.dss.and_then(|d| d.dsn()).unwrap_or(1);
+                        csum = Some(CsumSlot {
+                            in_dss: false,
+                            at: control.len(),
+                            dsn: keys::idsn(who.key_sender()).wrapping_add(dsn),
+                            ssn: seg.seq as u32,
+                            dll: seg.len as u16,
+                        });
+                        control.extend_from_slice(&[0, 0]);
+                    }
                 }
             }
+            control[1] = control.len() as u8;
+            if capable_maps_data && csum.is_none() {
+                control.extend_from_slice(&[NOP, NOP]);
+            }
         }
-        control[start + 1] = (control.len() - start) as u8;
-    }
-    if let Some(j) = o.join() {
-        let b = j.backup as u8;
-        if syn && !ack {
-            // SYN: token of the receiver's key, the initiator's nonce.
-            control.extend_from_slice(&[KIND, 12, (MP_JOIN << 4) | b, j.addr_id]);
-            control.extend_from_slice(&keys::token(who.key_peer()).to_be_bytes());
-            control.extend_from_slice(&who.nonce(tuple(true), true).to_be_bytes());
-        } else if syn {
-            // SYN/ACK: HMAC(Key-B+Key-A, R-B+R-A), leftmost 64 bits, and R-B.
-            let t = tuple(false);
-            let rb = who.nonce(t, false);
-            let ra = who.nonce(t, true);
-            let h = keys::join_hmac(who.key_sender(), who.key_peer(), rb, ra);
-            control.extend_from_slice(&[KIND, 16, (MP_JOIN << 4) | b, j.addr_id]);
-            control.extend_from_slice(&h[..8]);
-            control.extend_from_slice(&rb.to_be_bytes());
-        } else {
-            // Third ACK: the full 160 bits of HMAC(Key-A+Key-B, R-A+R-B).
-            let t = tuple(true);
-            let ra = who.nonce(t, true);
-            let rb = who.nonce(t, false);
-            let h = keys::join_hmac(who.key_sender(), who.key_peer(), ra, rb);
-            control.extend_from_slice(&[KIND, 24, MP_JOIN << 4, 0]);
-            control.extend_from_slice(&h[..20]);
+        (MpMain::Join, _, Some(j)) => {
+            let b = j.backup as u8;
+            if syn && !ack {
+                // SYN: token of the receiver's key, the initiator's nonce.
+                control.extend_from_slice(&[KIND, 12, (MP_JOIN << 4) | b, j.addr_id]);
+                control.extend_from_slice(&keys::token(who.key_peer()).to_be_bytes());
+                control.extend_from_slice(&who.nonce(tuple(true), true).to_be_bytes());
+            } else if syn {
+                // SYN/ACK: HMAC(Key-B+Key-A, R-B+R-A), leftmost 64 bits, and R-B.
+                let t = tuple(false);
+                let rb = who.nonce(t, false);
+                let ra = who.nonce(t, true);
+                let h = keys::join_hmac(who.key_sender(), who.key_peer(), rb, ra);
+                control.extend_from_slice(&[KIND, 16, (MP_JOIN << 4) | b, j.addr_id]);
+                control.extend_from_slice(&h[..8]);
+                control.extend_from_slice(&rb.to_be_bytes());
+            } else {
+                // Third ACK: the full 160 bits of HMAC(Key-A+Key-B, R-A+R-B).
+                let t = tuple(true);
+                let ra = who.nonce(t, true);
+                let rb = who.nonce(t, false);
+                let h = keys::join_hmac(who.key_sender(), who.key_peer(), ra, rb);
+                control.extend_from_slice(&[KIND, 24, MP_JOIN << 4, 0]);
+                control.extend_from_slice(&h[..20]);
+            }
         }
+        (MpMain::Fastclose, _, _) => {
+            // RFC 8684 section 3.5: the receiver's key.
+            control.extend_from_slice(&[KIND, 12, MP_FASTCLOSE << 4, 0]);
+            control.extend_from_slice(&who.key_peer().to_be_bytes());
+        }
+        _ => {}
     }
-    if let Some(a) = o.add_addr() {
+    if l.rst_after_fastclose || l.main == MpMain::Rst {
+        // MP_RST (RFC 8684 3.6, `mptcp_established_options_rst`): no
+        // transient flag, reason 0 (unspecified; the model has no reasons).
+        control.extend_from_slice(&[KIND, 4, MP_RST << 4, 0]);
+    }
+    if let Some(a) = o
+        .add_addr()
+        .filter(|_| l.main == MpMain::AddAddr || l.add_addr_beside)
+    {
         // RFC 8684 section 3.4.1: E = 0 with the truncated HMAC, or the echo
-        // (E = 1) without it; a 4-byte (IPv4) or 16-byte (IPv6) address, 2
-        // more bytes with a port.
+        // (E = 1) without it; a 4-byte (IPv4) or 16-byte (IPv6) address, a
+        // port then two NOPs (`mptcp_write_options`).
         let port = a.port.unwrap_or(0);
         let addr = crate::ip::addr_bytes(a.ip, a.addr);
         let len = 4
             + addr.len() as u8
             + if a.port.is_some() { 2 } else { 0 }
             + if a.echo { 0 } else { 8 };
-        control.extend_from_slice(&[KIND, len, (ADD_ADDR << 4) | a.echo as u8, a.addr_id]);
-        control.extend_from_slice(&addr);
+        let out = if l.main == MpMain::AddAddr {
+            &mut control
+        } else {
+            &mut tail
+        };
+        out.extend_from_slice(&[KIND, len, (ADD_ADDR << 4) | a.echo as u8, a.addr_id]);
+        out.extend_from_slice(&addr);
         if a.port.is_some() {
-            control.extend_from_slice(&port.to_be_bytes());
+            out.extend_from_slice(&port.to_be_bytes());
+        }
+        if !a.echo {
+            out.extend_from_slice(&keys::add_addr_hmac(
+                who.key_sender(),
+                who.key_peer(),
+                a.addr_id,
+                &addr,
+                port,
+            ));
+        }
+        if a.port.is_some() {
+            out.extend_from_slice(&[NOP, NOP]);
         }
     }
-    if let Some(a) = o.add_addr().filter(|a| !a.echo) {
-        let port = a.port.unwrap_or(0);
-        let addr = crate::ip::addr_bytes(a.ip, a.addr);
-        control.extend_from_slice(&keys::add_addr_hmac(
-            who.key_sender(),
-            who.key_peer(),
-            a.addr_id,
-            &addr,
-            port,
-        ));
+    if let Some(b) = o.prio_backup().filter(|_| l.prio) {
+        // RFC 8684 section 3.3.8: length 3, B flag, then a NOP.
+        tail.extend_from_slice(&[KIND, 3, (MP_PRIO << 4) | b as u8, NOP]);
     }
-    if let Some(id) = o.remove_addr() {
+    if let Some(id) = o.remove_addr().filter(|_| l.rm_addr) {
         // RFC 8684 section 3.4.2: length 3 + number of address ids.
-        control.extend_from_slice(&[KIND, 4, REMOVE_ADDR << 4, id]);
-    }
-    if let Some(b) = o.prio_backup() {
-        // RFC 8684 section 3.3.8: length 3, B flag.
-        control.extend_from_slice(&[KIND, 3, (MP_PRIO << 4) | b as u8]);
-    }
-    if o.fastclose() {
-        // RFC 8684 section 3.5: the receiver's key.
-        control.extend_from_slice(&[KIND, 12, MP_FASTCLOSE << 4, 0]);
-        control.extend_from_slice(&who.key_peer().to_be_bytes());
+        tail.extend_from_slice(&[KIND, 4, REMOVE_ADDR << 4, id]);
     }
     let mut dss = Vec::new();
-    let mut dss_ack_only = false;
+    let mut mapping_left_out = false;
     if let Some(d) = o.dss {
+        let on_wire = l.main == MpMain::Dss || l.add_addr_beside;
+        let mapping = d.dsn().filter(|_| !capable_maps_data);
+        mapping_left_out = mapping.is_some() && !on_wire;
         // RFC 8684 section 3.3: flags F (DATA_FIN), m (8-octet DSN), M (DSN,
         // SSN, data-level length present), a (8-octet DATA_ACK), A (DATA_ACK).
-        let mapping = d.dsn().filter(|_| !capable_maps_data);
         let mut f = 0u8;
         if d.data_ack().is_some() {
-            f |= 0x01 | 0x02;
+            f |= 0x01;
+            if d.ack64() {
+                f |= 0x02;
+            }
         }
         if mapping.is_some() {
             f |= 0x04 | 0x08;
@@ -248,11 +281,15 @@ pub fn encode(who: &Who, seg: &TcpSegment, o: &MptcpOptions) -> Encoded {
                 f |= 0x10;
             }
         }
-        if f != 0 {
+        if f != 0 && on_wire {
             dss.extend_from_slice(&[KIND, 0, DSS << 4, f]);
             if let Some(a) = d.data_ack() {
                 let v = keys::idsn(who.key_peer()).wrapping_add(a);
-                dss.extend_from_slice(&v.to_be_bytes());
+                if d.ack64() {
+                    dss.extend_from_slice(&v.to_be_bytes());
+                } else {
+                    dss.extend_from_slice(&(v as u32).to_be_bytes());
+                }
             }
             if let Some(dsn) = mapping {
                 let v = keys::idsn(who.key_sender()).wrapping_add(dsn);
@@ -280,14 +317,18 @@ pub fn encode(who: &Who, seg: &TcpSegment, o: &MptcpOptions) -> Encoded {
                 }
             }
             dss[1] = dss.len() as u8;
-            dss_ack_only = mapping.is_none();
+            if mapping.is_some() && !d.csum {
+                // `mptcp_write_options`: data length, then NOP NOP.
+                dss.extend_from_slice(&[NOP, NOP]);
+            }
         }
     }
     Encoded {
         control,
         dss,
-        dss_ack_only,
+        tail,
         capable_maps_data,
+        mapping_left_out,
         csum,
     }
 }
@@ -383,7 +424,10 @@ mod tests {
         s.seq = 1;
         s.len = 100;
         let e = encode(&who(true), &s, &o);
-        assert_eq!(e.dss.len(), 4 + 8 + 8 + 4 + 2);
+        // 26 bytes, then NOP NOP (`mptcp_write_options` without checksum)
+        assert_eq!(e.dss.len(), 4 + 8 + 8 + 4 + 2 + 2);
+        assert_eq!(e.dss[1], 26);
+        assert_eq!(e.dss[26..28], [1, 1]);
         assert_eq!(e.dss[3], 0x0f);
         let kc = who(true).key(true);
         let ks = who(true).key(false);
@@ -391,7 +435,17 @@ mod tests {
         assert_eq!(e.dss[12..20], (keys::idsn(kc) + 1).to_be_bytes());
         assert_eq!(e.dss[20..24], 1u32.to_be_bytes());
         assert_eq!(e.dss[24..26], 100u16.to_be_bytes());
-        assert!(!e.dss_ack_only);
+        assert!(!e.mapping_left_out);
+        // a 32-bit DATA_ACK (flag a clear) before a 64-bit DSN was received
+        let mut d32 = d;
+        d32.set_ack64(false);
+        let o32 = MptcpOptions {
+            dss: Some(d32),
+            control: None,
+        };
+        let e = encode(&who(true), &s, &o32);
+        assert_eq!((e.dss[1], e.dss[3], e.dss.len()), (22, 0x0d, 24));
+        assert_eq!(e.dss[4..8], ((keys::idsn(ks) + 1) as u32).to_be_bytes());
     }
 
     #[test]

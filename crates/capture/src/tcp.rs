@@ -1,10 +1,11 @@
 //! TCP segments on the wire: 32-bit sequence numbers from the model's 64-bit
-//! offsets plus a per-direction ISN drawn from the seed, the options in the
-//! order Linux writes them (`tcp_options_write`: MSS, SACK-permitted,
-//! timestamps, window scale, SACK blocks; MPTCP after them) but packed
-//! without Linux's alignment NOPs, padded only at the end: the model counts
-//! option bytes unaligned (`TcpSegment::options_len`), and packed options
-//! give frames exactly the size the simulated links serialised. Then the
+//! offsets plus a per-direction ISN drawn from the seed, the options byte
+//! for byte as Linux 6.18 writes them (`tcp_options_write`: MSS,
+//! SACK-permitted + timestamps or `NOP NOP` timestamps, `NOP NOP`
+//! SACK-permitted, `NOP` window scale, `NOP NOP` SACK blocks, then MPTCP as
+//! `mptcp_write_options` aligns it). The model sizes packets with the same
+//! layout (`mptlab_core::optlen`), so frames have exactly the size the
+//! simulated links serialised. Then the
 //! IP (v4 or v6, `crate::ip`) and TCP headers with valid checksums
 //! (etherparse).
 
@@ -18,8 +19,11 @@ use crate::ip::Ip;
 use crate::keys;
 use crate::messages::Messages;
 use crate::mptcp::{self, Who};
+use mptlab_core::optlen;
 
 const MAX_OPTIONS: usize = 40;
+/// TCP option kind NOP.
+const NOP: u8 = 1;
 
 /// A direction of a subflow: (source, source port, destination, destination port).
 type Dir = (Addr, u16, Addr, u16);
@@ -94,7 +98,10 @@ pub fn encode(
         st.wscale.insert(d, s.wscale);
     }
     let (my_isn, peer_isn) = (isn(seed, p.flow, d), isn(seed, p.flow, rev));
-    // ---- options, in Linux's order ----
+    // ---- options, as Linux writes them (`tcp_options_write`) ----
+    // Which options go on the wire, and their aligned sizes, come from the
+    // layout the simulated packet was sized by (`optlen::layout`).
+    let l = optlen::layout(s);
     let mut opt = [0u8; 64];
     let mut n = 0;
     let mut put = |b: &[u8], n: &mut usize| {
@@ -106,9 +113,6 @@ pub fn encode(
         put(&m.to_be_bytes(), &mut n);
     }
     let ts = s.ts();
-    if s.sack_permitted {
-        put(&[4, 2], &mut n);
-    }
     if let Some((v, e)) = ts {
         let val = ms(v).wrapping_add(ts_off(seed, p.flow, d));
         // TSecr is meaningful only with ACK set (RFC 7323 section 3.2).
@@ -117,15 +121,31 @@ pub fn encode(
         } else {
             0
         };
-        put(&[8, 10], &mut n);
+        // SACK-permitted shares the timestamps' first word, else NOP NOP.
+        if s.sack_permitted && syn {
+            put(&[4, 2, 8, 10], &mut n);
+        } else {
+            put(&[NOP, NOP, 8, 10], &mut n);
+        }
         put(&val.to_be_bytes(), &mut n);
         put(&ecr.to_be_bytes(), &mut n);
     }
-    if let Some(w) = s.wscale {
-        put(&[3, 3, w], &mut n);
+    if s.sack_permitted && syn && ts.is_none() {
+        put(&[NOP, NOP, 4, 2], &mut n);
     }
-    let base = n;
-    let mp = s.mptcp.as_ref().map(|o| {
+    if let Some(w) = s.wscale {
+        put(&[NOP, 3, 3, w], &mut n);
+    }
+    if l.sack_blocks > 0 {
+        put(&[NOP, NOP, 5, (2 + 8 * l.sack_blocks) as u8], &mut n);
+        for b in s.sack_blocks().iter().take(l.sack_blocks) {
+            put(&peer_isn.wrapping_add(b.start as u32).to_be_bytes(), &mut n);
+            put(&peer_isn.wrapping_add(b.end as u32).to_be_bytes(), &mut n);
+        }
+    }
+    // Where the mapping's checksum field landed in `opt`, if it was written.
+    let mut csum_at = None;
+    if let Some(o) = s.mptcp.as_ref() {
         let who = Who {
             seed,
             flow: p.flow,
@@ -133,64 +153,25 @@ pub fn encode(
             src: p.src,
             dst: p.dst,
         };
-        mptcp::encode(&who, s, o)
-    });
-    let (ctl_len, dss_len, dss_optional) = mp.as_ref().map_or((0, 0, false), |e| {
-        (e.control.len(), e.dss.len(), e.dss_ack_only)
-    });
-    let pad = |x: usize| (x + 3) & !3;
-    // Space: SACK blocks give way to MPTCP signalling (Linux
-    // `mptcp_established_options` takes what remains), and a DSS that only
-    // acknowledges gives way when nothing else fits (the next one acks).
-    let mut sacks = s.sack_blocks().len();
-    let mut with_dss = dss_len > 0;
-    let total = |sacks: usize, with_dss: bool| {
-        let sack = if sacks > 0 { 2 + 8 * sacks } else { 0 };
-        base + sack + pad(ctl_len + if with_dss { dss_len } else { 0 })
-    };
-    while total(sacks, with_dss) > MAX_OPTIONS {
-        if with_dss && dss_optional {
-            with_dss = false;
-        } else if sacks > 0 {
-            sacks -= 1;
-        } else if with_dss {
-            // Last resort (a mapping beside a long signalling option on a
-            // timestamped segment): counted in `Stats::dss_left_out`.
-            with_dss = false;
+        let e = mptcp::encode(&who, s, o);
+        if e.mapping_left_out {
             st.dss_left_out += 1;
-        } else {
-            break;
         }
-    }
-    if sacks > 0 {
-        put(&[5, (2 + 8 * sacks) as u8], &mut n);
-        for b in s.sack_blocks().iter().take(sacks) {
-            put(&peer_isn.wrapping_add(b.start as u32).to_be_bytes(), &mut n);
-            put(&peer_isn.wrapping_add(b.end as u32).to_be_bytes(), &mut n);
-        }
-    }
-    // Where the mapping's checksum field landed in `opt`, if it was written.
-    let mut csum_at = None;
-    if let Some(e) = &mp {
         if let Some(c) = e.csum.filter(|c| !c.in_dss) {
             csum_at = Some((n + c.at, c));
         }
         put(&e.control, &mut n);
-        if with_dss {
-            if let Some(c) = e.csum.filter(|c| c.in_dss) {
-                csum_at = Some((n + c.at, c));
-            }
-            put(&e.dss, &mut n);
+        if let Some(c) = e.csum.filter(|c| c.in_dss) {
+            csum_at = Some((n + c.at, c));
         }
+        put(&e.dss, &mut n);
+        put(&e.tail, &mut n);
     }
-    // Pad to 4 bytes, and on to the option length the simulator
-    // counted when it is longer (v0-sized MP_CAPABLE in the SYN, 12-byte
-    // MP_JOIN), so the frame has the size the simulated link serialised.
-    let model = s.options_len().min(MAX_OPTIONS as u32) as usize;
-    let want = pad(n).max(model);
+    // Linux's options are aligned by construction; the model's length is
+    // the same layout, so this only pads what does not fit (capped at 40).
+    let want = (l.len as usize).max((n + 3) & !3);
     if n < want {
-        // End of Option List, then zeros (RFC 9293 section 3.2); a run of
-        // NOPs is what Wireshark flags as options a router removed.
+        // End of Option List, then zeros (RFC 9293 section 3.2).
         put(&[0u8; MAX_OPTIONS][..want - n], &mut n);
     }
     let n = n.min(MAX_OPTIONS);

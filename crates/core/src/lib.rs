@@ -10,6 +10,7 @@ pub mod invariants;
 pub mod link;
 pub mod loss;
 pub mod mptcp;
+pub mod optlen;
 pub mod packet;
 pub mod registry;
 pub mod rng;

@@ -294,28 +294,11 @@ impl TcpSegment {
         self.len as u64 + self.has(flags::SYN) as u64 + self.has(flags::FIN) as u64
     }
 
-    /// Bytes of TCP options on the wire, padded to 4 bytes, as Linux builds them.
+    /// Bytes of TCP options on the wire, each option aligned as Linux 6.18
+    /// writes it (`crate::optlen`).
+    #[inline]
     pub fn options_len(&self) -> u32 {
-        let mut n = 0u32;
-        if self.opt_bits & OPT_MSS != 0 {
-            n += 4;
-        }
-        if self.wscale.is_some() {
-            n += 3;
-        }
-        if self.sack_permitted {
-            n += 2;
-        }
-        if self.opt_bits & OPT_TS != 0 {
-            n += 10;
-        }
-        if self.sack_len > 0 {
-            n += 2 + 8 * self.sack_len as u32;
-        }
-        if let Some(m) = &self.mptcp {
-            n += m.wire_len();
-        }
-        (n + 3) & !3
+        crate::optlen::layout(self).len
     }
 
     /// Header bytes (IP + TCP + options).
@@ -396,7 +379,9 @@ pub struct Dss {
     dsn: u64,
     /// Length of the mapping in bytes.
     pub map_len: u32,
-    has_data_ack: bool,
+    /// Bytes of the DATA_ACK on the wire: 0 (none), 4 or 8 (RFC 8684 3.3.2
+    /// flags A and a; Linux `msk->use_64bit_ack`).
+    ack_width: u8,
     has_dsn: bool,
     pub data_fin: bool,
     /// The mapping carries the 2-byte DSS checksum (RFC 8684 3.3: present
@@ -410,7 +395,7 @@ impl Dss {
     pub fn with_data_ack(data_ack: u64) -> Dss {
         Dss {
             data_ack,
-            has_data_ack: true,
+            ack_width: 8,
             ..Dss::default()
         }
     }
@@ -418,7 +403,23 @@ impl Dss {
     /// The cumulative DATA_ACK, if present.
     #[inline]
     pub fn data_ack(&self) -> Option<u64> {
-        self.has_data_ack.then_some(self.data_ack)
+        (self.ack_width != 0).then_some(self.data_ack)
+    }
+
+    /// The DATA_ACK is sent in 8 bytes (flag a), else 4.
+    #[inline]
+    pub fn ack64(&self) -> bool {
+        self.ack_width == 8
+    }
+
+    /// Send the DATA_ACK (if any) in 8 bytes or in 4: Linux sends 64-bit
+    /// DATA_ACKs once it received a 64-bit DSN (`msk->use_64bit_ack`,
+    /// set in subflow.c `get_mapping_status`), 32-bit ones before.
+    #[inline]
+    pub fn set_ack64(&mut self, ack64: bool) {
+        if self.ack_width != 0 {
+            self.ack_width = if ack64 { 8 } else { 4 };
+        }
     }
 
     /// Data sequence number of the first payload byte of this segment, if the
@@ -430,7 +431,11 @@ impl Dss {
 
     #[inline]
     pub fn set_data_ack(&mut self, v: Option<u64>) {
-        self.has_data_ack = v.is_some();
+        self.ack_width = match (v.is_some(), self.ack_width) {
+            (false, _) => 0,
+            (true, 0) => 8,
+            (true, w) => w,
+        };
         self.data_ack = v.unwrap_or(0);
     }
 
@@ -496,58 +501,6 @@ impl MptcpOptions {
     pub fn fastclose(&self) -> bool {
         self.control.as_ref().is_some_and(|c| c.fastclose)
     }
-
-    /// Bytes on the wire (RFC 8684 figure sizes, 64-bit DSN and DATA_ACK as
-    /// Linux v0.9x sends them).
-    pub fn wire_len(&self) -> u32 {
-        let mut n = 0;
-        if let Some(d) = &self.dss {
-            n += 4;
-            if d.has_data_ack {
-                n += 8;
-            }
-            if d.has_dsn {
-                // DSN 8, subflow sequence number 4, data-level length 2,
-                // checksum 2 when negotiated (RFC 8684 3.3, Figure 9)
-                n += if d.csum { 16 } else { 14 };
-            }
-        }
-        if let Some(c) = &self.control {
-            n += c.wire_len();
-        }
-        n
-    }
-}
-
-impl MptcpControl {
-    /// Bytes on the wire of the signalling options (RFC 8684 figure sizes).
-    pub fn wire_len(&self) -> u32 {
-        let mut n = 0;
-        if let Some(c) = &self.capable {
-            n += if c.receiver_key.is_some() { 20 } else { 12 };
-        }
-        if self.join.is_some() {
-            n += 12;
-        }
-        if let Some(a) = &self.add_addr {
-            // RFC 8684 3.4.1: 4 bytes + the address (4 for IPv4, 16 for IPv6)
-            // + 8 of truncated HMAC unless an echo, 2 more with a port
-            n += 4 + if a.ip == IpVersion::V6 { 16 } else { 4 } + if a.echo { 0 } else { 8 };
-            if a.port.is_some() {
-                n += 2;
-            }
-        }
-        if self.remove_addr.is_some() {
-            n += 4;
-        }
-        if self.prio_backup.is_some() {
-            n += 4;
-        }
-        if self.fastclose {
-            n += 12;
-        }
-        n
-    }
 }
 
 #[cfg(test)]
@@ -565,25 +518,12 @@ mod tests {
     }
 
     #[test]
-    fn add_addr_length_depends_on_family() {
-        let mut c = MptcpControl {
-            add_addr: Some(AddAddr::default()),
-            ..Default::default()
-        };
-        assert_eq!(c.wire_len(), 16);
-        c.add_addr.as_mut().unwrap().ip = IpVersion::V6;
-        assert_eq!(c.wire_len(), 28);
-        c.add_addr.as_mut().unwrap().port = Some(80);
-        assert_eq!(c.wire_len(), 30);
-    }
-
-    #[test]
     fn sack_blocks_count_in_options() {
         let mut s = TcpSegment::new(1, 2);
         s.set_ts(Some((1, 0)));
         s.set_sack_len(3);
-        // 10 (ts) + 2 + 24 = 36 -> padded 36
-        assert_eq!(s.options_len(), 36);
+        // NOP NOP TS (12) + NOP NOP SACK 2 + 24 (Linux `tcp_options_write`)
+        assert_eq!(s.options_len(), 40);
     }
 
     #[test]
@@ -616,11 +556,18 @@ mod tests {
         let mut e = Dss::default();
         e.set_dsn(Some(0));
         assert_eq!(d, e);
-        let m = MptcpOptions {
-            dss: Some(d),
-            control: None,
-        };
-        assert_eq!(m.wire_len(), 4 + 14);
+        assert_eq!(
+            crate::optlen::dss_len(d.dsn().is_some(), false, None),
+            4 + 14 + 2
+        );
+        // the DATA_ACK keeps its width through set_data_ack
+        let mut a = Dss::with_data_ack(1);
+        a.set_ack64(false);
+        a.set_data_ack(Some(2));
+        assert!(!a.ack64());
+        a.set_data_ack(None);
+        a.set_data_ack(Some(3));
+        assert!(a.ack64());
     }
 
     #[test]

@@ -888,9 +888,9 @@ fn completes(text: &str) -> Result<(), String> {
 /// state". The run reports the stall: the transfer is marked unfinished
 /// (`completed = false`, `transfers_unfinished = 1`), and it delivers not
 /// one byte more in twice the time.
-fn backup_wait_stalls(scheduler: &str) {
+fn backup_wait_stalls(scheduler: &str, scenario: &str, min_delivered: u64) {
     let run = |duration: u32| {
-        let text = ECF_BACKUP
+        let text = scenario
             .replace("\"ecf\"", &format!("\"{scheduler}\""))
             .replace("duration_s = 120", &format!("duration_s = {duration}"));
         let s = Scenario::from_str_with_overrides(&text, "regression.toml", &[]).unwrap();
@@ -922,7 +922,10 @@ fn backup_wait_stalls(scheduler: &str) {
         "{scheduler}: the stall is reported"
     );
     let d = delivered(&out);
-    assert!(d > 0 && d < 1_000_000, "{scheduler}: delivered {d}");
+    assert!(
+        d >= min_delivered && d < 1_000_000,
+        "{scheduler}: delivered {d}"
+    );
     assert_eq!(
         delivered(&run(240)),
         d,
@@ -957,12 +960,23 @@ timeseries_interval_ms = 0
 
 #[test]
 fn ecf_with_a_faster_backup_subflow_stalls_as_linux_does() {
-    backup_wait_stalls("ecf");
+    backup_wait_stalls("ecf", ECF_BACKUP, 1);
 }
 
 #[test]
 fn blest_with_a_faster_backup_subflow_stalls_as_linux_does() {
-    backup_wait_stalls("blest");
+    // Since the option bytes follow Linux's layout (issue 15, `optlen`:
+    // e.g. the MP_CAPABLE SYN and third ACK 8 bytes shorter) BLEST's first
+    // decision in the shrunk case (backup path 5 ms) falls the other way and
+    // the download completes in 978 ms; with the backup path at 2 ms (and at
+    // 40 ms + 5 ms) it still stalls as described above, from the first
+    // decision on (the regular subflow is not `minsk`, so nothing at all is
+    // delivered).
+    backup_wait_stalls(
+        "blest",
+        &ECF_BACKUP.replace("delay_ms = 5", "delay_ms = 2"),
+        0,
+    );
 }
 
 #[test]

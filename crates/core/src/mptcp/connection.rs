@@ -80,20 +80,6 @@ mod fastclose;
 /// Subflow-level window given to each `PathSender`: the connection-level
 /// window is enforced by the connection (RFC 8684 3.3.5).
 const SUBFLOW_WND: u64 = 1 << 40;
-/// DSS with DATA_ACK and mapping (26 bytes) beside timestamps: 24 more option
-/// bytes than timestamps alone, so the subflow MSS shrinks by 24 (Linux
-/// v0.9x `mptcp_sub_len_dss` reduces `mss_cache` likewise).
-const DSS_MSS_OVERHEAD: u32 = 24;
-/// With DSS checksums (RFC 8684 3.3) the mapping is 2 bytes longer: DSS 28
-/// beside timestamps 10 is 38 bytes, padded to 40, so 28 more than
-/// timestamps alone (and 28 without timestamps). Upstream Linux reserves 28
-/// aligned DSS bytes either way (`mptcp_established_options_dss`: 26
-/// rounded up by `ALIGN(dss_size, 4)`; `mptcp_write_options` fills the 2
-/// spare bytes with the checksum or with NOPs), so its MSS beside
-/// timestamps is 1460 - 40 = 1420 with or without checksums; the model
-/// packs options without per-option NOPs (`TcpSegment::options_len`), so
-/// only with checksums does it reach Linux's 40 option bytes.
-const DSS_CSUM_MSS_OVERHEAD: u32 = 28;
 /// Linux MPTCP_MAX_SUBFLOWS-ish bound; ids must stay < 64 (scheduler masks).
 const MAX_SUBFLOWS: usize = 32;
 
@@ -202,6 +188,12 @@ pub struct MptcpConnection {
     /// checksums MUST be used"; Linux `subflow_finish_connect` sets
     /// `msk->csum_enabled` from the SYN/ACK's flag).
     csum: bool,
+    /// DATA_ACKs go out in 8 bytes: a 64-bit DSN was received (Linux
+    /// `msk->use_64bit_ack`, set in subflow.c `get_mapping_status`; the
+    /// model, like Linux, sends only 64-bit DSNs). Before the peer sent any
+    /// data they take 4, and a data segment's DSS 24 option bytes, not 28
+    /// (`crate::optlen`).
+    ack64: bool,
     pub send: MetaSend,
     pub recv: MetaRecv,
     sched: Box<dyn Scheduler>,
@@ -345,6 +337,7 @@ impl MptcpConnection {
             key,
             peer_key: None,
             csum: false,
+            ack64: false,
             send,
             recv,
             sched,
@@ -558,6 +551,25 @@ impl MptcpConnection {
             .map(|s| s.id)
     }
 
+    /// The first mapping arrived (Linux always sends 64-bit DSNs): DATA_ACKs
+    /// are 8 bytes from now on (`get_mapping_status` sets
+    /// `msk->use_64bit_ack`), so every negotiated subflow's MSS shrinks by
+    /// the 4 bytes `tcp_current_mss` now counts (24 -> 28 DSS bytes).
+    #[cold]
+    fn use_64bit_ack(&mut self) {
+        self.ack64 = true;
+        if self.mode != Mode::Mptcp || !self.cfg.capable {
+            return;
+        }
+        let grow = crate::optlen::dss_mss_overhead(true) - crate::optlen::dss_mss_overhead(false);
+        for sf in self.sfs.iter_mut().filter(|s| s.state != SfState::SynSent) {
+            let mss = sf.snd.mss.saturating_sub(grow).max(1);
+            sf.rcv.rcv_mss = mss;
+            sf.snd.mss = mss;
+            sf.snd.cc_state.mss = mss;
+        }
+    }
+
     // ---- handshake -------------------------------------------------------------
 
     fn negotiate(&mut self, i: usize, seg: &TcpSegment) {
@@ -580,11 +592,10 @@ impl MptcpConnection {
         let peer_mss = seg.mss().map(|m| m as u32).unwrap_or(536);
         let mut mss = peer_mss.min(cfg.mss_option()) - if ts_ok { 12 } else { 0 };
         if mptcp && self.cfg.capable {
-            mss -= if self.csum {
-                DSS_CSUM_MSS_OVERHEAD
-            } else {
-                DSS_MSS_OVERHEAD
-            };
+            // Linux `tcp_current_mss`: the DSS a data segment would carry
+            // (mapping + DATA_ACK at its current width, aligned; 24 or 28
+            // bytes, the checksum fitting either way) shrinks the MSS.
+            mss -= crate::optlen::dss_mss_overhead(self.ack64);
         }
         sf.rcv.rcv_mss = mss;
         sf.snd.mss = mss;
@@ -792,6 +803,9 @@ impl MptcpConnection {
                 }
                 Mode::Handshake => {}
             }
+        }
+        if !self.ack64 && seg.len > 0 && opts.dss.is_some_and(|d| d.dsn().is_some()) {
+            self.use_64bit_ack();
         }
         let sf = &mut self.sfs[i];
         if seg.len > 0 || seg.has(flags::FIN) || seg.seq < sf.rcv.rcv_nxt {

@@ -639,7 +639,7 @@ fn subflow_ports_come_from_the_connection_block() {
 /// A 300 kB transfer with the given checksum requirements of client and
 /// server: (DSS checksums negotiated on the data segments, largest payload,
 /// largest packet).
-fn checksum_run(client: bool, server: bool) -> (bool, u32, u32) {
+fn checksum_run(client: bool, server: bool, request: bool) -> (bool, u32, u32) {
     let mut w = Wire::new(
         MptcpConfig {
             checksum: client,
@@ -652,6 +652,11 @@ fn checksum_run(client: bool, server: bool) -> (bool, u32, u32) {
     );
     w.c.connect(0);
     w.run(200 * MS);
+    if request {
+        // a 16-byte request first (as the emulator's agent sends its hello)
+        w.c.write(w.now, 16);
+        w.run(400 * MS);
+    }
     transfer(&mut w, 300_000, 5 * SEC);
     assert_eq!(w.c.recv.delivered, 300_000);
     assert!(w.s.send.fin_acked);
@@ -683,15 +688,22 @@ fn checksum_run(client: bool, server: bool) -> (bool, u32, u32) {
 }
 
 #[test]
-fn dss_checksum_is_negotiated_by_either_side_and_costs_four_payload_bytes() {
-    // off unless a side requires it (Linux net.mptcp.checksum_enabled = 0)
-    assert_eq!(checksum_run(false, false), (false, 1424, 1500));
-    // either side's flag A turns it on for both directions; the DSS grows
-    // by 2 bytes, the options (with timestamps) from 36 to 40 bytes, the
-    // MSS from 1424 to 1420 and packets stay within the 1500-byte MTU
-    assert_eq!(checksum_run(true, false), (true, 1420, 1500));
-    assert_eq!(checksum_run(false, true), (true, 1420, 1500));
-    assert_eq!(checksum_run(true, true), (true, 1420, 1500));
+fn dss_checksum_is_negotiated_by_either_side_and_data_ack_width_sets_the_mss() {
+    // off unless a side requires it (Linux net.mptcp.checksum_enabled = 0).
+    // The server has received no data, so its DATA_ACKs are 32-bit
+    // (`msk->use_64bit_ack` unset): DSS 4 + 14 + 4 = 22 -> 24 bytes beside
+    // timestamps 12, MSS 1460 - 36 = 1424; the checksum's 2 bytes fit in
+    // the same alignment (`mptcp_established_options_dss`).
+    assert_eq!(checksum_run(false, false, false), (false, 1424, 1500));
+    // either side's flag A turns it on for both directions
+    assert_eq!(checksum_run(true, false, false), (true, 1424, 1500));
+    assert_eq!(checksum_run(false, true, false), (true, 1424, 1500));
+    assert_eq!(checksum_run(true, true, false), (true, 1424, 1500));
+    // after the client's request (a 64-bit DSN) the DATA_ACK takes 8 bytes:
+    // DSS 26 -> 28, options 40, MSS 1420 as in the kernel's capture, with
+    // or without checksums
+    assert_eq!(checksum_run(false, false, true), (false, 1420, 1500));
+    assert_eq!(checksum_run(true, false, true), (true, 1420, 1500));
 }
 
 #[test]

@@ -366,15 +366,11 @@ impl PathReceiver {
         (self.sack_n + self.dsack.is_some() as usize).min(MAX_SACK_BLOCKS)
     }
 
-    /// Extra option bytes (after padding) that `n` SACK blocks add to a
-    /// segment (RFC 2018 3: 2 + 8n bytes, next to 10 bytes of timestamps).
+    /// Extra option bytes that `n` SACK blocks add to a segment: Linux
+    /// writes them as `NOP NOP SACK` (`tcp_options_write`), 4 + 8n bytes
+    /// whether or not timestamps precede them (`crate::optlen::sack_len`).
     pub fn sack_option_bytes(&self, n: usize) -> u32 {
-        if n == 0 {
-            return 0;
-        }
-        let base = if self.ts_ok { 10 } else { 0 };
-        let pad = |x: u32| (x + 3) & !3;
-        pad(base + 2 + 8 * n as u32) - pad(base)
+        crate::optlen::sack_len(n)
     }
 
     /// Fill the ACK fields of an outgoing segment (ack, window, SACK/D-SACK,

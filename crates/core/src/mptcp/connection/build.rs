@@ -10,12 +10,16 @@ impl MptcpConnection {
     /// Options every segment of an established MPTCP subflow carries: the
     /// DATA_ACK (RFC 8684 3.3.2) plus pending signalling.
     #[inline(always)]
-    pub(super) fn base_options(&mut self, i: usize) -> Option<MptcpOptions> {
+    pub(super) fn base_options(&mut self, i: usize, data: bool) -> Option<MptcpOptions> {
         if self.mode != Mode::Mptcp {
             return None;
         }
+        let mut dss = Dss::with_data_ack(self.recv.rcv_nxt);
+        // 4- or 8-byte DATA_ACK as Linux `mptcp_established_options_dss`
+        // chooses (`msk->use_64bit_ack`).
+        dss.set_ack64(self.ack64);
         let mut o = MptcpOptions {
-            dss: Some(Dss::with_data_ack(self.recv.rcv_nxt)),
+            dss: Some(dss),
             control: None,
         };
         let sf = &mut self.sfs[i];
@@ -37,20 +41,46 @@ impl MptcpConnection {
             }
         }
         if sf.established() {
-            if let Some(b) = sf.prio_pending.take() {
-                o.control_mut().prio_backup = Some(b);
+            // Linux `mptcp_established_options`: ADD_ADDR or else
+            // REMOVE_ADDR, then MP_PRIO, each only if it fits in the option
+            // space the timestamps and a data segment's DSS leave (none
+            // with timestamps and a 64-bit DATA_ACK; on a pure ACK an
+            // ADD_ADDR drops the DSS, `mptcp_pm_add_addr_signal`). What does
+            // not fit waits for the forced ACK (`poll_transmit`'s `signal`).
+            let mut room = if data {
+                let ts = if sf.rcv.ts_ok { 12 } else { 0 };
+                let dss = crate::optlen::dss_len(true, self.csum, Some(self.ack64));
+                crate::optlen::MAX_OPTION_SPACE.saturating_sub(ts + dss)
+            } else {
+                u32::MAX
+            };
+            let ip = self.cfg.tcp.ip;
+            match self.add_addr_pending.front() {
+                Some(&(id, a, echo)) if room >= crate::optlen::add_addr_len(ip, echo, false) => {
+                    room = room.saturating_sub(crate::optlen::add_addr_len(ip, echo, false));
+                    self.add_addr_pending.pop_front();
+                    o.control_mut().add_addr = Some(AddAddr {
+                        addr_id: id,
+                        addr: a,
+                        port: None,
+                        echo,
+                        ip,
+                    });
+                }
+                Some(_) => {}
+                None => {
+                    if room >= 4 {
+                        if let Some(id) = self.rm_addr_pending.pop_front() {
+                            room -= 4;
+                            o.control_mut().remove_addr = Some(id);
+                        }
+                    }
+                }
             }
-            if let Some(id) = self.rm_addr_pending.pop_front() {
-                o.control_mut().remove_addr = Some(id);
-            }
-            if let Some((id, a, echo)) = self.add_addr_pending.pop_front() {
-                o.control_mut().add_addr = Some(AddAddr {
-                    addr_id: id,
-                    addr: a,
-                    port: None,
-                    echo,
-                    ip: self.cfg.tcp.ip,
-                });
+            if room >= 4 {
+                if let Some(b) = sf.prio_pending.take() {
+                    o.control_mut().prio_backup = Some(b);
+                }
             }
         }
         Some(o)
@@ -124,7 +154,7 @@ impl MptcpConnection {
     }
 
     pub(super) fn build_tx(&mut self, i: usize, now: Nanos, tx: Tx) {
-        let opts = self.base_options(i);
+        let opts = self.base_options(i, tx.len > 0);
         let wnd = self.recv.window();
         let flow = self.flow;
         let sf = &mut self.sfs[i];
@@ -139,8 +169,6 @@ impl MptcpConnection {
         if tx.len > 0 && tx.kind == TxKind::New && sf.snd.unsent() == 0 {
             s.flags |= flags::PSH;
         }
-        sf.rcv.fill_ack(s, now);
-        s.window = wnd;
         s.mptcp = opts;
         if tx.len > 0 {
             if let (Some(m), Some(o)) = (sf.map_of(tx.seq), s.mptcp.as_mut()) {
@@ -155,11 +183,15 @@ impl MptcpConnection {
                 d.csum = self.csum;
             }
         }
+        // SACK blocks in what the MPTCP options leave (`tcp_established_options`).
+        let room = crate::optlen::sack_room(s, sf.rcv.ts_ok);
+        sf.rcv.fill_ack_limited(s, now, room);
+        s.window = wnd;
         self.finish_back(i);
     }
 
     pub(super) fn build_ack(&mut self, i: usize, now: Nanos) {
-        let opts = self.base_options(i);
+        let opts = self.base_options(i, false);
         let wnd = self.recv.window();
         let flow = self.flow;
         let sf = &mut self.sfs[i];
@@ -167,9 +199,11 @@ impl MptcpConnection {
         let s = seg_mut(self.out.back_mut().expect("just queued"));
         s.seq = sf.snd.snd_nxt;
         s.flags = flags::ACK;
-        sf.rcv.fill_ack(s, now);
-        s.window = wnd;
         s.mptcp = opts;
+        // SACK blocks in what the MPTCP options leave (`tcp_established_options`).
+        let room = crate::optlen::sack_room(s, sf.rcv.ts_ok);
+        sf.rcv.fill_ack_limited(s, now, room);
+        s.window = wnd;
         self.finish_back(i);
     }
 
@@ -189,6 +223,9 @@ impl MptcpConnection {
                 // (`mptcp_write_options` writes it for every mapping)
                 d.csum = self.csum;
             }
+            // the mapping took the room of SACK blocks
+            let fit = crate::optlen::layout(s).sack_blocks;
+            s.set_sack_len(s.sack_len().min(fit));
             p.size = s.header_len(ip);
         }
         let srtt = self.sfs[i].snd.rtt.srtt;

@@ -666,10 +666,9 @@ fn cwnd_restart_after_idle() {
 #[test]
 fn sack_blocks_on_data_segments_shrink_the_payload() {
     // The client has out-of-order data from the peer, so its next data
-    // segment carries one SACK block. Options: 10 (TS) + 2 + 8 = 20 bytes
-    // (packet.rs pads the total), 8 more than the 12 of TS alone:
-    // 1448 - 8 = 1440 payload bytes. (Linux aligns SACK separately, 4 + 8n,
-    // which would give 1436.)
+    // segment carries one SACK block. Options: NOP NOP TS 12 + NOP NOP SACK
+    // 4 + 8 = 24 bytes (Linux `tcp_options_write`), 12 more than the 12 of
+    // TS alone: `tcp_current_mss` gives 1448 - 12 = 1436 payload bytes.
     let mut ep = client();
     let mut d = peer(1 + MSS, 1, MSS as u32, flags::ACK);
     d.set_ts(Some((50, 0)));
@@ -677,10 +676,10 @@ fn sack_blocks_on_data_segments_shrink_the_payload() {
     ep.write(50 * MS, 3 * MSS);
     let out = recv!(ep, 50 * MS);
     assert_eq!(tcp(&out[0]).sack_len(), 1);
-    assert_eq!(tcp(&out[0]).len, 1440);
+    assert_eq!(tcp(&out[0]).len, 1436);
     assert_eq!(out[0].size, 1500);
     // every segment repeats the block while the hole exists (RFC 2018 4)
-    assert_eq!((tcp(&out[1]).sack_len(), tcp(&out[1]).len), (1, 1440));
+    assert_eq!((tcp(&out[1]).sack_len(), tcp(&out[1]).len), (1, 1436));
     // the hole is filled: full-sized segments again
     let mut d = peer(1, 1, MSS as u32, flags::ACK);
     d.set_ts(Some((51, 0)));
