@@ -367,22 +367,23 @@ pub fn run(o: Options) -> ExitCode {
     let mut cells: Vec<Cell> = Vec::new();
     for (s, reused) in loaded.iter().zip(reused) {
         let name = short_name(s);
+        // the simulator's runs first (seconds), then the kernel's (real time)
         let mut sim = Vec::new();
+        for r in 0..s.meta.runs {
+            match Simulate.run_once(s, r) {
+                Ok(x) => sim.push(x),
+                Err(e) => {
+                    eprintln!("error: {name}: simulation run {r}: {e}");
+                    return ExitCode::from(1);
+                }
+            }
+        }
         let emu = if let Some(emu) = reused {
             eprintln!(
                 "validate: {name}: {} run(s) simulated; {} kernel run(s) reused from --kernel-from",
                 s.meta.runs,
                 emu.len()
             );
-            for r in 0..s.meta.runs {
-                match Simulate.run_once(s, r) {
-                    Ok(x) => sim.push(x),
-                    Err(e) => {
-                        eprintln!("error: {name}: simulation run {r}: {e}");
-                        return ExitCode::from(1);
-                    }
-                }
-            }
             emu
         } else {
             let emulate = emulate.as_ref().expect("prepared without --kernel-from");
@@ -392,13 +393,6 @@ pub fn run(o: Options) -> ExitCode {
             );
             let mut emu = Vec::new();
             for r in 0..s.meta.runs {
-                match Simulate.run_once(s, r) {
-                    Ok(x) => sim.push(x),
-                    Err(e) => {
-                        eprintln!("error: {name}: simulation run {r}: {e}");
-                        return ExitCode::from(1);
-                    }
-                }
                 match emulate.run_once(s, r) {
                     Ok(x) => emu.push(x),
                     Err(e) => {
