@@ -563,8 +563,9 @@ impl MptcpConnection {
         }
         let grow = crate::optlen::dss_mss_overhead(true) - crate::optlen::dss_mss_overhead(false);
         for sf in self.sfs.iter_mut().filter(|s| s.state != SfState::SynSent) {
+            // our send MSS only: what the peer sends (and so `rcv_mss`,
+            // `tcp_measure_rcv_mss`) follows the peer's own DATA_ACK width
             let mss = sf.snd.mss.saturating_sub(grow).max(1);
-            sf.rcv.rcv_mss = mss;
             sf.snd.mss = mss;
             sf.snd.cc_state.mss = mss;
         }

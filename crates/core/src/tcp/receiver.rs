@@ -50,6 +50,9 @@ pub struct PathReceiver {
     /// rcv_nxt when the last ACK was sent (Linux rcv_wup).
     rcv_wup: u64,
     pub rcv_mss: u32,
+    /// Upper bound of `rcv_mss` (Linux `tp->advmss`: MTU less IP and TCP
+    /// headers).
+    advmss: u32,
     ack_pending: bool,
     ack_now: bool,
     pub delack_deadline: Option<Nanos>,
@@ -82,6 +85,7 @@ impl PathReceiver {
             right_edge: 0,
             rcv_wup: 0,
             rcv_mss: cfg.mss_option(),
+            advmss: cfg.mss_option(),
             ack_pending: false,
             ack_now: false,
             delack_deadline: None,
@@ -258,9 +262,24 @@ impl PathReceiver {
             self.force_ack();
         }
         if len > 0 {
+            self.measure_rcv_mss(len);
             self.data_ack_policy(now, had_ooo);
         }
         out
+    }
+
+    /// Linux `tcp_measure_rcv_mss`: the delayed-ACK rule's "full-sized
+    /// segment" is the largest segment the peer has sent, at most `advmss`.
+    /// It follows what arrives, not our own MSS: an MPTCP peer that has not
+    /// received data yet sends 4 bytes more payload than we do (4-byte
+    /// DATA_ACK, `crate::optlen`), and measuring against our smaller MSS
+    /// would ACK every segment. Simplification: the branch for segments
+    /// smaller than `rcv_mss` (lowering it for small PSH segments) is not
+    /// modelled; `rcv_mss` starts at our MSS, not at `TCP_MSS_DEFAULT`.
+    fn measure_rcv_mss(&mut self, len: u32) {
+        if len >= self.rcv_mss {
+            self.rcv_mss = len.min(self.advmss);
+        }
     }
 
     fn enter_quickack(&mut self) {

@@ -53,6 +53,30 @@ fn quickack_at_start_then_delayed_ack_every_second_segment() {
     assert_eq!(ev.last(), Some(&AppEvent::Delivered { total: 19 * MSS }));
 }
 
+/// Linux `tcp_measure_rcv_mss`: "full-sized" is what the peer sends. An
+/// MPTCP receiver whose own MSS shrank by 4 bytes (8-byte DATA_ACK) while
+/// the peer still sends 4 bytes more must ACK every second segment, not
+/// every one.
+#[test]
+fn delayed_ack_measures_the_peers_segments_not_our_mss() {
+    let mut ep = server_with(&cfg());
+    ep.rcv.rcv_mss = MSS as u32 - 4;
+    let mut t = 20 * MS;
+    for i in 0..16 {
+        send!(ep, t, data(i));
+        assert_eq!(recv!(ep, t).len(), 1, "quick ack {i}");
+        t += MS;
+    }
+    assert_eq!(ep.rcv.rcv_mss, MSS as u32);
+    send!(ep, t, data(16));
+    assert!(
+        recv!(ep, t).is_empty(),
+        "one full segment is not ACKed at once"
+    );
+    send!(ep, t, data(17));
+    assert_eq!(recv!(ep, t).len(), 1);
+}
+
 #[test]
 fn no_delayed_ack_acks_every_segment() {
     let c = TcpConfig {
