@@ -277,12 +277,43 @@ pub fn layout_with(s: &TcpSegment, mptcp: Option<&MptcpOptions>) -> Layout {
 /// (`tcp_established_options`): what the 40 bytes leave after timestamps
 /// (`ts`) and the segment's MPTCP options.
 pub fn sack_room(s: &TcpSegment, ts: bool) -> usize {
-    let mut l = Layout::default();
-    let mut n = if ts { TS_ALIGNED } else { 0 };
-    if let Some(m) = &s.mptcp {
-        n += mptcp_established(s, m, MAX_OPTION_SPACE - n, &mut l);
+    Established::of(s, ts).sack_room()
+}
+
+/// The option bytes of an established (not SYN) segment before its SACK
+/// blocks: timestamps, then the MPTCP options (`tcp_established_options`
+/// sizes them in this order). Computed once per built segment, it gives both
+/// the SACK room and, once the blocks are filled in, the segment's option
+/// length, so the builders need not lay the segment out a second time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Established {
+    base: u32,
+}
+
+impl Established {
+    /// `s` must not be a SYN, and carry timestamps iff `ts` once built.
+    #[inline]
+    pub fn of(s: &TcpSegment, ts: bool) -> Established {
+        let mut n = if ts { TS_ALIGNED } else { 0 };
+        if let Some(m) = &s.mptcp {
+            let mut l = Layout::default();
+            n += mptcp_established(s, m, MAX_OPTION_SPACE - n, &mut l);
+        }
+        Established { base: n }
     }
-    sack_fit(MAX_OPTION_SPACE.saturating_sub(n), MAX_SACK_BLOCKS)
+
+    /// SACK blocks that fit beside the other options.
+    #[inline]
+    pub fn sack_room(self) -> usize {
+        sack_fit(MAX_OPTION_SPACE.saturating_sub(self.base), MAX_SACK_BLOCKS)
+    }
+
+    /// Total option bytes with `sack_blocks` (at most `sack_room`) blocks:
+    /// `layout(s).len` of the finished segment.
+    #[inline]
+    pub fn len(self, sack_blocks: usize) -> u32 {
+        (self.base + sack_len(sack_blocks)).min(MAX_OPTION_SPACE)
+    }
 }
 
 #[cfg(test)]

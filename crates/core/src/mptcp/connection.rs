@@ -234,6 +234,10 @@ pub struct MptcpConnection {
     /// (`path_views`, `sched_views`), so building them does not allocate.
     path_buf: Vec<PathView>,
     view_buf: Vec<SubflowView>,
+    /// The `owner_has_data` every subflow's sender holds, as `fill` last
+    /// wrote it (None after a subflow was added): `fill` rewrites the flags
+    /// only when this changes.
+    owner_pending: Option<bool>,
     /// Next entry of `cfg.prio_changes` to apply.
     prio_next: usize,
     /// The earliest time of the scenario's scheduled events still to come
@@ -360,6 +364,7 @@ impl MptcpConnection {
             gave_up: None,
             path_buf: Vec::new(),
             view_buf: Vec::new(),
+            owner_pending: None,
             prio_next: 0,
             sched_next: None,
             removal_next: 0,
@@ -419,6 +424,7 @@ impl MptcpConnection {
                 .map(|&(_, i)| i)
         };
         self.sfs.push(sf);
+        self.owner_pending = None;
         id
     }
 
@@ -539,6 +545,19 @@ impl MptcpConnection {
         let p = self.out.back_mut().expect("a packet was queued");
         let s = seg_mut(p);
         p.size = s.header_len(ip) + s.len;
+        self.sfs[i].snd.counters.packets_sent += 1;
+    }
+
+    /// `finish_back` for a packet whose option bytes the builder already
+    /// knows (`optlen::Established`): the same size, without laying the
+    /// segment out again.
+    #[inline]
+    fn finish_back_sized(&mut self, i: usize, optlen: u32) {
+        let ip = self.cfg.tcp.ip;
+        let p = self.out.back_mut().expect("a packet was queued");
+        let s = seg_mut(p);
+        debug_assert_eq!(optlen, s.options_len(), "option bytes of {s:?}");
+        p.size = ip.header_len() + crate::packet::TCP_HEADER + optlen + s.len;
         self.sfs[i].snd.counters.packets_sent += 1;
     }
 
@@ -974,6 +993,17 @@ impl MptcpConnection {
         }
     }
 
+    /// `poll_transmit` with the queue empty and something new: everything
+    /// to transmit now, and its first packet. Out of line so that the calls
+    /// that only take the next queued packet stay small.
+    #[inline(never)]
+    fn refill(&mut self, now: Nanos) -> Option<Packet> {
+        self.dirty = false;
+        self.fill(now);
+        self.after_activity();
+        self.out.pop_front()
+    }
+
     fn after_activity(&mut self) {
         if self.write_blocked {
             let free = self.send.space();
@@ -1012,7 +1042,7 @@ impl MptcpConnection {
 
     /// Transmit what subflow `i` has to send. Inlined into the callers up to
     /// the first `next_tx`, which usually finds nothing.
-    #[inline]
+    #[inline(always)]
     fn drain_subflow(&mut self, now: Nanos, i: usize) {
         if !matches!(
             self.sfs[i].state,
@@ -1025,6 +1055,7 @@ impl MptcpConnection {
         }
     }
 
+    #[inline(never)]
     fn drain_subflow_from(&mut self, now: Nanos, i: usize, first: Tx) {
         self.build_tx(i, now, first);
         while let Some(tx) = self.sfs[i].snd.next_tx(now) {
@@ -1253,8 +1284,11 @@ impl MptcpConnection {
         // A subflow with a full window is cwnd-limited while the connection
         // holds data (v0.9x mptcp_write_xmit -> tcp_cwnd_validate).
         let pending = self.send.unsent() > 0 || !self.send.reinject.is_empty();
-        for sf in &mut self.sfs {
-            sf.snd.owner_has_data = pending;
+        if self.owner_pending != Some(pending) {
+            for sf in &mut self.sfs {
+                sf.snd.owner_has_data = pending;
+            }
+            self.owner_pending = Some(pending);
         }
         for i in 0..self.sfs.len() {
             if self.sfs[i].syn_pending {
@@ -1281,12 +1315,14 @@ impl MptcpConnection {
                 r.update(now, una, outstanding, &sfs);
             }
         }
+        // (the connection-level halves of `signal` read once, not per subflow)
+        let add_addr = !self.add_addr_pending.is_empty();
+        let rm_addr = !self.rm_addr_pending.is_empty();
         for i in 0..self.sfs.len() {
             let sf = &self.sfs[i];
             let signal = sf.third_ack_pending
-                || (sf.established() && sf.prio_pending.is_some())
-                || (sf.initial && sf.established() && !self.add_addr_pending.is_empty())
-                || (sf.established() && !self.rm_addr_pending.is_empty());
+                || (sf.established()
+                    && (sf.prio_pending.is_some() || (sf.initial && add_addr) || rm_addr));
             if matches!(sf.state, SfState::Established | SfState::PreEstablished)
                 && (sf.rcv.ack_due() || signal)
             {
@@ -1543,6 +1579,7 @@ impl Endpoint for MptcpConnection {
         self.after_activity();
     }
 
+    #[inline]
     fn poll_transmit(&mut self, now: Nanos) -> Option<Packet> {
         if let Some(p) = self.out.pop_front() {
             return Some(p);
@@ -1550,10 +1587,7 @@ impl Endpoint for MptcpConnection {
         if !self.dirty {
             return None;
         }
-        self.dirty = false;
-        self.fill(now);
-        self.after_activity();
-        self.out.pop_front()
+        self.refill(now)
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {

@@ -184,10 +184,11 @@ impl MptcpConnection {
             }
         }
         // SACK blocks in what the MPTCP options leave (`tcp_established_options`).
-        let room = crate::optlen::sack_room(s, sf.rcv.ts_ok);
-        sf.rcv.fill_ack_limited(s, now, room);
+        let opt = crate::optlen::Established::of(s, sf.rcv.ts_ok);
+        sf.rcv.fill_ack_limited(s, now, opt.sack_room());
         s.window = wnd;
-        self.finish_back(i);
+        let optlen = opt.len(s.sack_len());
+        self.finish_back_sized(i, optlen);
     }
 
     pub(super) fn build_ack(&mut self, i: usize, now: Nanos) {
@@ -201,10 +202,11 @@ impl MptcpConnection {
         s.flags = flags::ACK;
         s.mptcp = opts;
         // SACK blocks in what the MPTCP options leave (`tcp_established_options`).
-        let room = crate::optlen::sack_room(s, sf.rcv.ts_ok);
-        sf.rcv.fill_ack_limited(s, now, room);
+        let opt = crate::optlen::Established::of(s, sf.rcv.ts_ok);
+        sf.rcv.fill_ack_limited(s, now, opt.sack_room());
         s.window = wnd;
-        self.finish_back(i);
+        let optlen = opt.len(s.sack_len());
+        self.finish_back_sized(i, optlen);
     }
 
     /// DATA_FIN on a pure ACK (RFC 8684 3.3.3), on the best usable subflow.
