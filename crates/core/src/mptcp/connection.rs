@@ -471,7 +471,9 @@ impl MptcpConnection {
             srtt,
             rttvar: s.snd.rtt.rttvar,
             mss: s.snd.mss,
-            pacing_rate_bps: super::sched::upstream::pacing_rate_bps(cwnd, s.snd.mss, srtt),
+            // Only the upstream scheduler reads a pacing rate, and it runs
+            // with send buffers (`bufs`), which set Linux's below.
+            pacing_rate_bps: 0,
             queued_bytes: s.snd.unsent(),
             unacked_bytes: s.snd.buffered(),
             last_used: 0,
@@ -782,11 +784,12 @@ impl MptcpConnection {
         if seg.has(flags::ACK) {
             let sf = &self.sfs[i];
             let before = sf.snd.snd_una;
-            let sack = seg.sack_blocks();
+            // (most segments carry no SACK block: nothing to unwrap)
+            let sack = (seg.sack_len() > 0).then(|| seg.sack_blocks());
             let ai = AckInfo {
                 ack: seg.ack,
                 window: SUBFLOW_WND,
-                sack: &sack,
+                sack: sack.as_deref().unwrap_or(&[]),
                 ts_ecr: if sf.rcv.ts_ok {
                     seg.ts().map(|t| t.1)
                 } else {
@@ -1004,6 +1007,7 @@ impl MptcpConnection {
         self.out.pop_front()
     }
 
+    #[inline]
     fn after_activity(&mut self) {
         if self.write_blocked {
             let free = self.send.space();
@@ -1149,11 +1153,11 @@ impl MptcpConnection {
             // Nothing to offer and nothing for `on_send_blocked` (the
             // receiving end on every data segment): stop before taking the
             // snapshot, which is all the loop below would do.
-            if !self.copies
-                && !self.write_blocked
-                && self.send.next_reinject().is_none()
-                && self.send.peek_new(mss).is_none()
-            {
+            // (both answers stay as they are until a segment is handed out
+            // below, so they are read once per pass)
+            let reinject = self.send.next_reinject();
+            let new = self.send.peek_new(mss);
+            if !self.copies && !self.write_blocked && reinject.is_none() && new.is_none() {
                 break;
             }
             // No subflow available: the scheduler would answer Wait or
@@ -1188,12 +1192,12 @@ impl MptcpConnection {
             } else {
                 None
             };
-            let (dsn, len, reinj) = if let Some((d, l)) = self.send.next_reinject() {
+            let (dsn, len, reinj) = if let Some((d, l)) = reinject {
                 (d, l, true)
             } else if let Some((d, l)) = copy {
                 // A copy (redundant scheduler): offered like a reinjection.
                 (d, l, true)
-            } else if let Some((d, l)) = self.send.peek_new(mss) {
+            } else if let Some((d, l)) = new {
                 (d, l, false)
             } else {
                 if self.write_blocked {
@@ -1615,7 +1619,10 @@ impl Endpoint for MptcpConnection {
             self.msk_rtx.as_ref().and_then(|r| r.deadline),
         );
         fold(&mut t, &mut any, self.announced.deadline());
-        for sf in self.sfs.iter().filter(|s| s.state != SfState::Closed) {
+        for sf in &self.sfs {
+            if sf.state == SfState::Closed {
+                continue;
+            }
             fold(&mut t, &mut any, sf.syn_timer);
             fold(&mut t, &mut any, sf.snd.next_timeout());
             fold(&mut t, &mut any, sf.rcv.delack_deadline);

@@ -40,7 +40,11 @@ impl MptcpConnection {
                 });
             }
         }
-        if sf.established() {
+        // (nothing to signal on almost every segment: skip the room sums)
+        let signalling = !self.add_addr_pending.is_empty()
+            || !self.rm_addr_pending.is_empty()
+            || sf.prio_pending.is_some();
+        if signalling && sf.established() {
             // Linux `mptcp_established_options`: ADD_ADDR or else
             // REMOVE_ADDR, then MP_PRIO, each only if it fits in the option
             // space the timestamps and a data segment's DSS leave (none
