@@ -238,6 +238,9 @@ pub struct MptcpConnection {
     /// wrote it (None after a subflow was added): `fill` rewrites the flags
     /// only when this changes.
     owner_pending: Option<bool>,
+    /// Some subflow may have `syn_pending` set (set with it; `fill` clears
+    /// it after sending them), so `fill` looks for SYNs only then.
+    syn_due: bool,
     /// Next entry of `cfg.prio_changes` to apply.
     prio_next: usize,
     /// The earliest time of the scenario's scheduled events still to come
@@ -365,6 +368,7 @@ impl MptcpConnection {
             path_buf: Vec::new(),
             view_buf: Vec::new(),
             owner_pending: None,
+            syn_due: false,
             prio_next: 0,
             sched_next: None,
             removal_next: 0,
@@ -425,6 +429,8 @@ impl MptcpConnection {
         };
         self.sfs.push(sf);
         self.owner_pending = None;
+        // (every caller sets the new subflow's `syn_pending`)
+        self.syn_due = true;
         id
     }
 
@@ -1294,15 +1300,22 @@ impl MptcpConnection {
             }
             self.owner_pending = Some(pending);
         }
-        for i in 0..self.sfs.len() {
-            if self.sfs[i].syn_pending {
-                let sf = &mut self.sfs[i];
-                sf.syn_pending = false;
-                if sf.syn_retx == 0 {
-                    sf.syn_sent_at = now;
+        debug_assert!(
+            self.syn_due || !self.sfs.iter().any(|s| s.syn_pending),
+            "a SYN was queued without syn_due"
+        );
+        if self.syn_due {
+            self.syn_due = false;
+            for i in 0..self.sfs.len() {
+                if self.sfs[i].syn_pending {
+                    let sf = &mut self.sfs[i];
+                    sf.syn_pending = false;
+                    if sf.syn_retx == 0 {
+                        sf.syn_sent_at = now;
+                    }
+                    sf.syn_timer = Some(now + sf.syn_rto);
+                    self.build_syn(i, now);
                 }
-                sf.syn_timer = Some(now + sf.syn_rto);
-                self.build_syn(i, now);
             }
         }
         for i in 0..self.sfs.len() {
@@ -1519,6 +1532,7 @@ impl Endpoint for MptcpConnection {
             SfState::SynRcvd => {
                 if seg.has(flags::SYN) {
                     self.sfs[i].syn_pending = true;
+                    self.syn_due = true;
                     self.sfs[i].syn_retx += 1;
                 } else if seg.has(flags::ACK) && seg.ack >= 1 {
                     self.establish(i, now);
@@ -1675,6 +1689,7 @@ impl Endpoint for MptcpConnection {
                     sf.snd.counters.rto_events += 1;
                     sf.syn_rto = (sf.syn_rto * 2).min(self.cfg.tcp.rto_max);
                     sf.syn_pending = true;
+                    self.syn_due = true;
                 }
             }
             self.sfs[i].rcv.on_timeout(now);

@@ -298,7 +298,7 @@ mod tests {
             for &m in &msss {
                 for &r in &srtts {
                     assert_eq!(pacing_rate_bps(c, m, r), wide(c, m, r), "{c} {m} {r}");
-                    for &ss in &[0, 2 * c.min(u32::MAX / 2) + 2, u32::MAX] {
+                    for &ss in &[0, (2 * c.min(u32::MAX / 2)).saturating_add(2), u32::MAX] {
                         for &o in &[0, c / 2, c.saturating_add(7)] {
                             assert_eq!(
                                 linux_pacing_rate_bps(c, ss, o, m, r),
