@@ -99,6 +99,24 @@ impl PathSender {
     /// retransmission at or below its sequence (`retransmit_at`) or an
     /// `undo` brings it back.
     pub(super) fn rack_detect_loss(&mut self, now: Nanos) -> Nanos {
+        // The common case, an in-order cumulative ACK: the oldest
+        // transmission in the list was not sent before RACK.xmit_ts, so the
+        // walk below would stop at once and change nothing (return 0 before
+        // computing the window).
+        if self.ts_len == 0 {
+            return 0;
+        }
+        let head = self.sb[self.idx_of_id(self.ts_head)];
+        if !Self::rack_sent_after(self.rack.xmit_ts, self.rack.end_seq, head.sent, head.end()) {
+            return 0;
+        }
+        self.rack_walk(now)
+    }
+
+    /// `rack_detect_loss` past its first test: at least the list's head
+    /// was sent before RACK.xmit_ts.
+    #[inline(never)]
+    fn rack_walk(&mut self, now: Nanos) -> Nanos {
         let reo_wnd = self.rack_reo_wnd();
         let (rxts, rend, rrtt) = (self.rack.xmit_ts, self.rack.end_seq, self.rack.rtt);
         let mut timeout: Nanos = 0;
