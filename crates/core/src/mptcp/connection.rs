@@ -603,11 +603,14 @@ impl MptcpConnection {
         sf.snd.cc_state.mss = mss;
     }
 
-    fn establish(&mut self, i: usize, now: Nanos) {
+    /// `ts_ecr`: the TSecr of the SYN-ACK or ACK completing the handshake,
+    /// if timestamps were agreed (`RttEstimator::handshake_sample`).
+    fn establish(&mut self, i: usize, now: Nanos, ts_ecr: Option<Nanos>) {
         let sf = &mut self.sfs[i];
-        if sf.syn_retx == 0 {
-            sf.snd.rtt.sample(now - sf.syn_sent_at);
-        }
+        let ts_ecr = ts_ecr.filter(|_| sf.rcv.ts_ok);
+        sf.snd
+            .rtt
+            .handshake_sample(now, sf.syn_sent_at, sf.syn_retx > 0, ts_ecr);
         let (mss, sack, ts) = (sf.snd.mss, sf.rcv.sack_ok, sf.rcv.ts_ok);
         sf.snd.established(now, mss, sack, ts, SUBFLOW_WND);
         if sf.syn_retx > 0 {
@@ -1462,7 +1465,7 @@ impl Endpoint for MptcpConnection {
                     }
                     self.negotiate(i, seg);
                     self.sfs[i].rcv.on_syn(seg.ts().map(|t| t.0));
-                    self.establish(i, now);
+                    self.establish(i, now, seg.ts().map(|t| t.1));
                     let sf = &mut self.sfs[i];
                     sf.rcv.force_ack();
                     if sf.initial {
@@ -1481,7 +1484,7 @@ impl Endpoint for MptcpConnection {
                     self.sfs[i].syn_pending = true;
                     self.sfs[i].syn_retx += 1;
                 } else if seg.has(flags::ACK) && seg.ack >= 1 {
-                    self.establish(i, now);
+                    self.establish(i, now, seg.ts().map(|t| t.1));
                     self.sfs[i].state = SfState::Established;
                     if self.sfs[i].initial {
                         self.events.push_back(AppEvent::Connected);
