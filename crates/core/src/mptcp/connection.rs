@@ -202,6 +202,9 @@ pub struct MptcpConnection {
     events: VecDeque<AppEvent>,
     out: VecDeque<Packet>,
     write_blocked: bool,
+    /// A subflow's TCP state changed since the last wakeup check (upstream
+    /// model only, see `after_activity`).
+    sf_state_changed: bool,
     app_closed: bool,
     close_reported: bool,
     peer_closed_reported: bool,
@@ -345,6 +348,7 @@ impl MptcpConnection {
             events: VecDeque::new(),
             out: VecDeque::new(),
             write_blocked: false,
+            sf_state_changed: false,
             app_closed: false,
             close_reported: false,
             peer_closed_reported: false,
@@ -606,6 +610,8 @@ impl MptcpConnection {
     /// `ts_ecr`: the TSecr of the SYN-ACK or ACK completing the handshake,
     /// if timestamps were agreed (`RttEstimator::handshake_sample`).
     fn establish(&mut self, i: usize, now: Nanos, ts_ecr: Option<Nanos>) {
+        // the subflow socket enters TCP_ESTABLISHED: `subflow_state_change`
+        self.sf_state_changed |= self.bufs.is_some();
         let sf = &mut self.sfs[i];
         let ts_ecr = ts_ecr.filter(|_| sf.rcv.ts_ok);
         sf.snd
@@ -978,9 +984,18 @@ impl MptcpConnection {
     }
 
     fn after_activity(&mut self) {
+        let state_changed = std::mem::take(&mut self.sf_state_changed);
         if self.write_blocked {
             let free = self.send.space();
-            if free * 2 >= self.send.buffered() && free > 0 {
+            // Linux sk_stream_write_space: a blocked writer is woken once
+            // the free space is half of what is queued. Upstream MPTCP also
+            // wakes it whenever a subflow changes state: every subflow's
+            // `sk_wq` is the msk socket's (`mptcp_sock_graft`) and
+            // `subflow_state_change` -> `__subflow_state_change` calls
+            // `wake_up_interruptible_all` on it (net/mptcp/subflow.c); the
+            // writer in `sk_stream_wait_memory` then re-tests only
+            // `sk_stream_memory_free` (any free space) and fills the buffer.
+            if (free * 2 >= self.send.buffered() || state_changed) && free > 0 {
                 self.write_blocked = false;
                 self.events.push_back(AppEvent::Writable);
             }
