@@ -202,6 +202,9 @@ pub struct MptcpConnection {
     events: VecDeque<AppEvent>,
     out: VecDeque<Packet>,
     write_blocked: bool,
+    /// A subflow's TCP state changed since the last wakeup check (upstream
+    /// model only, see `after_activity`).
+    sf_state_changed: bool,
     app_closed: bool,
     close_reported: bool,
     peer_closed_reported: bool,
@@ -352,6 +355,7 @@ impl MptcpConnection {
             events: VecDeque::new(),
             out: VecDeque::new(),
             write_blocked: false,
+            sf_state_changed: false,
             app_closed: false,
             close_reported: false,
             peer_closed_reported: false,
@@ -630,11 +634,16 @@ impl MptcpConnection {
         sf.snd.cc_state.mss = mss;
     }
 
-    fn establish(&mut self, i: usize, now: Nanos) {
+    /// `ts_ecr`: the TSecr of the SYN-ACK or ACK completing the handshake,
+    /// if timestamps were agreed (`RttEstimator::handshake_sample`).
+    fn establish(&mut self, i: usize, now: Nanos, ts_ecr: Option<Nanos>) {
+        // the subflow socket enters TCP_ESTABLISHED: `subflow_state_change`
+        self.sf_state_changed |= self.bufs.is_some();
         let sf = &mut self.sfs[i];
-        if sf.syn_retx == 0 {
-            sf.snd.rtt.sample(now - sf.syn_sent_at);
-        }
+        let ts_ecr = ts_ecr.filter(|_| sf.rcv.ts_ok);
+        sf.snd
+            .rtt
+            .handshake_sample(now, sf.syn_sent_at, sf.syn_retx > 0, ts_ecr);
         let (mss, sack, ts) = (sf.snd.mss, sf.rcv.sack_ok, sf.rcv.ts_ok);
         sf.snd.established(now, mss, sack, ts, SUBFLOW_WND);
         if sf.syn_retx > 0 {
@@ -1015,9 +1024,18 @@ impl MptcpConnection {
 
     #[inline]
     fn after_activity(&mut self) {
+        let state_changed = std::mem::take(&mut self.sf_state_changed);
         if self.write_blocked {
             let free = self.send.space();
-            if free * 2 >= self.send.buffered() && free > 0 {
+            // Linux sk_stream_write_space: a blocked writer is woken once
+            // the free space is half of what is queued. Upstream MPTCP also
+            // wakes it whenever a subflow changes state: every subflow's
+            // `sk_wq` is the msk socket's (`mptcp_sock_graft`) and
+            // `subflow_state_change` -> `__subflow_state_change` calls
+            // `wake_up_interruptible_all` on it (net/mptcp/subflow.c); the
+            // writer in `sk_stream_wait_memory` then re-tests only
+            // `sk_stream_memory_free` (any free space) and fills the buffer.
+            if (free * 2 >= self.send.buffered() || state_changed) && free > 0 {
                 self.write_blocked = false;
                 self.events.push_back(AppEvent::Writable);
             }
@@ -1515,7 +1533,7 @@ impl Endpoint for MptcpConnection {
                     }
                     self.negotiate(i, seg);
                     self.sfs[i].rcv.on_syn(seg.ts().map(|t| t.0));
-                    self.establish(i, now);
+                    self.establish(i, now, seg.ts().map(|t| t.1));
                     let sf = &mut self.sfs[i];
                     sf.rcv.force_ack();
                     if sf.initial {
@@ -1535,7 +1553,7 @@ impl Endpoint for MptcpConnection {
                     self.syn_due = true;
                     self.sfs[i].syn_retx += 1;
                 } else if seg.has(flags::ACK) && seg.ack >= 1 {
-                    self.establish(i, now);
+                    self.establish(i, now, seg.ts().map(|t| t.1));
                     self.sfs[i].state = SfState::Established;
                     if self.sfs[i].initial {
                         self.events.push_back(AppEvent::Connected);

@@ -453,14 +453,15 @@ fn reno_subflow_resumes_after_an_rto() {
 }
 
 /// Issue 15: the third ACK of the initial subflow is lost, the server
-/// retransmits its SYN/ACK and, by Karn's rule, has no RTT sample when the
-/// subflow is established. The upstream scheduler must still use it
-/// (Linux's pacing rate without SRTT is not zero); before the fix its
-/// pacing rate was 0 and `get_send` skipped it for good.
+/// retransmits its SYN/ACK and, by Karn's rule and without timestamps, has
+/// no RTT sample when the subflow is established. The upstream scheduler
+/// must still use it (Linux's pacing rate without SRTT is not zero); before
+/// the fix its pacing rate was 0 and `get_send` skipped it for good.
 #[test]
 fn upstream_scheduler_uses_a_subflow_without_rtt_sample() {
     let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
     c.scheduler = SchedulerKind::Upstream;
+    c.tcp.timestamps = false;
     let mut w = Wire::new(c.clone(), c);
     let mut dropped = false;
     w.drop = Box::new(move |_, p| {
@@ -481,6 +482,108 @@ fn upstream_scheduler_uses_a_subflow_without_rtt_sample() {
     transfer(&mut w, 2_000_000, 20 * SEC);
     assert_eq!(w.c.recv.delivered, 2_000_000);
     assert!(sent_to(&w, A1) > 0, "subflow 1 never carried data");
+}
+
+/// The server's SYN/ACK of the join is lost (issue 15, the 8 MB Wi-Fi +
+/// LTE download's run 5): the server's timer and the client's SYN
+/// retransmission both bring a second SYN/ACK, the client answers the first
+/// to arrive and its third ACK echoes that SYN/ACK's timestamp. Linux takes
+/// the RTT sample from the echo (`tcp_ack_update_rtt`, FLAG_SYN_ACKED), so
+/// the subflow starts with its path's RTT, not without a sample (whose
+/// near-infinite pacing rate made the upstream scheduler's linger time 0
+/// and handed it the whole send buffer at cwnd 1). Without timestamps there
+/// is no sample.
+#[test]
+fn retransmitted_join_syn_ack_is_timed_by_the_timestamp_echo() {
+    for ts in [true, false] {
+        let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
+        c.scheduler = SchedulerKind::Upstream;
+        c.tcp.timestamps = ts;
+        let mut w = Wire::new(c.clone(), c);
+        let mut dropped = false;
+        w.drop = Box::new(move |_, p| {
+            let s = p.tcp().unwrap();
+            let join_syn_ack = p.dst == A2 && s.has(flags::SYN) && s.has(flags::ACK);
+            let hit = join_syn_ack && !dropped;
+            dropped |= hit;
+            hit
+        });
+        w.c.connect(0);
+        w.run(50 * MS);
+        w.s.write(w.now, 2_000_000);
+        w.s.close(w.now);
+        // SRTT of the server's join subflow when it becomes established
+        let mut at_establish = None;
+        while w.now < 3 * SEC && at_establish.is_none() {
+            let t = w.now + MS;
+            w.run(t);
+            at_establish =
+                w.s.sfs
+                    .iter()
+                    .find(|s| s.remote == A2 && s.established())
+                    .map(|s| (s.syn_retx, s.snd.rtt.srtt));
+        }
+        let (retx, srtt) = at_establish.expect("the join is established");
+        assert!(retx > 0, "the SYN/ACK was retransmitted");
+        // the path's RTT is 80 ms (40 ms each way, no queue)
+        assert_eq!(srtt, if ts { 80 * MS } else { 0 }, "timestamps {ts}");
+        w.run(20 * SEC);
+        assert_eq!(w.c.recv.delivered, 2_000_000);
+    }
+}
+
+/// Upstream Linux wakes a writer blocked on the send buffer whenever a
+/// subflow changes state (`__subflow_state_change` on the msk's wait queue,
+/// which every subflow shares after `mptcp_sock_graft`), and the writer
+/// then fills whatever space there is, not only once a third of the buffer
+/// is free. So a join established while the buffer is full of the first
+/// subflow's data finds fresh data at once (issue 15: the kernel's LTE
+/// subflow sends at its third ACK in all 17 captured 8 MB runs).
+#[test]
+fn join_established_wakes_the_blocked_writer() {
+    let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
+    c.scheduler = SchedulerKind::Upstream;
+    c.tcp.sndbuf = 2 << 20; // locked: 4 MiB
+    let mut w = Wire::new(c.clone(), c);
+    w.c.connect(0);
+    w.run(50 * MS);
+    let total = 8u64 << 20;
+    let mut written = w.s.write(w.now, total);
+    assert!(written < total, "the writer blocks on the send buffer");
+    let mut established = None;
+    while w.now < 2 * SEC && established.is_none() {
+        let t = w.now + MS;
+        w.run(t);
+        established =
+            w.s.sfs
+                .iter()
+                .find(|s| s.remote == A2 && s.established())
+                .map(|_| w.now);
+        if established.is_none() && w.s_events.contains(&AppEvent::Writable) {
+            w.s_events.retain(|e| *e != AppEvent::Writable);
+            written += w.s.write(w.now, total - written);
+        }
+    }
+    let at = established.expect("the join is established");
+    // less than a third of the buffer acknowledged: no threshold wakeup yet
+    assert!(w.s.send.una - 1 < (4 << 20) / 3, "una {}", w.s.send.una);
+    // the application answers the wakeup at once
+    assert!(
+        w.s_events.contains(&AppEvent::Writable),
+        "the join woke the writer"
+    );
+    w.s.write(w.now, total - written);
+    w.run(w.now);
+    let first_data = w
+        .log
+        .iter()
+        .find(|(_, p)| p.dst == A2 && p.tcp().is_some_and(|s| s.len > 0))
+        .map(|(t, _)| *t)
+        .expect("data on the join");
+    assert!(
+        first_data <= at,
+        "first data on the join at {first_data} ns, established by {at} ns"
+    );
 }
 
 /// The in-kernel path manager (`pm_kernel.rs`): a client with a `subflow`

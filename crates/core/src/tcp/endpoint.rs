@@ -238,13 +238,18 @@ impl TcpEndpoint {
         self.snd.cc_state.mss = mss;
     }
 
-    fn establish(&mut self, now: Nanos, window: u64) {
+    /// `ts_ecr`: the TSecr of the SYN-ACK or ACK completing the handshake.
+    fn establish(&mut self, now: Nanos, window: u64, ts_ecr: Option<Nanos>) {
         let (sack, ts) = (self.rcv.sack_ok, self.rcv.ts_ok);
-        if self.syn_retx == 0 {
-            // RTT sample from the handshake (Linux tcp_synack_rtt_meas /
-            // tcp_ack_update_rtt on the SYN-ACK), valid under Karn's rule.
-            self.snd.rtt.sample(now - self.syn_sent_at);
-        }
+        // RTT sample from the handshake (Linux tcp_synack_rtt_meas /
+        // tcp_ack_update_rtt): by time if nothing was retransmitted, else
+        // from the timestamp echo.
+        self.snd.rtt.handshake_sample(
+            now,
+            self.syn_sent_at,
+            self.syn_retx > 0,
+            ts_ecr.filter(|_| ts),
+        );
         self.snd.established(now, self.snd.mss, sack, ts, window);
         if self.syn_retx > 0 {
             // RFC 6298 (5.7) / Linux tcp_init_transfer: 3 s RTO without a sample.
@@ -356,7 +361,7 @@ impl Endpoint for TcpEndpoint {
                 if seg.has(flags::SYN) && seg.has(flags::ACK) && seg.ack == 1 {
                     self.negotiate(now, seg);
                     self.rcv.on_syn(seg.ts().map(|t| t.0));
-                    self.establish(now, seg.window);
+                    self.establish(now, seg.window, seg.ts().map(|t| t.1));
                     // RFC 9293 3.5: complete the handshake with an ACK.
                     self.rcv.force_ack();
                 }
@@ -368,7 +373,7 @@ impl Endpoint for TcpEndpoint {
                     self.syn_pending = true;
                     self.syn_retx += 1;
                 } else if seg.has(flags::ACK) && seg.ack >= 1 {
-                    self.establish(now, seg.window);
+                    self.establish(now, seg.window, seg.ts().map(|t| t.1));
                     self.on_established_segment(now, seg);
                 }
             }

@@ -51,6 +51,32 @@ impl RttEstimator {
             .min(self.rto_max)
     }
 
+    /// The RTT sample of the ACK (or SYN-ACK) that completes the handshake.
+    /// Never retransmitted: `now - sent_at` (Linux `tcp_synack_rtt_meas`
+    /// on the passive side, `tcp_clean_rtx_queue`'s `first_ackt` on the
+    /// active side). Retransmitted: Karn's rule forbids that sample, but
+    /// `tcp_ack_update_rtt` (net/ipv4/tcp_input.c) still takes one from the
+    /// timestamp echo ("RTTM Rule": `saw_tstamp && rcv_tsecr && flag &
+    /// FLAG_ACKED`, and `FLAG_SYN_ACKED` is part of `FLAG_ACKED`): the
+    /// TSecr names the SYN or SYN-ACK transmission that was answered (RFC
+    /// 7323 4.1). Without timestamps there is no sample (`srtt_us` stays 0).
+    /// Simplification: the kernel's timestamp clock ticks in ms
+    /// (`tcp_rtt_tsopt_us`); the sample here is exact, as the model's
+    /// other timestamp samples (`sender::rtt_sample`).
+    pub fn handshake_sample(
+        &mut self,
+        now: Nanos,
+        sent_at: Nanos,
+        retransmitted: bool,
+        ts_ecr: Option<Nanos>,
+    ) {
+        if !retransmitted {
+            self.sample(now - sent_at);
+        } else if let Some(ecr) = ts_ecr.filter(|&e| e > 0 && e <= now) {
+            self.sample(now - ecr);
+        }
+    }
+
     /// RFC 6298 (5.7): the SYN (or SYN-ACK) was retransmitted and no RTT
     /// sample exists: RTO for data starts at 3 s (Linux TCP_TIMEOUT_FALLBACK).
     pub fn syn_lost_fallback(&mut self, fallback: Nanos) {

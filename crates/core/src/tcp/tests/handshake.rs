@@ -110,3 +110,35 @@ fn ipv6_costs_20_bytes_of_every_packet_and_of_the_mss() {
         assert_eq!(p.payload_len(), 1428);
     }
 }
+
+/// Linux `tcp_ack_update_rtt`: a retransmitted SYN-ACK gives no RTT sample
+/// by time (Karn), but the ACK's timestamp echo does (RFC 7323 4.1): it
+/// names the SYN-ACK transmission the client answered.
+#[test]
+fn retransmitted_syn_ack_is_timed_by_the_timestamp_echo() {
+    let passive = |ecr: Nanos| {
+        let mut ep = TcpEndpoint::new(&cfg(), 0, A, 80, B, 1000, Role::Server);
+        let mut syn = peer(0, 0, 0, flags::SYN);
+        syn.set_mss(Some(1460));
+        syn.set_ts(Some((5, 0)));
+        send!(ep, 0, syn);
+        assert_eq!(recv!(ep, 0).len(), 1);
+        ep.handle_timeout(SEC);
+        let sa = recv!(ep, SEC);
+        assert_eq!(
+            tcp(&sa[0]).ts().map(|t| t.0),
+            Some(SEC),
+            "TSval of the retransmission"
+        );
+        send!(ep, SEC + 30 * MS, ack(1, ecr));
+        assert_eq!(ep.state, TcpState::Established);
+        (ep.snd.rtt.srtt, ep.snd.rtt.rto())
+    };
+    // the ACK echoes the retransmitted SYN-ACK: a 30 ms sample
+    assert_eq!(passive(SEC).0, 30 * MS);
+    // an ACK echoing the first SYN-ACK (Linux's challenge ACK to the
+    // retransmission when the first ACK was lost) is timed from it
+    assert_eq!(passive(1).0, SEC + 30 * MS - 1);
+    // no echo: no sample, RFC 6298 (5.7) RTO of 3 s
+    assert_eq!(passive(0), (0, 3 * SEC));
+}
