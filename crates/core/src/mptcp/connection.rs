@@ -874,6 +874,14 @@ impl MptcpConnection {
                 fin |= self.recv.on_data_fin(self.recv.rcv_nxt).fin;
             }
             if delivered > 0 {
+                // the application reads it at once: mptcp_cleanup_rbuf ->
+                // mptcp_subflow_could_cleanup / tcp_cleanup_rbuf on every
+                // subflow (the msk's queue and the subflow's own empty)
+                let msk_empty = self.recv.ofo_bytes() == 0;
+                for sf in &mut self.sfs {
+                    let empty = msk_empty && sf.rcv.ooo_bytes() == 0;
+                    sf.rcv.ack_read(delivered, empty);
+                }
                 self.events.push_back(AppEvent::Delivered {
                     total: self.recv.delivered,
                 });

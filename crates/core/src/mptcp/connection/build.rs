@@ -185,6 +185,9 @@ impl MptcpConnection {
         }
         // SACK blocks in what the MPTCP options leave (`tcp_established_options`).
         let room = crate::optlen::sack_room(s, sf.rcv.ts_ok);
+        if tx.len > 0 {
+            sf.rcv.on_data_sent(now);
+        }
         sf.rcv.fill_ack_limited(s, now, room);
         s.window = wnd;
         self.finish_back(i);
