@@ -293,9 +293,8 @@ impl PathReceiver {
     /// It follows what arrives, not our own MSS: an MPTCP peer that has not
     /// received data yet sends 4 bytes more payload than we do (4-byte
     /// DATA_ACK, `crate::optlen`), and measuring against our smaller MSS
-    /// would ACK every segment. Simplification: the branch for segments
-    /// smaller than `rcv_mss` (lowering it for small PSH segments) is not
-    /// modelled; `rcv_mss` starts at our MSS, not at `TCP_MSS_DEFAULT`.
+    /// would ACK every segment. Simplification: `rcv_mss` starts at our
+    /// MSS, not at `TCP_MSS_DEFAULT`.
     ///
     /// A shorter segment marks the pending ACK "pushed" (`ICSK_ACK_PUSHED`,
     /// a second one `ICSK_ACK_PUSHED2`), which `ack_read` acts on, unless
