@@ -34,6 +34,12 @@ Run:  python3 scripts/gen-validate.py   (rewrites the files; commit them)
 """
 from pathlib import Path
 
+# The simulated client writes what the emulator's agent writes before the
+# messages start (its 16-byte hello): over MPTCP the client opens its other
+# subflows only once fully established, i.e. once the server acknowledged
+# data (docs/validation.md, "Gaming trace T1"). The emulator ignores the key.
+HELLO = "client_hello_bytes = 16\n"
+
 OUT = Path(__file__).resolve().parent.parent / "scenarios" / "validate" / "grid"
 RUNS = 10
 SEED = 1
@@ -141,8 +147,8 @@ timeseries_interval_ms = 0
 """)
                     n += 1
         for app, traffic in [
-            ("video", 'model = "video"\nbitrate_kbit = 950\nfps = 30\nstart_s = 1.0\n'),
-            ("gaming", 'model = "gaming"\ntrace = "t1"\nstart_s = 1.0\n'),
+            ("video", 'model = "video"\nbitrate_kbit = 950\nfps = 30\nstart_s = 1.0\n' + HELLO),
+            ("gaming", 'model = "gaming"\ntrace = "t1"\nstart_s = 1.0\n' + HELLO),
         ]:
             for suffix, proto, path in variants():
                 name = f"{app}-wifi-{cell}-{suffix}"
@@ -164,7 +170,7 @@ model = "video"
 bitrate_kbit = 950
 fps = 30
 start_s = 1.0
-
+""" + HELLO + """
 [output]
 timeseries_interval_ms = 0
 """)

@@ -155,6 +155,10 @@ pub struct Traffic {
     pub stop_s: Option<f64>,
     /// Application-level failover of a `bulk` TCP transfer (seed 004 sec. 4.4).
     pub failover: Option<Failover>,
+    /// Message models over TCP/MPTCP: bytes the simulated client writes
+    /// first, once connected (0: none). The emulator's agent always writes
+    /// its 16-byte hello (docs/emulation.md).
+    pub client_hello_bytes: u64,
 }
 
 /// An application that notices its connection stalled (nothing delivered for

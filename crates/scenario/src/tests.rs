@@ -590,3 +590,34 @@ fn ip_version_is_4_or_6_and_ipv6_needs_1280_bytes_of_mtu() {
     assert!(e.to_string().contains("at least 1280"), "{e}");
     assert!(with("mtu_bytes = 1000").is_ok(), "IPv4 keeps 576..9000");
 }
+
+#[test]
+fn client_hello_bytes_on_message_models_over_byte_streams_only() {
+    let with = BASE.replacen(
+        "model = \"video\"",
+        "model = \"video\"\nclient_hello_bytes = 16",
+        1,
+    );
+    assert_eq!(parse(&with).unwrap().traffic.client_hello_bytes, 16);
+    assert_eq!(parse(BASE).unwrap().traffic.client_hello_bytes, 0);
+    let e = err_of(
+        "model = \"video\"",
+        "model = \"file\"\nclient_hello_bytes = 16",
+    );
+    assert_err(
+        &e,
+        "traffic.client_hello_bytes",
+        15,
+        &["does not apply to model \"file\""],
+    );
+    let e = err_of(
+        "model = \"video\"",
+        "model = \"video\"\nclient_hello_bytes = 16\n\n[transport]\nprotocol = \"sctp\"",
+    );
+    assert_err(
+        &e,
+        "traffic.client_hello_bytes",
+        15,
+        &["TCP or MPTCP", "\"sctp\""],
+    );
+}

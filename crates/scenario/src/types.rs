@@ -591,6 +591,10 @@ pub struct TrafficSpec {
     /// nothing is delivered for `failover_after_s` (seed 004 sec. 4.4).
     pub failover_path: Option<u32>,
     pub failover_after_s: Option<f64>,
+    /// Message models over TCP/MPTCP, simulator only: bytes the client
+    /// writes as soon as it is connected, before any message (as the
+    /// emulator's agent writes its 16-byte hello).
+    pub client_hello_bytes: Option<u64>,
 }
 fn default_direction() -> Direction {
     Direction::Down

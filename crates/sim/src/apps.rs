@@ -24,11 +24,17 @@ pub struct StreamApp {
     started: bool,
     schedule: Box<dyn Schedule>,
     next: Option<(Nanos, u32)>,
-    backlog: u64,
-    /// Message-oriented transports (SCTP): sizes of messages not yet written,
-    /// each written whole once the send buffer has room for it.
+    /// Bytes of each message not yet written, oldest first. Message-oriented
+    /// transports (SCTP): each written whole once the send buffer has room
+    /// for it. Byte streams: each with its own write call, what the send
+    /// buffer refuses written later before the next message (`write_all`,
+    /// as the emulator's agent does, `emu::agent::send_messages`): over
+    /// upstream MPTCP every write is a scheduler push of its own.
     messages: std::collections::VecDeque<u64>,
     per_message: bool,
+    /// Bytes the client writes when the connection is up, before any
+    /// message (0: none); see `hello`.
+    hello: u64,
     finite: bool,
     log: StreamMessages,
 }
@@ -52,9 +58,9 @@ impl StreamApp {
             started: false,
             schedule,
             next,
-            backlog: 0,
             messages: Default::default(),
             per_message: false,
+            hello: 0,
             finite,
             log: StreamMessages::new(flow),
         }
@@ -67,21 +73,37 @@ impl StreamApp {
         self
     }
 
+    /// The client writes `bytes` first, as the emulator's agent writes its
+    /// hello (`emu::agent`, docs/emulation.md "Traffic agent and wire
+    /// protocol") and a game or video client its request: over MPTCP the
+    /// client is fully established, and its path manager opens the other
+    /// subflows, only once the server acknowledged data (Linux
+    /// net/mptcp/options.c `check_fully_established`), so without a first
+    /// write from the client no subflow joins before the server's first
+    /// message.
+    pub fn hello(mut self, bytes: u64) -> Self {
+        self.hello = bytes;
+        self
+    }
+
     fn flush(&mut self, io: &mut AppIo) {
         if !self.connected {
             return;
         }
-        if self.per_message {
-            while let Some(&m) = self.messages.front() {
-                if io.send_space(self.flow, self.sender) < m {
+        while let Some(m) = self.messages.front_mut() {
+            if self.per_message {
+                if io.send_space(self.flow, self.sender) < *m {
                     break;
                 }
-                let n = io.write(self.flow, self.sender, m);
-                debug_assert_eq!(n, m);
-                self.messages.pop_front();
+                let n = io.write(self.flow, self.sender, *m);
+                debug_assert_eq!(n, *m);
+            } else {
+                *m -= io.write(self.flow, self.sender, *m);
+                if *m > 0 {
+                    break;
+                }
             }
-        } else if self.backlog > 0 {
-            self.backlog -= io.write(self.flow, self.sender, self.backlog);
+            self.messages.pop_front();
         }
     }
 }
@@ -91,13 +113,26 @@ impl App for StreamApp {
 
     fn on_event(&mut self, _flow: FlowId, side: Side, ev: AppEvent, io: &mut AppIo) {
         match ev {
+            AppEvent::Connected if side == Side::Client && self.hello > 0 => {
+                io.write(self.flow, Side::Client, self.hello);
+                if side == self.sender {
+                    self.connected = true;
+                    self.flush(io);
+                }
+            }
             AppEvent::Connected if side == self.sender => {
                 self.connected = true;
                 self.flush(io);
             }
             AppEvent::Writable if side == self.sender => self.flush(io),
             AppEvent::Delivered { total } if side != self.sender => {
-                self.log.delivered(io.now, total)
+                // the client's hello precedes its messages in an upload
+                let hello = if self.sender == Side::Client {
+                    self.hello
+                } else {
+                    0
+                };
+                self.log.delivered(io.now, total.saturating_sub(hello))
             }
             _ => {}
         }
@@ -135,7 +170,7 @@ impl App for StreamApp {
                 // as many writes as the send buffer needs.
                 self.log.sent(t, bytes);
                 io.message(self.flow, self.sender, t, bytes);
-                self.backlog += bytes as u64;
+                self.messages.push_back(bytes as u64);
             }
             self.next = self.schedule.next_message();
         }

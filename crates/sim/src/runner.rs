@@ -673,6 +673,7 @@ pub(crate) fn add_traffic(
                 snd,
                 Box::new(schedule),
                 finite,
+                s.traffic.client_hello_bytes,
             )?;
         }
         Traffic::Web { page, browser: cfg } => {
@@ -775,6 +776,7 @@ fn message_app(
     snd: Side,
     sched: Box<SourceSchedule>,
     finite: bool,
+    hello: u64,
 ) -> Result<(), String> {
     let udp = ff.protocol == sc::Protocol::Udp;
     let f = ff.add(
@@ -795,7 +797,9 @@ fn message_app(
         // SCTP is message-oriented: one write per message, whole or not at all.
         let per_message = ff.sctp.is_some();
         w.add_app(Box::new(
-            StreamApp::new(f, snd, 0, sched, finite).per_message(per_message),
+            StreamApp::new(f, snd, 0, sched, finite)
+                .per_message(per_message)
+                .hello(if per_message { 0 } else { hello }),
         ));
     }
     Ok(())

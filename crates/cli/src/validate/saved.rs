@@ -48,7 +48,8 @@ pub struct SavedScenario {
 
 /// The scenario document as TOML without the keys that do not change what
 /// the kernel is asked to do: `scenario.runs` (the simulator side may run
-/// more), `scenario.description` and the `[output]` table. Keys are sorted
+/// more), `scenario.description`, the `[output]` table and
+/// `traffic.client_hello_bytes` (simulator only). Keys are sorted
 /// (toml's map is ordered by key without the preserve_order feature, and the
 /// serialization below sorts explicitly anyway through a BTreeMap).
 pub fn kernel_settings(s: &Scenario) -> Result<String, String> {
@@ -59,6 +60,11 @@ pub fn kernel_settings(s: &Scenario) -> Result<String, String> {
         meta.remove("description");
     }
     doc.remove("output");
+    // what the simulated client writes first; the emulator's agent always
+    // writes its own 16-byte hello
+    if let Some(toml::Value::Table(t)) = doc.get_mut("traffic") {
+        t.remove("client_hello_bytes");
+    }
     // sorted by key at every level, independent of the toml map type
     fn sorted(v: &toml::Value) -> serde_json::Value {
         match v {

@@ -62,6 +62,7 @@ use super::msk_rtx::{self, MskRtx};
 use super::pm::{missing, EpFlags, PmKind};
 use super::pm_kernel::{self, KernelPm, PmLimits};
 use super::prio::PrioChange;
+use super::push::Pushes;
 use super::remove_addr::AddrRemoval;
 use super::sched::{
     tlp_alternate, ConnView, Decision, HeadOfLine, SchedOutcome, Scheduler, SchedulerKind, Segment,
@@ -260,6 +261,9 @@ pub struct MptcpConnection {
     aborted: bool,
     /// Upstream scheduler: per-subflow send buffers (`super::sndbuf`).
     bufs: Option<SendBuffers>,
+    /// Upstream: the application writes not yet pushed, each a push of its
+    /// own (`super::push`).
+    pushes: Pushes,
     /// Upstream: the connection-level retransmission timer and stale
     /// subflow detection (`super::msk_rtx`), instead of the v0.9x
     /// potentially-failed subflow and RTO reinjection.
@@ -382,6 +386,7 @@ impl MptcpConnection {
             aborted: false,
             msk_rtx: bufs.is_some().then(MskRtx::default),
             bufs,
+            pushes: Pushes::default(),
         };
         c.refresh_sched_next();
         Ok(c)
@@ -906,6 +911,14 @@ impl MptcpConnection {
                 fin |= self.recv.on_data_fin(self.recv.rcv_nxt).fin;
             }
             if delivered > 0 {
+                // the application reads it at once: mptcp_cleanup_rbuf ->
+                // mptcp_subflow_could_cleanup / tcp_cleanup_rbuf on every
+                // subflow (the msk's queue and the subflow's own empty)
+                let msk_empty = self.recv.ofo_bytes() == 0;
+                for sf in &mut self.sfs {
+                    let empty = msk_empty && sf.rcv.ooo_bytes() == 0;
+                    sf.rcv.ack_read(delivered, empty);
+                }
                 self.events.push_back(AppEvent::Delivered {
                     total: self.recv.delivered,
                 });
@@ -1121,6 +1134,25 @@ impl MptcpConnection {
         if self.mode == Mode::Handshake {
             return;
         }
+        if self.pushes.pending() {
+            self.schedule_pushes(now);
+            self.pushes.clear();
+            return;
+        }
+        self.schedule_pass(now);
+    }
+
+    /// `schedule` with application writes to replay as pushes of their own
+    /// (`super::push`): the first push begins a fresh pick.
+    #[cold]
+    fn schedule_pushes(&mut self, now: Nanos) {
+        if self.mode == Mode::Mptcp {
+            self.sched.new_push();
+        }
+        self.schedule_pass(now);
+    }
+
+    fn schedule_pass(&mut self, now: Nanos) {
         if self.mode == Mode::Fallback {
             while let Some((dsn, len)) = self.send.peek_new(self.sfs[0].snd.mss) {
                 if !self.send_on(now, 0, dsn, len) {
@@ -1222,6 +1254,12 @@ impl MptcpConnection {
                 // A copy (redundant scheduler): offered like a reinjection.
                 (d, l, true)
             } else if let Some((d, l)) = new {
+                // One push per application write (`super::push`).
+                let step = self.pushes.step(d);
+                if step.new_push {
+                    self.sched.new_push();
+                }
+                let l = (l as u64).min(step.end.saturating_sub(d)) as u32;
                 (d, l, false)
             } else {
                 if self.write_blocked {
@@ -1762,6 +1800,10 @@ impl Endpoint for MptcpConnection {
         let n = self.send.write(len);
         if n < len {
             self.write_blocked = true;
+        }
+        if self.bufs.is_some() && n > 0 {
+            // mptcp_sendmsg ends with __mptcp_push_pending (`super::push`)
+            self.pushes.on_write(self.send.write_seq);
         }
         n
     }

@@ -22,6 +22,7 @@ pub mod msk_rtx;
 pub mod pm;
 pub mod pm_kernel;
 pub mod prio;
+pub mod push;
 pub mod remove_addr;
 pub mod sched;
 pub mod seqmap;

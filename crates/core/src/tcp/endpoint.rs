@@ -202,6 +202,9 @@ impl TcpEndpoint {
         while n > 0 && self.rcv.sack_option_bytes(n) > room {
             n -= 1;
         }
+        if tx.len > 0 {
+            self.rcv.on_data_sent(now);
+        }
         self.rcv.fill_ack_limited(s, now, n);
         self.finish(&mut p);
         p
@@ -311,6 +314,9 @@ impl TcpEndpoint {
                 self.snd.counters.ooo_segments += 1;
             }
             if out.delivered > 0 {
+                // the application reads it at once (tcp_cleanup_rbuf)
+                let empty = self.rcv.ooo_bytes() == 0;
+                self.rcv.ack_read(out.delivered, empty);
                 self.events.push_back(AppEvent::Delivered {
                     total: self.rcv.delivered,
                 });

@@ -14,6 +14,9 @@ use crate::time::Nanos;
 
 use super::config::TcpConfig;
 
+/// Linux `TCP_MSS_DEFAULT`.
+const TCP_MSS_DEFAULT: u32 = 536;
+
 /// What one received segment did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RxOutcome {
@@ -61,6 +64,16 @@ pub struct PathReceiver {
     quick: u32,
     max_quickacks: u32,
     first_data_seen: bool,
+    /// Linux `ICSK_ACK_PUSHED` / `ICSK_ACK_PUSHED2`: one / two segments
+    /// shorter than `rcv_mss` arrived since the last ACK (`ack_read`).
+    pushed: u8,
+    /// Linux `icsk_ack.last_seg_size` (`measure_rcv_mss`).
+    last_seg_size: u32,
+    /// Linux `icsk_ack.lrcvtime`: when the last data segment arrived.
+    lrcvtime: Option<Nanos>,
+    /// Linux ping-pong (interactive) mode: we sent data within `ato` of
+    /// the last data we received (`tcp_event_data_sent`).
+    pingpong: bool,
     pub ts_ok: bool,
     ts_recent: Nanos,
     /// Invariant `stream-in-order` (zero-sized unless checks are on).
@@ -94,6 +107,10 @@ impl PathReceiver {
             quick: 0,
             max_quickacks: cfg.max_quickacks,
             first_data_seen: false,
+            pushed: 0,
+            last_seg_size: 0,
+            lrcvtime: None,
+            pingpong: false,
             ts_ok: false,
             ts_recent: 0,
             inv: Default::default(),
@@ -136,6 +153,9 @@ impl PathReceiver {
                 self.delack_deadline = None;
                 if self.ack_pending {
                     self.ack_now = true;
+                    // Linux tcp_delack_timer_handler: a delayed ACK missed
+                    // in ping-pong mode leaves it
+                    self.pingpong = false;
                 }
             }
         }
@@ -273,16 +293,69 @@ impl PathReceiver {
     /// It follows what arrives, not our own MSS: an MPTCP peer that has not
     /// received data yet sends 4 bytes more payload than we do (4-byte
     /// DATA_ACK, `crate::optlen`), and measuring against our smaller MSS
-    /// would ACK every segment. Simplification: the branch for segments
-    /// smaller than `rcv_mss` (lowering it for small PSH segments) is not
-    /// modelled; `rcv_mss` starts at our MSS, not at `TCP_MSS_DEFAULT`.
+    /// would ACK every segment. Simplification: `rcv_mss` starts at our
+    /// MSS, not at `TCP_MSS_DEFAULT`.
+    ///
+    /// A shorter segment marks the pending ACK "pushed" (`ICSK_ACK_PUSHED`,
+    /// a second one `ICSK_ACK_PUSHED2`), which `ack_read` acts on, unless
+    /// it is at least `TCP_MSS_DEFAULT` (536) and as long as the previous
+    /// one: then the peer's MSS is smaller and `rcv_mss` follows it.
+    /// Simplification: Linux compares the length with its TCP header
+    /// (536 + 20) and also accepts segments of 88 bytes or more without
+    /// PSH as full-sized in this test; neither the header nor the PSH
+    /// branch is modelled.
     fn measure_rcv_mss(&mut self, len: u32) {
+        let lss = self.last_seg_size;
+        self.last_seg_size = 0;
         if len >= self.rcv_mss {
             self.rcv_mss = len.min(self.advmss);
+            return;
+        }
+        if len >= TCP_MSS_DEFAULT {
+            self.last_seg_size = len;
+            if len == lss {
+                self.rcv_mss = len;
+                return;
+            }
+        }
+        self.pushed = if self.pushed > 0 { 2 } else { 1 };
+    }
+
+    /// The application read `copied` bytes just delivered, and nothing is
+    /// left in the receive queue when `rx_empty` (Linux `__tcp_cleanup_rbuf`
+    /// after `tcp_recvmsg`; for an MPTCP subflow `mptcp_cleanup_rbuf` ->
+    /// `mptcp_subflow_could_cleanup`, the queue being the connection's).
+    /// A scheduled delayed ACK goes out now when a short segment was
+    /// received (`ICSK_ACK_PUSHED2`, or `ICSK_ACK_PUSHED` outside ping-pong
+    /// mode): "user drained receive buffer and there was a small segment
+    /// in queue". The model's applications read at once, so this is called
+    /// when the data is delivered.
+    pub fn ack_read(&mut self, copied: u64, rx_empty: bool) {
+        if !self.ack_pending || copied == 0 || !rx_empty || !self.delayed_ack {
+            return;
+        }
+        if self.pushed >= 2 || (self.pushed == 1 && !self.pingpong) {
+            self.ack_now = true;
+        }
+    }
+
+    /// We sent data at `now` (Linux `tcp_event_data_sent`): a reply within
+    /// `ato` of the last data received enters ping-pong mode
+    /// (`inet_csk_inc_pingpong_cnt`, `tcp_pingpong_thresh` 1).
+    pub fn on_data_sent(&mut self, now: Nanos) {
+        if self
+            .lrcvtime
+            .is_some_and(|t| now.saturating_sub(t) < self.ato)
+        {
+            self.pingpong = true;
         }
     }
 
     fn enter_quickack(&mut self) {
+        // Linux tcp_enter_quickack_mode also leaves ping-pong mode
+        // (inet_csk_exit_pingpong_mode); tcp_incr_quickack alone does not,
+        // a difference the model does not keep.
+        self.pingpong = false;
         // Linux tcp_enter_quickack_mode / tcp_incr_quickack: quickacks =
         // rcv_wnd / (2 * rcv_mss), at least 2, at most TCP_MAX_QUICKACKS.
         let q = (self.window() / (2 * self.rcv_mss as u64))
@@ -293,6 +366,7 @@ impl PathReceiver {
 
     fn data_ack_policy(&mut self, now: Nanos, had_ooo: bool) {
         self.ack_pending = true;
+        self.lrcvtime = Some(now);
         if !self.first_data_seen {
             // Linux tcp_event_data_recv: the first data segment starts quick-ACK mode.
             self.first_data_seen = true;
@@ -432,6 +506,9 @@ impl PathReceiver {
         self.ack_pending = false;
         self.ack_now = false;
         self.delack_deadline = None;
+        // Linux inet_csk_clear_xmit_timer(ICSK_TIME_DACK): pending flags,
+        // the pushed marks among them, are cleared with every ACK sent
+        self.pushed = 0;
         // Linux tcp_dec_quickack_mode: one quick ACK used per ACK sent.
         self.quick = self.quick.saturating_sub(1);
     }

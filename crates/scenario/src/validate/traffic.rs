@@ -56,13 +56,14 @@ pub(super) fn resolve(
         ("interval_s", tf.interval_s.is_some()),
         ("failover_path", tf.failover_path.is_some()),
         ("failover_after_s", tf.failover_after_s.is_some()),
+        ("client_hello_bytes", tf.client_hello_bytes.is_some()),
     ];
     let allowed: &[&str] = match tf.model {
-        TrafficModelName::Video => &["bitrate_kbit", "fps"],
-        TrafficModelName::Gaming => &["trace"],
+        TrafficModelName::Video => &["bitrate_kbit", "fps", "client_hello_bytes"],
+        TrafficModelName::Gaming => &["trace", "client_hello_bytes"],
         TrafficModelName::Web => &["site", "objects_bytes", "max_connections"],
         TrafficModelName::File => &["size_bytes"],
-        TrafficModelName::Bursts => &["count", "size_bytes", "interval_s"],
+        TrafficModelName::Bursts => &["count", "size_bytes", "interval_s", "client_hello_bytes"],
         TrafficModelName::Bulk => &["failover_path", "failover_after_s"],
     };
     for (k, present) in keys {
@@ -324,11 +325,30 @@ pub(super) fn resolve(
             Some(Failover { path: p, after_s })
         }
     };
+    let client_hello_bytes = tf.client_hello_bytes.unwrap_or(0);
+    if client_hello_bytes > 0 {
+        if !matches!(file.transport.protocol, Protocol::Tcp | Protocol::Mptcp) {
+            return err(
+                "traffic.client_hello_bytes",
+                format!(
+                    "a client hello is written into a TCP or MPTCP byte stream; found protocol \"{}\"",
+                    file.transport.protocol
+                ),
+            );
+        }
+        if client_hello_bytes > 1 << 20 {
+            return err(
+                "traffic.client_hello_bytes",
+                format!("expected at most 1048576 bytes, found {client_hello_bytes}"),
+            );
+        }
+    }
     Ok(Traffic {
         model,
         direction: tf.direction,
         start_s: tf.start_s,
         stop_s: tf.stop_s,
         failover,
+        client_hello_bytes,
     })
 }

@@ -189,6 +189,9 @@ impl MptcpConnection {
         }
         // SACK blocks in what the MPTCP options leave (`tcp_established_options`).
         let opt = crate::optlen::Established::of(s, sf.rcv.ts_ok);
+        if tx.len > 0 {
+            sf.rcv.on_data_sent(now);
+        }
         sf.rcv.fill_ack_limited(s, now, opt.sack_room());
         s.window = wnd;
         let optlen = opt.len(s.sack_len());

@@ -240,6 +240,11 @@ pub trait Scheduler {
         false
     }
 
+    /// A new push begins (upstream `__mptcp_push_pending` after an
+    /// application write, `super::super::push`): the next decision is a
+    /// fresh pick. Nothing for schedulers without a send burst.
+    fn new_push(&mut self) {}
+
     /// Nothing new to send and the application blocked on a full send buffer
     /// (`__mptcp_next_segment` without a send head): the default scheduler's
     /// family may retransmit the head-of-line segment on a faster subflow.

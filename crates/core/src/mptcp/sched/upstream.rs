@@ -26,7 +26,9 @@
 //! A kernel push runs under the socket lock at one instant; here a burst
 //! ends when the simulated time moves on, so every later event (an ACK,
 //! an application write) starts with a fresh `mptcp_subflow_get_send`, as
-//! each `__mptcp_push_pending` / `__mptcp_subflow_push_pending` call does.
+//! each `__mptcp_push_pending` / `__mptcp_subflow_push_pending` call does,
+//! and so does each application write of the same instant
+//! (`Scheduler::new_push`, `super::super::push`).
 //! Without them (`sndbuf` 0): wmem_queued is `unacked_bytes` and "room"
 //! is congestion-window space for one segment.
 //!
@@ -254,6 +256,12 @@ impl Upstream {
 impl Scheduler for Upstream {
     fn name(&self) -> &'static str {
         "upstream"
+    }
+
+    /// Every `__mptcp_push_pending` round starts with
+    /// `mptcp_subflow_get_send`, which sets a new `msk->snd_burst`.
+    fn new_push(&mut self) {
+        self.burst = None;
     }
 
     fn schedule(
@@ -498,6 +506,31 @@ mod tests {
         assert_eq!(
             u.schedule(5, &subs, &conn(), &seg()).decision,
             Decision::Send(1)
+        );
+    }
+
+    /// A new push (an application write, `super::super::super::push`)
+    /// ends the burst even at the same instant: the next segment gets a
+    /// fresh linger-time pick.
+    #[test]
+    fn a_new_push_ends_the_burst() {
+        let mut subs = buffered_pair();
+        let mut u = Upstream::default();
+        assert_eq!(
+            u.schedule(5, &subs, &conn(), &seg()).decision,
+            Decision::Send(0)
+        );
+        subs[0].wmem_queued = 99_000;
+        assert_eq!(
+            u.schedule(5, &subs, &conn(), &seg()).decision,
+            Decision::Send(0),
+            "the burst holds subflow 0"
+        );
+        u.new_push();
+        assert_eq!(
+            u.schedule(5, &subs, &conn(), &seg()).decision,
+            Decision::Send(1),
+            "a fresh pick after the push"
         );
     }
 
