@@ -76,6 +76,8 @@ mod build;
 mod remove;
 // MP_FASTCLOSE: aborting the connection.
 mod fastclose;
+// Wakeups of a writer blocked on the send buffer (join, incoming data).
+mod wake;
 
 /// Subflow-level window given to each `PathSender`: the connection-level
 /// window is enforced by the connection (RFC 8684 3.3.5).
@@ -872,6 +874,8 @@ impl MptcpConnection {
                 self.events.push_back(AppEvent::Delivered {
                     total: self.recv.delivered,
                 });
+                // `mptcp_data_ready` -> `sk_data_ready` (`wake.rs`)
+                self.wake_blocked_writer();
             }
             if fin {
                 self.peer_closed();
@@ -1178,6 +1182,7 @@ impl MptcpConnection {
                 len,
                 reinjection: reinj,
                 sent_on: if reinj { self.send.sent_on(dsn) } else { 0 },
+                frag_boundary: reinj || self.send.enters_new_frag(dsn, len),
             };
             let out = self.sched.schedule(now, views, &conn, &seg);
             if self.apply(now, &out) {
@@ -1233,6 +1238,7 @@ impl MptcpConnection {
             len: m.len,
             reinjection: true,
             sent_on: self.send.sent_on(m.dsn),
+            frag_boundary: true,
         };
         if let Some(a) = tlp_alternate(
             self.sched.as_mut(),
@@ -1473,6 +1479,9 @@ impl Endpoint for MptcpConnection {
                     } else {
                         sf.state = SfState::PreEstablished;
                         sf.third_ack_pending = true;
+                        // `tcp_finish_connect`: the state change wakes the
+                        // msk's wait queue (`wake.rs`)
+                        self.wake_blocked_writer();
                     }
                 }
             }
@@ -1506,6 +1515,9 @@ impl Endpoint for MptcpConnection {
                     } else {
                         // RFC 8684 3.2: ACK the third ACK so the initiator may send.
                         self.sfs[i].rcv.force_ack();
+                        // SYN_RECV -> ESTABLISHED: `subflow_state_change`
+                        // wakes the msk's wait queue (`wake.rs`)
+                        self.wake_blocked_writer();
                         // pm.c `mptcp_pm_subflow_established`: the worker runs again
                         if self.kpm.is_some() {
                             self.pm_signal(now);
