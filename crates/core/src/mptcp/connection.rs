@@ -1183,6 +1183,7 @@ impl MptcpConnection {
                 reinjection: reinj,
                 sent_on: if reinj { self.send.sent_on(dsn) } else { 0 },
                 frag_boundary: reinj || self.send.enters_new_frag(dsn, len),
+                new_write: !reinj && self.send.starts_new_write(dsn, len),
             };
             let out = self.sched.schedule(now, views, &conn, &seg);
             if self.apply(now, &out) {
@@ -1239,6 +1240,7 @@ impl MptcpConnection {
             reinjection: true,
             sent_on: self.send.sent_on(m.dsn),
             frag_boundary: true,
+            new_write: false,
         };
         if let Some(a) = tlp_alternate(
             self.sched.as_mut(),

@@ -44,6 +44,10 @@ pub struct MetaSend {
     pub reinject: ReinjectQueue,
     /// Copy writes in page fragments (upstream `mptcp_sendmsg`).
     pub page_frag_copy: bool,
+    /// With page fragments: the DSN after each write call not yet handed
+    /// out (upstream pushes at the end of every `sendmsg`, see
+    /// `starts_new_write`).
+    write_ends: VecDeque<u64>,
 }
 
 /// `SKB_FRAG_PAGE_ORDER` pages: 32 KB (`skb_page_frag_refill`).
@@ -152,7 +156,11 @@ impl MetaSend {
             return 0;
         }
         if self.page_frag_copy {
-            return self.write_page_frags(len);
+            let n = self.write_page_frags(len);
+            if n > 0 {
+                self.write_ends.push_back(self.write_seq);
+            }
+            return n;
         }
         let n = len.min(self.space());
         self.write_seq += n;
@@ -188,6 +196,22 @@ impl MetaSend {
         }
         let frag = |d: u64| (d - 1) / PAGE_FRAG_SIZE;
         frag(dsn + len as u64 - 1) != frag(dsn - 1)
+    }
+
+    /// Whether new data [dsn, dsn + len) holds bytes of a later write call
+    /// than byte `dsn - 1`: upstream `mptcp_sendmsg` ends every call (and
+    /// every wait for memory) in `__mptcp_push_pending`, whose scheduler
+    /// call (`mptcp_subflow_get_send`) starts a fresh pick and burst for the
+    /// next call's data. Segments are offered in DSN order; write ends
+    /// below `dsn` are dropped. False without page fragments (the v0.9x
+    /// model has no such boundary).
+    pub fn starts_new_write(&mut self, dsn: u64, len: u32) -> bool {
+        while self.write_ends.front().is_some_and(|&e| e < dsn) {
+            self.write_ends.pop_front();
+        }
+        self.write_ends
+            .front()
+            .is_some_and(|&e| e < dsn + len as u64)
     }
 
     pub fn unsent(&self) -> u64 {
@@ -299,6 +323,29 @@ mod tests {
         // Without page fragments the write stops at the buffer.
         let mut p = MetaSend::new(100_000);
         assert_eq!(p.write(1 << 20), 100_000);
+    }
+
+    #[test]
+    fn write_calls_end_at_their_last_byte() {
+        let mut m = MetaSend::new(1 << 20).with_page_frags();
+        m.write(10_000); // DSN 1..=10000
+        m.write(5_000); // 10001..=15000
+        assert!(!m.starts_new_write(1, 1424));
+        assert!(!m.starts_new_write(8577, 1424), "ends at DSN 10000");
+        assert!(m.starts_new_write(8578, 1424), "reaches DSN 10001");
+        assert!(
+            m.starts_new_write(10001, 1424),
+            "the second call's first byte"
+        );
+        assert!(!m.starts_new_write(10002, 1424));
+        assert!(
+            !m.starts_new_write(13577, 1424),
+            "the last call's end is no boundary yet"
+        );
+        let mut p = MetaSend::new(1 << 20);
+        p.write(10_000);
+        p.write(5_000);
+        assert!(!p.starts_new_write(10001, 1424), "v0.9x: none");
     }
 
     #[test]

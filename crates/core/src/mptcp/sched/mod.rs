@@ -122,6 +122,10 @@ pub struct Segment {
     /// (`upstream::Upstream`). True where there are no fragments (every
     /// segment is tested) and for reinjections.
     pub frag_boundary: bool,
+    /// The segment holds data of a later application write call than the
+    /// byte before it: upstream Linux schedules afresh after each `sendmsg`
+    /// (`__mptcp_push_pending`), so the burst ends here.
+    pub new_write: bool,
 }
 
 impl Segment {
@@ -310,6 +314,7 @@ pub fn tlp_alternate(
         reinjection: true,
         sent_on: probe.sent_on | (1u64 << on),
         frag_boundary: true,
+        new_write: false,
     };
     match sched.schedule(now, &others, conn, &seg).decision {
         Decision::Send(id) => Some(id),
@@ -622,6 +627,7 @@ pub(crate) mod testutil {
             reinjection: false,
             sent_on: 0,
             frag_boundary: true,
+            new_write: false,
         }
     }
 }
@@ -691,6 +697,7 @@ mod tests {
             reinjection: false,
             sent_on: 0b001,
             frag_boundary: true,
+            new_write: false,
         };
         for k in SchedulerKind::ALL {
             let (name, mut s) = (k.name(), k.build());

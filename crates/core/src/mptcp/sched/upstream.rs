@@ -176,7 +176,9 @@ impl Upstream {
         seg: &Segment,
     ) -> Option<usize> {
         let b = self.burst?;
-        if b.at != now {
+        // a new instant, or the next write call's data: a fresh
+        // `mptcp_subflow_get_send` (`__mptcp_push_pending`)
+        if b.at != now || seg.new_write {
             return None;
         }
         let s = subflows.iter().find(|s| s.id == b.id)?;
@@ -550,15 +552,27 @@ mod tests {
             u.schedule(5, &subs, &conn(), &seg()).decision,
             Decision::Send(1)
         );
-        // A new instant picks afresh, inside a fragment too.
-        let mut u = Upstream::default();
-        subs[0].wmem_queued = 0;
-        u.schedule(5, &subs, &conn(), &seg());
-        subs[0].wmem_queued = 100_000;
-        assert_eq!(
-            u.schedule(6, &subs, &conn(), &mid).decision,
-            Decision::Send(1)
-        );
+        // A new instant picks afresh, inside a fragment too; so does the
+        // next write call's data.
+        for (t, s) in [
+            (6, mid),
+            (
+                5,
+                Segment {
+                    new_write: true,
+                    ..mid
+                },
+            ),
+        ] {
+            let mut u = Upstream::default();
+            subs[0].wmem_queued = 0;
+            u.schedule(5, &subs, &conn(), &seg());
+            subs[0].wmem_queued = 100_000;
+            assert_eq!(
+                u.schedule(t, &subs, &conn(), &s).decision,
+                Decision::Send(1)
+            );
+        }
     }
 
     #[test]
