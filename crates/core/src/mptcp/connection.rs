@@ -77,6 +77,8 @@ mod build;
 mod remove;
 // MP_FASTCLOSE: aborting the connection.
 mod fastclose;
+// Wakeups of a writer blocked on the send buffer (join, incoming data).
+mod wake;
 
 /// Subflow-level window given to each `PathSender`: the connection-level
 /// window is enforced by the connection (RFC 8684 3.3.5).
@@ -203,9 +205,6 @@ pub struct MptcpConnection {
     events: VecDeque<AppEvent>,
     out: VecDeque<Packet>,
     write_blocked: bool,
-    /// A subflow's TCP state changed since the last wakeup check (upstream
-    /// model only, see `after_activity`).
-    sf_state_changed: bool,
     app_closed: bool,
     close_reported: bool,
     peer_closed_reported: bool,
@@ -359,7 +358,6 @@ impl MptcpConnection {
             events: VecDeque::new(),
             out: VecDeque::new(),
             write_blocked: false,
-            sf_state_changed: false,
             app_closed: false,
             close_reported: false,
             peer_closed_reported: false,
@@ -642,8 +640,6 @@ impl MptcpConnection {
     /// `ts_ecr`: the TSecr of the SYN-ACK or ACK completing the handshake,
     /// if timestamps were agreed (`RttEstimator::handshake_sample`).
     fn establish(&mut self, i: usize, now: Nanos, ts_ecr: Option<Nanos>) {
-        // the subflow socket enters TCP_ESTABLISHED: `subflow_state_change`
-        self.sf_state_changed |= self.bufs.is_some();
         let sf = &mut self.sfs[i];
         let ts_ecr = ts_ecr.filter(|_| sf.rcv.ts_ok);
         sf.snd
@@ -922,6 +918,8 @@ impl MptcpConnection {
                 self.events.push_back(AppEvent::Delivered {
                     total: self.recv.delivered,
                 });
+                // `mptcp_data_ready` -> `sk_data_ready` (`wake.rs`)
+                self.wake_blocked_writer();
             }
             if fin {
                 self.peer_closed();
@@ -1037,18 +1035,13 @@ impl MptcpConnection {
 
     #[inline]
     fn after_activity(&mut self) {
-        let state_changed = std::mem::take(&mut self.sf_state_changed);
         if self.write_blocked {
             let free = self.send.space();
             // Linux sk_stream_write_space: a blocked writer is woken once
-            // the free space is half of what is queued. Upstream MPTCP also
-            // wakes it whenever a subflow changes state: every subflow's
-            // `sk_wq` is the msk socket's (`mptcp_sock_graft`) and
-            // `subflow_state_change` -> `__subflow_state_change` calls
-            // `wake_up_interruptible_all` on it (net/mptcp/subflow.c); the
-            // writer in `sk_stream_wait_memory` then re-tests only
-            // `sk_stream_memory_free` (any free space) and fills the buffer.
-            if (free * 2 >= self.send.buffered() || state_changed) && free > 0 {
+            // the free space is half of what is queued. The other wakers of
+            // the msk's wait queue (a subflow's state change, incoming
+            // data) have no such threshold: `wake.rs`.
+            if free * 2 >= self.send.buffered() && free > 0 {
                 self.write_blocked = false;
                 self.events.push_back(AppEvent::Writable);
             }
@@ -1275,6 +1268,7 @@ impl MptcpConnection {
                 len,
                 reinjection: reinj,
                 sent_on: if reinj { self.send.sent_on(dsn) } else { 0 },
+                frag_boundary: reinj || self.send.enters_new_frag(dsn, len),
             };
             let out = self.sched.schedule(now, views, &conn, &seg);
             if self.apply(now, &out) {
@@ -1330,6 +1324,7 @@ impl MptcpConnection {
             len: m.len,
             reinjection: true,
             sent_on: self.send.sent_on(m.dsn),
+            frag_boundary: true,
         };
         if let Some(a) = tlp_alternate(
             self.sched.as_mut(),
@@ -1582,6 +1577,9 @@ impl Endpoint for MptcpConnection {
                     } else {
                         sf.state = SfState::PreEstablished;
                         sf.third_ack_pending = true;
+                        // `tcp_finish_connect`: the state change wakes the
+                        // msk's wait queue (`wake.rs`)
+                        self.wake_blocked_writer();
                     }
                 }
             }
@@ -1616,6 +1614,9 @@ impl Endpoint for MptcpConnection {
                     } else {
                         // RFC 8684 3.2: ACK the third ACK so the initiator may send.
                         self.sfs[i].rcv.force_ack();
+                        // SYN_RECV -> ESTABLISHED: `subflow_state_change`
+                        // wakes the msk's wait queue (`wake.rs`)
+                        self.wake_blocked_writer();
                         // pm.c `mptcp_pm_subflow_established`: the worker runs again
                         if self.kpm.is_some() {
                             self.pm_signal(now);

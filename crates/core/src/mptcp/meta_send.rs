@@ -178,6 +178,18 @@ impl MetaSend {
         n
     }
 
+    /// Whether new data [dsn, dsn + len) reaches into a page fragment
+    /// (`mptcp_data_frag`) other than the one holding byte `dsn - 1`, with
+    /// fragments laid out as `write_page_frags` copies them. Without page
+    /// fragments every segment counts as its own fragment.
+    pub fn enters_new_frag(&self, dsn: u64, len: u32) -> bool {
+        if !self.page_frag_copy || dsn <= 1 || len == 0 {
+            return true;
+        }
+        let frag = |d: u64| (d - 1) / PAGE_FRAG_SIZE;
+        frag(dsn + len as u64 - 1) != frag(dsn - 1)
+    }
+
     pub fn unsent(&self) -> u64 {
         self.write_seq - self.nxt
     }
@@ -287,6 +299,20 @@ mod tests {
         // Without page fragments the write stops at the buffer.
         let mut p = MetaSend::new(100_000);
         assert_eq!(p.write(1 << 20), 100_000);
+    }
+
+    #[test]
+    fn segments_entering_a_new_page_fragment() {
+        let m = MetaSend::new(100_000).with_page_frags();
+        // fragments: DSN 1..=32768, 32769..=65536, ...
+        assert!(m.enters_new_frag(1, 1424), "the first byte");
+        assert!(!m.enters_new_frag(1425, 1424));
+        assert!(!m.enters_new_frag(31345, 1424), "ends at DSN 32768");
+        assert!(m.enters_new_frag(31346, 1424), "reaches DSN 32769");
+        assert!(m.enters_new_frag(32769, 1424), "starts the fragment");
+        assert!(!m.enters_new_frag(32770, 1424));
+        // Without page fragments every segment is tested.
+        assert!(MetaSend::new(100_000).enters_new_frag(1425, 1424));
     }
 
     #[test]

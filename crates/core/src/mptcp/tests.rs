@@ -972,3 +972,67 @@ fn upstream_each_application_write_is_a_push_of_its_own() {
     assert!(a2 >= 2 * 1460 && a1 > 2 * a2, "{a1} {a2}");
     assert_eq!(a2 % 1460, 0, "each write goes whole to one subflow");
 }
+
+/// The server of `writer_wakeups`: blocked on its 64 KB send buffer from
+/// 50 ms, path 1 black-holed after its initial window so that only 10
+/// segments are ever acknowledged there. Returns the times (ms) at which
+/// the server's application was told `Writable`, with the connection's
+/// buffered bytes and free space at each.
+fn writer_wakeups(upstream: bool, client_writes_at: Option<Nanos>) -> Vec<(Nanos, u64, u64)> {
+    let mut c = kernel_cfg(pm_kernel::PmLimits::KERNEL_DEFAULT);
+    // 64 KB either way (upstream: SO_SNDBUF 32 KiB, doubled by the kernel)
+    c.tcp.sndbuf = 64 * 1024;
+    if upstream {
+        c.scheduler = SchedulerKind::Upstream;
+        c.tcp.sndbuf = 32 * 1024;
+    }
+    let mut w = Wire::new(c.clone(), c);
+    // everything the server sends to A1 after its first 10 segments is lost
+    w.drop = Box::new(|now, p| p.dst == A1 && now > 55 * MS && p.tcp().unwrap().len > 0);
+    w.c.connect(0);
+    w.run(50 * MS);
+    let n = w.s.write(w.now, 1 << 20);
+    assert!(n < 1 << 20, "the server's writer blocks");
+    let mut out = Vec::new();
+    let mut seen = 0;
+    while w.now < 400 * MS {
+        if client_writes_at == Some(w.now) {
+            w.c.write(w.now, 100);
+        }
+        w.run(w.now + MS);
+        let writable = w
+            .s_events
+            .iter()
+            .filter(|e| matches!(e, AppEvent::Writable))
+            .count();
+        if writable > seen {
+            seen = writable;
+            out.push((w.now / MS, w.s.send.buffered(), w.s.send.space()));
+        }
+    }
+    out
+}
+
+/// Upstream Linux: a writer blocked in `sk_stream_wait_memory` resumes on
+/// any wakeup of the msk's wait queue once the buffer is not full, without
+/// the write-space hysteresis (`connection/wake.rs`): here when the LTE
+/// join's third ACK reaches the server (SYN at 60 ms from A2, 40 ms each
+/// way: 180 ms), and when the client's data arrives (`sk_data_ready`).
+#[test]
+fn blocked_writer_wakes_at_a_join_and_at_incoming_data() {
+    let up = writer_wakeups(true, None);
+    let (t, buffered, free) = up[0];
+    assert_eq!(t, 180, "{up:?}");
+    assert!(free > 0, "memory free: the writer goes on");
+    assert!(
+        2 * free < buffered,
+        "not the write-space hysteresis: {up:?}"
+    );
+    // The client's 100 bytes leave at 100 ms and arrive at 110 ms.
+    let up = writer_wakeups(true, Some(100 * MS));
+    assert_eq!(up[0].0, 110, "{up:?}");
+    // The v0.9x model keeps the hysteresis as its only waker.
+    let v09 = writer_wakeups(false, Some(100 * MS));
+    assert!(v09.iter().all(|&(_, b, f)| 2 * f >= b), "{v09:?}");
+    assert!(v09.first().is_none_or(|&(t, _, _)| t > 180), "{v09:?}");
+}

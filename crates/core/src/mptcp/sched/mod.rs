@@ -115,6 +115,13 @@ pub struct Segment {
     pub reinjection: bool,
     /// Subflows it was already sent on (bit `1 << id`).
     pub sent_on: u64,
+    /// The segment reaches into a send-queue fragment (upstream Linux's
+    /// `mptcp_data_frag`, a page fragment of application data) other than
+    /// the one holding the byte before it: upstream's push loop tests the
+    /// burst and the subflow's memory only between fragments
+    /// (`upstream::Upstream`). True where there are no fragments (every
+    /// segment is tested) and for reinjections.
+    pub frag_boundary: bool,
 }
 
 impl Segment {
@@ -307,6 +314,7 @@ pub fn tlp_alternate(
         len: probe.len,
         reinjection: true,
         sent_on: probe.sent_on | (1u64 << on),
+        frag_boundary: true,
     };
     match sched.schedule(now, &others, conn, &seg).decision {
         Decision::Send(id) => Some(id),
@@ -618,6 +626,7 @@ pub(crate) mod testutil {
             len: 1000,
             reinjection: false,
             sent_on: 0,
+            frag_boundary: true,
         }
     }
 }
@@ -686,6 +695,7 @@ mod tests {
             len: 1000,
             reinjection: false,
             sent_on: 0b001,
+            frag_boundary: true,
         };
         for k in SchedulerKind::ALL {
             let (name, mut s) = (k.name(), k.build());

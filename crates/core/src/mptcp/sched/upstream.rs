@@ -40,11 +40,16 @@
 //! MPTCP retransmission timer; with the v0.9x schedulers' connection, the
 //! `pf` flag set by an RTO); such a subflow is skipped.
 //!
+//! Room and burst are tested only between data fragments (`dfrag`, a
+//! page fragment of application data, `Segment::frag_boundary`): the
+//! kernel's push loop hands a whole fragment to the subflow first, so a
+//! subflow can take up to one fragment beyond its `sk_sndbuf` and burst.
+//!
 //! Simplifications: burst =
-//! `MPTCP_SEND_BURST_SIZE` when the segment fits the receive window, else 0;
-//! the burst is counted per segment, not per data fragment (`dfrag`, up to
-//! a page of application data, so the kernel's burst can overshoot by up to
-//! one fragment).
+//! `MPTCP_SEND_BURST_SIZE` when the segment fits the receive window, else 0
+//! (the kernel: the window left, at most that); a segment that straddles two
+//! fragments is tested before it is handed out, so the fragment's last
+//! bytes can go to the next pick (at most one segment).
 
 use std::collections::BTreeMap;
 
@@ -160,14 +165,32 @@ impl Upstream {
 
     /// `__subflow_push_pending` keeps the burst's subflow while
     /// `msk->snd_burst > 0 && sk_stream_memory_free(ssk) &&
-    /// mptcp_subflow_active(subflow)`.
-    fn burst_continues(&self, now: Nanos, subflows: &[SubflowView]) -> Option<usize> {
+    /// mptcp_subflow_active(subflow)`, tested after each whole data
+    /// fragment: its inner loop hands the rest of the current `dfrag` to
+    /// the subflow (`mptcp_sendmsg_frag` until `len` is 0) before any test,
+    /// so the subflow can go past its `sk_sndbuf` and the burst by up to
+    /// one fragment. A segment that does not reach into a new fragment
+    /// (`Segment::frag_boundary` false) stays with the burst's subflow.
+    fn burst_continues(
+        &self,
+        now: Nanos,
+        subflows: &[SubflowView],
+        seg: &Segment,
+    ) -> Option<usize> {
         let b = self.burst?;
-        if b.at != now || b.left <= 0 {
+        // a new instant: a fresh `mptcp_subflow_get_send` (a new write of
+        // the same instant ends the burst through `new_push`)
+        if b.at != now {
             return None;
         }
         let s = subflows.iter().find(|s| s.id == b.id)?;
-        (s.sndbuf > 0 && active(s) && Self::has_room(s)).then_some(s.id)
+        if s.sndbuf == 0 {
+            return None;
+        }
+        if !seg.frag_boundary {
+            return Some(s.id);
+        }
+        (b.left > 0 && active(s) && Self::has_room(s)).then_some(s.id)
     }
 
     fn get_send(
@@ -177,7 +200,7 @@ impl Upstream {
         conn: &ConnView,
         seg: &Segment,
     ) -> Decision {
-        if let Some(id) = self.burst_continues(now, subflows) {
+        if let Some(id) = self.burst_continues(now, subflows, seg) {
             if let Some(b) = self.burst.as_mut() {
                 b.left -= seg.len as i64;
             }
@@ -507,6 +530,51 @@ mod tests {
             u.schedule(5, &subs, &conn(), &seg()).decision,
             Decision::Send(1)
         );
+    }
+
+    /// `__subflow_push_pending` tests room and burst only after a whole
+    /// data fragment: inside one the burst's subflow takes every segment,
+    /// even past its `sk_sndbuf` and the burst size.
+    #[test]
+    fn burst_finishes_the_data_fragment_before_testing_room_and_burst() {
+        let mut subs = buffered_pair();
+        let mid = Segment {
+            frag_boundary: false,
+            ..seg()
+        };
+        let mut u = Upstream::default();
+        assert_eq!(
+            u.schedule(5, &subs, &conn(), &seg()).decision,
+            Decision::Send(0)
+        );
+        subs[0].wmem_queued = 100_000; // full, and 80 ms against 1's 20 ms
+        for _ in 0..100 {
+            // 100 x 1000 B: beyond the 65428 B burst too
+            assert_eq!(
+                u.schedule(5, &subs, &conn(), &mid).decision,
+                Decision::Send(0)
+            );
+        }
+        // The next fragment: no room on 0, a fresh pick.
+        assert_eq!(
+            u.schedule(5, &subs, &conn(), &seg()).decision,
+            Decision::Send(1)
+        );
+        // A new instant picks afresh, inside a fragment too; so does a
+        // new push (the next write call's data).
+        for (t, push, s) in [(6, false, mid), (5, true, mid)] {
+            let mut u = Upstream::default();
+            subs[0].wmem_queued = 0;
+            u.schedule(5, &subs, &conn(), &seg());
+            subs[0].wmem_queued = 100_000;
+            if push {
+                u.new_push();
+            }
+            assert_eq!(
+                u.schedule(t, &subs, &conn(), &s).decision,
+                Decision::Send(1)
+            );
+        }
     }
 
     /// A new push (an application write, `super::super::super::push`)
