@@ -182,6 +182,14 @@ pub struct Arrival {
 impl Network {
     pub fn build(spec: &TopologySpec, seed: u64) -> Result<Network, String> {
         let n = spec.nodes.len();
+        if spec.links.len() * 2 > crate::world::MAX_EVENT_INDEX {
+            return Err(format!(
+                "{} links: at most {} fit one simulation (the event queue numbers directed links below {})",
+                spec.links.len(),
+                crate::world::MAX_EVENT_INDEX / 2,
+                crate::world::MAX_EVENT_INDEX
+            ));
+        }
         let mut dlinks = Vec::with_capacity(spec.links.len() * 2);
         let mut iface = HashMap::new();
         let mut adj: Vec<Vec<(NodeId, DLinkId)>> = vec![Vec::new(); n];

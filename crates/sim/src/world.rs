@@ -62,12 +62,45 @@ pub struct FlowInfo {
     pub server_ep: EpId,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ev {
     Arrive(usize),
     EpTimer(EpId),
     AppTimer(AppId),
     Sample,
+}
+
+/// Bits of an event's code that hold its kind; the rest hold the index.
+const EV_KIND_BITS: u32 = 2;
+const EV_INDEX_BITS: u32 = crate::events::CODE_BITS - EV_KIND_BITS;
+/// Directed links, endpoints and applications are numbered below this
+/// (16,777,216), so that an event fits the queue's code
+/// (`crate::events::Packed`).
+pub const MAX_EVENT_INDEX: usize = 1 << EV_INDEX_BITS;
+
+impl crate::events::Packed for Ev {
+    #[inline(always)]
+    fn pack(self) -> u32 {
+        let (kind, i) = match self {
+            Ev::Arrive(i) => (0, i),
+            Ev::EpTimer(i) => (1, i),
+            Ev::AppTimer(i) => (2, i),
+            Ev::Sample => (3, 0),
+        };
+        debug_assert!(i < MAX_EVENT_INDEX);
+        kind << EV_INDEX_BITS | i as u32
+    }
+
+    #[inline(always)]
+    fn unpack(code: u32) -> Self {
+        let i = (code & (MAX_EVENT_INDEX as u32 - 1)) as usize;
+        match code >> EV_INDEX_BITS {
+            0 => Ev::Arrive(i),
+            1 => Ev::EpTimer(i),
+            2 => Ev::AppTimer(i),
+            _ => Ev::Sample,
+        }
+    }
 }
 
 /// What an application may do to the endpoints while handling a callback.
@@ -322,6 +355,10 @@ impl World {
             NodeKind::Host,
             "endpoints live on hosts"
         );
+        assert!(
+            self.eps.len() < MAX_EVENT_INDEX,
+            "more than {MAX_EVENT_INDEX} endpoints in one simulation"
+        );
         self.eps.push(ep);
         self.ep_hot.push(EpHot {
             timer: None,
@@ -335,6 +372,10 @@ impl World {
     }
 
     pub fn add_app(&mut self, app: Box<dyn App>) -> AppId {
+        assert!(
+            self.apps.len() < MAX_EVENT_INDEX,
+            "more than {MAX_EVENT_INDEX} applications in one simulation"
+        );
         self.apps.push(app);
         self.app_timer.push(None);
         self.apps.len() - 1
@@ -632,6 +673,30 @@ impl World {
                 self.app_timer[a] = Some(t);
                 self.events.push_timer(t, Ev::AppTimer(a));
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::{Packed, CODE_LIMIT};
+
+    #[test]
+    fn events_pack_into_queue_codes_and_back() {
+        let last = MAX_EVENT_INDEX - 1;
+        for ev in [
+            Ev::Arrive(0),
+            Ev::Arrive(last),
+            Ev::EpTimer(1),
+            Ev::EpTimer(last),
+            Ev::AppTimer(0),
+            Ev::AppTimer(last),
+            Ev::Sample,
+        ] {
+            let code = ev.pack();
+            assert!(code < CODE_LIMIT, "{ev:?} packs to {code}");
+            assert_eq!(Ev::unpack(code), ev);
         }
     }
 }
