@@ -504,7 +504,7 @@ impl World {
                     dlink,
                     head: true,
                     at,
-                } = self.net.forward_pooled(node, self.now, id, hdr)
+                } = self.net.forward_from(dl, self.now, id, hdr)
                 {
                     self.events.push(at, Ev::Arrive(dlink));
                 }
