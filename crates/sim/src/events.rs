@@ -6,8 +6,13 @@
 //! Hand-rolled rather than `std::collections::BinaryHeap`, for speed (the
 //! queue was a sixth of a run's instructions):
 //!
-//! * the key is one `u128` (time, then sequence), compared in two
-//!   instructions;
+//! * an entry is one `u128`: `time << 64 | seq << CODE_BITS | code`, the
+//!   event packed into `code` (`Packed`). Sequence numbers are unique, so
+//!   comparing entries compares (time, seq) and the code never decides; a
+//!   16-byte entry is moved in one copy (the 32-byte key-plus-event entry it
+//!   replaced took two) and four share a cache line, which at 10,000
+//!   connections (heaps of tens of thousands of entries) took 6 % off the
+//!   run's L1 misses (docs/performance.md "Scale");
 //! * a pop leaves its slot at the root empty until the next push or pop. The
 //!   event loop's common pattern, pop a packet arrival and push the next
 //!   arrival on the same link, thus costs one sift-down instead of a
@@ -19,26 +24,45 @@
 //!   roots.
 //!
 //! The sequence counter is shared and keys are unique, so the order of pops
-//! is exactly that of a single priority queue.
+//! is exactly that of a single priority queue. When the counter reaches
+//! `SEQ_LIMIT` (2^38 pushes) the queued entries are renumbered in their
+//! order (`renumber`), which keeps every comparison as it was.
 
 use mptlab_core::Nanos;
 
-#[derive(Clone, Copy)]
-struct Entry<E> {
-    /// `time << 64 | seq`: earliest time first, then insertion order.
-    key: u128,
-    ev: E,
+/// Bits of an entry's low word that hold the event's code.
+pub const CODE_BITS: u32 = 26;
+/// Codes are below this.
+pub const CODE_LIMIT: u32 = 1 << CODE_BITS;
+/// Sequence numbers are below this (the rest of the low word).
+const SEQ_LIMIT: u64 = 1 << (64 - CODE_BITS);
+
+/// An event type the queue can store: packed into a code below `CODE_LIMIT`.
+pub trait Packed: Copy {
+    fn pack(self) -> u32;
+    fn unpack(code: u32) -> Self;
+}
+
+impl Packed for u32 {
+    #[inline(always)]
+    fn pack(self) -> u32 {
+        self
+    }
+    #[inline(always)]
+    fn unpack(code: u32) -> Self {
+        code
+    }
 }
 
 /// One binary min-heap with a possibly empty root ("hole").
-struct Lane<E: Copy> {
-    heap: Vec<Entry<E>>,
+struct Lane {
+    heap: Vec<u128>,
     /// `heap[0]` was popped and is only a placeholder: the next push takes
     /// its place, the next pop fills it with the last entry first.
     hole: bool,
 }
 
-impl<E: Copy> Lane<E> {
+impl Lane {
     fn new() -> Self {
         Lane {
             heap: Vec::with_capacity(256),
@@ -51,26 +75,20 @@ impl<E: Copy> Lane<E> {
     }
 
     #[inline(always)]
-    fn push(&mut self, e: Entry<E>) {
-        // The entry travels in registers to its final slot: writing it
-        // into the heap and reading it back at once, as a plain
-        // `heap[0] = e; sift_down(0)` does, made the read wait for the
-        // store (its fields are stored piecewise, then loaded as one 16-byte
-        // value, which store-to-load forwarding cannot serve: 14 % of the
-        // event loop's cycles in `perf annotate`).
+    fn push(&mut self, k: u128) {
         if self.hole {
             self.hole = false;
-            self.sift_down(0, e);
+            self.sift_down(0, k);
         } else {
             let i = self.heap.len();
-            self.heap.push(e);
-            self.sift_up(i, e);
+            self.heap.push(k);
+            self.sift_up(i, k);
         }
     }
 
     /// The root's key, once any hole is filled.
     #[inline(always)]
-    fn top_key(&mut self) -> Option<u128> {
+    fn top(&mut self) -> Option<u128> {
         if self.hole {
             self.hole = false;
             let last = self.heap.pop().expect("a hole is a slot");
@@ -78,76 +96,115 @@ impl<E: Copy> Lane<E> {
                 self.sift_down(0, last);
             }
         }
-        self.heap.first().map(|e| e.key)
+        self.heap.first().copied()
     }
 
-    /// Take the root (call `top_key` first); it becomes the hole.
-    #[inline]
-    fn take_top(&mut self) -> Entry<E> {
+    /// Take the root (call `top` first); it becomes the hole.
+    #[inline(always)]
+    fn take_top(&mut self) -> u128 {
         self.hole = true;
         self.heap[0]
     }
 
-    /// Move `e`, bound for slot `i`, up to its place.
+    /// Move `k`, bound for slot `i`, up to its place.
     #[inline]
-    fn sift_up(&mut self, mut i: usize, e: Entry<E>) {
+    fn sift_up(&mut self, mut i: usize, k: u128) {
+        let h = &mut self.heap[..];
         while i > 0 {
             let parent = (i - 1) / 2;
-            if self.heap[parent].key <= e.key {
+            if h[parent] <= k {
                 break;
             }
-            self.heap[i] = self.heap[parent];
+            h[i] = h[parent];
             i = parent;
         }
-        self.heap[i] = e;
+        h[i] = k;
     }
 
-    /// Move `e`, bound for slot `i`, down to its place.
+    /// Move `k`, bound for slot `i`, down to its place.
     #[inline]
-    fn sift_down(&mut self, mut i: usize, e: Entry<E>) {
-        let n = self.heap.len();
+    fn sift_down(&mut self, mut i: usize, k: u128) {
+        let h = &mut self.heap[..];
+        let n = h.len();
         loop {
             let mut c = 2 * i + 1;
             if c >= n {
                 break;
             }
-            if c + 1 < n && self.heap[c + 1].key < self.heap[c].key {
+            if c + 1 < n && h[c + 1] < h[c] {
                 c += 1;
             }
-            if e.key <= self.heap[c].key {
+            if k <= h[c] {
                 break;
             }
-            self.heap[i] = self.heap[c];
+            h[i] = h[c];
             i = c;
         }
-        self.heap[i] = e;
+        h[i] = k;
+    }
+
+    /// The live entries (not the hole), in no particular order.
+    fn drain_all(&mut self) -> Vec<u128> {
+        let skip = self.hole as usize;
+        let v = self.heap[skip..].to_vec();
+        self.heap.clear();
+        self.hole = false;
+        v
     }
 }
 
-pub struct EventQueue<E: Copy> {
+pub struct EventQueue<E: Packed> {
     /// 0: events (packet arrivals), 1: timers.
-    lanes: [Lane<E>; 2],
+    lanes: [Lane; 2],
     seq: u64,
     popped: u64,
+    /// Renumber when `seq` reaches this (`SEQ_LIMIT`; lower in tests).
+    seq_limit: u64,
+    _ev: std::marker::PhantomData<E>,
 }
 
-impl<E: Copy> EventQueue<E> {
+impl<E: Packed> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             lanes: [Lane::new(), Lane::new()],
             seq: 0,
             popped: 0,
+            seq_limit: SEQ_LIMIT,
+            _ev: std::marker::PhantomData,
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn push_to(&mut self, lane: usize, time: Nanos, ev: E) {
-        let e = Entry {
-            key: (time as u128) << 64 | self.seq as u128,
-            ev,
-        };
+        let code = ev.pack();
+        debug_assert!(code < CODE_LIMIT, "event code {code} out of range");
+        if self.seq >= self.seq_limit {
+            self.renumber();
+        }
+        let k = (time as u128) << 64 | ((self.seq << CODE_BITS) | code as u64) as u128;
         self.seq += 1;
-        self.lanes[lane].push(e);
+        self.lanes[lane].push(k);
+    }
+
+    /// Give the queued entries the sequence numbers 0, 1, ... in their
+    /// order, and continue counting from there: every comparison between
+    /// queued and later entries is as it was, since all of them differ in
+    /// (time, seq) and the order of the seq values is kept.
+    #[cold]
+    fn renumber(&mut self) {
+        let mut all: Vec<(u128, usize)> = Vec::with_capacity(self.len());
+        for (l, lane) in self.lanes.iter_mut().enumerate() {
+            all.extend(lane.drain_all().into_iter().map(|k| (k, l)));
+        }
+        all.sort_unstable();
+        let code_mask = (CODE_LIMIT - 1) as u128;
+        for (seq, &(k, l)) in all.iter().enumerate() {
+            let k = (k >> 64) << 64 | ((seq as u64) << CODE_BITS) as u128 | (k & code_mask);
+            // in key order, so each push lands at the end: a sorted array
+            // is a heap
+            self.lanes[l].push(k);
+        }
+        self.seq = all.len() as u64;
     }
 
     /// Schedule an event.
@@ -164,9 +221,9 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// The lane holding the earliest entry.
-    #[inline]
+    #[inline(always)]
     fn first_lane(&mut self) -> Option<usize> {
-        match (self.lanes[0].top_key(), self.lanes[1].top_key()) {
+        match (self.lanes[0].top(), self.lanes[1].top()) {
             (Some(a), Some(b)) => Some(if a < b { 0 } else { 1 }),
             (Some(_), None) => Some(0),
             (None, Some(_)) => Some(1),
@@ -177,14 +234,14 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<(Nanos, E)> {
         let l = self.first_lane()?;
-        let e = self.lanes[l].take_top();
+        let k = self.lanes[l].take_top();
         self.popped += 1;
-        Some(((e.key >> 64) as Nanos, e.ev))
+        Some(((k >> 64) as Nanos, E::unpack(k as u32 & (CODE_LIMIT - 1))))
     }
 
     pub fn peek_time(&mut self) -> Option<Nanos> {
         let l = self.first_lane()?;
-        self.lanes[l].top_key().map(|k| (k >> 64) as Nanos)
+        self.lanes[l].top().map(|k| (k >> 64) as Nanos)
     }
 
     pub fn len(&self) -> usize {
@@ -201,7 +258,7 @@ impl<E: Copy> EventQueue<E> {
     }
 }
 
-impl<E: Copy> Default for EventQueue<E> {
+impl<E: Packed> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
@@ -213,21 +270,24 @@ mod tests {
 
     #[test]
     fn earliest_first_then_fifo() {
-        let mut q = EventQueue::new();
-        q.push(5, "c");
-        q.push(1, "a");
-        q.push(5, "d");
-        q.push(1, "b");
+        let mut q = EventQueue::<u32>::new();
+        q.push(5, 2);
+        q.push(1, 0);
+        q.push(5, 3);
+        q.push(1, 1);
         let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
-        assert_eq!(order, vec!["a", "b", "c", "d"]);
+        assert_eq!(order, vec![0, 1, 2, 3]);
     }
 
     /// Interleaved pushes (to both lanes) and pops (the hole at the root)
-    /// against a sorted reference, with many equal times.
-    #[test]
-    fn matches_a_sorted_reference() {
-        let mut q = EventQueue::new();
-        let mut reference: Vec<(Nanos, u64)> = Vec::new();
+    /// against a sorted reference, with many equal times; with
+    /// `seq_limit`, renumbering every that many pushes.
+    fn against_reference(seq_limit: Option<u64>) {
+        let mut q = EventQueue::<u32>::new();
+        if let Some(l) = seq_limit {
+            q.seq_limit = l;
+        }
+        let mut reference: Vec<(Nanos, u32)> = Vec::new();
         let mut x: u64 = 12345;
         let mut next = || {
             x ^= x << 13;
@@ -235,8 +295,9 @@ mod tests {
             x ^= x << 17;
             x
         };
-        let mut id = 0u64;
+        let mut id = 0u32;
         let mut now = 0;
+        let mut max_len = 0;
         for step in 0..20_000 {
             let pushes = next() % 3;
             for _ in 0..pushes {
@@ -247,17 +308,45 @@ mod tests {
                     q.push(t, id);
                 }
                 reference.push((t, id));
-                id += 1;
+                id = (id + 1) % CODE_LIMIT;
             }
             if step % 7 != 0 {
                 if let Some((t, e)) = q.pop() {
+                    // ids rise with insertion: (time, id) is the order
                     let i = (0..reference.len()).min_by_key(|&i| reference[i]).unwrap();
                     assert_eq!((t, e), reference.remove(i));
                     now = t;
                 }
             }
             assert_eq!(q.len(), reference.len());
+            max_len = max_len.max(q.len());
         }
+        assert!(max_len > 1000, "the heaps must grow deep: {max_len}");
         assert_eq!(q.peek_time(), reference.iter().map(|r| r.0).min());
+    }
+
+    #[test]
+    fn matches_a_sorted_reference() {
+        against_reference(None);
+    }
+
+    #[test]
+    fn renumbering_keeps_the_order() {
+        // renumbered about every 1,000 pushes, with ~thousands queued
+        against_reference(Some(5_003));
+    }
+
+    #[test]
+    fn codes_round_trip_beside_large_times_and_sequences() {
+        let mut q = EventQueue::<u32>::new();
+        q.seq = SEQ_LIMIT - 2;
+        q.push(u64::MAX - 1, CODE_LIMIT - 1);
+        q.push(u64::MAX - 1, 7);
+        q.push_timer(3, 0); // renumbers first
+        assert_eq!(q.seq, 3);
+        assert_eq!(q.pop(), Some((3, 0)));
+        assert_eq!(q.pop(), Some((u64::MAX - 1, CODE_LIMIT - 1)));
+        assert_eq!(q.pop(), Some((u64::MAX - 1, 7)));
+        assert_eq!(q.pop(), None);
     }
 }

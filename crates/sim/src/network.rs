@@ -105,6 +105,12 @@ struct Pipe {
     q: VecDeque<InPipe>,
     to: NodeId,
     to_router: bool,
+    /// The last destination a packet out of this pipe was routed to and its
+    /// next hop at `to` (routes are fixed when the network is built): a
+    /// pipe mostly carries one connection's packets, or one direction of a
+    /// few, so the route lookup (`Routes::next_hop`, a scan or two hash
+    /// probes) is skipped for most router hops.
+    memo: Option<(Addr, DLinkId)>,
 }
 
 /// Packets in flight, stored once while they cross the network hop by hop
@@ -182,6 +188,14 @@ pub struct Arrival {
 impl Network {
     pub fn build(spec: &TopologySpec, seed: u64) -> Result<Network, String> {
         let n = spec.nodes.len();
+        if spec.links.len() * 2 > crate::world::MAX_EVENT_INDEX {
+            return Err(format!(
+                "{} links: at most {} fit one simulation (the event queue numbers directed links below {})",
+                spec.links.len(),
+                crate::world::MAX_EVENT_INDEX / 2,
+                crate::world::MAX_EVENT_INDEX
+            ));
+        }
         let mut dlinks = Vec::with_capacity(spec.links.len() * 2);
         let mut iface = HashMap::new();
         let mut adj: Vec<Vec<(NodeId, DLinkId)>> = vec![Vec::new(); n];
@@ -243,6 +257,7 @@ impl Network {
                 q: VecDeque::new(),
                 to: d.to,
                 to_router: spec.nodes[d.to].kind == NodeKind::Router,
+                memo: None,
             })
             .collect();
         Ok(Network {
@@ -320,6 +335,24 @@ impl Network {
     #[inline(always)]
     pub fn forward_pooled(&mut self, router: NodeId, now: Nanos, id: PktId, hdr: Hdr) -> Sent {
         let out = self.routes.next_hop(router, hdr.dst);
+        self.enqueue(out, now, id, hdr)
+    }
+
+    /// `forward_pooled` for a packet that arrived through pipe `from` (the
+    /// router is the pipe's far end), with the pipe's route memo.
+    #[inline(always)]
+    pub fn forward_from(&mut self, from: DLinkId, now: Nanos, id: PktId, hdr: Hdr) -> Sent {
+        let pipe = &mut self.pipes[from];
+        let out = match pipe.memo {
+            Some((dst, out)) if dst == hdr.dst => Some(out),
+            _ => {
+                let out = self.routes.next_hop(pipe.to, hdr.dst);
+                if let Some(o) = out {
+                    pipe.memo = Some((hdr.dst, o));
+                }
+                out
+            }
+        };
         self.enqueue(out, now, id, hdr)
     }
 
