@@ -24,6 +24,7 @@ def _kernel() -> dict:
               "point_id": "a1", "status": "ran", "verdict": "agree", "dir": "kernel/seed000/video-wlan3g-tcp/a1",
               "metrics": [
                   {"metric": "delay_ms_median", "sim": _ci(77.0, 70.0, 80.0, 3), "kernel": _ci(80.0, 79.0, 82.0, 3),
+                   "sim_all": _ci(76.0, 72.0, 79.0, 10, 0.979),
                    "ratio": 80.0 / 77.0, "diff": None, "verdict": "PASS", "criterion": "kernel/sim within 10 %"},
                   {"metric": "fg_share_path2", "sim": _ci(0.45, 0.4, 0.5, 3), "kernel": _ci(0.48, 0.47, 0.5, 3),
                    "ratio": None, "diff": 0.03, "verdict": "PASS", "criterion": "within 5 points"}]}
@@ -41,6 +42,7 @@ def _kernel() -> dict:
     del skipped["metrics"], skipped["verdict"]
     other = dict(lia, seed="004", experiment="seed004/normal")
     return {"kernel_runs": 3, "kernel_wall_s": 1.0, "criteria": CRIT, "interval": "order statistics",
+            "pairing": "paired by run index",
             "cells": [ran_ok, ran_bad, failed, sctp, sctp2, lia, skipped, other]}
 
 
@@ -51,8 +53,13 @@ def test_section_shows_both_medians_the_verdicts_and_every_refusal() -> None:
     assert "<b>1 of 2 agree</b>" in html
     assert "3 cannot run on the kernel, 1 failed, 1 were left out by --kernel-only" in html
     t = html[html.index("id='seed000-kernel-table'"):html.index("</table>")]
-    # one row per compared metric: both medians with interval, runs, coverage
+    # one row per compared metric: both medians with interval, runs, coverage;
+    # the judged simulator median is over the kernel's run indices, the one
+    # over all simulated runs beside the verdict
+    assert "<th>sim median, same runs</th>" in t and "<th>sim median, all runs</th>" in t
     assert "<td>77.0 ms [70.0, 80.0] (n=3, 75 %)</td><td>80.0 ms [79.0, 82.0] (n=3, 75 %)</td><td>x1.039</td>" in t
+    assert "<td>PASS (kernel/sim within 10 %)</td><td>76.0 ms [72.0, 79.0] (n=10, 98 %)</td>" in t
+    assert "Pairing: paired by run index." in html
     assert "<td>45.0 % [40.0, 50.0] (n=3, 75 %)</td><td>48.0 % [47.0, 50.0] (n=3, 75 %)</td><td>+3.0 points</td>" in t
     # a single kernel run has no interval
     assert "<td>15.0 % (n=1)</td><td>-30.0 points</td><td>FAIL (within 5 points)</td>" in t

@@ -197,7 +197,12 @@ fn reproduce_kernel_runs_one_cell_beside_the_simulator() {
     let m = &ran[0]["metrics"][0];
     assert_eq!(m["metric"], "fg_throughput_mbit");
     assert_eq!(m["kernel"]["n"], 1);
-    assert_eq!(m["sim"]["n"], 2);
+    // paired: the judged simulator median is over run 0, the kernel's run;
+    // the median of both simulated runs is shown beside it
+    assert_eq!(m["sim"]["n"], 1);
+    assert_eq!(m["sim_all"]["n"], 2);
+    assert_eq!(m["runs"].as_array().unwrap().len(), 1);
+    assert_eq!(m["runs"][0]["run"], 0);
     assert!(m["kernel"]["median"].as_f64().unwrap() > 0.0);
     assert!(["PASS", "FAIL"].contains(&m["verdict"].as_str().unwrap()));
     assert!(["agree", "disagree"].contains(&ran[0]["verdict"].as_str().unwrap()));

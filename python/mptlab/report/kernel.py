@@ -4,7 +4,10 @@ section, from ``DIR/kernel.json`` (written by ``mptlab reproduce SEED
 
 The comparisons (medians, order-statistic intervals, ratio or difference,
 PASS/FAIL) are computed in Rust with the criteria of ``mptlab validate``, so
-the report and ``validate`` judge alike; this module only renders them.
+the report and ``validate`` judge alike; this module only renders them. The
+verdict is paired: the kernel's runs against the simulator's runs with the
+same indices (the same seeds), "sim median, same runs"; the simulator's
+median over all its runs is shown beside it ("all runs"), not judged.
 Without ``kernel.json`` nothing is added and the report is unchanged.
 Only the standard library."""
 
@@ -79,7 +82,8 @@ def section(seed: str, kern: Dict[str, Any]) -> List[str]:
              f"agree</b> with the simulator. {n['refused']} cannot run on the kernel, {n['failed']} failed"
              + (f", {n['skipped']} were left out by --kernel-only" if n["skipped"] else "")
              + (f", {n['not run']} were not run (stopped)" if n["not run"] else "")
-             + f". Criteria: {e(kern['criteria'])}. Intervals: {e(kern['interval'])}.</p>")
+             + f". Criteria: {e(kern['criteria'])}. Intervals: {e(kern['interval'])}."
+             + (f" Pairing: {e(kern['pairing'])}." if kern.get("pairing") else "") + "</p>")
     if ran:
         rows = []
         for c in ran:
@@ -88,12 +92,14 @@ def section(seed: str, kern: Dict[str, Any]) -> List[str]:
                 rows.append([c["experiment"].split("/")[-1] if i == 0 else "", c["point"] if i == 0 else "",
                              metric, _median(metric, m["sim"]), _median(metric, m["kernel"]),
                              _compared(metric, m), f"{m['verdict']} ({m['criterion']})",
+                             _median(metric, m["sim_all"]) if m.get("sim_all") else "-",
                              c.get("verdict", "") if i == 0 else ""])
             if not c.get("metrics"):
                 rows.append([c["experiment"].split("/")[-1], c["point"], "-", "-", "-", "-",
-                             c.get("reason", ""), c.get("verdict", "no verdict")])
-        h.append(table(["file", "point", "metric", "simulator median", "kernel median", "kernel vs sim",
-                        "verdict (criterion)", "cell"], rows, f"id='seed{seed}-kernel-table'"))
+                             c.get("reason", ""), "-", c.get("verdict", "no verdict")])
+        h.append(table(["file", "point", "metric", "sim median, same runs", "kernel median", "kernel vs sim",
+                        "verdict (criterion)", "sim median, all runs", "cell"], rows,
+                       f"id='seed{seed}-kernel-table'"))
     failed = [c for c in cells if c["status"] in ("failed", "not run")]
     if failed:
         h.append("<p><b>Cells without a kernel result</b> (a failed cell is not averaged away):</p>")
