@@ -1163,6 +1163,7 @@ impl MptcpConnection {
             && !self.write_blocked
             && self.send.unsent() == 0
             && self.send.reinject.is_empty()
+            && self.send.resend.is_empty()
         {
             // Nothing to offer and nothing for `on_send_blocked` (the
             // receiving end, on every data segment): the loop would stop
@@ -1205,7 +1206,14 @@ impl MptcpConnection {
             // (both answers stay as they are until a segment is handed out
             // below, so they are read once per pass)
             let reinject = self.send.next_reinject();
-            let new = self.send.peek_new(mss);
+            // Data pushed again after a stale mark comes before new data
+            // (`first_pending` is the retransmission queue's head).
+            let resend = if reinject.is_none() {
+                self.send.next_resend()
+            } else {
+                None
+            };
+            let new = resend.or_else(|| self.send.peek_new(mss));
             if !self.copies && !self.write_blocked && reinject.is_none() && new.is_none() {
                 break;
             }
@@ -1246,6 +1254,9 @@ impl MptcpConnection {
             } else if let Some((d, l)) = copy {
                 // A copy (redundant scheduler): offered like a reinjection.
                 (d, l, true)
+            } else if let (Some((d, l)), Some(_)) = (new, resend) {
+                // Already written: no application push boundary applies.
+                (d, l, false)
             } else if let Some((d, l)) = new {
                 // One push per application write (`super::push`).
                 let step = self.pushes.step(d);
@@ -1262,7 +1273,9 @@ impl MptcpConnection {
                 }
                 break;
             };
-            let fits = reinj || dsn + len as u64 <= self.send.wnd_end();
+            // (re-pushed data lies below `snd_nxt`, inside the window it was
+            // first sent in: `mptcp_check_allowed_size` admits it)
+            let fits = reinj || resend.is_some() || dsn + len as u64 <= self.send.wnd_end();
             let conn = self.conn_view(fits);
             let seg = Segment {
                 len,
@@ -1290,7 +1303,7 @@ impl MptcpConnection {
                 stale |= 1u64 << id;
                 if self.send_on(now, id, dsn, len) {
                     sent = true;
-                    if reinj && copy.is_none() {
+                    if (reinj && copy.is_none()) || resend.is_some() {
                         self.sfs[id].snd.counters.bytes_reinjected += len as u64;
                     }
                 }
@@ -1300,6 +1313,9 @@ impl MptcpConnection {
             }
             if reinj && copy.is_none() {
                 self.send.reinject.pop_front();
+            }
+            if resend.is_some() {
+                self.send.resend.pop_front();
             }
         }
     }
@@ -1344,7 +1360,9 @@ impl MptcpConnection {
     fn fill(&mut self, now: Nanos) {
         // A subflow with a full window is cwnd-limited while the connection
         // holds data (v0.9x mptcp_write_xmit -> tcp_cwnd_validate).
-        let pending = self.send.unsent() > 0 || !self.send.reinject.is_empty();
+        let pending = self.send.unsent() > 0
+            || !self.send.reinject.is_empty()
+            || !self.send.resend.is_empty();
         if self.owner_pending != Some(pending) {
             for sf in &mut self.sfs {
                 sf.snd.owner_has_data = pending;
@@ -1480,12 +1498,13 @@ impl MptcpConnection {
             return;
         };
         let out = r.on_expiry(now, &sfs);
-        if !out.newly_stale.is_empty() {
-            let segs: Vec<(u64, u32)> =
-                self.send.inflight.iter().map(|(d, s)| (d, s.len)).collect();
-            for (d, l) in segs {
-                self.send.queue_reinject(d, l);
-            }
+        if !out.newly_stale.is_empty() && self.send.retransmit_pending() {
+            // `mptcp_pm_nl_subflow_chk_stale` -> `__mptcp_retransmit_pending_data`
+            // (all unacked data pending again, `msk->snd_burst = 0`) and
+            // `__mptcp_push_pending`: the data goes through
+            // `mptcp_subflow_get_send`, as much as the other subflows'
+            // windows take, not one segment per idle subflow.
+            self.sched.new_push();
         }
         if let Some(i) = out.on {
             let mut left = msk_rtx::DFRAG_BYTES as i64;

@@ -42,6 +42,12 @@ pub struct MetaSend {
     pub inflight: SeqMap<Sent>,
     /// Segments to send again through the scheduler (RTO on a subflow).
     pub reinject: ReinjectQueue,
+    /// Unacknowledged data pushed again as if unsent after a subflow turned
+    /// stale (upstream `__mptcp_retransmit_pending_data`: `first_pending`
+    /// back to the retransmission queue's head, `already_sent` cleared), so
+    /// it goes through `mptcp_subflow_get_send` like new data, ahead of the
+    /// data never sent.
+    pub resend: ReinjectQueue,
     /// Copy writes in page fragments (upstream `mptcp_sendmsg`).
     pub page_frag_copy: bool,
 }
@@ -246,6 +252,8 @@ impl MetaSend {
             }
         }
         self.reinject.remove_acked(ack);
+        // `__mptcp_clean_una`: acked fragments leave, `first_pending` moves on.
+        self.resend.remove_acked(ack);
         newly
     }
 
@@ -263,6 +271,32 @@ impl MetaSend {
         while let Some((d, l)) = self.reinject.front() {
             if d + l as u64 <= self.una {
                 self.reinject.pop_front();
+            } else {
+                return Some((d, l));
+            }
+        }
+        None
+    }
+
+    /// Queue every unacknowledged segment to be pushed again
+    /// (`__mptcp_retransmit_pending_data`); false when nothing is unacked.
+    pub fn retransmit_pending(&mut self) -> bool {
+        let segs: Vec<(u64, u32)> = self.inflight.iter().map(|(d, s)| (d, s.len)).collect();
+        let mut any = false;
+        for (d, l) in segs {
+            if d + l as u64 > self.una && !self.resend.contains(d) {
+                self.resend.push_back(d, l);
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// Front of the re-push queue (`retransmit_pending`), dropping acked entries.
+    pub fn next_resend(&mut self) -> Option<(u64, u32)> {
+        while let Some((d, l)) = self.resend.front() {
+            if d + l as u64 <= self.una {
+                self.resend.pop_front();
             } else {
                 return Some((d, l));
             }

@@ -23,11 +23,14 @@
 //!   The picked idle subflow gets the oldest unacknowledged data fragment
 //!   again (`mptcp_rtx_head`).
 //!
-//! Simplifications: the re-sent fragment is the unacknowledged segments
+//! The re-sent data of a stale subflow is pushed like unsent data
+//! (`MetaSend::resend`), through the scheduler's `get_send` as
+//! `__mptcp_push_pending` does, not through `get_retrans` (which takes only
+//! idle subflows and so would send one segment per round trip).
+//!
+//! Simplification: the re-sent fragment is the unacknowledged segments
 //! from the head up to `DFRAG_BYTES` (a page-frag data fragment;
-//! `mptcp_page_frag_refill` uses 32 KB pages); the re-sent data of a stale
-//! subflow goes through the reinjection queue (the scheduler's
-//! `get_retrans`), not through `get_send` as `__mptcp_push_pending` does.
+//! `mptcp_page_frag_refill` uses 32 KB pages).
 
 use crate::time::{Nanos, MS};
 

@@ -1036,3 +1036,58 @@ fn blocked_writer_wakes_at_a_join_and_at_incoming_data() {
     assert!(v09.iter().all(|&(_, b, f)| 2 * f >= b), "{v09:?}");
     assert!(v09.first().is_none_or(|&(t, _, _)| t > 180), "{v09:?}");
 }
+
+/// A subflow marked stale by the connection-level timer has its unacked data
+/// pushed again through `mptcp_subflow_get_send` (`mptcp_pm_nl_subflow_chk_stale`
+/// -> `__mptcp_retransmit_pending_data` + `__mptcp_push_pending`), so the
+/// other subflow re-sends it as fast as its window allows. Through
+/// `get_retrans`, which takes only an idle subflow, it went one segment per
+/// round trip of the other path (the 8 MB Wi-Fi outage cell, issue 15).
+#[test]
+fn stale_subflow_data_is_pushed_again_at_the_other_subflows_pace() {
+    let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
+    c.scheduler = SchedulerKind::Upstream;
+    c.cc = CcKind::Cubic;
+    let mut w = Wire::new(c.clone(), c);
+    w.c.connect(0);
+    w.run(50 * MS);
+    let total = 8_000_000u64;
+    let mut written = w.s.write(w.now, total);
+    // Path 1 (10 ms one way) turns into a black hole once the join is up.
+    while w.s.sfs.iter().filter(|s| s.established()).count() < 2 && w.now < 2 * SEC {
+        let t = w.now + MS;
+        w.run(t);
+    }
+    let t0 = w.now;
+    w.drop = Box::new(move |now, p| now >= t0 && (p.src == A1 || p.dst == A1));
+    while w.now < 60 * SEC && w.c.recv.delivered < total {
+        let t = w.now + MS;
+        w.run(t);
+        if w.s_events.contains(&AppEvent::Writable) {
+            w.s_events.retain(|e| *e != AppEvent::Writable);
+            written += w.s.write(w.now, total - written);
+        }
+    }
+    assert_eq!(w.s.sfs.len(), 2);
+    assert_eq!(w.c.recv.delivered, total, "completes over path 2");
+    let sf2 = w.s.sfs.iter().find(|s| s.remote == A2).unwrap();
+    let lost_on_1 = w
+        .log
+        .iter()
+        .filter(|(t, p)| *t >= t0 && p.dst == A1 && p.tcp().is_some_and(|s| s.len > 0))
+        .count();
+    assert!(lost_on_1 > 0, "path 1 held data when it went dark");
+    assert!(
+        sf2.snd.counters.bytes_reinjected > 100_000,
+        "path 1's data re-sent on path 2: {} bytes",
+        sf2.snd.counters.bytes_reinjected
+    );
+    // 2 MB over an 80 ms round trip at Cubic's pace takes a few seconds;
+    // one re-sent segment per round trip would take more than 10 s for the
+    // data path 1 held.
+    assert!(
+        w.now < t0 + 8 * SEC,
+        "done {} ms after path 1 went dark",
+        (w.now - t0) / MS
+    );
+}
