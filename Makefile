@@ -5,11 +5,12 @@
 #   make lint   - cargo fmt --check and clippy -D warnings (CI runs it first)
 #   make fuzz-smoke - every fuzz target for 20 s (nightly + cargo-fuzz; else SKIP)
 #   make python - build the Python package in place (pip install -e .)
+#   make pgo    - profile-guided build for speed measurements: target/pgo/release/mptlab
 SHELL := /bin/bash
 CARGO ?= cargo
 OUT ?= out
 
-.PHONY: setup build demo test lint fuzz-smoke python pytest bench clean
+.PHONY: setup build demo test lint fuzz-smoke python pytest bench pgo clean
 # ./.venv when setup made one (see scripts/setup.sh)
 PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 
@@ -49,6 +50,10 @@ pytest: python
 
 bench: build
 	./target/release/mptlab bench
+
+# same code and results as the release build (checked by the script); docs/performance.md
+pgo: setup
+	bash scripts/build-pgo.sh
 
 clean:
 	$(CARGO) clean

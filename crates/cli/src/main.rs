@@ -270,7 +270,19 @@ enum Command {
     },
 }
 
+/// How this binary was built, so that a benchmark figure names its build:
+/// `scripts/build-pgo.sh` sets MPTLAB_BUILD_FLAVOR=pgo for its final build
+/// (profile-guided; the same code, and byte-identical results).
+fn build_flavor() -> &'static str {
+    match option_env!("MPTLAB_BUILD_FLAVOR") {
+        Some(f) => f,
+        None if cfg!(debug_assertions) => "debug",
+        None => "release",
+    }
+}
+
 fn bench(duration: f64, repeat: u32, only: Option<&str>) -> ExitCode {
+    eprintln!("# build: {}", build_flavor());
     outln!(
         "{:<34} {:>9} {:>10} {:>12} {:>14} {:>12}",
         "benchmark",

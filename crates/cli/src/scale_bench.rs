@@ -38,6 +38,7 @@ fn cpu_ns() -> Option<u64> {
 }
 
 pub fn run(file: &PathBuf, set: &[Override]) -> ExitCode {
+    eprintln!("# build: {}", crate::build_flavor());
     let s = match crate::load(file, set) {
         Ok(s) => s,
         Err(c) => return c,
