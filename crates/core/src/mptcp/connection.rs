@@ -18,9 +18,10 @@
 //!   `transport.path`) to the server's first address (RFC 8684 3.1). A
 //!   server configured as not MPTCP-capable answers without MP_CAPABLE and
 //!   both ends fall back to plain TCP on that subflow (RFC 8684 3.7).
-//! - Only when that subflow is established (v0.9x path managers), or once the
-//!   connection is fully established (the in-kernel path manager,
-//!   `pm_kernel.rs`), does the client's path manager open more subflows
+//! - Only once the connection is fully established (v0.9x path managers:
+//!   `connection/full_estab.rs`; the in-kernel path manager: options.c
+//!   `check_fully_established`, `pm_kernel.rs`) does the client's path
+//!   manager open more subflows
 //!   with MP_JOIN (RFC 8684 3.2); a joining subflow
 //!   carries data after the 4th ACK (the ACK of the third ACK, Linux
 //!   `pre_established`). A fullmesh server announces its other addresses with
