@@ -77,8 +77,10 @@ pub fn prepare(
 /// runs it: a v0.9x scheduler with a path manager that opens more than one
 /// subflow. Linux 6.18 hands data to a subflow while the subflow's send
 /// buffer has room (`__subflow_push_pending`: `sk_stream_memory_free`),
-/// v0.9x only while its congestion window has (`mptcp_write_xmit` ->
-/// `mptcp_next_segment`); with a large send buffer the first subflow then
+/// v0.9x only while its congestion window has (`mptcp_write_xmit` asks the
+/// scheduler, whose `mptcp_is_temp_unavailable` in mptcp_sched.c refuses a
+/// subflow with `in_flight >= snd_cwnd` or a queue that already fills the
+/// window); with a large send buffer the first subflow then
 /// holds the whole buffer before the next one exists, and the later
 /// subflows' data waits at the receiver (measured on seed 003's
 /// ndiffports cells, docs/report.md). `reproduce --kernel` writes it beside
