@@ -75,6 +75,22 @@ def test_section_shows_both_medians_the_verdicts_and_every_refusal() -> None:
     assert "seed004" not in html and section("001", _kernel()) == []
 
 
+def test_cells_run_differently_are_listed_with_what_differs() -> None:
+    k = _kernel()
+    why = "the kernel sends with Linux 6.18's scheduler and send path, not the scenario's v0.9x \"minrtt\""
+    k["cells"][1] = dict(k["cells"][1], differs=why)
+    html = "\n".join(section("000", k))
+    d = html[html.index("id='seed000-kernel-differs'"):]
+    d = d[:d.index("</ul></details></li>")]
+    assert "Cells the kernel ran differently from the scenario (1)" in html
+    assert "6.18&#x27;s scheduler and send path" in d and "1 cell(s)" in d
+    # the cell is named with its verdict; the agreeing cell without `differs` is not listed
+    assert "protocol=mptcp,cc=cubic,scheduler=upstream (disagree)" in d
+    assert "(agree)" not in d
+    # without `differs` there is no such list
+    assert "kernel-differs" not in "\n".join(section("000", _kernel()))
+
+
 def test_verdict_counts_per_seed() -> None:
     v = verdicts(_kernel())
     assert v == {"000": {"ran, agree": 1, "ran, disagree": 1, "failed": 1, "refused": 3, "skipped": 1},

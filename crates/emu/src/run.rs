@@ -60,6 +60,9 @@ pub fn prepare(
             s.transport.mptcp.scheduler
         );
     }
+    if let Some(d) = differs(s) {
+        eprintln!("note: {d}");
+    }
     if let Err(e) = crate::cleanup::cleanup_stale() {
         eprintln!("mptlab: cleaning leftovers of killed runs: {e}");
     }
@@ -68,6 +71,31 @@ pub fn prepare(
         stop: Some(stop),
         capture,
     })
+}
+
+/// What the kernel runs differently from the simulated scenario although it
+/// runs it: a v0.9x scheduler with a path manager that opens more than one
+/// subflow. Linux 6.18 hands data to a subflow while the subflow's send
+/// buffer has room (`__subflow_push_pending`: `sk_stream_memory_free`),
+/// v0.9x only while its congestion window has (`mptcp_write_xmit` asks the
+/// scheduler, whose `mptcp_is_temp_unavailable` in mptcp_sched.c refuses a
+/// subflow with `in_flight >= snd_cwnd` or a queue that already fills the
+/// window); with a large send buffer the first subflow then
+/// holds the whole buffer before the next one exists, and the later
+/// subflows' data waits at the receiver (measured on seed 003's
+/// ndiffports cells, docs/report.md). `reproduce --kernel` writes it beside
+/// the cell's verdict.
+pub fn differs(s: &sc::Scenario) -> Option<String> {
+    let m = &s.transport.mptcp;
+    (s.transport.protocol == sc::Protocol::Mptcp
+        && m.scheduler != sc::MptcpScheduler::Upstream
+        && m.path_manager != sc::PathManager::Default)
+        .then(|| {
+            format!(
+                "the kernel sends with Linux 6.18's scheduler and send path, not the scenario's v0.9x \"{}\": 6.18 hands data to a subflow while its send buffer has room, v0.9x while its congestion window has, so with several subflows the kernel's result measures 6.18's send path (compare with transport.mptcp.scheduler = \"upstream\" in the simulator; docs/report.md, seed 003)",
+                m.scheduler
+            )
+        })
 }
 
 fn name<T: std::fmt::Display>(v: T) -> String {

@@ -5,7 +5,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use mptlab_emu::netns;
-use mptlab_emu::run::{message_schedule, run_once, supported, EmulateOptions};
+use mptlab_emu::run::{differs, message_schedule, run_once, supported, EmulateOptions};
 use mptlab_results::{RunOutput, Table, Value};
 use mptlab_scenario::Scenario;
 
@@ -345,4 +345,25 @@ fn unsupported_options_are_refused_clearly() {
     ] {
         assert!(supported(&scenario(body)).is_ok(), "{body}");
     }
+}
+
+/// `differs`: a v0.9x scheduler with a path manager that opens several
+/// subflows is run by the kernel's own send path, and `reproduce --kernel`
+/// says so beside the verdict; upstream, a single subflow or TCP do not.
+#[test]
+fn a_v09x_scheduler_with_several_subflows_is_named_as_run_differently() {
+    let mptcp = |sched: &str, pm: &str| {
+        scenario(&format!(
+            "[transport]\nprotocol = \"mptcp\"\n[transport.mptcp]\nscheduler = \"{sched}\"\npath_manager = \"{pm}\"\n[traffic]\nmodel = \"bulk\"\n"
+        ))
+    };
+    let d = differs(&mptcp("minrtt", "ndiffports")).expect("minrtt with ndiffports differs");
+    assert!(d.contains("\"minrtt\"") && d.contains("send buffer"), "{d}");
+    assert!(differs(&mptcp("blest", "fullmesh")).is_some());
+    assert!(differs(&mptcp("upstream", "ndiffports")).is_none());
+    assert!(differs(&mptcp("minrtt", "default")).is_none());
+    assert!(differs(&scenario(
+        "[transport]\nprotocol = \"tcp\"\n[traffic]\nmodel = \"bulk\"\n"
+    ))
+    .is_none());
 }

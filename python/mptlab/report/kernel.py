@@ -100,6 +100,20 @@ def section(seed: str, kern: Dict[str, Any]) -> List[str]:
         h.append(table(["file", "point", "metric", "sim median, same runs", "kernel median", "kernel vs sim",
                         "verdict (criterion)", "sim median, all runs", "cell"], rows,
                        f"id='seed{seed}-kernel-table'"))
+    differ: Dict[str, List[Dict[str, Any]]] = {}
+    for c in ran:
+        if c.get("differs"):
+            differ.setdefault(c["differs"], []).append(c)
+    if differ:
+        # cells the kernel ran with another send path than the simulated one
+        # (`mptlab_emu::run::differs`): their verdict compares different models
+        h.append(f"<p>Cells the kernel ran differently from the scenario ({sum(map(len, differ.values()))}):</p>"
+                 f"<ul id='seed{seed}-kernel-differs'>")
+        for why, cs in differ.items():
+            pts = "".join(f"<li><code>{e(c['experiment'].split('/')[-1])}</code>: {e(c['point'])} "
+                          f"({e(c.get('verdict', ''))})</li>" for c in cs)
+            h.append(f"<li>{e(why)} <details><summary>{len(cs)} cell(s)</summary><ul>{pts}</ul></details></li>")
+        h.append("</ul>")
     failed = [c for c in cells if c["status"] in ("failed", "not run")]
     if failed:
         h.append("<p><b>Cells without a kernel result</b> (a failed cell is not averaged away):</p>")

@@ -578,6 +578,11 @@ pub fn manifest(
         if !reason.is_empty() {
             e["reason"] = reason.into();
         }
+        if c.runnable.is_ok() {
+            if let Some(d) = mptlab_emu::run::differs(&c.point.scenario) {
+                e["differs"] = d.into();
+            }
+        }
         if status == "ran" {
             let dir = c.dir(out);
             e["dir"] = dir

@@ -18,9 +18,10 @@
 //!   `transport.path`) to the server's first address (RFC 8684 3.1). A
 //!   server configured as not MPTCP-capable answers without MP_CAPABLE and
 //!   both ends fall back to plain TCP on that subflow (RFC 8684 3.7).
-//! - Only when that subflow is established (v0.9x path managers), or once the
-//!   connection is fully established (the in-kernel path manager,
-//!   `pm_kernel.rs`), does the client's path manager open more subflows
+//! - Only once the connection is fully established (v0.9x path managers:
+//!   `connection/full_estab.rs`; the in-kernel path manager: options.c
+//!   `check_fully_established`, `pm_kernel.rs`) does the client's path
+//!   manager open more subflows
 //!   with MP_JOIN (RFC 8684 3.2); a joining subflow
 //!   carries data after the 4th ACK (the ACK of the third ACK, Linux
 //!   `pre_established`). A fullmesh server announces its other addresses with
@@ -79,6 +80,9 @@ mod remove;
 mod fastclose;
 // Wakeups of a writer blocked on the send buffer (join, incoming data).
 mod wake;
+// When a v0.9x client is fully established (its path manager's trigger).
+mod full_estab;
+use full_estab::{v09x_full_by_data, v09x_full_by_data_ack};
 
 /// Subflow-level window given to each `PathSender`: the connection-level
 /// window is enforced by the connection (RFC 8684 3.3.5).
@@ -657,16 +661,17 @@ impl MptcpConnection {
         sf.syn_pending = false;
     }
 
-    /// Client path manager: open the subflows still missing, once the first
-    /// subflow is established and MPTCP was agreed (v0.9x), or once the
-    /// connection is fully established (the in-kernel PM, `kpm`: pm.c
+    /// Client path manager: open the subflows still missing, once the
+    /// connection is fully established: the in-kernel PM (`kpm`: pm.c
     /// `mptcp_pm_fully_established` schedules the PM worker, which runs
-    /// pm_kernel.c `mptcp_pm_create_subflow_or_signal_addr`).
+    /// pm_kernel.c `mptcp_pm_create_subflow_or_signal_addr`), and the v0.9x
+    /// path managers (`create_subflow_worker` exits while the master subflow
+    /// is not fully established; the rule is in `full_estab.rs`).
     fn pm_create(&mut self, now: Nanos) {
         if self.role != Role::Client
             || self.mode != Mode::Mptcp
             || !self.sfs.first().is_some_and(|s| s.established())
-            || (self.kpm.is_some() && !self.fully_established)
+            || !self.fully_established
         {
             return;
         }
@@ -767,18 +772,23 @@ impl MptcpConnection {
         if let Some(r) = &mut self.msk_rtx {
             r.on_receive(i, now);
         }
+        let watch_full = self.role == Role::Client
+            && self.mode == Mode::Mptcp
+            && !self.fully_established
+            && self.sfs[i].initial;
         // options.c `check_fully_established` (client, in-kernel PM): the
         // first in-sequence packet of the initial subflow (subflow sequence
         // ISN + 1) carrying a DATA_ACK or an ADD_ADDR that is not an echo.
-        let became_full = self.kpm.is_some()
-            && self.role == Role::Client
-            && self.mode == Mode::Mptcp
-            && !self.fully_established
-            && self.sfs[i].initial
+        let became_full = watch_full
+            && self.kpm.is_some()
             && seg.seq == 1
             && (opts.dss.and_then(|d| d.data_ack()).is_some()
                 || opts.add_addr().is_some_and(|a| !a.echo));
-        if became_full {
+        // v0.9x (`full_estab.rs`): a DATA_ACK on a subflow ACK beyond the SYN.
+        let v09x_full = watch_full
+            && self.kpm.is_none()
+            && v09x_full_by_data_ack(seg.has(flags::ACK), seg.ack, opts);
+        if became_full || v09x_full {
             self.fully_established = true;
         }
         if let Some(c) = &opts.control {
@@ -938,6 +948,18 @@ impl MptcpConnection {
         }
         if let Some(id) = opts.remove_addr() {
             self.on_remove_addr(now, id);
+        }
+        // v0.9x (`full_estab.rs`): a whole initial receive window of data
+        // arrived in order on the master subflow.
+        let v09x_full = v09x_full
+            || (watch_full
+                && self.kpm.is_none()
+                && v09x_full_by_data(self.sfs[i].rcv.rcv_nxt, self.v09x_init_rcv_wnd()));
+        if v09x_full {
+            self.fully_established = true;
+            // `mptcp_become_fully_estab` -> the PM's `fully_established`
+            // hook queues `create_subflow_worker`, which opens the subflows
+            self.pm_create(now);
         }
     }
 

@@ -2,13 +2,12 @@
 //! `mptcp_fullmesh.c`, `mptcp_ndiffports.c`, `mptcp_binder.c`; upstream's
 //! in-kernel path manager is `pm_kernel.rs`).
 //!
-//! Only the connection's initiator (the client) opens subflows, and here only
-//! once the first subflow is established (RFC 8684 3.2). v0.9x's
-//! `create_subflow_worker` (fullmesh, ndiffports, binder) actually waits for
-//! the master subflow to be *fully* established (`mptcp_become_fully_estab`,
-//! mptcp_input.c); that is not modelled for these path managers (docs/mptcp.md,
-//! "In-kernel path manager", open finding); the in-kernel PM's rule is in
-//! `pm_kernel.rs`.
+//! Only the connection's initiator (the client) opens subflows (RFC 8684
+//! 3.2), and only once the connection is *fully* established: v0.9x's
+//! `create_subflow_worker` (fullmesh, ndiffports, binder) exits until the
+//! master subflow is (`mptcp_become_fully_estab`, mptcp_input.c; the rule is
+//! in `connection/full_estab.rs`); the in-kernel PM's rule is in
+//! `connection.rs` (options.c `check_fully_established`) and `pm_kernel.rs`.
 //! The passive side (server) never opens subflows (it may be behind no NAT,
 //! but v0.9x servers do not either); with `fullmesh` it announces its other
 //! addresses with ADD_ADDR (RFC 8684 3.4.1), and the client's fullmesh then

@@ -162,7 +162,29 @@ fn mp_capable_then_join_only_after_the_first_subflow_is_established() {
         s[0].1.src, A1,
         "initial subflow on the default (first) address"
     );
+    // v0.9x (`connection/full_estab.rs`): established, but not fully
+    // established while the client has sent nothing: no join yet
     w.run(200 * MS);
+    assert_eq!(syns(&w.log).len(), 1, "no join before full establishment");
+    // the application writes a request; the server's ACK of it carries a
+    // DATA_ACK beyond the SYN (`mptcp_process_data_ack`): the join goes
+    // out as that ACK arrives (sent on the path of A1, 10 ms)
+    w.c.write(w.now, 100);
+    w.run(400 * MS);
+    let acked = w
+        .log
+        .iter()
+        .find(|(_, p)| {
+            p.src == S1
+                && p.tcp().is_some_and(|t| {
+                    t.ack > 1
+                        && t.mptcp
+                            .as_ref()
+                            .is_some_and(|o| o.dss.is_some_and(|d| d.data_ack().is_some()))
+                })
+        })
+        .map(|(t, _)| *t + 10 * MS)
+        .expect("the server acknowledged the request");
     let s = syns(&w.log);
     assert_eq!(s.len(), 2);
     let (t_join, join) = (
@@ -176,8 +198,8 @@ fn mp_capable_then_join_only_after_the_first_subflow_is_established() {
             .join()
             .unwrap(),
     );
-    // SYN-ACK arrives at 20 ms: the join goes out then, not before.
-    assert_eq!(*t_join, 20 * MS);
+    assert_eq!(*t_join, acked);
+    assert!(acked > 200 * MS);
     assert_eq!(s[1].1.src, A2);
     assert_ne!(join.token, 0, "the join names the server's token");
     let _ = token_of;
@@ -226,6 +248,15 @@ fn join_with_a_wrong_token_is_ignored() {
     assert_eq!(w.s.sfs.len(), 1);
 }
 
+/// Connect, and have the client write a short request at once, as an
+/// application's request does: with a v0.9x path manager the client opens
+/// its extra subflows only once the server DATA_ACKs it (fully established,
+/// `connection/full_estab.rs`), one round trip after the SYN-ACK.
+fn connect_with_request(w: &mut Wire) {
+    w.c.connect(0);
+    w.c.write(0, 100);
+}
+
 fn transfer(w: &mut Wire, bytes: u64, until: Nanos) {
     w.s.write(w.now, bytes);
     w.s.close(w.now);
@@ -238,7 +269,7 @@ fn dss_mappings_and_data_ack_carry_a_transfer_over_two_subflows() {
         cfg(PmKind::Fullmesh { per_pair: 1 }),
         cfg(PmKind::Fullmesh { per_pair: 1 }),
     );
-    w.c.connect(0);
+    connect_with_request(&mut w);
     w.run(200 * MS);
     transfer(&mut w, 300_000, 5 * SEC);
     assert_eq!(w.c.recv.delivered, 300_000);
@@ -271,7 +302,7 @@ fn rto_on_a_subflow_reinjects_its_data_on_the_other() {
         cfg(PmKind::Fullmesh { per_pair: 1 }),
         cfg(PmKind::Fullmesh { per_pair: 1 }),
     );
-    w.c.connect(0);
+    connect_with_request(&mut w);
     w.run(300 * MS);
     assert_eq!(w.s.sfs.len(), 2);
     // Path 2 becomes a black hole from now on.
@@ -329,7 +360,7 @@ fn tail_loss_burst(mptcp_tlp: bool, lossy: Addr, segs: u64) -> (Nanos, u64) {
         TlpMode::Subflow
     };
     let mut w = Wire::new(c.clone(), c);
-    w.c.connect(0);
+    connect_with_request(&mut w);
     w.run(300 * MS);
     assert_eq!(w.s.sfs.len(), 2);
     let mss = w.s.sfs[0].snd.mss as u64;
@@ -430,7 +461,7 @@ fn reno_subflow_resumes_after_an_rto() {
     c.tcp.rcvbuf = 128 * 1024;
     c.tcp.sndbuf = 128 * 1024;
     let mut w = Wire::new(c.clone(), c);
-    w.c.connect(0);
+    connect_with_request(&mut w);
     w.run(300 * MS);
     assert_eq!(w.s.sfs.len(), 2);
     // Path 1 is a black hole for 600 ms: its subflow times out.
@@ -617,14 +648,26 @@ fn kernel_pm_joins_once_the_first_dss_from_the_server_arrives() {
     transfer(&mut w, 20_000, 400 * MS);
     assert_eq!(joins(&w.log), vec![60 * MS]);
     assert_eq!(w.s.sfs.len(), 2);
-    // the same client with a v0.9x path manager joins at the SYN-ACK
+    // the same download with a v0.9x path manager (the client writes
+    // nothing): fully established only once more than a whole initial
+    // receive window (10 x 1460 = 14600 bytes, `mptcp_prevalidate_skb`)
+    // arrived in order on the initial subflow, the 11th 1424-byte segment
     let mut w = Wire::new(
         cfg(PmKind::Fullmesh { per_pair: 1 }),
         cfg(PmKind::Fullmesh { per_pair: 1 }),
     );
     w.c.connect(0);
     w.run(50 * MS);
-    assert_eq!(joins(&w.log), vec![20 * MS]);
+    assert!(joins(&w.log).is_empty(), "v0.9x: not fully established");
+    transfer(&mut w, 20_000, 400 * MS);
+    let data_in: Vec<Nanos> = w
+        .log
+        .iter()
+        .filter(|(_, p)| p.src == S1 && p.tcp().is_some_and(|t| t.len > 0))
+        .map(|(t, _)| *t + 10 * MS)
+        .collect();
+    assert!(data_in.len() >= 11);
+    assert_eq!(joins(&w.log), vec![data_in[10]]);
 }
 
 #[test]
@@ -725,7 +768,7 @@ fn subflow_ports_come_from_the_connection_block() {
             .unwrap()
             .with_port_block(n);
         }
-        w.c.connect(0);
+        connect_with_request(&mut w);
         w.run(300 * MS);
         syns(&w.log)
             .iter()
@@ -822,7 +865,7 @@ fn remove_addr_closes_the_subflows_and_reinjects_their_data() {
         },
         cfg(PmKind::Fullmesh { per_pair: 1 }),
     );
-    w.c.connect(0);
+    connect_with_request(&mut w);
     w.run(200 * MS);
     transfer(&mut w, 4_000_000, 30 * SEC);
     // everything arrives, over the remaining subflow
@@ -891,7 +934,7 @@ fn fastclose_resets_every_subflow_and_both_ends_report_the_abort() {
         },
         cfg(PmKind::Fullmesh { per_pair: 1 }),
     );
-    w.c.connect(0);
+    connect_with_request(&mut w);
     w.run(200 * MS);
     transfer(&mut w, 4_000_000, 30 * SEC);
     // the download was cut short
