@@ -10,6 +10,7 @@ use crate::tcp::{PathReceiver, PathSender, TcpConfig};
 use crate::time::Nanos;
 
 use super::seqmap::SeqMap;
+use super::skbq::SkbQueue;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SfState {
@@ -52,6 +53,9 @@ pub struct Subflow {
     pub pf: bool,
     /// Mappings of data handed to the sender, not yet acked at subflow level.
     pub tx_maps: VecDeque<Mapping>,
+    /// The skbs of the send queue, for `sk_wmem_queued` (upstream
+    /// scheduler with per-subflow send buffers only, `push_queued`).
+    pub skbs: SkbQueue,
     /// Received mappings waiting for subflow-level in-order delivery:
     /// subflow sequence -> (DSN, length).
     pub rx_maps: SeqMap<(u64, u32)>,
@@ -102,6 +106,7 @@ impl Subflow {
             backup: false,
             pf: false,
             tx_maps: VecDeque::new(),
+            skbs: SkbQueue::default(),
             rx_maps: SeqMap::new(),
             rx_map_check: Default::default(),
             syn_pending: false,
@@ -148,6 +153,8 @@ impl Subflow {
     /// kept, so a transmitted segment never spans two mappings (the kernel
     /// starts a new skb there, `mptcp_sendmsg_frag`).
     pub fn push_queued(&mut self, dsn: u64, len: u32) {
+        let goal = super::sndbuf::xmit_size_goal(self.snd.mss);
+        self.skbs.entail(self.snd.write_seq, dsn, len, goal);
         if self.snd.unsent() > 0 {
             let end = self.snd.write_seq;
             self.snd.chunk_ends.push_back(end);
@@ -180,6 +187,7 @@ impl Subflow {
     /// Forget mappings acked at subflow level.
     pub fn prune_maps(&mut self) {
         let una = self.snd.snd_una;
+        self.skbs.on_ack(una);
         while let Some(m) = self.tx_maps.front() {
             if m.sseq + m.len as u64 <= una {
                 self.tx_maps.pop_front();
