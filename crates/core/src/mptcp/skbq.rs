@@ -28,10 +28,7 @@
 //!   it is acknowledged; a partly acknowledged one keeps its overhead
 //!   (`tcp_trim_head` gives back the payload only).
 //!
-//! Simplifications: the model's segments still do not cross the model's
-//! own per-segment mappings (`PathSender::chunk_ends`), so data appended to
-//! an skb here may go out in one more short segment than the kernel's;
-//! retransmissions do not split skbs (`tcp_fragment` on a smaller MSS);
+//! Simplifications: retransmissions do not split skbs (`tcp_fragment` on a smaller MSS);
 //! the frag limit (`sysctl_max_skb_frags`) is not applied.
 
 use std::collections::VecDeque;
@@ -62,10 +59,12 @@ pub struct SkbQueue {
 impl SkbQueue {
     /// `len` bytes at subflow sequence `sseq` carrying DSN `dsn` join the
     /// write queue (`mptcp_sendmsg_frag`); `goal` is the queued size goal
-    /// (`super::sndbuf::xmit_size_goal`).
-    pub fn entail(&mut self, sseq: u64, dsn: u64, len: u32, goal: u64) {
+    /// (`super::sndbuf::xmit_size_goal`). Returns how many of the bytes
+    /// joined the tail skb.
+    pub fn entail(&mut self, sseq: u64, dsn: u64, len: u32, goal: u64) -> u64 {
         let goal = goal.max(1);
         let (mut sseq, mut dsn, mut left) = (sseq, dsn, len as u64);
+        let mut joined = 0;
         if let Some(t) = self.q.back_mut() {
             if !t.sent && !t.frozen && t.end == sseq && t.dsn_end == dsn && t.end - t.start < goal {
                 let take = left.min(goal - (t.end - t.start));
@@ -74,6 +73,7 @@ impl SkbQueue {
                 sseq += take;
                 dsn += take;
                 left -= take;
+                joined = take;
             }
         }
         while left > 0 {
@@ -89,6 +89,7 @@ impl SkbQueue {
             dsn += take;
             left -= take;
         }
+        joined
     }
 
     /// The subflow has transmitted new data up to `snd_nxt` in one round
@@ -178,11 +179,11 @@ mod tests {
         let mut q = SkbQueue::default();
         q.entail(0, 100, 1460, GOAL);
         assert_eq!(q.wmem_queued(1460), 1460 + 832);
-        q.entail(1460, 1560, 1460, GOAL);
+        assert_eq!(q.entail(1460, 1560, 1460, GOAL), 1460);
         assert_eq!(q.len(), 1, "appended to the unsent tail");
         q.on_xmit(2920, 2840);
         assert_eq!(q.len(), 2, "one round of 2920 bytes in 2840-byte pieces");
-        q.entail(2920, 3020, 1460, GOAL);
+        assert_eq!(q.entail(2920, 3020, 1460, GOAL), 0);
         assert_eq!(q.len(), 3, "the tail was sent: a new skb");
         // DSN not contiguous (another subflow took data in between): new skb.
         q.entail(4380, 9000, 1460, GOAL);
