@@ -1139,4 +1139,18 @@ fn upstream_each_small_write_is_an_skb_until_the_window_fills() {
     let out: u32 = w.s.sfs.iter().map(|s| s.snd.packets_out).sum();
     assert!(out >= 20, "both windows full: {out} segments out");
     assert!(skbs < 40, "{skbs} skbs for 80 writes");
+    // The joined writes share their skb's mapping, so the segments sent
+    // from it run on across the 1000-byte write boundaries (full-sized),
+    // as the kernel's do; without the shared mapping each write would end
+    // in a short segment.
+    let from = w.log.len();
+    w.run(w.now + SEC);
+    let lens: Vec<u32> = w.log[from..]
+        .iter()
+        .filter(|(_, p)| p.src == S1)
+        .filter_map(|(_, p)| p.tcp().map(|t| t.len))
+        .filter(|&l| l > 0)
+        .collect();
+    let full = lens.iter().filter(|&&l| l > 1000).count();
+    assert!(full * 2 > lens.len(), "segments after the fill: {lens:?}");
 }
