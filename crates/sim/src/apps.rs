@@ -193,6 +193,26 @@ impl App for StreamApp {
     }
 }
 
+/// Bytes per `write()` call of a file sender on a stream socket: the
+/// emulator's agent writes files from a 64 KiB buffer (`write_bytes` in
+/// crates/emu/src/agent.rs). Upstream Linux MPTCP schedules after each
+/// call (`mptcp_sendmsg` ends in `__mptcp_push_pending`), so the call size
+/// is part of what the kernel decides on; TCP does not see it.
+pub const FILE_WRITE_CALL: u64 = 64 * 1024;
+
+/// Bytes of the next write call of a file sender that has written
+/// `written` bytes and has `want` more: on a stream socket `write_all` of a
+/// 64 KiB buffer, so a call cut short by a full socket goes on with the rest
+/// of the same buffer (calls end at multiples of `FILE_WRITE_CALL`); on a
+/// message socket everything at once.
+fn file_write_call(written: u64, want: u64, stream: bool) -> u64 {
+    if stream {
+        want.min(FILE_WRITE_CALL - written % FILE_WRITE_CALL)
+    } else {
+        want
+    }
+}
+
 /// Download (or upload) of one file: connect at `start`, the sender writes
 /// `size` bytes, done when the receiver has them all. Completion time runs
 /// from `start` (the SYN) to the last byte delivered, as seed 002 measures.
@@ -221,12 +241,27 @@ impl FileApp {
         }
     }
 
+    /// Write what the socket takes, in calls of at most `FILE_WRITE_CALL`
+    /// bytes on a stream socket, ending at multiples of it from the file's
+    /// start, as the emulator's agent does; a
+    /// message-oriented socket (SCTP, where a call is a message) gets the
+    /// rest in one call.
     fn fill(&mut self, io: &mut AppIo) {
-        if self.written < self.size {
-            self.written += io.write(self.flow, self.sender, self.size - self.written);
-            if self.written == self.size {
-                io.close(self.flow, self.sender);
+        if self.written >= self.size {
+            return;
+        }
+        let stream = io.max_message(self.flow, self.sender).is_none();
+        while self.written < self.size {
+            let want = self.size - self.written;
+            let call = file_write_call(self.written, want, stream);
+            let n = io.write(self.flow, self.sender, call);
+            self.written += n;
+            if n < call {
+                break;
             }
+        }
+        if self.written == self.size {
+            io.close(self.flow, self.sender);
         }
     }
 }
@@ -602,5 +637,21 @@ impl App for WebApp {
                 end: self.browser.page_load_time().map(|t| self.start + t),
             },
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_write_calls_end_at_multiples_of_64_kib() {
+        assert_eq!(file_write_call(0, 1 << 20, true), 65_536);
+        // a call cut short at 100 000 bytes goes on to 131 072
+        assert_eq!(file_write_call(100_000, 1 << 20, true), 31_072);
+        assert_eq!(file_write_call(131_072, 1 << 20, true), 65_536);
+        assert_eq!(file_write_call(131_072, 1_000, true), 1_000);
+        // SCTP: one call, one message
+        assert_eq!(file_write_call(100_000, 1 << 20, false), 1 << 20);
     }
 }

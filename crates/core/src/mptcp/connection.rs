@@ -235,6 +235,11 @@ pub struct MptcpConnection {
     idle_unavailable: bool,
     /// Something happened since the last `fill` (packet, timer, app call).
     dirty: bool,
+    /// A scheduling pass is handing data to subflows: what they transmit
+    /// meanwhile is one `tcp_push` round at the push's end
+    /// (`mptcp_push_release`), so their skbs are cut only then
+    /// (`sync_skbs`).
+    in_push: bool,
     /// Set when the initial subflow's SYN retries ran out (`Endpoint::gave_up`).
     gave_up: Option<&'static str>,
     /// Reused buffers for the per-ACK and per-segment subflow snapshots
@@ -374,6 +379,7 @@ impl MptcpConnection {
             copies,
             idle_unavailable,
             dirty: true,
+            in_push: false,
             gave_up: None,
             path_buf: Vec::new(),
             view_buf: Vec::new(),
@@ -505,13 +511,7 @@ impl MptcpConnection {
                 s.snd.mss,
                 srtt,
             );
-            v.wmem_queued = sndbuf::wmem_queued(
-                v.unacked_bytes,
-                v.queued_bytes,
-                s.snd.mss,
-                v.pacing_rate_bps,
-                s.snd.rtt.min_rtt / crate::time::US,
-            );
+            v.wmem_queued = s.skbs.wmem_queued(v.unacked_bytes);
             v.sndbuf = b.subflow(s.id);
         }
         v
@@ -1117,6 +1117,40 @@ impl MptcpConnection {
         while let Some(tx) = self.sfs[i].snd.next_tx(now) {
             self.build_tx(i, now, tx);
         }
+        if self.bufs.is_some() && !self.in_push {
+            self.sync_skbs(i);
+        }
+    }
+
+    /// Subflow `i` transmitted new data in one `tcp_write_xmit` round: cut
+    /// its skbs as `tso_fragment` does (`super::skbq`), by the
+    /// `tcp_tso_autosize` of its current pacing rate.
+    fn sync_skbs(&mut self, i: usize) {
+        let s = &self.sfs[i];
+        if s.skbs.is_empty() {
+            return;
+        }
+        let ss = s.snd.ssthresh();
+        let pace = super::sched::upstream::linux_pacing_rate_bps(
+            s.snd.cwnd(),
+            if ss >= INFINITE_SSTHRESH {
+                u32::MAX
+            } else {
+                ss
+            },
+            s.snd.packets_out,
+            s.snd.mss,
+            s.snd.rtt.srtt,
+        );
+        let autosize = sndbuf::size_goal(s.snd.mss, pace, s.snd.rtt.min_rtt / crate::time::US);
+        let nxt = s.snd.snd_nxt;
+        self.sfs[i].skbs.on_xmit(nxt, autosize);
+    }
+
+    fn sync_all_skbs(&mut self) {
+        for i in 0..self.sfs.len() {
+            self.sync_skbs(i);
+        }
     }
 
     fn apply(&mut self, now: Nanos, out: &SchedOutcome) -> bool {
@@ -1209,7 +1243,12 @@ impl MptcpConnection {
             self.send.sndbuf = b.update(mem, self.write_blocked);
         }
         let mut views = std::mem::take(&mut self.view_buf);
+        self.in_push = self.bufs.is_some();
         self.schedule_loop(now, mss, &mut views);
+        if self.in_push {
+            self.in_push = false;
+            self.sync_all_skbs();
+        }
         self.view_buf = views;
     }
 
@@ -1284,6 +1323,12 @@ impl MptcpConnection {
                 let step = self.pushes.step(d);
                 if step.new_push {
                     self.sched.new_push();
+                    if self.in_push {
+                        // the previous write's push ended with its
+                        // `mptcp_push_release` -> `tcp_push`
+                        self.sync_all_skbs();
+                        stale = u64::MAX;
+                    }
                 }
                 let l = (l as u64).min(step.end.saturating_sub(d)) as u32;
                 (d, l, false)

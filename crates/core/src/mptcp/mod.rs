@@ -26,6 +26,7 @@ pub mod push;
 pub mod remove_addr;
 pub mod sched;
 pub mod seqmap;
+pub mod skbq;
 pub mod sndbuf;
 pub mod subflow;
 

@@ -12,11 +12,10 @@
 //! `sk_wmem_queued`, which counts every skb's truesize (`tcp_skb_entail`
 //! charges the empty skb's truesize, `mptcp_sendmsg_frag` adds the payload).
 //!
-//! Simplifications: the number of skbs is estimated, not tracked skb by
-//! skb: unsent bytes divided by the queued skb size (`tcp_xmit_size_goal`,
-//! 64 KB) plus sent, unacknowledged bytes divided by the transmit size
-//! (`tcp_tso_autosize`, into which `tso_fragment` splits them); partial
-//! acks trimming an skb and a partly sent skb are not counted; memory pressure
+//! The skbs themselves are tracked per subflow in `super::skbq` (queued
+//! to `tcp_xmit_size_goal`, 64 KB; cut to `tcp_tso_autosize` when sent).
+//!
+//! Simplifications: memory pressure
 //! (`sk_wmem_schedule` failing) is not modelled; `tcp_notsent_lowat` is the
 //! default (`UINT_MAX`), so `tcp_stream_memory_free` never refuses.
 
@@ -93,29 +92,6 @@ pub fn size_goal(mss: u32, pacing_rate_bps: u64, min_rtt_us: u64) -> u64 {
 pub fn xmit_size_goal(mss: u32) -> u64 {
     let mss = mss.max(1) as u64;
     (GSO_MAX_SIZE / mss).max(1) * mss
-}
-
-/// `sk_wmem_queued` of a subflow holding `unacked` bytes of which `unsent`
-/// are not transmitted yet: the payload plus one empty skb's truesize per
-/// skb. Unsent data sits in skbs of `xmit_size_goal`; transmitting splits
-/// them to `size_goal` (`tso_fragment` charges each new skb's truesize,
-/// net/ipv4/tcp_output.c), so sent, unacknowledged data counts one skb per
-/// `size_goal`.
-pub fn wmem_queued(
-    unacked: u64,
-    unsent: u64,
-    mss: u32,
-    pacing_rate_bps: u64,
-    min_rtt_us: u64,
-) -> u64 {
-    if unacked == 0 {
-        return 0;
-    }
-    let unsent = unsent.min(unacked);
-    let sent = unacked - unsent;
-    let skbs = sent.div_ceil(size_goal(mss, pacing_rate_bps, min_rtt_us))
-        + unsent.div_ceil(xmit_size_goal(mss));
-    unacked + skbs * SKB_TRUESIZE_EMPTY
 }
 
 /// `sk_stream_memory_free` with the default `tcp_notsent_lowat`.
@@ -245,7 +221,7 @@ mod tests {
     }
 
     #[test]
-    fn wmem_counts_skb_overhead() {
+    fn size_goals_and_room() {
         let slow = 20_000; // min RTT 20 ms: 20000 >> 9 = 39 >= 32, no term
                            // 20 Mbit/s: 2.5 MB/s >> 10 = 2441 B < 2 segments -> 2 x 1448.
         assert_eq!(size_goal(1448, 20_000_000, slow), 2896);
@@ -256,22 +232,6 @@ mod tests {
         // No RTT sample yet (tcp_min_rtt ~0U): no term.
         assert_eq!(size_goal(1448, 20_000_000, u64::MAX), 2896);
         assert_eq!(xmit_size_goal(1420), 65_320);
-        assert_eq!(wmem_queued(0, 0, 1448, 20_000_000, slow), 0);
-        // 10 000 B sent: 4 skbs of <= 2896 B.
-        assert_eq!(
-            wmem_queued(10_000, 0, 1448, 20_000_000, slow),
-            10_000 + 4 * 832
-        );
-        // The same bytes still queued: one skb of <= 45 x 1448 B.
-        assert_eq!(
-            wmem_queued(10_000, 10_000, 1448, 20_000_000, slow),
-            10_000 + 832
-        );
-        // 100 000 B, 10 000 of them sent: 4 + ceil(90 000 / 65 160) = 6 skbs.
-        assert_eq!(
-            wmem_queued(100_000, 90_000, 1448, 20_000_000, slow),
-            100_000 + 6 * 832
-        );
         assert!(memory_free(1000, 1001));
         assert!(!memory_free(1001, 1001));
     }

@@ -10,6 +10,7 @@ use crate::tcp::{PathReceiver, PathSender, TcpConfig};
 use crate::time::Nanos;
 
 use super::seqmap::SeqMap;
+use super::skbq::SkbQueue;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SfState {
@@ -52,6 +53,9 @@ pub struct Subflow {
     pub pf: bool,
     /// Mappings of data handed to the sender, not yet acked at subflow level.
     pub tx_maps: VecDeque<Mapping>,
+    /// The skbs of the send queue, for `sk_wmem_queued` (upstream
+    /// scheduler with per-subflow send buffers only, `push_queued`).
+    pub skbs: SkbQueue,
     /// Received mappings waiting for subflow-level in-order delivery:
     /// subflow sequence -> (DSN, length).
     pub rx_maps: SeqMap<(u64, u32)>,
@@ -102,6 +106,7 @@ impl Subflow {
             backup: false,
             pf: false,
             tx_maps: VecDeque::new(),
+            skbs: SkbQueue::default(),
             rx_maps: SeqMap::new(),
             rx_map_check: Default::default(),
             syn_pending: false,
@@ -144,13 +149,34 @@ impl Subflow {
     }
 
     /// Queue one more segment's worth behind data not yet sent (upstream
-    /// scheduler with per-subflow send buffers): the segment boundary is
-    /// kept, so a transmitted segment never spans two mappings (the kernel
-    /// starts a new skb there, `mptcp_sendmsg_frag`).
+    /// scheduler with per-subflow send buffers). Where the kernel appends
+    /// the data to the unsent tail skb (`mptcp_sendmsg_frag`, see
+    /// `super::skbq`), that skb's mapping grows (`mpext->data_len +=
+    /// copy`) and TCP's segments run on across the write boundary; the
+    /// last mapping here grows likewise when none of it is transmitted yet.
+    /// Elsewhere the boundary is kept, so a transmitted segment never spans
+    /// two mappings (the kernel starts a new skb there).
     pub fn push_queued(&mut self, dsn: u64, len: u32) {
+        let goal = super::sndbuf::xmit_size_goal(self.snd.mss);
+        let sseq = self.snd.write_seq;
+        let joined = self.skbs.entail(sseq, dsn, len, goal);
+        let nxt = self.snd.snd_nxt;
+        if joined > 0 {
+            if let Some(m) = self.tx_maps.back_mut().filter(|m| {
+                m.sseq + m.len as u64 == sseq && m.dsn + m.len as u64 == dsn && nxt <= m.sseq
+            }) {
+                m.len += joined as u32;
+                self.snd.push_data(joined);
+                if joined == len as u64 {
+                    return;
+                }
+                self.snd.chunk_ends.push_back(sseq + joined);
+                self.push(dsn + joined, len - joined as u32);
+                return;
+            }
+        }
         if self.snd.unsent() > 0 {
-            let end = self.snd.write_seq;
-            self.snd.chunk_ends.push_back(end);
+            self.snd.chunk_ends.push_back(sseq);
         }
         self.push(dsn, len);
     }
@@ -180,6 +206,7 @@ impl Subflow {
     /// Forget mappings acked at subflow level.
     pub fn prune_maps(&mut self) {
         let una = self.snd.snd_una;
+        self.skbs.on_ack(una);
         while let Some(m) = self.tx_maps.front() {
             if m.sseq + m.len as u64 <= una {
                 self.tx_maps.pop_front();

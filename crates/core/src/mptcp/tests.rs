@@ -1134,3 +1134,66 @@ fn stale_subflow_data_is_pushed_again_at_the_other_subflows_pace() {
         (w.now - t0) / MS
     );
 }
+
+/// `sk_wmem_queued` skb by skb (`super::skbq`), as the kernel's
+/// tracepoints show for a game server's setup burst (docs/validation.md,
+/// "Decision level"): each small write that finds the subflow's earlier
+/// data transmitted costs one skb (payload + 832 bytes), not a share of a
+/// two-segment transmit skb; once the congestion window is full, the next
+/// writes join the unsent tail skb and cost only their payload.
+#[test]
+fn upstream_each_small_write_is_an_skb_until_the_window_fills() {
+    let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
+    c.scheduler = SchedulerKind::Upstream;
+    let mut w = Wire::new(c.clone(), c);
+    w.c.connect(0);
+    w.run(30 * MS);
+    w.c.write(w.now, 16);
+    w.run(500 * MS);
+    assert!(w.s.sfs.len() == 2 && w.s.sfs.iter().all(|s| s.established()));
+    let wmem = |w: &Wire| -> Vec<(u64, u64)> {
+        w.s.sfs
+            .iter()
+            .map(|s| (s.snd.buffered(), s.skbs.wmem_queued(s.snd.buffered())))
+            .collect()
+    };
+    // Four 1000-byte writes with room in both windows: sent at once, one
+    // skb each, wherever they went.
+    for _ in 0..4 {
+        w.s.write(w.now, 1000);
+    }
+    w.run(w.now + 1);
+    for (bytes, mem) in wmem(&w) {
+        assert_eq!(bytes % 1000, 0);
+        assert_eq!(mem, bytes + bytes / 1000 * 832, "one skb per write");
+    }
+    w.run(w.now + SEC);
+    assert!(wmem(&w).iter().all(|&(b, m)| b == 0 && m == 0));
+    // Eighty more: the windows fill, so later writes join the queued tail
+    // skb (at most 64 KB each): far fewer skbs than writes.
+    for _ in 0..80 {
+        w.s.write(w.now, 1000);
+    }
+    w.run(w.now + 1);
+    // (a write that goes to the other subflow than the previous one ends
+    // that tail's mapping: `mptcp_skb_can_collapse_to` needs the DSN to
+    // continue, so the count depends on how the picks alternate)
+    let skbs: usize = w.s.sfs.iter().map(|s| s.skbs.len()).sum();
+    let out: u32 = w.s.sfs.iter().map(|s| s.snd.packets_out).sum();
+    assert!(out >= 20, "both windows full: {out} segments out");
+    assert!(skbs < 40, "{skbs} skbs for 80 writes");
+    // The joined writes share their skb's mapping, so the segments sent
+    // from it run on across the 1000-byte write boundaries (full-sized),
+    // as the kernel's do; without the shared mapping each write would end
+    // in a short segment.
+    let from = w.log.len();
+    w.run(w.now + SEC);
+    let lens: Vec<u32> = w.log[from..]
+        .iter()
+        .filter(|(_, p)| p.src == S1)
+        .filter_map(|(_, p)| p.tcp().map(|t| t.len))
+        .filter(|&l| l > 0)
+        .collect();
+    let full = lens.iter().filter(|&&l| l > 1000).count();
+    assert!(full * 2 > lens.len(), "segments after the fill: {lens:?}");
+}

@@ -1,0 +1,232 @@
+//! A subflow's send queue skb by skb, as far as `sk_wmem_queued` (which
+//! the upstream scheduler's linger time and room test read) counts it: the
+//! payload plus one empty skb's truesize per skb
+//! (`super::sndbuf::SKB_TRUESIZE_EMPTY`).
+//!
+//! Which skbs exist depends on how the data came and went, as in Linux 6.18:
+//!
+//! - *Queueing* (net/mptcp/protocol.c, `mptcp_sendmsg_frag`): data handed
+//!   to the subflow is appended to the tail skb of its write queue when
+//!   that skb is not transmitted yet, its mapping ends where the new data
+//!   starts (`mptcp_skb_can_collapse_to`: `data_seq + data_len ==
+//!   write_seq`, mapping not `frozen`) and it is below the size goal
+//!   (`tcp_send_mss` -> `tcp_xmit_size_goal`, `copy = size_goal -
+//!   skb->len`); otherwise a new skb is allocated (`mptcp_alloc_tx_skb`,
+//!   charged by `tcp_skb_entail`). So every application write that finds
+//!   the subflow's previous data already sent costs one more skb; a write
+//!   that finds it still queued does not.
+//! - *Transmission* (net/ipv4/tcp_output.c, `tcp_write_xmit`): an skb
+//!   longer than what one transmission may send (`tcp_tso_autosize`, at
+//!   least two segments, see `super::sndbuf::size_goal`; or what the
+//!   congestion window allows) is cut by `tso_fragment`, which allocates
+//!   and charges a new skb for the rest. The transmitted part of an skb is
+//!   counted here as one skb per `size_goal` bytes sent in one round; an
+//!   untransmitted rest is one more skb, whose mapping is frozen (it was
+//!   written in the DSS of the transmitted part), so later data is not
+//!   appended to it.
+//! - *Acknowledgement* (`tcp_clean_rtx_queue`): an skb is freed when all of
+//!   it is acknowledged; a partly acknowledged one keeps its overhead
+//!   (`tcp_trim_head` gives back the payload only).
+//!
+//! Simplifications: retransmissions do not split skbs (`tcp_fragment` on a smaller MSS);
+//! the frag limit (`sysctl_max_skb_frags`) is not applied.
+
+use std::collections::VecDeque;
+
+use super::sndbuf::SKB_TRUESIZE_EMPTY;
+
+/// One skb: subflow sequence range, the DSN its mapping ends at, and
+/// whether any of its data was transmitted (`sent`) or its mapping can no
+/// longer grow (`frozen`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Skb {
+    start: u64,
+    end: u64,
+    dsn_end: u64,
+    sent: bool,
+    frozen: bool,
+}
+
+/// The skbs of one subflow's write and retransmission queues, in sequence
+/// order.
+#[derive(Clone, Debug, Default)]
+pub struct SkbQueue {
+    q: VecDeque<Skb>,
+    /// Index of the first skb not transmitted yet (`q.len()` if none).
+    first_unsent: usize,
+}
+
+impl SkbQueue {
+    /// `len` bytes at subflow sequence `sseq` carrying DSN `dsn` join the
+    /// write queue (`mptcp_sendmsg_frag`); `goal` is the queued size goal
+    /// (`super::sndbuf::xmit_size_goal`). Returns how many of the bytes
+    /// joined the tail skb.
+    pub fn entail(&mut self, sseq: u64, dsn: u64, len: u32, goal: u64) -> u64 {
+        let goal = goal.max(1);
+        let (mut sseq, mut dsn, mut left) = (sseq, dsn, len as u64);
+        let mut joined = 0;
+        if let Some(t) = self.q.back_mut() {
+            if !t.sent && !t.frozen && t.end == sseq && t.dsn_end == dsn && t.end - t.start < goal {
+                let take = left.min(goal - (t.end - t.start));
+                t.end += take;
+                t.dsn_end += take;
+                sseq += take;
+                dsn += take;
+                left -= take;
+                joined = take;
+            }
+        }
+        while left > 0 {
+            let take = left.min(goal);
+            self.q.push_back(Skb {
+                start: sseq,
+                end: sseq + take,
+                dsn_end: dsn + take,
+                sent: false,
+                frozen: false,
+            });
+            sseq += take;
+            dsn += take;
+            left -= take;
+        }
+        joined
+    }
+
+    /// The subflow has transmitted new data up to `snd_nxt` in one round
+    /// (`tcp_write_xmit`), in pieces of at most `autosize` bytes
+    /// (`tcp_tso_autosize`): each skb it reached is cut into the pieces
+    /// sent and, if not all of it went out, a frozen rest (`tso_fragment`).
+    pub fn on_xmit(&mut self, snd_nxt: u64, autosize: u64) {
+        let autosize = autosize.max(1);
+        while let Some(&s) = self.q.get(self.first_unsent) {
+            if s.start >= snd_nxt {
+                break;
+            }
+            let sent_end = s.end.min(snd_nxt);
+            let mut pieces = Vec::new();
+            let mut a = s.start;
+            while a < sent_end {
+                let b = (a + autosize).min(sent_end);
+                pieces.push(Skb {
+                    start: a,
+                    end: b,
+                    dsn_end: s.dsn_end - (s.end - b),
+                    sent: true,
+                    frozen: true,
+                });
+                a = b;
+            }
+            if sent_end < s.end {
+                pieces.push(Skb {
+                    start: sent_end,
+                    frozen: true,
+                    ..s
+                });
+            }
+            let n = pieces.len();
+            let sent_n = if sent_end < s.end { n - 1 } else { n };
+            let i = self.first_unsent;
+            self.q.remove(i);
+            for (k, p) in pieces.into_iter().enumerate() {
+                self.q.insert(i + k, p);
+            }
+            self.first_unsent = i + sent_n;
+            if sent_end < s.end {
+                break;
+            }
+        }
+    }
+
+    /// Free the skbs acknowledged up to `snd_una` (`tcp_clean_rtx_queue`).
+    pub fn on_ack(&mut self, snd_una: u64) {
+        while self.q.front().is_some_and(|s| s.end <= snd_una) {
+            self.q.pop_front();
+            self.first_unsent = self.first_unsent.saturating_sub(1);
+        }
+    }
+
+    /// Number of skbs held.
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+
+    /// `sk_wmem_queued`: the `unacked` payload bytes held plus each skb's
+    /// empty truesize.
+    pub fn wmem_queued(&self, unacked: u64) -> u64 {
+        if unacked == 0 {
+            return 0;
+        }
+        unacked + self.q.len() as u64 * SKB_TRUESIZE_EMPTY
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOAL: u64 = 65_320;
+
+    /// Two writes of one game message each: the second finds the first
+    /// still queued and joins its skb; once that skb is sent, the next
+    /// write needs a new one (kernel: 2292 bytes per 1460-byte message,
+    /// 1460 more for one appended).
+    #[test]
+    fn writes_join_an_unsent_tail_skb_only() {
+        let mut q = SkbQueue::default();
+        q.entail(0, 100, 1460, GOAL);
+        assert_eq!(q.wmem_queued(1460), 1460 + 832);
+        assert_eq!(q.entail(1460, 1560, 1460, GOAL), 1460);
+        assert_eq!(q.len(), 1, "appended to the unsent tail");
+        q.on_xmit(2920, 2840);
+        assert_eq!(q.len(), 2, "one round of 2920 bytes in 2840-byte pieces");
+        assert_eq!(q.entail(2920, 3020, 1460, GOAL), 0);
+        assert_eq!(q.len(), 3, "the tail was sent: a new skb");
+        // DSN not contiguous (another subflow took data in between): new skb.
+        q.entail(4380, 9000, 1460, GOAL);
+        assert_eq!(q.len(), 4);
+        q.on_ack(2840);
+        assert_eq!(q.len(), 3);
+        // partly acknowledged: the skb stays
+        q.on_ack(2900);
+        assert_eq!(q.len(), 3);
+        assert_eq!(q.wmem_queued(5840 - 2900), 2940 + 3 * 832);
+    }
+
+    /// A video frame of 3958 bytes sent at once with a two-segment
+    /// autosize: 2840 + 1118, two skbs (kernel: 5622 = 3958 + 2 x 832).
+    #[test]
+    fn a_transmission_cuts_by_autosize_and_freezes_the_rest() {
+        let mut q = SkbQueue::default();
+        q.entail(0, 0, 3958, GOAL);
+        q.on_xmit(3958, 2840);
+        assert_eq!(q.wmem_queued(3958), 3958 + 2 * 832);
+        // Congestion window for one segment only: sent piece + frozen rest.
+        let mut q = SkbQueue::default();
+        q.entail(0, 0, 3958, GOAL);
+        q.on_xmit(1420, 2840);
+        assert_eq!(q.len(), 2);
+        q.entail(3958, 3958, 100, GOAL);
+        assert_eq!(q.len(), 3, "the frozen rest takes no more data");
+        q.on_xmit(4058, 2840);
+        assert_eq!(q.len(), 3);
+        q.on_ack(4058);
+        assert!(q.is_empty());
+        assert_eq!(q.wmem_queued(0), 0);
+    }
+
+    /// Bulk data fills 64 KB skbs up to the size goal.
+    #[test]
+    fn bulk_data_fills_skbs_to_the_goal() {
+        let mut q = SkbQueue::default();
+        let mut s = 0;
+        for _ in 0..100 {
+            q.entail(s, s, 1420, GOAL);
+            s += 1420;
+        }
+        assert_eq!(q.len(), 3, "142000 bytes: 65320 + 65320 + 11360");
+    }
+}
