@@ -71,20 +71,32 @@ pub struct DLink {
 /// packet's pool index in the pipe: a router hop then never loads the
 /// packet's pool slot (at 10,000 connections that load was a cache miss on
 /// most hops, docs/performance.md "Scale").
+///
+/// `flow` and `client_host` are carried for the engine at the receiving host
+/// (`World::on_arrive`), which picks the endpoint from them without loading
+/// the packet or the flow's records first: at 10,000 connections each of
+/// those loads was a cache miss that the next one waited for.
 #[derive(Clone, Copy, Debug)]
 pub struct Hdr {
     pub dst: Addr,
     pub size: u32,
     pub payload_len: u32,
+    /// The packet's flow (`Packet::flow`).
+    pub flow: u32,
+    /// The host of the flow's client endpoint, as the sender's engine knew
+    /// it (`u32::MAX` when sent without one).
+    pub client_host: u32,
 }
 
 impl Hdr {
     #[inline]
-    fn of(p: &Packet) -> Hdr {
+    fn of(p: &Packet, client_host: u32) -> Hdr {
         Hdr {
             dst: p.dst,
             size: p.size,
             payload_len: p.payload_len(),
+            flow: p.flow,
+            client_host,
         }
     }
 }
@@ -150,9 +162,13 @@ pub struct Network {
     pub dlinks: Vec<DLink>,
     /// Host interfaces: address -> (host, outgoing directed link).
     iface: HashMap<Addr, (NodeId, DLinkId)>,
-    /// Per host: its (address, outgoing directed link) pairs; a linear scan
-    /// of these few entries is cheaper than hashing on every packet.
-    host_ifaces: Vec<Vec<(Addr, DLinkId)>>,
+    /// Every host's (address, outgoing directed link) pairs, host by host:
+    /// host h's are `host_ifaces[host_if_at[h]..host_if_at[h + 1]]`. A linear
+    /// scan of these few entries is cheaper than hashing on every packet,
+    /// and one flat table (rather than a vector per host) spares a
+    /// dependent load per packet sent.
+    host_ifaces: Vec<(Addr, DLinkId)>,
+    host_if_at: Vec<u32>,
     /// Where routers send each destination address (`crate::routes`).
     routes: Routes,
     pub drops_no_route: u64,
@@ -245,11 +261,16 @@ impl Network {
             }
         }
         let routes = Routes::build(spec, &dlinks, &adj, &iface);
-        let mut host_ifaces = vec![Vec::new(); n];
         let mut all: Vec<_> = iface.iter().map(|(a, &(h, dl))| (h, *a, dl)).collect();
         all.sort();
-        for (h, a, dl) in all {
-            host_ifaces[h].push((a, dl));
+        let host_ifaces: Vec<(Addr, DLinkId)> = all.iter().map(|&(_, a, dl)| (a, dl)).collect();
+        let mut host_if_at = Vec::with_capacity(n + 1);
+        let mut i = 0;
+        for h in 0..=n {
+            while i < all.len() && all[i].0 < h {
+                i += 1;
+            }
+            host_if_at.push(u32::try_from(i).expect("fewer than 2^32 interfaces"));
         }
         let pipes = dlinks
             .iter()
@@ -266,6 +287,7 @@ impl Network {
             dlinks,
             iface,
             host_ifaces,
+            host_if_at,
             routes,
             drops_no_route: 0,
             pool: PacketPool::default(),
@@ -278,16 +300,19 @@ impl Network {
     }
 
     /// The directed link a host sends a packet with source `src` out of.
+    #[inline(always)]
     pub fn host_out_link(&self, host: NodeId, src: Addr) -> Option<DLinkId> {
-        self.host_ifaces[host]
+        self.host_interfaces(host)
             .iter()
             .find(|(a, _)| *a == src)
             .map(|&(_, dl)| dl)
     }
 
     /// A host's (address, outgoing directed link) pairs.
+    #[inline(always)]
     pub fn host_interfaces(&self, host: NodeId) -> &[(Addr, DLinkId)] {
-        &self.host_ifaces[host]
+        let at = &self.host_if_at[host..host + 2];
+        &self.host_ifaces[at[0] as usize..at[1] as usize]
     }
 
     /// Hand a packet to node `at` (a host sending, or a router forwarding).
@@ -318,15 +343,29 @@ impl Network {
     /// (dropped, no route) is released.
     #[inline]
     pub fn send_pooled(&mut self, at: NodeId, now: Nanos, id: PktId) -> Sent {
-        let pkt = &self.pool.slots[id as usize];
-        let hdr = Hdr::of(pkt);
-        let out = match self.nodes[at].kind {
-            NodeKind::Host => self.host_ifaces[at]
-                .iter()
-                .find(|(a, _)| *a == pkt.src)
-                .map(|&(_, dl)| dl),
-            NodeKind::Router => self.routes.next_hop(at, hdr.dst),
-        };
+        match self.nodes[at].kind {
+            NodeKind::Host => self.send_from_host(at, now, id, u32::MAX),
+            NodeKind::Router => {
+                let hdr = Hdr::of(&self.pool.slots[id as usize], u32::MAX);
+                let out = self.routes.next_hop(at, hdr.dst);
+                self.enqueue(out, now, id, hdr)
+            }
+        }
+    }
+
+    /// `send_pooled` from a node the caller knows is a host (an endpoint's
+    /// host), with the host of the packet's flow's client for `Hdr`.
+    #[inline(always)]
+    pub fn send_from_host(
+        &mut self,
+        host: NodeId,
+        now: Nanos,
+        id: PktId,
+        client_host: u32,
+    ) -> Sent {
+        let hdr = Hdr::of(&self.pool.slots[id as usize], client_host);
+        let src = self.pool.slots[id as usize].src;
+        let out = self.host_out_link(host, src);
         self.enqueue(out, now, id, hdr)
     }
 
@@ -405,6 +444,50 @@ impl Network {
             id: e.id,
             hdr: e.hdr,
             next: pipe.q.front().map(|p| p.at),
+        }
+    }
+
+    /// Start loading what an arrival on `dl` reads first (its pipe
+    /// record), for an arrival expected soon (`EventQueue::upcoming`).
+    #[inline(always)]
+    pub fn prefetch_arrival(&self, dl: DLinkId) {
+        if let Some(p) = self.pipes.get(dl) {
+            crate::prefetch::record(p);
+        }
+    }
+
+    /// For an arrival on `dl` expected next, whose pipe record was
+    /// prefetched an event earlier: start loading what handling it reads
+    /// next. For a router, by the route memo, the next link's model and
+    /// pipe; for a host, the packet's pool slot, and the head's node and
+    /// routing fields are returned so that the caller can prefetch the
+    /// receiving endpoint's state.
+    #[inline(always)]
+    pub fn prefetch_arrival_deep(&self, dl: DLinkId) -> Option<(NodeId, Hdr)> {
+        let pipe = self.pipes.get(dl)?;
+        let e = pipe.q.front()?;
+        if pipe.to_router {
+            if let Some((dst, out)) = pipe.memo {
+                if dst == e.hdr.dst {
+                    if let Some(d) = self.dlinks.get(out) {
+                        // the fields `offer_packet` touches fill the model's
+                        // first three cache lines (mptlab_core::link)
+                        let m = &d.model as *const LinkModel as *const u8;
+                        crate::prefetch::line(m);
+                        crate::prefetch::line(m.wrapping_add(64));
+                        crate::prefetch::line(m.wrapping_add(128));
+                    }
+                    if let Some(p) = self.pipes.get(out) {
+                        crate::prefetch::record(p);
+                    }
+                }
+            }
+            None
+        } else {
+            if let Some(p) = self.pool.slots.get(e.id as usize) {
+                crate::prefetch::record(p);
+            }
+            Some((pipe.to, e.hdr))
         }
     }
 
