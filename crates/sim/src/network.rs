@@ -499,17 +499,7 @@ impl Network {
         if pipe.to_router {
             if let Some((dst, out)) = pipe.memo {
                 if dst == e.hdr.dst {
-                    if let Some(d) = self.dlinks.get(out) {
-                        // the fields `offer_packet` touches fill the model's
-                        // first three cache lines (mptlab_core::link)
-                        let m = &d.model as *const LinkModel as *const u8;
-                        crate::prefetch::line(m);
-                        crate::prefetch::line(m.wrapping_add(64));
-                        crate::prefetch::line(m.wrapping_add(128));
-                    }
-                    if let Some(p) = self.pipes.get(out) {
-                        crate::prefetch::record(p);
-                    }
+                    self.prefetch_departure(out);
                 }
             }
             None
@@ -517,7 +507,28 @@ impl Network {
             if let Some(p) = self.pool.slots.get(e.id as usize) {
                 crate::prefetch::record(p);
             }
+            // a host answers a segment (an ACK, or the data an ACK lets
+            // out) mostly on the same interface: the reverse direction of
+            // the link it arrived on (directed links 2i and 2i + 1)
+            self.prefetch_departure(dl ^ 1);
             Some((pipe.to, e.hdr))
+        }
+    }
+
+    /// Start loading what sending a packet into directed link `out` reads:
+    /// its model's hot fields and its pipe record.
+    #[inline(always)]
+    fn prefetch_departure(&self, out: DLinkId) {
+        if let Some(d) = self.dlinks.get(out) {
+            // the fields `offer_packet` touches fill the model's first
+            // three cache lines (mptlab_core::link)
+            let m = &d.model as *const LinkModel as *const u8;
+            crate::prefetch::line(m);
+            crate::prefetch::line(m.wrapping_add(64));
+            crate::prefetch::line(m.wrapping_add(128));
+        }
+        if let Some(p) = self.pipes.get(out) {
+            crate::prefetch::record(p);
         }
     }
 
