@@ -641,6 +641,46 @@ mod tests {
     }
 
     #[test]
+    fn host_interface_table_is_per_host() {
+        let net = Network::build(&two_path(), 1).unwrap();
+        let client: Vec<Addr> = net.host_interfaces(0).iter().map(|i| i.0).collect();
+        assert_eq!(client, vec![addr(10, 1, 0, 2), addr(10, 2, 0, 2)]);
+        for router in 1..=3 {
+            assert!(net.host_interfaces(router).is_empty());
+        }
+        assert_eq!(net.host_interfaces(4).len(), 1);
+        assert_eq!(net.host_out_link(0, addr(10, 2, 0, 2)), Some(2));
+        assert_eq!(net.host_out_link(4, addr(10, 1, 0, 2)), None);
+    }
+
+    /// Several packets in one pipe come out in order, each arrival
+    /// reporting the next one's time: the record's copy of the head
+    /// (`Pipe::front`) follows the queue.
+    #[test]
+    fn a_pipe_delivers_its_packets_in_order() {
+        let mut net = Network::build(&two_path(), 1).unwrap();
+        let mut sent = Vec::new();
+        for i in 0..3u64 {
+            let mut p = pkt(addr(10, 1, 0, 2), addr(10, 0, 0, 2));
+            p.size = 100 + i as u32;
+            match net.send_from(0, i, p) {
+                Sent::InFlight { dlink, head, at } => {
+                    assert_eq!(head, i == 0);
+                    sent.push((dlink, at));
+                }
+                _ => panic!("dropped"),
+            }
+        }
+        for i in 0..3 {
+            let a = net.arrive_pooled(sent[i].0);
+            assert_eq!(a.hdr.size, 100 + i as u32);
+            assert_eq!(a.next, sent.get(i + 1).map(|s| s.1));
+            assert!(a.router);
+            net.release(a.id);
+        }
+    }
+
+    #[test]
     fn unknown_source_is_not_routed() {
         let mut net = Network::build(&two_path(), 1).unwrap();
         assert!(matches!(
