@@ -239,6 +239,45 @@ impl<E: Packed> EventQueue<E> {
         Some(((k >> 64) as Nanos, E::unpack(k as u32 & (CODE_LIMIT - 1))))
     }
 
+    /// Events (not timers) that may come soon, for prefetching their
+    /// state: `near(e)` for the likely next pop (the earlier of the root's
+    /// children after a pop from the event heap, else the root), `far(e)`
+    /// for the candidates of the pop after it that are not the root's
+    /// subtree (near's sibling and children). A hint only; the order of
+    /// pops is not affected, and an earlier event pushed meanwhile simply
+    /// comes first.
+    #[inline(always)]
+    pub fn upcoming(&self, near: impl FnOnce(E), mut far: impl FnMut(E)) {
+        let lane = &self.lanes[0];
+        let h = &lane.heap[..];
+        let code = |k: u128| E::unpack(k as u32 & (CODE_LIMIT - 1));
+        let n = if lane.hole {
+            match (h.get(1), h.get(2)) {
+                (Some(&a), Some(&b)) => {
+                    let (n, sib) = if a < b { (1, b) } else { (2, a) };
+                    far(code(sib));
+                    n
+                }
+                (Some(_), None) => 1,
+                _ => return,
+            }
+        } else if h.is_empty() {
+            return;
+        } else {
+            0
+        };
+        near(code(h[n]));
+        for &k in h.iter().skip(2 * n + 1).take(2) {
+            far(code(k));
+        }
+    }
+
+    /// Entries in the event heap (not timers).
+    #[inline(always)]
+    pub fn events_len(&self) -> usize {
+        self.lanes[0].heap.len()
+    }
+
     pub fn peek_time(&mut self) -> Option<Nanos> {
         let l = self.first_lane()?;
         self.lanes[l].top().map(|k| (k >> 64) as Nanos)

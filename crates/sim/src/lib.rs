@@ -11,6 +11,7 @@ pub mod metrics;
 pub mod network;
 pub mod output;
 pub mod population;
+mod prefetch;
 pub mod routes;
 pub mod runner;
 pub mod topology;

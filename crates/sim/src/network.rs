@@ -71,26 +71,38 @@ pub struct DLink {
 /// packet's pool index in the pipe: a router hop then never loads the
 /// packet's pool slot (at 10,000 connections that load was a cache miss on
 /// most hops, docs/performance.md "Scale").
-#[derive(Clone, Copy, Debug)]
+///
+/// `flow` and `client_host` are carried for the engine at the receiving host
+/// (`World::on_arrive`), which picks the endpoint from them without loading
+/// the packet or the flow's records first: at 10,000 connections each of
+/// those loads was a cache miss that the next one waited for.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Hdr {
     pub dst: Addr,
     pub size: u32,
     pub payload_len: u32,
+    /// The packet's flow (`Packet::flow`).
+    pub flow: u32,
+    /// The host of the flow's client endpoint, as the sender's engine knew
+    /// it (`u32::MAX` when sent without one).
+    pub client_host: u32,
 }
 
 impl Hdr {
     #[inline]
-    fn of(p: &Packet) -> Hdr {
+    fn of(p: &Packet, client_host: u32) -> Hdr {
         Hdr {
             dst: p.dst,
             size: p.size,
             payload_len: p.payload_len(),
+            flow: p.flow,
+            client_host,
         }
     }
 }
 
 /// A packet in propagation: its arrival time, pool index and routing fields.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct InPipe {
     at: Nanos,
     id: PktId,
@@ -101,8 +113,16 @@ struct InPipe {
 /// `DLink` so that an arrival touches one small record: the packets in
 /// propagation, in arrival order (FIFO because the model serialises in
 /// order and the delay is constant), and the node they arrive at.
+///
+/// 32-byte aligned (96 bytes), so a record spans two cache lines at most.
+#[repr(align(32))]
 struct Pipe {
     q: VecDeque<InPipe>,
+    /// A copy of `q`'s first entry when `q` is not empty: an arrival
+    /// expected soon is prefetched through this record alone
+    /// (`prefetch_arrival_deep`), without a dependent load of the queue's
+    /// buffer.
+    front: InPipe,
     to: NodeId,
     to_router: bool,
     /// The last destination a packet out of this pipe was routed to and its
@@ -150,9 +170,13 @@ pub struct Network {
     pub dlinks: Vec<DLink>,
     /// Host interfaces: address -> (host, outgoing directed link).
     iface: HashMap<Addr, (NodeId, DLinkId)>,
-    /// Per host: its (address, outgoing directed link) pairs; a linear scan
-    /// of these few entries is cheaper than hashing on every packet.
-    host_ifaces: Vec<Vec<(Addr, DLinkId)>>,
+    /// Every host's (address, outgoing directed link) pairs, host by host:
+    /// host h's are `host_ifaces[host_if_at[h]..host_if_at[h + 1]]`. A linear
+    /// scan of these few entries is cheaper than hashing on every packet,
+    /// and one flat table (rather than a vector per host) spares a
+    /// dependent load per packet sent.
+    host_ifaces: Vec<(Addr, DLinkId)>,
+    host_if_at: Vec<u32>,
     /// Where routers send each destination address (`crate::routes`).
     routes: Routes,
     pub drops_no_route: u64,
@@ -245,16 +269,22 @@ impl Network {
             }
         }
         let routes = Routes::build(spec, &dlinks, &adj, &iface);
-        let mut host_ifaces = vec![Vec::new(); n];
         let mut all: Vec<_> = iface.iter().map(|(a, &(h, dl))| (h, *a, dl)).collect();
         all.sort();
-        for (h, a, dl) in all {
-            host_ifaces[h].push((a, dl));
+        let host_ifaces: Vec<(Addr, DLinkId)> = all.iter().map(|&(_, a, dl)| (a, dl)).collect();
+        let mut host_if_at = Vec::with_capacity(n + 1);
+        let mut i = 0;
+        for h in 0..=n {
+            while i < all.len() && all[i].0 < h {
+                i += 1;
+            }
+            host_if_at.push(u32::try_from(i).expect("fewer than 2^32 interfaces"));
         }
         let pipes = dlinks
             .iter()
             .map(|d| Pipe {
                 q: VecDeque::new(),
+                front: InPipe::default(),
                 to: d.to,
                 to_router: spec.nodes[d.to].kind == NodeKind::Router,
                 memo: None,
@@ -266,6 +296,7 @@ impl Network {
             dlinks,
             iface,
             host_ifaces,
+            host_if_at,
             routes,
             drops_no_route: 0,
             pool: PacketPool::default(),
@@ -278,16 +309,19 @@ impl Network {
     }
 
     /// The directed link a host sends a packet with source `src` out of.
+    #[inline(always)]
     pub fn host_out_link(&self, host: NodeId, src: Addr) -> Option<DLinkId> {
-        self.host_ifaces[host]
+        self.host_interfaces(host)
             .iter()
             .find(|(a, _)| *a == src)
             .map(|&(_, dl)| dl)
     }
 
     /// A host's (address, outgoing directed link) pairs.
+    #[inline(always)]
     pub fn host_interfaces(&self, host: NodeId) -> &[(Addr, DLinkId)] {
-        &self.host_ifaces[host]
+        let at = &self.host_if_at[host..host + 2];
+        &self.host_ifaces[at[0] as usize..at[1] as usize]
     }
 
     /// Hand a packet to node `at` (a host sending, or a router forwarding).
@@ -318,15 +352,29 @@ impl Network {
     /// (dropped, no route) is released.
     #[inline]
     pub fn send_pooled(&mut self, at: NodeId, now: Nanos, id: PktId) -> Sent {
-        let pkt = &self.pool.slots[id as usize];
-        let hdr = Hdr::of(pkt);
-        let out = match self.nodes[at].kind {
-            NodeKind::Host => self.host_ifaces[at]
-                .iter()
-                .find(|(a, _)| *a == pkt.src)
-                .map(|&(_, dl)| dl),
-            NodeKind::Router => self.routes.next_hop(at, hdr.dst),
-        };
+        match self.nodes[at].kind {
+            NodeKind::Host => self.send_from_host(at, now, id, u32::MAX),
+            NodeKind::Router => {
+                let hdr = Hdr::of(&self.pool.slots[id as usize], u32::MAX);
+                let out = self.routes.next_hop(at, hdr.dst);
+                self.enqueue(out, now, id, hdr)
+            }
+        }
+    }
+
+    /// `send_pooled` from a node the caller knows is a host (an endpoint's
+    /// host), with the host of the packet's flow's client for `Hdr`.
+    #[inline(always)]
+    pub fn send_from_host(
+        &mut self,
+        host: NodeId,
+        now: Nanos,
+        id: PktId,
+        client_host: u32,
+    ) -> Sent {
+        let hdr = Hdr::of(&self.pool.slots[id as usize], client_host);
+        let src = self.pool.slots[id as usize].src;
+        let out = self.host_out_link(host, src);
         self.enqueue(out, now, id, hdr)
     }
 
@@ -368,9 +416,13 @@ impl Network {
             .offer_packet(now, hdr.size, hdr.payload_len)
         {
             Verdict::Deliver { at } => {
-                let q = &mut self.pipes[out].q;
-                let head = q.is_empty();
-                q.push_back(InPipe { at, id, hdr });
+                let p = &mut self.pipes[out];
+                let head = p.q.is_empty();
+                let e = InPipe { at, id, hdr };
+                if head {
+                    p.front = e;
+                }
+                p.q.push_back(e);
                 Sent::InFlight {
                     dlink: out,
                     head,
@@ -398,13 +450,85 @@ impl Network {
     #[inline(always)]
     pub fn arrive_pooled(&mut self, dl: DLinkId) -> Arrival {
         let pipe = &mut self.pipes[dl];
-        let e = pipe.q.pop_front().expect("arrival event for an empty pipe");
+        // the head's copy in the record (the buffer's entry is not read:
+        // at 10,000 connections it is a cache miss)
+        let e = pipe.front;
+        pipe.q.pop_front().expect("arrival event for an empty pipe");
+        let next = match pipe.q.front() {
+            Some(n) => {
+                pipe.front = *n;
+                Some(n.at)
+            }
+            None => None,
+        };
         Arrival {
             node: pipe.to,
             router: pipe.to_router,
             id: e.id,
             hdr: e.hdr,
-            next: pipe.q.front().map(|p| p.at),
+            next,
+        }
+    }
+
+    /// Start loading what an arrival on `dl` reads first (its pipe
+    /// record), for an arrival expected soon (`EventQueue::upcoming`).
+    #[inline(always)]
+    pub fn prefetch_arrival(&self, dl: DLinkId) {
+        if let Some(p) = self.pipes.get(dl) {
+            crate::prefetch::record(p);
+        }
+    }
+
+    /// For an arrival on `dl` expected next, whose pipe record was
+    /// prefetched an event earlier: start loading what handling it reads
+    /// next. For a router, by the route memo, the next link's model and
+    /// pipe; for a host, the packet's pool slot, and the head's node and
+    /// routing fields are returned so that the caller can prefetch the
+    /// receiving endpoint's state.
+    #[inline(always)]
+    pub fn prefetch_arrival_deep(&self, dl: DLinkId) -> Option<(NodeId, Hdr)> {
+        let pipe = self.pipes.get(dl)?;
+        if pipe.q.is_empty() {
+            return None;
+        }
+        let e = &pipe.front;
+        // the entry after the head: the arrival copies it into `front`
+        if let Some(n) = pipe.q.get(1) {
+            crate::prefetch::line(n);
+        }
+        if pipe.to_router {
+            if let Some((dst, out)) = pipe.memo {
+                if dst == e.hdr.dst {
+                    self.prefetch_departure(out);
+                }
+            }
+            None
+        } else {
+            if let Some(p) = self.pool.slots.get(e.id as usize) {
+                crate::prefetch::record(p);
+            }
+            // a host answers a segment (an ACK, or the data an ACK lets
+            // out) mostly on the same interface: the reverse direction of
+            // the link it arrived on (directed links 2i and 2i + 1)
+            self.prefetch_departure(dl ^ 1);
+            Some((pipe.to, e.hdr))
+        }
+    }
+
+    /// Start loading what sending a packet into directed link `out` reads:
+    /// its model's hot fields and its pipe record.
+    #[inline(always)]
+    fn prefetch_departure(&self, out: DLinkId) {
+        if let Some(d) = self.dlinks.get(out) {
+            // the fields `offer_packet` touches fill the model's first
+            // three cache lines (mptlab_core::link)
+            let m = &d.model as *const LinkModel as *const u8;
+            crate::prefetch::line(m);
+            crate::prefetch::line(m.wrapping_add(64));
+            crate::prefetch::line(m.wrapping_add(128));
+        }
+        if let Some(p) = self.pipes.get(out) {
+            crate::prefetch::record(p);
         }
     }
 
@@ -514,6 +638,46 @@ mod tests {
         let (dst, t) = walk(&mut net, 4, pkt(addr(10, 0, 0, 2), addr(10, 2, 0, 2)));
         assert_eq!(dst, 0);
         assert!(t >= 30 * MS);
+    }
+
+    #[test]
+    fn host_interface_table_is_per_host() {
+        let net = Network::build(&two_path(), 1).unwrap();
+        let client: Vec<Addr> = net.host_interfaces(0).iter().map(|i| i.0).collect();
+        assert_eq!(client, vec![addr(10, 1, 0, 2), addr(10, 2, 0, 2)]);
+        for router in 1..=3 {
+            assert!(net.host_interfaces(router).is_empty());
+        }
+        assert_eq!(net.host_interfaces(4).len(), 1);
+        assert_eq!(net.host_out_link(0, addr(10, 2, 0, 2)), Some(2));
+        assert_eq!(net.host_out_link(4, addr(10, 1, 0, 2)), None);
+    }
+
+    /// Several packets in one pipe come out in order, each arrival
+    /// reporting the next one's time: the record's copy of the head
+    /// (`Pipe::front`) follows the queue.
+    #[test]
+    fn a_pipe_delivers_its_packets_in_order() {
+        let mut net = Network::build(&two_path(), 1).unwrap();
+        let mut sent = Vec::new();
+        for i in 0..3u64 {
+            let mut p = pkt(addr(10, 1, 0, 2), addr(10, 0, 0, 2));
+            p.size = 100 + i as u32;
+            match net.send_from(0, i, p) {
+                Sent::InFlight { dlink, head, at } => {
+                    assert_eq!(head, i == 0);
+                    sent.push((dlink, at));
+                }
+                _ => panic!("dropped"),
+            }
+        }
+        for i in 0..3 {
+            let a = net.arrive_pooled(sent[i].0);
+            assert_eq!(a.hdr.size, 100 + i as u32);
+            assert_eq!(a.next, sent.get(i + 1).map(|s| s.1));
+            assert!(a.router);
+            net.release(a.id);
+        }
     }
 
     #[test]
