@@ -252,7 +252,7 @@ fn mark_losses_with_rack_waits_for_the_reordering_window() {
     let b = [block(1, 2)];
     let fack = s.rack.fack;
     s.tag_sacks(110 * MS, &ack(sq(0), &b), fack, true, false);
-    s.rtt.sample(100 * MS);
+    s.rtt.sample(100 * MS, s.snd_una, s.snd_nxt);
     // RACK: segment 0 is lost once RACK.rtt + reo_wnd has passed since it
     // was sent (RFC 8985 6.2 step 5); RACK.rtt = 100 ms, reo_wnd = min_rtt
     // / 4 = 25 ms. Not yet: the reordering timer is armed for the rest.

@@ -85,10 +85,11 @@ fn tlp_with_one_segment_adds_delayed_ack_time() {
     ep.write(40 * MS, 10 * MSS);
     recv!(ep, 40 * MS);
     send!(ep, 45 * MS, ack(sq(9), 40 * MS));
-    // sample 5 ms: SRTT = (7*40+5)/8 = 35.625, RTTVAR = (3*20 + 35)/4 = 23.75,
-    // RTO = 35.625 + 200 = 235.625 ms from the head's send time (40 ms) = 275.625;
-    // PTO = 71.25 + 200 = 271.25 -> 45 + 271.25 = 316.25 > 275.625: capped.
-    assert_eq!(ep.poll_timeout(), Some(275_625_000));
+    // sample 5 ms (Linux tcp_rtt_estimator): SRTT = 40 - 35/8 = 35.625 ms,
+    // rttvar_us stays 200 ms (the RTO minimum), RTO = 235.625 ms, rounded
+    // up to the jiffy: 236 ms from the head's send time (40 ms) = 276 ms;
+    // PTO = 71.25 + 200 = 271.25 -> 45 + 271.25 = 316.25 > 276: capped.
+    assert_eq!(ep.poll_timeout(), Some(276 * MS));
 }
 
 #[test]
