@@ -93,6 +93,7 @@ pub mod endpoint;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
+pub mod timer_wheel;
 
 #[cfg(test)]
 mod tests;

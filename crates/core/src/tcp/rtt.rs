@@ -18,11 +18,6 @@ use crate::time::{Nanos, MS, US};
 /// RFC 6298 clock granularity G; we model a 1 ms clock like Linux jiffies at HZ=1000.
 const CLOCK_G: Nanos = MS;
 
-/// One jiffy in microseconds: `usecs_to_jiffies` rounds the RTO up to it.
-/// HZ = 1000, as the rest of the model (CUBIC's clock); the 6.18 kernel of
-/// the validation machine is built with HZ = 250 (4 ms), see docs/tcp.md.
-const JIFFY_US: u64 = 1_000;
-
 /// Linux's estimator state, in microseconds as `struct tcp_sock` keeps it.
 #[derive(Clone, Debug, Default)]
 struct LinuxRtt {
@@ -51,6 +46,9 @@ pub struct RttEstimator {
     rto_min: Nanos,
     rto_max: Nanos,
     formula: RtoFormula,
+    /// One jiffy in microseconds (`TcpConfig::hz`): `usecs_to_jiffies`
+    /// rounds the RTO up to it.
+    jiffy_us: u64,
     lx: LinuxRtt,
 }
 
@@ -67,6 +65,7 @@ impl RttEstimator {
             rto_min: cfg.rto_min,
             rto_max: cfg.rto_max,
             formula: cfg.rto_formula,
+            jiffy_us: 1_000_000 / cfg.hz.max(1) as u64,
             lx: LinuxRtt::default(),
         }
     }
@@ -201,7 +200,7 @@ impl RttEstimator {
     /// already keeps it above the minimum.
     fn linux_set_rto(&mut self) {
         let us = (self.lx.srtt_us >> 3) + self.lx.rttvar_us;
-        self.rto = (us.div_ceil(JIFFY_US) * JIFFY_US * US).min(self.rto_max);
+        self.rto = (us.div_ceil(self.jiffy_us) * self.jiffy_us * US).min(self.rto_max);
     }
 
     /// RFC 6298 (2.2)-(2.5), RTTVAR decayed on every sample.
