@@ -646,9 +646,10 @@ impl MptcpConnection {
     fn establish(&mut self, i: usize, now: Nanos, ts_ecr: Option<Nanos>) {
         let sf = &mut self.sfs[i];
         let ts_ecr = ts_ecr.filter(|_| sf.rcv.ts_ok);
+        let snd_nxt = sf.snd.snd_nxt;
         sf.snd
             .rtt
-            .handshake_sample(now, sf.syn_sent_at, sf.syn_retx > 0, ts_ecr);
+            .handshake_sample(now, sf.syn_sent_at, sf.syn_retx > 0, ts_ecr, snd_nxt);
         let (mss, sack, ts) = (sf.snd.mss, sf.rcv.sack_ok, sf.rcv.ts_ok);
         sf.snd.established(now, mss, sack, ts, SUBFLOW_WND);
         if sf.syn_retx > 0 {

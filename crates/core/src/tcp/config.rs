@@ -63,6 +63,11 @@ pub struct TcpConfig {
     /// RFC 6298 (2.5) upper bound; Linux TCP_RTO_MAX = 120 s.
     pub rto_max: Nanos,
     pub rto_formula: RtoFormula,
+    /// Linux CONFIG_HZ: the jiffy the RTO is rounded up to (`__tcp_set_rto`)
+    /// and the clock of the retransmission timer's wheel (`tcp::timer_wheel`).
+    /// 1000 as the rest of the model (CUBIC's clock); the validation
+    /// machine's 6.18 kernel is built with 250. Not a scenario key yet.
+    pub hz: u32,
     /// Linux TCP_ATO_MIN = 40 ms: delayed-ACK timeout.
     pub delack_min: Nanos,
     /// Linux TCP_DELACK_MAX = 200 ms (RFC 1122 4.2.3.2: < 500 ms); also RFC 8985's WCDelAckT.
@@ -98,6 +103,7 @@ impl Default for TcpConfig {
             rto_initial: SEC,
             rto_max: 120 * SEC,
             rto_formula: RtoFormula::Linux,
+            hz: 1000,
             delack_min: 40 * MS,
             delack_max: 200 * MS,
             max_quickacks: 16,

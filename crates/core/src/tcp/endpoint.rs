@@ -252,6 +252,7 @@ impl TcpEndpoint {
             self.syn_sent_at,
             self.syn_retx > 0,
             ts_ecr.filter(|_| ts),
+            self.snd.snd_nxt,
         );
         self.snd.established(now, self.snd.mss, sack, ts, window);
         if self.syn_retx > 0 {

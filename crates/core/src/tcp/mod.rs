@@ -13,7 +13,8 @@
 //!   `tsorted` (RACK's time-ordered list), `transmit`.
 //! - `receiver`: per-path receiver (`PathReceiver`): reassembly ranges,
 //!   SACK/D-SACK, delayed and quick ACKs, window advertisement.
-//! - `rtt`: RFC 6298 estimator. `cc`: congestion control trait + NewReno, CUBIC (Linux and RFC 9438), HyStart (Linux and HyStart++).
+//! - `rtt`: Linux's tcp_rtt_estimator / tcp_set_rto (RFC 6298's on request).
+//!   `timer_wheel`: when Linux's retransmission timer really fires. `cc`: congestion control trait + NewReno, CUBIC (Linux and RFC 9438), HyStart (Linux and HyStart++).
 //!
 //! Reuse by MPTCP: a subflow owns one `PathSender` + `PathReceiver` pair just
 //! as `TcpEndpoint` does. The connection-level scheduler hands data down with
@@ -44,7 +45,8 @@
 //!   keeps a send-time-ordered list; see rack_detect_loss for why the walk
 //!   may stop where it does); a lost retransmission found in Loss (after an
 //!   RTO) is resent within the RTO recovery, where Linux would switch to
-//!   Recovery; no 2-jiffy slack on the reordering timer (exact clock).
+//!   Recovery; no 2-jiffy TCP_TIMEOUT_MIN slack on the reordering timer
+//!   (it does run on the timer wheel, `timer_wheel`).
 //!   Non-SACK connections, and `rack = false`, use RFC 6675 (DupThresh = 3,
 //!   packet-counting IsLost like Linux tcp_mark_head_lost) / RFC 6582, where
 //!   a lost retransmission is repaired only by the RTO. Both are followed by
@@ -71,7 +73,8 @@
 //!   TCP_ATO_MIN (40 ms): Linux's ato adaptation (up to 200 ms) is not
 //!   modelled. Quick-ACK mode covers the connection start and duplicates.
 //! - Timestamps carry nanoseconds (a capture writer converts to ms ticks);
-//!   RTT samples are therefore exact, where Linux has 1 ms / 1 us ticks.
+//!   RTT samples are therefore exact, where Linux has 1 ms / 1 us ticks
+//!   (the RTO estimator itself works in whole microseconds, as Linux's).
 //! - No TSO/GSO, no pacing, no ECN, no SYN cookies, no RST handling, no
 //!   keepalive, no TIME_WAIT (the simulator never reuses a 4-tuple); SWS
 //!   avoidance is reduced to "full segments, or whatever fits when nothing
@@ -93,6 +96,7 @@ pub mod endpoint;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
+pub mod timer_wheel;
 
 #[cfg(test)]
 mod tests;

@@ -17,8 +17,8 @@
 //! beta = 1/4 (`mptcp_ecf_r_beta = 4`); the `waiting` flag gives the
 //! hysteresis. Kernel details kept: both sides are multiplied out in integers
 //! (`r_beta * lhs < r_beta * rhs + waiting * rhs`), the MSS of s is used for
-//! both subflows, and sigma is `rttvar_us >> 1`, i.e. 2 x RTTVAR since Linux
-//! keeps rttvar_us ~ 4 x RTTVAR. Simplification: k is the connection send
+//! both subflows, and sigma is `rttvar_us >> 1`, i.e. 2 x RTTVAR: the view's
+//! RTTVAR is Linux's `rttvar_us / 4` (`tcp::rtt`). Simplification: k is the connection send
 //! queue (`ConnView::send_queue_bytes`), where the kernel derives it from the
 //! meta socket's queued memory minus what the subflows hold.
 

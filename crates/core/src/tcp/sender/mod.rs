@@ -222,6 +222,8 @@ pub struct PathSender {
     initial_cwnd: u32,
     slow_start_after_idle: bool,
     wcdelack: Nanos,
+    /// Linux CONFIG_HZ (`TcpConfig::hz`): the retransmission timer's wheel clock.
+    hz: u32,
     /// Oldest unacknowledged sequence offset (SND.UNA).
     pub snd_una: u64,
     /// Next new sequence offset to send (SND.NXT).
@@ -327,6 +329,7 @@ impl PathSender {
             initial_cwnd: cfg.initial_cwnd,
             slow_start_after_idle: cfg.slow_start_after_idle,
             wcdelack: cfg.delack_max,
+            hz: cfg.hz.max(1),
             snd_una: 1,
             snd_nxt: 1,
             write_seq: 1,

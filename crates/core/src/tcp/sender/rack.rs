@@ -208,7 +208,7 @@ impl PathSender {
         if timeout > 0 {
             // Linux adds TCP_TIMEOUT_MIN (2 jiffies) for timer granularity;
             // RFC 8985 6.3 does not: the simulator's clock is exact.
-            self.timer = Some((now + timeout, Timer::RackReo));
+            self.timer = Some((self.xmit_timer_at(now, timeout), Timer::RackReo));
             return true;
         }
         false

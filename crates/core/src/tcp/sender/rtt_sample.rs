@@ -41,7 +41,7 @@ impl PathSender {
                 }
             }
             if let Some(r) = rtt_sample {
-                self.rtt.sample(r);
+                self.rtt.sample(r, self.snd_una, self.snd_nxt);
                 // Linux tcp_ack_update_rtt -> icsk_backoff = 0.
                 self.backoff = 0;
             }

@@ -252,16 +252,17 @@ fn mark_losses_with_rack_waits_for_the_reordering_window() {
     let b = [block(1, 2)];
     let fack = s.rack.fack;
     s.tag_sacks(110 * MS, &ack(sq(0), &b), fack, true, false);
-    s.rtt.sample(100 * MS);
+    s.rtt.sample(100 * MS, s.snd_una, s.snd_nxt);
     // RACK: segment 0 is lost once RACK.rtt + reo_wnd has passed since it
     // was sent (RFC 8985 6.2 step 5); RACK.rtt = 100 ms, reo_wnd = min_rtt
-    // / 4 = 25 ms. Not yet: the reordering timer is armed for the rest.
+    // / 4 = 25 ms. Not yet: the reordering timer is armed for the rest
+    // (15 ms, level 0 of the timer wheel: one jiffy late).
     assert!(s.mark_losses(110 * MS, false));
     assert_eq!(s.lost_out, 0);
     assert!(s.rack_reo_pending());
-    assert_eq!(s.next_timeout(), Some(125 * MS));
+    assert_eq!(s.next_timeout(), Some(126 * MS));
     // RFC 8985 6.3: the timer marks it and starts recovery.
-    assert!(s.on_timeout(125 * MS, None));
+    assert!(s.on_timeout(126 * MS, None));
     assert_eq!(s.lost_out, 1);
     assert_eq!(s.ca_state(), CaState::Recovery);
 }
@@ -471,7 +472,10 @@ fn rearm_timers_on_ack_restarts_the_probe_timeout_in_open() {
     // head segment's transmission (Linux tcp_rearm_rto).
     s.rearm_timers_on_ack(110 * MS, false, false);
     assert!(s.rto_pending());
-    assert_eq!(s.next_timeout(), Some(s.rtt.rto()));
+    // RTO 300 ms from 0: 190 ms from now, expires at jiffy 300, level 1 of
+    // the timer wheel (8-jiffy buckets): runs at 304 ms.
+    assert_eq!(s.rtt.rto(), 300 * MS);
+    assert_eq!(s.next_timeout(), Some(304 * MS));
 }
 
 #[test]

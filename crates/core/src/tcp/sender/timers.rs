@@ -3,6 +3,15 @@ use super::*;
 impl PathSender {
     // ---- timers -------------------------------------------------------------
 
+    /// When the retransmission timer (`icsk_retransmit_timer`, a wheel
+    /// timer) armed now for `delay` runs: `inet_csk_reset_xmit_timer` /
+    /// `sk_reset_timer` at jiffies + usecs_to_jiffies(delay), rounded up by
+    /// the wheel (`tcp::timer_wheel`). Every kind (RTO, PTO, RACK reordering,
+    /// zero-window probe) goes through it.
+    pub(super) fn xmit_timer_at(&self, now: Nanos, delay: Nanos) -> Nanos {
+        crate::tcp::timer_wheel::expiry(now, delay, self.hz)
+    }
+
     pub(super) fn arm_rto(&mut self, now: Nanos) {
         if self.packets_out == 0 {
             // RFC 6298 (5.2): all data acknowledged: stop the timer.
@@ -10,7 +19,8 @@ impl PathSender {
             return;
         }
         // RFC 6298 (5.1)/(5.3): (re)start with the backed-off RTO.
-        self.timer = Some((now + self.rtt.rto_backoff(self.backoff), Timer::Rto));
+        let at = self.xmit_timer_at(now, self.rtt.rto_backoff(self.backoff));
+        self.timer = Some((at, Timer::Rto));
     }
 
     /// RFC 8985 7.2 conditions (and Linux tcp_schedule_loss_probe): TLP on,
@@ -28,7 +38,9 @@ impl PathSender {
     /// transmission (Linux tcp_rearm_rto with tcp_rto_delta_us).
     pub(super) fn rto_instead_of_tlp(&mut self, now: Nanos) {
         let head_sent = self.sb.front().map(|s| s.sent).unwrap_or(now);
-        let at = (head_sent + self.rtt.rto_backoff(self.backoff)).max(now + 1);
+        // tcp_rearm_rto: rto = usecs_to_jiffies(max(tcp_rto_delta_us, 1)).
+        let delta = (head_sent + self.rtt.rto_backoff(self.backoff)).saturating_sub(now);
+        let at = self.xmit_timer_at(now, delta.max(crate::time::US));
         self.timer = Some((at, Timer::Rto));
     }
 
@@ -59,7 +71,7 @@ impl PathSender {
         let head_sent = self.sb.front().map(|s| s.sent).unwrap_or(now);
         let rto_at = head_sent + self.rtt.rto_backoff(self.backoff);
         pto = pto.min(rto_at.saturating_sub(now));
-        self.timer = Some((now + pto, Timer::Tlp));
+        self.timer = Some((self.xmit_timer_at(now, pto), Timer::Tlp));
     }
 
     /// Expire due timers. Returns true if something must be transmitted.
@@ -184,6 +196,7 @@ impl PathSender {
 
     pub(super) fn arm_persist(&mut self, now: Nanos) {
         // Linux tcp_probe_timer: the persist timer uses the backed-off RTO.
-        self.timer = Some((now + self.rtt.rto_backoff(self.backoff), Timer::Persist));
+        let at = self.xmit_timer_at(now, self.rtt.rto_backoff(self.backoff));
+        self.timer = Some((at, Timer::Persist));
     }
 }

@@ -137,8 +137,9 @@ fn retransmitted_syn_ack_is_timed_by_the_timestamp_echo() {
     // the ACK echoes the retransmitted SYN-ACK: a 30 ms sample
     assert_eq!(passive(SEC).0, 30 * MS);
     // an ACK echoing the first SYN-ACK (Linux's challenge ACK to the
-    // retransmission when the first ACK was lost) is timed from it
-    assert_eq!(passive(1).0, SEC + 30 * MS - 1);
+    // retransmission when the first ACK was lost) is timed from it (in
+    // whole microseconds, as Linux's srtt_us)
+    assert_eq!(passive(1).0, SEC + 30 * MS - crate::time::US);
     // no echo: no sample, RFC 6298 (5.7) RTO of 3 s
     assert_eq!(passive(0), (0, 3 * SEC));
 }

@@ -699,7 +699,7 @@ fn tlp_decision_can_be_taken_over() {
     ep.write(40 * MS, 10 * MSS);
     recv!(ep, 40 * MS);
     send!(ep, 80 * MS, ack(sq(7), 40 * MS));
-    ep.handle_timeout(160 * MS);
+    ep.handle_timeout(168 * MS); // PTO 80 ms, timer wheel level 1
     assert!(ep.snd.tlp_due());
     assert_eq!(
         ep.snd.tlp_probe(),

@@ -11,18 +11,20 @@ fn rto_backoff_and_go_back_n() {
     let mut ep = client_with(&c, true);
     ep.write(40 * MS, 1_000_000);
     recv!(ep, 40 * MS);
-    // SRTT 40, RTTVAR 20: RTO = 40 + max(80, 200) = 240 ms
-    assert_eq!(ep.poll_timeout(), Some(280 * MS));
-    ep.handle_timeout(280 * MS);
-    let out = recv!(ep, 280 * MS);
+    // SRTT 40, rttvar_us 200 ms: RTO = 240 ms, armed at 40 ms: expires at
+    // jiffy 280, level 1 of the timer wheel (8-jiffy buckets): runs at 288.
+    assert_eq!(ep.poll_timeout(), Some(288 * MS));
+    ep.handle_timeout(288 * MS);
+    let out = recv!(ep, 288 * MS);
     assert_eq!(seqs(&out), vec![sq(0)]);
     assert_eq!((ep.snd.cwnd(), ep.snd.ssthresh()), (1, 5));
     assert_eq!(ep.snd.ca_state(), CaState::Loss);
-    // backoff: 480 ms
-    assert_eq!(ep.poll_timeout(), Some(760 * MS));
-    ep.handle_timeout(760 * MS);
-    assert_eq!(seqs(&recv!(ep, 760 * MS)), vec![sq(0)]);
-    assert_eq!(ep.poll_timeout(), Some(760 * MS + 960 * MS));
+    // backoff: 480 ms, expires 768, level 1: 776
+    assert_eq!(ep.poll_timeout(), Some(776 * MS));
+    ep.handle_timeout(776 * MS);
+    assert_eq!(seqs(&recv!(ep, 776 * MS)), vec![sq(0)]);
+    // 960 ms: expires 1736, level 2 (64-jiffy buckets): 1792
+    assert_eq!(ep.poll_timeout(), Some(1792 * MS));
     assert_eq!(
         (ep.counters().rto_events, ep.counters().retrans_rto),
         (2, 2)
@@ -30,7 +32,7 @@ fn rto_backoff_and_go_back_n() {
     // ssthresh not reduced again on the second RTO
     assert_eq!(ep.snd.ssthresh(), 5);
     // ACK of segment 0: slow start cwnd 2, go-back-N retransmits 1 and 2
-    send!(ep, 800 * MS, ack(sq(1), 760 * MS));
+    send!(ep, 800 * MS, ack(sq(1), 776 * MS));
     assert_eq!(seqs(&recv!(ep, 800 * MS)), vec![sq(1), sq(2)]);
     assert_eq!(ep.counters().retrans_rto, 4);
     assert_eq!(ep.snd.backoff, 0);
@@ -44,10 +46,11 @@ fn tlp_fires_at_two_srtt_and_retransmits_last_segment() {
     // ACK of 7 segments at 80 ms (sample 40 ms, SRTT stays 40)
     send!(ep, 80 * MS, ack(sq(7), 40 * MS));
     assert!(recv!(ep, 80 * MS).is_empty());
-    // PTO = 2 * 40 = 80 ms from now, earlier than the RTO (40 + 240)
-    assert_eq!(ep.poll_timeout(), Some(160 * MS));
-    ep.handle_timeout(160 * MS);
-    let out = recv!(ep, 160 * MS);
+    // PTO = 2 * 40 = 80 ms from now, earlier than the RTO (40 + 240);
+    // expires at jiffy 160, level 1: runs at 168
+    assert_eq!(ep.poll_timeout(), Some(168 * MS));
+    ep.handle_timeout(168 * MS);
+    let out = recv!(ep, 168 * MS);
     assert_eq!(seqs(&out), vec![sq(9)]);
     assert_eq!(
         (ep.counters().tlp_probes, ep.counters().retrans_tlp),
@@ -64,10 +67,12 @@ fn tlp_with_one_segment_adds_delayed_ack_time() {
     recv!(ep, 40 * MS);
     send!(ep, 80 * MS, ack(sq(9), 40 * MS));
     // one segment in flight: PTO = 2*40 + 200 = 280 ms, capped at the RTO
-    // (head sent at 40 ms + RTO 240 ms = 280 ms): deadline 280 ms
-    assert_eq!(ep.poll_timeout(), Some(280 * MS));
+    // (head sent at 40 ms + RTO 240 ms = 280 ms): 200 ms from now, expires
+    // at jiffy 280, level 1 of the timer wheel: runs at 288 ms
+    assert_eq!(ep.poll_timeout(), Some(288 * MS));
     // with rto_min = 1 s the cap does not bind: PTO = 2*40 + 200 = 280 ms
-    // after the ACK at 80 ms (RTO would fire at 40 + 40 + 1000 = 1080 ms)
+    // after the ACK at 80 ms (RTO would fire at 40 + 40 + 1000 = 1080 ms);
+    // expires at jiffy 360, runs at 368
     let c = TcpConfig {
         rto_min: SEC,
         ..cfg()
@@ -76,19 +81,21 @@ fn tlp_with_one_segment_adds_delayed_ack_time() {
     ep.write(40 * MS, 10 * MSS);
     recv!(ep, 40 * MS);
     send!(ep, 80 * MS, ack(sq(9), 40 * MS));
-    assert_eq!(ep.poll_timeout(), Some(360 * MS));
-    ep.handle_timeout(360 * MS);
-    assert_eq!(seqs(&recv!(ep, 360 * MS)), vec![sq(9)]);
+    assert_eq!(ep.poll_timeout(), Some(368 * MS));
+    ep.handle_timeout(368 * MS);
+    assert_eq!(seqs(&recv!(ep, 368 * MS)), vec![sq(9)]);
     assert_eq!(ep.counters().tlp_probes, 1);
     // a shorter RTO caps the PTO
     let mut ep = client();
     ep.write(40 * MS, 10 * MSS);
     recv!(ep, 40 * MS);
     send!(ep, 45 * MS, ack(sq(9), 40 * MS));
-    // sample 5 ms: SRTT = (7*40+5)/8 = 35.625, RTTVAR = (3*20 + 35)/4 = 23.75,
-    // RTO = 35.625 + 200 = 235.625 ms from the head's send time (40 ms) = 275.625;
-    // PTO = 71.25 + 200 = 271.25 -> 45 + 271.25 = 316.25 > 275.625: capped.
-    assert_eq!(ep.poll_timeout(), Some(275_625_000));
+    // sample 5 ms (Linux tcp_rtt_estimator): SRTT = 40 - 35/8 = 35.625 ms,
+    // rttvar_us stays 200 ms (the RTO minimum), RTO = 235.625 ms, rounded
+    // up to the jiffy: 236 ms from the head's send time (40 ms) = 276 ms;
+    // PTO = 71.25 + 200 = 271.25 -> 45 + 271.25 = 316.25 > 276: capped to
+    // 231 ms from now; expires at jiffy 276, level 1: runs at 280 ms.
+    assert_eq!(ep.poll_timeout(), Some(280 * MS));
 }
 
 #[test]
@@ -97,11 +104,11 @@ fn tlp_new_data_probe_and_loss_detection_reduces_cwnd() {
     ep.write(40 * MS, 10 * MSS);
     recv!(ep, 40 * MS);
     send!(ep, 80 * MS, ack(sq(7), 40 * MS));
-    ep.handle_timeout(160 * MS);
-    assert_eq!(seqs(&recv!(ep, 160 * MS)), vec![sq(9)]);
+    ep.handle_timeout(168 * MS);
+    assert_eq!(seqs(&recv!(ep, 168 * MS)), vec![sq(9)]);
     let cwnd = ep.snd.cwnd();
     // the probe repairs the loss of 9 (7, 8 arrive too): ACK up to TLPHighRxt
-    send!(ep, 200 * MS, ack(sq(10), 160 * MS));
+    send!(ep, 200 * MS, ack(sq(10), 168 * MS));
     // more data; once an ACK goes beyond TLPHighRxt without D-SACK, cwnd is reduced
     ep.write(200 * MS, 2 * MSS);
     recv!(ep, 200 * MS);
@@ -128,10 +135,10 @@ fn spurious_retransmission_counted_by_dsack_and_timestamps() {
     ep.write(40 * MS, 10 * MSS);
     recv!(ep, 40 * MS);
     send!(ep, 80 * MS, ack(sq(7), 40 * MS));
-    ep.handle_timeout(160 * MS);
-    recv!(ep, 160 * MS);
-    send!(ep, 165 * MS, ack(sq(10), 40 * MS));
-    send!(ep, 200 * MS, ack_sack(sq(10), &[(sq(9), sq(10))], 160 * MS));
+    ep.handle_timeout(168 * MS);
+    recv!(ep, 168 * MS);
+    send!(ep, 170 * MS, ack(sq(10), 40 * MS));
+    send!(ep, 200 * MS, ack_sack(sq(10), &[(sq(9), sq(10))], 168 * MS));
     assert_eq!(ep.counters().retrans_spurious, 1);
     // Eifel: RTO retransmission acked by an ACK echoing the original's TSval
     let c = TcpConfig {
@@ -141,8 +148,8 @@ fn spurious_retransmission_counted_by_dsack_and_timestamps() {
     let mut ep = client_with(&c, true);
     ep.write(40 * MS, MSS);
     recv!(ep, 40 * MS);
-    ep.handle_timeout(280 * MS);
-    assert_eq!(recv!(ep, 280 * MS).len(), 1);
+    ep.handle_timeout(288 * MS);
+    assert_eq!(recv!(ep, 288 * MS).len(), 1);
     send!(ep, 300 * MS, ack(sq(1), 40 * MS));
     assert_eq!(ep.counters().retrans_spurious, 1);
 }
@@ -156,10 +163,10 @@ fn spurious_rto_is_undone_by_eifel() {
     let mut ep = client_with(&c, true);
     ep.write(40 * MS, 10 * MSS);
     recv!(ep, 40 * MS);
-    ep.handle_timeout(280 * MS);
-    assert_eq!(seqs(&recv!(ep, 280 * MS)), vec![sq(0)]);
+    ep.handle_timeout(288 * MS);
+    assert_eq!(seqs(&recv!(ep, 288 * MS)), vec![sq(0)]);
     assert_eq!((ep.snd.cwnd(), ep.snd.ssthresh()), (1, 5));
-    // the ACK of segment 0 echoes the original's TSval (40 ms < 280 ms):
+    // the ACK of segment 0 echoes the original's TSval (40 ms < 288 ms):
     // Linux tcp_try_undo_loss restores cwnd 10 and ssthresh (infinite),
     // unmarks the loss, so segments 1.. are not retransmitted.
     send!(ep, 300 * MS, ack(sq(1), 40 * MS));

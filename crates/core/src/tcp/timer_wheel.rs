@@ -1,0 +1,118 @@
+//! When a Linux `timer_list` timer really fires: the jiffy clock and the
+//! timer wheel's level granularity (kernel/time/timer.c).
+//!
+//! TCP's retransmission timer (`icsk_retransmit_timer`: RTO, loss probe,
+//! RACK reordering timeout, zero-window probe) is a wheel timer armed by
+//! `inet_csk_reset_xmit_timer` at `jiffies + when`, `when` in whole jiffies
+//! (`usecs_to_jiffies` rounds up). `calc_wheel_index` files it in a level by
+//! its distance from the wheel clock and `calc_index` rounds its expiry up
+//! to the *next* boundary of that level's granularity ("the timer wheel has
+//! to guarantee that a timer does not fire early"): level 0 (under 63
+//! jiffies) fires one jiffy after the expiry, level 1 (63-503) on the next
+//! multiple of 8 jiffies, level 2 (504-4031) of 64, and so on by 8. At HZ =
+//! 250 a 256 ms RTO fires 260-288 ms after it was armed, its backoffs 512
+//! and 1024 ms after a level-1 boundary 544 and 1056 ms later, which is
+//! what the 6.18 kernel of the validation machine shows (docs/validation.md).
+//!
+//! Simplification: the jiffy clock starts at simulated time 0 (the kernel's
+//! phase is arbitrary, INITIAL_JIFFIES plus uptime), and the wheel clock is
+//! taken equal to `jiffies` (`forward_timer_base`).
+
+use crate::time::{Nanos, SEC};
+
+/// `LVL_CLK_SHIFT`: each level is 8 times coarser than the one below.
+const LVL_CLK_SHIFT: u32 = 3;
+/// `LVL_SIZE`: 64 buckets per level.
+const LVL_SIZE: u64 = 64;
+/// `LVL_DEPTH` for HZ > 100.
+const LVL_DEPTH: u32 = 9;
+
+/// `LVL_START(n)`: the smallest distance filed in level n.
+fn lvl_start(n: u32) -> u64 {
+    (LVL_SIZE - 1) << ((n - 1) * LVL_CLK_SHIFT)
+}
+
+/// One jiffy at `hz` ticks per second.
+pub fn jiffy(hz: u32) -> Nanos {
+    SEC / hz as Nanos
+}
+
+/// `usecs_to_jiffies` (rounds up), for a delay in ns.
+pub fn to_jiffies(delay: Nanos, hz: u32) -> u64 {
+    delay.div_ceil(jiffy(hz))
+}
+
+/// The time a wheel timer armed at `now` for `delay` runs: `mod_timer(t,
+/// jiffies + usecs_to_jiffies(delay))` through `calc_wheel_index` /
+/// `calc_index`. Always later than `now + delay`.
+pub fn expiry(now: Nanos, delay: Nanos, hz: u32) -> Nanos {
+    let j = jiffy(hz);
+    let clk = now / j;
+    let expires = clk + to_jiffies(delay, hz);
+    let delta = expires - clk;
+    // The lowest level whose range holds delta; the deepest level holds the
+    // rest (WHEEL_TIMEOUT_CUTOFF is days, beyond any TCP timer here).
+    let lvl = (1..LVL_DEPTH)
+        .find(|&n| delta < lvl_start(n))
+        .map_or(LVL_DEPTH - 1, |n| n - 1);
+    let shift = lvl * LVL_CLK_SHIFT;
+    // calc_index: `expires = (expires >> LVL_SHIFT(lvl)) + 1`, bucket expiry
+    // = expires << LVL_SHIFT(lvl).
+    (((expires >> shift) + 1) << shift) * j
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::MS;
+
+    #[test]
+    fn level_zero_fires_one_jiffy_late() {
+        // HZ = 1000, 40 ms from a tick: expires = 40, fires at 41.
+        assert_eq!(expiry(0, 40 * MS, 1000), 41 * MS);
+        // HZ = 250: 40 ms = 10 jiffies, +1 = 44 ms; armed mid-jiffy at 1 ms:
+        // clk 0, still 44 ms.
+        assert_eq!(expiry(0, 40 * MS, 250), 44 * MS);
+        assert_eq!(expiry(MS, 40 * MS, 250), 44 * MS);
+        // a delay that is not whole jiffies is rounded up first: 41 ms -> 11 + 1.
+        assert_eq!(expiry(0, 41 * MS, 250), 48 * MS);
+    }
+
+    /// The kernel capture's RTO backoff gaps (HZ = 250): RTO 256 ms (64
+    /// jiffies, level 1), then 512 and 1024 ms armed on a level-1 boundary.
+    #[test]
+    fn hz250_rto_backoffs_match_the_kernel_capture() {
+        // Armed 3 jiffies past a multiple of 8: expires 67 -> (67 >> 3) + 1 = 9 -> 72.
+        let t0 = 3 * 4 * MS;
+        let first = expiry(t0, 256 * MS, 250);
+        assert_eq!(first - t0, 276 * MS);
+        // From a boundary: 64 jiffies -> 72 (288 ms), the most it can be late.
+        assert_eq!(expiry(0, 256 * MS, 250), 288 * MS);
+        let second = expiry(first, 512 * MS, 250);
+        assert_eq!(second - first, 544 * MS);
+        let third = expiry(second, 1024 * MS, 250);
+        assert_eq!(third - second, 1056 * MS);
+        // 2048 ms = 512 jiffies: level 2 (>= 504), 64-jiffy buckets.
+        let fourth = expiry(third, 2048 * MS, 250);
+        assert_eq!(fourth % (256 * MS), 0, "on a 64-jiffy boundary");
+        assert!(fourth - third > 2048 * MS && fourth - third <= 2304 * MS);
+    }
+
+    #[test]
+    fn never_early_and_at_most_one_granule_late() {
+        for hz in [100, 250, 1000] {
+            let j = jiffy(hz);
+            for now in [0, 1, j - 1, 7 * j + 3, 12_345 * MS] {
+                for delay in [1, MS, 40 * MS, 200 * MS, 300 * MS, 3 * SEC, 30 * SEC] {
+                    let at = expiry(now, delay, hz);
+                    assert!(at >= now + delay, "hz {hz} now {now} delay {delay}");
+                    // at most 1/8 of the delay (level granularity) + 2 jiffies late
+                    assert!(
+                        at <= now + delay + delay / 8 + 2 * j,
+                        "hz {hz} {now} {delay}"
+                    );
+                }
+            }
+        }
+    }
+}
