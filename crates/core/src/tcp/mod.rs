@@ -90,6 +90,7 @@
 pub mod cc;
 pub mod config;
 pub mod endpoint;
+pub mod rcvwnd;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
