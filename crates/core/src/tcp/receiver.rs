@@ -468,8 +468,10 @@ impl PathReceiver {
         // segment is unacknowledged (RFC 5681 4.2 / RFC 1122 4.2.3.2: at least
         // every second full-sized segment), in quick-ACK mode, or while
         // out-of-order data exists / a hole was just filled (RFC 5681 4.2).
+        // Quick-ACK mode counts only outside ping-pong mode
+        // (tcp_in_quickack_mode: `quick && !inet_csk_in_pingpong_mode`).
         if self.rcv_nxt - self.rcv_wup > self.rcv_mss as u64
-            || self.quick > 0
+            || (self.quick > 0 && !self.pingpong)
             || had_ooo
             || !self.ooo.is_empty()
         {

@@ -81,3 +81,22 @@ fn quick_acks_last_as_long_as_the_window_grows() {
     // 4344 x 1448 = 6290112 at the start, then 2 x 1448 per segment
     assert_eq!(ep.rcv.win.rcv_ssthresh, 6290112 + 200 * 2896);
 }
+
+/// `tcp_in_quickack_mode` is `quick && !pingpong`: once we answered within
+/// `ato` (ping-pong mode), neither the initial quick ACKs nor a growing
+/// window ACK a lone full-sized segment at once; it waits for the timer.
+#[test]
+fn no_quick_ack_in_ping_pong_mode() {
+    let mut ep = server_with(&cfg());
+    let t = 20 * MS;
+    send!(ep, t, data(0));
+    assert_eq!(recv!(ep, t).len(), 1, "first segment: quick ACK");
+    // a reply within ato (40 ms) of the data: ping-pong mode
+    ep.write(t + MS, 100);
+    assert_eq!(recv!(ep, t + MS).len(), 1);
+    let before = ep.rcv.win.rcv_ssthresh;
+    send!(ep, t + 2 * MS, data(1));
+    assert!(ep.rcv.win.rcv_ssthresh > before, "the window grew");
+    assert!(recv!(ep, t + 2 * MS).is_empty(), "but no quick ACK");
+    assert_eq!(ep.poll_timeout(), Some(t + 42 * MS));
+}
