@@ -32,7 +32,7 @@
 //!   `--capture`): the client's window starts at 2096576 and grows by 2896
 //!   bytes (2 x advmss) per segment to 2620032 = ALIGN(((4 MiB - 2304) x
 //!   160) >> 8, 64), which fixes both the initial ratio (128) and the
-//!   truesize (2293-2316 bytes). Other drivers (GRO, page frags) differ.
+//!   truesize (2303-2316 bytes). Other drivers (GRO, page frags) differ.
 
 /// Linux `TCP_RMEM_TO_WIN_SCALE`: `scaling_ratio` is in 1/256.
 const RMEM_TO_WIN_SCALE: u32 = 8;
