@@ -143,22 +143,35 @@ impl RcvWindow {
     /// `tcp_openreq_init_rwin`, which call it with `tcp_full_space` and an
     /// MSS of `mss`) followed by `tcp_init_buffer_space`: `rcv_wnd` is the
     /// full space rounded down to a multiple of `mss` (no `init_rcv_wnd`
-    /// route metric), and `rcv_ssthresh` starts there. `advmss` is the
-    /// MSS less the timestamp option once it is agreed. Returns `rcv_wnd`.
-    ///
-    /// `tcp_init_buffer_space` would then clamp `rcv_ssthresh` to a
-    /// `window_clamp` one `advmss` below the full space ("force reservation
-    /// of one segment", `tcp_app_win`); the measured 6.18 client keeps
-    /// `rcv_ssthresh` at `rcv_wnd` (its first ACK offers 2096576 =
-    /// ALIGN(rounddown(2 MiB, 1460), 64)), so the clamp stays at the full
-    /// space here.
+    /// route metric) and `rcv_ssthresh` starts there; then `window_clamp`
+    /// keeps one `advmss` free ("force reservation of one segment",
+    /// `tcp_app_win` = 31) and `rcv_ssthresh` is cut to it. `advmss` is the
+    /// MSS less the timestamp option once it is agreed. Returns `rcv_wnd`,
+    /// the window the peer may already use (Linux's `tp->rcv_wnd`, though
+    /// the SYN's 16-bit field shows at most 65535): the receiver never
+    /// offers less (`tcp_select_window`), which is why the measured 6.18
+    /// client's first ACK offers 2096576 = ALIGN(rounddown(2 MiB, 1460),
+    /// 64) rather than ALIGN(2 MiB - 1448, 64).
     pub fn init(&mut self, mss: u32, advmss: u32) -> u64 {
         self.advmss = advmss;
-        let mut space = self.full_space().min(self.window_clamp);
+        // tcp_connect_init: a locked buffer clamps the window to the full
+        // space (again here: `init` may run twice, at creation and once the
+        // options are agreed)
+        self.window_clamp = self.full_space();
+        let mut space = self.window_clamp;
         if space > mss as u64 {
             space = space / mss as u64 * mss as u64;
         }
-        self.rcv_ssthresh = space.min(self.window_clamp);
+        self.rcv_ssthresh = space;
+        // tcp_init_buffer_space (the clamp is at most the full space here:
+        // a locked buffer)
+        let maxwin = self.full_space();
+        let adv = advmss as u64;
+        self.window_clamp = self.window_clamp.min(maxwin);
+        if self.window_clamp > 2 * adv && self.window_clamp + adv > maxwin {
+            self.window_clamp = (2 * adv).max(maxwin.saturating_sub(adv));
+        }
+        self.rcv_ssthresh = self.rcv_ssthresh.min(self.window_clamp);
         space
     }
 
@@ -316,7 +329,14 @@ mod tests {
         let mut w = RcvWindow::new(2 << 20, 1460, 52);
         let rcv_wnd = w.init(1460, 1448);
         assert_eq!(rcv_wnd, 2096560);
-        let first = w.select(w.space(0), w.full_space(), 536, Some(6), 0);
+        // tcp_init_buffer_space: one segment reserved
+        assert_eq!(w.window_clamp, 2097152 - 1448);
+        assert_eq!(w.rcv_ssthresh, 2097152 - 1448);
+        let sel = w.select(w.space(0), w.full_space(), 536, Some(6), 0);
+        assert_eq!(sel, 2095744);
+        // ... but the offered window may not shrink below rcv_wnd
+        // (tcp_select_window rounds it up to the scale unit)
+        let first = sel.max(rcv_wnd.div_ceil(64) * 64);
         assert_eq!(first, 2096576);
         w.measure(1448, first);
         assert_eq!(w.ratio, 160);

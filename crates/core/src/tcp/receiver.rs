@@ -152,6 +152,9 @@ impl PathReceiver {
         let ts = if self.ts_ok { 12 } else { 0 };
         let mss = if active { mss_option } else { mss_option - ts };
         self.rcv_wnd = self.win.init(mss, mss_option - ts);
+        // the peer may use rcv_wnd from the SYN on (Linux tp->rcv_wnd,
+        // rcv_wup = rcv_nxt): the right edge starts there
+        self.right_edge = self.right_edge.max(self.rcv_nxt.max(1) + self.rcv_wnd);
     }
 
     /// The window that went out on the last ACK (set after `fill_ack`
@@ -237,7 +240,7 @@ impl PathReceiver {
         // RFC 9293 3.1: without scaling the window is at most 65535.
         let shift = self.rcv_wscale.map_or(0, u32::from);
         let cap = 65535u64 << shift;
-        let mut w = w.min((cap >> shift) << shift);
+        let mut w = w;
         // Never shrink the right edge (RFC 7323 2.4, Linux tcp_select_window).
         let cur = self.right_edge.saturating_sub(self.rcv_nxt);
         if w < cur {
@@ -245,7 +248,8 @@ impl PathReceiver {
             let up = (cur & ((1u64 << shift) - 1) != 0) as u64;
             w = ((cur >> shift) + up) << shift;
         }
-        w
+        // then the field's limit (tcp_select_window: after the no-shrink rule)
+        w.min(cap)
     }
 
     /// A segment with `len` payload bytes at `seq` (and maybe FIN) arrived.
