@@ -637,6 +637,8 @@ impl MptcpConnection {
             mss -= crate::optlen::dss_mss_overhead(self.ack64);
         }
         sf.rcv.rcv_mss = mss;
+        let active = self.role == Role::Client;
+        sf.rcv.on_negotiated(cfg.mss_option(), active);
         sf.snd.mss = mss;
         sf.snd.cc_state.mss = mss;
     }

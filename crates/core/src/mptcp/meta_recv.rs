@@ -26,6 +26,9 @@ pub struct MetaRecv {
     /// Out-of-order segments: start -> (end, arrival time).
     ofo: SeqMap<(u64, Nanos)>,
     ofo_bytes: u64,
+    /// Right edge of the largest window advertised (Linux
+    /// `msk->rcv_wnd_sent`).
+    rcv_wnd_sent: u64,
     /// DSN of the peer's DATA_FIN, when seen.
     pub fin_dsn: Option<u64>,
     pub fin_received: bool,
@@ -57,9 +60,22 @@ impl MetaRecv {
         }
     }
 
-    /// The connection-level window we advertise.
+    /// The connection's buffer less its out-of-order bytes.
     pub fn window(&self) -> u64 {
         self.rcvbuf.saturating_sub(self.ofo_bytes)
+    }
+
+    /// A subflow offers window `w` relative to our DATA_ACK: returns the
+    /// window to send, never moving the connection's right edge left
+    /// (Linux `mptcp_set_rwin`: `msk->rcv_wnd_sent`, RFC 8684 3.3.5).
+    pub fn advertise(&mut self, w: u64) -> u64 {
+        let edge = self.rcv_nxt + w;
+        if edge >= self.rcv_wnd_sent {
+            self.rcv_wnd_sent = edge;
+            w
+        } else {
+            self.rcv_wnd_sent - self.rcv_nxt
+        }
     }
 
     pub fn ofo_bytes(&self) -> u64 {

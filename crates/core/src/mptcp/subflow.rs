@@ -101,7 +101,14 @@ impl Subflow {
             rport,
             state,
             snd,
-            rcv: PathReceiver::new(&rcv_cfg),
+            rcv: {
+                // ... but its window grows as a subflow socket's does, with
+                // the connection's buffer (Linux copies SO_RCVBUF to every
+                // subflow, `mptcp_sol_socket_sync_intval`)
+                let mut r = PathReceiver::new(&rcv_cfg);
+                r.set_sock_rcvbuf(cfg, cfg.rcvbuf);
+                r
+            },
             initial: id == 0,
             backup: false,
             pf: false,

@@ -1197,3 +1197,52 @@ fn upstream_each_small_write_is_an_skb_until_the_window_fills() {
     let full = lens.iter().filter(|&&l| l > 1000).count();
     assert!(full * 2 > lens.len(), "segments after the fill: {lens:?}");
 }
+
+/// Linux runs `tcp_grow_window` on every subflow (its own `rcv_ssthresh`,
+/// with the connection's buffer copied to it), so each subflow ACKs every
+/// data segment while its window grows: 300 KB over two subflows is well
+/// within the ~181 growth steps of each (2 MiB buffer). The window
+/// offered is relative to the DATA_ACK and the connection's right edge
+/// (DATA_ACK + window) never moves left (`mptcp_set_rwin`).
+#[test]
+fn every_subflow_acks_each_segment_while_its_window_grows() {
+    let mut w = Wire::new(
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+    );
+    w.c.connect(0);
+    w.run(200 * MS);
+    transfer(&mut w, 300_000, 5 * SEC);
+    assert_eq!(w.c.recv.delivered, 300_000);
+    let mut last_ack = std::collections::HashMap::new();
+    let (mut acks, mut multi, mut edge) = (0, 0, 0u64);
+    for (_, p) in &w.log {
+        let s = p.tcp().unwrap();
+        let from_client = p.src == A1 || p.src == A2;
+        if !from_client || s.has(flags::SYN) || s.len > 0 {
+            continue;
+        }
+        let prev = last_ack.insert(p.src, s.ack).unwrap_or(s.ack);
+        if s.ack > prev {
+            acks += 1;
+            // one full-sized data segment is at most 1424 bytes here
+            if s.ack - prev > 1424 && !s.has(flags::FIN) {
+                multi += 1;
+            }
+        }
+        if let Some(da) = s
+            .mptcp
+            .as_ref()
+            .and_then(|o| o.dss)
+            .and_then(|d| d.data_ack())
+        {
+            assert!(da + s.window >= edge, "right edge moved left");
+            edge = edge.max(da + s.window);
+        }
+    }
+    assert!(acks >= 300_000 / 1424, "{acks} ACKs");
+    assert_eq!(multi, 0, "an ACK covered two segments");
+    // both subflows grew their own rcv_ssthresh past the initial window
+    let grown: Vec<u64> = w.c.sfs.iter().map(|s| s.rcv.win.rcv_ssthresh).collect();
+    assert!(grown.iter().all(|&g| g > 2_096_576), "{grown:?}");
+}

@@ -236,6 +236,8 @@ impl TcpEndpoint {
         let peer_mss = seg.mss().map(|m| m as u32).unwrap_or(536); // RFC 9293 3.7.1 default
         let mss = peer_mss.min(self.cfg.mss_option()) - if ts_ok { 12 } else { 0 };
         self.rcv.rcv_mss = mss;
+        self.rcv
+            .on_negotiated(self.cfg.mss_option(), self.role == Role::Client);
         let _ = now;
         self.snd.mss = mss;
         self.snd.cc_state.mss = mss;

@@ -67,11 +67,14 @@
 //!   pacing); RFC 9438 in floating point and RFC 9406 HyStart++ by
 //!   configuration. Congestion control gets an RTT sample only from ACKs that
 //!   advance SND.UNA (Linux's ca_rtt_us also comes from newly SACKed data).
-//! - Receive side: the application reads instantly, so the advertised window
-//!   is rcvbuf minus out-of-order bytes (no autotuning, no tcp_adv_win_scale
-//!   overhead); the right edge never shrinks. The delayed-ACK timeout stays at
-//!   TCP_ATO_MIN (40 ms): Linux's ato adaptation (up to 200 ms) is not
-//!   modelled. Quick-ACK mode covers the connection start and duplicates.
+//! - Receive side: the application reads instantly; the advertised window
+//!   grows as Linux 6.18's (`rcvwnd.rs`: rcv_ssthresh, tcp_grow_window and
+//!   the quick ACK each growth step sets, scaling_ratio from a modelled skb
+//!   truesize) for a locked SO_RCVBUF of 2 x rcvbuf, so there is no
+//!   receive-buffer autotuning (tcp_rcv_space_adjust); the right edge never
+//!   shrinks. The delayed-ACK timeout stays at TCP_ATO_MIN (40 ms): Linux's
+//!   ato adaptation (up to 200 ms) is not modelled. Quick-ACK mode covers the
+//!   connection start, the window's growth and duplicates.
 //! - Timestamps carry nanoseconds (a capture writer converts to ms ticks);
 //!   RTT samples are therefore exact, where Linux has 1 ms / 1 us ticks
 //!   (the RTO estimator itself works in whole microseconds, as Linux's).
@@ -93,6 +96,7 @@
 pub mod cc;
 pub mod config;
 pub mod endpoint;
+pub mod rcvwnd;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;

@@ -3,16 +3,18 @@
 //! D-SACK generation, delayed/quick ACK policy, window advertisement and
 //! timestamp echo.
 //!
-//! Simplification vs Linux: the advertised window is `rcvbuf` minus the bytes
-//! held out of order (Linux derives it from free buffer space with
-//! tcp_adv_win_scale overhead and autotunes rcvbuf); the right edge never
-//! moves left (RFC 7323 2.4 / Linux tcp_select_window).
+//! The advertised window follows Linux 6.18 (`rcvwnd.rs`): it starts at
+//! `tcp_select_initial_window`'s `rcv_wnd`, grows with `rcv_ssthresh`
+//! (`tcp_grow_window`, which also sets a quick ACK) up to the buffer's
+//! `tcp_space`, and the right edge never moves left (RFC 7323 2.4 / Linux
+//! tcp_select_window).
 
 use crate::invariants::StreamCheck;
 use crate::packet::{SackBlock, TcpSegment, MAX_SACK_BLOCKS};
 use crate::time::Nanos;
 
 use super::config::TcpConfig;
+use super::rcvwnd::RcvWindow;
 
 /// Linux `TCP_MSS_DEFAULT`.
 const TCP_MSS_DEFAULT: u32 = 536;
@@ -46,7 +48,13 @@ pub struct PathReceiver {
     sack: [SackBlock; MAX_SACK_BLOCKS + 1],
     sack_n: usize,
     dsack: Option<SackBlock>,
+    /// Bytes accepted above rcv_nxt (the subflows of an MPTCP connection
+    /// never limit here: `u64` large).
     pub rcvbuf: u64,
+    /// Linux receive-window growth (`rcv_ssthresh`, `window_clamp`).
+    pub win: RcvWindow,
+    /// The window last advertised (Linux `tp->rcv_wnd`).
+    rcv_wnd: u64,
     /// Our window shift (None: no window scaling negotiated).
     pub rcv_wscale: Option<u8>,
     right_edge: u64,
@@ -94,6 +102,8 @@ impl PathReceiver {
             sack_n: 0,
             dsack: None,
             rcvbuf: cfg.rcvbuf,
+            win: Self::rcv_window(cfg, cfg.rcvbuf),
+            rcv_wnd: 0,
             rcv_wscale: None,
             right_edge: 0,
             rcv_wup: 0,
@@ -115,6 +125,59 @@ impl PathReceiver {
             ts_recent: 0,
             inv: Default::default(),
         }
+    }
+
+    fn rcv_window(cfg: &TcpConfig, rcvbuf: u64) -> RcvWindow {
+        let ts = if cfg.timestamps { 12 } else { 0 };
+        let hdr = cfg.ip.header_len() + crate::packet::TCP_HEADER + ts;
+        let mut w = RcvWindow::new(rcvbuf, cfg.mss_option() - ts, hdr);
+        w.init(cfg.mss_option(), cfg.mss_option() - ts);
+        w
+    }
+
+    /// The socket's receive buffer (`SO_RCVBUF`) when it differs from the
+    /// acceptance limit `rcvbuf` (an MPTCP subflow: the connection's buffer,
+    /// which Linux copies to every subflow socket).
+    pub fn set_sock_rcvbuf(&mut self, cfg: &TcpConfig, rcvbuf: u64) {
+        self.win = Self::rcv_window(cfg, rcvbuf);
+    }
+
+    /// Options agreed (`ts_ok`, `rcv_wscale` set): the initial window
+    /// (`tcp_select_initial_window`). The active opener computes it at
+    /// `connect` with its full MSS (`tcp_connect_init`: no timestamp seen
+    /// yet), the passive one for the SYN-ACK with the MSS less the
+    /// timestamp option (`tcp_openreq_init_rwin`); `advmss` loses the
+    /// timestamp option either way (`tcp_rcv_synsent_state_process`).
+    pub fn on_negotiated(&mut self, mss_option: u32, active: bool) {
+        let ts = if self.ts_ok { 12 } else { 0 };
+        let mss = if active { mss_option } else { mss_option - ts };
+        self.rcv_wnd = self.win.init(mss, mss_option - ts);
+        // the peer may use rcv_wnd from the SYN on (Linux tp->rcv_wnd,
+        // rcv_wup = rcv_nxt): the right edge starts there
+        self.right_edge = self.right_edge.max(self.rcv_nxt.max(1) + self.rcv_wnd);
+    }
+
+    /// The window that went out on the last ACK (set after `fill_ack`
+    /// when the owner advertises another one: an MPTCP subflow).
+    pub fn set_advertised(&mut self, wnd: u64) {
+        self.rcv_wnd = wnd;
+        self.right_edge = self.right_edge.max(self.rcv_nxt + wnd);
+    }
+
+    /// An MPTCP subflow's window (Linux `__tcp_select_window` with
+    /// `mptcp_space`): the connection's free space (its buffer less `ofo`
+    /// out-of-order bytes, at this subflow's scaling ratio) as far as this
+    /// subflow's `rcv_ssthresh` and `window_clamp` allow. The connection
+    /// then keeps its own right edge from moving left (`mptcp_set_rwin`).
+    pub fn window_mptcp(&self, ofo: u64) -> u64 {
+        let rmem = self.win.rmem_of(ofo, self.rcv_mss);
+        self.win.select(
+            self.win.space(rmem),
+            self.win.full_space(),
+            self.rcv_mss,
+            self.rcv_wscale,
+            self.rcv_wnd,
+        )
     }
 
     /// The peer's SYN (at offset 0) was received.
@@ -163,14 +226,21 @@ impl PathReceiver {
 
     /// Window to advertise (bytes, already rounded for the scale).
     pub fn window(&self) -> u64 {
-        let free = self.rcvbuf.saturating_sub(self.ooo_bytes);
+        // Linux __tcp_select_window: tcp_space less the out-of-order queue,
+        // limited by rcv_ssthresh and window_clamp
+        let rmem = self.win.rmem_of(self.ooo_bytes, self.rcv_mss);
+        let w = self.win.select(
+            self.win.space(rmem),
+            self.win.full_space(),
+            self.rcv_mss,
+            self.rcv_wscale,
+            self.rcv_wnd,
+        );
         // RFC 7323 2.3: the window field is 16 bits, scaled by the shift;
         // RFC 9293 3.1: without scaling the window is at most 65535.
         let shift = self.rcv_wscale.map_or(0, u32::from);
         let cap = 65535u64 << shift;
-        // rounded down to the unit 1 << shift (x / unit * unit, as a shift:
-        // this runs for every segment sent and received)
-        let mut w = (free.min(cap) >> shift) << shift;
+        let mut w = w;
         // Never shrink the right edge (RFC 7323 2.4, Linux tcp_select_window).
         let cur = self.right_edge.saturating_sub(self.rcv_nxt);
         if w < cur {
@@ -178,7 +248,8 @@ impl PathReceiver {
             let up = (cur & ((1u64 << shift) - 1) != 0) as u64;
             w = ((cur >> shift) + up) << shift;
         }
-        w
+        // then the field's limit (tcp_select_window: after the no-shrink rule)
+        w.min(cap)
     }
 
     /// A segment with `len` payload bytes at `seq` (and maybe FIN) arrived.
@@ -210,6 +281,7 @@ impl PathReceiver {
             return out;
         }
         let had_ooo = !self.ooo.is_empty();
+        let mut grew = false;
         let limit = self.rcv_nxt
             + self
                 .rcvbuf
@@ -238,6 +310,12 @@ impl PathReceiver {
             }
             // RFC 5681 4.2: immediate ACK for an out-of-order segment.
             self.force_ack();
+            if !out.duplicate && self.sack_ok {
+                // Linux tcp_data_queue_ofo: a queued out-of-order segment
+                // grows the window too (with SACK only)
+                let rmem = self.win.rmem_of(self.ooo_bytes, self.rcv_mss);
+                grew = self.win.grow(len, rmem);
+            }
         } else if len > 0 {
             if seq < self.rcv_nxt {
                 // partial duplicate: D-SACK the old part (RFC 2883 4.1.2)
@@ -263,6 +341,14 @@ impl PathReceiver {
             self.delivered += out.delivered;
             self.rcv_nxt = new_nxt;
             self.sack_drop_below();
+            // Linux tcp_event_data_recv: tcp_measure_rcv_mss (the scaling
+            // ratio), then tcp_grow_window for a segment of 128 bytes or
+            // more, this segment still queued (unread) in sk_rmem_alloc
+            self.win.measure(len, self.rcv_wnd);
+            if len >= super::rcvwnd::GROW_MIN_LEN {
+                let rmem = self.win.truesize(len) + self.win.rmem_of(self.ooo_bytes, self.rcv_mss);
+                grew = self.win.grow(len, rmem);
+            }
         }
         if fin && len == 0 && seq > self.rcv_nxt {
             // out-of-order FIN (data before it missing): immediate duplicate
@@ -283,7 +369,7 @@ impl PathReceiver {
         }
         if len > 0 {
             self.measure_rcv_mss(len);
-            self.data_ack_policy(now, had_ooo);
+            self.data_ack_policy(now, had_ooo, grew);
         }
         out
     }
@@ -358,19 +444,25 @@ impl PathReceiver {
         self.pingpong = false;
         // Linux tcp_enter_quickack_mode / tcp_incr_quickack: quickacks =
         // rcv_wnd / (2 * rcv_mss), at least 2, at most TCP_MAX_QUICKACKS.
-        let q = (self.window() / (2 * self.rcv_mss as u64))
+        let q = (self.rcv_wnd / (2 * self.rcv_mss as u64))
             .max(2)
             .min(self.max_quickacks as u64) as u32;
         self.quick = self.quick.max(q);
     }
 
-    fn data_ack_policy(&mut self, now: Nanos, had_ooo: bool) {
+    fn data_ack_policy(&mut self, now: Nanos, had_ooo: bool, grew: bool) {
         self.ack_pending = true;
         self.lrcvtime = Some(now);
         if !self.first_data_seen {
             // Linux tcp_event_data_recv: the first data segment starts quick-ACK mode.
             self.first_data_seen = true;
             self.enter_quickack();
+        }
+        if grew {
+            // Linux tcp_grow_window: `icsk_ack.quick |= 1` whenever
+            // rcv_ssthresh grew, so this segment is ACKed at once (a bitwise
+            // or: an odd count of initial quick ACKs stays as it is)
+            self.quick |= 1;
         }
         if !self.delayed_ack {
             self.ack_now = true;
@@ -380,8 +472,10 @@ impl PathReceiver {
         // segment is unacknowledged (RFC 5681 4.2 / RFC 1122 4.2.3.2: at least
         // every second full-sized segment), in quick-ACK mode, or while
         // out-of-order data exists / a hole was just filled (RFC 5681 4.2).
+        // Quick-ACK mode counts only outside ping-pong mode
+        // (tcp_in_quickack_mode: `quick && !inet_csk_in_pingpong_mode`).
         if self.rcv_nxt - self.rcv_wup > self.rcv_mss as u64
-            || self.quick > 0
+            || (self.quick > 0 && !self.pingpong)
             || had_ooo
             || !self.ooo.is_empty()
         {
@@ -478,6 +572,7 @@ impl PathReceiver {
         let _ = now;
         seg.ack = self.rcv_nxt;
         seg.window = self.window();
+        self.rcv_wnd = seg.window;
         self.right_edge = self.right_edge.max(self.rcv_nxt + seg.window);
         if self.sack_ok {
             let mut n = 0;

@@ -157,10 +157,21 @@ impl MptcpConnection {
         self.finish(i, p);
     }
 
+    /// The window subflow `i` advertises: Linux `__tcp_select_window`
+    /// with `mptcp_space` (the connection's free space, capped by the
+    /// subflow's own `rcv_ssthresh`), then `mptcp_set_rwin`: the
+    /// connection-level right edge never moves left (RFC 8684 3.3.5), so a
+    /// subflow whose `rcv_ssthresh` is behind another's offers the larger
+    /// edge already sent.
+    fn subflow_window(&mut self, i: usize) -> u64 {
+        let w = self.sfs[i].rcv.window_mptcp(self.recv.ofo_bytes());
+        self.recv.advertise(w)
+    }
+
     pub(super) fn build_tx(&mut self, i: usize, now: Nanos, tx: Tx) {
         let opts = self.base_options(i, tx.len > 0);
-        let wnd = self.recv.window();
         let flow = self.flow;
+        let wnd = self.subflow_window(i);
         let sf = &mut self.sfs[i];
         self.out.push_back(sf.new_packet(flow));
         let s = seg_mut(self.out.back_mut().expect("just queued"));
@@ -194,14 +205,15 @@ impl MptcpConnection {
         }
         sf.rcv.fill_ack_limited(s, now, opt.sack_room());
         s.window = wnd;
+        sf.rcv.set_advertised(wnd);
         let optlen = opt.len(s.sack_len());
         self.finish_back_sized(i, optlen);
     }
 
     pub(super) fn build_ack(&mut self, i: usize, now: Nanos) {
         let opts = self.base_options(i, false);
-        let wnd = self.recv.window();
         let flow = self.flow;
+        let wnd = self.subflow_window(i);
         let sf = &mut self.sfs[i];
         self.out.push_back(sf.new_packet(flow));
         let s = seg_mut(self.out.back_mut().expect("just queued"));
@@ -212,6 +224,7 @@ impl MptcpConnection {
         let opt = crate::optlen::Established::of(s, sf.rcv.ts_ok);
         sf.rcv.fill_ack_limited(s, now, opt.sack_room());
         s.window = wnd;
+        sf.rcv.set_advertised(wnd);
         let optlen = opt.len(s.sack_len());
         self.finish_back_sized(i, optlen);
     }

@@ -136,6 +136,7 @@ fn seqs(v: &[Packet]) -> Vec<u64> {
 mod handshake;
 mod harness;
 mod rack;
+mod rcvwnd;
 mod receiving;
 mod recovery;
 mod rto_tlp_undo;

@@ -17,6 +17,21 @@ pub(super) fn server_with(c: &TcpConfig) -> TcpEndpoint {
     ep
 }
 
+/// A 64 KiB receive buffer, so that the window stops growing early.
+pub(super) fn small_buf() -> TcpConfig {
+    TcpConfig {
+        rcvbuf: 64 * 1024,
+        ..cfg()
+    }
+}
+
+/// Immediate ACKs at the start with `small_buf()`: the first data segment
+/// starts 16 quick ACKs (`tcp_incr_quickack`), and each of the 6 segments
+/// that grow `rcv_ssthresh` (`tcp_grow_window`: 65160 -> 80480, the limit
+/// `tcp_space` = ((128 KiB - 2304) x 160) >> 8, in steps of 2896) sets
+/// `quick |= 1` on top (16 | 1 = 17, back to 16 when that ACK is sent).
+pub(super) const QUICK_SMALL_BUF: u64 = 16 + 6;
+
 pub(super) fn data(i: u64) -> TcpSegment {
     let mut s = peer(sq(i), 1, MSS as u32, flags::ACK);
     s.set_ts(Some((i + 100, 0)));
@@ -25,10 +40,11 @@ pub(super) fn data(i: u64) -> TcpSegment {
 
 #[test]
 fn quickack_at_start_then_delayed_ack_every_second_segment() {
-    let mut ep = server_with(&cfg());
+    let mut ep = server_with(&small_buf());
     let mut t = 20 * MS;
-    // 16 quick ACKs (TCP_MAX_QUICKACKS), one per segment
-    for i in 0..16 {
+    // 16 quick ACKs (TCP_MAX_QUICKACKS) and 6 from the window's growth,
+    // one per segment
+    for i in 0..QUICK_SMALL_BUF {
         send!(ep, t, data(i));
         let out = recv!(ep, t);
         assert_eq!(out.len(), 1, "quick ack {i}");
@@ -36,21 +52,27 @@ fn quickack_at_start_then_delayed_ack_every_second_segment() {
         t += MS;
     }
     // then every second full-sized segment
-    send!(ep, t, data(16));
+    let q = QUICK_SMALL_BUF;
+    send!(ep, t, data(q));
     assert!(recv!(ep, t).is_empty());
-    send!(ep, t, data(17));
+    send!(ep, t, data(q + 1));
     let out = recv!(ep, t);
     assert_eq!(out.len(), 1);
-    assert_eq!(tcp(&out[0]).ack, sq(18));
+    assert_eq!(tcp(&out[0]).ack, sq(q + 2));
     // a lone segment: ACKed by the 40 ms delayed-ACK timer
-    send!(ep, t, data(18));
+    send!(ep, t, data(q + 2));
     assert!(recv!(ep, t).is_empty());
     assert_eq!(ep.poll_timeout(), Some(t + 40 * MS));
     ep.handle_timeout(t + 40 * MS);
     let out = recv!(ep, t + 40 * MS);
-    assert_eq!(tcp(&out[0]).ack, sq(19));
+    assert_eq!(tcp(&out[0]).ack, sq(q + 3));
     let ev = events(&mut ep);
-    assert_eq!(ev.last(), Some(&AppEvent::Delivered { total: 19 * MSS }));
+    assert_eq!(
+        ev.last(),
+        Some(&AppEvent::Delivered {
+            total: (q + 3) * MSS
+        })
+    );
 }
 
 /// Linux `tcp_measure_rcv_mss`: "full-sized" is what the peer sends. An
@@ -59,21 +81,22 @@ fn quickack_at_start_then_delayed_ack_every_second_segment() {
 /// every one.
 #[test]
 fn delayed_ack_measures_the_peers_segments_not_our_mss() {
-    let mut ep = server_with(&cfg());
+    let mut ep = server_with(&small_buf());
     ep.rcv.rcv_mss = MSS as u32 - 4;
     let mut t = 20 * MS;
-    for i in 0..16 {
+    for i in 0..QUICK_SMALL_BUF {
         send!(ep, t, data(i));
         assert_eq!(recv!(ep, t).len(), 1, "quick ack {i}");
         t += MS;
     }
     assert_eq!(ep.rcv.rcv_mss, MSS as u32);
-    send!(ep, t, data(16));
+    let q = QUICK_SMALL_BUF;
+    send!(ep, t, data(q));
     assert!(
         recv!(ep, t).is_empty(),
         "one full segment is not ACKed at once"
     );
-    send!(ep, t, data(17));
+    send!(ep, t, data(q + 1));
     assert_eq!(recv!(ep, t).len(), 1);
 }
 
@@ -181,15 +204,16 @@ fn immediate_ack_on_out_of_order_after_quickacks() {
 /// within `ato` of the last data) one short segment is not enough.
 #[test]
 fn a_short_segment_is_acked_when_the_application_reads_it() {
+    let q = QUICK_SMALL_BUF;
     let small = |i: u64, len: u32| {
-        let mut s = peer(sq(16) + i * 100, 1, len, flags::ACK | flags::PSH);
+        let mut s = peer(sq(q) + i * 100, 1, len, flags::ACK | flags::PSH);
         s.set_ts(Some((i + 200, 0)));
         s
     };
-    let mut ep = server_with(&cfg());
+    let mut ep = server_with(&small_buf());
     let mut t = 20 * MS;
     // use up the quick ACKs with full-sized segments
-    for i in 0..16 {
+    for i in 0..q {
         send!(ep, t, data(i));
         recv!(ep, t);
         t += MS;
@@ -199,7 +223,7 @@ fn a_short_segment_is_acked_when_the_application_reads_it() {
     send!(ep, t, small(0, 100));
     let out = recv!(ep, t);
     assert_eq!(out.len(), 1, "short segment ACKed on read");
-    assert_eq!(tcp(&out[0]).ack, sq(16) + 100);
+    assert_eq!(tcp(&out[0]).ack, sq(q) + 100);
     // we reply with data within ato: ping-pong mode
     t += MS;
     ep.write(t, 10);
