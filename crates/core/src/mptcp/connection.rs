@@ -1066,7 +1066,7 @@ impl MptcpConnection {
             // the free space is half of what is queued. The other wakers of
             // the msk's wait queue (a subflow's state change, incoming
             // data) have no such threshold: `wake.rs`.
-            if free * 2 >= self.send.buffered() && free > 0 {
+            if free * 2 >= self.send.wmem_queued() && free > 0 {
                 self.write_blocked = false;
                 self.events.push_back(AppEvent::Writable);
             }

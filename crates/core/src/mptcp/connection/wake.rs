@@ -50,7 +50,7 @@ impl MptcpConnection {
         }
         // `sk_stream_memory_free`: `sk_wmem_queued < sk_sndbuf`, the test
         // `mptcp_send_limit` also applies before each page fragment.
-        if self.send.buffered() < self.send.sndbuf {
+        if self.send.wmem_queued() < self.send.sndbuf {
             self.write_blocked = false;
             self.events.push_back(AppEvent::Writable);
         }
