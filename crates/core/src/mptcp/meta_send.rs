@@ -121,6 +121,18 @@ impl ReinjectQueue {
         Some(e)
     }
 
+    /// The first entry not wholly acknowledged at `una`, dropping the
+    /// acknowledged ones before it.
+    pub fn front_unacked(&mut self, una: u64) -> Option<(u64, u32)> {
+        while let Some((d, l)) = self.front() {
+            if d + l as u64 > una {
+                return Some((d, l));
+            }
+            self.pop_front();
+        }
+        None
+    }
+
     /// Drop every entry that ends at or below `ack`, keeping the order.
     pub fn remove_acked(&mut self, ack: u64) {
         if self.q.is_empty() || ack < self.min_end {
@@ -328,14 +340,7 @@ impl MetaSend {
 
     /// Front of the reinjection queue, dropping acked entries.
     pub fn next_reinject(&mut self) -> Option<(u64, u32)> {
-        while let Some((d, l)) = self.reinject.front() {
-            if d + l as u64 <= self.una {
-                self.reinject.pop_front();
-            } else {
-                return Some((d, l));
-            }
-        }
-        None
+        self.reinject.front_unacked(self.una)
     }
 
     /// Queue every unacknowledged segment to be pushed again
@@ -354,14 +359,7 @@ impl MetaSend {
 
     /// Front of the re-push queue (`retransmit_pending`), dropping acked entries.
     pub fn next_resend(&mut self) -> Option<(u64, u32)> {
-        while let Some((d, l)) = self.resend.front() {
-            if d + l as u64 <= self.una {
-                self.resend.pop_front();
-            } else {
-                return Some((d, l));
-            }
-        }
-        None
+        self.resend.front_unacked(self.una)
     }
 
     pub fn sent_on(&self, dsn: u64) -> u64 {
