@@ -342,6 +342,11 @@ impl App for BulkApp {
         }
     }
 
+    /// The receiving side's events (one per segment) are all ignored.
+    fn listens(&self, side: Side) -> bool {
+        side == self.sender
+    }
+
     fn on_timer(&mut self, io: &mut AppIo) {
         if !self.started {
             self.started = true;
@@ -441,6 +446,11 @@ impl App for UdpApp {
                 self.low = i;
             }
         }
+    }
+
+    /// Only the receiver of a recorded (foreground) flow uses its events.
+    fn listens(&self, side: Side) -> bool {
+        side != self.sender && self.record
     }
 
     fn on_timer(&mut self, io: &mut AppIo) {

@@ -208,6 +208,13 @@ pub trait App {
     fn on_timer(&mut self, io: &mut AppIo);
     /// When the app next needs `on_timer`.
     fn poll_timeout(&self) -> Option<Nanos>;
+    /// False if `on_event` for this side of the app's flows never does
+    /// anything (changes no state, writes nothing): the engine then does not
+    /// dispatch those events at all. Background bulk and UDP receivers get
+    /// one event per segment or datagram and ignore all of them.
+    fn listens(&self, _side: Side) -> bool {
+        true
+    }
     /// True once the app has nothing more to do (a page or file completed).
     /// Apps that never finish (bulk, live video) return false.
     fn is_done(&self) -> bool;
@@ -263,6 +270,10 @@ pub struct World {
     app_timer: Vec<Option<Nanos>>,
     app_events: VecDeque<(AppId, FlowId, Side, AppEvent)>,
     dirty: Dirty,
+    /// Per endpoint: its application ignores every event of this side
+    /// (`App::listens`), so `drain` does not queue them (set when `run`
+    /// starts the event loop).
+    ep_mute: Vec<bool>,
     /// An application callback ran since the run loop last asked whether
     /// the foreground is done (`is_done` depends on the app's state alone,
     /// which only its callbacks change; asking after every event cost 1 %).
@@ -292,6 +303,7 @@ impl World {
             app_timer: Vec::new(),
             app_events: VecDeque::new(),
             dirty: Dirty::default(),
+            ep_mute: Vec::new(),
             app_ran: false,
             data_packets_delivered: 0,
             sample_interval: 0,
@@ -416,6 +428,16 @@ impl World {
             self.settle();
             self.rearm_app(a);
         }
+        // Events an app ignores are not dispatched from here on. Skipping
+        // them changes nothing: their callback would have been a no-op and
+        // its `rearm_app` too, since every app was re-armed after its
+        // `start` and its `poll_timeout` changes only in its callbacks.
+        self.ep_mute = (0..self.eps.len())
+            .map(|ep| {
+                let f = &self.flows[self.ep_hot[ep].flow as usize];
+                !self.apps[f.app].listens(self.side_of(ep))
+            })
+            .collect();
         if self.sample_interval > 0 {
             self.events.push_timer(0, Ev::Sample);
         }
@@ -635,6 +657,10 @@ impl World {
         // most drains have no event: look up who receives them only once
         // there is one
         if let Some(first) = self.eps[ep].poll_event() {
+            if self.ep_mute.get(ep).copied().unwrap_or(false) {
+                self.drain_muted(ep, first);
+                return self.rearm_ep(ep, now);
+            }
             let flow = self.ep_hot[ep].flow;
             let side = self.side_of(ep);
             let app = self.flows[flow as usize].app;
@@ -650,6 +676,26 @@ impl World {
                 ev = self.eps[ep].poll_event();
             }
         }
+        self.rearm_ep(ep, now);
+    }
+
+    /// The events of an endpoint whose application ignores them
+    /// (`ep_mute`): only the engine's own bookkeeping.
+    fn drain_muted(&mut self, ep: EpId, first: AppEvent) {
+        let mut ev = Some(first);
+        while let Some(e) = ev {
+            if invariants::ENABLED {
+                self.check_delivery(ep, &e);
+            }
+            if let AppEvent::Delivered { total } = e {
+                self.ep_delivered[ep] = total;
+            }
+            ev = self.eps[ep].poll_event();
+        }
+    }
+
+    #[inline]
+    fn rearm_ep(&mut self, ep: EpId, now: Nanos) {
         if let Some(t) = self.eps[ep].poll_timeout() {
             let t = t.max(now);
             if self.ep_hot[ep].timer.is_none_or(|s| t < s) {
