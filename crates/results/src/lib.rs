@@ -15,6 +15,7 @@
 //! * [`unfinished`]: counts of transfers and messages a run did not complete.
 
 pub mod csv;
+mod jsonscan;
 mod output;
 pub mod parquet_writer;
 pub mod records;

@@ -136,66 +136,120 @@ pub fn decode_run(bytes: &[u8]) -> Result<RunOutput, String> {
     decode_run_tables(bytes, &|_| true)
 }
 
-/// The top level of a run file. Tables stay raw JSON text until they are
-/// asked for, so a reader that needs only a few skips the parsing (and the
-/// memory) of the large ones: a sweep's `summary.json` needs the `paths`
-/// table alone, while `messages` of a 600 s gaming run is most of the file.
-#[derive(serde::Deserialize)]
-struct RawDoc<'a> {
-    #[serde(default)]
-    format: Json,
-    #[serde(default)]
-    run: Json,
-    #[serde(default)]
-    seed: Json,
-    #[serde(default)]
-    summary: Json,
-    #[serde(borrow, default)]
-    tables: Option<Vec<&'a serde_json::value::RawValue>>,
-}
-
-#[derive(serde::Deserialize)]
-struct RawTable<'a> {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(borrow, default)]
-    columns: Option<&'a serde_json::value::RawValue>,
-}
-
 /// Like [`decode_run`], but only the tables whose name `keep` accepts are
-/// decoded (the others are checked to be well-formed JSON only). The kept
-/// tables are parsed by the same parser, so they are exactly what
-/// [`decode_run`] returns.
+/// decoded (the others are checked to be well-formed JSON only, by
+/// `crate::jsonscan`, which finds where they end without parsing their
+/// numbers). The kept tables, the summary and the other top-level values are
+/// parsed by serde_json as before, so they are exactly what [`decode_run`]
+/// returns.
 pub fn decode_run_tables(bytes: &[u8], keep: &dyn Fn(&str) -> bool) -> Result<RunOutput, String> {
-    let doc: RawDoc = serde_json::from_slice(bytes).map_err(|e| format!("not a run file: {e}"))?;
-    if doc.format != RUN_FORMAT {
+    use crate::jsonscan::{self as scan, Malformed};
+    let bad_json =
+        |Malformed(at): Malformed| format!("not a run file: malformed JSON at byte {at}");
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("not a run file: {e}"))?;
+    let b = text.as_bytes();
+    // the top level: members `format`, `run`, `seed`, `summary`, `tables`
+    // (raw, parsed below); others are ignored; a missing one is null
+    let mut top: [Option<(usize, usize)>; 5] = [None; 5];
+    const KEYS: [&[u8]; 5] = [
+        b"\"format\"",
+        b"\"run\"",
+        b"\"seed\"",
+        b"\"summary\"",
+        b"\"tables\"",
+    ];
+    let at = scan::ws(b, 0);
+    if b.get(at) != Some(&b'{') {
+        return Err("not a run file: not a JSON object".into());
+    }
+    // one pass over the file: the tables array is walked element by
+    // element as the top level is scanned, each table's `name` and
+    // `columns` noted (raw), everything else only checked
+    let mut dup = None;
+    let mut tables: Vec<(Option<(usize, usize)>, Option<(usize, usize)>)> = Vec::new();
+    let mut tables_bad = false;
+    let end = scan::object(b, at, 1, |k, s| {
+        let i = KEYS.iter().position(|x| *x == k);
+        let e = if i == Some(4) && b[s] == b'[' {
+            scan::elements(b, s, |t| {
+                if b[t] != b'{' {
+                    tables_bad = true;
+                    return scan::value(b, t, 2);
+                }
+                let (mut name, mut cols) = (None, None);
+                let e = scan::object(b, t, 2, |k, vs| {
+                    let ve = scan::value(b, vs, 3)?;
+                    match k {
+                        b"\"name\"" => name = Some((vs, ve)),
+                        b"\"columns\"" => cols = Some((vs, ve)),
+                        _ => {}
+                    }
+                    Ok(ve)
+                })?;
+                tables.push((name, cols));
+                Ok(e)
+            })?
+        } else {
+            scan::value(b, s, 1)?
+        };
+        if let Some(i) = i {
+            if top[i].replace((s, e)).is_some() {
+                dup = Some(i);
+            }
+        }
+        Ok(e)
+    })
+    .map_err(bad_json)?;
+    if scan::ws(b, end) != b.len() {
+        return Err(bad_json(Malformed(scan::ws(b, end))));
+    }
+    if let Some(i) = dup {
         return Err(format!(
-            "not a run file (format {}, expected {RUN_FORMAT})",
-            doc.format
+            "not a run file: duplicate field {}",
+            String::from_utf8_lossy(KEYS[i])
         ));
     }
-    let run = doc
-        .run
+    let json = |m: Option<(usize, usize)>| -> Result<Json, String> {
+        match m {
+            None => Ok(Json::Null),
+            Some((s, e)) => {
+                serde_json::from_str(&text[s..e]).map_err(|e| format!("not a run file: {e}"))
+            }
+        }
+    };
+    let format = json(top[0])?;
+    if format != RUN_FORMAT {
+        return Err(format!(
+            "not a run file (format {format}, expected {RUN_FORMAT})"
+        ));
+    }
+    let run = json(top[1])?
         .as_u64()
         .and_then(|r| u32::try_from(r).ok())
         .ok_or("bad `run`")?;
-    let seed = doc.seed.as_u64().ok_or("bad `seed`")?;
-    let summary: Map<String, Json> = match doc.summary {
+    let seed = json(top[2])?.as_u64().ok_or("bad `seed`")?;
+    let summary: Map<String, Json> = match json(top[3])? {
         Json::Object(m) => m,
         _ => return Err("bad `summary`".into()),
     };
     let mut o = RunOutput::new(run, seed);
     o.summary = summary.into_iter().collect();
-    for t in doc.tables.ok_or("bad `tables`")? {
-        let t: RawTable = serde_json::from_str(t.get()).map_err(|_| "bad `tables`")?;
-        let name = t.name.ok_or("table without a name")?;
-        let cols = t
-            .columns
+    if tables_bad || !top[4].is_some_and(|(s, _)| b[s] == b'[') {
+        return Err("bad `tables`".into());
+    }
+    for (name, cols) in tables {
+        let name: Option<String> = match name {
+            Some((vs, ve)) => serde_json::from_str(&text[vs..ve]).map_err(|_| "bad `tables`")?,
+            None => None,
+        };
+        let name = name.ok_or("table without a name")?;
+        let cols = cols
+            .filter(|&(vs, _)| b[vs] != b'n')
             .ok_or_else(|| format!("table `{name}` without columns"))?;
         if !keep(&name) {
             continue;
         }
-        let cols: Vec<Json> = serde_json::from_str(cols.get())
+        let cols: Vec<Json> = serde_json::from_str(&text[cols.0..cols.1])
             .map_err(|_| format!("table `{name}` without columns"))?;
         let cols = cols
             .iter()
