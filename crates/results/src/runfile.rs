@@ -166,7 +166,9 @@ pub fn decode_run_tables(bytes: &[u8], keep: &dyn Fn(&str) -> bool) -> Result<Ru
     // element as the top level is scanned, each table's `name` and
     // `columns` noted (raw), everything else only checked
     let mut dup = None;
-    let mut tables: Vec<(Option<(usize, usize)>, Option<(usize, usize)>)> = Vec::new();
+    // per table: where its `name` and `columns` values are
+    type Span = Option<(usize, usize)>;
+    let mut tables: Vec<(Span, Span)> = Vec::new();
     let mut tables_bad = false;
     let end = scan::object(b, at, 1, |k, s| {
         let i = KEYS.iter().position(|x| *x == k);
@@ -234,7 +236,7 @@ pub fn decode_run_tables(bytes: &[u8], keep: &dyn Fn(&str) -> bool) -> Result<Ru
     };
     let mut o = RunOutput::new(run, seed);
     o.summary = summary.into_iter().collect();
-    if tables_bad || !top[4].is_some_and(|(s, _)| b[s] == b'[') {
+    if tables_bad || top[4].is_none_or(|(s, _)| b[s] != b'[') {
         return Err("bad `tables`".into());
     }
     for (name, cols) in tables {
