@@ -24,6 +24,10 @@ use mptlab_core::time::{to_ms, Nanos};
 pub trait Cell: Sized {
     const TYPE: ColumnType;
     fn value(&self) -> Value;
+    /// `value`, consuming the field (a string is moved, not copied).
+    fn into_value(self) -> Value {
+        self.value()
+    }
     /// The field from a cell of its column; `None` if the cell does not fit
     /// (e.g. null in a column the row requires).
     fn from_value(v: Value) -> Option<Self>;
@@ -74,6 +78,9 @@ impl Cell for String {
     fn value(&self) -> Value {
         Value::Str(self.clone())
     }
+    fn into_value(self) -> Value {
+        Value::Str(self)
+    }
     fn from_value(v: Value) -> Option<Self> {
         match v {
             Value::Str(s) => Some(s),
@@ -87,6 +94,9 @@ impl<T: Cell> Cell for Option<T> {
     const TYPE: ColumnType = T::TYPE;
     fn value(&self) -> Value {
         self.as_ref().map_or(Value::Null, Cell::value)
+    }
+    fn into_value(self) -> Value {
+        self.map_or(Value::Null, Cell::into_value)
     }
     fn from_value(v: Value) -> Option<Self> {
         match v {
@@ -126,6 +136,8 @@ pub trait Row: Sized {
     fn columns() -> Vec<(&'static str, ColumnType)>;
     /// The row's cells, in column order.
     fn cells(&self) -> Vec<Value>;
+    /// `cells`, consuming the row.
+    fn into_cells(self) -> Vec<Value>;
     /// Row `row` of `t`, found by column name (extra columns such as `run`
     /// and `seed` are ignored).
     fn read(t: &Table, row: usize) -> Result<Self, TableError>;
@@ -139,9 +151,22 @@ pub trait Row: Sized {
     where
         Self: 'a,
     {
+        let rows = rows.into_iter();
         let mut t = Self::empty();
+        t.reserve(rows.size_hint().0);
         for r in rows {
             t.push_row(r.cells())
+                .expect("cells and columns come from one definition");
+        }
+        t
+    }
+    /// [`Row::table`], consuming the rows (their strings are moved into
+    /// the table, not copied: a gaming run has ~7,300 message rows).
+    fn into_table(rows: Vec<Self>) -> Table {
+        let mut t = Self::empty();
+        t.reserve(rows.len());
+        for r in rows {
+            t.push_row(r.into_cells())
                 .expect("cells and columns come from one definition");
         }
         t
@@ -195,6 +220,12 @@ macro_rules! result_row {
             fn cells(&self) -> Vec<Value> {
                 #[allow(unused_mut)]
                 let mut v = vec![$( Cell::value(&self.$f), )*];
+                $( self.$cf.push_cells(&mut v); )?
+                v
+            }
+            fn into_cells(self) -> Vec<Value> {
+                #[allow(unused_mut)]
+                let mut v = vec![$( Cell::into_value(self.$f), )*];
                 $( self.$cf.push_cells(&mut v); )?
                 v
             }

@@ -217,6 +217,20 @@ impl Table {
         t
     }
 
+    /// Room for `n` more rows in every column (appending them then moves
+    /// no data).
+    pub fn reserve(&mut self, n: usize) {
+        for c in &mut self.columns {
+            match &mut c.data {
+                ColumnData::U64(v) => v.reserve(n),
+                ColumnData::I64(v) => v.reserve(n),
+                ColumnData::F64(v) => v.reserve(n),
+                ColumnData::Str(v) => v.reserve(n),
+                ColumnData::Bool(v) => v.reserve(n),
+            }
+        }
+    }
+
     /// Add a column; existing rows get missing values in it.
     pub fn add_column(
         &mut self,

@@ -421,3 +421,42 @@ fn docs_list_the_row_columns() {
     let counters = backticked(section("Counters (flows and paths)"));
     assert_eq!(counters, CounterCells::COLUMNS, "docs/results.md, Counters");
 }
+
+/// A table built by consuming its rows (`Row::into_table`, the strings
+/// moved) equals the one built from references (`Row::table`), nulls and
+/// the counters' columns included.
+#[test]
+fn into_table_equals_table() {
+    let rows: Vec<MessageRow> = (0..5u64)
+        .map(|i| {
+            MessageRow::from_times(
+                i % 2,
+                format!("flow-{i}"),
+                i,
+                100 * i,
+                i * 1_000_000,
+                (i != 3).then_some(i * 2_000_000),
+                (i == 1).then_some(5_000.0),
+            )
+        })
+        .collect();
+    let by_ref = MessageRow::table(&rows);
+    assert_eq!(by_ref.num_rows(), 5);
+    assert_eq!(MessageRow::into_table(rows), by_ref);
+    let paths = vec![PathRow {
+        flow: 1,
+        label: "bg".into(),
+        role: "background".into(),
+        side: "client".into(),
+        path: 2,
+        local_addr: "10.0.0.1".into(),
+        remote_addr: "10.0.0.2".into(),
+        share_bytes: Some(0.5),
+        share_packets: None,
+        counters: CounterCells {
+            bytes_sent: Some(7),
+            ..Default::default()
+        },
+    }];
+    assert_eq!(PathRow::into_table(paths.clone()), PathRow::table(&paths));
+}

@@ -140,7 +140,7 @@ pub fn tables(
             r
         })
         .collect();
-    let msgs = rows::MessageRow::table(&msg_rows);
+    let msgs = rows::MessageRow::into_table(msg_rows);
     // messages the send call refused (SCTP, larger than the send buffer),
     // per flow for the flows table and in all for the summary
     let mut refused: BTreeMap<FlowId, u64> = BTreeMap::new();
