@@ -73,10 +73,23 @@ pub fn encode_run(o: &RunOutput) -> Vec<u8> {
             w.extend_from_slice(b",\"type\":");
             put(&mut w, &c.data.ty().to_string());
             w.extend_from_slice(b",\"values\":");
+            // numbers through the formatters serde_json itself calls
+            // (itoa, and zmij for finite floats: `Formatter::write_u64` /
+            // `write_f64`), without its per-value `Serialize` dispatch
             match &c.data {
-                ColumnData::U64(v) => list(&mut w, v, put),
-                ColumnData::I64(v) => list(&mut w, v, put),
-                ColumnData::F64(v) => list(&mut w, v, |w, x| put(w, &f64_json(*x))),
+                ColumnData::U64(v) => list(&mut w, v, |w, x| {
+                    w.extend_from_slice(itoa::Buffer::new().format(*x).as_bytes())
+                }),
+                ColumnData::I64(v) => list(&mut w, v, |w, x| {
+                    w.extend_from_slice(itoa::Buffer::new().format(*x).as_bytes())
+                }),
+                ColumnData::F64(v) => list(&mut w, v, |w, x| {
+                    if x.is_finite() {
+                        w.extend_from_slice(zmij::Buffer::new().format_finite(*x).as_bytes())
+                    } else {
+                        put(w, &f64_json(*x))
+                    }
+                }),
                 ColumnData::Str(v) => list(&mut w, v, put),
                 ColumnData::Bool(v) => list(&mut w, v, put),
             }
