@@ -179,7 +179,7 @@ enum Command {
         /// earlier `--kernel` pass's kernel.json (FILE, or a DIR holding
         /// it) against this simulation: no root, no real time. Refused when
         /// the file does not match the sweep (docs/report.md).
-        #[arg(long, value_name = "FILE", conflicts_with_all = ["kernel", "kernel_plan", "kernel_only"])]
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["kernel", "kernel_plan", "kernel_only", "kernel_runs"])]
         kernel_from: Option<PathBuf>,
     },
     /// Run all repetitions of a scenario over the real Linux kernel (TCP,

@@ -274,7 +274,19 @@ pub fn run(o: &Options) -> ExitCode {
     let saved = match &o.kernel_from {
         Some(p) => {
             cells = kernel::cells(&planned, &[]);
+            let same = |s: &kernel_from::Saved| {
+                std::fs::canonicalize(o.out.join("kernel.json")).ok()
+                    == std::fs::canonicalize(&s.path).ok()
+            };
             match kernel_from::Saved::load(p).and_then(|s| s.check(&cells).map(|()| s)) {
+                Ok(s) if same(&s) => {
+                    eprintln!(
+                        "error: reproduce --kernel-from {}: --out {} would overwrite the file it reads; pass another --out DIR",
+                        s.path.display(),
+                        o.out.display()
+                    );
+                    return ExitCode::from(2);
+                }
                 Ok(s) => Some(s),
                 Err(e) => {
                     eprintln!("error: reproduce --kernel-from: {e}");
@@ -466,13 +478,6 @@ fn rejudge(
     }
     let m = kernel_from::manifest(saved, cells, &o.out);
     let path = o.out.join("kernel.json");
-    if std::fs::canonicalize(&path).ok() == std::fs::canonicalize(&saved.path).ok() {
-        eprintln!(
-            "error: reproduce --kernel-from {}: would overwrite the file it reads; pass another --out DIR",
-            saved.path.display()
-        );
-        return Err(ExitCode::from(2));
-    }
     if let Err(e) = std::fs::write(&path, serde_json::to_string_pretty(&m).unwrap()) {
         eprintln!("error: {}: {e}", path.display());
         return Err(ExitCode::from(1));
