@@ -120,3 +120,12 @@ def test_report_without_kernel_json_is_unchanged_and_with_it_has_the_section(tmp
 
 def test_no_kernel_json_loads_none(tmp_path: Path) -> None:
     assert load_kernel(tmp_path) is None
+
+
+def test_rejudged_kernel_json_says_where_its_kernel_runs_come_from() -> None:
+    k = _kernel()
+    assert "Re-judged" not in "\n".join(section("000", k))
+    k["rejudged_from"] = "docs/data/seed000-kernel-2026-11-27/kernel.json"
+    html = "\n".join(section("000", k))
+    assert ("Re-judged: the kernel runs saved in docs/data/seed000-kernel-2026-11-27/kernel.json "
+            "against these simulated runs (reproduce --kernel-from).") in html

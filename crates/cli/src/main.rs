@@ -175,6 +175,12 @@ enum Command {
         /// estimated real time; run nothing.
         #[arg(long)]
         kernel_plan: bool,
+        /// Instead of running the kernel, judge the kernel runs saved in an
+        /// earlier `--kernel` pass's kernel.json (FILE, or a DIR holding
+        /// it) against this simulation: no root, no real time. Refused when
+        /// the file does not match the sweep (docs/report.md).
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["kernel", "kernel_plan", "kernel_only", "kernel_runs"])]
+        kernel_from: Option<PathBuf>,
     },
     /// Run all repetitions of a scenario over the real Linux kernel (TCP,
     /// MPTCP, UDP) between network namespaces, links shaped by mptlab's
@@ -611,6 +617,7 @@ fn command(cli: Cli) -> ExitCode {
             kernel_runs,
             kernel_only,
             kernel_plan,
+            kernel_from,
         } => reproduce::run(&reproduce::Options {
             seed,
             out: out.unwrap_or_default(),
@@ -633,6 +640,7 @@ fn command(cli: Cli) -> ExitCode {
                     plan: kernel_plan,
                 },
             ),
+            kernel_from,
         }),
         Command::Agent { role } => mptlab_emu::live::main(role),
         Command::Analyze(a) => analyze::run(a),

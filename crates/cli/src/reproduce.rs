@@ -9,6 +9,7 @@
 //! docs/report.md.
 
 mod kernel;
+mod kernel_from;
 mod progress;
 
 /// `--kernel-runs` default.
@@ -81,6 +82,9 @@ pub struct Options {
     /// `--kernel`: after the simulation, the cells the kernel can run, over
     /// the real kernel ([`kernel`]).
     pub kernel: Option<KernelOptions>,
+    /// `--kernel-from FILE`: judge the kernel runs saved in an earlier
+    /// pass's kernel.json against this simulation ([`kernel_from`]).
+    pub kernel_from: Option<PathBuf>,
 }
 
 /// `--kernel`, `--kernel-runs`, `--kernel-only`, `--kernel-plan`.
@@ -248,7 +252,7 @@ pub fn run(o: &Options) -> ExitCode {
                 });
             }
         }
-        if o.kernel.is_some() {
+        if o.kernel.is_some() || o.kernel_from.is_some() {
             let seed = x.map(|x| x.seed.clone()).unwrap_or_default();
             match sweep::plan(f, &set, runs) {
                 Ok(sw) => planned.push((key.clone(), seed, sw)),
@@ -265,6 +269,33 @@ pub fn run(o: &Options) -> ExitCode {
         .as_ref()
         .map(|k| kernel::cells(&planned, &k.only))
         .unwrap_or_default();
+    // --kernel-from: the saved file must match this sweep, checked before
+    // the simulation runs
+    let saved = match &o.kernel_from {
+        Some(p) => {
+            cells = kernel::cells(&planned, &[]);
+            let same = |s: &kernel_from::Saved| {
+                std::fs::canonicalize(o.out.join("kernel.json")).ok()
+                    == std::fs::canonicalize(&s.path).ok()
+            };
+            match kernel_from::Saved::load(p).and_then(|s| s.check(&cells).map(|()| s)) {
+                Ok(s) if same(&s) => {
+                    eprintln!(
+                        "error: reproduce --kernel-from {}: --out {} would overwrite the file it reads; pass another --out DIR",
+                        s.path.display(),
+                        o.out.display()
+                    );
+                    return ExitCode::from(2);
+                }
+                Ok(s) => Some(s),
+                Err(e) => {
+                    eprintln!("error: reproduce --kernel-from: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        None => None,
+    };
     if let Some(k) = &o.kernel {
         if !k.only.is_empty() && kernel::to_run(&cells).is_empty() {
             eprintln!(
@@ -345,6 +376,11 @@ pub fn run(o: &Options) -> ExitCode {
         eprintln!("{w}");
     }
     let mut failed = 0;
+    if let Some(saved) = &saved {
+        if let Err(code) = rejudge(o, saved, &cells) {
+            return code;
+        }
+    }
     if let Some(k) = &o.kernel {
         match kernel_pass(o, k, &mut cells) {
             Ok(f) => failed = f,
@@ -424,6 +460,47 @@ fn kernel_pass(
         return Err(ExitCode::from(1));
     }
     Ok(failed)
+}
+
+/// `--kernel-from`: DIR/kernel.json from the saved kernel runs judged
+/// against this directory's simulated runs; the counts on stderr.
+fn rejudge(
+    o: &Options,
+    saved: &kernel_from::Saved,
+    cells: &[kernel::Cell],
+) -> Result<(), ExitCode> {
+    if !saved.has_seeds() && !o.quiet {
+        eprintln!(
+            "note: {} records no per-run seeds (written before they were saved): its kernel runs are \
+             taken to have the seeds of the simulated runs with the same index",
+            saved.path.display()
+        );
+    }
+    let m = kernel_from::manifest(saved, cells, &o.out);
+    let path = o.out.join("kernel.json");
+    if let Err(e) = std::fs::write(&path, serde_json::to_string_pretty(&m).unwrap()) {
+        eprintln!("error: {}: {e}", path.display());
+        return Err(ExitCode::from(1));
+    }
+    let count = |v: &str| {
+        m["cells"].as_array().map_or(0, |c| {
+            c.iter()
+                .filter(|c| c["verdict"].as_str() == Some(v))
+                .count()
+        })
+    };
+    let judged = count("agree") + count("disagree") + count("no verdict");
+    eprintln!(
+        "reproduce --kernel-from: {} cell(s), {} without a kernel result (refused, skipped or failed \
+         in the saved pass); {judged} re-judged: {} agree, {} disagree, {} no verdict; wrote {}",
+        cells.len(),
+        cells.len() - judged,
+        count("agree"),
+        count("disagree"),
+        count("no verdict"),
+        path.display()
+    );
+    Ok(())
 }
 
 /// A run's estimated cost for the order of the work queue: its simulated

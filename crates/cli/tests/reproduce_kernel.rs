@@ -221,3 +221,84 @@ fn reproduce_kernel_runs_one_cell_beside_the_simulator() {
     }
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// `--kernel-from`: a saved kernel.json of another seed is refused before
+/// anything is simulated, naming the file and the key; the committed seed
+/// 002 file is re-judged against seed 002's `sprint` experiment (no root,
+/// no real time) with its kernel values unchanged.
+#[test]
+fn kernel_from_rejudges_a_saved_file_and_refuses_another_sweeps() {
+    let saved = "docs/data/seed002-kernel-2026-11-26";
+    let tmp = std::env::temp_dir().join(format!("mptlab-kernel-from-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let (bad, good) = (tmp.join("bad"), tmp.join("good"));
+    let o = mptlab(&[
+        "reproduce",
+        "004",
+        "--quick",
+        "--only",
+        "normal",
+        "--no-report",
+        "-q",
+        "--out",
+        bad.to_str().unwrap(),
+        "--kernel-from",
+        saved,
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{saved}/kernel.json: key `cells[0].seed`: seed \"002\", but this sweep is seed 004"
+        )),
+        "{err}"
+    );
+    assert!(!bad.join("runs").exists(), "simulated before refusing");
+    let o = mptlab(&[
+        "reproduce",
+        "002",
+        "--quick",
+        "--only",
+        "sprint",
+        "--no-report",
+        "-q",
+        "--out",
+        good.to_str().unwrap(),
+        "--kernel-from",
+        &format!("{saved}/kernel.json"),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("reproduce --kernel-from: 39 cell(s), 13 without a kernel result (refused, skipped or failed in the saved pass); 26 re-judged: "),
+        "{err}"
+    );
+    let read = |p: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+    };
+    let new = read(&good.join("kernel.json"));
+    let old = read(&repo().join(saved).join("kernel.json"));
+    assert_eq!(new["kernel_runs"], old["kernel_runs"]);
+    let cells = new["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 39);
+    for c in cells {
+        assert_eq!(c["experiment"], "seed002/sprint");
+        let o = old["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["point_id"] == c["point_id"] && o["experiment"] == c["experiment"])
+            .unwrap();
+        assert_eq!(c["status"], o["status"]);
+        if c["status"] != "ran" {
+            continue;
+        }
+        assert!(["agree", "disagree"].contains(&c["verdict"].as_str().unwrap()));
+        // the kernel's side is the saved one; the simulator's is this run's
+        let (m, om) = (&c["metrics"][0], &o["metrics"][0]);
+        assert_eq!(m["kernel"], om["kernel"]);
+        assert_eq!(m["runs"][0]["kernel"], om["runs"][0]["kernel"]);
+        assert_eq!(m["runs"][0]["run"], 0);
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

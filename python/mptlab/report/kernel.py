@@ -83,7 +83,9 @@ def section(seed: str, kern: Dict[str, Any]) -> List[str]:
              + (f", {n['skipped']} were left out by --kernel-only" if n["skipped"] else "")
              + (f", {n['not run']} were not run (stopped)" if n["not run"] else "")
              + f". Criteria: {e(kern['criteria'])}. Intervals: {e(kern['interval'])}."
-             + (f" Pairing: {e(kern['pairing'])}." if kern.get("pairing") else "") + "</p>")
+             + (f" Pairing: {e(kern['pairing'])}." if kern.get("pairing") else "")
+             + (f" Re-judged: the kernel runs saved in {e(kern['rejudged_from'])} against these simulated runs"
+                " (reproduce --kernel-from)." if kern.get("rejudged_from") else "") + "</p>")
     if ran:
         rows = []
         for c in ran:

@@ -65,6 +65,9 @@ pub struct Cell {
     pub run_s: f64,
     /// Whether `run_s` comes from the simulated runs.
     pub from_sim: bool,
+    /// Simulated runs per point of its sweep (`--kernel-from` checks the
+    /// saved kernel run indices against it).
+    pub sim_runs: u32,
 }
 
 impl Cell {
@@ -101,6 +104,7 @@ pub fn cells(sweeps: &[(String, String, Sweep)], only: &[String]) -> Vec<Cell> {
                 selected: true,
                 run_s: p.scenario.meta.duration_s,
                 from_sim: false,
+                sim_runs: sw.runs,
             };
             let name = c.name();
             c.selected = only.is_empty() || only.iter().any(|s| name.contains(s.as_str()));
@@ -459,7 +463,7 @@ fn values(v: &[RunValue]) -> Vec<f64> {
 }
 
 /// The point `id` of a `summary.json`.
-fn point_of(summary: &Value, id: &str) -> Option<Value> {
+pub(super) fn point_of(summary: &Value, id: &str) -> Option<Value> {
     summary["points"]
         .as_array()?
         .iter()
@@ -513,7 +517,10 @@ pub fn compare_cell(metrics: &[&str], sim: &Value, kernel: &Value) -> (Vec<Value
             .iter()
             .map(|(s, k)| {
                 let (r, d, _) = judge(m, s.value, k.value);
-                json!({"run": s.run, "sim": s.value, "kernel": k.value, "ratio": r, "diff": d})
+                // the pair's seed (both sides', where both record it), so
+                // `--kernel-from` can check it against a later sweep
+                let seed = s.seed.or(k.seed);
+                json!({"run": s.run, "seed": seed, "sim": s.value, "kernel": k.value, "ratio": r, "diff": d})
             })
             .collect();
         rows.push(json!({
@@ -539,7 +546,7 @@ pub fn compare_cell(metrics: &[&str], sim: &Value, kernel: &Value) -> (Vec<Value
     (rows, verdict)
 }
 
-fn read_json(p: &Path) -> Option<Value> {
+pub(super) fn read_json(p: &Path) -> Option<Value> {
     serde_json::from_slice(&std::fs::read(p).ok()?).ok()
 }
 
@@ -556,14 +563,7 @@ pub fn manifest(
     for c in cells {
         let name = c.name();
         let outcome = outcomes.iter().find(|(n, _)| *n == name).map(|(_, o)| o);
-        let mut e = json!({
-            "seed": c.seed,
-            "experiment": c.key,
-            "point": c.point.label,
-            "point_id": c.point.id,
-            "values": c.point.values.iter().map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(Value::Null))).collect::<serde_json::Map<_, _>>(),
-            "headline": headline(&c.point.scenario),
-        });
+        let mut e = cell_entry(c);
         let (status, reason) = match (&c.runnable, c.selected, outcome) {
             (Err(r), _, _) => ("refused", r.clone()),
             (Ok(()), false, _) => ("skipped", "left out by --kernel-only".to_string()),
@@ -608,6 +608,26 @@ pub fn manifest(
         }
         v.push(e);
     }
+    let mut m = header(runs, wall_s);
+    m["cells"] = v.into();
+    m
+}
+
+/// A cell's identity in kernel.json (seed, experiment, point and its
+/// values, headline metric), before its status and comparison.
+pub(super) fn cell_entry(c: &Cell) -> Value {
+    json!({
+        "seed": c.seed,
+        "experiment": c.key,
+        "point": c.point.label,
+        "point_id": c.point.id,
+        "values": c.point.values.iter().map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(Value::Null))).collect::<serde_json::Map<_, _>>(),
+        "headline": headline(&c.point.scenario),
+    })
+}
+
+/// kernel.json's keys besides `cells`: run count, wall time, criteria.
+pub(super) fn header(runs: u32, wall_s: f64) -> Value {
     json!({
         "kernel_runs": runs,
         "kernel_wall_s": wall_s,
@@ -618,7 +638,6 @@ pub fn manifest(
                     indices, so the same seeds) against the kernel's; the simulator's median over all its \
                     runs is shown beside it (sim_all), not judged",
         "interval": "order-statistic interval of the median (95 % from 6 runs; [min, max] with its coverage below)",
-        "cells": v,
     })
 }
 
@@ -692,7 +711,7 @@ mod tests {
         assert_eq!(judge("completion_time_ms", 100.0, 300.0).2, Verdict::Fail);
         assert_eq!(
             r["runs"],
-            json!([{"run": 0, "sim": 300.0, "kernel": 300.0, "ratio": 1.0, "diff": null}])
+            json!([{"run": 0, "seed": 11, "sim": 300.0, "kernel": 300.0, "ratio": 1.0, "diff": null}])
         );
         // kernel run 2 (not run 0) pairs with simulated run 2: x3.0, FAIL
         let ker2 =

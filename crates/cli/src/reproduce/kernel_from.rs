@@ -1,0 +1,578 @@
+//! `mptlab reproduce SEED --kernel-from FILE`: judge the kernel runs saved in
+//! an earlier `reproduce --kernel` pass's `kernel.json` against the
+//! simulator as it is now, without root and without real time (as
+//! `mptlab validate --kernel-from DIR` does for the grid). The simulation
+//! runs (or resumes) as usual; then, instead of running cells on the
+//! kernel, each cell's saved kernel values are paired with the simulated
+//! runs of the same index and seed and judged by the same function as the
+//! live pass ([`super::kernel::compare_cell`]), so a re-judged file and a
+//! live pass over the same data give the same verdicts
+//! (`rejudged_file_gives_the_live_verdicts`).
+//!
+//! What is re-used from the file: per cell its status (and reason), and
+//! for the cells that ran, each judged metric's per-run kernel values
+//! (`cells[i].metrics[j].runs[k].kernel` with `.run`, and `.seed` where the
+//! file records it) and the kernel's median over all its runs
+//! (`kernel_all`, shown, not judged). The file must match the sweep: the
+//! same seed, every cell of the sweep present (by experiment and point id),
+//! no unknown point of a planned experiment, the same headline and judged
+//! metrics, every kernel run index below the simulated run count, per-run
+//! seeds (where recorded) equal to the simulated run's, and as many paired
+//! runs per metric as the file's `kernel_all.n` (runs the live pass could
+//! not pair are not saved per run, so they could not be re-judged). Anything
+//! else is refused with one message naming the file and the key.
+//!
+//! Files written before the per-run seed was saved (2026-11-26) hold no
+//! seeds: their kernel runs are taken to have the seeds of the simulated
+//! runs with the same index, as the live pass checked when it paired them
+//! (a note says so).
+
+use super::kernel::{compare_cell, header, metrics_of, point_of, read_json, Cell};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// A saved `kernel.json` and where it came from.
+pub struct Saved {
+    pub path: PathBuf,
+    pub json: Value,
+}
+
+impl Saved {
+    /// `PATH` is the file, or a directory holding `kernel.json`.
+    pub fn load(path: &Path) -> Result<Saved, String> {
+        let path = if path.is_dir() {
+            path.join("kernel.json")
+        } else {
+            path.to_path_buf()
+        };
+        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let json: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| format!("{}: not a kernel.json: {e}", path.display()))?;
+        if !json["cells"].is_array() {
+            return Err(format!(
+                "{}: key `cells`: missing or not a list (not a kernel.json of `reproduce --kernel`)",
+                path.display()
+            ));
+        }
+        Ok(Saved { path, json })
+    }
+
+    fn cells(&self) -> &[Value] {
+        self.json["cells"].as_array().map_or(&[], |v| v.as_slice())
+    }
+
+    fn err(&self, key: &str, what: String) -> String {
+        format!(
+            "{}: key `{key}`: {what}; it does not match this sweep (re-judge with the same seed, \
+             --quick/--runs and library as the kernel pass that wrote it)",
+            self.path.display()
+        )
+    }
+
+    /// Whether the file records per-run seeds (files from 2026-11-27 on).
+    pub fn has_seeds(&self) -> bool {
+        self.cells().iter().any(|c| {
+            c["metrics"].as_array().is_some_and(|m| {
+                m.iter().any(|m| {
+                    m["runs"]
+                        .as_array()
+                        .is_some_and(|r| r.iter().any(|r| r.get("seed").is_some()))
+                })
+            })
+        })
+    }
+
+    /// The saved entry of a cell, by experiment and point id, with its index.
+    fn entry(&self, c: &Cell) -> Option<(usize, &Value)> {
+        self.cells().iter().enumerate().find(|(_, e)| {
+            e["experiment"].as_str() == Some(c.key.as_str())
+                && e["point_id"].as_str() == Some(c.point.id.as_str())
+        })
+    }
+
+    /// Refuse a file that does not match `cells` (the planned sweep's
+    /// points); checked before the simulation runs.
+    pub fn check(&self, cells: &[Cell]) -> Result<(), String> {
+        let seeds: Vec<&str> = {
+            let mut s: Vec<&str> = cells.iter().map(|c| c.seed.as_str()).collect();
+            s.dedup();
+            s
+        };
+        for (i, e) in self.cells().iter().enumerate() {
+            let seed = e["seed"].as_str().unwrap_or("");
+            if !seeds.contains(&seed) {
+                return Err(self.err(
+                    &format!("cells[{i}].seed"),
+                    format!("seed {seed:?}, but this sweep is seed {}", seeds.join(", ")),
+                ));
+            }
+            // a point of a planned experiment the sweep does not have
+            let exp = e["experiment"].as_str().unwrap_or("");
+            if cells.iter().any(|c| c.key == exp)
+                && !cells
+                    .iter()
+                    .any(|c| c.key == exp && Some(c.point.id.as_str()) == e["point_id"].as_str())
+            {
+                return Err(self.err(
+                    &format!("cells[{i}].point_id"),
+                    format!(
+                        "{exp}:{} (point {}) is not a point of this sweep",
+                        e["point"].as_str().unwrap_or("?"),
+                        e["point_id"]
+                    ),
+                ));
+            }
+        }
+        for c in cells {
+            let Some((i, e)) = self.entry(c) else {
+                return Err(self.err(
+                    "cells",
+                    format!("no entry for cell {} (point {})", c.name(), c.point.id),
+                ));
+            };
+            if e["status"].as_str() != Some("ran") {
+                continue;
+            }
+            let head = super::kernel::headline(&c.point.scenario);
+            if e["headline"].as_str() != Some(head) {
+                return Err(self.err(
+                    &format!("cells[{i}].headline"),
+                    format!(
+                        "{} for {}, this sweep judges it by {head}",
+                        e["headline"],
+                        c.name()
+                    ),
+                ));
+            }
+            for m in metrics_of(&c.point.scenario) {
+                let Some((j, row)) = metric_row(e, m) else {
+                    return Err(self.err(
+                        &format!("cells[{i}].metrics"),
+                        format!("no {m} for {} (this sweep judges it)", c.name()),
+                    ));
+                };
+                let key = format!("cells[{i}].metrics[{j}]");
+                let runs = row["runs"].as_array().ok_or_else(|| {
+                    self.err(&format!("{key}.runs"), "missing or not a list".into())
+                })?;
+                let n_all = row["kernel_all"]["n"].as_u64().unwrap_or(0) as usize;
+                if runs.len() != n_all {
+                    return Err(self.err(
+                        &format!("{key}.runs"),
+                        format!(
+                            "{} paired run(s) of {m} for {}, but the kernel ran {n_all} (kernel_all.n): \
+                             runs the live pass could not pair are not saved per run",
+                            runs.len(),
+                            c.name()
+                        ),
+                    ));
+                }
+                for (k, r) in runs.iter().enumerate() {
+                    let rkey = format!("{key}.runs[{k}]");
+                    let (Some(run), Some(v)) = (r["run"].as_u64(), r["kernel"].as_f64()) else {
+                        return Err(self.err(&rkey, "no `run` index or `kernel` value".into()));
+                    };
+                    if run >= c.sim_runs as u64 {
+                        return Err(self.err(
+                            &format!("{rkey}.run"),
+                            format!(
+                                "kernel run {run} of {}, but this sweep simulates {} run(s) per point \
+                                 (pass --runs {} or more)",
+                                c.name(),
+                                c.sim_runs,
+                                run + 1
+                            ),
+                        ));
+                    }
+                    if !v.is_finite() {
+                        return Err(self.err(&format!("{rkey}.kernel"), "not a number".into()));
+                    }
+                    if let Some(s) = r["seed"].as_u64() {
+                        let want = c.point.scenario.run_seed(run as u32);
+                        if s != want {
+                            return Err(self.err(
+                                &format!("{rkey}.seed"),
+                                format!(
+                                    "kernel run {run} of {} had seed {s}, this sweep's run {run} has seed {want}",
+                                    c.name()
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The saved row of metric `m` of a cell entry, with its index.
+fn metric_row<'a>(e: &'a Value, m: &str) -> Option<(usize, &'a Value)> {
+    e["metrics"]
+        .as_array()?
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r["metric"].as_str() == Some(m))
+}
+
+/// The kernel's side of a cell as a `summary.json` point, rebuilt from the
+/// saved per-run values of its judged metrics: one `per_run` entry per run
+/// index, with the saved seed where there is one.
+pub fn kernel_point(e: &Value, metrics: &[&str]) -> Value {
+    let mut runs: Vec<(u64, Option<u64>, serde_json::Map<String, Value>)> = Vec::new();
+    for m in metrics {
+        let Some((_, row)) = metric_row(e, m) else {
+            continue;
+        };
+        for r in row["runs"].as_array().into_iter().flatten() {
+            let (Some(run), Some(v)) = (r["run"].as_u64(), r["kernel"].as_f64()) else {
+                continue;
+            };
+            let i = match runs.iter().position(|x| x.0 == run) {
+                Some(i) => i,
+                None => {
+                    runs.push((run, None, serde_json::Map::new()));
+                    runs.len() - 1
+                }
+            };
+            if let Some(s) = r["seed"].as_u64() {
+                runs[i].1 = Some(s);
+            }
+            runs[i].2.insert((*m).to_string(), json!(v));
+        }
+    }
+    runs.sort_by_key(|x| x.0);
+    json!({"per_run": runs.into_iter().map(|(run, seed, m)| {
+        let mut e = json!({"run": run, "metrics": m});
+        if let Some(s) = seed {
+            e["seed"] = json!(s);
+        }
+        e
+    }).collect::<Vec<_>>()})
+}
+
+/// One re-judged cell entry: the cell's current identity, the saved status,
+/// and for a cell that ran the comparison with the simulated point `sim`.
+pub fn rejudge_cell(c: &Cell, e: &Value, sim: Option<&Value>) -> Value {
+    let mut out = super::kernel::cell_entry(c);
+    let status = e["status"].as_str().unwrap_or("not run");
+    out["status"] = status.into();
+    if let Some(r) = e.get("reason") {
+        out["reason"] = r.clone();
+    }
+    if let Some(d) = e.get("differs") {
+        out["differs"] = d.clone();
+    }
+    if let Some(d) = e.get("dir") {
+        out["dir"] = d.clone();
+    }
+    if status != "ran" {
+        return out;
+    }
+    let metrics = metrics_of(&c.point.scenario);
+    match sim {
+        Some(sim) => {
+            let (mut rows, verdict) = compare_cell(&metrics, sim, &kernel_point(e, &metrics));
+            // the kernel's median over all its runs, as the live pass saw them
+            for r in rows.iter_mut() {
+                if let Some((_, saved)) = metric_row(e, r["metric"].as_str().unwrap_or("")) {
+                    r["kernel_all"] = saved["kernel_all"].clone();
+                }
+            }
+            out["metrics"] = rows.into();
+            out["verdict"] = verdict.into();
+        }
+        None => {
+            out["verdict"] = "no verdict".into();
+            out["reason"] = "summary.json of the simulated runs missing".into();
+        }
+    }
+    out
+}
+
+/// The re-judged `kernel.json`: every cell of the sweep judged against the
+/// simulated runs under `DIR/runs`, the saved file's run count and wall
+/// time kept, and where it came from (`rejudged_from`).
+pub fn manifest(saved: &Saved, cells: &[Cell], out: &Path) -> Value {
+    let mut summaries: Vec<(String, Option<Value>)> = Vec::new();
+    let mut v = Vec::new();
+    for c in cells {
+        if !summaries.iter().any(|(k, _)| *k == c.key) {
+            let s = read_json(&out.join("runs").join(&c.key).join("summary.json"));
+            summaries.push((c.key.clone(), s));
+        }
+        let sim = summaries
+            .iter()
+            .find(|(k, _)| *k == c.key)
+            .and_then(|(_, s)| s.as_ref())
+            .and_then(|s| point_of(s, &c.point.id));
+        let e = saved
+            .entry(c)
+            .map(|(_, e)| e.clone())
+            .unwrap_or(Value::Null);
+        v.push(rejudge_cell(c, &e, sim.as_ref()));
+    }
+    let runs = saved.json["kernel_runs"].as_u64().unwrap_or(0) as u32;
+    let wall = saved.json["kernel_wall_s"].as_f64().unwrap_or(0.0);
+    let mut m = header(runs, wall);
+    m["rejudged_from"] = saved.path.display().to_string().into();
+    m["rejudged"] = "the kernel values of rejudged_from judged against this directory's simulated \
+                     runs (reproduce --kernel-from); kernel_runs and kernel_wall_s are that pass's"
+        .into();
+    if !saved.has_seeds() {
+        m["rejudged_seeds"] = "the saved file records no per-run seeds: its kernel runs are taken \
+                               to have the seeds of the simulated runs with the same index"
+            .into();
+    }
+    m["cells"] = v.into();
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::kernel::{self, Outcome};
+    use super::*;
+
+    const KEYS: [&str; 2] = ["seed004/normal", "seed004/subflows"];
+
+    /// seed 004's `normal` (TCP on each path; MPTCP with coupled congestion
+    /// controls, refused) and `subflows` (MPTCP cubic, judged by goodput and
+    /// share) experiments as the reproduce pass plans them, 3 simulated runs
+    /// per point.
+    fn cells() -> Vec<Cell> {
+        let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+        let sweeps: Vec<(String, String, mptlab_scenario::Sweep)> = KEYS
+            .iter()
+            .map(|k| {
+                let f = lib.join(format!("{k}.toml"));
+                let sw = mptlab_scenario::Sweep::from_file(&f, &[], Some(3)).unwrap();
+                (k.to_string(), "004".to_string(), sw)
+            })
+            .collect();
+        kernel::cells(&sweeps, &[])
+    }
+
+    /// The simulated runs of both experiments under `out`.
+    fn write_sim(out: &Path, sim: &Value) {
+        for k in KEYS {
+            write(&out.join("runs").join(k).join("summary.json"), sim);
+        }
+    }
+
+    /// The first cell the kernel ran that is judged by two metrics.
+    fn mptcp(cells: &[Cell]) -> usize {
+        cells
+            .iter()
+            .position(|c| c.runnable.is_ok() && kernel::metrics_of(&c.point.scenario).len() == 2)
+            .unwrap()
+    }
+
+    fn tmp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("mptlab-kfrom-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    /// A `summary.json` of every cell's point with `runs` runs: goodput
+    /// `base + point index + run / 10`, share of path 2 `share + run / 100`,
+    /// the point's own run seeds.
+    fn summary(cells: &[Cell], runs: u32, base: f64, share: f64) -> Value {
+        json!({"points": cells.iter().enumerate().map(|(i, c)| json!({
+            "point": c.point.id,
+            "per_run": (0..runs).map(|r| json!({
+                "run": r,
+                "seed": c.point.scenario.run_seed(r),
+                "metrics": {
+                    "fg_throughput_mbit": base + i as f64 + r as f64 / 10.0,
+                    "fg_share_path2": share + r as f64 / 100.0,
+                },
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>()})
+    }
+
+    fn write(p: &Path, v: &Value) {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, serde_json::to_vec(v).unwrap()).unwrap();
+    }
+
+    /// A live pass's DIR: the simulated runs and, per cell, the kernel's
+    /// store summary (2 kernel runs); returns its kernel.json.
+    fn live(out: &Path, cells: &[Cell], sim: &Value, ker: &Value) -> Value {
+        write_sim(out, sim);
+        for c in cells {
+            let d = out.join("kernel").join(&c.key).join(&c.point.id);
+            write(&d.join("summary.json"), ker);
+        }
+        let outcomes: Vec<(String, Outcome)> = cells
+            .iter()
+            .filter(|c| c.runnable.is_ok())
+            .map(|c| (c.name(), Outcome::Ran))
+            .collect();
+        kernel::manifest(cells, &outcomes, out, 2, 12.5)
+    }
+
+    #[test]
+    fn rejudged_file_gives_the_live_verdicts() {
+        let cells = cells();
+        // 2 + 2 cells the kernel runs, 4 it refuses (carried over as such)
+        assert_eq!(cells.iter().filter(|c| c.runnable.is_ok()).count(), 4);
+        assert!(cells.iter().any(|c| c.runnable.is_err()));
+        mptcp(&cells);
+        let ker = summary(&cells, 2, 10.5, 0.40);
+        // the kernel's values, judged live against a simulator 10.0 + i
+        let out = tmp("live");
+        let before = live(&out, &cells, &summary(&cells, 3, 10.0, 0.41), &ker);
+        // ... and against a changed simulator (goodput 25 % higher, shares 10
+        // points lower): the live pass over the same kernel data
+        let out2 = tmp("live2");
+        let changed = summary(&cells, 3, 13.0, 0.31);
+        let after = live(&out2, &cells, &changed, &ker);
+        assert_ne!(before["cells"], after["cells"]);
+        // re-judging the first pass's file against the changed simulator
+        let f = out.join("kernel.json");
+        write(&f, &before);
+        let saved = Saved::load(&out).unwrap();
+        assert!(saved.has_seeds());
+        saved.check(&cells).unwrap();
+        let dir = tmp("rejudge");
+        write_sim(&dir, &changed);
+        let m = manifest(&saved, &cells, &dir);
+        // every cell entry the same as the live pass's, verdicts included
+        assert_eq!(m["cells"], after["cells"]);
+        let verdicts: Vec<&str> = m["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c["verdict"].as_str())
+            .collect();
+        assert_eq!(verdicts.len(), 4);
+        assert!(verdicts.contains(&"disagree"), "{verdicts:?}");
+        assert_eq!(m["kernel_runs"], 2);
+        assert_eq!(m["kernel_wall_s"], 12.5);
+        assert_eq!(m["rejudged_from"], f.display().to_string());
+        // against the unchanged simulator it gives the first verdicts back
+        let dir0 = tmp("rejudge0");
+        write_sim(&dir0, &summary(&cells, 3, 10.0, 0.41));
+        assert_eq!(manifest(&saved, &cells, &dir0)["cells"], before["cells"]);
+        // a file without per-run seeds (written before they were saved)
+        // pairs by index and gives the same verdicts
+        let mut old = before.clone();
+        for c in old["cells"].as_array_mut().unwrap() {
+            for m in c["metrics"].as_array_mut().into_iter().flatten() {
+                for r in m["runs"].as_array_mut().unwrap() {
+                    r.as_object_mut().unwrap().remove("seed");
+                }
+            }
+        }
+        let old = Saved {
+            path: f.clone(),
+            json: old,
+        };
+        assert!(!old.has_seeds());
+        old.check(&cells).unwrap();
+        let mo = manifest(&old, &cells, &dir);
+        for (a, b) in mo["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(after["cells"].as_array().unwrap())
+        {
+            assert_eq!(a["verdict"], b["verdict"]);
+            for (x, y) in a["metrics"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .zip(b["metrics"].as_array().into_iter().flatten())
+            {
+                assert_eq!(
+                    (&x["sim"], &x["kernel"], &x["verdict"]),
+                    (&y["sim"], &y["kernel"], &y["verdict"])
+                );
+            }
+        }
+        for d in [out, out2, dir, dir0] {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+
+    #[test]
+    fn a_file_that_does_not_match_the_sweep_is_refused() {
+        let cells = cells();
+        let out = tmp("refuse");
+        let good = live(
+            &out,
+            &cells,
+            &summary(&cells, 3, 10.0, 0.4),
+            &summary(&cells, 2, 10.0, 0.4),
+        );
+        let f = out.join("kernel.json");
+        let refused = |edit: &dyn Fn(&mut Value), key: &str| {
+            let mut j = good.clone();
+            edit(&mut j);
+            let e = Saved {
+                path: f.clone(),
+                json: j,
+            }
+            .check(&cells)
+            .unwrap_err();
+            assert!(
+                e.starts_with(&format!("{}: key `{key}`", f.display())),
+                "{e}"
+            );
+        };
+        Saved {
+            path: f.clone(),
+            json: good.clone(),
+        }
+        .check(&cells)
+        .unwrap();
+        // a missing cell
+        refused(
+            &|j| {
+                j["cells"].as_array_mut().unwrap().remove(1);
+            },
+            "cells",
+        );
+        // another seed's file
+        refused(&|j| j["cells"][0]["seed"] = "002".into(), "cells[0].seed");
+        // a point this sweep does not have
+        refused(
+            &|j| j["cells"][2]["point_id"] = "0123456789ab".into(),
+            "cells[2].point_id",
+        );
+        // a run seed that is not this sweep's run seed
+        refused(
+            &|j| j["cells"][0]["metrics"][0]["runs"][1]["seed"] = 7.into(),
+            "cells[0].metrics[0].runs[1].seed",
+        );
+        // a kernel run index beyond the simulated runs (3 per point)
+        refused(
+            &|j| j["cells"][0]["metrics"][0]["runs"][1]["run"] = 3.into(),
+            "cells[0].metrics[0].runs[1].run",
+        );
+        // fewer saved runs than the kernel ran
+        refused(
+            &|j| {
+                j["cells"][0]["metrics"][0]["runs"]
+                    .as_array_mut()
+                    .unwrap()
+                    .pop();
+            },
+            "cells[0].metrics[0].runs",
+        );
+        // a judged metric missing (the MPTCP cell's share)
+        let mp = mptcp(&cells);
+        refused(
+            &|j| {
+                j["cells"][mp]["metrics"].as_array_mut().unwrap().pop();
+            },
+            &format!("cells[{mp}].metrics"),
+        );
+        // not a kernel.json at all
+        write(&out.join("x.json"), &json!({"points": []}));
+        let e = Saved::load(&out.join("x.json")).err().unwrap();
+        assert!(e.contains("x.json: key `cells`"), "{e}");
+        let _ = std::fs::remove_dir_all(out);
+    }
+}
