@@ -20,6 +20,14 @@
 //! kernel's first push after the write would take it. A push that stops
 //! (no room, receive window) ends the pass: the later writes' pushes would
 //! find the same state at the same instant and stop at once.
+//!
+//! Once the connection is established the write itself runs its push
+//! (`MptcpConnection::push_write`), before the application's next write
+//! copies anything: the next write's page-fragment layout depends on
+//! whether the previous push handed everything out (`mptcp_pending_tail`,
+//! `super::meta_send`), so replaying the pushes only at the next poll is
+//! not enough there. The replay then covers one write at a time, and still
+//! covers writes made before the connection is established.
 
 use std::collections::VecDeque;
 

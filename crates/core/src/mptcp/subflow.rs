@@ -45,6 +45,12 @@ pub struct Subflow {
     pub state: SfState,
     pub snd: PathSender,
     pub rcv: PathReceiver,
+    /// Linux `tp->mss_cache` (`tcp_sync_mss`): the negotiated MSS less the
+    /// timestamp option only. `snd.mss` is `tcp_current_mss`, which also
+    /// takes off the DSS an MPTCP data segment carries; the pacing rate
+    /// (`tcp_update_pacing_rate`) and with it the scheduler's linger time
+    /// and the skb autosize count in `mss_cache`.
+    pub mss_cache: u32,
     /// The MP_CAPABLE (first) subflow.
     pub initial: bool,
     /// Backup priority (MP_JOIN backup bit / MP_PRIO), either direction.
@@ -100,6 +106,7 @@ impl Subflow {
             remote,
             rport,
             state,
+            mss_cache: snd.mss,
             snd,
             rcv: {
                 // ... but its window grows as a subflow socket's does, with

@@ -1246,3 +1246,54 @@ fn every_subflow_acks_each_segment_while_its_window_grows() {
     let grown: Vec<u64> = w.c.sfs.iter().map(|s| s.rcv.win.rcv_ssthresh).collect();
     assert!(grown.iter().all(|&g| g > 2_096_576), "{grown:?}");
 }
+
+/// Upstream `mptcp_sendmsg` pushes each call's data before it returns
+/// (`__mptcp_push_pending`), so the next call finds no pending tail and
+/// carves a new page fragment (40-byte header at the next aligned offset,
+/// charged to `sk_wmem_queued`). The 4 MiB validation download's server
+/// (SO_SNDBUF 256 KiB, 64 KiB calls) blocked after 523368 bytes on the
+/// kernel (`mptcp:mptcp_sendmsg_frag` trace, docs/validation.md "Session
+/// 10: 4 MiB"): eight calls, the second one's first fragment 32608 bytes
+/// (a page holding 120 bytes already, aligned, + 40). Copying every call
+/// of the instant before pushing any extends the pending tail instead and
+/// stops 280 bytes later (seven headers fewer).
+#[test]
+fn upstream_each_write_is_pushed_before_the_next_write_is_copied() {
+    let mut c = kernel_cfg(pm_kernel::PmLimits::KERNEL_DEFAULT);
+    c.scheduler = SchedulerKind::Upstream;
+    c.tcp.sndbuf = 256 * 1024;
+    let mut w = Wire::new(c.clone(), c);
+    w.c.connect(0);
+    w.run(35 * MS);
+    assert!(w.s.sfs[0].established());
+    let mut calls = Vec::new();
+    loop {
+        let n = w.s.write(w.now, 64 * 1024);
+        calls.push(n);
+        if n < 64 * 1024 {
+            break;
+        }
+    }
+    assert_eq!(calls.len(), 8, "{calls:?}");
+    assert_eq!(calls.iter().sum::<u64>(), 523_368, "{calls:?}");
+    assert_eq!(w.s.send.una, 1, "nothing acknowledged yet");
+}
+
+/// `tcp_update_pacing_rate` counts in `tp->mss_cache`, the MSS less the
+/// timestamp option (1448 here), not in the 1424 bytes an MPTCP data
+/// segment carries (`tcp_current_mss` also takes off the DSS): the
+/// kernel's first `mptcp_subflow_get_send` of the 4 MiB validation
+/// download shows 1353777 B/s = 1448 x 10 x 2 / 21.392 ms.
+#[test]
+fn upstream_pacing_rate_counts_the_mss_without_mptcp_options() {
+    let mut c = kernel_cfg(pm_kernel::PmLimits::KERNEL_DEFAULT);
+    c.scheduler = SchedulerKind::Upstream;
+    let mut w = Wire::new(c.clone(), c);
+    w.c.connect(0);
+    w.run(35 * MS);
+    let sf = &w.s.sfs[0];
+    assert_eq!((sf.snd.mss, sf.mss_cache), (1424, 1448));
+    assert_eq!(sf.snd.rtt.srtt, 20 * MS);
+    // 1448 x 10 segments x 200 % (slow start) per 20 ms, in bit/s
+    assert_eq!(MptcpConnection::pacing_rate_bps(sf), 11_584_000);
+}
