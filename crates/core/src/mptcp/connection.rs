@@ -1252,6 +1252,16 @@ impl MptcpConnection {
             });
             self.send.sndbuf = b.update(mem, self.write_blocked);
         }
+        if self.msk_rtx.is_some() && (self.send.unsent() > 0 || !self.send.resend.is_empty()) {
+            // `__mptcp_push_pending` with a send head: its
+            // `mptcp_subflow_get_send` stores the interval the connection
+            // timer's next (re-)arm uses (`__mptcp_set_timeout`), read from
+            // the subflows' timers before this pass hands anything out.
+            let sfs = self.msk_rtx_states();
+            if let Some(r) = &mut self.msk_rtx {
+                r.set_timeout(now, &sfs);
+            }
+        }
         let mut views = std::mem::take(&mut self.view_buf);
         self.in_push = self.bufs.is_some();
         self.schedule_loop(now, mss, &mut views);
@@ -1494,10 +1504,9 @@ impl MptcpConnection {
             self.build_data_fin(now);
         }
         if self.msk_rtx.is_some() && self.mode == Mode::Mptcp {
-            let sfs = self.msk_rtx_states();
             let (una, outstanding) = (self.send.una, self.send.nxt > self.send.una);
             if let Some(r) = &mut self.msk_rtx {
-                r.update(now, una, outstanding, &sfs);
+                r.update(now, una, outstanding);
             }
         }
         // (the connection-level halves of `signal` read once, not per subflow)
@@ -1606,17 +1615,23 @@ impl MptcpConnection {
             self.sched.new_push();
         }
         if let Some(i) = out.on {
-            let mut left = msk_rtx::DFRAG_BYTES as i64;
-            let segs: Vec<(u64, u32)> =
-                self.send.inflight.iter().map(|(d, s)| (d, s.len)).collect();
+            // `mptcp_rtx_head`, from the DATA_ACK up to its `already_sent`
+            // (`info.limit`), sent once on the picked subflow.
+            let Some((start, end)) = self.send.rtx_head(msk_rtx::DFRAG_BYTES) else {
+                return;
+            };
+            let segs: Vec<(u64, u32)> = self
+                .send
+                .inflight
+                .iter()
+                .take_while(|&(d, _)| d < end)
+                .filter(|&(d, s)| d + s.len as u64 > start)
+                .map(|(d, s)| (d, s.len))
+                .collect();
             for (d, l) in segs {
-                if left <= 0 {
-                    break;
-                }
                 if self.send_on(now, i, d, l) {
                     self.sfs[i].snd.counters.bytes_reinjected += l as u64;
                 }
-                left -= l as i64;
             }
         }
     }

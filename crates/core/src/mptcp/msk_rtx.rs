@@ -6,9 +6,17 @@
 //! * The timer (`mptcp_reset_rtx_timer`) runs while data is unacknowledged
 //!   at the connection level: armed after a push when not pending
 //!   (`__mptcp_push_pending`), re-armed on every DATA_ACK that advances
-//!   while data remains and stopped when all is acked (`__mptcp_clean_una`).
-//!   Its interval (`mptcp_set_timeout`) is the longest time until a
-//!   non-stale subflow's pending TCP timer expires, else `TCP_RTO_MIN`.
+//!   while data remains and stopped when all is acked (`__mptcp_clean_una`),
+//!   and re-armed when it fires (`__mptcp_retrans` -> `mptcp_clean_una_wakeup`).
+//!   Every (re-)arm uses the stored interval `msk->timer_ival`, which only
+//!   the scheduler writes: `mptcp_subflow_get_send` (`__mptcp_set_timeout`)
+//!   and `__subflow_push_pending` (`mptcp_set_timeout`) set it to the
+//!   longest time until a non-stale subflow's pending TCP timer expires,
+//!   else `TCP_RTO_MIN`. So a DATA_ACK re-arms the timer with what the
+//!   subflows' timers had left at the last push, not with what they have
+//!   left now: while the send queue is empty (a writer blocked on a full
+//!   buffer) no push runs and the interval stays as it was
+//!   (`MskRtx::set_timeout`, `MskRtx::update`).
 //! * When it fires (`__mptcp_retrans`), `mptcp_subflow_get_retrans` looks
 //!   for an idle active subflow (nothing unacked or unsent at TCP level),
 //!   regular before backup, and checks every busy one for staleness
@@ -28,9 +36,17 @@
 //! `__mptcp_push_pending` does, not through `get_retrans` (which takes only
 //! idle subflows and so would send one segment per round trip).
 //!
-//! Simplification: the re-sent fragment is the unacknowledged segments
-//! from the head up to `DFRAG_BYTES` (a page-frag data fragment;
-//! `mptcp_page_frag_refill` uses 32 KB pages).
+//! What an expiry re-sends is the head of the retransmission queue
+//! (`mptcp_rtx_head`), the data fragment holding the DATA_ACK, from the
+//! DATA_ACK (`__mptcp_clean_una` trims it) up to what of it was already
+//! handed to a subflow (`info.limit = dfrag->already_sent`), once, on one
+//! idle subflow (`MetaSend::rtx_head`). Simplification: the model's segments
+//! are cut by the MSS, not by fragment ends, so the segment holding the
+//! fragment's end goes whole (at most one MSS more).
+//! Simplification: the interval is taken once per scheduling pass, before
+//! its data is handed out (the kernel's `tcp_push` arms a subflow's timers
+//! only when the pass releases it), not at each `mptcp_subflow_get_send`
+//! of the pass.
 
 use crate::time::{Nanos, MS};
 
@@ -38,7 +54,8 @@ use crate::time::{Nanos, MS};
 pub const TCP_RTO_MIN: Nanos = 200 * MS;
 /// `net.mptcp.stale_loss_cnt` default.
 pub const STALE_LOSS_CNT: u32 = 4;
-/// Bytes re-sent per timer expiry: one data fragment (32 KB page frag).
+/// Bytes re-sent per timer expiry without page fragments (a 32 KB page
+/// frag); with them the head fragment's own extent (`MetaSend::rtx_head`).
 pub const DFRAG_BYTES: u64 = 32 * 1024;
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -54,11 +71,25 @@ struct Stale {
 }
 
 /// Per-connection state.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct MskRtx {
     pub deadline: Option<Nanos>,
+    /// `msk->timer_ival`: the interval every (re-)arm uses, written only
+    /// by `set_timeout` (`TCP_RTO_MIN` from `__mptcp_init_sock`).
+    pub timer_ival: Nanos,
     una_seen: u64,
     subflows: Vec<Stale>,
+}
+
+impl Default for MskRtx {
+    fn default() -> Self {
+        MskRtx {
+            deadline: None,
+            timer_ival: TCP_RTO_MIN,
+            una_seen: 0,
+            subflows: Vec::new(),
+        }
+    }
 }
 
 /// What the retransmission pass reads of one subflow.
@@ -123,16 +154,26 @@ impl MskRtx {
         self.subflows.get(i).map_or(0, |s| s.count)
     }
 
+    /// A push found data to send: `mptcp_subflow_get_send` ->
+    /// `__mptcp_set_timeout(sk, tout)` (and `mptcp_set_timeout` after each
+    /// data fragment in `__subflow_push_pending`) store the interval the
+    /// next (re-)arm will use; the running timer is not touched.
+    pub fn set_timeout(&mut self, now: Nanos, sfs: &[SfState]) {
+        self.timer_ival = self.interval(now, sfs);
+    }
+
     /// After every pass of the connection: arm the timer when data is
-    /// outstanding and it is not pending, re-arm it when the DATA_ACK
-    /// advanced, stop it when everything is acked.
-    pub fn update(&mut self, now: Nanos, una: u64, outstanding: bool, sfs: &[SfState]) {
+    /// outstanding and it is not pending (`__mptcp_push_pending`), re-arm it
+    /// when the DATA_ACK advanced (`__mptcp_clean_una` ->
+    /// `mptcp_reset_rtx_timer`), stop it when everything is acked; always
+    /// with the stored `timer_ival`, not an interval computed now.
+    pub fn update(&mut self, now: Nanos, una: u64, outstanding: bool) {
         let progress = una > self.una_seen;
         self.una_seen = una;
         if !outstanding {
             self.deadline = None;
         } else if progress || self.deadline.is_none() {
-            self.deadline = Some(now + self.interval(now, sfs));
+            self.deadline = Some(now + self.timer_ival);
         }
     }
 
@@ -160,7 +201,10 @@ impl MskRtx {
         }
         // "use backup only if there are no progresses anywhere"
         out.on = pick.or(if min_stale > 1 { backup } else { None });
-        self.deadline = Some(now + self.interval(now, sfs));
+        // `__mptcp_retrans` -> `mptcp_clean_una_wakeup` -> `__mptcp_clean_una`
+        // re-arms with the stored `timer_ival` (data is outstanding), so the
+        // `!mptcp_rtx_timer_pending` re-arm after the re-send finds it pending.
+        self.deadline = Some(now + self.timer_ival);
         out
     }
 
@@ -217,16 +261,46 @@ mod tests {
             timer: Some(1_000 * MS),
             ..sf(true, true, false)
         }];
-        r.update(100 * MS, 0, true, &sfs);
+        r.set_timeout(100 * MS, &sfs);
+        r.update(100 * MS, 0, true);
         assert_eq!(r.deadline, Some(1_000 * MS));
         // No progress: unchanged.
-        r.update(300 * MS, 0, true, &sfs);
+        r.update(300 * MS, 0, true);
         assert_eq!(r.deadline, Some(1_000 * MS));
         // Progress: re-armed; no subflow timer -> TCP_RTO_MIN.
-        r.update(400 * MS, 10, true, &[sf(true, true, false)]);
+        r.set_timeout(400 * MS, &[sf(true, true, false)]);
+        r.update(400 * MS, 10, true);
         assert_eq!(r.deadline, Some(600 * MS));
-        r.update(500 * MS, 20, false, &sfs);
+        r.update(500 * MS, 20, false);
         assert_eq!(r.deadline, None);
+    }
+
+    /// `__mptcp_clean_una` re-arms with `msk->timer_ival` as the last push
+    /// left it, however the subflows' timers moved since: a DATA_ACK 200 ms
+    /// after a push that saw a subflow timer 100 ms away re-arms for 100 ms
+    /// (the kernel's connection-level re-send 100.7 ms after a DATA_ACK,
+    /// docs/validation.md), not for what that timer has left now.
+    #[test]
+    fn data_ack_rearms_with_the_interval_of_the_last_push() {
+        let mut r = MskRtx::default();
+        let at_push = [SfState {
+            timer: Some(600 * MS),
+            ..sf(true, true, false)
+        }];
+        r.set_timeout(500 * MS, &at_push);
+        assert_eq!(r.timer_ival, 100 * MS);
+        r.update(500 * MS, 1, true);
+        assert_eq!(r.deadline, Some(600 * MS));
+        // The subflow's timer was re-armed far out; no push since.
+        r.update(700 * MS, 2, true);
+        assert_eq!(r.deadline, Some(800 * MS));
+        // Expiry re-arms with the same stored interval.
+        let now_sfs = [SfState {
+            timer: Some(2_000 * MS),
+            ..sf(true, true, false)
+        }];
+        r.on_expiry(800 * MS, &now_sfs);
+        assert_eq!(r.deadline, Some(900 * MS));
     }
 
     #[test]
