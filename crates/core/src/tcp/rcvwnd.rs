@@ -215,6 +215,16 @@ impl RcvWindow {
         }
     }
 
+    /// False when `grow` cannot grow the window whatever is queued:
+    /// `rcv_ssthresh` has reached `window_clamp`, the first bound of
+    /// `tcp_grow_window`'s limit, so `grow` would return false. Tested
+    /// first, it spares computing the queued memory for `grow` on every
+    /// segment once the window is fully open (the steady state).
+    #[inline]
+    pub fn may_grow(&self) -> bool {
+        self.rcv_ssthresh < self.window_clamp
+    }
+
     /// Linux `tcp_grow_window` (called from `tcp_event_data_recv` for an
     /// in-order segment of at least 128 bytes, and from
     /// `tcp_data_queue_ofo` for a queued out-of-order one with SACK) for a
