@@ -45,6 +45,7 @@ impl PathSender {
     }
 
     /// RFC 8985 7.2: schedule a PTO (else an RTO).
+    #[inline]
     pub(super) fn schedule_tlp_or_rto(&mut self, now: Nanos) {
         if self.packets_out == 0 {
             self.timer = None;
