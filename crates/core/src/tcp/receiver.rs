@@ -580,6 +580,7 @@ impl PathReceiver {
     /// could raise is never read for a subflow (its acceptance limit,
     /// `rcvbuf` = 2^40, is above any window, 65535 << 14), so results are
     /// the same without it.
+    #[inline]
     pub fn fill_ack_window(&mut self, seg: &mut TcpSegment, now: Nanos, max_sack: usize, wnd: u64) {
         seg.ack = self.rcv_nxt;
         seg.window = wnd;
