@@ -260,11 +260,22 @@ impl LinkModel {
     /// Offer a packet of `size` bytes carrying `payload` bytes of
     /// application data (0 for pure control packets; the `Train` loss model
     /// counts data packets only).
-    #[inline]
+    ///
+    /// The plain path (`offer_plain`, every packet of a fixed-rate link
+    /// without outages or random loss) is inlined into the engine's two
+    /// callers, which spares a call with six saved registers per hop; the
+    /// general path stays a call.
+    #[inline(always)]
     pub fn offer_packet(&mut self, now: Nanos, size: u32, payload: u32) -> Verdict {
         if self.plain {
             return self.offer_plain(now, size);
         }
+        self.offer_general(now, size, payload)
+    }
+
+    /// `offer_packet` for a link that is not `plain`.
+    #[inline(never)]
+    fn offer_general(&mut self, now: Nanos, size: u32, payload: u32) -> Verdict {
         self.stats.packets_offered += 1;
         self.stats.bytes_offered += size as u64;
         if self.params.is_down(now) {
@@ -335,7 +346,7 @@ impl LinkModel {
     /// `offer_packet` for a `plain` link: the steps of the general path that
     /// can act on it, in the same order (no outage can drop the packet and
     /// `LossModel::None` draws nothing, so the random stream is untouched).
-    #[inline]
+    #[inline(always)]
     fn offer_plain(&mut self, now: Nanos, size: u32) -> Verdict {
         self.stats.packets_offered += 1;
         self.stats.bytes_offered += size as u64;

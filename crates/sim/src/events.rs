@@ -125,19 +125,21 @@ impl Lane {
     #[inline]
     fn sift_down(&mut self, mut i: usize, k: u128) {
         let h = &mut self.heap[..];
-        let n = h.len();
+        // `i` always indexes the slot `k` is bound for, a valid one: the
+        // checked accesses below are written so that the compiler sees
+        // the children it reads exist and keeps the smaller one in a
+        // register rather than loading it again
         loop {
-            let mut c = 2 * i + 1;
-            if c >= n {
+            let c = 2 * i + 1;
+            let Some(&l) = h.get(c) else { break };
+            let (c, v) = match h.get(c + 1) {
+                Some(&r) if r < l => (c + 1, r),
+                _ => (c, l),
+            };
+            if k <= v {
                 break;
             }
-            if c + 1 < n && h[c + 1] < h[c] {
-                c += 1;
-            }
-            if k <= h[c] {
-                break;
-            }
-            h[i] = h[c];
+            h[i] = v;
             i = c;
         }
         h[i] = k;

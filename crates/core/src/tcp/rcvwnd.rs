@@ -57,6 +57,7 @@ pub const GROW_MIN_LEN: u32 = 128;
 /// truesize of the skb holding one received packet of `pkt` bytes (IP
 /// header included): see the module comment. kmalloc's general size
 /// classes above 256 bytes are powers of two.
+#[inline]
 pub fn skb_truesize(pkt: u32) -> u64 {
     let head = (NET_SKB_PAD + pkt as u64).div_ceil(64) * 64 + SHINFO;
     let class = match head {
@@ -109,23 +110,27 @@ impl RcvWindow {
     }
 
     /// Linux `__tcp_win_from_space`: payload bytes `space` truesize bytes hold.
+    #[inline]
     pub fn win_from_space(&self, space: u64) -> u64 {
         (space * self.ratio as u64) >> RMEM_TO_WIN_SCALE
     }
 
     /// Linux `tcp_full_space`.
+    #[inline]
     pub fn full_space(&self) -> u64 {
         self.win_from_space(self.sk_rcvbuf)
     }
 
     /// Linux `tcp_space`: window the free buffer would hold when `rmem`
     /// truesize bytes are queued (`sk_rmem_alloc`).
+    #[inline]
     pub fn space(&self, rmem: u64) -> u64 {
         self.win_from_space(self.sk_rcvbuf.saturating_sub(rmem))
     }
 
     /// truesize of `bytes` of payload held as segments of `mss` bytes
     /// (the out-of-order queue; Linux charges each skb's truesize).
+    #[inline]
     pub fn rmem_of(&self, bytes: u64, mss: u32) -> u64 {
         if bytes == 0 {
             return 0;
@@ -135,6 +140,7 @@ impl RcvWindow {
     }
 
     /// truesize of one received segment of `len` payload bytes.
+    #[inline]
     pub fn truesize(&self, len: u32) -> u64 {
         skb_truesize(self.hdr + len)
     }
@@ -215,6 +221,16 @@ impl RcvWindow {
         }
     }
 
+    /// False when `grow` cannot grow the window whatever is queued:
+    /// `rcv_ssthresh` has reached `window_clamp`, the first bound of
+    /// `tcp_grow_window`'s limit, so `grow` would return false. Tested
+    /// first, it spares computing the queued memory for `grow` on every
+    /// segment once the window is fully open (the steady state).
+    #[inline]
+    pub fn may_grow(&self) -> bool {
+        self.rcv_ssthresh < self.window_clamp
+    }
+
     /// Linux `tcp_grow_window` (called from `tcp_event_data_recv` for an
     /// in-order segment of at least 128 bytes, and from
     /// `tcp_data_queue_ofo` for a queued out-of-order one with SACK) for a
@@ -223,6 +239,7 @@ impl RcvWindow {
     /// sets `icsk_ack.quick |= 1`. Not modelled: memory pressure
     /// (`tcp_under_memory_pressure`), and `truesize_adjust` (only for skbs
     /// without a linear part, which TUN does not build).
+    #[inline]
     pub fn grow(&mut self, len: u32, rmem: u64) -> bool {
         let limit = self.window_clamp.min(self.space(rmem));
         if limit <= self.rcv_ssthresh {

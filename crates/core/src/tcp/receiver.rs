@@ -310,7 +310,7 @@ impl PathReceiver {
             }
             // RFC 5681 4.2: immediate ACK for an out-of-order segment.
             self.force_ack();
-            if !out.duplicate && self.sack_ok {
+            if !out.duplicate && self.sack_ok && self.win.may_grow() {
                 // Linux tcp_data_queue_ofo: a queued out-of-order segment
                 // grows the window too (with SACK only)
                 let rmem = self.win.rmem_of(self.ooo_bytes, self.rcv_mss);
@@ -345,7 +345,7 @@ impl PathReceiver {
             // ratio), then tcp_grow_window for a segment of 128 bytes or
             // more, this segment still queued (unread) in sk_rmem_alloc
             self.win.measure(len, self.rcv_wnd);
-            if len >= super::rcvwnd::GROW_MIN_LEN {
+            if len >= super::rcvwnd::GROW_MIN_LEN && self.win.may_grow() {
                 let rmem = self.win.truesize(len) + self.win.rmem_of(self.ooo_bytes, self.rcv_mss);
                 grew = self.win.grow(len, rmem);
             }
@@ -569,11 +569,23 @@ impl PathReceiver {
     /// Like `fill_ack`, with at most `max_sack` SACK blocks (so a full-sized
     /// retransmission stays within the MTU).
     pub fn fill_ack_limited(&mut self, seg: &mut TcpSegment, now: Nanos, max_sack: usize) {
-        let _ = now;
+        let wnd = self.window();
+        self.fill_ack_window(seg, now, max_sack, wnd);
+    }
+
+    /// Like `fill_ack_limited`, advertising `wnd`, which the owner chose:
+    /// an MPTCP subflow (`window_mptcp`, then the connection's right edge,
+    /// `mptcp_set_rwin`). The subflow's own `window()` is not computed: it
+    /// was overwritten by `set_advertised` at once, and the right edge it
+    /// could raise is never read for a subflow (its acceptance limit,
+    /// `rcvbuf` = 2^40, is above any window, 65535 << 14), so results are
+    /// the same without it.
+    #[inline]
+    pub fn fill_ack_window(&mut self, seg: &mut TcpSegment, now: Nanos, max_sack: usize, wnd: u64) {
         seg.ack = self.rcv_nxt;
-        seg.window = self.window();
-        self.rcv_wnd = seg.window;
-        self.right_edge = self.right_edge.max(self.rcv_nxt + seg.window);
+        seg.window = wnd;
+        self.rcv_wnd = wnd;
+        self.right_edge = self.right_edge.max(self.rcv_nxt + wnd);
         if self.sack_ok {
             let mut n = 0;
             if let Some(d) = self.dsack.take_if(|_| max_sack > 0) {

@@ -47,8 +47,14 @@ pub fn to_jiffies(delay: Nanos, hz: u32) -> u64 {
 /// `calc_index`. Always later than `now + delay`.
 pub fn expiry(now: Nanos, delay: Nanos, hz: u32) -> Nanos {
     let j = jiffy(hz);
-    let clk = now / j;
-    let expires = clk + to_jiffies(delay, hz);
+    bucket_expiry(now / j, to_jiffies(delay, hz), j)
+}
+
+/// `expiry` from the wheel clock `clk` (jiffies), the delay in whole
+/// jiffies `when` and the jiffy `j`.
+#[inline]
+fn bucket_expiry(clk: u64, when: u64, j: Nanos) -> Nanos {
+    let expires = clk + when;
     let delta = expires - clk;
     // The lowest level whose range holds delta; the deepest level holds the
     // rest (WHEEL_TIMEOUT_CUTOFF is days, beyond any TCP timer here).
@@ -59,6 +65,69 @@ pub fn expiry(now: Nanos, delay: Nanos, hz: u32) -> Nanos {
     // calc_index: `expires = (expires >> LVL_SHIFT(lvl)) + 1`, bucket expiry
     // = expires << LVL_SHIFT(lvl).
     (((expires >> shift) + 1) << shift) * j
+}
+
+/// `expiry` for one timer owner (a TCP sender arms its retransmission
+/// timer on almost every segment sent and ACK received), with the two
+/// 64-bit divisions by the jiffy remembered: the jiffy clock `now / j`
+/// stays the same while `now` is within the same jiffy, and the delay's
+/// jiffies `delay.div_ceil(j)` while the delay stays within the same
+/// jiffy-sized range (PTO and RTO move by microseconds between calls).
+/// Each is tested against its range and recomputed outside it, so the
+/// result is always `expiry`'s.
+#[derive(Clone, Debug)]
+pub struct Wheel {
+    /// One jiffy (`jiffy(hz)`).
+    j: Nanos,
+    /// `now / j` for every `now` in [`clk_start`, `clk_start + j`).
+    clk: u64,
+    clk_start: Nanos,
+    /// `delay.div_ceil(j)` for every `delay` in (`when_lo`, `when_hi`].
+    when: u64,
+    when_lo: Nanos,
+    when_hi: Nanos,
+}
+
+impl Wheel {
+    pub fn new(hz: u32) -> Self {
+        Wheel {
+            j: jiffy(hz),
+            // clk 0 for now in [0, j)
+            clk: 0,
+            clk_start: 0,
+            // an empty range: the first delay is computed
+            when: 0,
+            when_lo: 0,
+            when_hi: 0,
+        }
+    }
+
+    /// `expiry(now, delay, hz)`.
+    #[inline]
+    pub fn expiry(&mut self, now: Nanos, delay: Nanos) -> Nanos {
+        let j = self.j;
+        // now < clk_start wraps to a large value: recomputed as well
+        if now.wrapping_sub(self.clk_start) >= j {
+            self.clk = now / j;
+            self.clk_start = self.clk * j;
+        }
+        if !(delay > self.when_lo && delay <= self.when_hi) {
+            self.when = delay.div_ceil(j);
+            // (when - 1) j < delay <= when j; empty when it overflows or
+            // for delay 0 (when 0)
+            match self.when.checked_mul(j) {
+                Some(hi) if self.when > 0 => {
+                    self.when_hi = hi;
+                    self.when_lo = hi - j;
+                }
+                _ => {
+                    self.when_hi = 0;
+                    self.when_lo = 0;
+                }
+            }
+        }
+        bucket_expiry(self.clk, self.when, j)
+    }
 }
 
 #[cfg(test)]
@@ -96,6 +165,49 @@ mod tests {
         let fourth = expiry(third, 2048 * MS, 250);
         assert_eq!(fourth % (256 * MS), 0, "on a 64-jiffy boundary");
         assert!(fourth - third > 2048 * MS && fourth - third <= 2304 * MS);
+    }
+
+    /// The remembered divisions give `expiry`'s result for any sequence of
+    /// calls: times moving forward by small and large steps (and once
+    /// back), delays drifting by microseconds, jumping, at jiffy
+    /// boundaries and 0.
+    #[test]
+    fn wheel_equals_expiry() {
+        for hz in [100, 250, 1000] {
+            let j = jiffy(hz);
+            let mut w = Wheel::new(hz);
+            let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+            let mut next = || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            let mut now: Nanos = 0;
+            let mut delay: Nanos = 200 * MS;
+            for i in 0..200_000u64 {
+                now += match next() % 8 {
+                    0 => next() % (3 * j),
+                    1 => j - now % j, // to the next boundary exactly
+                    _ => next() % 200_000,
+                };
+                if i == 1000 {
+                    now -= 5 * j; // a clock that goes back is recomputed
+                }
+                delay = match next() % 16 {
+                    0 => next() % (4 * SEC),
+                    1 => (next() % 100) * j, // whole jiffies
+                    2 => (next() % 100) * j + 1,
+                    3 => 0,
+                    _ => (delay + next() % 2_000).saturating_sub(1_000),
+                };
+                assert_eq!(
+                    w.expiry(now, delay),
+                    expiry(now, delay, hz),
+                    "hz {hz} now {now} delay {delay}"
+                );
+            }
+        }
     }
 
     #[test]

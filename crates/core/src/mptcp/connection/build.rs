@@ -203,9 +203,7 @@ impl MptcpConnection {
         if tx.len > 0 {
             sf.rcv.on_data_sent(now);
         }
-        sf.rcv.fill_ack_limited(s, now, opt.sack_room());
-        s.window = wnd;
-        sf.rcv.set_advertised(wnd);
+        sf.rcv.fill_ack_window(s, now, opt.sack_room(), wnd);
         let optlen = opt.len(s.sack_len());
         self.finish_back_sized(i, optlen);
     }
@@ -222,9 +220,7 @@ impl MptcpConnection {
         s.mptcp = opts;
         // SACK blocks in what the MPTCP options leave (`tcp_established_options`).
         let opt = crate::optlen::Established::of(s, sf.rcv.ts_ok);
-        sf.rcv.fill_ack_limited(s, now, opt.sack_room());
-        s.window = wnd;
-        sf.rcv.set_advertised(wnd);
+        sf.rcv.fill_ack_window(s, now, opt.sack_room(), wnd);
         let optlen = opt.len(s.sack_len());
         self.finish_back_sized(i, optlen);
     }

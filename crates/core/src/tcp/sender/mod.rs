@@ -222,8 +222,9 @@ pub struct PathSender {
     initial_cwnd: u32,
     slow_start_after_idle: bool,
     wcdelack: Nanos,
-    /// Linux CONFIG_HZ (`TcpConfig::hz`): the retransmission timer's wheel clock.
-    hz: u32,
+    /// Linux CONFIG_HZ (`TcpConfig::hz`): the retransmission timer's wheel
+    /// clock, with its divisions remembered (`timer_wheel::Wheel`).
+    wheel: crate::tcp::timer_wheel::Wheel,
     /// Oldest unacknowledged sequence offset (SND.UNA).
     pub snd_una: u64,
     /// Next new sequence offset to send (SND.NXT).
@@ -329,7 +330,7 @@ impl PathSender {
             initial_cwnd: cfg.initial_cwnd,
             slow_start_after_idle: cfg.slow_start_after_idle,
             wcdelack: cfg.delack_max,
-            hz: cfg.hz.max(1),
+            wheel: crate::tcp::timer_wheel::Wheel::new(cfg.hz.max(1)),
             snd_una: 1,
             snd_nxt: 1,
             write_seq: 1,

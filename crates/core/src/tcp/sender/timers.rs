@@ -8,8 +8,8 @@ impl PathSender {
     /// `sk_reset_timer` at jiffies + usecs_to_jiffies(delay), rounded up by
     /// the wheel (`tcp::timer_wheel`). Every kind (RTO, PTO, RACK reordering,
     /// zero-window probe) goes through it.
-    pub(super) fn xmit_timer_at(&self, now: Nanos, delay: Nanos) -> Nanos {
-        crate::tcp::timer_wheel::expiry(now, delay, self.hz)
+    pub(super) fn xmit_timer_at(&mut self, now: Nanos, delay: Nanos) -> Nanos {
+        self.wheel.expiry(now, delay)
     }
 
     pub(super) fn arm_rto(&mut self, now: Nanos) {
@@ -45,6 +45,7 @@ impl PathSender {
     }
 
     /// RFC 8985 7.2: schedule a PTO (else an RTO).
+    #[inline]
     pub(super) fn schedule_tlp_or_rto(&mut self, now: Nanos) {
         if self.packets_out == 0 {
             self.timer = None;

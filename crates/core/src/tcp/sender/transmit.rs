@@ -3,6 +3,7 @@ use super::*;
 impl PathSender {
     // ---- transmission ---------------------------------------------------------
 
+    #[inline]
     pub(super) fn send_new(&mut self, now: Nanos, len: u32, kind: TxKind) -> Tx {
         let fin = self.fin_queued && !self.fin_sent && self.snd_nxt + len as u64 == self.write_seq;
         // New data ends above everything sent and is sent last: it goes to
