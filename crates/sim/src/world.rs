@@ -666,12 +666,7 @@ impl World {
             let app = self.flows[flow as usize].app;
             let mut ev = Some(first);
             while let Some(e) = ev {
-                if invariants::ENABLED {
-                    self.check_delivery(ep, &e);
-                }
-                if let AppEvent::Delivered { total } = e {
-                    self.ep_delivered[ep] = total;
-                }
+                self.account_event(ep, &e);
                 self.app_events.push_back((app, flow, side, e));
                 ev = self.eps[ep].poll_event();
             }
@@ -684,13 +679,20 @@ impl World {
     fn drain_muted(&mut self, ep: EpId, first: AppEvent) {
         let mut ev = Some(first);
         while let Some(e) = ev {
-            if invariants::ENABLED {
-                self.check_delivery(ep, &e);
-            }
-            if let AppEvent::Delivered { total } = e {
-                self.ep_delivered[ep] = total;
-            }
+            self.account_event(ep, &e);
             ev = self.eps[ep].poll_event();
+        }
+    }
+
+    /// The engine's own bookkeeping of an application event, whether or
+    /// not the application listens to it.
+    #[inline]
+    fn account_event(&mut self, ep: EpId, e: &AppEvent) {
+        if invariants::ENABLED {
+            self.check_delivery(ep, e);
+        }
+        if let AppEvent::Delivered { total } = *e {
+            self.ep_delivered[ep] = total;
         }
     }
 
