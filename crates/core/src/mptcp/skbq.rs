@@ -153,9 +153,13 @@ impl SkbQueue {
             let n = pieces.len();
             let sent_n = if sent_end < s.end { n - 1 } else { n };
             let i = self.first_unsent;
-            self.q.remove(i);
-            for (k, p) in pieces.into_iter().enumerate() {
-                self.q.insert(i + k, p);
+            // The first piece takes the skb's slot: one shift fewer.
+            let mut it = pieces.into_iter();
+            if let Some(p) = it.next() {
+                self.q[i] = p;
+            }
+            for (k, p) in it.enumerate() {
+                self.q.insert(i + 1 + k, p);
             }
             self.first_unsent = i + sent_n;
             if sent_end < s.end {

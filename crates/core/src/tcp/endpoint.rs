@@ -281,6 +281,9 @@ impl TcpEndpoint {
     /// (`super::sndbuf`, `tso_fragment` by `tcp_tso_autosize`).
     fn cut_sent_skbs(&mut self) {
         let s = &self.snd;
+        if !self.sndbuf.sent_since_cut(s.snd_nxt) {
+            return;
+        }
         let ss = s.ssthresh();
         // sk_pacing_rate as tcp_update_pacing_rate sets it (mss_cache:
         // the MSS without SACK blocks).

@@ -129,6 +129,13 @@ impl SendBuffer {
         acc
     }
 
+    /// Whether anything was transmitted since the last `on_xmit` (the
+    /// pacing rate it needs is not computed otherwise).
+    #[inline]
+    pub fn sent_since_cut(&self, snd_nxt: u64) -> bool {
+        snd_nxt != self.cut_to
+    }
+
     /// One transmission round ended at `snd_nxt` (`tcp_write_xmit`): cut the
     /// skbs it reached by `tcp_tso_autosize` of the current pacing rate.
     pub fn on_xmit(&mut self, snd_nxt: u64, mss: u32, pacing_rate_bps: u64, min_rtt_us: u64) {
