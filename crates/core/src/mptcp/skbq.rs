@@ -130,36 +130,38 @@ impl SkbQueue {
                 break;
             }
             let sent_end = s.end.min(snd_nxt);
-            let mut pieces = Vec::new();
+            // The pieces go in place, the first into the skb's own slot
+            // (no temporary list: this runs once per transmission round).
+            let i = self.first_unsent;
+            let mut at = i;
             let mut a = s.start;
             while a < sent_end {
                 let b = (a + autosize).min(sent_end);
-                pieces.push(Skb {
+                let piece = Skb {
                     start: a,
                     end: b,
                     dsn_end: s.dsn_end - (s.end - b),
                     sent: true,
                     frozen: true,
-                });
+                };
+                if at == i {
+                    self.q[i] = piece;
+                } else {
+                    self.q.insert(at, piece);
+                }
+                at += 1;
                 a = b;
             }
+            let sent_n = at - i;
             if sent_end < s.end {
-                pieces.push(Skb {
-                    start: sent_end,
-                    frozen: !self.plain_tcp,
-                    ..s
-                });
-            }
-            let n = pieces.len();
-            let sent_n = if sent_end < s.end { n - 1 } else { n };
-            let i = self.first_unsent;
-            // The first piece takes the skb's slot: one shift fewer.
-            let mut it = pieces.into_iter();
-            if let Some(p) = it.next() {
-                self.q[i] = p;
-            }
-            for (k, p) in it.enumerate() {
-                self.q.insert(i + 1 + k, p);
+                self.q.insert(
+                    at,
+                    Skb {
+                        start: sent_end,
+                        frozen: !self.plain_tcp,
+                        ..s
+                    },
+                );
             }
             self.first_unsent = i + sent_n;
             if sent_end < s.end {
