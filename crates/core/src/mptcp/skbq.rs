@@ -54,9 +54,36 @@ pub struct SkbQueue {
     q: VecDeque<Skb>,
     /// Index of the first skb not transmitted yet (`q.len()` if none).
     first_unsent: usize,
+    /// A plain TCP socket's queue (`crate::tcp::sndbuf`): the untransmitted
+    /// rest of a cut skb stays open for more data, as `tcp_sendmsg_locked`
+    /// appends to the write queue's tail skb whenever
+    /// `tcp_skb_can_collapse_to` holds (no `MSG_EOR`); only an MPTCP
+    /// mapping freezes it.
+    plain_tcp: bool,
 }
 
 impl SkbQueue {
+    /// The queue of a plain TCP socket (no DSS mappings to freeze).
+    pub fn plain_tcp() -> Self {
+        SkbQueue {
+            plain_tcp: true,
+            ..Self::default()
+        }
+    }
+
+    /// Bytes a write of data at `sseq` / `dsn` may still append to the tail
+    /// skb without allocating one (`copy = size_goal - skb->len` in
+    /// `tcp_sendmsg_locked` / `mptcp_sendmsg_frag`): no memory check applies
+    /// to them.
+    pub fn tail_room(&self, sseq: u64, dsn: u64, goal: u64) -> u64 {
+        match self.q.back() {
+            Some(t) if !t.sent && !t.frozen && t.end == sseq && t.dsn_end == dsn => {
+                goal.max(1).saturating_sub(t.end - t.start)
+            }
+            _ => 0,
+        }
+    }
+
     /// `len` bytes at subflow sequence `sseq` carrying DSN `dsn` join the
     /// write queue (`mptcp_sendmsg_frag`); `goal` is the queued size goal
     /// (`super::sndbuf::xmit_size_goal`). Returns how many of the bytes
@@ -103,32 +130,38 @@ impl SkbQueue {
                 break;
             }
             let sent_end = s.end.min(snd_nxt);
-            let mut pieces = Vec::new();
+            // The pieces go in place, the first into the skb's own slot
+            // (no temporary list: this runs once per transmission round).
+            let i = self.first_unsent;
+            let mut at = i;
             let mut a = s.start;
             while a < sent_end {
                 let b = (a + autosize).min(sent_end);
-                pieces.push(Skb {
+                let piece = Skb {
                     start: a,
                     end: b,
                     dsn_end: s.dsn_end - (s.end - b),
                     sent: true,
                     frozen: true,
-                });
+                };
+                if at == i {
+                    self.q[i] = piece;
+                } else {
+                    self.q.insert(at, piece);
+                }
+                at += 1;
                 a = b;
             }
+            let sent_n = at - i;
             if sent_end < s.end {
-                pieces.push(Skb {
-                    start: sent_end,
-                    frozen: true,
-                    ..s
-                });
-            }
-            let n = pieces.len();
-            let sent_n = if sent_end < s.end { n - 1 } else { n };
-            let i = self.first_unsent;
-            self.q.remove(i);
-            for (k, p) in pieces.into_iter().enumerate() {
-                self.q.insert(i + k, p);
+                self.q.insert(
+                    at,
+                    Skb {
+                        start: sent_end,
+                        frozen: !self.plain_tcp,
+                        ..s
+                    },
+                );
             }
             self.first_unsent = i + sent_n;
             if sent_end < s.end {

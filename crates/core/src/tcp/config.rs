@@ -52,7 +52,9 @@ pub struct TcpConfig {
     /// CUBIC's slow-start exit: Linux HyStart (default, as Linux's
     /// tcp_cubic hystart=1), RFC 9406 HyStart++, or off.
     pub hystart: HyStartMode,
-    /// Send buffer: unacked + unsent payload bytes (Linux tcp_wmem max 4 MiB).
+    /// Send buffer: the `SO_SNDBUF` value in bytes, which Linux doubles into
+    /// `sk_sndbuf` and charges with skb truesize (`super::sndbuf`); 0 =
+    /// unset, autotuned from `tcp_wmem` (`tcp_sndbuf_expand`).
     pub sndbuf: u64,
     /// Receive buffer in bytes (Linux tcp_rmem max 6 MiB).
     pub rcvbuf: u64,

@@ -11,6 +11,7 @@ use super::cc::{CongestionControl, INFINITE_SSTHRESH};
 use super::config::{wscale_for, TcpConfig};
 use super::receiver::PathReceiver;
 use super::sender::{AckInfo, PathSender, Tx, TxKind};
+use super::sndbuf::SendBuffer;
 
 /// Which side opens the connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +56,8 @@ pub struct TcpEndpoint {
     syn_rto: Nanos,
     /// Our window shift offered in the SYN.
     our_wscale: u8,
+    /// `sk_sndbuf` and the skbs charged to `sk_wmem_queued` (`super::sndbuf`).
+    sndbuf: SendBuffer,
     write_blocked: bool,
     app_closed: bool,
     close_reported: bool,
@@ -118,6 +121,7 @@ impl TcpEndpoint {
             syn_timer: None,
             syn_rto: cfg.rto_initial,
             our_wscale: wscale_for(cfg.rcvbuf),
+            sndbuf: SendBuffer::new(cfg.sndbuf),
             write_blocked: false,
             app_closed: false,
             close_reported: false,
@@ -257,6 +261,7 @@ impl TcpEndpoint {
             self.snd.snd_nxt,
         );
         self.snd.established(now, self.snd.mss, sack, ts, window);
+        self.sndbuf.on_established(self.snd.mss, self.snd.cwnd());
         if self.syn_retx > 0 {
             // RFC 6298 (5.7) / Linux tcp_init_transfer: 3 s RTO without a sample.
             self.snd.rtt.syn_lost_fallback(3 * crate::time::SEC);
@@ -272,11 +277,39 @@ impl TcpEndpoint {
         self.events.push_back(AppEvent::Connected);
     }
 
-    fn after_activity(&mut self) {
-        if self.write_blocked {
-            // Linux sk_stream_is_writeable: free space >= half the queued bytes.
-            let free = self.send_space();
-            if free * 2 >= self.snd.buffered() && free > 0 {
+    /// `tcp_write_xmit` ended a round: cut the skbs it sent
+    /// (`super::sndbuf`, `tso_fragment` by `tcp_tso_autosize`).
+    fn cut_sent_skbs(&mut self) {
+        let s = &self.snd;
+        if !self.sndbuf.sent_since_cut(s.snd_nxt) {
+            return;
+        }
+        let ss = s.ssthresh();
+        // sk_pacing_rate as tcp_update_pacing_rate sets it (mss_cache:
+        // the MSS without SACK blocks).
+        let pace = crate::mptcp::sched::upstream::linux_pacing_rate_bps(
+            s.cwnd(),
+            if ss >= INFINITE_SSTHRESH {
+                u32::MAX
+            } else {
+                ss
+            },
+            s.packets_out,
+            s.mss,
+            s.rtt.srtt,
+        );
+        self.sndbuf
+            .on_xmit(s.snd_nxt, s.mss, pace, s.rtt.min_rtt / crate::time::US);
+    }
+
+    fn after_activity(&mut self, queue_shrunk: bool) {
+        if self.write_blocked && queue_shrunk {
+            // tcp_check_space -> tcp_new_space -> sk_stream_write_space.
+            let s = &self.snd;
+            if self
+                .sndbuf
+                .new_space(s.buffered(), s.mss, s.cwnd(), s.in_flight())
+            {
                 self.write_blocked = false;
                 self.events.push_back(AppEvent::Writable);
             }
@@ -290,6 +323,8 @@ impl TcpEndpoint {
     }
 
     fn on_established_segment(&mut self, now: Nanos, seg: &TcpSegment) {
+        self.cut_sent_skbs();
+        let mut queue_shrunk = false;
         if seg.has(flags::ACK) {
             let sack = seg.sack_blocks();
             let ai = AckInfo {
@@ -304,6 +339,7 @@ impl TcpEndpoint {
                 carries_data: seg.len > 0 || seg.has(flags::FIN) || seg.has(flags::SYN),
             };
             self.snd.on_ack(now, &ai, None);
+            queue_shrunk = self.sndbuf.on_ack(self.snd.snd_una);
         }
         if seg.len > 0 || seg.has(flags::FIN) || seg.seq < self.rcv.rcv_nxt {
             let out = self.rcv.on_segment(
@@ -328,7 +364,7 @@ impl TcpEndpoint {
                 self.events.push_back(AppEvent::PeerClosed);
             }
         }
-        self.after_activity();
+        self.after_activity(queue_shrunk);
     }
 }
 
@@ -412,6 +448,7 @@ impl Endpoint for TcpEndpoint {
             if let Some(tx) = self.snd.next_tx(now) {
                 return Some(self.build_tx(now, tx));
             }
+            self.cut_sent_skbs();
         }
         if self.rcv.ack_due() && self.state != TcpState::Listen {
             return Some(self.build_ack(now));
@@ -462,7 +499,9 @@ impl Endpoint for TcpEndpoint {
         if self.app_closed {
             return 0;
         }
-        let acc = len.min(self.send_space());
+        self.cut_sent_skbs();
+        let s = &self.snd;
+        let acc = self.sndbuf.write(s.write_seq, len, s.buffered(), s.mss);
         self.snd.push_data(acc);
         if acc < len {
             self.write_blocked = true;
@@ -470,8 +509,13 @@ impl Endpoint for TcpEndpoint {
         acc
     }
 
+    /// What `write` would accept now (`tcp_sendmsg_locked`, see
+    /// `super::sndbuf`): room in the unsent tail skb plus whole new skbs
+    /// while `sk_wmem_queued < sk_sndbuf`.
     fn send_space(&self) -> u64 {
-        self.cfg.sndbuf.saturating_sub(self.snd.buffered())
+        let s = &self.snd;
+        self.sndbuf
+            .space(s.write_seq, u64::MAX / 4, s.buffered(), s.mss)
     }
 
     fn close(&mut self, _now: Nanos) {

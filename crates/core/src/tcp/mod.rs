@@ -100,6 +100,7 @@ pub mod rcvwnd;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
+pub mod sndbuf;
 pub mod timer_wheel;
 
 #[cfg(test)]
