@@ -506,6 +506,21 @@ fn write_decisions(rows: &[decisions::RunCmp], dir: &Path) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Whether `dir` is `prev` or below it, after resolving links and `..` (an
+/// `dir` not made yet resolves through its parent).
+fn inside(dir: &Path, prev: &Path) -> bool {
+    let real = |a: &Path| {
+        a.canonicalize().ok().or_else(|| {
+            let parent = a.parent().filter(|p| !p.as_os_str().is_empty());
+            let parent = parent.unwrap_or(Path::new("."));
+            Some(parent.canonicalize().ok()?.join(a.file_name()?))
+        })
+    };
+    real(dir)
+        .zip(real(prev))
+        .is_some_and(|(a, b)| a == b || a.starts_with(&b))
+}
+
 /// `--decisions --kernel-from PREV`: the kernel captures an earlier
 /// `--decisions -o PREV` saved, re-judged against this simulator (no root,
 /// no emulation). Every scenario is checked before anything runs.
@@ -514,20 +529,7 @@ fn run_decisions_from(loaded: &[Scenario], prev: &Path, out: Option<&Path>) -> E
         std::env::temp_dir().join(format!("mptlab-decisions-{}", std::process::id()))
     });
     // never write into the directory the kernel captures are read from
-    // (an -o not made yet resolves through its parent)
-    let real = |a: &Path| {
-        a.canonicalize().ok().or_else(|| {
-            let parent = a.parent().filter(|p| !p.as_os_str().is_empty());
-            let parent = parent.unwrap_or(Path::new("."));
-            Some(parent.canonicalize().ok()?.join(a.file_name()?))
-        })
-    };
-    let same = |a: &Path, b: &Path| {
-        real(a)
-            .zip(real(b))
-            .is_some_and(|(a, b)| a == b || a.starts_with(&b))
-    };
-    if same(&dir, prev) {
+    if inside(&dir, prev) {
         eprintln!(
             "error: --decisions --kernel-from {}: -o {} would overwrite the captures it reads; \
              pass another -o DIR",
@@ -566,7 +568,7 @@ fn run_decisions_from(loaded: &[Scenario], prev: &Path, out: Option<&Path>) -> E
 
 #[cfg(test)]
 mod tests {
-    use super::{cells_of, csv, saved, scenarios, summary};
+    use super::{cells_of, csv, inside, saved, scenarios, summary};
     use mptlab_results::RunOutput;
     use mptlab_scenario::{Override, Scenario};
 
@@ -678,6 +680,19 @@ mod tests {
         let e = saved::load(&d, "cell", &s).unwrap_err();
         assert!(e.contains("run 1 has seed"), "{e}");
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// `--decisions --kernel-from PREV -o OUT` refuses an OUT that is PREV
+    /// or lies inside it, however spelled.
+    #[test]
+    fn output_inside_the_saved_pass_is_detected() {
+        let prev = tmp("dec-inside");
+        std::fs::create_dir_all(prev.join("captures")).unwrap();
+        assert!(inside(&prev, &prev));
+        assert!(inside(&prev.join("captures/../"), &prev));
+        assert!(inside(&prev.join("not-yet"), &prev));
+        assert!(!inside(&prev.with_extension("other"), &prev));
+        std::fs::remove_dir_all(&prev).unwrap();
     }
 
     /// The generated grid in a subdirectory is picked up, and `--only`

@@ -603,6 +603,142 @@ mod tests {
         v.iter().map(|&(s, e, p)| (s, (e, p, s as i128))).collect()
     }
 
+    const CELL: &str = include_str!("../../../../scenarios/validate/file-1024k-mptcp.toml");
+    const NAME: &str = "file-1024k-mptcp";
+
+    fn scen(set: &[(&str, &str)]) -> Scenario {
+        let mut v = vec![("scenario.runs", "2")];
+        v.extend_from_slice(set);
+        let set: Vec<mptlab_scenario::Override> = v
+            .iter()
+            .map(|(k, v)| mptlab_scenario::Override {
+                key: k.to_string(),
+                value: v.to_string(),
+            })
+            .collect();
+        Scenario::from_str_with_overrides(CELL, "cell.toml", &set).unwrap()
+    }
+
+    fn tmp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("mptlab-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    /// A live `--decisions -o prev` pass without root: [`run_scenario`]'s
+    /// steps with the simulator standing in for the kernel (another
+    /// scheduler, so the two sides decide differently), its capture and
+    /// summaries saved where the emulator's go.
+    fn fake_live(s: &Scenario, prev: &Path) -> Vec<RunCmp> {
+        let base = prev.join("captures").join(NAME);
+        let sc = with_capture(s, &base);
+        let kernel = with_capture(
+            &scen(&[("transport.mptcp.scheduler", "\"roundrobin\"")]),
+            &base.join("kernel-stand-in"),
+        );
+        let kdir = base.join("kernel");
+        std::fs::create_dir_all(&kdir).unwrap();
+        let (mut kruns, mut rows) = (Vec::new(), Vec::new());
+        for r in 0..s.meta.runs {
+            Simulate.run_once(&sc, r).unwrap();
+            kruns.push(Simulate.run_once(&kernel, r).unwrap());
+            let from = mptlab_sim::capture::run_dir(&kernel, r).join("server.pcapng");
+            std::fs::copy(from, kernel_capture(&kdir, r)).unwrap();
+            super::super::saved::save_to(&kdir.join(KERNEL_RUNS), NAME, s, &kruns).unwrap();
+            let sim = mptlab_sim::capture::run_dir(&sc, r).join("server.pcapng");
+            rows.push(judge(NAME, s, r, &sim, &kernel_capture(&kdir, r)).unwrap());
+        }
+        std::fs::write(prev.join("decisions.csv"), csv(&rows)).unwrap();
+        rows
+    }
+
+    /// Re-judging saved kernel captures with the same simulator gives the
+    /// live pass's decisions.csv byte for byte, and the output can serve as
+    /// `--kernel-from` in turn.
+    #[test]
+    fn rejudged_captures_give_the_live_csv() {
+        let (prev, out, out2) = (tmp("dec-prev"), tmp("dec-out"), tmp("dec-out2"));
+        let s = scen(&[]);
+        let live = fake_live(&s, &prev);
+        let saved = check_saved(&s, &prev, &mut None).unwrap();
+        assert_eq!(saved.runs.as_ref().map(|m| m.len()), Some(2));
+        let again = rejudge_scenario(&s, &saved, &out.join("captures")).unwrap();
+        assert_eq!(csv(&live), csv(&again));
+        assert_eq!(table(&live), table(&again));
+        // the two sides did decide differently somewhere (not trivially 1.0)
+        let g = &again[0].agree;
+        assert!(g.compared > 0 && g.same < g.compared, "{g:?}");
+        // chained: out holds the kernel captures and kernel-runs.json
+        let chained = check_saved(&s, &out, &mut None).unwrap();
+        let third = rejudge_scenario(&s, &chained, &out2.join("captures")).unwrap();
+        assert_eq!(csv(&live), csv(&third));
+        for d in [prev, out, out2] {
+            std::fs::remove_dir_all(d).unwrap();
+        }
+    }
+
+    /// A saved pass that lacks the cell or a run, or was measured with other
+    /// settings, seeds or link draws, is refused naming the file and problem.
+    #[test]
+    fn mismatched_saved_captures_are_refused() {
+        let (prev, out) = (tmp("dec-refuse"), tmp("dec-refuse-out"));
+        let s = scen(&[]);
+        fake_live(&s, &prev);
+        let err = |s: &Scenario| check_saved(s, &prev, &mut None).err().unwrap();
+        let e = err(&scen(&[("transport.sndbuf_kib", "512")]));
+        assert!(
+            e.contains("other settings") && e.contains(KERNEL_RUNS),
+            "{e}"
+        );
+        let e = err(&scen(&[("scenario.seed", "2")]));
+        assert!(e.contains("scenario.seed = 1"), "{e}");
+        let e = err(&scen(&[("scenario.runs", "3")]));
+        assert!(
+            e.contains("no kernel run 2") && e.contains("--runs 2"),
+            "{e}"
+        );
+        let e = err(&scen(&[("scenario.name", "\"validate-other\"")]));
+        assert!(e.contains("no kernel captures for scenario other"), "{e}");
+        // a simulator that draws other links than the kernel ran on
+        let meta = prev
+            .join("captures")
+            .join(NAME)
+            .join("kernel")
+            .join(KERNEL_RUNS);
+        let text = std::fs::read_to_string(&meta).unwrap();
+        let mut j: super::super::saved::SavedScenario = serde_json::from_str(&text).unwrap();
+        j.runs[1]
+            .summary
+            .insert("drawn.path1.rate_mbit".into(), serde_json::json!(21.0));
+        std::fs::write(&meta, serde_json::to_string(&j).unwrap()).unwrap();
+        let saved = check_saved(&s, &prev, &mut None).unwrap();
+        let e = rejudge_scenario(&s, &saved, &out).err().unwrap();
+        assert!(
+            e.contains("run 1: the kernel ran on drawn.path1.rate_mbit = 21.0"),
+            "{e}"
+        );
+        // written before kernel-runs.json: seeds from decisions.csv
+        std::fs::remove_file(&meta).unwrap();
+        let saved = check_saved(&s, &prev, &mut None).unwrap();
+        assert!(saved.runs.is_none());
+        let e = err(&scen(&[("scenario.seed", "2")]));
+        assert!(
+            e.contains("decisions.csv: file-1024k-mptcp run 0 has seed"),
+            "{e}"
+        );
+        let e = err(&scen(&[("scenario.runs", "3")]));
+        assert!(
+            e.contains("no row for scenario file-1024k-mptcp run 2"),
+            "{e}"
+        );
+        std::fs::remove_file(kernel_capture(&saved.kernel_dir, 1)).unwrap();
+        let e = err(&s);
+        assert!(e.contains("run1-s-srv.pcap: missing"), "{e}");
+        for d in [prev, out] {
+            std::fs::remove_dir_all(d).unwrap();
+        }
+    }
+
     #[test]
     fn uncovered_skips_placed_ranges() {
         let p = pl(&[(10, 20, 1), (30, 40, 2)]);
