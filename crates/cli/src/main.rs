@@ -245,7 +245,9 @@ enum Command {
         decisions: bool,
         /// Reuse the kernel runs saved under DIR/kernel/ by an earlier
         /// `validate -o DIR` and run only the simulator side (refused when a
-        /// scenario's kernel-relevant settings or seeds changed since).
+        /// scenario's kernel-relevant settings or seeds changed since). With
+        /// --decisions: re-judge the kernel captures an earlier
+        /// `validate --decisions -o DIR` saved under DIR/captures/.
         #[arg(long, value_name = "DIR")]
         kernel_from: Option<PathBuf>,
     },

@@ -329,9 +329,10 @@ pub fn run(o: Options) -> ExitCode {
             }
         }
     }
-    if o.decisions && o.kernel_from.is_some() {
-        eprintln!("error: --decisions compares captures and cannot reuse --kernel-from results");
-        return ExitCode::from(2);
+    if o.decisions {
+        if let Some(prev) = &o.kernel_from {
+            return run_decisions_from(&loaded, prev, o.out.as_deref());
+        }
     }
     // Saved kernel runs: all checked before anything runs, so a mismatch is
     // refused at once.
@@ -483,12 +484,17 @@ fn run_decisions(
             }
         }
     }
-    let text = decisions::table(&rows);
+    write_decisions(&rows, &dir)
+}
+
+/// Print decisions.txt and write it and decisions.csv to `dir`.
+fn write_decisions(rows: &[decisions::RunCmp], dir: &Path) -> ExitCode {
+    let text = decisions::table(rows);
     out!("{text}");
     let write = || -> std::io::Result<()> {
-        std::fs::create_dir_all(&dir)?;
+        std::fs::create_dir_all(dir)?;
         let tmp = dir.join(".decisions.csv.partial");
-        std::fs::write(&tmp, decisions::csv(&rows))?;
+        std::fs::write(&tmp, decisions::csv(rows))?;
         std::fs::rename(&tmp, dir.join("decisions.csv"))?;
         std::fs::write(dir.join("decisions.txt"), &text)
     };
@@ -500,9 +506,69 @@ fn run_decisions(
     ExitCode::SUCCESS
 }
 
+/// Whether `dir` is `prev` or below it, after resolving links and `..` (an
+/// `dir` not made yet resolves through its parent).
+fn inside(dir: &Path, prev: &Path) -> bool {
+    let real = |a: &Path| {
+        a.canonicalize().ok().or_else(|| {
+            let parent = a.parent().filter(|p| !p.as_os_str().is_empty());
+            let parent = parent.unwrap_or(Path::new("."));
+            Some(parent.canonicalize().ok()?.join(a.file_name()?))
+        })
+    };
+    real(dir)
+        .zip(real(prev))
+        .is_some_and(|(a, b)| a == b || a.starts_with(&b))
+}
+
+/// `--decisions --kernel-from PREV`: the kernel captures an earlier
+/// `--decisions -o PREV` saved, re-judged against this simulator (no root,
+/// no emulation). Every scenario is checked before anything runs.
+fn run_decisions_from(loaded: &[Scenario], prev: &Path, out: Option<&Path>) -> ExitCode {
+    let dir = out.map(Path::to_path_buf).unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("mptlab-decisions-{}", std::process::id()))
+    });
+    // never write into the directory the kernel captures are read from
+    if inside(&dir, prev) {
+        eprintln!(
+            "error: --decisions --kernel-from {}: -o {} would overwrite the captures it reads; \
+             pass another -o DIR",
+            prev.display(),
+            dir.display()
+        );
+        return ExitCode::from(2);
+    }
+    let mut legacy = None;
+    let mut saved = Vec::new();
+    for s in loaded {
+        if !decisions::applies(s) {
+            eprintln!("decisions: {}: not MPTCP, skipped", s.meta.name);
+            continue;
+        }
+        match decisions::check_saved(s, prev, &mut legacy) {
+            Ok(k) => saved.push((s, k)),
+            Err(e) => {
+                eprintln!("error: --kernel-from: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for (s, k) in &saved {
+        match decisions::rejudge_scenario(s, k, &dir.join("captures")) {
+            Ok(v) => rows.extend(v),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    }
+    write_decisions(&rows, &dir)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{cells_of, csv, saved, scenarios, summary};
+    use super::{cells_of, csv, inside, saved, scenarios, summary};
     use mptlab_results::RunOutput;
     use mptlab_scenario::{Override, Scenario};
 
@@ -614,6 +680,19 @@ mod tests {
         let e = saved::load(&d, "cell", &s).unwrap_err();
         assert!(e.contains("run 1 has seed"), "{e}");
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// `--decisions --kernel-from PREV -o OUT` refuses an OUT that is PREV
+    /// or lies inside it, however spelled.
+    #[test]
+    fn output_inside_the_saved_pass_is_detected() {
+        let prev = tmp("dec-inside");
+        std::fs::create_dir_all(prev.join("captures")).unwrap();
+        assert!(inside(&prev, &prev));
+        assert!(inside(&prev.join("captures/../"), &prev));
+        assert!(inside(&prev.join("not-yet"), &prev));
+        assert!(!inside(&prev.with_extension("other"), &prev));
+        std::fs::remove_dir_all(&prev).unwrap();
     }
 
     /// The generated grid in a subdirectory is picked up, and `--only`

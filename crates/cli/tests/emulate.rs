@@ -512,3 +512,49 @@ fn validate_kernel_from_refuses_a_directory_without_saved_runs() {
     assert!(err.contains("no saved kernel results"), "{err}");
     std::fs::remove_dir_all(&empty).unwrap();
 }
+
+/// `--decisions --kernel-from` a directory without the scenario's kernel
+/// captures is refused before anything runs, naming the directory (no root
+/// needed: nothing is emulated), and so is an -o inside it.
+#[test]
+fn validate_decisions_kernel_from_refuses_a_pass_without_the_cell() {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let empty = tmp("decisions-empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let run = |out: &std::path::Path| {
+        let o = Command::new(bin())
+            .args([
+                "validate",
+                "--decisions",
+                "--only",
+                "file-256k-mptcp",
+                "--dir",
+            ])
+            .arg(repo.join("scenarios/validate"))
+            .arg("--kernel-from")
+            .arg(&empty)
+            .arg("-o")
+            .arg(out)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    let (code, err) = run(&empty.with_extension("out"));
+    assert_eq!(code, Some(2), "{err}");
+    let want = format!(
+        "{}: no kernel captures for scenario file-256k-mptcp",
+        empty.join("captures/file-256k-mptcp/kernel").display()
+    );
+    assert!(err.contains(&want), "{err}");
+    let (code, err) = run(&empty.join("again"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("would overwrite the captures it reads"),
+        "{err}"
+    );
+    assert!(!empty.join("again").exists());
+    std::fs::remove_dir_all(&empty).unwrap();
+}

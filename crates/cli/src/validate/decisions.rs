@@ -183,8 +183,21 @@ fn shares(m: &BTreeMap<u8, u64>) -> String {
         .join(" ")
 }
 
+/// The saved kernel runs (summaries with the drawn link parameters, seeds,
+/// kernel-relevant settings hash) beside a scenario's kernel captures, what
+/// `--decisions --kernel-from` checks before re-judging them.
+pub const KERNEL_RUNS: &str = "kernel-runs.json";
+
+/// The kernel capture of run `r` that the comparison reads (the emulator's
+/// server interface).
+fn kernel_capture(kernel_dir: &Path, r: u32) -> PathBuf {
+    kernel_dir.join(format!("run{r}-s-srv.pcap"))
+}
+
 /// Simulate and emulate every run of `s` with captures under `out`, and
-/// compare the placements.
+/// compare the placements. The kernel runs' summaries are saved beside the
+/// kernel captures after every run ([`KERNEL_RUNS`]), so a later
+/// `--kernel-from` can re-judge them.
 pub fn run_scenario(
     s: &Scenario,
     emulate: &mptlab_emu::run::EmulateOptions,
@@ -192,70 +205,268 @@ pub fn run_scenario(
 ) -> Result<Vec<RunCmp>, String> {
     let name = s.meta.name.trim_start_matches("validate-").to_string();
     let base = out.join(&name);
-    let mut sc = s.clone();
-    sc.output.capture = true;
-    sc.output.capture_dir = base.join("sim").display().to_string();
+    let sc = with_capture(s, &base);
     let emu_dir = base.join("kernel");
     let emu = Emulate(mptlab_emu::run::EmulateOptions {
         capture: Some(emu_dir.clone()),
         ..emulate.clone()
     });
     let mut v = Vec::new();
+    let mut kernel_runs = Vec::new();
     for r in 0..s.meta.runs {
         Simulate
             .run_once(&sc, r)
             .map_err(|e| format!("{name}: simulation run {r}: {e}"))?;
-        emu.run_once(s, r)
+        let k = emu
+            .run_once(s, r)
             .map_err(|e| format!("{name}: emulation run {r}: {e}"))?;
+        kernel_runs.push(k);
+        super::saved::save_to(&emu_dir.join(KERNEL_RUNS), &name, s, &kernel_runs)?;
         let sim_file = mptlab_sim::capture::run_dir(&sc, r).join("server.pcapng");
-        let krn_file: PathBuf = emu_dir.join(format!("run{r}-s-srv.pcap"));
-        let (ps, ns) = main_flow(&sim_file)?;
-        let (pk, nk) = main_flow(&krn_file)?;
-        let mut agree = Agreement::default();
-        let (mut sp, mut kp) = (BTreeMap::new(), BTreeMap::new());
-        for side in 0..2 {
-            let g = compare(&ps[side], &pk[side]);
-            agree.compared += g.compared;
-            agree.same += g.same;
-            agree.one_side += g.one_side;
-            if agree.first.is_none() {
-                agree.first = g.first;
-            }
-            for (p, b) in per_path(&ps[side]) {
-                *sp.entry(p).or_insert(0) += b;
-            }
-            for (p, b) in per_path(&pk[side]) {
-                *kp.entry(p).or_insert(0) += b;
-            }
-        }
-        let main = if bytes(&ps[1]) >= bytes(&ps[0]) { 1 } else { 0 };
-        let p2_first = (first_on(&ps[main], 2), first_on(&pk[main], 2));
-        let note = [ns, nk]
-            .into_iter()
-            .filter(|n| !n.is_empty())
-            .collect::<Vec<_>>()
-            .join("; ");
-        let c = RunCmp {
-            scenario: name.clone(),
-            run: r,
-            seed: s.run_seed(r),
-            agree,
-            sim_paths: sp,
-            krn_paths: kp,
-            p2_first,
-            note,
-        };
-        eprintln!(
-            "decisions: {name} run {r}: same path {}/{} bytes ({:.3}); sim {} kernel {}",
-            c.agree.same,
-            c.agree.compared,
-            frac(c.agree.same, c.agree.compared),
-            shares(&c.sim_paths),
-            shares(&c.krn_paths)
-        );
-        v.push(c);
+        v.push(judge(&name, s, r, &sim_file, &kernel_capture(&emu_dir, r))?);
     }
     Ok(v)
+}
+
+/// `s` with the simulator's captures under `base/sim`.
+fn with_capture(s: &Scenario, base: &Path) -> Scenario {
+    let mut sc = s.clone();
+    sc.output.capture = true;
+    sc.output.capture_dir = base.join("sim").display().to_string();
+    sc
+}
+
+/// What an earlier `--decisions -o PREV` saved for one scenario, checked
+/// against the scenario as it is now ([`check_saved`]).
+pub struct Saved {
+    /// `PREV/captures/<name>/kernel`.
+    pub kernel_dir: PathBuf,
+    /// The saved kernel runs by run number; `None` for a directory written
+    /// before [`KERNEL_RUNS`] existed (its seeds were checked against
+    /// `PREV/decisions.csv`; settings and link draws cannot be).
+    pub runs: Option<BTreeMap<u32, mptlab_results::RunOutput>>,
+}
+
+/// The `(scenario, run) -> seed` rows of a saved `decisions.csv`.
+pub fn csv_seeds(p: &Path) -> Result<BTreeMap<(String, u32), u64>, String> {
+    let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    let mut m = BTreeMap::new();
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let f: Vec<&str> = line.splitn(4, ',').collect();
+        let (Some(run), Some(seed)) = (
+            f.get(1).and_then(|x| x.parse().ok()),
+            f.get(2).and_then(|x| x.parse().ok()),
+        ) else {
+            return Err(format!(
+                "{}: line {}: no run and seed in columns 2-3",
+                p.display(),
+                i + 1
+            ));
+        };
+        m.insert((f[0].to_string(), run), seed);
+    }
+    Ok(m)
+}
+
+/// Check that `prev` (an earlier `--decisions -o PREV`) holds scenario `s`'s
+/// kernel captures for every run `s` asks for, measured with the same
+/// kernel-relevant settings, scenario seed and run seeds. `legacy` are the
+/// seeds of PREV's decisions.csv, read when [`KERNEL_RUNS`] is absent.
+pub fn check_saved(
+    s: &Scenario,
+    prev: &Path,
+    legacy: &mut Option<BTreeMap<(String, u32), u64>>,
+) -> Result<Saved, String> {
+    let name = s.meta.name.trim_start_matches("validate-").to_string();
+    let kernel_dir = prev.join("captures").join(&name).join("kernel");
+    if !kernel_dir.is_dir() {
+        return Err(format!(
+            "{}: no kernel captures for scenario {name}; run `mptlab validate --decisions -o DIR` \
+             with this scenario first",
+            kernel_dir.display()
+        ));
+    }
+    let meta = kernel_dir.join(KERNEL_RUNS);
+    let runs = if meta.exists() {
+        let saved = super::saved::load_from(&meta, &name, s)?;
+        let by: BTreeMap<u32, _> = saved.into_iter().map(|r| (r.run, r)).collect();
+        for r in 0..s.meta.runs {
+            if !by.contains_key(&r) {
+                return Err(format!(
+                    "{}: no kernel run {r} (saved: {} run(s)); pass --runs {} or fewer",
+                    meta.display(),
+                    by.len(),
+                    by.len()
+                ));
+            }
+        }
+        Some(by)
+    } else {
+        // written before kernel-runs.json: the seeds are in decisions.csv
+        if legacy.is_none() {
+            let csv = prev.join("decisions.csv");
+            *legacy = Some(csv_seeds(&csv).map_err(|e| {
+                format!("{e} (no {KERNEL_RUNS} in {} either)", kernel_dir.display())
+            })?);
+        }
+        let seeds = legacy.as_ref().expect("read above");
+        let csv = prev.join("decisions.csv");
+        for r in 0..s.meta.runs {
+            let want = s.run_seed(r);
+            match seeds.get(&(name.clone(), r)) {
+                None => {
+                    return Err(format!(
+                        "{}: no row for scenario {name} run {r}; pass --runs with the runs it has",
+                        csv.display()
+                    ))
+                }
+                Some(&got) if got != want => {
+                    return Err(format!(
+                        "{}: {name} run {r} has seed {got}, the scenario's run {r} has seed {want} \
+                         ({} has scenario.seed = {}); re-run the kernel side",
+                        csv.display(),
+                        s.origin,
+                        s.meta.seed
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        eprintln!(
+            "decisions: {name}: {} has no {KERNEL_RUNS} (written before it existed): run seeds \
+             checked against {}, kernel-relevant settings and link draws not checked",
+            kernel_dir.display(),
+            csv.display()
+        );
+        None
+    };
+    for r in 0..s.meta.runs {
+        let f = kernel_capture(&kernel_dir, r);
+        if !f.is_file() {
+            return Err(format!(
+                "{}: missing (kernel capture of scenario {name} run {r})",
+                f.display()
+            ));
+        }
+    }
+    Ok(Saved { kernel_dir, runs })
+}
+
+/// `--decisions --kernel-from`: simulate every run of `s` with captures
+/// under `out`, and compare them with the kernel captures of `saved`. The
+/// compared kernel captures (and [`KERNEL_RUNS`]) are copied to
+/// `out/<name>/kernel`, so `out` can serve as a later `--kernel-from` in
+/// turn; nothing under the saved directory is written.
+pub fn rejudge_scenario(s: &Scenario, saved: &Saved, out: &Path) -> Result<Vec<RunCmp>, String> {
+    let name = s.meta.name.trim_start_matches("validate-").to_string();
+    let base = out.join(&name);
+    let sc = with_capture(s, &base);
+    let krn_dir = base.join("kernel");
+    std::fs::create_dir_all(&krn_dir).map_err(|e| format!("{}: {e}", krn_dir.display()))?;
+    let copy = |from: &Path, to: &Path| {
+        std::fs::copy(from, to)
+            .map(|_| ())
+            .map_err(|e| format!("{} -> {}: {e}", from.display(), to.display()))
+    };
+    let meta = saved.kernel_dir.join(KERNEL_RUNS);
+    if saved.runs.is_some() {
+        copy(&meta, &krn_dir.join(KERNEL_RUNS))?;
+    }
+    let mut v = Vec::new();
+    for r in 0..s.meta.runs {
+        let sim = Simulate
+            .run_once(&sc, r)
+            .map_err(|e| format!("{name}: simulation run {r}: {e}"))?;
+        // The same seed draws the same links only if the drawing did not
+        // change since: the kernel ran on the values it recorded.
+        if let Some(k) = saved.runs.as_ref().and_then(|m| m.get(&r)) {
+            let drawn = |o: &mptlab_results::RunOutput| -> BTreeMap<String, String> {
+                o.summary
+                    .iter()
+                    .filter(|(k, _)| k.starts_with("drawn."))
+                    .map(|(k, v)| (k.clone(), v.to_string()))
+                    .collect()
+            };
+            let (dk, ds) = (drawn(k), drawn(&sim));
+            if dk != ds {
+                let key = dk
+                    .keys()
+                    .chain(ds.keys())
+                    .find(|x| dk.get(*x) != ds.get(*x))
+                    .expect("maps differ");
+                return Err(format!(
+                    "{}: run {r}: the kernel ran on {key} = {}, this simulator draws {} from the \
+                     same seed; the link realizations differ, re-run the kernel side",
+                    meta.display(),
+                    dk.get(key).map(String::as_str).unwrap_or("(none)"),
+                    ds.get(key).map(String::as_str).unwrap_or("(none)")
+                ));
+            }
+        }
+        let src = kernel_capture(&saved.kernel_dir, r);
+        let krn_file = kernel_capture(&krn_dir, r);
+        copy(&src, &krn_file)?;
+        let sim_file = mptlab_sim::capture::run_dir(&sc, r).join("server.pcapng");
+        // judged where the live pass judged it (a damaged-capture note names
+        // the file)
+        v.push(judge(&name, s, r, &sim_file, &src)?);
+    }
+    Ok(v)
+}
+
+/// Compare run `r`'s simulator and kernel captures.
+fn judge(
+    name: &str,
+    s: &Scenario,
+    r: u32,
+    sim_file: &Path,
+    krn_file: &Path,
+) -> Result<RunCmp, String> {
+    let (ps, ns) = main_flow(sim_file)?;
+    let (pk, nk) = main_flow(krn_file)?;
+    let mut agree = Agreement::default();
+    let (mut sp, mut kp) = (BTreeMap::new(), BTreeMap::new());
+    for side in 0..2 {
+        let g = compare(&ps[side], &pk[side]);
+        agree.compared += g.compared;
+        agree.same += g.same;
+        agree.one_side += g.one_side;
+        if agree.first.is_none() {
+            agree.first = g.first;
+        }
+        for (p, b) in per_path(&ps[side]) {
+            *sp.entry(p).or_insert(0) += b;
+        }
+        for (p, b) in per_path(&pk[side]) {
+            *kp.entry(p).or_insert(0) += b;
+        }
+    }
+    let main = if bytes(&ps[1]) >= bytes(&ps[0]) { 1 } else { 0 };
+    let p2_first = (first_on(&ps[main], 2), first_on(&pk[main], 2));
+    let note = [ns, nk]
+        .into_iter()
+        .filter(|n| !n.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    let c = RunCmp {
+        scenario: name.to_string(),
+        run: r,
+        seed: s.run_seed(r),
+        agree,
+        sim_paths: sp,
+        krn_paths: kp,
+        p2_first,
+        note,
+    };
+    eprintln!(
+        "decisions: {name} run {r}: same path {}/{} bytes ({:.3}); sim {} kernel {}",
+        c.agree.same,
+        c.agree.compared,
+        frac(c.agree.same, c.agree.compared),
+        shares(&c.sim_paths),
+        shares(&c.krn_paths)
+    );
+    Ok(c)
 }
 
 fn opt(v: Option<u64>) -> String {
@@ -390,6 +601,142 @@ mod tests {
 
     fn pl(v: &[(u64, u64, u8)]) -> Placement {
         v.iter().map(|&(s, e, p)| (s, (e, p, s as i128))).collect()
+    }
+
+    const CELL: &str = include_str!("../../../../scenarios/validate/file-1024k-mptcp.toml");
+    const NAME: &str = "file-1024k-mptcp";
+
+    fn scen(set: &[(&str, &str)]) -> Scenario {
+        let mut v = vec![("scenario.runs", "2")];
+        v.extend_from_slice(set);
+        let set: Vec<mptlab_scenario::Override> = v
+            .iter()
+            .map(|(k, v)| mptlab_scenario::Override {
+                key: k.to_string(),
+                value: v.to_string(),
+            })
+            .collect();
+        Scenario::from_str_with_overrides(CELL, "cell.toml", &set).unwrap()
+    }
+
+    fn tmp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("mptlab-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    /// A live `--decisions -o prev` pass without root: [`run_scenario`]'s
+    /// steps with the simulator standing in for the kernel (another
+    /// scheduler, so the two sides decide differently), its capture and
+    /// summaries saved where the emulator's go.
+    fn fake_live(s: &Scenario, prev: &Path) -> Vec<RunCmp> {
+        let base = prev.join("captures").join(NAME);
+        let sc = with_capture(s, &base);
+        let kernel = with_capture(
+            &scen(&[("transport.mptcp.scheduler", "\"roundrobin\"")]),
+            &base.join("kernel-stand-in"),
+        );
+        let kdir = base.join("kernel");
+        std::fs::create_dir_all(&kdir).unwrap();
+        let (mut kruns, mut rows) = (Vec::new(), Vec::new());
+        for r in 0..s.meta.runs {
+            Simulate.run_once(&sc, r).unwrap();
+            kruns.push(Simulate.run_once(&kernel, r).unwrap());
+            let from = mptlab_sim::capture::run_dir(&kernel, r).join("server.pcapng");
+            std::fs::copy(from, kernel_capture(&kdir, r)).unwrap();
+            super::super::saved::save_to(&kdir.join(KERNEL_RUNS), NAME, s, &kruns).unwrap();
+            let sim = mptlab_sim::capture::run_dir(&sc, r).join("server.pcapng");
+            rows.push(judge(NAME, s, r, &sim, &kernel_capture(&kdir, r)).unwrap());
+        }
+        std::fs::write(prev.join("decisions.csv"), csv(&rows)).unwrap();
+        rows
+    }
+
+    /// Re-judging saved kernel captures with the same simulator gives the
+    /// live pass's decisions.csv byte for byte, and the output can serve as
+    /// `--kernel-from` in turn.
+    #[test]
+    fn rejudged_captures_give_the_live_csv() {
+        let (prev, out, out2) = (tmp("dec-prev"), tmp("dec-out"), tmp("dec-out2"));
+        let s = scen(&[]);
+        let live = fake_live(&s, &prev);
+        let saved = check_saved(&s, &prev, &mut None).unwrap();
+        assert_eq!(saved.runs.as_ref().map(|m| m.len()), Some(2));
+        let again = rejudge_scenario(&s, &saved, &out.join("captures")).unwrap();
+        assert_eq!(csv(&live), csv(&again));
+        assert_eq!(table(&live), table(&again));
+        // the two sides did decide differently somewhere (not trivially 1.0)
+        let g = &again[0].agree;
+        assert!(g.compared > 0 && g.same < g.compared, "{g:?}");
+        // chained: out holds the kernel captures and kernel-runs.json
+        let chained = check_saved(&s, &out, &mut None).unwrap();
+        let third = rejudge_scenario(&s, &chained, &out2.join("captures")).unwrap();
+        assert_eq!(csv(&live), csv(&third));
+        for d in [prev, out, out2] {
+            std::fs::remove_dir_all(d).unwrap();
+        }
+    }
+
+    /// A saved pass that lacks the cell or a run, or was measured with other
+    /// settings, seeds or link draws, is refused naming the file and problem.
+    #[test]
+    fn mismatched_saved_captures_are_refused() {
+        let (prev, out) = (tmp("dec-refuse"), tmp("dec-refuse-out"));
+        let s = scen(&[]);
+        fake_live(&s, &prev);
+        let err = |s: &Scenario| check_saved(s, &prev, &mut None).err().unwrap();
+        let e = err(&scen(&[("transport.sndbuf_kib", "512")]));
+        assert!(
+            e.contains("other settings") && e.contains(KERNEL_RUNS),
+            "{e}"
+        );
+        let e = err(&scen(&[("scenario.seed", "2")]));
+        assert!(e.contains("scenario.seed = 1"), "{e}");
+        let e = err(&scen(&[("scenario.runs", "3")]));
+        assert!(
+            e.contains("no kernel run 2") && e.contains("--runs 2"),
+            "{e}"
+        );
+        let e = err(&scen(&[("scenario.name", "\"validate-other\"")]));
+        assert!(e.contains("no kernel captures for scenario other"), "{e}");
+        // a simulator that draws other links than the kernel ran on
+        let meta = prev
+            .join("captures")
+            .join(NAME)
+            .join("kernel")
+            .join(KERNEL_RUNS);
+        let text = std::fs::read_to_string(&meta).unwrap();
+        let mut j: super::super::saved::SavedScenario = serde_json::from_str(&text).unwrap();
+        j.runs[1]
+            .summary
+            .insert("drawn.path1.rate_mbit".into(), serde_json::json!(21.0));
+        std::fs::write(&meta, serde_json::to_string(&j).unwrap()).unwrap();
+        let saved = check_saved(&s, &prev, &mut None).unwrap();
+        let e = rejudge_scenario(&s, &saved, &out).err().unwrap();
+        assert!(
+            e.contains("run 1: the kernel ran on drawn.path1.rate_mbit = 21.0"),
+            "{e}"
+        );
+        // written before kernel-runs.json: seeds from decisions.csv
+        std::fs::remove_file(&meta).unwrap();
+        let saved = check_saved(&s, &prev, &mut None).unwrap();
+        assert!(saved.runs.is_none());
+        let e = err(&scen(&[("scenario.seed", "2")]));
+        assert!(
+            e.contains("decisions.csv: file-1024k-mptcp run 0 has seed"),
+            "{e}"
+        );
+        let e = err(&scen(&[("scenario.runs", "3")]));
+        assert!(
+            e.contains("no row for scenario file-1024k-mptcp run 2"),
+            "{e}"
+        );
+        std::fs::remove_file(kernel_capture(&saved.kernel_dir, 1)).unwrap();
+        let e = err(&s);
+        assert!(e.contains("run1-s-srv.pcap: missing"), "{e}");
+        for d in [prev, out] {
+            std::fs::remove_dir_all(d).unwrap();
+        }
     }
 
     #[test]

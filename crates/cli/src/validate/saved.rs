@@ -109,6 +109,12 @@ pub fn path(dir: &Path, name: &str) -> PathBuf {
 
 /// Write one scenario's kernel runs to `dir/kernel/<name>.json` (atomically).
 pub fn save(dir: &Path, name: &str, s: &Scenario, runs: &[RunOutput]) -> Result<(), String> {
+    save_to(&path(dir, name), name, s, runs)
+}
+
+/// Write one scenario's kernel runs to the file `p` (atomically); `--decisions`
+/// keeps them beside its kernel captures.
+pub fn save_to(p: &Path, name: &str, s: &Scenario, runs: &[RunOutput]) -> Result<(), String> {
     let saved = SavedScenario {
         format: FORMAT.into(),
         scenario: name.into(),
@@ -126,13 +132,12 @@ pub fn save(dir: &Path, name: &str, s: &Scenario, runs: &[RunOutput]) -> Result<
             })
             .collect(),
     };
-    let p = path(dir, name);
     let write = || -> std::io::Result<()> {
         std::fs::create_dir_all(p.parent().expect("kernel/ has a parent"))?;
         let tmp = p.with_extension("json.partial");
         let text = serde_json::to_string_pretty(&saved).map_err(std::io::Error::other)?;
         std::fs::write(&tmp, text)?;
-        std::fs::rename(&tmp, &p)
+        std::fs::rename(&tmp, p)
     };
     write().map_err(|e| format!("{}: {e}", p.display()))
 }
@@ -141,8 +146,12 @@ pub fn save(dir: &Path, name: &str, s: &Scenario, runs: &[RunOutput]) -> Result<
 /// to it: same format, seed and kernel-relevant settings. Returns the runs as
 /// [`RunOutput`]s (summary only; no tables).
 pub fn load(dir: &Path, name: &str, s: &Scenario) -> Result<Vec<RunOutput>, String> {
-    let p = path(dir, name);
-    let text = std::fs::read_to_string(&p).map_err(|e| {
+    load_from(&path(dir, name), name, s)
+}
+
+/// [`load`] from the file `p`.
+pub fn load_from(p: &Path, name: &str, s: &Scenario) -> Result<Vec<RunOutput>, String> {
+    let text = std::fs::read_to_string(p).map_err(|e| {
         format!(
             "{}: no saved kernel results for scenario {name} ({e}); run `mptlab validate -o DIR` \
              with this scenario first",
