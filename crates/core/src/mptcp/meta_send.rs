@@ -481,6 +481,37 @@ mod tests {
         assert!(MetaSend::new(100_000).enters_new_frag(1425, 1424));
     }
 
+    /// Session 10, "the 40-byte boundary" (docs/validation.md): in the
+    /// 1 MB Wi-Fi + 3G download the kernel's second subflow starts at
+    /// relative DSN 719616, a page end reached only when each of the first
+    /// eleven 64 KiB writes carved its own fragment (`mptcp_sendmsg`:
+    /// `mptcp_pending_tail` NULL, so no `mptcp_frag_can_collapse_to`, and
+    /// `mptcp_carve_data_frag` puts 40 bytes of header first). The
+    /// simulator's page ends 40 bytes later, at 719656, because its push of
+    /// the 10th write left 1456 bytes pending (the subflow's send buffer
+    /// was full), so the 11th write extended that fragment: the layout
+    /// arithmetic is the kernel's; the push state at the write differs.
+    #[test]
+    fn wifi_3g_page_end_follows_from_which_writes_collapse() {
+        let page_starts = |pending_before: &[usize]| {
+            let mut m = MetaSend::new(1 << 30).with_page_frags();
+            for w in 0..12 {
+                if !pending_before.contains(&w) {
+                    m.nxt = m.write_seq; // __mptcp_push_pending handed all out
+                }
+                assert_eq!(m.write(65_536), 65_536);
+            }
+            // relative DSNs (the first data byte is DSN 1)
+            m.dfrags.iter().map(|d| d.0 - 1).collect::<Vec<_>>()
+        };
+        let all_carve = page_starts(&[]);
+        assert!(all_carve.contains(&719_616), "kernel: {all_carve:?}");
+        assert!(all_carve.contains(&655_360), "the 11th write carves");
+        let sim = page_starts(&[10]);
+        assert!(sim.contains(&719_656), "simulator: {sim:?}");
+        assert!(!sim.contains(&655_360), "the 11th write collapsed");
+    }
+
     #[test]
     fn data_ack_frees_buffer_and_inflight() {
         let mut m = MetaSend::new(10_000);
