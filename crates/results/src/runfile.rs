@@ -185,9 +185,10 @@ pub fn decode_run_tables(bytes: &[u8], keep: &dyn Fn(&str) -> bool) -> Result<Ru
     let mut tables_bad = false;
     let end = scan::object(b, at, 1, |k, s| {
         let i = KEYS.iter().position(|x| *x == k);
-        let e = if i == Some(4) && b[s] == b'[' {
+        // `s` can be the end of a truncated file: `get`, never index
+        let e = if i == Some(4) && b.get(s) == Some(&b'[') {
             scan::elements(b, s, |t| {
-                if b[t] != b'{' {
+                if b.get(t) != Some(&b'{') {
                     tables_bad = true;
                     return scan::value(b, t, 2);
                 }
