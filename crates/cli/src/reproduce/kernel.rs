@@ -119,17 +119,10 @@ pub fn cells(sweeps: &[(String, String, Sweep)], only: &[String]) -> Vec<Cell> {
 /// download or page load ends when it completes, long before its cut
 /// (seed 002's files are cut at 900 s but take seconds).
 pub fn refine(cells: &mut [Cell], out: &Path) {
-    let mut cache: Vec<(String, Option<Value>)> = Vec::new();
+    let mut cache = SummaryCache::default();
     for c in cells.iter_mut() {
-        if !cache.iter().any(|(k, _)| *k == c.key) {
-            let s = read_json(&out.join("runs").join(&c.key).join("summary.json"));
-            cache.push((c.key.clone(), s));
-        }
-        let summary = cache
-            .iter()
-            .find(|(k, _)| *k == c.key)
-            .and_then(|(_, s)| s.as_ref());
-        let longest = summary
+        let longest = cache
+            .get(out, &c.key)
             .and_then(|s| point_of(s, &c.point.id))
             .map(|p| per_run(&p, "sim_time_s"))
             .and_then(|v| v.into_iter().map(|r| r.value).reduce(f64::max));
@@ -544,6 +537,27 @@ pub fn compare_cell(metrics: &[&str], sim: &Value, kernel: &Value) -> (Vec<Value
         "no verdict"
     };
     (rows, verdict)
+}
+
+/// Each sweep's `summary.json`, read once however many of its points are
+/// cells (a sweep's summary holds all its points).
+#[derive(Default)]
+pub(super) struct SummaryCache(Vec<(String, Option<Value>)>);
+
+impl SummaryCache {
+    /// The summary of sweep `key` under `out/runs/`, `None` when it is
+    /// missing or unreadable.
+    pub(super) fn get(&mut self, out: &Path, key: &str) -> Option<&Value> {
+        let i = match self.0.iter().position(|(k, _)| k == key) {
+            Some(i) => i,
+            None => {
+                let s = read_json(&out.join("runs").join(key).join("summary.json"));
+                self.0.push((key.to_string(), s));
+                self.0.len() - 1
+            }
+        };
+        self.0[i].1.as_ref()
+    }
 }
 
 pub(super) fn read_json(p: &Path) -> Option<Value> {

@@ -27,7 +27,7 @@
 //! runs with the same index, as the live pass checked when it paired them
 //! (a note says so).
 
-use super::kernel::{compare_cell, header, metrics_of, point_of, read_json, Cell};
+use super::kernel::{compare_cell, header, metrics_of, point_of, Cell, SummaryCache};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -294,17 +294,11 @@ pub fn rejudge_cell(c: &Cell, e: &Value, sim: Option<&Value>) -> Value {
 /// simulated runs under `DIR/runs`, the saved file's run count and wall
 /// time kept, and where it came from (`rejudged_from`).
 pub fn manifest(saved: &Saved, cells: &[Cell], out: &Path) -> Value {
-    let mut summaries: Vec<(String, Option<Value>)> = Vec::new();
+    let mut summaries = SummaryCache::default();
     let mut v = Vec::new();
     for c in cells {
-        if !summaries.iter().any(|(k, _)| *k == c.key) {
-            let s = read_json(&out.join("runs").join(&c.key).join("summary.json"));
-            summaries.push((c.key.clone(), s));
-        }
         let sim = summaries
-            .iter()
-            .find(|(k, _)| *k == c.key)
-            .and_then(|(_, s)| s.as_ref())
+            .get(out, &c.key)
             .and_then(|s| point_of(s, &c.point.id));
         let e = saved
             .entry(c)
