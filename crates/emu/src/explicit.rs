@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 use std::io;
 use std::sync::Arc;
 
-use mptlab_core::SimRng;
+use mptlab_core::link::link_stream;
 use mptlab_scenario as sc;
 
 use crate::cleanup;
@@ -307,7 +307,11 @@ impl ExplicitTopology {
     }
 
     /// Emulator directions: `link<k>.up` (a -> b) and `link<k>.down`, with
-    /// the links drawn for the run (`ducts[k]`), random streams per direction.
+    /// the links drawn for the run (`ducts[k]`). Loss streams are the
+    /// simulator's own for the same link direction (`link_stream`; the
+    /// simulator names explicit links `link<k>` with `ab` = a -> b,
+    /// `mptlab_sim::runner`), so the k-th packet a direction admits gets the
+    /// same loss draw in both, as for preset paths (`topology::directions`).
     pub fn directions(
         &self,
         ducts: &[mptlab_setup::Duplex],
@@ -328,14 +332,14 @@ impl ExplicitTopology {
                 ingress: ta.clone(),
                 egress: tb.clone(),
                 params: d.up.clone(),
-                rng: SimRng::stream(seed, &format!("emu/link{n}/up")),
+                rng: link_stream(seed, &format!("link{n}"), true),
             });
             v.push(DirectionSpec {
                 name: format!("link{n}.down"),
                 ingress: tb.clone(),
                 egress: ta.clone(),
                 params: d.down.clone(),
-                rng: SimRng::stream(seed, &format!("emu/link{n}/down")),
+                rng: link_stream(seed, &format!("link{n}"), false),
             });
         }
         Ok(v)
