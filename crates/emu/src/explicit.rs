@@ -29,6 +29,19 @@ use crate::emulator::DirectionSpec;
 use crate::netns::{self, err, ip_in};
 use crate::tun::Tun;
 
+/// The loss stream of explicit link `k` (0-based, file order), direction
+/// a -> b (`up`) or b -> a: the simulator's stream for that link direction.
+/// `mptlab_sim::runner` names explicit links `link<k+1>` with `ab` = a -> b
+/// and seeds each direction with `link_stream`, so the k-th packet a
+/// direction admits gets the same loss draw on both sides (as for preset
+/// paths, `topology::directions`; docs/validation.md, decision level).
+/// Before 2026-11-27 the emulator drew from its own `emu/link<k>/<up|down>`
+/// streams, so seed 003's kernel runs had other loss positions than the
+/// simulated runs they were paired with.
+pub(crate) fn direction_stream(seed: u64, k: usize, up: bool) -> mptlab_core::SimRng {
+    link_stream(seed, &format!("link{}", k + 1), up)
+}
+
 /// A built explicit topology.
 #[derive(Debug)]
 pub struct ExplicitTopology {
@@ -307,11 +320,8 @@ impl ExplicitTopology {
     }
 
     /// Emulator directions: `link<k>.up` (a -> b) and `link<k>.down`, with
-    /// the links drawn for the run (`ducts[k]`). Loss streams are the
-    /// simulator's own for the same link direction (`link_stream`; the
-    /// simulator names explicit links `link<k>` with `ab` = a -> b,
-    /// `mptlab_sim::runner`), so the k-th packet a direction admits gets the
-    /// same loss draw in both, as for preset paths (`topology::directions`).
+    /// the links drawn for the run (`ducts[k]`), loss streams the
+    /// simulator's (`direction_stream`).
     pub fn directions(
         &self,
         ducts: &[mptlab_setup::Duplex],
@@ -332,14 +342,14 @@ impl ExplicitTopology {
                 ingress: ta.clone(),
                 egress: tb.clone(),
                 params: d.up.clone(),
-                rng: link_stream(seed, &format!("link{n}"), true),
+                rng: direction_stream(seed, k, true),
             });
             v.push(DirectionSpec {
                 name: format!("link{n}.down"),
                 ingress: tb.clone(),
                 egress: ta.clone(),
                 params: d.down.clone(),
-                rng: link_stream(seed, &format!("link{n}"), false),
+                rng: direction_stream(seed, k, false),
             });
         }
         Ok(v)
@@ -387,4 +397,32 @@ pub fn explicit_links(s: &sc::Scenario, seed: u64) -> Result<ExplicitLinks, Stri
         )?);
     }
     Ok((v, drawn))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn draws(mut r: mptlab_core::SimRng) -> Vec<f64> {
+        (0..64).map(|_| r.uniform()).collect()
+    }
+
+    /// Explicit link k's directions draw the simulator's loss stream for
+    /// `link<k+1>` (`ab` = up), not the emulator-only streams used before:
+    /// the k-th packet is then lost on both sides or on neither.
+    #[test]
+    fn explicit_links_draw_the_simulators_loss_streams() {
+        for seed in [1u64, 7_280_280_077_913_760_158] {
+            for k in 0..3 {
+                let name = format!("link{}", k + 1);
+                let up = draws(direction_stream(seed, k, true));
+                let down = draws(direction_stream(seed, k, false));
+                assert_eq!(up, draws(link_stream(seed, &name, true)));
+                assert_eq!(down, draws(link_stream(seed, &name, false)));
+                assert_ne!(up, down);
+                let old = mptlab_core::SimRng::stream(seed, &format!("emu/link{}/up", k + 1));
+                assert_ne!(up, draws(old));
+            }
+        }
+    }
 }
