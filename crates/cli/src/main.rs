@@ -177,10 +177,12 @@ enum Command {
         kernel_plan: bool,
         /// Instead of running the kernel, judge the kernel runs saved in an
         /// earlier `--kernel` pass's kernel.json (FILE, or a DIR holding
-        /// it) against this simulation: no root, no real time. Refused when
-        /// the file does not match the sweep (docs/report.md).
+        /// it) against this simulation: no root, no real time. Repeatable:
+        /// the cells a later file's pass ran replace the earlier files'
+        /// entries. Refused when the file does not match the sweep
+        /// (docs/report.md).
         #[arg(long, value_name = "FILE", conflicts_with_all = ["kernel", "kernel_plan", "kernel_only", "kernel_runs"])]
-        kernel_from: Option<PathBuf>,
+        kernel_from: Vec<PathBuf>,
     },
     /// Run all repetitions of a scenario over the real Linux kernel (TCP,
     /// MPTCP, UDP) between network namespaces, links shaped by mptlab's

@@ -84,7 +84,9 @@ pub struct Options {
     pub kernel: Option<KernelOptions>,
     /// `--kernel-from FILE`: judge the kernel runs saved in an earlier
     /// pass's kernel.json against this simulation ([`kernel_from`]).
-    pub kernel_from: Option<PathBuf>,
+    /// Several files: the later ones' cells replace the earlier ones'
+    /// (`kernel_from::Saved::overlay`).
+    pub kernel_from: Vec<PathBuf>,
 }
 
 /// `--kernel`, `--kernel-runs`, `--kernel-only`, `--kernel-plan`.
@@ -252,7 +254,7 @@ pub fn run(o: &Options) -> ExitCode {
                 });
             }
         }
-        if o.kernel.is_some() || o.kernel_from.is_some() {
+        if o.kernel.is_some() || !o.kernel_from.is_empty() {
             let seed = x.map(|x| x.seed.clone()).unwrap_or_default();
             match sweep::plan(f, &set, runs) {
                 Ok(sw) => planned.push((key.clone(), seed, sw)),
@@ -271,30 +273,39 @@ pub fn run(o: &Options) -> ExitCode {
         .unwrap_or_default();
     // --kernel-from: the saved file must match this sweep, checked before
     // the simulation runs
-    let saved = match &o.kernel_from {
-        Some(p) => {
-            cells = kernel::cells(&planned, &[]);
-            let same = |s: &kernel_from::Saved| {
-                std::fs::canonicalize(o.out.join("kernel.json")).ok()
-                    == std::fs::canonicalize(&s.path).ok()
-            };
-            match kernel_from::Saved::load(p).and_then(|s| s.check(&cells).map(|()| s)) {
-                Ok(s) if same(&s) => {
-                    eprintln!(
-                        "error: reproduce --kernel-from {}: --out {} would overwrite the file it reads; pass another --out DIR",
-                        s.path.display(),
-                        o.out.display()
-                    );
-                    return ExitCode::from(2);
-                }
-                Ok(s) => Some(s),
+    let saved = if o.kernel_from.is_empty() {
+        None
+    } else {
+        cells = kernel::cells(&planned, &[]);
+        let out_file = std::fs::canonicalize(o.out.join("kernel.json")).ok();
+        let mut merged: Option<kernel_from::Saved> = None;
+        for p in &o.kernel_from {
+            let s = match kernel_from::Saved::load(p) {
+                Ok(s) => s,
                 Err(e) => {
                     eprintln!("error: reproduce --kernel-from: {e}");
                     return ExitCode::from(2);
                 }
+            };
+            if out_file.is_some() && std::fs::canonicalize(&s.path).ok() == out_file {
+                eprintln!(
+                    "error: reproduce --kernel-from {}: --out {} would overwrite the file it reads; pass another --out DIR",
+                    s.path.display(),
+                    o.out.display()
+                );
+                return ExitCode::from(2);
             }
+            merged = Some(match merged {
+                None => s,
+                Some(m) => m.overlay(s),
+            });
         }
-        None => None,
+        let s = merged.expect("at least one --kernel-from");
+        if let Err(e) = s.check(&cells) {
+            eprintln!("error: reproduce --kernel-from: {e}");
+            return ExitCode::from(2);
+        }
+        Some(s)
     };
     if let Some(k) = &o.kernel {
         if !k.only.is_empty() && kernel::to_run(&cells).is_empty() {

@@ -61,11 +61,57 @@ impl Saved {
         self.json["cells"].as_array().map_or(&[], |v| v.as_slice())
     }
 
+    /// `--kernel-from A --kernel-from B`: the cells B's pass ran replace
+    /// A's entries for the same cell (experiment and point id), e.g. a pass
+    /// that re-ran some of A's cells with more runs (`--kernel-only`,
+    /// `--kernel-runs`); every other entry stays A's. `kernel_runs` becomes
+    /// the larger of the two passes' (each cell keeps its own run count in
+    /// its metrics), `kernel_wall_s` their sum; `rejudged_from` will name
+    /// both files. The merged file is checked against the sweep as one.
+    pub fn overlay(mut self, later: Saved) -> Saved {
+        let mut cells: Vec<Value> = self.cells().to_vec();
+        for e in later.cells() {
+            if e["status"].as_str() != Some("ran") {
+                continue;
+            }
+            let same =
+                |b: &Value| b["experiment"] == e["experiment"] && b["point_id"] == e["point_id"];
+            match cells.iter_mut().find(|b| same(b)) {
+                Some(b) => *b = e.clone(),
+                None => cells.push(e.clone()),
+            }
+        }
+        let num = |s: &Saved, k: &str| s.json[k].as_f64().unwrap_or(0.0);
+        let runs = num(&self, "kernel_runs").max(num(&later, "kernel_runs")) as u64;
+        let wall = num(&self, "kernel_wall_s") + num(&later, "kernel_wall_s");
+        let mut from = self.sources();
+        from.push(later.path.display().to_string());
+        self.json["cells"] = cells.into();
+        self.json["kernel_runs"] = runs.into();
+        self.json["kernel_wall_s"] = wall.into();
+        self.json["merged_from"] = from.into();
+        Saved {
+            path: later.path,
+            json: self.json,
+        }
+    }
+
+    /// The files this one was read from (several after `overlay`).
+    pub fn sources(&self) -> Vec<String> {
+        match self.json["merged_from"].as_array() {
+            Some(a) => a
+                .iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect(),
+            None => vec![self.path.display().to_string()],
+        }
+    }
+
     fn err(&self, key: &str, what: String) -> String {
         format!(
             "{}: key `{key}`: {what}; it does not match this sweep (re-judge with the same seed, \
              --quick/--runs and library as the kernel pass that wrote it)",
-            self.path.display()
+            self.sources().join(" + ")
         )
     }
 
@@ -309,7 +355,7 @@ pub fn manifest(saved: &Saved, cells: &[Cell], out: &Path) -> Value {
     let runs = saved.json["kernel_runs"].as_u64().unwrap_or(0) as u32;
     let wall = saved.json["kernel_wall_s"].as_f64().unwrap_or(0.0);
     let mut m = header(runs, wall);
-    m["rejudged_from"] = saved.path.display().to_string().into();
+    m["rejudged_from"] = saved.sources().join(" + ").into();
     m["rejudged"] = "the kernel values of rejudged_from judged against this directory's simulated \
                      runs (reproduce --kernel-from); kernel_runs and kernel_wall_s are that pass's"
         .into();
@@ -568,5 +614,53 @@ mod tests {
         let e = Saved::load(&out.join("x.json")).err().unwrap();
         assert!(e.contains("x.json: key `cells`"), "{e}");
         let _ = std::fs::remove_dir_all(out);
+    }
+
+    /// `--kernel-from A --kernel-from B`: the cell B's pass ran (the others
+    /// skipped there) is judged on B's kernel runs, every other cell on A's,
+    /// and the result names both files.
+    #[test]
+    fn a_later_pass_replaces_the_cells_it_ran() {
+        let cells = cells();
+        let sim = summary(&cells, 3, 10.0, 0.41);
+        let da = tmp("overlay-a");
+        let a = live(&da, &cells, &sim, &summary(&cells, 2, 10.5, 0.40));
+        let db = tmp("overlay-b");
+        let mut b = live(&db, &cells, &sim, &summary(&cells, 2, 14.0, 0.60));
+        let i = mptcp(&cells);
+        for (k, c) in b["cells"].as_array_mut().unwrap().iter_mut().enumerate() {
+            if k != i && c["status"] == "ran" {
+                c["status"] = "skipped".into();
+            }
+        }
+        let (fa, fb) = (da.join("kernel.json"), db.join("kernel.json"));
+        write(&fa, &a);
+        write(&fb, &b);
+        let merged = Saved::load(&fa).unwrap().overlay(Saved::load(&fb).unwrap());
+        merged.check(&cells).unwrap();
+        let dir = tmp("overlay-judge");
+        write_sim(&dir, &sim);
+        let m = manifest(&merged, &cells, &dir);
+        let only_a = manifest(&Saved::load(&fa).unwrap(), &cells, &dir);
+        let only_b = manifest(&Saved::load(&fb).unwrap(), &cells, &dir);
+        for (k, c) in m["cells"].as_array().unwrap().iter().enumerate() {
+            let want = if k == i { &only_b } else { &only_a };
+            assert_eq!(c, &want["cells"][k], "cell {k}");
+        }
+        // B's kernel goodput (14 + i) is not A's (10.5 + i): the verdicts differ
+        assert_ne!(m["cells"][i], only_a["cells"][i]);
+        assert_eq!(m["cells"][i]["verdict"], "disagree");
+        assert_eq!(
+            m["rejudged_from"],
+            format!("{} + {}", fa.display(), fb.display())
+        );
+        assert_eq!(m["kernel_runs"], 2);
+        assert_eq!(m["kernel_wall_s"], 25.0);
+        // the other order: A's entries replace B's ran cell
+        let back = Saved::load(&fb).unwrap().overlay(Saved::load(&fa).unwrap());
+        assert_eq!(manifest(&back, &cells, &dir)["cells"], only_a["cells"]);
+        for d in [da, db, dir] {
+            let _ = std::fs::remove_dir_all(d);
+        }
     }
 }
