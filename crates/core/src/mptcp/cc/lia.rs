@@ -152,6 +152,9 @@ pub struct Lia {
     acc: Vec<CwndAcc>,
     /// Each subflow's alpha terms of the last ACK (`Terms`), by position.
     terms: Vec<Terms>,
+    /// Each subflow's Reno increase 1 / cwnd with the cwnd it is for (the
+    /// window moves by whole packets, so most ACKs find it unchanged).
+    reno: Vec<(u32, f64)>,
 }
 
 impl Lia {
@@ -183,7 +186,12 @@ impl Lia {
         }
         if left > 0 {
             // `increase_per_ack` with `me`'s window after slow start
-            let reno = 1.0 / cwnd.max(1) as f64;
+            ensure(&mut self.reno, n);
+            let r = &mut self.reno[me];
+            if r.0 != cwnd || r.1 == 0.0 {
+                *r = (cwnd, 1.0 / cwnd.max(1) as f64);
+            }
+            let reno = r.1;
             let inc_pkts = if !s.coupled() {
                 reno
             } else {
