@@ -12,7 +12,10 @@
 //! increase: Linux's "one packet per max(cwnd_total/alpha, cwnd_i) ACKs" is
 //! the RFC's min(alpha/cwnd_total, 1/cwnd_i) per ACK. Linux recomputes alpha
 //! only on loss, on cwnd changes and in slow start; we recompute it from the
-//! snapshot on every ACK (the RFC's definition, no staleness).
+//! snapshot on every ACK (the RFC's definition, no staleness). Each
+//! subflow's terms of the sums are remembered with the inputs they came
+//! from (`Terms`), so an ACK recomputes only the terms whose cwnd, MSS or
+//! srtt changed: the same numbers, fewer `f64` divisions.
 
 use super::{
     ensure, linked_increase, own_cc, path_cc, reno_ssthresh, rtt_s, slow_start, snapshot,
@@ -87,9 +90,9 @@ impl AlphaSums {
 /// cwnd_i / rtt_i^2 and cwnd_i / rtt_i), kept with the inputs they were
 /// computed from. `on_ack_paths` runs on every cwnd-limited ACK of any
 /// subflow, but an ACK changes only its own subflow's window and RTT: the
-/// other subflows' terms (three `f64` divisions each) are those of the last
-/// call, and are recomputed only when their cwnd, MSS or srtt changed, so
-/// the sums are bit for bit those of `add`. The default (srtt 0) never
+/// other subflows' terms (three `f64` divisions each) are remembered here
+/// and recomputed only when their cwnd, MSS or srtt changed, so the sums
+/// are bit for bit those of `add`. The default (srtt 0) never
 /// matches a coupled subflow, which has an RTT.
 #[derive(Clone, Copy, Debug, Default)]
 struct Terms {
@@ -202,7 +205,9 @@ impl Lia {
                 #[allow(clippy::needless_range_loop)]
                 for j in 0..n {
                     if j == me {
-                        a.add_terms(self.terms[j].of(cwnd, s.mss, s.srtt));
+                        // (an ACK moves its own subflow's srtt almost
+                        // always: computed afresh, not remembered)
+                        a.add(cwnd, s.mss, s.srtt);
                     } else {
                         let p = path_cc(&paths[j]);
                         if p.coupled() {
