@@ -12,7 +12,10 @@
 //! increase: Linux's "one packet per max(cwnd_total/alpha, cwnd_i) ACKs" is
 //! the RFC's min(alpha/cwnd_total, 1/cwnd_i) per ACK. Linux recomputes alpha
 //! only on loss, on cwnd changes and in slow start; we recompute it from the
-//! snapshot on every ACK (the RFC's definition, no staleness).
+//! snapshot on every ACK (the RFC's definition, no staleness). Each
+//! subflow's terms of the sums are remembered with the inputs they came
+//! from (`Terms`), so an ACK recomputes only the terms whose cwnd, MSS or
+//! srtt changed: the same numbers, fewer `f64` divisions.
 
 use super::{
     ensure, linked_increase, own_cc, path_cc, reno_ssthresh, rtt_s, slow_start, snapshot,
@@ -64,6 +67,15 @@ impl AlphaSums {
         self.sum += w / r;
     }
 
+    /// `add` with the subflow's terms already computed (`Terms::of`): the
+    /// same values, summed in the same order.
+    #[inline]
+    fn add_terms(&mut self, t: &Terms) {
+        self.total += t.w;
+        self.best = self.best.max(t.per_rtt2);
+        self.sum += t.per_rtt;
+    }
+
     /// (alpha, cwnd_total); alpha 1 when no subflow qualifies.
     #[inline]
     fn finish(&self) -> (f64, f64) {
@@ -71,6 +83,45 @@ impl AlphaSums {
             return (1.0, self.total);
         }
         (self.total * self.best / (self.sum * self.sum), self.total)
+    }
+}
+
+/// One subflow's terms of alpha (`AlphaSums::add`: cwnd_i in bytes,
+/// cwnd_i / rtt_i^2 and cwnd_i / rtt_i), kept with the inputs they were
+/// computed from. `on_ack_paths` runs on every cwnd-limited ACK of any
+/// subflow, but an ACK changes only its own subflow's window and RTT: the
+/// other subflows' terms (three `f64` divisions each) are remembered here
+/// and recomputed only when their cwnd, MSS or srtt changed, so the sums
+/// are bit for bit those of `add`. The default (srtt 0) never
+/// matches a coupled subflow, which has an RTT.
+#[derive(Clone, Copy, Debug, Default)]
+struct Terms {
+    cwnd: u32,
+    mss: u32,
+    srtt: Nanos,
+    w: f64,
+    per_rtt2: f64,
+    per_rtt: f64,
+}
+
+impl Terms {
+    /// The terms for (cwnd, mss, srtt), from memory when they are unchanged.
+    #[inline]
+    fn of(&mut self, cwnd: u32, mss: u32, srtt: Nanos) -> &Terms {
+        if self.srtt != srtt || self.cwnd != cwnd || self.mss != mss {
+            // exactly `AlphaSums::add`'s expressions
+            let w = cwnd as f64 * mss as f64;
+            let r = rtt_s(srtt);
+            *self = Terms {
+                cwnd,
+                mss,
+                srtt,
+                w,
+                per_rtt2: w / (r * r),
+                per_rtt: w / r,
+            };
+        }
+        self
     }
 }
 
@@ -102,6 +153,11 @@ pub fn increase_per_ack(me: usize, subflows: &[SubflowCc]) -> f64 {
 #[derive(Clone, Debug, Default)]
 pub struct Lia {
     acc: Vec<CwndAcc>,
+    /// Each subflow's alpha terms of the last ACK (`Terms`), by position.
+    terms: Vec<Terms>,
+    /// Each subflow's Reno increase 1 / cwnd with the cwnd it is for (the
+    /// window moves by whole packets, so most ACKs find it unchanged).
+    reno: Vec<(u32, f64)>,
 }
 
 impl Lia {
@@ -133,21 +189,29 @@ impl Lia {
         }
         if left > 0 {
             // `increase_per_ack` with `me`'s window after slow start
-            let reno = 1.0 / cwnd.max(1) as f64;
+            ensure(&mut self.reno, n);
+            let r = &mut self.reno[me];
+            if r.0 != cwnd || r.1 == 0.0 {
+                *r = (cwnd, 1.0 / cwnd.max(1) as f64);
+            }
+            let reno = r.1;
             let inc_pkts = if !s.coupled() {
                 reno
             } else {
                 let mut a = AlphaSums::default();
+                ensure(&mut self.terms, n);
                 // by position, not over `paths`: with no paths the
                 // snapshot is `mine` alone (n = 1)
                 #[allow(clippy::needless_range_loop)]
                 for j in 0..n {
                     if j == me {
+                        // (an ACK moves its own subflow's srtt almost
+                        // always: computed afresh, not remembered)
                         a.add(cwnd, s.mss, s.srtt);
                     } else {
                         let p = path_cc(&paths[j]);
                         if p.coupled() {
-                            a.add(p.cwnd, p.mss, p.srtt);
+                            a.add_terms(self.terms[j].of(p.cwnd, p.mss, p.srtt));
                         }
                     }
                 }
@@ -266,6 +330,70 @@ mod tests {
         assert!(close(alpha(&s), 1.0));
         assert!(close(increase_per_ack(0, &s), 0.1));
         assert!(close(increase_per_ack(1, &s), 1.0 / 20.0));
+    }
+
+    /// The remembered terms (`Terms`) change nothing: `cong_avoid` (paths
+    /// read in place, terms from memory) and the snapshot form `Lia::on_ack`
+    /// (every term computed afresh) give the same windows and the same
+    /// fractional counters, bit for bit, over random ACK sequences where
+    /// windows, RTTs, MSS and the set of coupled paths change.
+    #[test]
+    fn remembered_terms_equal_the_snapshot_form() {
+        use crate::tcp::cc::CaState;
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(16);
+        for _case in 0..200 {
+            let n = rng.random_range(1..=4usize);
+            let mut st: Vec<CcState> = (0..n)
+                .map(|i| CcState {
+                    cwnd: rng.random_range(1..60),
+                    cwnd_cnt: 0,
+                    ssthresh: if rng.random_bool(0.3) {
+                        u32::MAX
+                    } else {
+                        rng.random_range(2..40)
+                    },
+                    mss: 1448,
+                    srtt: rng.random_range(0..3) * rng.random_range(1..200_000_000u64),
+                    min_rtt: u64::MAX,
+                    in_flight: 0,
+                    ca_state: CaState::Open,
+                    path_index: i,
+                    snd_una: 0,
+                    snd_nxt: 0,
+                })
+                .collect();
+            let mut cached = Coupled::<Lia>::default();
+            let mut fresh = Lia::default();
+            for _ack in 0..300 {
+                let me = rng.random_range(0..n);
+                // the ACKed path's RTT moves often, another's now and then
+                if rng.random_bool(0.7) {
+                    st[me].srtt = rng.random_range(1..200_000_000u64);
+                }
+                if rng.random_bool(0.05) {
+                    let j = rng.random_range(0..n);
+                    st[j].srtt = rng.random_range(0..2) * rng.random_range(1..200_000_000u64);
+                }
+                if rng.random_bool(0.02) {
+                    let j = rng.random_range(0..n);
+                    st[j].mss = rng.random_range(500..1461);
+                }
+                let paths: Vec<PathView> = st.iter().map(PathView::of).collect();
+                let acked = rng.random_range(1..4);
+                let mut snap = Vec::new();
+                let at = snapshot(&st[me], &paths, &mut snap);
+                let want = fresh.on_ack(at, &snap, acked);
+                cached.cong_avoid(&mut st[me], &paths, acked, 0);
+                assert_eq!(st[me].cwnd, want.cwnd.max(1));
+                assert_eq!(st[me].ssthresh, ss_out(want.ssthresh));
+                let (a, b) = (&cached.alg.acc, &fresh.acc);
+                assert_eq!(a.len(), b.len());
+                for (x, y) in a.iter().zip(b) {
+                    assert_eq!(x.frac.to_bits(), y.frac.to_bits());
+                }
+            }
+        }
     }
 
     #[test]

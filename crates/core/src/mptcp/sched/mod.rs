@@ -382,6 +382,7 @@ fn select(subflows: &[SubflowView], sent_on: u64, backup: bool) -> (Option<usize
 /// already sent on every candidate, retry once as if it had been sent nowhere
 /// (Linux clears `path_mask`; we leave the caller's mask alone). Returns an
 /// index into `subflows`. Data-FIN pinning is not modelled.
+#[inline]
 pub fn get_available_subflow(subflows: &[SubflowView], seg: Option<&Segment>) -> Option<usize> {
     if subflows.len() == 1 {
         return subflows[0].available().then_some(0);

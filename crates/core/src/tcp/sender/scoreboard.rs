@@ -166,9 +166,7 @@ impl PathSender {
             if s.end() > a.ack {
                 break;
             }
-            self.ts_forget(0);
-            let s = self.sb.pop_front().unwrap();
-            self.sb_base = self.sb_base.wrapping_add(1);
+            let s = self.pop_front_forgotten();
             self.packets_out -= 1;
             if !s.has(SACKED) && self.rack_on() {
                 // Linux tcp_clean_rtx_queue: RACK advances on every newly

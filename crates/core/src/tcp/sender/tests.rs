@@ -185,6 +185,40 @@ fn clean_rtx_queue_flags_retransmitted_data_and_skips_its_send_time() {
     assert_eq!(s.retrans_out, 0);
 }
 
+/// The cumulative ACK's one-step removal (`pop_front_forgotten`) leaves the
+/// scoreboard and RACK's time-ordered list exactly as `ts_forget(0)` then
+/// `pop_front` did, with the front segment at the head, in the middle and at
+/// the tail of the list (retransmissions move a segment to the tail).
+#[test]
+fn pop_front_forgotten_equals_forget_then_pop() {
+    let orders: [&[usize]; 5] = [&[], &[0], &[0, 2], &[0, 1], &[1, 0]];
+    for retx in orders {
+        let build = || {
+            let mut s = sender();
+            for t in 0..4 {
+                send(&mut s, t * MS, 1);
+            }
+            for (k, &i) in retx.iter().enumerate() {
+                s.retransmit_at((10 + k as u64) * MS, i, TxKind::FastRetrans);
+            }
+            s
+        };
+        let (mut a, mut b) = (build(), build());
+        let got = a.pop_front_forgotten();
+        b.ts_forget(0);
+        let want = b.sb.pop_front().unwrap();
+        b.sb_base = b.sb_base.wrapping_add(1);
+        assert_eq!(format!("{got:?}"), format!("{want:?}"), "{retx:?}");
+        assert_eq!(format!("{:?}", a.sb), format!("{:?}", b.sb), "{retx:?}");
+        assert_eq!(
+            (a.ts_head, a.ts_tail, a.ts_len, a.zombies, a.sb_base),
+            (b.ts_head, b.ts_tail, b.ts_len, b.zombies, b.sb_base),
+            "{retx:?}"
+        );
+        a.check_rack_list();
+    }
+}
+
 #[test]
 fn tag_sacks_marks_blocks_and_recognises_a_dsack() {
     let mut s = sender();
