@@ -1620,19 +1620,16 @@ impl MptcpConnection {
             let Some((start, end)) = self.send.rtx_head(msk_rtx::DFRAG_BYTES) else {
                 return;
             };
-            let segs: Vec<(u64, u32)> = self
-                .send
-                .inflight
-                .iter()
-                .take_while(|&(d, _)| d < end)
-                .filter(|&(d, s)| d + s.len as u64 > start)
-                .map(|(d, s)| (d, s.len))
-                .collect();
-            for (d, l) in segs {
-                if self.send_on(now, i, d, l) {
-                    self.sfs[i].snd.counters.bytes_reinjected += l as u64;
-                }
+            // Exactly [snd_una, end): the segments that first carried
+            // these bytes are cut at the DATA_ACK and at the fragment's
+            // end (`mptcp_sendmsg_frag` stops at `info.limit`), in new
+            // mappings on the picked subflow's write queue.
+            for (key, d, l) in self.send.rtx_pieces(start, end) {
+                self.sfs[i].push_queued(d, l);
+                self.send.mark_resent(key, i);
+                self.sfs[i].snd.counters.bytes_reinjected += l as u64;
             }
+            self.drain_subflow(now, i);
         }
     }
 

@@ -279,6 +279,35 @@ impl MetaSend {
         (end > self.una).then_some((self.una, end))
     }
 
+    /// The bytes an expiry re-sends, [start, end) from `rtx_head`, as
+    /// pieces of the segments handed out before: (the segment's DSN in
+    /// `inflight`, piece start, piece length). `__mptcp_retrans` copies
+    /// exactly `[snd_una, snd_una + info.limit)` of the head fragment into
+    /// new mappings on the picked subflow (`mptcp_sendmsg_frag` stops at
+    /// `info.limit`), whatever segments first carried those bytes: a
+    /// segment that straddles the fragment's end or the DATA_ACK is cut
+    /// there, so the bytes past the fragment's end still wait for their
+    /// first carrier and their DATA_ACK.
+    pub fn rtx_pieces(&self, start: u64, end: u64) -> Vec<(u64, u64, u32)> {
+        self.inflight
+            .iter()
+            .take_while(|&(d, _)| d < end)
+            .filter(|&(d, s)| d + s.len as u64 > start)
+            .map(|(d, s)| {
+                let (a, b) = (d.max(start), (d + s.len as u64).min(end));
+                (d, a, (b - a) as u32)
+            })
+            .collect()
+    }
+
+    /// Part of the segment at `dsn` (a key of `inflight`) was sent again
+    /// on subflow `id`.
+    pub fn mark_resent(&mut self, dsn: u64, id: usize) {
+        if let Some(s) = self.inflight.get_mut(dsn) {
+            s.sent_on |= 1u64 << id;
+        }
+    }
+
     /// Right edge of the peer's receive window.
     pub fn wnd_end(&self) -> u64 {
         self.una + self.peer_wnd
@@ -452,6 +481,49 @@ mod tests {
         p.write(100_000);
         p.nxt = p.write_seq;
         assert_eq!(p.rtx_head(32_768), Some((1, 32_769)));
+    }
+
+    /// Issue 15, lossy 8 MB Wi-Fi + 3G run 0 (docs/validation.md, session
+    /// 11): the kernel's timer re-sends DSN 753556-785032, exactly from the
+    /// DATA_ACK to the head fragment's end, although the 3G segment that
+    /// first carried 784796-786216 straddles that end. Re-sending the
+    /// model's whole straddling segment (784976-786400) let the DATA_ACK
+    /// pass the fragment's end without the 3G path, so the timer fired a
+    /// second time where the kernel's was re-armed.
+    #[test]
+    fn connection_level_resend_stops_at_the_fragment_end_inside_a_segment() {
+        let mut m = MetaSend::new(1 << 20).with_page_frags();
+        // Two fragments: [1, 32729) and [32729, 65457).
+        m.write(2 * 32_728);
+        // Segments of 1424 bytes from DSN 1 (the 23rd, [31329, 32753),
+        // straddles the fragment end 32729).
+        let mut d = 1;
+        while d < m.write_seq {
+            let l = 1424.min(m.write_seq - d) as u32;
+            m.mark_sent(d, l, 1);
+            d += l as u64;
+        }
+        // The DATA_ACK stops inside the second segment.
+        m.on_data_ack(2001, 1 << 20);
+        let (start, end) = m.rtx_head(32_768).expect("sent");
+        assert_eq!((start, end), (2001, 32_729));
+        let pieces = m.rtx_pieces(start, end);
+        // cut at the DATA_ACK ...
+        assert_eq!(pieces[0], (1425, 2001, 848));
+        // ... whole segments between ...
+        assert_eq!(pieces[1], (2849, 2849, 1424));
+        // ... and cut at the fragment's end: 31329 + 1400 = 32729, not the
+        // segment's end 32753
+        assert_eq!(*pieces.last().expect("pieces"), (31_329, 31_329, 1400));
+        let bytes: u64 = pieces.iter().map(|p| p.2 as u64).sum();
+        assert_eq!(bytes, 32_729 - 2001, "exactly [snd_una, fragment end)");
+        // the re-sent segments record their second carrier; the segment
+        // past the fragment end does not
+        for &(key, _, _) in &pieces {
+            m.mark_resent(key, 0);
+        }
+        assert_eq!(m.sent_on(31_329), 0b11);
+        assert_eq!(m.sent_on(32_753), 0b10);
     }
 
     #[test]

@@ -40,9 +40,14 @@
 //! (`mptcp_rtx_head`), the data fragment holding the DATA_ACK, from the
 //! DATA_ACK (`__mptcp_clean_una` trims it) up to what of it was already
 //! handed to a subflow (`info.limit = dfrag->already_sent`), once, on one
-//! idle subflow (`MetaSend::rtx_head`). Simplification: the model's segments
-//! are cut by the MSS, not by fragment ends, so the segment holding the
-//! fragment's end goes whole (at most one MSS more).
+//! idle subflow (`MetaSend::rtx_head`), cut exactly there: the segments
+//! that first carried those bytes were cut by the MSS, not by fragment
+//! ends, so the one holding the fragment's end (or the DATA_ACK) is split
+//! (`MetaSend::rtx_pieces`). Re-sending it whole took up to one MSS past
+//! the fragment, which then no longer waited for its first carrier: the
+//! DATA_ACK jumped over it, and the timer fired again where the kernel's
+//! was re-armed by that carrier's DATA_ACK (issue 15, lossy 8 MB Wi-Fi +
+//! 3G, run 0, docs/validation.md).
 //! Simplification: the interval is taken once per scheduling pass, before
 //! its data is handed out (the kernel's `tcp_push` arms a subflow's timers
 //! only when the pass releases it), not at each `mptcp_subflow_get_send`

@@ -74,6 +74,10 @@ impl<V> SeqMap<V> {
         self.find(key).ok().map(|i| &self.q[i].1)
     }
 
+    pub fn get_mut(&mut self, key: u64) -> Option<&mut V> {
+        self.find(key).ok().map(|i| &mut self.q[i].1)
+    }
+
     /// The entry with the smallest key.
     pub fn first(&self) -> Option<(u64, &V)> {
         self.q.front().map(|(k, v)| (*k, v))
