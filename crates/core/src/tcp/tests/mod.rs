@@ -141,4 +141,5 @@ mod receiving;
 mod recovery;
 mod rto_tlp_undo;
 mod sending;
+mod timer_slack;
 mod windows;
