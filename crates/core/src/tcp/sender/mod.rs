@@ -267,6 +267,13 @@ pub struct PathSender {
     rack: Rack,
     /// Retransmissions RACK found lost again (Linux LINUX_MIB_TCPLOSTRETRANSMIT).
     pub lost_retrans: u64,
+    /// (cwnd, ssthresh, packets_out, SRTT) as Linux `tcp_update_pacing_rate`
+    /// last read them: the kernel recomputes `sk_pacing_rate` at the end of
+    /// an ACK's processing (`tcp_cong_control`, before the ACK's new data
+    /// goes out), not when a timer cuts cwnd or a send raises packets_out.
+    /// None before the first ACK (the rate is then computed from the
+    /// current values).
+    pub pacing_seen: Option<(u32, u32, u32, Nanos)>,
     nagle: bool,
     dupthresh: u32,
     initial_cwnd: u32,
@@ -377,6 +384,7 @@ impl PathSender {
                 dsack_round: None,
             },
             lost_retrans: 0,
+            pacing_seen: None,
             nagle: cfg.nagle,
             dupthresh: cfg.dupthresh,
             initial_cwnd: cfg.initial_cwnd,
