@@ -520,17 +520,23 @@ impl MptcpConnection {
     /// download's first pick, 1448 x 10 x 2 / 21.392 ms, where the
     /// segments carry 1420 bytes.
     pub(super) fn pacing_rate_bps(s: &Subflow) -> u64 {
-        let ss = s.snd.ssthresh();
-        super::sched::upstream::linux_pacing_rate_bps(
+        // the values of the last ACK (`PathSender::pacing_seen`)
+        let (cwnd, ss, packets_out, srtt) = s.snd.pacing_seen.unwrap_or((
             s.snd.cwnd(),
+            s.snd.ssthresh(),
+            s.snd.packets_out,
+            s.snd.rtt.srtt,
+        ));
+        super::sched::upstream::linux_pacing_rate_bps(
+            cwnd,
             if ss >= INFINITE_SSTHRESH {
                 u32::MAX
             } else {
                 ss
             },
-            s.snd.packets_out,
+            packets_out,
             s.mss_cache,
-            s.snd.rtt.srtt,
+            srtt,
         )
     }
 

@@ -45,8 +45,12 @@
 //!   keeps a send-time-ordered list; see rack_detect_loss for why the walk
 //!   may stop where it does); a lost retransmission found in Loss (after an
 //!   RTO) is resent within the RTO recovery, where Linux would switch to
-//!   Recovery; no 2-jiffy TCP_TIMEOUT_MIN slack on the reordering timer
-//!   (it does run on the timer wheel, `timer_wheel`).
+//!   Recovery. The reordering timer runs on the timer wheel (`timer_wheel`)
+//!   with Linux 6.18's 2 ms TCP_TIMEOUT_MIN_US slack (tcp_rack_mark_lost),
+//!   as does a loss probe with more than one packet out
+//!   (tcp_schedule_loss_probe); equal send times are ordered by
+//!   transmission (`sender::TxOrder`), as the kernel's per-pass clock
+//!   stamps them.
 //!   Non-SACK connections, and `rack = false`, use RFC 6675 (DupThresh = 3,
 //!   packet-counting IsLost like Linux tcp_mark_head_lost) / RFC 6582, where
 //!   a lost retransmission is repaired only by the RTO. Both are followed by

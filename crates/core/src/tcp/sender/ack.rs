@@ -106,6 +106,13 @@ impl PathSender {
 
         // --- cwnd growth (Linux tcp_may_raise_cwnd / tcp_cong_avoid, cwnd.rs) ---
         self.raise_cwnd(now, cum.acked_pkts, delivered, paths);
+        // Linux tcp_cong_control ends with tcp_update_pacing_rate.
+        self.pacing_seen = Some((
+            self.cc_state.cwnd,
+            self.cc_state.ssthresh,
+            self.packets_out,
+            self.rtt.srtt,
+        ));
 
         // --- timers (timers.rs) ---
         self.rearm_timers_on_ack(now, advanced, rack_armed);

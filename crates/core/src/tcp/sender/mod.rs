@@ -68,6 +68,10 @@ struct Seg {
     len: u32,
     fin: bool,
     flags: u8,
+    /// Serial of the last (re)transmission (`PathSender::tx_serial`,
+    /// wrapping): which of two transmissions at the same instant came
+    /// later (`TxOrder`). Fits in the padding after `flags`.
+    tx: u16,
     /// Neighbours in the time-ordered list (segment ids, see
     /// `PathSender::sb_base`); meaningful only while `TSORTED` is set.
     ts_prev: u32,
@@ -91,10 +95,55 @@ impl Seg {
     fn walkable(&self) -> bool {
         !self.has(SACKED) && self.flags & (LOST | RETRANS) != LOST
     }
-    /// RACK's order of transmission: time, then sequence (RACK_sent_after).
+    /// RACK's order of transmission (RACK_sent_after): time, then
+    /// transmission serial.
     #[inline]
-    fn ts_key(&self) -> (Nanos, u64) {
-        (self.sent, self.end())
+    fn ts_key(&self) -> TxOrder {
+        TxOrder {
+            at: self.sent,
+            tx: self.tx,
+        }
+    }
+}
+
+/// When a segment was (re)transmitted, in the order RACK compares
+/// transmissions (Linux `tcp_rack_sent_after`): by time, and at one
+/// instant by which transmission came later.
+///
+/// Linux breaks a tie of `tcp_skb_timestamp_us` by sequence, which is the
+/// order of transmission within one sending pass (`tcp_write_xmit`,
+/// `tcp_xmit_retransmit_queue` send in sequence order, all stamped with
+/// the pass's `tcp_clock_cache`). Two passes in different contexts (an
+/// application's `sendmsg`, the retransmission timer's softirq, an ACK's
+/// softirq) each refresh the clock (`tcp_mstamp_refresh`) and run one
+/// after the other on the socket lock, so their stamps differ by the
+/// time in between: the later pass is later even when it sends lower
+/// sequence numbers. The simulator runs events of one instant one after
+/// the other at the same nanosecond, so the sequence tie-break would
+/// date a retransmission sent after new data as sent before it; the
+/// transmission serial keeps the order in which they were sent, which
+/// is also sequence order inside one pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TxOrder {
+    at: Nanos,
+    /// Wrapping serial: compared only between transmissions of one
+    /// instant, which are far fewer than 2^15 apart.
+    tx: u16,
+}
+
+impl Ord for TxOrder {
+    #[inline]
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.at
+            .cmp(&o.at)
+            .then_with(|| (self.tx.wrapping_sub(o.tx) as i16).cmp(&0))
+    }
+}
+
+impl PartialOrd for TxOrder {
+    #[inline]
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
     }
 }
 
@@ -169,9 +218,10 @@ enum Timer {
 /// RFC 8985 6.2: the TCP-wide RACK state (Linux struct tcp_rack).
 #[derive(Clone, Copy, Debug)]
 struct Rack {
-    /// RACK.xmit_ts / RACK.end_seq: transmission time and end of the most
-    /// recently sent segment delivered so far (Linux rack.mstamp / end_seq).
-    xmit_ts: Nanos,
+    /// RACK.xmit_ts / RACK.end_seq: transmission (time, and the serial
+    /// that orders ties, `TxOrder`) and end of the most recently sent
+    /// segment delivered so far (Linux rack.mstamp / end_seq).
+    xmit: TxOrder,
     end_seq: u64,
     /// RACK.rtt: RTT of that segment's delivery (Linux rack.rtt_us).
     rtt: Nanos,
@@ -217,6 +267,13 @@ pub struct PathSender {
     rack: Rack,
     /// Retransmissions RACK found lost again (Linux LINUX_MIB_TCPLOSTRETRANSMIT).
     pub lost_retrans: u64,
+    /// (cwnd, ssthresh, packets_out, SRTT) as Linux `tcp_update_pacing_rate`
+    /// last read them: the kernel recomputes `sk_pacing_rate` at the end of
+    /// an ACK's processing (`tcp_cong_control`, before the ACK's new data
+    /// goes out), not when a timer cuts cwnd or a send raises packets_out.
+    /// None before the first ACK (the rate is then computed from the
+    /// current values).
+    pub pacing_seen: Option<(u32, u32, u32, Nanos)>,
     nagle: bool,
     dupthresh: u32,
     initial_cwnd: u32,
@@ -250,9 +307,11 @@ pub struct PathSender {
     /// for its life in the scoreboard, so the list below can link segments
     /// while the front is acknowledged away.
     sb_base: u32,
+    /// Serial of the next (re)transmission (`Seg::tx`, wrapping).
+    tx_serial: u16,
     /// RACK's time-ordered list (Linux tp->tsorted_sent_queue): the
     /// segments `rack_detect_loss` walks, doubly linked through
-    /// `Seg::ts_prev/ts_next`, ordered by (transmission time, end sequence).
+    /// `Seg::ts_prev/ts_next`, ordered by transmission (`TxOrder`: time, then serial).
     /// It holds every walkable segment (`Seg::walkable`) except zombies
     /// (`ZOMBIE`). A segment joins on (re)transmission and leaves when it is
     /// acknowledged, SACKed or marked lost (as Linux tcp_rack_detect_loss
@@ -314,7 +373,7 @@ impl PathSender {
             tlp_enabled: cfg.tlp,
             rack_enabled: cfg.rack,
             rack: Rack {
-                xmit_ts: 0,
+                xmit: TxOrder { at: 0, tx: 0 },
                 end_seq: 0,
                 rtt: 0,
                 advanced: false,
@@ -325,6 +384,7 @@ impl PathSender {
                 dsack_round: None,
             },
             lost_retrans: 0,
+            pacing_seen: None,
             nagle: cfg.nagle,
             dupthresh: cfg.dupthresh,
             initial_cwnd: cfg.initial_cwnd,
@@ -349,6 +409,7 @@ impl PathSender {
             lost_scan_sacked: 0,
             retx_hint: 1,
             sb_base: 0,
+            tx_serial: 0,
             ts_head: 0,
             ts_tail: 0,
             ts_len: 0,

@@ -94,7 +94,7 @@ impl PathSender {
                     s.flags &= !RETRANS;
                     self.retrans_out -= 1;
                 }
-                let (st, en, sent, ever) = (s.start, s.end(), s.sent, s.has(EVER_RETRANS));
+                let (st, en, sent, ever) = (s.start, s.end(), s.ts_key(), s.has(EVER_RETRANS));
                 self.ts_forget(i);
                 self.sacked_out += 1;
                 if st < self.lost_scan_seq {
@@ -175,7 +175,7 @@ impl PathSender {
                 let ts_says_earlier =
                     s.has(EVER_RETRANS) && matches!(a.ts_ecr, Some(e) if e > 0 && e < s.sent);
                 if !ts_says_earlier {
-                    self.rack_advance(now, s.has(EVER_RETRANS), s.end(), s.sent);
+                    self.rack_advance(now, s.has(EVER_RETRANS), s.end(), s.ts_key());
                 }
                 // RFC 8985 6.2 step 3: a never-retransmitted segment delivered
                 // below RACK.fack arrived out of order.

@@ -163,7 +163,7 @@ fn clean_rtx_queue_drops_covered_segments_and_reports_send_times() {
     );
     assert_eq!((s.snd_una, s.packets_out), (sq(3), 1));
     // RACK advanced to the newest delivered segment (RFC 8985 6.2 step 2).
-    assert_eq!((s.rack.xmit_ts, s.rack.end_seq), (2 * MS, sq(3)));
+    assert_eq!((s.rack.xmit.at, s.rack.end_seq), (2 * MS, sq(3)));
     assert_eq!(s.rack.rtt, 98 * MS);
 }
 
@@ -290,13 +290,14 @@ fn mark_losses_with_rack_waits_for_the_reordering_window() {
     // RACK: segment 0 is lost once RACK.rtt + reo_wnd has passed since it
     // was sent (RFC 8985 6.2 step 5); RACK.rtt = 100 ms, reo_wnd = min_rtt
     // / 4 = 25 ms. Not yet: the reordering timer is armed for the rest
-    // (15 ms, level 0 of the timer wheel: one jiffy late).
+    // (15 ms) plus Linux's TCP_TIMEOUT_MIN_US (2 ms, tcp_rack_mark_lost),
+    // level 0 of the timer wheel: one jiffy late.
     assert!(s.mark_losses(110 * MS, false));
     assert_eq!(s.lost_out, 0);
     assert!(s.rack_reo_pending());
-    assert_eq!(s.next_timeout(), Some(126 * MS));
+    assert_eq!(s.next_timeout(), Some(128 * MS));
     // RFC 8985 6.3: the timer marks it and starts recovery.
-    assert!(s.on_timeout(126 * MS, None));
+    assert!(s.on_timeout(128 * MS, None));
     assert_eq!(s.lost_out, 1);
     assert_eq!(s.ca_state(), CaState::Recovery);
 }

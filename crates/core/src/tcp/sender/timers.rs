@@ -61,6 +61,11 @@ impl PathSender {
             if self.packets_out == 1 {
                 // RFC 8985 7.2: FlightSize of one segment: + WCDelAckT (200 ms).
                 p += self.wcdelack;
+            } else {
+                // Linux 6.18 tcp_schedule_loss_probe: `timeout_us +=
+                // TCP_TIMEOUT_MIN_US` (2 ms for timer granularity; RFC 8985
+                // 7.2 adds nothing here).
+                p += super::rack::TCP_TIMEOUT_MIN_US;
             }
             p
         } else {

@@ -14,10 +14,12 @@ impl PathSender {
             len,
             fin,
             flags: TSORTED,
+            tx: self.tx_serial,
             ts_prev: self.ts_tail,
             ts_next: 0,
             sent: now,
         };
+        self.tx_serial = self.tx_serial.wrapping_add(1);
         self.snd_nxt = seg.end();
         while self.chunk_ends.front().is_some_and(|&e| e <= self.snd_nxt) {
             self.chunk_ends.pop_front();
@@ -71,6 +73,8 @@ impl PathSender {
         s.flags |= EVER_RETRANS;
         s.flags &= !SPURIOUS;
         s.sent = now;
+        s.tx = self.tx_serial;
+        self.tx_serial = self.tx_serial.wrapping_add(1);
         let (seq, len, fin) = (s.start, s.len, s.fin);
         if s.walkable() {
             self.ts_insert(i);

@@ -86,7 +86,7 @@ impl PathSender {
     #[cfg(test)]
     pub(super) fn check_rack_list(&self) {
         let mut id = self.ts_head;
-        let mut prev: Option<(Nanos, u64)> = None;
+        let mut prev: Option<TxOrder> = None;
         for _ in 0..self.ts_len {
             let s = self.sb[self.idx_of_id(id)];
             assert!(

@@ -135,10 +135,12 @@ fn seqs(v: &[Packet]) -> Vec<u64> {
 // Topics; declared after the helpers so their macros are in scope.
 mod handshake;
 mod harness;
+mod pacing;
 mod rack;
 mod rcvwnd;
 mod receiving;
 mod recovery;
 mod rto_tlp_undo;
 mod sending;
+mod timer_slack;
 mod windows;

@@ -101,8 +101,9 @@ fn rack_reordering_within_window_is_not_a_loss() {
     send!(ep, 80 * MS, ack_sack(1, &[(sq(1), sq(2))], 40 * MS));
     assert!(recv!(ep, 80 * MS).is_empty());
     assert!(ep.snd.rack_reo_pending());
-    // (the timer wheel runs a level-0 timer one jiffy after its expiry)
-    assert_eq!(ep.poll_timeout(), Some(91 * MS));
+    // (+ Linux's TCP_TIMEOUT_MIN_US, 2 ms (tcp_rack_mark_lost); the timer
+    // wheel runs a level-0 timer one jiffy after its expiry)
+    assert_eq!(ep.poll_timeout(), Some(93 * MS));
     assert_eq!(ep.snd.ca_state(), CaState::Disorder);
     send!(ep, 85 * MS, ack(sq(2), 40 * MS));
     recv!(ep, 85 * MS);
@@ -136,10 +137,11 @@ fn rack_reo_timer_recovers_the_last_segment() {
     assert_eq!(recv!(ep, 40 * MS).len(), 10);
     send!(ep, 80 * MS, ack_sack(sq(8), &[(sq(9), sq(10))], 40 * MS));
     assert!(recv!(ep, 80 * MS).is_empty());
-    // (+ one jiffy: level 0 of the timer wheel)
-    assert_eq!(ep.poll_timeout(), Some(91 * MS));
-    ep.handle_timeout(91 * MS);
-    assert_eq!(seqs(&recv!(ep, 91 * MS)), vec![sq(8)]);
+    // (+ Linux's TCP_TIMEOUT_MIN_US, 2 ms (tcp_rack_mark_lost), + one
+    // jiffy: level 0 of the timer wheel)
+    assert_eq!(ep.poll_timeout(), Some(93 * MS));
+    ep.handle_timeout(93 * MS);
+    assert_eq!(seqs(&recv!(ep, 93 * MS)), vec![sq(8)]);
     assert_eq!(ep.snd.ca_state(), CaState::Recovery);
     assert_eq!(
         (
