@@ -4,9 +4,22 @@
 # crates/cli/build.rs, docs/performance.md "Engine pass 4"). Run it after
 # changes to the per-packet code; it takes about two minutes (a 20 s htsim
 # benchmark under callgrind). Only the binary's layout depends on the file.
+# `scripts/hot-symbols.sh --check [BIN]` only counts the names BIN has (exit 1 if any is missing).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+if [ "${1:-}" = "--check" ]; then
+  # How many of the order's names the built binary has: a stale order (the
+  # per-packet code changed and its symbol hashes with it) costs speed, never
+  # results; regenerate when names are missing.
+  bin=${2:-target/release/mptlab}
+  names=$(nm --defined-only "$bin" | awk '{print $3}' | sort -u)
+  total=$(grep -c . crates/cli/hot-symbols.txt)
+  found=$(grep -v '^$' crates/cli/hot-symbols.txt | sort -u | comm -12 - <(echo "$names") | wc -l)
+  echo "hot-symbols: $found of $total names of crates/cli/hot-symbols.txt are in $bin"
+  [ "$found" = "$total" ]
+  exit
+fi
 cargo build --release -p mptlab-cli
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
