@@ -115,6 +115,14 @@ impl RcvWindow {
         (space * self.ratio as u64) >> RMEM_TO_WIN_SCALE
     }
 
+    /// Linux `__tcp_win_from_space` at another ratio: an MPTCP connection's
+    /// `mptcp_win_from_space` scales with `msk->scaling_ratio`, not with
+    /// the subflow's own.
+    #[inline]
+    pub fn win_from_space_at(ratio: u32, space: u64) -> u64 {
+        (space * ratio as u64) >> RMEM_TO_WIN_SCALE
+    }
+
     /// Linux `tcp_full_space`.
     #[inline]
     pub fn full_space(&self) -> u64 {

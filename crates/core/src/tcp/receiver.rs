@@ -166,14 +166,16 @@ impl PathReceiver {
 
     /// An MPTCP subflow's window (Linux `__tcp_select_window` with
     /// `mptcp_space`): the connection's free space (its buffer less `ofo`
-    /// out-of-order bytes, at this subflow's scaling ratio) as far as this
+    /// out-of-order bytes) at the connection's scaling ratio `msk_ratio`
+    /// (`__mptcp_space` / `mptcp_win_from_space`), as far as this
     /// subflow's `rcv_ssthresh` and `window_clamp` allow. The connection
     /// then keeps its own right edge from moving left (`mptcp_set_rwin`).
-    pub fn window_mptcp(&self, ofo: u64) -> u64 {
+    pub fn window_mptcp(&self, ofo: u64, msk_ratio: u32) -> u64 {
         let rmem = self.win.rmem_of(ofo, self.rcv_mss);
+        let buf = self.win.sk_rcvbuf;
         self.win.select(
-            self.win.space(rmem),
-            self.win.full_space(),
+            RcvWindow::win_from_space_at(msk_ratio, buf.saturating_sub(rmem)),
+            RcvWindow::win_from_space_at(msk_ratio, buf),
             self.rcv_mss,
             self.rcv_wscale,
             self.rcv_wnd,
