@@ -27,7 +27,13 @@ impl PathSender {
         if self.ts_len == 0 {
             return;
         }
-        let id = self.id_at(i);
+        self.ts_bridge(self.id_at(i), &s);
+    }
+
+    /// Close the list over segment `id` (`s`, already counted out of a list
+    /// that is not empty): its neighbours, or the head or tail, point past it.
+    #[inline(always)]
+    fn ts_bridge(&mut self, id: u32, s: &Seg) {
         if id == self.ts_head {
             self.ts_head = s.ts_next;
         } else if id == self.ts_tail {
@@ -147,16 +153,8 @@ impl PathSender {
             s.flags &= !TSORTED;
             self.ts_len -= 1;
             if self.ts_len != 0 {
-                if id == self.ts_head {
-                    self.ts_head = s.ts_next;
-                } else if id == self.ts_tail {
-                    self.ts_tail = s.ts_prev;
-                } else {
-                    // (indexes after the pop: `sb_base` already moved)
-                    let (p, n) = (self.idx_of_id(s.ts_prev), self.idx_of_id(s.ts_next));
-                    self.sb[p].ts_next = s.ts_next;
-                    self.sb[n].ts_prev = s.ts_prev;
-                }
+                // (indexes after the pop: `sb_base` already moved)
+                self.ts_bridge(id, &s);
             }
         }
         if s.has(ZOMBIE) {
