@@ -9,6 +9,7 @@ mod stdout;
 mod analyze;
 mod driver;
 mod experiments;
+mod kernel_hz;
 mod reproduce;
 mod runner;
 mod scale_bench;
@@ -252,6 +253,11 @@ enum Command {
         /// `validate --decisions -o DIR` saved under DIR/captures/.
         #[arg(long, value_name = "DIR")]
         kernel_from: Option<PathBuf>,
+        /// The simulator side's transport.hz (100, 250, 300, 1000). Default:
+        /// the kernel's CONFIG_HZ (the host's, or what --kernel-from's files
+        /// record; 1000 when unknown, said on stderr).
+        #[arg(long, value_name = "N", value_parser = kernel_hz::parse)]
+        hz: Option<u32>,
     },
     /// Measure simulator speed: simulated data packets per wall-clock second on
     /// one core, for the benchmark scenarios (a saturated flow at 20 Mbit/s and
@@ -452,6 +458,7 @@ fn command(cli: Cli) -> ExitCode {
             only,
             decisions,
             kernel_from,
+            hz,
         } => validate::run(validate::Options {
             dir,
             out,
@@ -459,6 +466,7 @@ fn command(cli: Cli) -> ExitCode {
             only,
             decisions,
             kernel_from,
+            hz,
         }),
         Command::List => {
             list();
