@@ -184,6 +184,12 @@ enum Command {
         /// (docs/report.md).
         #[arg(long, value_name = "FILE", conflicts_with_all = ["kernel", "kernel_plan", "kernel_only", "kernel_runs"])]
         kernel_from: Vec<PathBuf>,
+        /// Simulate at this transport.hz (100, 250, 300, 1000). Default with
+        /// --kernel / --kernel-from: the kernel's CONFIG_HZ (the host's, or
+        /// what the first kernel.json records; 1000 when unknown, said on
+        /// stderr); without them, the scenarios' own.
+        #[arg(long, value_name = "N", value_parser = kernel_hz::parse)]
+        hz: Option<u32>,
     },
     /// Run all repetitions of a scenario over the real Linux kernel (TCP,
     /// MPTCP, UDP) between network namespaces, links shaped by mptlab's
@@ -630,6 +636,7 @@ fn command(cli: Cli) -> ExitCode {
             kernel_only,
             kernel_plan,
             kernel_from,
+            hz,
         } => reproduce::run(&reproduce::Options {
             seed,
             out: out.unwrap_or_default(),
@@ -653,6 +660,7 @@ fn command(cli: Cli) -> ExitCode {
                 },
             ),
             kernel_from,
+            hz,
         }),
         Command::Agent { role } => mptlab_emu::live::main(role),
         Command::Analyze(a) => analyze::run(a),

@@ -725,6 +725,32 @@ mod tests {
         std::fs::remove_dir_all(&d).unwrap();
     }
 
+    /// The kernel's CONFIG_HZ is recorded beside its runs (when the host's
+    /// config says it) and read back; `transport.hz` is the simulator's, so
+    /// a scenario with another value still matches the saved kernel runs,
+    /// and a file without the record (older passes) reads as unknown.
+    #[test]
+    fn saved_kernel_runs_record_config_hz_and_match_any_transport_hz() {
+        let d = tmp("kernel-hz");
+        let s = scenario(&[]);
+        saved::save(&d, "cell", &s, &runs(&s, 3, 700.0, 0.1)).unwrap();
+        let p = saved::path(&d, "cell");
+        let host = crate::kernel_hz::host().ok().map(|(hz, _)| hz);
+        assert_eq!(saved::recorded_hz(&p), host);
+        let s250 = scenario(&[("transport.hz", "250")]);
+        assert_eq!(s250.transport.hz, 250);
+        assert_eq!(saved::load(&d, "cell", &s250).unwrap().len(), 3);
+        let mut j: saved::SavedScenario =
+            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        j.kernel_hz = None;
+        let text = serde_json::to_string(&j).unwrap();
+        assert!(!text.contains("kernel_hz"), "{text}");
+        std::fs::write(&p, text).unwrap();
+        assert_eq!(saved::recorded_hz(&p), None);
+        assert!(saved::load(&d, "cell", &s).is_ok());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
     /// Saved kernel runs are refused, with the file and the reason, when the
     /// scenario's links, transport or traffic, its seed, or a run's seed no
     /// longer match; a different description or output is accepted.
