@@ -9,6 +9,7 @@ mod stdout;
 mod analyze;
 mod driver;
 mod experiments;
+mod kernel_hz;
 mod reproduce;
 mod runner;
 mod scale_bench;
@@ -183,6 +184,12 @@ enum Command {
         /// (docs/report.md).
         #[arg(long, value_name = "FILE", conflicts_with_all = ["kernel", "kernel_plan", "kernel_only", "kernel_runs"])]
         kernel_from: Vec<PathBuf>,
+        /// Simulate at this transport.hz (100, 250, 300, 1000). Default with
+        /// --kernel / --kernel-from: the kernel's CONFIG_HZ (the host's, or
+        /// what the first kernel.json records; 1000 when unknown, said on
+        /// stderr); without them, the scenarios' own.
+        #[arg(long, value_name = "N", value_parser = kernel_hz::parse)]
+        hz: Option<u32>,
     },
     /// Run all repetitions of a scenario over the real Linux kernel (TCP,
     /// MPTCP, UDP) between network namespaces, links shaped by mptlab's
@@ -252,6 +259,11 @@ enum Command {
         /// `validate --decisions -o DIR` saved under DIR/captures/.
         #[arg(long, value_name = "DIR")]
         kernel_from: Option<PathBuf>,
+        /// The simulator side's transport.hz (100, 250, 300, 1000). Default:
+        /// the kernel's CONFIG_HZ (the host's, or what --kernel-from's files
+        /// record; 1000 when unknown, said on stderr).
+        #[arg(long, value_name = "N", value_parser = kernel_hz::parse)]
+        hz: Option<u32>,
     },
     /// Measure simulator speed: simulated data packets per wall-clock second on
     /// one core, for the benchmark scenarios (a saturated flow at 20 Mbit/s and
@@ -452,6 +464,7 @@ fn command(cli: Cli) -> ExitCode {
             only,
             decisions,
             kernel_from,
+            hz,
         } => validate::run(validate::Options {
             dir,
             out,
@@ -459,6 +472,7 @@ fn command(cli: Cli) -> ExitCode {
             only,
             decisions,
             kernel_from,
+            hz,
         }),
         Command::List => {
             list();
@@ -622,6 +636,7 @@ fn command(cli: Cli) -> ExitCode {
             kernel_only,
             kernel_plan,
             kernel_from,
+            hz,
         } => reproduce::run(&reproduce::Options {
             seed,
             out: out.unwrap_or_default(),
@@ -645,6 +660,7 @@ fn command(cli: Cli) -> ExitCode {
                 },
             ),
             kernel_from,
+            hz,
         }),
         Command::Agent { role } => mptlab_emu::live::main(role),
         Command::Analyze(a) => analyze::run(a),

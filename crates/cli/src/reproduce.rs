@@ -87,6 +87,54 @@ pub struct Options {
     /// Several files: the later ones' cells replace the earlier ones'
     /// (`kernel_from::Saved::overlay`).
     pub kernel_from: Vec<PathBuf>,
+    /// `--hz N`: the simulation's `transport.hz` instead of the kernel's
+    /// CONFIG_HZ ([`sim_hz`]).
+    pub hz: Option<u32>,
+}
+
+/// The `transport.hz` every sweep is simulated with when the kernel is
+/// compared, said on stderr: `--hz`; the host's CONFIG_HZ with `--kernel`
+/// (`crate::kernel_hz::host`, recorded in kernel.json as `kernel_hz`); the
+/// `kernel_hz` the first `--kernel-from` file records. Unknown: 1000 (the
+/// model's default), said. `None` without a kernel comparison and `--hz`:
+/// the scenarios' own values.
+fn sim_hz(o: &Options, saved: Option<&kernel_from::Saved>) -> Option<u32> {
+    if let Some(hz) = o.hz {
+        eprintln!("reproduce: simulating at transport.hz = {hz} (--hz)");
+        return Some(hz);
+    }
+    if let Some(s) = saved {
+        return Some(match s.json["kernel_hz"].as_u64() {
+            Some(hz) => {
+                eprintln!(
+                    "reproduce: {} records the kernel's CONFIG_HZ = {hz}; simulating at transport.hz = {hz}",
+                    s.sources().join(" + ")
+                );
+                hz as u32
+            }
+            None => {
+                eprintln!(
+                    "reproduce: {} do(es) not record the kernel's CONFIG_HZ; simulating at \
+                     transport.hz = 1000 (assumed; --hz N to set it)",
+                    s.sources().join(" + ")
+                );
+                1000
+            }
+        });
+    }
+    o.kernel.as_ref()?;
+    Some(match crate::kernel_hz::host() {
+        Ok((hz, from)) => {
+            eprintln!(
+                "reproduce: kernel CONFIG_HZ = {hz} ({from}); simulating at transport.hz = {hz}"
+            );
+            hz
+        }
+        Err(e) => {
+            eprintln!("reproduce: {e}; simulating at transport.hz = 1000 (assumed)");
+            1000
+        }
+    })
 }
 
 /// `--kernel`, `--kernel-runs`, `--kernel-only`, `--kernel-plan`.
@@ -307,6 +355,18 @@ pub fn run(o: &Options) -> ExitCode {
         }
         Some(s)
     };
+    // the simulation only: the kernel cells keep `planned` (the emulator
+    // ignores transport.hz; the kernel has its own)
+    if !o.check && !o.kernel.as_ref().is_some_and(|k| k.plan) {
+        if let Some(hz) = sim_hz(o, saved.as_ref()) {
+            for set in &mut sets {
+                set.push(Override {
+                    key: "transport.hz".into(),
+                    value: hz.to_string(),
+                });
+            }
+        }
+    }
     if let Some(k) = &o.kernel {
         if !k.only.is_empty() && kernel::to_run(&cells).is_empty() {
             eprintln!(

@@ -45,6 +45,79 @@ pub struct Options {
     /// Reuse the kernel runs saved by an earlier `-o DIR` (`--kernel-from
     /// DIR`): only the simulator side runs.
     pub kernel_from: Option<PathBuf>,
+    /// `--hz N`: the simulator side's `transport.hz`, instead of the
+    /// kernel's CONFIG_HZ ([`sim_hz`]).
+    pub hz: Option<u32>,
+}
+
+/// The `transport.hz` the simulator side runs with, said on stderr: `--hz`;
+/// else the kernel's CONFIG_HZ: the host's on a live pass
+/// (`crate::kernel_hz::host`), the one the saved files record with
+/// `--kernel-from`. Unknown (a host without its config, files written before
+/// it was recorded): 1000, the model's default, and the output says so.
+fn sim_hz(o: &Options, loaded: &[Scenario]) -> u32 {
+    if let Some(hz) = o.hz {
+        eprintln!("validate: simulator side at transport.hz = {hz} (--hz)");
+        return hz;
+    }
+    let Some(prev) = &o.kernel_from else {
+        return match crate::kernel_hz::host() {
+            Ok((hz, from)) => {
+                eprintln!(
+                    "validate: kernel CONFIG_HZ = {hz} ({from}); simulator side at transport.hz = {hz}"
+                );
+                hz
+            }
+            Err(e) => {
+                eprintln!("validate: {e}; simulator side at transport.hz = 1000 (assumed)");
+                1000
+            }
+        };
+    };
+    let mut found = std::collections::BTreeSet::new();
+    let mut missing = 0;
+    for s in loaded {
+        let name = short_name(s);
+        let p = if o.decisions {
+            prev.join("captures")
+                .join(&name)
+                .join("kernel")
+                .join(decisions::KERNEL_RUNS)
+        } else {
+            saved::path(prev, &name)
+        };
+        match saved::recorded_hz(&p) {
+            Some(hz) => {
+                found.insert(hz);
+            }
+            None => missing += 1,
+        }
+    }
+    match (found.len(), missing) {
+        (1, 0) => {
+            let hz = *found.first().expect("one");
+            eprintln!(
+                "validate: the saved kernel runs record CONFIG_HZ = {hz}; simulator side at transport.hz = {hz}"
+            );
+            hz
+        }
+        (0, _) => {
+            eprintln!(
+                "validate: the saved kernel runs in {} do not record the kernel's CONFIG_HZ; \
+                 simulator side at transport.hz = 1000 (assumed; --hz N to set it)",
+                prev.display()
+            );
+            1000
+        }
+        _ => {
+            eprintln!(
+                "validate: the saved kernel runs in {} record CONFIG_HZ {found:?} ({missing} \
+                 file(s) none); simulator side at transport.hz = 1000 (assumed; --hz N to set it)",
+                prev.display()
+            );
+            1000
+        }
+    }
 }
 
 /// Values of each metric over the runs (runs that did not report a metric
@@ -328,6 +401,12 @@ pub fn run(o: Options) -> ExitCode {
                 return ExitCode::from(2);
             }
         }
+    }
+    // the emulator ignores transport.hz (the kernel has its own) and the
+    // saved files' kernel hash leaves it out, so both sides get it
+    let hz = sim_hz(&o, &loaded);
+    for s in &mut loaded {
+        s.transport.hz = hz;
     }
     if o.decisions {
         if let Some(prev) = &o.kernel_from {
@@ -643,6 +722,32 @@ mod tests {
             summary(&cells_of("cell", false, &sim, &kernel)),
             "0 of 1 cells pass"
         );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// The kernel's CONFIG_HZ is recorded beside its runs (when the host's
+    /// config says it) and read back; `transport.hz` is the simulator's, so
+    /// a scenario with another value still matches the saved kernel runs,
+    /// and a file without the record (older passes) reads as unknown.
+    #[test]
+    fn saved_kernel_runs_record_config_hz_and_match_any_transport_hz() {
+        let d = tmp("kernel-hz");
+        let s = scenario(&[]);
+        saved::save(&d, "cell", &s, &runs(&s, 3, 700.0, 0.1)).unwrap();
+        let p = saved::path(&d, "cell");
+        let host = crate::kernel_hz::host().ok().map(|(hz, _)| hz);
+        assert_eq!(saved::recorded_hz(&p), host);
+        let s250 = scenario(&[("transport.hz", "250")]);
+        assert_eq!(s250.transport.hz, 250);
+        assert_eq!(saved::load(&d, "cell", &s250).unwrap().len(), 3);
+        let mut j: saved::SavedScenario =
+            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        j.kernel_hz = None;
+        let text = serde_json::to_string(&j).unwrap();
+        assert!(!text.contains("kernel_hz"), "{text}");
+        std::fs::write(&p, text).unwrap();
+        assert_eq!(saved::recorded_hz(&p), None);
+        assert!(saved::load(&d, "cell", &s).is_ok());
         std::fs::remove_dir_all(&d).unwrap();
     }
 

@@ -621,3 +621,32 @@ fn client_hello_bytes_on_message_models_over_byte_streams_only() {
         &["TCP or MPTCP", "\"sctp\""],
     );
 }
+
+#[test]
+fn hz_is_a_kconfig_choice_and_defaults_to_1000() {
+    let with = |t: &str| parse(&format!("{BASE}\n[transport]\n{t}\n"));
+    assert_eq!(parse(BASE).unwrap().transport.hz, 1000);
+    for hz in [100, 250, 300, 1000] {
+        assert_eq!(with(&format!("hz = {hz}")).unwrap().transport.hz, hz);
+    }
+    for bad in ["hz = 200", "hz = 0", "hz = 1024"] {
+        let e = with(bad).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("transport.hz"), "{e}");
+        let m = e.to_string();
+        assert!(m.contains("test.toml"), "{m}");
+        assert!(
+            m.contains("expected one of 100, 250, 300, 1000 (Linux CONFIG_HZ"),
+            "{m}"
+        );
+    }
+    let e = with("hz = \"250\"").unwrap_err();
+    assert!(
+        e.to_string().contains("transport.hz") || e.key.as_deref() == Some("transport.hz"),
+        "{e}"
+    );
+    // a written scenario leaves the default out, keeps any other value
+    let t = toml::to_string(&with("hz = 250").unwrap().transport).unwrap();
+    assert!(t.contains("hz = 250"), "{t}");
+    let t = toml::to_string(&parse(BASE).unwrap().transport).unwrap();
+    assert!(!t.contains("hz ="), "{t}");
+}

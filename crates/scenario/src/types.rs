@@ -397,6 +397,12 @@ pub struct Transport {
     pub ip_version: u8,
     pub initial_cwnd_packets: u32,
     pub rto_min_ms: f64,
+    /// Linux CONFIG_HZ of the modelled kernel: 100, 250, 300 or 1000 (the
+    /// Kconfig choices); the jiffy the RTO and the retransmission timer's
+    /// wheel round to and Linux CUBIC's clock (`TcpConfig::hz`). Left out of
+    /// a written scenario when 1000, so files read and write as before.
+    #[serde(skip_serializing_if = "is_default_hz")]
+    pub hz: u32,
     pub window_scaling: bool,
     /// Which CUBIC: "linux" (tcp_cubic.c, default) or "rfc9438".
     pub cubic: CubicVariant,
@@ -428,6 +434,7 @@ impl Default for Transport {
             ip_version: 4,
             initial_cwnd_packets: 10,
             rto_min_ms: 200.0,
+            hz: DEFAULT_HZ,
             window_scaling: true,
             cubic: CubicVariant::Linux,
             hystart: HyStart::Linux,
@@ -435,6 +442,15 @@ impl Default for Transport {
             sctp: SctpOptions::default(),
         }
     }
+}
+
+/// `transport.hz` when not given (CONFIG_HZ_1000).
+pub const DEFAULT_HZ: u32 = 1000;
+/// The CONFIG_HZ values Linux's Kconfig offers (kernel/Kconfig.hz).
+pub const HZ_CHOICES: [u32; 4] = [100, 250, 300, 1000];
+
+fn is_default_hz(v: &u32) -> bool {
+    *v == DEFAULT_HZ
 }
 
 fn is_ipv4(v: &u8) -> bool {

@@ -168,6 +168,7 @@ pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
         sndbuf: t.sndbuf_kib as u64 * 1024,
         rcvbuf: t.rcvbuf_kib as u64 * 1024,
         rto_min: (t.rto_min_ms * MS as f64).round() as Nanos,
+        hz: t.hz,
         ..TcpConfig::default()
     })
 }

@@ -642,7 +642,7 @@ pub(super) fn cell_entry(c: &Cell) -> Value {
 
 /// kernel.json's keys besides `cells`: run count, wall time, criteria.
 pub(super) fn header(runs: u32, wall_s: f64) -> Value {
-    json!({
+    let mut h = json!({
         "kernel_runs": runs,
         "kernel_wall_s": wall_s,
         "criteria": "median completion time, median message delay and bulk goodput: kernel/sim within 10 %; \
@@ -652,7 +652,12 @@ pub(super) fn header(runs: u32, wall_s: f64) -> Value {
                     indices, so the same seeds) against the kernel's; the simulator's median over all its \
                     runs is shown beside it (sim_all), not judged",
         "interval": "order-statistic interval of the median (95 % from 6 runs; [min, max] with its coverage below)",
-    })
+    });
+    // the kernel's CONFIG_HZ, for `--kernel-from` (reproduce::sim_hz)
+    if let Ok((hz, _)) = crate::kernel_hz::host() {
+        h["kernel_hz"] = hz.into();
+    }
+    h
 }
 
 #[cfg(test)]

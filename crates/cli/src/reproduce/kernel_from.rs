@@ -90,6 +90,13 @@ impl Saved {
         self.json["kernel_runs"] = runs.into();
         self.json["kernel_wall_s"] = wall.into();
         self.json["merged_from"] = from.into();
+        // one CONFIG_HZ for the merged file only when both passes record the
+        // same (reproduce::sim_hz says when it is unknown)
+        if self.json["kernel_hz"] != later.json["kernel_hz"] {
+            if let Some(m) = self.json.as_object_mut() {
+                m.remove("kernel_hz");
+            }
+        }
         Saved {
             path: later.path,
             json: self.json,

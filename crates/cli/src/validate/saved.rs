@@ -43,13 +43,19 @@ pub struct SavedScenario {
     pub effective_toml: String,
     /// `uname -r` of the machine, when known.
     pub kernel_release: String,
+    /// The kernel's CONFIG_HZ (`crate::kernel_hz::host`), when known; absent
+    /// in files written before it was recorded. Re-judging runs the
+    /// simulator side at this `transport.hz`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_hz: Option<u32>,
     pub runs: Vec<SavedRun>,
 }
 
 /// The scenario document as TOML without the keys that do not change what
 /// the kernel is asked to do: `scenario.runs` (the simulator side may run
-/// more), `scenario.description`, the `[output]` table and
-/// `traffic.client_hello_bytes` (simulator only). Keys are sorted
+/// more), `scenario.description`, the `[output]` table,
+/// `traffic.client_hello_bytes` (simulator only) and `transport.hz` (the
+/// kernel has its own CONFIG_HZ). Keys are sorted
 /// (toml's map is ordered by key without the preserve_order feature, and the
 /// serialization below sorts explicitly anyway through a BTreeMap).
 pub fn kernel_settings(s: &Scenario) -> Result<String, String> {
@@ -60,6 +66,11 @@ pub fn kernel_settings(s: &Scenario) -> Result<String, String> {
         meta.remove("description");
     }
     doc.remove("output");
+    // CONFIG_HZ is the kernel's own, fixed when it was built: the emulator
+    // ignores `transport.hz` (the simulator side takes the kernel's)
+    if let Some(toml::Value::Table(t)) = doc.get_mut("transport") {
+        t.remove("hz");
+    }
     // what the simulated client writes first; the emulator's agent always
     // writes its own 16-byte hello
     if let Some(toml::Value::Table(t)) = doc.get_mut("traffic") {
@@ -123,6 +134,7 @@ pub fn save_to(p: &Path, name: &str, s: &Scenario, runs: &[RunOutput]) -> Result
         kernel_hash: kernel_hash(s)?,
         effective_toml: s.effective_toml.clone(),
         kernel_release: kernel_release(),
+        kernel_hz: crate::kernel_hz::host().ok().map(|(hz, _)| hz),
         runs: runs
             .iter()
             .map(|r| SavedRun {
@@ -140,6 +152,13 @@ pub fn save_to(p: &Path, name: &str, s: &Scenario, runs: &[RunOutput]) -> Result
         std::fs::rename(&tmp, p)
     };
     write().map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// The CONFIG_HZ a saved file `p` records (`None`: not recorded, or no
+/// readable file; [`load_from`] reports the latter).
+pub fn recorded_hz(p: &Path) -> Option<u32> {
+    let text = std::fs::read_to_string(p).ok()?;
+    serde_json::from_str::<SavedScenario>(&text).ok()?.kernel_hz
 }
 
 /// Load `dir/kernel/<name>.json` for scenario `s` and check that it belongs

@@ -65,10 +65,12 @@ pub struct TcpConfig {
     /// RFC 6298 (2.5) upper bound; Linux TCP_RTO_MAX = 120 s.
     pub rto_max: Nanos,
     pub rto_formula: RtoFormula,
-    /// Linux CONFIG_HZ: the jiffy the RTO is rounded up to (`__tcp_set_rto`)
-    /// and the clock of the retransmission timer's wheel (`tcp::timer_wheel`).
-    /// 1000 as the rest of the model (CUBIC's clock); the validation
-    /// machine's 6.18 kernel is built with 250. Not a scenario key yet.
+    /// Linux CONFIG_HZ (scenario key `transport.hz`, default 1000): the
+    /// jiffy the RTO is rounded up to (`__tcp_set_rto`), the clock of the
+    /// retransmission timer's wheel (`tcp::timer_wheel`: RTO, PTO, RACK
+    /// reordering, zero-window probe) and of Linux CUBIC (`tcp_jiffies32` in
+    /// `bictcp_update`, cubic_linux.rs). The validation machine's 6.18
+    /// kernel is built with 250.
     pub hz: u32,
     /// Linux TCP_ATO_MIN = 40 ms: delayed-ACK timeout.
     pub delack_min: Nanos,

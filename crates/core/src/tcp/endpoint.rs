@@ -76,7 +76,7 @@ impl TcpEndpoint {
     ) -> Self {
         Self::with_cc(
             cfg,
-            cfg.cc.build_with(cfg.cubic, cfg.hystart),
+            cfg.cc.build_with(cfg.cubic, cfg.hystart, cfg.hz),
             flow,
             local,
             local_port,

@@ -15,7 +15,9 @@
 use super::config::{RtoFormula, TcpConfig};
 use crate::time::{Nanos, MS, US};
 
-/// RFC 6298 clock granularity G; we model a 1 ms clock like Linux jiffies at HZ=1000.
+/// RFC 6298 clock granularity G of the RFC formula (`RtoFormula::Rfc6298`):
+/// 1 ms at every `TcpConfig::hz` on purpose, since that formula models RFC
+/// 6298, not a Linux kernel (the Linux formula rounds to `hz`'s jiffy).
 const CLOCK_G: Nanos = MS;
 
 /// Linux's estimator state, in microseconds as `struct tcp_sock` keeps it.

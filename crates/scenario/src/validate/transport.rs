@@ -103,6 +103,15 @@ pub(super) fn check(tr: &Transport, topology: &Topology) -> VResult<()> {
         1e6,
         "a minimum RTO in ms",
     )?;
+    if !HZ_CHOICES.contains(&tr.hz) {
+        return err(
+            "transport.hz",
+            format!(
+                "expected one of 100, 250, 300, 1000 (Linux CONFIG_HZ, kernel/Kconfig.hz), found {}",
+                tr.hz
+            ),
+        );
+    }
     match tr.protocol {
         Protocol::Mptcp => mptcp(tr, npaths, nserver),
         Protocol::Sctp | Protocol::CmtSctp => sctp(tr),

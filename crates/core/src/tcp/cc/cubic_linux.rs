@@ -8,7 +8,8 @@
 //!   `cube_rtt_scale` = 410, `cube_factor` = 2^40/410, `beta_scale` = 15,
 //!   and the kernel's table-plus-one-Newton-step `cubic_root`.
 //! - Time: the epoch, `last_time` and the once-per-jiffy / HZ/32 limits use
-//!   jiffies (`tcp_jiffies32`) with HZ = 1000 (CONFIG_HZ_1000: Fedora/RHEL,
+//!   jiffies (`tcp_jiffies32`) at the modelled CONFIG_HZ (`TcpConfig::hz`,
+//!   scenario key `transport.hz`; default 1000 as CONFIG_HZ_1000: Fedora/RHEL,
 //!   Ubuntu since 24.04; Debian and older Ubuntu use 250). RTT samples,
 //!   delay_min and HyStart use microseconds (`sample->rtt_us`, tcp_mstamp).
 //!   The cubic target is taken at t + delay_min (`usecs_to_jiffies`, rounded
@@ -39,10 +40,10 @@ use super::{
     slow_start, CaState, CcState, CongestionControl, CwndEvent, HyStartMode, HyStartPP,
     LinuxHyStart, PathView,
 };
-use crate::time::{Nanos, SEC};
+use crate::time::Nanos;
 
-/// CONFIG_HZ assumed for jiffies.
-pub const HZ: u64 = 1000;
+/// CONFIG_HZ assumed when none is given (`CubicLinux::new`).
+pub const HZ: u32 = 1000;
 /// BICTCP_BETA_SCALE.
 pub const BETA_SCALE_FP: u32 = 1024;
 /// BICTCP_HZ: the cubic function's time unit is 2^-10 s.
@@ -58,15 +59,17 @@ pub const CUBE_RTT_SCALE: u32 = BIC_SCALE * 10;
 /// cubictcp_register: cube_factor = 2^(10+3*BICTCP_HZ) / (bic_scale * 10).
 pub const CUBE_FACTOR: u64 = (1u64 << (10 + 3 * BICTCP_HZ)) / (BIC_SCALE as u64 * 10);
 
-/// tcp_jiffies32 at simulation time `now` (u32, wrapping like the kernel's).
-pub fn jiffies(now: Nanos) -> u32 {
-    (now / (SEC / HZ)) as u32
+/// tcp_jiffies32 at simulation time `now` (u32, wrapping like the kernel's),
+/// on the same jiffy clock as the timer wheel (`timer_wheel::jiffy`: SEC /
+/// hz ns, 3,333,333 ns at HZ = 300).
+pub fn jiffies(now: Nanos, hz: u32) -> u32 {
+    (now / crate::tcp::timer_wheel::jiffy(hz)) as u32
 }
 
-/// usecs_to_jiffies (rounds up, HZ dividing 10^6).
-pub fn usecs_to_jiffies(us: u32) -> u32 {
-    let per = (1_000_000 / HZ) as u32;
-    us.div_ceil(per)
+/// usecs_to_jiffies (include/linux/jiffies.h, `_usecs_to_jiffies` /
+/// the USEC_TO_HZ_MUL32 path): rounds up, ceil(us * HZ / 10^6).
+pub fn usecs_to_jiffies(us: u32, hz: u32) -> u32 {
+    (us as u64 * hz as u64).div_ceil(1_000_000) as u32
 }
 
 /// `cubic_root` of tcp_cubic.c: a 64-entry table of cbrt(x << 18) - 1
@@ -122,6 +125,8 @@ pub struct CubicLinux {
     pub hystart: LinuxHyStart,
     /// RFC 9406 HyStart++ instead of Linux HyStart (transport.hystart = "hystart++").
     pub hystart_pp: HyStartPP,
+    /// CONFIG_HZ of `tcp_jiffies32` (`TcpConfig::hz`).
+    pub hz: u32,
 }
 
 impl Default for CubicLinux {
@@ -149,6 +154,15 @@ impl CubicLinux {
             tcp_cwnd: 0,
             hystart: LinuxHyStart::new(mode == HyStartMode::Linux),
             hystart_pp,
+            hz: HZ,
+        }
+    }
+
+    /// `new` with jiffies at `hz` ticks per second (CONFIG_HZ).
+    pub fn with_hz(mode: HyStartMode, hz: u32) -> Self {
+        CubicLinux {
+            hz: hz.max(1),
+            ..Self::new(mode)
         }
     }
 
@@ -170,7 +184,8 @@ impl CubicLinux {
     /// `bictcp_update(ca, cwnd, acked)` at jiffies `now_j`: recompute `cnt`.
     pub fn update(&mut self, cwnd: u32, acked: u32, now_j: u32) {
         self.ack_cnt = self.ack_cnt.wrapping_add(acked);
-        if self.last_cwnd == cwnd && (now_j.wrapping_sub(self.last_time) as i32) <= (HZ / 32) as i32
+        if self.last_cwnd == cwnd
+            && (now_j.wrapping_sub(self.last_time) as i32) <= (self.hz / 32) as i32
         {
             return;
         }
@@ -221,7 +236,11 @@ impl CubicLinux {
         // t = (elapsed jiffies + delay_min in jiffies) in 1/1024 s; the (s32)
         // difference is sign-extended into the u64 like the kernel.
         let elapsed = now_j.wrapping_sub(epoch) as i32 as i64 as u64;
-        let t = (elapsed.wrapping_add(usecs_to_jiffies(self.delay_min) as u64) << BICTCP_HZ) / HZ;
+        // bictcp_update: `t <<= BICTCP_HZ; do_div(t, HZ)`.
+        let hz = self.hz as u64;
+        let t = (elapsed.wrapping_add(usecs_to_jiffies(self.delay_min, self.hz) as u64)
+            << BICTCP_HZ)
+            / hz;
         let k = self.bic_k as u64;
         let offs = t.abs_diff(k);
         // delta = C/rtt * offs^3 in packets: (410 * offs^3) >> 40, truncated to u32.
@@ -301,7 +320,7 @@ impl CongestionControl for CubicLinux {
                 return;
             }
         }
-        self.update(s.cwnd, acked, jiffies(now));
+        self.update(s.cwnd, acked, jiffies(now, self.hz));
         super::cong_avoid_ai(s, self.cnt, acked);
     }
 
@@ -312,7 +331,7 @@ impl CongestionControl for CubicLinux {
         let Some(rtt) = rtt else { return };
         // Discard samples for 1 s after an epoch start (after recovery).
         if let Some(e) = self.epoch_start {
-            if (jiffies(now).wrapping_sub(e) as i32) < HZ as i32 {
+            if (jiffies(now, self.hz).wrapping_sub(e) as i32) < self.hz as i32 {
                 return;
             }
         }
@@ -336,8 +355,8 @@ impl CongestionControl for CubicLinux {
     /// time (jiffies since the last send), never past now.
     fn cwnd_event(&mut self, _s: &mut CcState, ev: CwndEvent, now: Nanos) {
         if let (CwndEvent::TxStart { idle }, Some(e)) = (ev, self.epoch_start) {
-            let now_j = jiffies(now);
-            let delta = now_j.wrapping_sub(jiffies(now.saturating_sub(idle))) as i32;
+            let now_j = jiffies(now, self.hz);
+            let delta = now_j.wrapping_sub(jiffies(now.saturating_sub(idle), self.hz)) as i32;
             if delta > 0 {
                 let mut e = e.wrapping_add(delta as u32);
                 if (e.wrapping_sub(now_j) as i32) > 0 {
@@ -354,16 +373,22 @@ impl CongestionControl for CubicLinux {
 mod tests {
     use super::super::{test_state, INFINITE_SSTHRESH};
     use super::*;
-    use crate::time::MS;
+    use crate::time::{MS, SEC};
 
     #[test]
     fn constants() {
         assert_eq!(BETA_SCALE, 15); // 8*1741/3 = 4642; 4642/307 = 15
         assert_eq!(CUBE_RTT_SCALE, 410);
         assert_eq!(CUBE_FACTOR, 2_681_735_677); // 2^40 / 410
-        assert_eq!(usecs_to_jiffies(40_000), 40);
-        assert_eq!(usecs_to_jiffies(40_001), 41);
-        assert_eq!(jiffies(1_234_567_890), 1234);
+        assert_eq!(usecs_to_jiffies(40_000, 1000), 40);
+        assert_eq!(usecs_to_jiffies(40_001, 1000), 41);
+        assert_eq!(jiffies(1_234_567_890, 1000), 1234);
+        // HZ = 250: 4 ms jiffies; HZ = 300: ceil(us * 300 / 10^6)
+        assert_eq!(usecs_to_jiffies(40_000, 250), 10);
+        assert_eq!(usecs_to_jiffies(40_001, 250), 11);
+        assert_eq!(jiffies(1_234_567_890, 250), 308);
+        assert_eq!(usecs_to_jiffies(10_000, 300), 3);
+        assert_eq!(usecs_to_jiffies(10_001, 300), 4);
     }
 
     #[test]
@@ -467,6 +492,41 @@ mod tests {
         assert!(c.cnt <= cnt);
         c.update(71, 1, 10_032); // new cwnd, same jiffy: cubic part skipped
         assert_eq!(c.last_cwnd, 70);
+    }
+
+    /// At CONFIG_HZ = 250 (`with_hz`) the clock is 4 ms jiffies: the
+    /// HZ/32 limit is 7 jiffies (28 ms, not 31 ms), and the cubic time t is
+    /// jiffies * 1024 / 250. Fails if any of them kept HZ = 1000.
+    #[test]
+    fn hz_250_clock() {
+        let mut c = CubicLinux::with_hz(HyStartMode::Off, 250);
+        let mut s = test_state(70, 50);
+        let v = [PathView::of(&s)];
+        c.last_max_cwnd = 100;
+        c.delay_min = 40_001; // 11 jiffies of 4 ms (41 at HZ = 1000)
+        let t0 = 10 * SEC; // jiffy 2500
+        c.cong_avoid(&mut s, &v, 1, t0);
+        assert_eq!(c.epoch_start, Some(2500));
+        assert_eq!(c.last_time, 2500);
+        let cwnd = s.cwnd;
+        // 28 ms later = 7 jiffies <= HZ/32: skipped; 32 ms = 8 jiffies: runs.
+        c.cong_avoid(&mut s, &v, 1, t0 + 28 * MS);
+        assert_eq!((s.cwnd, c.last_time), (cwnd, 2500));
+        c.cong_avoid(&mut s, &v, 1, t0 + 32 * MS);
+        assert_eq!(c.last_time, 2508);
+        // 1 s in: t = (250 + 11) * 1024 / 250 = 1069 (1065 at HZ = 1000);
+        // K = 4316: offs 3247, delta = 410 * 3247^3 >> 40 = 12; target 88.
+        let k = c.bic_k;
+        assert_eq!(k, 4316);
+        c.cong_avoid(&mut s, &v, 1, t0 + SEC);
+        assert_eq!(c.last_time, 2750);
+        assert_eq!(c.target_at(1069), 88);
+        assert_eq!(c.cnt, 3); // 70 / (88 - 70)
+                              // the 1 s delay_min hold-off after the epoch start counts 250 jiffies
+        c.pkts_acked(&mut s, 1, Some(30 * MS), t0 + SEC - 4 * MS);
+        assert_eq!(c.delay_min, 40_001);
+        c.pkts_acked(&mut s, 1, Some(30 * MS), t0 + SEC);
+        assert_eq!(c.delay_min, 30_000);
     }
 
     /// Reno-friendly estimate: +1 per 70*15>>3 = 131 acked packets at cwnd 70,

@@ -149,11 +149,12 @@ crate::named_enum! {
         /// Build; `cubic` and `hystart` only matter for CUBIC (NewReno has no
         /// HyStart in Linux either, nor have the coupled algorithms). A
         /// coupled algorithm built here is one connection's controller: share
-        /// it between the subflows with `SharedCc`.
-        fn build_with(cubic: CubicVariant, hystart: HyStartMode) -> Box<dyn CongestionControl>;
+        /// it between the subflows with `SharedCc`. `hz` is CONFIG_HZ, the
+        /// clock of Linux CUBIC's `tcp_jiffies32` (`TcpConfig::hz`).
+        fn build_with(cubic: CubicVariant, hystart: HyStartMode, hz: u32) -> Box<dyn CongestionControl>;
         NewReno = "newreno": "NewReno (RFC 6582); uncoupled per subflow for multipath" => Box::new(NewReno),
         Cubic = "cubic": "CUBIC (Linux tcp_cubic.c or RFC 9438, see transport.cubic); uncoupled per subflow for multipath" => match cubic {
-            CubicVariant::Linux => Box::new(CubicLinux::new(hystart)),
+            CubicVariant::Linux => Box::new(CubicLinux::with_hz(hystart, hz)),
             CubicVariant::Rfc9438 => Box::new(Cubic::with_hystart(hystart)),
         },
         Lia = "lia": "Linked Increases (RFC 6356), coupled, multipath only" => Box::new(coupled::Coupled::<coupled::lia::Lia>::default()),
@@ -201,7 +202,11 @@ impl CcKind {
 
     /// Build with the defaults (Linux CUBIC with Linux HyStart).
     pub fn build(self) -> Box<dyn CongestionControl> {
-        self.build_with(CubicVariant::default(), HyStartMode::default())
+        self.build_with(
+            CubicVariant::default(),
+            HyStartMode::default(),
+            cubic_linux::HZ,
+        )
     }
 }
 
@@ -319,7 +324,9 @@ mod tests {
         );
         // whatever the CUBIC variant
         for v in CubicVariant::ALL {
-            assert!(!CcKind::Cubic.build_with(*v, HyStartMode::Off).is_coupled());
+            assert!(!CcKind::Cubic
+                .build_with(*v, HyStartMode::Off, 1000)
+                .is_coupled());
         }
     }
 

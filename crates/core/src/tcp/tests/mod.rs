@@ -135,6 +135,7 @@ fn seqs(v: &[Packet]) -> Vec<u64> {
 // Topics; declared after the helpers so their macros are in scope.
 mod handshake;
 mod harness;
+mod hz;
 mod pacing;
 mod rack;
 mod rcvwnd;

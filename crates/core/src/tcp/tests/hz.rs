@@ -1,0 +1,73 @@
+//! CONFIG_HZ (`TcpConfig::hz`, scenario key `transport.hz`): at HZ = 250
+//! every retransmission-timer expiry is on a 4 ms jiffy boundary and the
+//! RTO is whole 4 ms jiffies. Each test fails if a timer kept HZ = 1000.
+
+use super::*;
+use crate::tcp::sender::AckInfo;
+
+const SEG: u64 = 1000;
+
+fn sender(hz: u32, tlp: bool, rto_min: Nanos) -> PathSender {
+    let cfg = TcpConfig {
+        rack: true,
+        tlp,
+        timestamps: false,
+        rto_min,
+        hz,
+        ..TcpConfig::default()
+    };
+    let mut s = PathSender::new(&cfg, CcKind::NewReno.build());
+    s.established(0, SEG as u32, true, false, 1 << 20);
+    s
+}
+
+fn send_n(s: &mut PathSender, now: Nanos, n: u64) {
+    s.push_data(n * SEG);
+    while s.next_tx(now).is_some() {}
+}
+
+fn ack(ack: u64) -> AckInfo<'static> {
+    AckInfo {
+        ack,
+        window: 1 << 20,
+        sack: &[],
+        ts_ecr: None,
+        carries_data: false,
+    }
+}
+
+/// `__tcp_set_rto`: `usecs_to_jiffies(srtt_us / 8 + rttvar_us)`. The first
+/// sample R = 21 ms gives SRTT 21 ms and rttvar_us = mdev_us = 2R: 63 ms,
+/// 63 jiffies at HZ = 1000, 16 jiffies (64 ms) at HZ = 250. The RTO timer
+/// armed at the ACK (21 ms, jiffy 5 at HZ = 250) for 64 ms = 16 jiffies
+/// expires at jiffy 21, level 0 of the wheel: runs one jiffy later, jiffy
+/// 22 = 88 ms (`calc_index`). At HZ = 1000: 63 jiffies from jiffy 21, level
+/// 1 (8-jiffy buckets): (84 + 8) & !7 = 88 ms as well, so the RTO value
+/// itself is what tells the two apart here.
+#[test]
+fn rto_is_whole_4ms_jiffies_at_hz_250() {
+    for (hz, rto) in [(1000, 63 * MS), (250, 64 * MS)] {
+        let mut s = sender(hz, false, 10 * MS);
+        send_n(&mut s, 0, 3);
+        s.on_ack(21 * MS, &ack(1 + SEG), None);
+        assert_eq!(s.rtt.srtt, 21 * MS);
+        assert_eq!(s.rtt.rto(), rto, "hz {hz}");
+        assert_eq!(s.next_timeout(), Some(88 * MS), "hz {hz}");
+    }
+}
+
+/// Linux 6.18 `tcp_schedule_loss_probe`: PTO = 2 SRTT + TCP_TIMEOUT_MIN_US
+/// = 42 ms from the ACK at 20 ms, `usecs_to_jiffies`: 42 jiffies at HZ =
+/// 1000 (expires 62, level 0: runs at 63 ms, tests/timer_slack.rs), 11
+/// jiffies of 4 ms at HZ = 250 (jiffy 5 + 11 = 16, level 0: 17 = 68 ms).
+/// RTO minimum 200 ms, so the RTO (220 ms) does not cap the PTO.
+#[test]
+fn loss_probe_lands_on_a_4ms_jiffy_at_hz_250() {
+    for (hz, at) in [(1000, 63 * MS), (250, 68 * MS)] {
+        let mut s = sender(hz, true, 200 * MS);
+        send_n(&mut s, 0, 3);
+        s.on_ack(20 * MS, &ack(1 + SEG), None);
+        assert!(s.tlp_pending());
+        assert_eq!(s.next_timeout(), Some(at), "hz {hz}");
+    }
+}
