@@ -67,8 +67,24 @@ pub fn read(buf: &[u8]) -> Result<Capture, ReadError> {
     if buf.is_empty() {
         return Err(ReadError::Empty);
     }
-    if let Ok(ng) = PcapNGSlice::from_slice(buf) {
-        return Ok(read_ng(ng));
+    // pcapng: only the blocks before the first one whose length is
+    // impossible go to the parser (see `ng_block_lengths_ok`).
+    let (ng_buf, bad_block) = ng_block_lengths_ok(buf);
+    if let Ok(ng) = PcapNGSlice::from_slice(ng_buf) {
+        let mut c = read_ng(ng);
+        if c.damaged.is_none() {
+            c.damaged = bad_block;
+        }
+        return Ok(c);
+    }
+    if let Some(why) = bad_block {
+        // a section header whose own length is impossible
+        return Ok(Capture {
+            format: "pcapng",
+            damaged: Some(why),
+            resolution_ns: 1000.0,
+            ..Capture::default()
+        });
     }
     match parse_pcap_header(buf) {
         Ok((rest, h)) => Ok(read_legacy(buf, rest, &h)),
@@ -123,6 +139,56 @@ struct Iface {
     /// Units per second.
     resol: u64,
     offset_s: i64,
+}
+
+/// pcapng section header block type (pcapng section 4.1), the same bytes in
+/// either byte order.
+const NG_SHB: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
+
+/// The prefix of a pcapng file up to the first block whose total length is
+/// below the 12 bytes every block has (type, length, trailing length:
+/// pcapng section 3.1), with a message naming it; the whole buffer and
+/// `None` when every complete block's length is possible (or `buf` is not
+/// pcapng). pcap-parser 0.17 computes `block_len - 12` unchecked for block
+/// types whose header it reads in fewer bytes (`pcapng/block.rs`), which
+/// wraps (release) or panics (overflow checks), so such a block must never
+/// reach it. Each section's byte order comes from its byte-order magic.
+fn ng_block_lengths_ok(buf: &[u8]) -> (&[u8], Option<String>) {
+    if !buf.starts_with(&NG_SHB) {
+        return (buf, None);
+    }
+    let mut little = true;
+    let mut pos = 0usize;
+    while let Some(hdr) = buf.get(pos..pos + 8) {
+        if hdr[..4] == NG_SHB {
+            match buf.get(pos + 8..pos + 12) {
+                Some([0x4d, 0x3c, 0x2b, 0x1a]) => little = true,
+                Some([0x1a, 0x2b, 0x3c, 0x4d]) => little = false,
+                // no or an unknown byte-order magic: the parser refuses it
+                _ => return (buf, None),
+            }
+        }
+        let len_bytes = [hdr[4], hdr[5], hdr[6], hdr[7]];
+        let len = if little {
+            u32::from_le_bytes(len_bytes)
+        } else {
+            u32::from_be_bytes(len_bytes)
+        };
+        if len < 12 {
+            return (
+                &buf[..pos],
+                Some(format!(
+                    "pcapng block at byte {pos} gives its length as {len}, below the 12-byte minimum"
+                )),
+            );
+        }
+        pos = match pos.checked_add(len as usize) {
+            Some(p) if p <= buf.len() => p,
+            // a truncated last block: the parser reports it
+            _ => break,
+        };
+    }
+    (buf, None)
 }
 
 fn read_ng(ng: PcapNGSlice) -> Capture {

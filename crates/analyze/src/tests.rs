@@ -421,6 +421,37 @@ fn fuzz_regressions() {
     assert!(crate::mptcp::parse_mptcp(&[30, 5, 0x30, 1, 2]).is_err());
 }
 
+/// CI's fuzz smoke (session 11): a pcapng block giving its length as 6 made
+/// pcap-parser 0.17 subtract 12 from it unchecked (a panic with overflow
+/// checks, a wrapped length without). The reader now stops before such a
+/// block and says which one, in either byte order.
+#[test]
+fn a_pcapng_block_shorter_than_its_header_is_named_not_parsed() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/regressions");
+    let b =
+        std::fs::read(dir.join("capture_reader/crash-cbe66203e7f69f1eac29dc498e06ec054dc98b9c"))
+            .unwrap();
+    let c = crate::capture::read(&b).unwrap();
+    assert_eq!(
+        c.damaged.as_deref(),
+        Some("pcapng block at byte 28 gives its length as 6, below the 12-byte minimum")
+    );
+    // the same file big-endian: section header magic and lengths swapped
+    let mut be = b.clone();
+    for w in [4usize, 8, 24, 32] {
+        be[w..w + 4].reverse();
+    }
+    let c = crate::capture::read(&be).unwrap();
+    assert!(c
+        .damaged
+        .unwrap()
+        .contains("at byte 28 gives its length as 6"));
+    // a well-formed capture is not cut
+    let ng = pcapng(101, &mptcp_capture());
+    let c = crate::capture::read(&ng).unwrap();
+    assert!(c.damaged.is_none() && !c.frames.is_empty());
+}
+
 /// A tcpdump capture of an IPv6 TCP connection on Ethernet (link type 1,
 /// microsecond pcap): SYN, SYN/ACK, ACK, 1000 bytes from the server sent
 /// twice (a retransmission), the client's ACK.
