@@ -61,6 +61,14 @@ const TSORTED: u8 = 32;
 /// see `rack_detect_loss`.
 const ZOMBIE: u8 = 64;
 
+/// `first_sackt` / `last_sackt` of one ACK: (sequence, send time) of the
+/// lowest and the highest newly SACKed never-retransmitted segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SackTimes {
+    first: (u64, Nanos),
+    last: (u64, Nanos),
+}
+
 /// One transmitted, not yet cumulatively acknowledged segment.
 #[derive(Clone, Copy, Debug)]
 struct Seg {
@@ -347,6 +355,11 @@ pub struct PathSender {
     tlp_retrans: bool,
     sack_cache: [SackBlock; 4],
     sack_cache_n: usize,
+    /// Send times of the lowest and the highest never-retransmitted
+    /// segment newly SACKed by the ACK being processed, with their
+    /// sequence numbers (Linux `tcp_sacktag_state` `first_sackt` /
+    /// `last_sackt`: `tcp_sacktag_one` walks the blocks sorted by start).
+    sackt: Option<SackTimes>,
     recent_retx: [(u64, u64, bool); RECENT_RETX],
     recent_retx_i: usize,
     is_cwnd_limited: bool,
@@ -448,6 +461,7 @@ impl PathSender {
             tlp_retrans: false,
             sack_cache: [SackBlock::default(); 4],
             sack_cache_n: 0,
+            sackt: None,
             recent_retx: [(0, 0, false); RECENT_RETX],
             recent_retx_i: 0,
             is_cwnd_limited: false,

@@ -31,20 +31,29 @@ impl PathSender {
         // names the segment that filled the hole (RFC 7323 4.3), still
         // gives a valid sample (tcp_ack_update_rtt).
         let seq_ackt = first_ackt.filter(|_| !retrans_acked);
-        if advanced {
-            if let Some(t) = seq_ackt {
-                rtt_sample = Some(now.saturating_sub(t));
-            } else if let Some(ecr) = ts_ecr {
-                // RFC 7323 4.1: timestamp samples are valid for retransmitted data.
+        // Linux tcp_ack_update_rtt: `if (seq_rtt_us < 0) seq_rtt_us =
+        // sack_rtt_us`, the RTT of the lowest never-retransmitted segment
+        // this ACK newly SACKed (`first_sackt`, tcp_sacktag_one). So a
+        // duplicate ACK that SACKs new data is a sample too: in recovery
+        // every SACK moves SRTT, and with it the pacing rate that the
+        // MPTCP scheduler reads (`mptcp_subflow_get_send`).
+        if let Some(t) = seq_ackt.filter(|_| advanced) {
+            rtt_sample = Some(now.saturating_sub(t));
+        } else if let Some(s) = self.sackt {
+            rtt_sample = Some(now.saturating_sub(s.first.1));
+        } else if advanced {
+            // RFC 7323 4.1: timestamp samples are valid for retransmitted
+            // data; only on an ACK that advances (FLAG_ACKED).
+            if let Some(ecr) = ts_ecr {
                 if ecr > 0 && ecr <= now {
                     rtt_sample = Some(now - ecr);
                 }
             }
-            if let Some(r) = rtt_sample {
-                self.rtt.sample(r, self.snd_una, self.snd_nxt);
-                // Linux tcp_ack_update_rtt -> icsk_backoff = 0.
-                self.backoff = 0;
-            }
+        }
+        if let Some(r) = rtt_sample {
+            self.rtt.sample(r, self.snd_una, self.snd_nxt);
+            // Linux tcp_ack_update_rtt -> icsk_backoff = 0.
+            self.backoff = 0;
         }
         rtt_sample
     }
@@ -71,8 +80,11 @@ impl PathSender {
         // stretch ACKs the oldest segment's sample includes the time the
         // receiver held the ACK back, which delay-based algorithms (Vegas,
         // wVegas) would read as queueing.
-        let ca_rtt = match last_ackt {
-            Some(t) if advanced && !retrans_acked => Some(now.saturating_sub(t)),
+        // tcp_clean_rtx_queue: the newest newly SACKed segment's RTT
+        // (`last_sackt`) replaces the cumulative one when the ACK SACKs.
+        let ca_rtt = match (self.sackt, last_ackt) {
+            (Some(s), _) => Some(now.saturating_sub(s.last.1)),
+            (None, Some(t)) if advanced && !retrans_acked => Some(now.saturating_sub(t)),
             _ => rtt_sample,
         };
         self.cc

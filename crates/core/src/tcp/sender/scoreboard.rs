@@ -95,6 +95,19 @@ impl PathSender {
                     self.retrans_out -= 1;
                 }
                 let (st, en, sent, ever) = (s.start, s.end(), s.ts_key(), s.has(EVER_RETRANS));
+                if !ever {
+                    // Linux tcp_sacktag_one: `if (!(sacked & TCPCB_RETRANS))`
+                    // records first_sackt / last_sackt, the SACK RTT samples
+                    // of tcp_clean_rtx_queue.
+                    let t = (st, sent.at);
+                    self.sackt = Some(match self.sackt {
+                        None => SackTimes { first: t, last: t },
+                        Some(x) => SackTimes {
+                            first: if st < x.first.0 { t } else { x.first },
+                            last: if st > x.last.0 { t } else { x.last },
+                        },
+                    });
+                }
                 self.ts_forget(i);
                 self.sacked_out += 1;
                 if st < self.lost_scan_seq {
@@ -256,6 +269,7 @@ impl PathSender {
     ) -> (u32, bool) {
         let mut newly_sacked = 0u32;
         let mut dsack = false;
+        self.sackt = None;
         if self.sack_ok && !a.sack.is_empty() {
             let (n, d) = self.process_sack(now, a.sack, a.ack, prior_fack);
             newly_sacked = n;

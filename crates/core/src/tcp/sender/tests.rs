@@ -348,6 +348,28 @@ fn sample_rtt_needs_snd_una_to_advance() {
     assert_eq!(s.rtt.srtt, 0);
 }
 
+/// Linux tcp_ack_update_rtt: with no cumulative sample the ACK's SACK RTT
+/// (`sack_rtt_us`, from `first_sackt` of tcp_sacktag_one) is the sample, so
+/// a duplicate ACK that SACKs never-retransmitted data moves SRTT.
+#[test]
+fn a_duplicate_ack_that_sacks_new_data_is_an_rtt_sample() {
+    let mut s = sender();
+    send(&mut s, 0, 2);
+    s.on_ack(100 * MS, &ack(sq(2), &[]), None);
+    assert_eq!(s.rtt.srtt, 100 * MS);
+    send(&mut s, 100 * MS, 4);
+    // Segments 3-4 (sent at 100 ms) SACKed at 160 ms, segment 2 missing:
+    // SND.UNA stays, the sample is the lowest newly SACKed one, 60 ms.
+    let b = [block(3, 5)];
+    s.on_ack(160 * MS, &ack(sq(2), &b), None);
+    assert_eq!(s.snd_una, sq(2));
+    // SRTT = 7/8 * 100 + 1/8 * 60 ms (RFC 6298 2.3, tcp_rtt_estimator)
+    assert_eq!(s.rtt.srtt, 95 * MS);
+    // The same block again SACKs nothing new: no sample.
+    s.on_ack(170 * MS, &ack(sq(2), &b), None);
+    assert_eq!(s.rtt.srtt, 95 * MS);
+}
+
 // ---------------------------------------------------------------- recovery.rs
 
 #[test]
