@@ -611,6 +611,14 @@ impl PathReceiver {
         if self.ts_ok {
             seg.set_ts(Some((now, self.ts_recent)));
         }
+        // Linux tcp_event_ack_sent -> tcp_dec_quickack_mode: one quick ACK
+        // is used only by a segment that acknowledges data an ACK was
+        // scheduled for (`pkts = inet_csk_ack_scheduled(sk) ? 1 : 0`), not
+        // by our own data, a window update or an MPTCP signal sent with
+        // nothing to acknowledge.
+        if self.ack_pending {
+            self.quick = self.quick.saturating_sub(1);
+        }
         self.rcv_wup = self.rcv_nxt;
         self.ack_pending = false;
         self.ack_now = false;
@@ -618,7 +626,5 @@ impl PathReceiver {
         // Linux inet_csk_clear_xmit_timer(ICSK_TIME_DACK): pending flags,
         // the pushed marks among them, are cleared with every ACK sent
         self.pushed = 0;
-        // Linux tcp_dec_quickack_mode: one quick ACK used per ACK sent.
-        self.quick = self.quick.saturating_sub(1);
     }
 }
