@@ -445,10 +445,13 @@ impl PathReceiver {
         // a difference the model does not keep.
         self.pingpong = false;
         // Linux tcp_enter_quickack_mode / tcp_incr_quickack: quickacks =
-        // rcv_wnd / (2 * rcv_mss), at least 2, at most TCP_MAX_QUICKACKS.
-        let q = (self.rcv_wnd / (2 * self.rcv_mss as u64))
-            .max(2)
-            .min(self.max_quickacks as u64) as u32;
+        // rcv_wnd / (2 * rcv_mss), 2 if that is 0 (a window of 2 to 4
+        // segments keeps its 1), at most TCP_MAX_QUICKACKS.
+        let q = match self.rcv_wnd / (2 * self.rcv_mss as u64) {
+            0 => 2,
+            q => q,
+        }
+        .min(self.max_quickacks as u64) as u32;
         self.quick = self.quick.max(q);
     }
 

@@ -67,6 +67,24 @@ fn own_data_without_a_scheduled_ack_keeps_the_quick_acks() {
     assert!(recv!(ep, t).is_empty(), "quick ACKs used up");
 }
 
+/// Linux `tcp_incr_quickack`: quickacks = rcv_wnd / (2 * rcv_mss), and 2
+/// only when that is 0. A 4 KiB buffer offers 2896 = 2 segments: one
+/// quick ACK, so the second segment waits for the delayed-ACK timer (the
+/// model's former "at least 2" ACKed it at once).
+#[test]
+fn a_two_segment_window_starts_one_quick_ack() {
+    let c = TcpConfig {
+        rcvbuf: 4096,
+        ..cfg()
+    };
+    let mut ep = server_with(&c);
+    send!(ep, 20 * MS, data(0));
+    assert_eq!(recv!(ep, 20 * MS).len(), 1, "the quick ACK");
+    send!(ep, 21 * MS, data(1));
+    assert!(recv!(ep, 21 * MS).is_empty(), "delayed");
+    assert_eq!(ep.poll_timeout(), Some(61 * MS), "delayed-ACK timer");
+}
+
 #[test]
 fn quickack_at_start_then_delayed_ack_every_second_segment() {
     let mut ep = server_with(&small_buf());
