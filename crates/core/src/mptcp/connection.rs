@@ -650,7 +650,8 @@ impl MptcpConnection {
         sf.rcv.ts_ok = ts_ok;
         sf.rcv.sack_ok = cfg.sack && seg.sack_permitted;
         sf.rcv.rcv_wscale = if cfg.window_scaling && seg.wscale.is_some() {
-            Some(14)
+            // what this subflow offered (build.rs: tcp_select_initial_window)
+            Some(sf.rcv.win.initial_wscale())
         } else {
             None
         };

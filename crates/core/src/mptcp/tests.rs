@@ -1373,3 +1373,28 @@ fn upstream_pacing_rate_counts_the_mss_without_mptcp_options() {
     // 1448 x 10 segments x 200 % (slow start) per 20 ms, in bit/s
     assert_eq!(MptcpConnection::pacing_rate_bps(sf), 11_584_000);
 }
+
+/// Every subflow's SYN and SYN-ACK offers the scale Linux's
+/// `tcp_select_initial_window` computes for the subflow socket, whose
+/// locked buffer is the connection's (2 MiB: 6, as the 6.18 kernel's
+/// capture of the video cell shows, docs/validation.md session 11); the
+/// model offered 14 before.
+#[test]
+fn subflows_offer_the_window_scale_of_their_buffer() {
+    let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
+    c.tcp.rcvbuf = 2 << 20;
+    let mut w = Wire::new(c.clone(), c);
+    w.c.connect(0);
+    transfer(&mut w, 100_000, 2 * SEC);
+    let offered: Vec<_> = w
+        .log
+        .iter()
+        .filter_map(|(_, p)| p.tcp().filter(|s| s.has(flags::SYN)).map(|s| s.wscale))
+        .collect();
+    assert!(
+        offered.len() >= 4,
+        "both subflows' SYN and SYN-ACK: {offered:?}"
+    );
+    assert!(offered.iter().all(|&s| s == Some(6)), "{offered:?}");
+    assert_eq!(w.c.sfs[1].rcv.rcv_wscale, Some(6));
+}

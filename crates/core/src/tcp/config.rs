@@ -125,12 +125,3 @@ impl TcpConfig {
         self.mtu - self.ip.header_len() - TCP_HEADER
     }
 }
-
-/// Smallest shift with 65535 << shift >= rcvbuf, at most 14 (RFC 7323 2.3).
-pub fn wscale_for(rcvbuf: u64) -> u8 {
-    let mut s = 0u8;
-    while s < 14 && (65535u64 << s) < rcvbuf {
-        s += 1;
-    }
-    s
-}

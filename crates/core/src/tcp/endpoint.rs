@@ -8,7 +8,7 @@ use crate::packet::{flags, Addr, FlowId, Packet, Payload, TcpSegment};
 use crate::time::Nanos;
 
 use super::cc::{CongestionControl, INFINITE_SSTHRESH};
-use super::config::{wscale_for, TcpConfig};
+use super::config::TcpConfig;
 use super::receiver::PathReceiver;
 use super::sender::{AckInfo, PathSender, Tx, TxKind};
 use super::sndbuf::SendBuffer;
@@ -98,6 +98,9 @@ impl TcpEndpoint {
         remote_port: u16,
         role: Role,
     ) -> Self {
+        let rcv = PathReceiver::new(cfg);
+        // Linux tcp_select_initial_window (RcvWindow::initial_wscale)
+        let our_wscale = rcv.win.initial_wscale();
         TcpEndpoint {
             cfg: cfg.clone(),
             flow,
@@ -112,7 +115,7 @@ impl TcpEndpoint {
                 TcpState::Closed
             },
             snd: PathSender::new(cfg, cc),
-            rcv: PathReceiver::new(cfg),
+            rcv,
             events: VecDeque::new(),
             syn_pending: false,
             syn_sent_at: 0,
@@ -120,7 +123,7 @@ impl TcpEndpoint {
             gave_up: None,
             syn_timer: None,
             syn_rto: cfg.rto_initial,
-            our_wscale: wscale_for(cfg.rcvbuf),
+            our_wscale,
             sndbuf: SendBuffer::new(cfg.sndbuf),
             write_blocked: false,
             app_closed: false,

@@ -43,8 +43,13 @@ pub const DEFAULT_SCALING_RATIO: u32 = 1 << (RMEM_TO_WIN_SCALE - 1);
 const TCP_MSS_DEFAULT: u32 = 536;
 /// `net.ipv4.tcp_rmem[2]` on the validation machine (sysctl, 2026-11-27;
 /// Linux's default is 6 MiB; a new network namespace copies init_net's).
-/// Only `__tcp_grow_window` reads it.
+/// `__tcp_grow_window` and `tcp_select_initial_window` read it.
 pub const TCP_RMEM_MAX: u64 = 32 << 20;
+/// `net.core.rmem_max` on the validation machine (sysctl, 2026-11-27):
+/// `tcp_select_initial_window` reads it (`sock_net(sk)->core.sysctl_rmem_max`).
+pub const RMEM_MAX: u64 = 4 << 20;
+/// Linux `TCP_MAX_WSCALE` (RFC 7323 2.3: at most 14).
+const TCP_MAX_WSCALE: u32 = 14;
 /// `NET_SKB_PAD` (x86-64) and the aligned sizes of `struct skb_shared_info`
 /// and `struct sk_buff` on x86-64 (`SKB_DATA_ALIGN` to 64-byte cache lines).
 const NET_SKB_PAD: u64 = 64;
@@ -151,6 +156,25 @@ impl RcvWindow {
     #[inline]
     pub fn truesize(&self, len: u32) -> u64 {
         skb_truesize(self.hdr + len)
+    }
+
+    /// The window scale this socket offers in its SYN or SYN-ACK: Linux
+    /// `tcp_select_initial_window` (net/ipv4/tcp_output.c, 6.18), called
+    /// by `tcp_connect_init` / `tcp_openreq_init_rwin` with `space` =
+    /// `tcp_full_space` and, the buffer being locked (`SOCK_RCVBUF_LOCK`),
+    /// `window_clamp` = `tcp_full_space` too: space = min(max(space,
+    /// tcp_rmem[2], rmem_max), window_clamp), and
+    /// rcv_wscale = clamp(ilog2(space) - 15, 0, TCP_MAX_WSCALE). So the locked buffer, not the sysctls,
+    /// decides: `tcp_full_space` is `sk_rcvbuf` (2 x `SO_RCVBUF`) at the
+    /// initial `scaling_ratio` of 50 %, i.e. the configured `rcvbuf`
+    /// (2 MiB -> 6, 4 MiB -> 7). Call it before the ratio is first measured
+    /// (no data received yet), as Linux computes it before the handshake.
+    pub fn initial_wscale(&self) -> u8 {
+        let full = self.full_space();
+        let space = full.max(TCP_RMEM_MAX).max(RMEM_MAX).min(full);
+        // ilog2 of a u32 in Linux (space is min_t(u32, ...)); 0 -> 0
+        let space = space.min(u32::MAX as u64).max(1);
+        (space.ilog2().saturating_sub(15)).min(TCP_MAX_WSCALE) as u8
     }
 
     /// Linux `tcp_select_initial_window` (with `tcp_connect_init` /

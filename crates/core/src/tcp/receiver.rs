@@ -445,10 +445,13 @@ impl PathReceiver {
         // a difference the model does not keep.
         self.pingpong = false;
         // Linux tcp_enter_quickack_mode / tcp_incr_quickack: quickacks =
-        // rcv_wnd / (2 * rcv_mss), at least 2, at most TCP_MAX_QUICKACKS.
-        let q = (self.rcv_wnd / (2 * self.rcv_mss as u64))
-            .max(2)
-            .min(self.max_quickacks as u64) as u32;
+        // rcv_wnd / (2 * rcv_mss), 2 if that is 0 (a window of 2 to 4
+        // segments keeps its 1), at most TCP_MAX_QUICKACKS.
+        let q = match self.rcv_wnd / (2 * self.rcv_mss as u64) {
+            0 => 2,
+            q => q,
+        }
+        .min(self.max_quickacks as u64) as u32;
         self.quick = self.quick.max(q);
     }
 
@@ -611,6 +614,14 @@ impl PathReceiver {
         if self.ts_ok {
             seg.set_ts(Some((now, self.ts_recent)));
         }
+        // Linux tcp_event_ack_sent -> tcp_dec_quickack_mode: one quick ACK
+        // is used only by a segment that acknowledges data an ACK was
+        // scheduled for (`pkts = inet_csk_ack_scheduled(sk) ? 1 : 0`), not
+        // by our own data, a window update or an MPTCP signal sent with
+        // nothing to acknowledge.
+        if self.ack_pending {
+            self.quick = self.quick.saturating_sub(1);
+        }
         self.rcv_wup = self.rcv_nxt;
         self.ack_pending = false;
         self.ack_now = false;
@@ -618,7 +629,5 @@ impl PathReceiver {
         // Linux inet_csk_clear_xmit_timer(ICSK_TIME_DACK): pending flags,
         // the pushed marks among them, are cleared with every ACK sent
         self.pushed = 0;
-        // Linux tcp_dec_quickack_mode: one quick ACK used per ACK sent.
-        self.quick = self.quick.saturating_sub(1);
     }
 }

@@ -137,7 +137,9 @@ impl MptcpConnection {
         s.set_mss(Some(cfg.mss_option() as u16));
         s.window = cfg.rcvbuf.min(65535);
         if cfg.window_scaling {
-            s.wscale = Some(14);
+            // Linux tcp_select_initial_window on the subflow socket, whose
+            // locked buffer is the connection's (sync_socket_options)
+            s.wscale = Some(sf.rcv.win.initial_wscale());
         }
         s.sack_permitted = cfg.sack;
         if server {

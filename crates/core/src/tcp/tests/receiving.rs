@@ -38,6 +38,53 @@ pub(super) fn data(i: u64) -> TcpSegment {
     s
 }
 
+/// Linux `tcp_event_ack_sent` -> `tcp_dec_quickack_mode` uses a quick ACK
+/// only when an ACK was scheduled (`inet_csk_ack_scheduled`): a data
+/// segment of our own sent with nothing to acknowledge leaves the count as
+/// it is, so all `QUICK_SMALL_BUF` quick ACKs remain. (The model used one
+/// per segment sent, and with the growth steps' `quick |= 1` two were lost.)
+#[test]
+fn own_data_without_a_scheduled_ack_keeps_the_quick_acks() {
+    let mut ep = server_with(&small_buf());
+    let mut t = 20 * MS;
+    for i in 0..QUICK_SMALL_BUF {
+        if i == 4 {
+            // nothing to acknowledge, and more than ato after the last
+            // segment (no ping-pong mode): our own data
+            t += 100 * MS;
+            ep.write(t, 100);
+            let out = recv!(ep, t);
+            assert_eq!(out.len(), 1);
+            assert_eq!(tcp(&out[0]).len, 100);
+            t += MS;
+        }
+        send!(ep, t, data(i));
+        let out = recv!(ep, t);
+        assert_eq!(out.len(), 1, "quick ack {i}");
+        t += MS;
+    }
+    send!(ep, t, data(QUICK_SMALL_BUF));
+    assert!(recv!(ep, t).is_empty(), "quick ACKs used up");
+}
+
+/// Linux `tcp_incr_quickack`: quickacks = rcv_wnd / (2 * rcv_mss), and 2
+/// only when that is 0. A 4 KiB buffer offers 2896 = 2 segments: one
+/// quick ACK, so the second segment waits for the delayed-ACK timer (the
+/// model's former "at least 2" ACKed it at once).
+#[test]
+fn a_two_segment_window_starts_one_quick_ack() {
+    let c = TcpConfig {
+        rcvbuf: 4096,
+        ..cfg()
+    };
+    let mut ep = server_with(&c);
+    send!(ep, 20 * MS, data(0));
+    assert_eq!(recv!(ep, 20 * MS).len(), 1, "the quick ACK");
+    send!(ep, 21 * MS, data(1));
+    assert!(recv!(ep, 21 * MS).is_empty(), "delayed");
+    assert_eq!(ep.poll_timeout(), Some(61 * MS), "delayed-ACK timer");
+}
+
 #[test]
 fn quickack_at_start_then_delayed_ack_every_second_segment() {
     let mut ep = server_with(&small_buf());

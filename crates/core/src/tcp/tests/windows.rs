@@ -36,10 +36,11 @@ fn window_scaling_rounds_advertised_window() {
         rcvbuf: 100_000,
         ..cfg()
     };
-    // 65535 << 1 = 131070 >= 100000: shift 1
-    assert_eq!(config::wscale_for(100_000), 1);
-    assert_eq!(config::wscale_for(65535), 0);
-    assert_eq!(config::wscale_for(1 << 30), 14);
+    // tcp_select_initial_window: ilog2(100000) - 15 = 1
+    let ws = |b: u64| crate::tcp::rcvwnd::RcvWindow::new(b, 1448, 52).initial_wscale();
+    assert_eq!(ws(100_000), 1);
+    assert_eq!(ws(65535), 0);
+    assert_eq!(ws(1 << 30), 14);
     let mut ep = server_with(&c);
     send!(ep, 20 * MS, data(1)); // out of order: 1448 bytes held
     let a = recv!(ep, 20 * MS);
@@ -160,4 +161,27 @@ fn fin_both_ways() {
     assert_eq!(a.len(), 1);
     assert_eq!(tcp(&a[0]).ack, 2);
     assert!(events(&mut ep).is_empty());
+}
+
+/// Linux `tcp_select_initial_window` (6.18) with a locked buffer: the
+/// offered scale is ilog2(tcp_full_space) - 15, tcp_full_space being the
+/// configured `rcvbuf` at the initial 50 % scaling ratio; `tcp_rmem[2]` and
+/// `rmem_max` only matter above the clamp. A value just under a power of two
+/// gives the lower scale (the former "smallest shift with 65535 << shift >=
+/// rcvbuf" gave one more: 7 for 4 MiB - 1).
+#[test]
+fn offered_window_scale_follows_tcp_select_initial_window() {
+    let ws = |b: u64| crate::tcp::rcvwnd::RcvWindow::new(b, 1448, 52).initial_wscale();
+    assert_eq!(ws(2 << 20), 6); // the video cell's 2 MiB: the kernel's 6
+    assert_eq!(ws(4 << 20), 7);
+    assert_eq!(ws((4 << 20) - 1), 6);
+    assert_eq!(ws(1024), 0);
+    let c = TcpConfig {
+        rcvbuf: (4 << 20) - 1,
+        ..cfg()
+    };
+    let mut ep = TcpEndpoint::new(&c, 0, A, 1000, B, 80, Role::Client);
+    ep.connect(0);
+    let syn = recv!(ep, 0);
+    assert_eq!(tcp(&syn[0]).wscale, Some(6));
 }
