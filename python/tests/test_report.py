@@ -144,3 +144,42 @@ def test_report_jobs_and_figure_cache_keep_the_results(tmp_path: Path) -> None:
     assert {n: t for n, t in after.items() if n != box} == {n: t for n, t in before.items() if n != box}
     assert (two / "report.html").read_text() == html
     assert (figs / box).read_bytes() == (one / "figures" / box).read_bytes()
+
+
+def _pid_figure(path: Path) -> None:
+    path.write_text(str(os.getpid()))
+
+
+def _failing_figure(n: int) -> None:
+    if n == 2:
+        raise ValueError("figure 2 cannot be drawn")
+
+
+def test_figures_drawn_in_parallel_are_the_same_bytes(tmp_path: Path, monkeypatch) -> None:
+    """`reproduce 000` has one section, so its box plots are drawn by
+    `--jobs` processes (common.draw_figures): same PNG bytes and cache
+    stamps as drawn in one process, drawn by more than one process, and a
+    figure that fails fails the report."""
+    from mptlab.report import common, seed000
+
+    rng = np.random.default_rng(5)
+    def boxes(d: Path):
+        d.mkdir()
+        return [(d / f"box-{k}.png", [list(rng.normal(k + 1, 1, 20)) for _ in range(3)], ["TCP", "MPTCP", "SCTP"],
+                 "delay_ms_mean", f"figure {k}", f"key{k}") for k in range(5)]
+    one, two = boxes(tmp_path / "one"), boxes(tmp_path / "two")
+    monkeypatch.setattr(common, "FIGURE_JOBS", 1)
+    common.draw_figures(seed000._draw_box, one)
+    monkeypatch.setattr(common, "FIGURE_JOBS", 2)
+    # the same inputs in the other directory
+    two = [(b[0],) + a[1:] for a, b in zip(one, two)]
+    common.draw_figures(seed000._draw_box, two)
+    for a, b in zip(one, two):
+        assert a[0].read_bytes() == b[0].read_bytes(), a[0].name
+        assert common.figure_fresh(b[0], b[5])
+    pids = [tmp_path / f"pid{k}" for k in range(6)]
+    common.draw_figures(_pid_figure, [(p,) for p in pids])
+    drawers = {p.read_text() for p in pids}
+    assert str(os.getpid()) in drawers and len(drawers) >= 2, drawers
+    with pytest.raises(ValueError, match="figure 2"):
+        common.draw_figures(_failing_figure, [(k,) for k in range(4)])

@@ -755,6 +755,22 @@ fn unfinished_recap(
     Some(s)
 }
 
+/// Exit status of [`REPORT_PY`] when the report package cannot be imported.
+const NO_PACKAGE: i32 = 97;
+
+/// The report in one interpreter: importing `mptlab.report` (numpy,
+/// matplotlib, polars: about 0.3 s of CPU) used to be done twice, once to
+/// check that the package is there and once to run it. An import failure
+/// exits with [`NO_PACKAGE`] after printing its reason.
+const REPORT_PY: &str = "import sys
+try:
+    import mptlab.report as r
+except Exception as e:
+    print(f'mptlab.report: {type(e).__name__}: {e}', file=sys.stderr)
+    sys.exit(97)
+sys.exit(r.main(sys.argv[1:]))
+";
+
 /// The HTML report, its sections written by `jobs` processes
 /// (`python -m mptlab.report DIR --jobs N`).
 fn report(out: &Path, jobs: usize) -> ExitCode {
@@ -766,34 +782,22 @@ fn report(out: &Path, jobs: usize) -> ExitCode {
         out.display()
     );
     match std::process::Command::new(&py)
-        .args(["-c", "import mptlab.report"])
-        .output()
-    {
-        Ok(r) if r.status.success() => {}
-        Ok(r) => {
-            let err = String::from_utf8_lossy(&r.stderr);
-            let last = err.lines().last().unwrap_or("").to_string();
-            eprintln!("error: reproduce: the report needs the mptlab Python package with matplotlib and polars ({py}: {last}); {hint}");
-            return ExitCode::from(1);
-        }
-        Err(e) => {
-            eprintln!("error: reproduce: cannot start {py} for the report ({e}); {hint}");
-            return ExitCode::from(1);
-        }
-    }
-    match std::process::Command::new(&py)
-        .args(["-m", "mptlab.report"])
+        .args(["-c", REPORT_PY])
         .arg(out)
         .args(["--jobs", &jobs.max(1).to_string()])
         .status()
     {
         Ok(s) if s.success() => ExitCode::SUCCESS,
+        Ok(s) if s.code() == Some(NO_PACKAGE) => {
+            eprintln!("error: reproduce: the report needs the mptlab Python package with matplotlib and polars ({py}: the import failed as printed above); {hint}");
+            ExitCode::from(1)
+        }
         Ok(s) => {
             eprintln!("error: reproduce: the report generator failed ({s}); {hint}");
             ExitCode::from(1)
         }
         Err(e) => {
-            eprintln!("error: reproduce: cannot start {py}: {e}; {hint}");
+            eprintln!("error: reproduce: cannot start {py} for the report ({e}); {hint}");
             ExitCode::from(1)
         }
     }

@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from . import common
 from .common import (BOOTSTRAP, CSS, THRESHOLD, Section, categorize, claims_file, direction_verdict, e,
                      equivalence_verdict, guard, load_claims, load_manifest, load_runs, paired_r, table, track,
                      unfinished_phrase, unfinished_rows)
@@ -79,7 +80,13 @@ def _sections(todo: List[Tuple[str, List[Any]]], manifest: Dict[str, Any], claim
     section's bootstrap seeds its own generator, so the results do not depend
     on which process wrote it). Started largest first (by runs)."""
     if jobs <= 1 or len(todo) <= 1:
-        return {seed: _section(seed, manifest, seed_runs, claims, figdir) for seed, seed_runs in todo}
+        # one section (`reproduce 000`): its figures are drawn by `jobs`
+        # processes instead (common.draw_figures)
+        common.FIGURE_JOBS = max(1, jobs)
+        try:
+            return {seed: _section(seed, manifest, seed_runs, claims, figdir) for seed, seed_runs in todo}
+        finally:
+            common.FIGURE_JOBS = 1
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 

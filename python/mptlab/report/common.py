@@ -12,7 +12,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 try:
     import tomllib  # Python >= 3.11
@@ -445,6 +445,42 @@ def figure_fresh(png: Path, key: str) -> bool:
 def figure_saved(png: Path, key: str) -> None:
     """Record the key of the inputs `png` was just drawn from."""
     _stamp(png).write_text(key + "\n")
+
+
+#: processes :func:`draw_figures` draws in. ``generate`` sets it to its
+#: ``jobs`` when the report has fewer sections than jobs (``reproduce 000``
+#: has one section, whose 42 box plots are most of its report time), and
+#: leaves 1 when the sections themselves are written in parallel.
+FIGURE_JOBS = 1
+
+
+def draw_figures(draw: Callable[..., None], todo: Sequence[Tuple[Any, ...]]) -> None:
+    """``draw(*args)`` for every ``args`` in `todo`, each drawing and saving
+    one figure. With :data:`FIGURE_JOBS` > 1 and more than one figure, in
+    that many forked processes (the children inherit the loaded modules;
+    `draw` must be a module-level function). Each figure is drawn by the
+    same code from the same inputs in any process, so the PNG files are the
+    same bytes; only who draws them changes."""
+    jobs = min(FIGURE_JOBS, len(todo) - 1)
+    if jobs <= 1:
+        for args in todo:
+            draw(*args)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # the first figure here: the children inherit matplotlib's warm caches
+    # (fonts, text layout) instead of each filling its own
+    draw(*todo[0])
+    ctx = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        # list(): re-raise the first failure here
+        list(pool.map(_call, [(draw, args) for args in todo[1:]]))
+
+
+def _call(job: Tuple[Callable[..., None], Tuple[Any, ...]]) -> None:
+    draw, args = job
+    draw(*args)
 
 
 def pyplot():

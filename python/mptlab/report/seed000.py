@@ -18,8 +18,8 @@ import numpy as np
 
 from . import seed000_shares
 from .common import (ABBR, BOOTSTRAP, CATS, TAU, THRESHOLD, Ledger, Run, Section, categorize,
-                     equivalence_verdict, figure_fresh, figure_key, figure_saved, fmt_r, guard, note, paired_r,
-                     paired_r_boot, pyplot, track)
+                     draw_figures, equivalence_verdict, figure_fresh, figure_key, figure_saved, fmt_r, guard, note,
+                     paired_r, paired_r_boot, pyplot, track)
 from .common import cat_cell as _cell
 from .common import e as _e
 from .common import finite as _finite
@@ -692,9 +692,9 @@ def pairing_check(recs) -> Tuple[int, int]:
 
 # ---------------------------------------------------------------- figures
 
-def _boxplots(recs, traffic, figdir: Path) -> List[Tuple[str, str]]:
-    plt = pyplot()
-
+def _boxplots(recs, traffic, figdir: Path, todo: List[Tuple[Any, ...]]) -> List[Tuple[str, str]]:
+    """The (src, alt) of `traffic`'s box plots; those not already drawn from
+    the same inputs are appended to `todo` as arguments of :func:`_draw_box`."""
     metric = metric_for(traffic)
     out = []
     for ps in PS_ORDER:
@@ -711,21 +711,25 @@ def _boxplots(recs, traffic, figdir: Path) -> List[Tuple[str, str]]:
             title = f"{traffic}, {PS_LABEL.get(ps, ps)}, background {'on' if bg else 'off'}"
             alt = f"{traffic} {PS_LABEL.get(ps, ps)} background {'on' if bg else 'off'}"
             key = figure_key(data, labels, metric, title)
-            if figure_fresh(figdir / name, key):
-                out.append((f"figures/{name}", alt))
-                continue
-            fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
-            ax.boxplot(data, whis=1.5)
-            ax.set_xticks(range(1, len(labels) + 1), labels)
-            ax.set_ylabel(f"{metric} per run")
-            ax.set_title(title)
-            ax.grid(axis="y", alpha=0.3)
-            fig.tight_layout()
-            fig.savefig(figdir / name)
-            plt.close(fig)
-            figure_saved(figdir / name, key)
+            if not figure_fresh(figdir / name, key):
+                todo.append((figdir / name, data, labels, metric, title, key))
             out.append((f"figures/{name}", alt))
     return out
+
+
+def _draw_box(png: Path, data, labels, metric: str, title: str, key: str) -> None:
+    """One box plot (run by :func:`draw_figures`, possibly in another process)."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
+    ax.boxplot(data, whis=1.5)
+    ax.set_xticks(range(1, len(labels) + 1), labels)
+    ax.set_ylabel(f"{metric} per run")
+    ax.set_title(title)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(png)
+    plt.close(fig)
+    figure_saved(png, key)
 
 
 
@@ -853,11 +857,13 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
     # figures
     h.append("<h3 id='figures'>Per-run delay, box plots</h3><p class='note'>Boxes: quartiles; whiskers: 1.5 IQR; "
              "one value per run (the run's mean message delay).</p>")
+    boxes: List[Tuple[Any, ...]] = []
     for t in traffics:
         h.append("<div class='figs'>")
-        for src, alt in _boxplots(recs, t, figdir):
+        for src, alt in _boxplots(recs, t, figdir, boxes):
             h.append(f"<img src='{_e(src)}' alt='{_e(alt)}'>")
         h.append("</div>")
+    draw_figures(_draw_box, boxes)
 
     # shares
     h.append("<h3 id='shares'>Traffic shares (foreground bytes on path 1)</h3><table><tr><th>traffic</th><th>paths</th>"
