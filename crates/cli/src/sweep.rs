@@ -123,6 +123,15 @@ pub struct Opened {
 /// Plan the sweep and open its store (errors printed; exit 2 for the
 /// user's, 1 for the disk's).
 pub fn open(path: &Path, o: &SweepOptions) -> Result<Opened, ExitCode> {
+    let sweep = plan_checked(path, o)?;
+    let store = Store::open(&o.out, &sweep, o.force).map_err(store_error)?;
+    Ok(Opened { sweep, store })
+}
+
+/// The first half of [`open`]: plan the sweep and check that `--out` is
+/// writable (errors printed, exit 2). `reproduce` plans its sweeps one by
+/// one and then opens their stores on several threads.
+pub fn plan_checked(path: &Path, o: &SweepOptions) -> Result<Sweep, ExitCode> {
     let sweep = match plan(path, &o.set, o.runs) {
         Ok(s) => s,
         Err(e) => {
@@ -138,18 +147,22 @@ pub fn open(path: &Path, o: &SweepOptions) -> Result<Opened, ExitCode> {
         );
         return Err(ExitCode::from(2));
     }
-    let store = match Store::open(&o.out, &sweep, o.force) {
-        Ok(s) => s,
-        Err(StoreError::Refused(m)) => {
+    Ok(sweep)
+}
+
+/// Print why a store could not be opened; exit 2 when it refused (the
+/// user's choice of `--out`), 1 for the disk.
+pub fn store_error(e: StoreError) -> ExitCode {
+    match e {
+        StoreError::Refused(m) => {
             eprintln!("error: {m}");
-            return Err(ExitCode::from(2));
+            ExitCode::from(2)
         }
-        Err(e) => {
+        e => {
             eprintln!("error: {e}");
-            return Err(ExitCode::from(1));
+            ExitCode::from(1)
         }
-    };
-    Ok(Opened { sweep, store })
+    }
 }
 
 /// The test hook [`STOP_ENV`], if set.

@@ -347,3 +347,67 @@ fn reproduce_refuses_a_changed_trace_and_force_redoes_that_sweep() {
     assert_eq!(files(&sweep_dir(&a)), files(&sweep_dir(&fresh)));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// `reproduce` opens its sweeps' stores on several threads: when several
+/// refuse, the first in file order is the one reported (once), as when
+/// they were opened one by one, and the runs already there are kept.
+#[test]
+fn reproduce_reports_the_first_refusing_sweep_in_file_order() {
+    let d = tmp("repro-open");
+    let lib = d.join("lib");
+    std::fs::create_dir_all(lib.join("seed000")).unwrap();
+    std::fs::create_dir_all(lib.join("registry")).unwrap();
+    let mut reg = String::new();
+    for k in 0..10 {
+        std::fs::write(lib.join(format!("seed000/s{k}.toml")), SCEN).unwrap();
+        reg.push_str(&format!(
+            "[[experiment]]\nseed = \"000\"\nid = \"s{k}\"\naxes = [\"transport.path\", \"transport.cc\"]\nfigures = []\n"
+        ));
+    }
+    std::fs::write(lib.join("registry/experiments.toml"), reg).unwrap();
+    let out = d.join("out");
+    let repro = || {
+        mptlab(
+            &[
+                "reproduce",
+                "000",
+                "--library",
+                lib.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--runs",
+                "1",
+                "--no-report",
+                "--quiet",
+                "--jobs",
+                "2",
+            ],
+            None,
+        )
+    };
+    let o = repro();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let before: Vec<_> = (0..10)
+        .map(|k| files(&out.join(format!("runs/seed000/s{k}"))))
+        .collect();
+    // another bit rate in every file: every store refuses its changed points
+    for k in 0..10 {
+        std::fs::write(
+            lib.join(format!("seed000/s{k}.toml")),
+            SCEN.replace("bitrate_kbit = 500", "bitrate_kbit = 400"),
+        )
+        .unwrap();
+    }
+    let o = repro();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.matches("--force").count(), 1, "{err}");
+    assert!(
+        err.contains("runs/seed000/s0 ") && err.contains("sweep seed000/s0 failed"),
+        "{err}"
+    );
+    for (k, b) in before.iter().enumerate() {
+        assert_eq!(&files(&out.join(format!("runs/seed000/s{k}"))), b, "s{k}");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
