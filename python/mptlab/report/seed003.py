@@ -18,8 +18,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .common import (Run, Section, direction_verdict, e, figure_fresh, figure_key, figure_saved, grade, mean_ci, paired_r,
-                     pyplot, table)
+from .common import (Run, Section, direction_verdict, draw_figures, e, figure_fresh, figure_key, figure_saved, grade,
+                     mean_ci, paired_r, pyplot, table)
 from .runfiles import load_tables, point_ids, throughput_series
 
 #: file stem -> (title, source site, its ISPs, destination site, its ISPs); ISP order = address order
@@ -131,13 +131,21 @@ def pooled(d, stem: str, kind: str, cc: str, ref: Optional[Dict[int, float]] = N
 
 # ---------------------------------------------------------------- figures
 
-def _bar_figure(d, stem: str, figdir: Path) -> Optional[str]:
+def _bar_figure(d, stem: str, figdir: Path, todo: List[Tuple[Any, ...]]) -> Optional[str]:
+    """The name of `stem`'s bar figure; unless already drawn from the same
+    inputs, the arguments of :func:`_draw_bars` are appended to `todo`
+    (drawn by ``common.draw_figures``)."""
+    name = f"s003-{stem}-bars.png"
+    mine = {k: v for k, v in d.items() if k[0] == stem}
+    key = figure_key(stem, mine)
+    if not figure_fresh(figdir / name, key):
+        todo.append((mine, stem, figdir / name, key))
+    return name
+
+
+def _draw_bars(d, stem: str, png: Path, key: str) -> None:
     """Paper Fig. 5-9 style: (a) TCP per source/destination pair, (b) MPTCP
     per path manager and initial path; Cubic vs OLIA (NewReno for TCP); 95 % CIs."""
-    name = f"s003-{stem}-bars.png"
-    key = figure_key(stem, {k: v for k, v in d.items() if k[0] == stem})
-    if figure_fresh(figdir / name, key):
-        return name
     plt = pyplot()
     title = PAIRS[stem][0]
     pms = [pm for pm in ("default", "ndiffports", "fullmesh") if any(k[0] == stem and k[1] == pm for k in d)]
@@ -182,10 +190,9 @@ def _bar_figure(d, stem: str, figdir: Path) -> Optional[str]:
     ax.set_title(f"(b) MPTCP by path manager and initial path, {title}", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(figdir / name, dpi=90)
+    fig.savefig(png, dpi=90)
     plt.close(fig)
-    figure_saved(figdir / name, key)
-    return name
+    figure_saved(png, key)
 
 
 def _series_figure(out: Path, figdir: Path, stem: str, fname: str, pick, title: str, tmax: float) -> Tuple[Optional[str], Dict[str, Any]]:
@@ -269,8 +276,9 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
              + ("<b>Quick pass: 3 runs of 20 s; verdicts are indicative only.</b>" if quick else "") + "</p>")
 
     # per pair: figure and table
+    bars: List[Tuple[Any, ...]] = []
     for stem in [s for s in PAIRS if s in stems]:
-        name = _bar_figure(d, stem, figdir)
+        name = _bar_figure(d, stem, figdir, bars)
         h.append(f"<h3>{e(PAIRS[stem][0])}</h3>")
         if name:
             h.append(f"<div class='figs'><img src='figures/{name}' alt='{e(stem)} throughput'></div>")
@@ -281,6 +289,8 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
             rows.append([kind, cc, path_name(stem, i, j), len(d[key]), fmt(m), f"[{fmt(lo)}, {fmt(hi)}]"])
         h.append("<details><summary>numbers (Mbit/s, mean and 95 % CI over runs)</summary>"
                  + table(["protocol / path manager", "cc", "(initial) path", "runs", "mean", "95 % CI"], rows) + "</details>")
+
+    draw_figures(_draw_bars, bars)
 
     # ------------------------------------------------ claims
     if "udehu" in stems:
