@@ -359,9 +359,8 @@ impl PathSender {
         if limit >= chunk {
             return None;
         }
-        let Some(head) = self.sb.front() else {
-            return None;
-        };
+        // no segment in flight: nothing to wait for
+        let head = self.sb.front()?;
         let srtt = self.rtt.srtt;
         let expected_ack = head.sent + srtt;
         let threshold = (srtt / 2).min(NSEC_PER_MSEC);
