@@ -1137,6 +1137,19 @@ impl MptcpConnection {
         ) {
             return;
         }
+        if self.bufs.is_some() {
+            // A `tcp_write_xmit` round over a write queue of multi-segment
+            // skbs (`super::skbq`): its `max_segs = tcp_tso_segs(sk,
+            // mss_now)` lets `tcp_tso_should_defer` hold a small send back
+            // (`PathSender::tso_defers`).
+            let s = &self.sfs[i];
+            let pace = Self::pacing_rate_bps(s);
+            let mss = s.snd.mss.max(1);
+            let goal = sndbuf::size_goal(mss, pace, s.snd.rtt.min_rtt / crate::time::US);
+            let snd = &mut self.sfs[i].snd;
+            snd.tso_max_segs = (goal / mss as u64) as u32;
+            snd.tso_burst_left = 0;
+        }
         if let Some(tx) = self.sfs[i].snd.next_tx(now) {
             self.drain_subflow_from(now, i, tx);
         }

@@ -1398,3 +1398,31 @@ fn subflows_offer_the_window_scale_of_their_buffer() {
     assert!(offered.iter().all(|&s| s == Some(6)), "{offered:?}");
     assert_eq!(w.c.sfs[1].rcv.rcv_wscale, Some(6));
 }
+
+/// With the upstream scheduler's send buffers a subflow's write queue holds
+/// multi-segment skbs, and each transmission round gives its TCP sender
+/// Linux's `max_segs = tcp_tso_segs` (at least `tcp_min_tso_segs`, 2), so
+/// `tcp_tso_should_defer` can hold a send smaller than that back
+/// (`PathSender::tso_defers`); without send buffers (one segment handed
+/// at a time) nothing is deferred.
+#[test]
+fn upstream_subflows_get_tso_max_segs_each_round() {
+    for (upstream, want_defer) in [(true, true), (false, false)] {
+        let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
+        if upstream {
+            c.scheduler = SchedulerKind::Upstream;
+            c.tcp.sndbuf = 256 * 1024;
+        }
+        let mut w = Wire::new(c.clone(), c);
+        w.c.connect(0);
+        w.run(50 * MS);
+        w.s.write(w.now, 1 << 20);
+        w.run(w.now + 200 * MS);
+        let segs = w.s.sfs[0].snd.tso_max_segs;
+        assert_eq!(
+            segs >= 2,
+            want_defer,
+            "upstream {upstream}: max_segs {segs}"
+        );
+    }
+}

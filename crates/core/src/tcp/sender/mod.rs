@@ -46,6 +46,8 @@ mod timers;
 mod tlp;
 /// Choosing and accounting for transmissions.
 mod transmit;
+#[cfg(test)]
+mod tso_tests;
 /// RACK's time-ordered list of segments in flight.
 mod tsorted;
 
@@ -366,6 +368,14 @@ pub struct PathSender {
     max_packets_out: u32,
     cwnd_usage_seq: u64,
     last_send: Nanos,
+    /// Linux `tcp_tso_segs` of the current `tcp_write_xmit` round (the
+    /// `max_segs` of `tcp_tso_should_defer`), set by an owner whose write
+    /// queue holds multi-segment skbs (an MPTCP subflow); 0 turns TSO
+    /// deferral off (plain TCP: not modelled, see docs/models.md).
+    pub tso_max_segs: u32,
+    /// Segments still to send of the skb whose transmission was last
+    /// decided (`tcp_mss_split_point`'s cut); 0: the next one is decided.
+    pub tso_burst_left: u32,
     /// This path's counters (send and receive side, the owner adds the latter).
     pub counters: Counters,
     /// Hook for a multipath owner: it holds data not yet handed to this
@@ -468,6 +478,8 @@ impl PathSender {
             max_packets_out: 0,
             cwnd_usage_seq: 1,
             last_send: 0,
+            tso_max_segs: 0,
+            tso_burst_left: 0,
             counters: Counters::default(),
             owner_has_data: false,
         }

@@ -267,6 +267,12 @@ impl PathSender {
                 self.cc
                     .cwnd_event(&mut self.cc_state, CwndEvent::TxStart { idle }, now);
             }
+            if self.tso_max_segs > 0 {
+                if let Some(cwnd_limited) = self.tso_defers(now, mss_now) {
+                    self.cwnd_validate(cwnd_limited);
+                    return None;
+                }
+            }
             let tx = self.send_new(now, len, TxKind::New);
             if self.tlp_eligible() {
                 // RFC 8985 7.2: (re)schedule the PTO after sending new data
@@ -280,5 +286,102 @@ impl PathSender {
         }
         self.cwnd_validate(false);
         None
+    }
+
+    /// Linux 6.18 `tcp_write_xmit` (net/ipv4/tcp_output.c) for an skb of
+    /// more than one segment (`tcp_init_tso_segs` > 1): whether to hold it
+    /// back for a bigger send (`tcp_tso_should_defer`), and if not, how
+    /// many segments this transmission takes (`tcp_mss_split_point` with
+    /// `min(tcp_cwnd_test, max_segs)`); the segments of one decided
+    /// transmission are handed out without asking again. The untransmitted
+    /// part of the current owner chunk (`unsent_in_chunk`) is the skb, the
+    /// tail of the write queue when no other chunk follows (an MPTCP
+    /// subflow starts a new skb, with `eor` set on the previous, where its
+    /// mapping changes: `mptcp_sendmsg_frag`). Returns `Some` to defer,
+    /// with whether the round ends cwnd-limited (`is_cwnd_limited`, for
+    /// `tcp_cwnd_validate`).
+    pub(super) fn tso_defers(&mut self, now: Nanos, mss_now: u32) -> Option<bool> {
+        if self.tso_burst_left > 0 {
+            self.tso_burst_left -= 1;
+            return None;
+        }
+        let skb_len = self.unsent_in_chunk();
+        let mss_now64 = mss_now.max(1) as u64;
+        let tso_segs = skb_len.div_ceil(mss_now64);
+        if tso_segs <= 1 {
+            return None;
+        }
+        let tail = skb_len >= self.unsent();
+        let cwnd = self.cc_state.cwnd;
+        let in_flight = self.in_flight();
+        let defer = self.tso_should_defer(now, skb_len, tail);
+        if defer.is_none() {
+            // tcp_cwnd_test: at most half the window in one TSO skb
+            let quota = (cwnd / 2).max(1).min(cwnd.saturating_sub(in_flight)) as u64;
+            let segs = tso_segs.min(quota).min(self.tso_max_segs as u64).max(1);
+            self.tso_burst_left = (segs - 1) as u32;
+        }
+        defer
+    }
+
+    /// Linux 6.18 `tcp_tso_should_defer` (net/ipv4/tcp_output.c, with the
+    /// October 2025 "expected ACK" rule, in 6.18 and its stable updates):
+    /// hold a multi-segment skb back while the window allows less than a
+    /// full TSO send, if something left in the last millisecond and the
+    /// next ACK, expected one smoothed RTT after the oldest unacknowledged
+    /// segment left, is due within min(srtt / 2, 1 ms).
+    /// `Some(is_cwnd_limited)` to defer.
+    fn tso_should_defer(&self, now: Nanos, skb_len: u64, tail: bool) -> Option<bool> {
+        const NSEC_PER_MSEC: Nanos = 1_000_000;
+        if matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Loss) {
+            return None;
+        }
+        // "allow defer only if the last write was recent (1 ms)"
+        if now > self.last_send + NSEC_PER_MSEC {
+            return None;
+        }
+        let mss_cache = self.mss.max(1) as u64;
+        let in_flight = self.in_flight() as u64;
+        let cwnd = self.cc_state.cwnd as u64;
+        let send_win = self.wnd_end.saturating_sub(self.snd_nxt);
+        let cong_win = cwnd.saturating_sub(in_flight) * mss_cache;
+        let limit = send_win.min(cong_win);
+        // a full-sized TSO skb can be sent
+        if limit >= self.tso_max_segs as u64 * mss_cache {
+            return None;
+        }
+        // middle of the queue, won't get more data, all of it sendable
+        if !tail && limit >= skb_len {
+            return None;
+        }
+        // sysctl_tcp_tso_win_divisor = 3: a third of the window is enough
+        let chunk = self.snd_wnd.min(cwnd * mss_cache) / 3;
+        if limit >= chunk {
+            return None;
+        }
+        // no segment in flight: nothing to wait for
+        let head = self.sb.front()?;
+        let srtt = self.rtt.srtt;
+        let expected_ack = head.sent + srtt;
+        let threshold = (srtt / 2).min(NSEC_PER_MSEC);
+        if expected_ack as i128 - now as i128 - threshold as i128 > 0 {
+            return None;
+        }
+        // cwnd- or rwnd-limited: defer
+        if cong_win < send_win {
+            if cong_win <= skb_len {
+                return Some(true);
+            }
+        } else if send_win <= skb_len {
+            // rwnd-limited
+            return Some(false);
+        }
+        // "If this packet won't get more data, do not wait": the FIN, or
+        // an skb closed by a following one (`eor`)
+        if self.fin_queued || !tail {
+            return None;
+        }
+        // application-limited: in flight below cwnd, so not cwnd-limited
+        Some(false)
     }
 }
