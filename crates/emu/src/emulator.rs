@@ -73,6 +73,22 @@ pub struct EmuOptions {
     /// Pin both directions of path k (directions 2k and 2k+1 in start order)
     /// to CPU k mod n, so a path's packets stay on one core's caches.
     pub pin_cpus: bool,
+    /// Record the timing of the first this-many delivered packets of each
+    /// direction in `DirectionReport::trace` (0: off). For measurement only
+    /// (`mptlab-linkemu latency`); single-thread mode.
+    pub trace_packets: usize,
+    /// Hold a CPU latency QoS request of this many microseconds
+    /// (`/dev/cpu_dma_latency`) while the emulator runs. A packet that
+    /// arrives at an idle emulator has to wake its thread; on an idle CPU
+    /// that includes leaving the idle state (on this VM `haltpoll` with
+    /// `guest_halt_poll_ns=0`, i.e. HLT and a wake-up by the hypervisor).
+    /// A request of 0 makes the cpuidle governor keep idle CPUs in the
+    /// polling state, so the wake-up is a context switch (measured in
+    /// docs/emulation.md, "Idle wake-up"). The request is the kernel's
+    /// documented PM QoS interface (Documentation/power/pm_qos_interface.rst):
+    /// it lasts while the file is open and is dropped when the emulator
+    /// stops, also if the process dies. `None` (the default): no request.
+    pub cpu_latency_us: Option<i32>,
 }
 
 impl Default for EmuOptions {
@@ -85,6 +101,10 @@ impl Default for EmuOptions {
             realtime_priority: Some(10),
             split_threads: false,
             pin_cpus: false,
+            trace_packets: 0,
+            // Measured without effect on the wake-up here (docs/emulation.md,
+            // "Idle wake-up"), so no host-wide request by default.
+            cpu_latency_us: None,
         }
     }
 }
@@ -108,10 +128,33 @@ pub struct DirectionReport {
     pub elapsed_ns: Nanos,
     /// Why the real-time priority could not be set, if it could not.
     pub realtime_error: Option<String>,
+    /// Per-packet timing of the first `EmuOptions::trace_packets` delivered packets.
+    pub trace: Vec<PacketTrace>,
+}
+
+/// When one packet was read, due and written (clock ns).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PacketTrace {
+    /// Read from the ingress device (the time offered to the model).
+    pub read: Nanos,
+    /// The model's delivery time.
+    pub due: Nanos,
+    /// Written to the egress device (after the write returned).
+    pub written: Nanos,
+    /// The thread was blocked waiting for input (nothing queued) when the
+    /// packet arrived: the packet woke an idle emulator.
+    pub woke_idle: bool,
+    /// IPv4 protocol number (byte 9 of the packet), to tell probe kinds apart.
+    pub proto: u8,
 }
 
 /// Running emulator threads.
 pub struct Emulator {
+    /// The open CPU latency QoS request (`EmuOptions::cpu_latency_us`),
+    /// closed (request removed) when the emulator is dropped.
+    cpu_qos: Option<std::fs::File>,
+    /// Why the request could not be made, if it could not.
+    cpu_qos_error: Option<String>,
     clock: Clock,
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<DirectionReport>>,
@@ -136,6 +179,13 @@ impl Emulator {
                 format!("mtu {} out of range 68..=65535", opts.mtu),
             ));
         }
+        let (cpu_qos, cpu_qos_error) = match opts.cpu_latency_us {
+            Some(us) => match cpu_latency_request(us) {
+                Ok(f) => (Some(f), None),
+                Err(e) => (None, Some(e.to_string())),
+            },
+            None => (None, None),
+        };
         let stop = Arc::new(AtomicBool::new(false));
         let mut threads = Vec::new();
         let mut names = Vec::new();
@@ -170,6 +220,8 @@ impl Emulator {
             }
         }
         Ok(Emulator {
+            cpu_qos,
+            cpu_qos_error,
             clock,
             stop,
             threads,
@@ -179,6 +231,12 @@ impl Emulator {
 
     pub fn clock(&self) -> Clock {
         self.clock
+    }
+
+    /// Whether the CPU latency QoS request is held, and why not if it was
+    /// asked for and failed (e.g. not root, no `/dev/cpu_dma_latency`).
+    pub fn cpu_qos(&self) -> (bool, Option<&str>) {
+        (self.cpu_qos.is_some(), self.cpu_qos_error.as_deref())
     }
 
     /// A flag that stops the emulator when set (e.g. from a signal thread).
@@ -193,6 +251,8 @@ impl Emulator {
 
     fn stop_and_join(&mut self) -> Vec<DirectionReport> {
         self.stop.store(true, Ordering::SeqCst);
+        // Closing the file removes the request.
+        self.cpu_qos = None;
         let names = std::mem::take(&mut self.names);
         std::mem::take(&mut self.threads)
             .into_iter()
@@ -217,6 +277,8 @@ struct Queued {
     at: Nanos,
     len: usize,
     buf: Vec<u8>,
+    /// Index into the trace, if this packet is traced.
+    trace: Option<usize>,
 }
 
 fn run_direction(
@@ -260,13 +322,17 @@ fn run_direction(
                 }
             }
             rep.lateness.record(now - q.at);
+            if let Some(i) = q.trace {
+                rep.trace[i].written = clock.now();
+            }
             pool.push(q.buf);
         };
 
     // Read one packet if one is waiting. Returns true if a packet was read.
     let mut read_one = |queue: &mut VecDeque<Queued>,
                         pool: &mut Vec<Vec<u8>>,
-                        rep: &mut DirectionReport|
+                        rep: &mut DirectionReport,
+                        woke_idle: bool|
      -> bool {
         let mut buf = spare
             .take()
@@ -282,7 +348,22 @@ fn run_direction(
                 }
                 match model.offer(t, n as u32) {
                     Verdict::Deliver { at } => {
-                        let q = Queued { at, len: n, buf };
+                        let trace = (rep.trace.len() < opts.trace_packets).then(|| {
+                            rep.trace.push(PacketTrace {
+                                read: t,
+                                due: at,
+                                written: 0,
+                                woke_idle,
+                                proto: buf.get(9).copied().unwrap_or(0),
+                            });
+                            rep.trace.len() - 1
+                        });
+                        let q = Queued {
+                            at,
+                            len: n,
+                            buf,
+                            trace,
+                        };
                         if queue.back().is_none_or(|b| b.at <= at) {
                             queue.push_back(q);
                         } else {
@@ -312,11 +393,16 @@ fn run_direction(
     let budget_cap = (opts.spin_ns * 20) as f64;
     let mut budget = budget_cap;
     let mut budget_at = clock.now();
+    // The thread last blocked with nothing queued (so the next packet read
+    // is one that woke an idle emulator).
+    let mut idle = false;
     loop {
         release(&mut queue, &mut pool, &mut rep);
-        if read_one(&mut queue, &mut pool, &mut rep) {
+        if read_one(&mut queue, &mut pool, &mut rep, idle) {
+            idle = false;
             continue;
         }
+        idle = false;
         if stop.load(Ordering::Relaxed) {
             break;
         }
@@ -329,7 +415,7 @@ fn run_direction(
             Some(at) if at <= now + opts.spin_ns && budget >= (at - now) as f64 => {
                 // Busy-wait for the release, still taking arrivals.
                 while clock.now() < at {
-                    if read_one(&mut queue, &mut pool, &mut rep) {
+                    if read_one(&mut queue, &mut pool, &mut rep, false) {
                         // A new arrival cannot be due before `at` (FIFO), keep spinning.
                         continue;
                     }
@@ -347,7 +433,10 @@ fn run_direction(
                 (at - opts.spin_ns - now).min(opts.max_wait_ns),
                 &mut rep,
             ),
-            None => wait_ingress(&spec.ingress, opts.max_wait_ns, &mut rep),
+            None => {
+                wait_ingress(&spec.ingress, opts.max_wait_ns, &mut rep);
+                idle = true;
+            }
         }
     }
     rep.discarded_at_stop = queue.len() as u64;
@@ -428,6 +517,7 @@ fn run_split(
                                     at,
                                     len: n,
                                     buf: full,
+                                    trace: None,
                                 };
                                 if g.0.back().is_none_or(|b| b.at <= at) {
                                     g.0.push_back(q);
@@ -528,6 +618,33 @@ fn run_split(
     }
     rep.elapsed_ns = clock.now() - started;
     rep
+}
+
+/// The device of the kernel's CPU latency QoS (PM QoS) requests.
+pub const CPU_LATENCY_DEV: &str = "/dev/cpu_dma_latency";
+
+/// Open a CPU latency QoS request of `us` microseconds: the kernel keeps
+/// it while the returned file is open (`cpu_latency_qos_open` /
+/// `cpu_latency_qos_write` in kernel/power/qos.c take a binary s32).
+pub fn cpu_latency_request(us: i32) -> io::Result<std::fs::File> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(CPU_LATENCY_DEV)
+        .map_err(|e| io::Error::new(e.kind(), format!("open {CPU_LATENCY_DEV}: {e}")))?;
+    f.write_all(&us.to_ne_bytes())
+        .map_err(|e| io::Error::new(e.kind(), format!("write {CPU_LATENCY_DEV}: {e}")))?;
+    Ok(f)
+}
+
+/// The CPU latency limit in force now (the smallest open request, or the
+/// default), as `read` on the device reports it (`cpu_latency_qos_read`).
+pub fn cpu_latency_limit() -> io::Result<i32> {
+    use std::io::Read;
+    let mut b = [0u8; 4];
+    std::fs::File::open(CPU_LATENCY_DEV)?.read_exact(&mut b)?;
+    Ok(i32::from_ne_bytes(b))
 }
 
 /// Best effort: restrict the calling thread to CPU `c`.

@@ -21,6 +21,7 @@ pub mod emulator;
 pub mod explicit;
 pub mod failover;
 pub mod hist;
+pub mod latency;
 pub mod live;
 pub mod net;
 pub mod netns;
