@@ -73,9 +73,15 @@ pub struct EmuOptions {
     /// Pin both directions of path k (directions 2k and 2k+1 in start order)
     /// to CPU k mod n, so a path's packets stay on one core's caches.
     pub pin_cpus: bool,
+    /// Run every direction in one thread (`oneloop`): packets produced
+    /// inside the emulator's own TUN writes (ACKs, forwarded packets) are
+    /// read without waking another thread. The default; `false` is one
+    /// thread per direction (more aggregate throughput, more wake-ups;
+    /// `split_threads` and `pin_cpus` apply to that mode only).
+    pub one_thread: bool,
     /// Record the timing of the first this-many delivered packets of each
     /// direction in `DirectionReport::trace` (0: off). For measurement only
-    /// (`mptlab-linkemu latency`); single-thread mode.
+    /// (`mptlab-linkemu latency`); not in `split_threads` mode.
     pub trace_packets: usize,
     /// Hold a CPU latency QoS request of this many microseconds
     /// (`/dev/cpu_dma_latency`) while the emulator runs. A packet that
@@ -101,11 +107,35 @@ impl Default for EmuOptions {
             realtime_priority: Some(10),
             split_threads: false,
             pin_cpus: false,
+            one_thread: true,
             trace_packets: 0,
             // Measured without effect on the wake-up here (docs/emulation.md,
             // "Idle wake-up"), so no host-wide request by default.
             cpu_latency_us: None,
         }
+    }
+}
+
+/// Environment variable choosing the thread layout of emulation runs
+/// (`mptlab emulate`, `validate`, `reproduce --kernel`): `one` (default)
+/// or `per-direction` (the layout before session 12, to measure against).
+pub const THREADS_ENV: &str = "MPTLAB_EMU_THREADS";
+
+impl EmuOptions {
+    /// The defaults with `MPTLAB_EMU_THREADS` applied.
+    pub fn from_env() -> io::Result<EmuOptions> {
+        let mut o = EmuOptions::default();
+        match std::env::var(THREADS_ENV).as_deref() {
+            Err(_) | Ok("") | Ok("one") => {}
+            Ok("per-direction") => o.one_thread = false,
+            Ok(v) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{THREADS_ENV}={v:?}: expected \"one\" or \"per-direction\""),
+                ))
+            }
+        }
+        Ok(o)
     }
 }
 
@@ -157,8 +187,9 @@ pub struct Emulator {
     cpu_qos_error: Option<String>,
     clock: Clock,
     stop: Arc<AtomicBool>,
-    threads: Vec<JoinHandle<DirectionReport>>,
-    names: Vec<String>,
+    /// Each thread reports on the directions it ran.
+    threads: Vec<JoinHandle<Vec<DirectionReport>>>,
+    names: Vec<Vec<String>>,
 }
 
 impl Emulator {
@@ -189,12 +220,29 @@ impl Emulator {
         let stop = Arc::new(AtomicBool::new(false));
         let mut threads = Vec::new();
         let mut names = Vec::new();
+        if opts.one_thread {
+            names.push(dirs.iter().map(|d| d.name.clone()).collect());
+            let (stop2, opts2) = (stop.clone(), opts.clone());
+            let h = std::thread::Builder::new()
+                .name("emu-all".into())
+                .spawn(move || crate::oneloop::run_all(dirs, clock, stop2, opts2))
+                .map_err(|e| io::Error::other(format!("spawn emulator thread: {e}")))?;
+            threads.push(h);
+            return Ok(Emulator {
+                cpu_qos,
+                cpu_qos_error,
+                clock,
+                stop,
+                threads,
+                names,
+            });
+        }
         // SAFETY: sysconf has no preconditions.
         let ncpu = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as usize;
         for (k, d) in dirs.into_iter().enumerate() {
             let stop2 = stop.clone();
             let opts2 = opts.clone();
-            names.push(d.name.clone());
+            names.push(vec![d.name.clone()]);
             let cpu = opts.pin_cpus.then_some((k / 2) % ncpu);
             let h = std::thread::Builder::new()
                 .name(format!("emu-{}", d.name))
@@ -202,11 +250,11 @@ impl Emulator {
                     if let Some(c) = cpu {
                         pin_to_cpu(c);
                     }
-                    if opts2.split_threads {
+                    vec![if opts2.split_threads {
                         run_split(d, clock, stop2, opts2)
                     } else {
                         run_direction(d, clock, stop2, opts2)
-                    }
+                    }]
                 });
             match h {
                 Ok(h) => threads.push(h),
@@ -257,10 +305,15 @@ impl Emulator {
         std::mem::take(&mut self.threads)
             .into_iter()
             .zip(names)
-            .map(|(t, name)| {
-                t.join().unwrap_or_else(|_| DirectionReport {
-                    name: format!("{name} (thread panicked)"),
-                    ..Default::default()
+            .flat_map(|(t, names)| {
+                t.join().unwrap_or_else(|_| {
+                    names
+                        .into_iter()
+                        .map(|name| DirectionReport {
+                            name: format!("{name} (thread panicked)"),
+                            ..Default::default()
+                        })
+                        .collect()
                 })
             })
             .collect()
@@ -273,12 +326,12 @@ impl Drop for Emulator {
     }
 }
 
-struct Queued {
-    at: Nanos,
-    len: usize,
-    buf: Vec<u8>,
+pub(crate) struct Queued {
+    pub(crate) at: Nanos,
+    pub(crate) len: usize,
+    pub(crate) buf: Vec<u8>,
     /// Index into the trace, if this packet is traced.
-    trace: Option<usize>,
+    pub(crate) trace: Option<usize>,
 }
 
 fn run_direction(

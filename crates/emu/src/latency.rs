@@ -313,6 +313,82 @@ pub fn run(o: &LatencyOptions, opts: &EmuOptions) -> io::Result<Vec<(&'static st
     Ok(out)
 }
 
+/// TCP handshake round trips over the topology of `mptlab emulate`: one
+/// path and the emulated server link (client -> path1 -> core -> server
+/// link -> server), so a round trip crosses four emulated directions.
+/// `n` connects `gap` apart from the client's path address; each one's
+/// round trip is the kernel's own first RTT sample (`tcpi_rtt` right after
+/// `connect`, the SYN -> SYN-ACK time measured by the client's stack, so
+/// the application's wake-up is not in it). Returns the error against the
+/// model: 2 x (path delay + server link delay) + the serialisation of the
+/// SYN and SYN-ACK on both links, in ns.
+pub fn tcp_handshakes(
+    o: &LatencyOptions,
+    server_delay: Nanos,
+    server_rate_bps: u64,
+    gap: Nanos,
+    opts: &EmuOptions,
+) -> io::Result<Quantiles> {
+    use crate::sock::{self, SockOpts};
+    use std::net::SocketAddrV4;
+    let topo = Topology::build(&TopologyOptions {
+        paths: 1,
+        emulate_server_link: true,
+        ..TopologyOptions::seed000()
+    })?;
+    let path = LinkParams::new(o.rate_bps, o.delay, QueueLimit::Packets(1000));
+    let srv = LinkParams::new(server_rate_bps, server_delay, QueueLimit::Packets(1000));
+    let emu = topo.start_emulator_with_server(
+        &[PathSpec::symmetric(path)],
+        &PathSpec::symmetric(srv),
+        1,
+        opts.clone(),
+    )?;
+    let so = SockOpts::default();
+    let dst = SocketAddrV4::new(topo.server_addr.parse().expect("literal"), 9200);
+    let so2 = so.clone();
+    let listener = in_netns(&topo.server_ns, move || sock::listen(&so2, dst))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| err(format!("listener: {e}")))?;
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let accepter = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            // Accept and keep the connections until the client side is done.
+            let mut keep = Vec::new();
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((c, _)) => keep.push(c),
+                    Err(_) => std::thread::sleep(Duration::from_millis(2)),
+                }
+            }
+        })
+    };
+    // SYN 60 bytes, SYN-ACK 60 (MSS, SACK, timestamps, window scale).
+    let model = 2 * (o.delay + server_delay) as i64
+        + 2 * (tx_time(60, o.rate_bps) + tx_time(60, server_rate_bps)) as i64;
+    let src: Ipv4Addr = "10.1.0.2".parse().expect("literal");
+    let clock = Clock::start();
+    let mut v = Vec::new();
+    let mut conns = Vec::new();
+    for i in 0..o.probes {
+        clock.sleep_until(i as u64 * gap, 30_000);
+        let so2 = so.clone();
+        let fd = in_netns(&topo.client_ns, move || sock::stream_socket(&so2))?;
+        let c = sock::connect(fd, Some(src), dst)?;
+        let info = sock::tcp_info(c.as_raw_fd())?;
+        v.push(info.rtt_us as i64 * 1000 - model);
+        conns.push(c);
+    }
+    drop(conns);
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = accepter.join();
+    let _ = emu.stop();
+    drop(topo);
+    Ok(Quantiles::of(v))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

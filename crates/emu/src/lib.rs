@@ -25,6 +25,7 @@ pub mod latency;
 pub mod live;
 pub mod net;
 pub mod netns;
+pub mod oneloop;
 pub mod probe;
 pub mod run;
 pub mod signals;

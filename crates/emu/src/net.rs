@@ -67,13 +67,13 @@ impl Net {
     ) -> std::io::Result<Emulator> {
         match (&self.preset, &self.explicit) {
             (Some(t), _) => {
-                t.start_emulator_with_server(ducts, server, seed, EmuOptions::default())
+                t.start_emulator_with_server(ducts, server, seed, EmuOptions::from_env()?)
             }
             (None, Some(t)) => Emulator::start(
                 t.directions(ducts, seed)?,
                 EmuOptions {
                     mtu: self.mtu as usize,
-                    ..EmuOptions::default()
+                    ..EmuOptions::from_env()?
                 },
                 Clock::start(),
             ),

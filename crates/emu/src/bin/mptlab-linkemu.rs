@@ -18,8 +18,8 @@ use mptlab_emu::{
 
 const USAGE: &str = "usage:
   mptlab-linkemu run [--path SPEC]... [--direct] [--seed N] [--duration SECS] [--stats FILE] [--no-mptcp]
-  mptlab-linkemu bench [--quick] [--spin-us N] [--no-realtime] [--split] [--pin]
-  mptlab-linkemu latency [--rate R] [--delay D] [--probes N] [--idle-gap D] [--busy-gap D] [--spin-us N] [--no-realtime] [--cpu-qos]
+  mptlab-linkemu bench [--quick] [--spin-us N] [--no-realtime] [--split] [--pin] [--per-direction]
+  mptlab-linkemu latency [--rate R] [--delay D] [--probes N] [--idle-gap D] [--busy-gap D] [--spin-us N] [--no-realtime] [--cpu-qos] [--per-direction]
                           one-way delay error of idle-wakeup and busy packets (docs/emulation.md)
   mptlab-linkemu cleanup     remove namespaces left by killed runs
   mptlab-linkemu check       say whether this host can run emulations
@@ -205,8 +205,15 @@ fn cmd_bench(args: &[String]) -> Result<(), String> {
         match args[i].as_str() {
             "--quick" => quick = true,
             "--no-realtime" => opts.realtime_priority = None,
-            "--split" => opts.split_threads = true,
-            "--pin" => opts.pin_cpus = true,
+            "--split" => {
+                opts.split_threads = true;
+                opts.one_thread = false
+            }
+            "--pin" => {
+                opts.pin_cpus = true;
+                opts.one_thread = false
+            }
+            "--per-direction" => opts.one_thread = false,
             "--spin-us" => {
                 opts.spin_ns = value(args, &mut i, "--spin-us")?
                     .parse::<u64>()
@@ -240,6 +247,7 @@ fn cmd_latency(args: &[String]) -> Result<(), String> {
             }
             "--no-realtime" => opts.realtime_priority = None,
             "--cpu-qos" => opts.cpu_latency_us = Some(0),
+            "--per-direction" => opts.one_thread = false,
             "--spin-us" => {
                 opts.spin_ns = value(args, &mut i, "--spin-us")?
                     .parse::<u64>()
@@ -257,13 +265,18 @@ fn cmd_latency(args: &[String]) -> Result<(), String> {
     let _stop = signals::stop_on_signals().map_err(|e| format!("signal setup: {e}"))?;
     let _ = cleanup::cleanup_stale();
     println!(
-        "link {} bit/s, {} us one-way, {} probes; emulator spin {} us, realtime {:?}, cpu latency request {:?} us",
+        "link {} bit/s, {} us one-way, {} probes; emulator spin {} us, realtime {:?}, cpu latency request {:?} us, {}",
         o.rate_bps,
         o.delay / 1000,
         o.probes,
         opts.spin_ns / 1000,
         opts.realtime_priority,
-        opts.cpu_latency_us
+        opts.cpu_latency_us,
+        if opts.one_thread {
+            "one thread"
+        } else {
+            "one thread per direction"
+        }
     );
     for (label, r) in latency::run(&o, &opts).map_err(|e| e.to_string())? {
         println!(
@@ -285,6 +298,14 @@ fn cmd_latency(args: &[String]) -> Result<(), String> {
         println!("  {label} ICMP echo RTT - model RTT        {}", r.rtt.ms());
         println!("  {label} cpu latency request held: {:?}", r.cpu_qos);
     }
+    // The topology of `mptlab emulate`: path plus emulated server link
+    // (100 Mbit/s, 1 ms, the scenario default).
+    let h = latency::tcp_handshakes(&o, 1_000_000, 100_000_000, o.idle_gap, &opts)
+        .map_err(|e| e.to_string())?;
+    println!(
+        "idle: TCP handshake RTT (tcpi_rtt) - model, path + server link: {}",
+        h.ms()
+    );
     Ok(())
 }
 
