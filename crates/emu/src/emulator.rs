@@ -28,6 +28,7 @@ use mptlab_core::link::{LinkModel, LinkParams, LinkStats, Verdict};
 use mptlab_core::{Nanos, SimRng};
 
 use crate::clock::{set_min_timer_slack, Clock};
+use crate::hello::HelloFilter;
 use crate::hist::Histogram;
 use crate::tun::Tun;
 
@@ -95,6 +96,10 @@ pub struct EmuOptions {
     /// it lasts while the file is open and is dropped when the emulator
     /// stops, also if the process dies. `None` (the default): no request.
     pub cpu_latency_us: Option<i32>,
+    /// Offer the traffic agent's hello packets without a loss draw
+    /// (`hello::HelloFilter`; shared by all directions). Not in
+    /// `split_threads` mode. `None`: every packet draws.
+    pub hello: Option<Arc<HelloFilter>>,
 }
 
 impl Default for EmuOptions {
@@ -112,6 +117,7 @@ impl Default for EmuOptions {
             // Measured without effect on the wake-up here (docs/emulation.md,
             // "Idle wake-up"), so no host-wide request by default.
             cpu_latency_us: None,
+            hello: None,
         }
     }
 }
@@ -253,7 +259,7 @@ impl Emulator {
                     vec![if opts2.split_threads {
                         run_split(d, clock, stop2, opts2)
                     } else {
-                        run_direction(d, clock, stop2, opts2)
+                        run_direction(d, k, clock, stop2, opts2)
                     }]
                 });
             match h {
@@ -336,6 +342,7 @@ pub(crate) struct Queued {
 
 fn run_direction(
     spec: DirectionSpec,
+    index: usize,
     clock: Clock,
     stop: Arc<AtomicBool>,
     opts: EmuOptions,
@@ -399,7 +406,7 @@ fn run_direction(
                     pool.push(buf);
                     return true;
                 }
-                match model.offer(t, n as u32) {
+                match offer(&mut model, &opts, index, t, &buf[..n]) {
                     Verdict::Deliver { at } => {
                         let trace = (rep.trace.len() < opts.trace_packets).then(|| {
                             rep.trace.push(PacketTrace {
@@ -496,6 +503,22 @@ fn run_direction(
     rep.stats = model.stats().clone();
     rep.elapsed_ns = clock.now() - started;
     rep
+}
+
+/// Offer a packet read at `t` to direction `index`'s model: without a loss
+/// draw if it belongs to the agent's hello exchange (`EmuOptions::hello`).
+#[inline]
+pub(crate) fn offer(
+    model: &mut LinkModel,
+    opts: &EmuOptions,
+    index: usize,
+    t: Nanos,
+    pkt: &[u8],
+) -> Verdict {
+    match &opts.hello {
+        Some(f) if f.exempt(index, pkt) => model.offer_without_loss(t, pkt.len() as u32),
+        _ => model.offer(t, pkt.len() as u32),
+    }
 }
 
 /// Wait for input on `tun` up to `ns`. A broken descriptor (device deleted)

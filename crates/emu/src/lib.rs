@@ -20,6 +20,7 @@ pub mod clock;
 pub mod emulator;
 pub mod explicit;
 pub mod failover;
+pub mod hello;
 pub mod hist;
 pub mod latency;
 pub mod live;

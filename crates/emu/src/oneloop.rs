@@ -35,10 +35,11 @@ use mptlab_core::Nanos;
 
 use crate::clock::{set_min_timer_slack, Clock};
 use crate::emulator::{
-    set_realtime, DirectionReport, DirectionSpec, EmuOptions, PacketTrace, Queued,
+    offer, set_realtime, DirectionReport, DirectionSpec, EmuOptions, PacketTrace, Queued,
 };
 
 struct Dir {
+    index: usize,
     spec: DirectionSpec,
     model: LinkModel,
     queue: VecDeque<Queued>,
@@ -59,7 +60,8 @@ pub fn run_all(
         .and_then(|p| set_realtime(p).err().map(|e| e.to_string()));
     let mut dirs: Vec<Dir> = specs
         .into_iter()
-        .map(|spec| {
+        .enumerate()
+        .map(|(index, spec)| {
             let model = LinkModel::new(spec.params.clone(), spec.rng.clone());
             let rep = DirectionReport {
                 name: spec.name.clone(),
@@ -67,6 +69,7 @@ pub fn run_all(
                 ..Default::default()
             };
             Dir {
+                index,
                 spec,
                 model,
                 queue: VecDeque::new(),
@@ -201,7 +204,7 @@ fn read_one(
                 pool.push(buf);
                 return true;
             }
-            match d.model.offer(t, n as u32) {
+            match offer(&mut d.model, opts, d.index, t, &buf[..n]) {
                 Verdict::Deliver { at } => {
                     let trace = (d.rep.trace.len() < opts.trace_packets).then(|| {
                         d.rep.trace.push(PacketTrace {
