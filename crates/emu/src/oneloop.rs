@@ -94,6 +94,10 @@ pub fn run_all(
     let mut blocked = false;
     loop {
         let mut worked = release_due(&mut dirs, &mut pool, clock);
+        if worked {
+            // What is read now may have been made by those writes.
+            blocked = false;
+        }
         for d in dirs.iter_mut() {
             worked |= read_one(d, &mut pool, clock, &opts, buf_len, blocked);
         }
