@@ -15,6 +15,7 @@
 //!    at the read time, so this is delay the model never sees),
 //!  - release: written minus the model's delivery time (timer wake-up,
 //!    spin, the TUN write including the receiving stack),
+//!
 //! and the receive timestamp gives the total. An external round trip (ICMP
 //! echo answered by the far kernel, kernel receive timestamp) checks it
 //! without the emulator's own clocks.
