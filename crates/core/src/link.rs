@@ -276,6 +276,29 @@ impl LinkModel {
     /// `offer_packet` for a link that is not `plain`.
     #[inline(never)]
     fn offer_general(&mut self, now: Nanos, size: u32, payload: u32) -> Verdict {
+        self.offer_general_draw::<true>(now, size, payload)
+    }
+
+    /// Offer a packet that is not part of the scenario's traffic: queued,
+    /// serialised, delayed and subject to outages like any other, but it
+    /// takes no loss decision, so the random stream stays where it was and
+    /// the scenario's k-th packet keeps the simulator's k-th draw. The
+    /// emulator uses it for the traffic agent's own hello and its ACK when
+    /// the simulated twin has no hello (crates/emu/src/hello.rs).
+    pub fn offer_without_loss(&mut self, now: Nanos, size: u32) -> Verdict {
+        if self.plain {
+            return self.offer_plain(now, size);
+        }
+        self.offer_general_draw::<false>(now, size, size)
+    }
+
+    #[inline(always)]
+    fn offer_general_draw<const DRAW: bool>(
+        &mut self,
+        now: Nanos,
+        size: u32,
+        payload: u32,
+    ) -> Verdict {
         self.stats.packets_offered += 1;
         self.stats.bytes_offered += size as u64;
         if self.params.is_down(now) {
@@ -330,7 +353,7 @@ impl LinkModel {
             }
         }
         self.stats.queue_delay_sum += (start - now) as u128;
-        if self.loss.lose_packet(now, payload) {
+        if DRAW && self.loss.lose_packet(now, payload) {
             self.stats.drops_loss += 1;
             return Verdict::DropLoss;
         }

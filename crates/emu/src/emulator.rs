@@ -28,6 +28,7 @@ use mptlab_core::link::{LinkModel, LinkParams, LinkStats, Verdict};
 use mptlab_core::{Nanos, SimRng};
 
 use crate::clock::{set_min_timer_slack, Clock};
+use crate::hello::HelloFilter;
 use crate::hist::Histogram;
 use crate::tun::Tun;
 
@@ -73,6 +74,32 @@ pub struct EmuOptions {
     /// Pin both directions of path k (directions 2k and 2k+1 in start order)
     /// to CPU k mod n, so a path's packets stay on one core's caches.
     pub pin_cpus: bool,
+    /// Run every direction in one thread (`oneloop`): packets produced
+    /// inside the emulator's own TUN writes (ACKs, forwarded packets) are
+    /// read without waking another thread. The default; `false` is one
+    /// thread per direction (more aggregate throughput, more wake-ups;
+    /// `split_threads` and `pin_cpus` apply to that mode only).
+    pub one_thread: bool,
+    /// Record the timing of the first this-many delivered packets of each
+    /// direction in `DirectionReport::trace` (0: off). For measurement only
+    /// (`mptlab-linkemu latency`); not in `split_threads` mode.
+    pub trace_packets: usize,
+    /// Hold a CPU latency QoS request of this many microseconds
+    /// (`/dev/cpu_dma_latency`) while the emulator runs. A packet that
+    /// arrives at an idle emulator has to wake its thread; on an idle CPU
+    /// that includes leaving the idle state (on this VM `haltpoll` with
+    /// `guest_halt_poll_ns=0`, i.e. HLT and a wake-up by the hypervisor).
+    /// A request of 0 makes the cpuidle governor keep idle CPUs in the
+    /// polling state, so the wake-up is a context switch (measured in
+    /// docs/emulation.md, "Idle wake-up"). The request is the kernel's
+    /// documented PM QoS interface (Documentation/power/pm_qos_interface.rst):
+    /// it lasts while the file is open and is dropped when the emulator
+    /// stops, also if the process dies. `None` (the default): no request.
+    pub cpu_latency_us: Option<i32>,
+    /// Offer the traffic agent's hello packets without a loss draw
+    /// (`hello::HelloFilter`; shared by all directions). Not in
+    /// `split_threads` mode. `None`: every packet draws.
+    pub hello: Option<Arc<HelloFilter>>,
 }
 
 impl Default for EmuOptions {
@@ -85,7 +112,36 @@ impl Default for EmuOptions {
             realtime_priority: Some(10),
             split_threads: false,
             pin_cpus: false,
+            one_thread: true,
+            trace_packets: 0,
+            // Measured without effect on the wake-up here (docs/emulation.md,
+            // "Idle wake-up"), so no host-wide request by default.
+            cpu_latency_us: None,
+            hello: None,
         }
+    }
+}
+
+/// Environment variable choosing the thread layout of emulation runs
+/// (`mptlab emulate`, `validate`, `reproduce --kernel`): `one` (default)
+/// or `per-direction` (the layout before session 12, to measure against).
+pub const THREADS_ENV: &str = "MPTLAB_EMU_THREADS";
+
+impl EmuOptions {
+    /// The defaults with `MPTLAB_EMU_THREADS` applied.
+    pub fn from_env() -> io::Result<EmuOptions> {
+        let mut o = EmuOptions::default();
+        match std::env::var(THREADS_ENV).as_deref() {
+            Err(_) | Ok("") | Ok("one") => {}
+            Ok("per-direction") => o.one_thread = false,
+            Ok(v) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{THREADS_ENV}={v:?}: expected \"one\" or \"per-direction\""),
+                ))
+            }
+        }
+        Ok(o)
     }
 }
 
@@ -108,14 +164,38 @@ pub struct DirectionReport {
     pub elapsed_ns: Nanos,
     /// Why the real-time priority could not be set, if it could not.
     pub realtime_error: Option<String>,
+    /// Per-packet timing of the first `EmuOptions::trace_packets` delivered packets.
+    pub trace: Vec<PacketTrace>,
+}
+
+/// When one packet was read, due and written (clock ns).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PacketTrace {
+    /// Read from the ingress device (the time offered to the model).
+    pub read: Nanos,
+    /// The model's delivery time.
+    pub due: Nanos,
+    /// Written to the egress device (after the write returned).
+    pub written: Nanos,
+    /// The thread was blocked waiting for input (nothing queued) when the
+    /// packet arrived: the packet woke an idle emulator.
+    pub woke_idle: bool,
+    /// IPv4 protocol number (byte 9 of the packet), to tell probe kinds apart.
+    pub proto: u8,
 }
 
 /// Running emulator threads.
 pub struct Emulator {
+    /// The open CPU latency QoS request (`EmuOptions::cpu_latency_us`),
+    /// closed (request removed) when the emulator is dropped.
+    cpu_qos: Option<std::fs::File>,
+    /// Why the request could not be made, if it could not.
+    cpu_qos_error: Option<String>,
     clock: Clock,
     stop: Arc<AtomicBool>,
-    threads: Vec<JoinHandle<DirectionReport>>,
-    names: Vec<String>,
+    /// Each thread reports on the directions it ran.
+    threads: Vec<JoinHandle<Vec<DirectionReport>>>,
+    names: Vec<Vec<String>>,
 }
 
 impl Emulator {
@@ -136,15 +216,39 @@ impl Emulator {
                 format!("mtu {} out of range 68..=65535", opts.mtu),
             ));
         }
+        let (cpu_qos, cpu_qos_error) = match opts.cpu_latency_us {
+            Some(us) => match cpu_latency_request(us) {
+                Ok(f) => (Some(f), None),
+                Err(e) => (None, Some(e.to_string())),
+            },
+            None => (None, None),
+        };
         let stop = Arc::new(AtomicBool::new(false));
         let mut threads = Vec::new();
         let mut names = Vec::new();
+        if opts.one_thread {
+            names.push(dirs.iter().map(|d| d.name.clone()).collect());
+            let (stop2, opts2) = (stop.clone(), opts.clone());
+            let h = std::thread::Builder::new()
+                .name("emu-all".into())
+                .spawn(move || crate::oneloop::run_all(dirs, clock, stop2, opts2))
+                .map_err(|e| io::Error::other(format!("spawn emulator thread: {e}")))?;
+            threads.push(h);
+            return Ok(Emulator {
+                cpu_qos,
+                cpu_qos_error,
+                clock,
+                stop,
+                threads,
+                names,
+            });
+        }
         // SAFETY: sysconf has no preconditions.
         let ncpu = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as usize;
         for (k, d) in dirs.into_iter().enumerate() {
             let stop2 = stop.clone();
             let opts2 = opts.clone();
-            names.push(d.name.clone());
+            names.push(vec![d.name.clone()]);
             let cpu = opts.pin_cpus.then_some((k / 2) % ncpu);
             let h = std::thread::Builder::new()
                 .name(format!("emu-{}", d.name))
@@ -152,11 +256,11 @@ impl Emulator {
                     if let Some(c) = cpu {
                         pin_to_cpu(c);
                     }
-                    if opts2.split_threads {
+                    vec![if opts2.split_threads {
                         run_split(d, clock, stop2, opts2)
                     } else {
-                        run_direction(d, clock, stop2, opts2)
-                    }
+                        run_direction(d, k, clock, stop2, opts2)
+                    }]
                 });
             match h {
                 Ok(h) => threads.push(h),
@@ -170,6 +274,8 @@ impl Emulator {
             }
         }
         Ok(Emulator {
+            cpu_qos,
+            cpu_qos_error,
             clock,
             stop,
             threads,
@@ -179,6 +285,12 @@ impl Emulator {
 
     pub fn clock(&self) -> Clock {
         self.clock
+    }
+
+    /// Whether the CPU latency QoS request is held, and why not if it was
+    /// asked for and failed (e.g. not root, no `/dev/cpu_dma_latency`).
+    pub fn cpu_qos(&self) -> (bool, Option<&str>) {
+        (self.cpu_qos.is_some(), self.cpu_qos_error.as_deref())
     }
 
     /// A flag that stops the emulator when set (e.g. from a signal thread).
@@ -193,14 +305,21 @@ impl Emulator {
 
     fn stop_and_join(&mut self) -> Vec<DirectionReport> {
         self.stop.store(true, Ordering::SeqCst);
+        // Closing the file removes the request.
+        self.cpu_qos = None;
         let names = std::mem::take(&mut self.names);
         std::mem::take(&mut self.threads)
             .into_iter()
             .zip(names)
-            .map(|(t, name)| {
-                t.join().unwrap_or_else(|_| DirectionReport {
-                    name: format!("{name} (thread panicked)"),
-                    ..Default::default()
+            .flat_map(|(t, names)| {
+                t.join().unwrap_or_else(|_| {
+                    names
+                        .into_iter()
+                        .map(|name| DirectionReport {
+                            name: format!("{name} (thread panicked)"),
+                            ..Default::default()
+                        })
+                        .collect()
                 })
             })
             .collect()
@@ -213,14 +332,17 @@ impl Drop for Emulator {
     }
 }
 
-struct Queued {
-    at: Nanos,
-    len: usize,
-    buf: Vec<u8>,
+pub(crate) struct Queued {
+    pub(crate) at: Nanos,
+    pub(crate) len: usize,
+    pub(crate) buf: Vec<u8>,
+    /// Index into the trace, if this packet is traced.
+    pub(crate) trace: Option<usize>,
 }
 
 fn run_direction(
     spec: DirectionSpec,
+    index: usize,
     clock: Clock,
     stop: Arc<AtomicBool>,
     opts: EmuOptions,
@@ -260,13 +382,17 @@ fn run_direction(
                 }
             }
             rep.lateness.record(now - q.at);
+            if let Some(i) = q.trace {
+                rep.trace[i].written = clock.now();
+            }
             pool.push(q.buf);
         };
 
     // Read one packet if one is waiting. Returns true if a packet was read.
     let mut read_one = |queue: &mut VecDeque<Queued>,
                         pool: &mut Vec<Vec<u8>>,
-                        rep: &mut DirectionReport|
+                        rep: &mut DirectionReport,
+                        woke_idle: bool|
      -> bool {
         let mut buf = spare
             .take()
@@ -280,9 +406,24 @@ fn run_direction(
                     pool.push(buf);
                     return true;
                 }
-                match model.offer(t, n as u32) {
+                match offer(&mut model, &opts, index, t, &buf[..n]) {
                     Verdict::Deliver { at } => {
-                        let q = Queued { at, len: n, buf };
+                        let trace = (rep.trace.len() < opts.trace_packets).then(|| {
+                            rep.trace.push(PacketTrace {
+                                read: t,
+                                due: at,
+                                written: 0,
+                                woke_idle,
+                                proto: buf.get(9).copied().unwrap_or(0),
+                            });
+                            rep.trace.len() - 1
+                        });
+                        let q = Queued {
+                            at,
+                            len: n,
+                            buf,
+                            trace,
+                        };
                         if queue.back().is_none_or(|b| b.at <= at) {
                             queue.push_back(q);
                         } else {
@@ -312,11 +453,16 @@ fn run_direction(
     let budget_cap = (opts.spin_ns * 20) as f64;
     let mut budget = budget_cap;
     let mut budget_at = clock.now();
+    // The thread last blocked with nothing queued (so the next packet read
+    // is one that woke an idle emulator).
+    let mut idle = false;
     loop {
         release(&mut queue, &mut pool, &mut rep);
-        if read_one(&mut queue, &mut pool, &mut rep) {
+        if read_one(&mut queue, &mut pool, &mut rep, idle) {
+            idle = false;
             continue;
         }
+        idle = false;
         if stop.load(Ordering::Relaxed) {
             break;
         }
@@ -329,7 +475,7 @@ fn run_direction(
             Some(at) if at <= now + opts.spin_ns && budget >= (at - now) as f64 => {
                 // Busy-wait for the release, still taking arrivals.
                 while clock.now() < at {
-                    if read_one(&mut queue, &mut pool, &mut rep) {
+                    if read_one(&mut queue, &mut pool, &mut rep, false) {
                         // A new arrival cannot be due before `at` (FIFO), keep spinning.
                         continue;
                     }
@@ -347,13 +493,32 @@ fn run_direction(
                 (at - opts.spin_ns - now).min(opts.max_wait_ns),
                 &mut rep,
             ),
-            None => wait_ingress(&spec.ingress, opts.max_wait_ns, &mut rep),
+            None => {
+                wait_ingress(&spec.ingress, opts.max_wait_ns, &mut rep);
+                idle = true;
+            }
         }
     }
     rep.discarded_at_stop = queue.len() as u64;
     rep.stats = model.stats().clone();
     rep.elapsed_ns = clock.now() - started;
     rep
+}
+
+/// Offer a packet read at `t` to direction `index`'s model: without a loss
+/// draw if it belongs to the agent's hello exchange (`EmuOptions::hello`).
+#[inline]
+pub(crate) fn offer(
+    model: &mut LinkModel,
+    opts: &EmuOptions,
+    index: usize,
+    t: Nanos,
+    pkt: &[u8],
+) -> Verdict {
+    match &opts.hello {
+        Some(f) if f.exempt(index, pkt) => model.offer_without_loss(t, pkt.len() as u32),
+        _ => model.offer(t, pkt.len() as u32),
+    }
 }
 
 /// Wait for input on `tun` up to `ns`. A broken descriptor (device deleted)
@@ -428,6 +593,7 @@ fn run_split(
                                     at,
                                     len: n,
                                     buf: full,
+                                    trace: None,
                                 };
                                 if g.0.back().is_none_or(|b| b.at <= at) {
                                     g.0.push_back(q);
@@ -528,6 +694,33 @@ fn run_split(
     }
     rep.elapsed_ns = clock.now() - started;
     rep
+}
+
+/// The device of the kernel's CPU latency QoS (PM QoS) requests.
+pub const CPU_LATENCY_DEV: &str = "/dev/cpu_dma_latency";
+
+/// Open a CPU latency QoS request of `us` microseconds: the kernel keeps
+/// it while the returned file is open (`cpu_latency_qos_open` /
+/// `cpu_latency_qos_write` in kernel/power/qos.c take a binary s32).
+pub fn cpu_latency_request(us: i32) -> io::Result<std::fs::File> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(CPU_LATENCY_DEV)
+        .map_err(|e| io::Error::new(e.kind(), format!("open {CPU_LATENCY_DEV}: {e}")))?;
+    f.write_all(&us.to_ne_bytes())
+        .map_err(|e| io::Error::new(e.kind(), format!("write {CPU_LATENCY_DEV}: {e}")))?;
+    Ok(f)
+}
+
+/// The CPU latency limit in force now (the smallest open request, or the
+/// default), as `read` on the device reports it (`cpu_latency_qos_read`).
+pub fn cpu_latency_limit() -> io::Result<i32> {
+    use std::io::Read;
+    let mut b = [0u8; 4];
+    std::fs::File::open(CPU_LATENCY_DEV)?.read_exact(&mut b)?;
+    Ok(i32::from_ne_bytes(b))
 }
 
 /// Best effort: restrict the calling thread to CPU `c`.

@@ -7,7 +7,9 @@
 use crate::clock::Clock;
 use crate::emulator::{EmuOptions, Emulator};
 use crate::explicit::ExplicitTopology;
+use crate::hello::HelloFilter;
 use crate::topology::{PathSpec, Topology};
+use std::sync::Arc;
 
 pub struct Net {
     pub preset: Option<Topology>,
@@ -59,21 +61,27 @@ impl Net {
 
     /// Start the emulator: preset paths plus the server link, or every
     /// link of the explicit topology (`ducts` in file order, `server` unused).
+    /// `tcp_hello_in_scenario`: the scenario sets `traffic.client_hello_bytes`,
+    /// so the simulated twin sends the agent's hello too; otherwise the
+    /// hello and its ACK take no loss draw (`hello::HelloFilter`).
     pub fn start_emulator(
         &self,
         ducts: &[PathSpec],
         server: &PathSpec,
         seed: u64,
+        tcp_hello_in_scenario: bool,
     ) -> std::io::Result<Emulator> {
+        let opts = EmuOptions {
+            hello: Some(Arc::new(HelloFilter::new(tcp_hello_in_scenario))),
+            ..EmuOptions::from_env()?
+        };
         match (&self.preset, &self.explicit) {
-            (Some(t), _) => {
-                t.start_emulator_with_server(ducts, server, seed, EmuOptions::default())
-            }
+            (Some(t), _) => t.start_emulator_with_server(ducts, server, seed, opts),
             (None, Some(t)) => Emulator::start(
                 t.directions(ducts, seed)?,
                 EmuOptions {
                     mtu: self.mtu as usize,
-                    ..EmuOptions::default()
+                    ..opts
                 },
                 Clock::start(),
             ),

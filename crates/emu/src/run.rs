@@ -861,7 +861,7 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     let end = secs(s.meta.duration_s);
     // Time 0 of the run is the emulator's clock origin (outage times are relative to it).
     let srv_spec = server_link;
-    let emu = match topo.start_emulator(&specs, &srv_spec, seed) {
+    let emu = match topo.start_emulator(&specs, &srv_spec, seed, s.traffic.client_hello_bytes > 0) {
         Ok(e) => e,
         Err(e) => {
             stop.store(true, Ordering::Relaxed);

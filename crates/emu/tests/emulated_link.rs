@@ -725,3 +725,58 @@ fn mahimahi_trace_sets_the_rate() {
         "rate {rate} bit/s, trace gives 12 Mbit/s"
     );
 }
+
+/// The echo reply is made by the server's kernel inside the emulator's TUN
+/// write of the request. One thread for all directions (the default) reads
+/// it right after that write, without a wake-up; one thread per direction
+/// has to wake the down direction's thread for it (the extra delay of
+/// docs/emulation.md, "Idle wake-up").
+#[test]
+fn one_thread_reads_packets_made_by_its_own_writes_without_a_wake_up() {
+    if !need_root("one_thread_reads_packets_made_by_its_own_writes_without_a_wake_up") {
+        return;
+    }
+    let _g = serial();
+    let mut woke = Vec::new();
+    for one_thread in [true, false] {
+        let topo = Topology::build(&TopologyOptions::direct()).unwrap();
+        let prefix = topo.prefix.clone();
+        let opts = EmuOptions {
+            one_thread,
+            trace_packets: 100,
+            ..EmuOptions::default()
+        };
+        let emu = topo
+            .start_emulator(&[PathSpec::symmetric(params(10, 5, 100))], 1, opts)
+            .unwrap();
+        let mut pinger =
+            Pinger::new(&topo.client_ns, Ipv4Addr::new(10, 1, 0, 2), 500 * MS).unwrap();
+        for _ in 0..20 {
+            pinger
+                .ping(Ipv4Addr::new(10, 0, 0, 2), 64)
+                .unwrap()
+                .expect("reply");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let reps = emu.stop();
+        drop(topo);
+        assert_gone(&prefix);
+        let down = reps.iter().find(|r| r.name == "path1.down").unwrap();
+        let replies: Vec<_> = down.trace.iter().filter(|t| t.proto == 1).collect();
+        assert_eq!(replies.len(), 20);
+        woke.push(replies.iter().filter(|t| t.woke_idle).count());
+    }
+    eprintln!(
+        "echo replies that woke the emulator: one thread {}, per direction {}",
+        woke[0], woke[1]
+    );
+    assert_eq!(
+        woke[0], 0,
+        "one thread: replies should be read after the write that made them"
+    );
+    assert!(
+        woke[1] >= 15,
+        "per direction: the down thread sleeps when the reply comes ({})",
+        woke[1]
+    );
+}

@@ -13,12 +13,14 @@ use mptlab_core::time::ms;
 use mptlab_core::trace::Trace;
 use mptlab_emu::emulator::reports_to_json;
 use mptlab_emu::{
-    bench, cleanup, netns, signals, EmuOptions, PathSpec, Shape, Topology, TopologyOptions,
+    bench, cleanup, latency, netns, signals, EmuOptions, PathSpec, Shape, Topology, TopologyOptions,
 };
 
 const USAGE: &str = "usage:
   mptlab-linkemu run [--path SPEC]... [--direct] [--seed N] [--duration SECS] [--stats FILE] [--no-mptcp]
-  mptlab-linkemu bench [--quick] [--spin-us N] [--no-realtime] [--split] [--pin]
+  mptlab-linkemu bench [--quick] [--spin-us N] [--no-realtime] [--split] [--pin] [--per-direction]
+  mptlab-linkemu latency [--rate R] [--delay D] [--probes N] [--idle-gap D] [--busy-gap D] [--spin-us N] [--no-realtime] [--cpu-qos] [--per-direction]
+                          one-way delay error of idle-wakeup and busy packets (docs/emulation.md)
   mptlab-linkemu cleanup     remove namespaces left by killed runs
   mptlab-linkemu check       say whether this host can run emulations
 
@@ -203,8 +205,15 @@ fn cmd_bench(args: &[String]) -> Result<(), String> {
         match args[i].as_str() {
             "--quick" => quick = true,
             "--no-realtime" => opts.realtime_priority = None,
-            "--split" => opts.split_threads = true,
-            "--pin" => opts.pin_cpus = true,
+            "--split" => {
+                opts.split_threads = true;
+                opts.one_thread = false
+            }
+            "--pin" => {
+                opts.pin_cpus = true;
+                opts.one_thread = false
+            }
+            "--per-direction" => opts.one_thread = false,
             "--spin-us" => {
                 opts.spin_ns = value(args, &mut i, "--spin-us")?
                     .parse::<u64>()
@@ -221,11 +230,91 @@ fn cmd_bench(args: &[String]) -> Result<(), String> {
     bench::run(quick, &opts).map_err(|e| e.to_string())
 }
 
+fn cmd_latency(args: &[String]) -> Result<(), String> {
+    let mut o = latency::LatencyOptions::default();
+    let mut opts = EmuOptions::default();
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--rate" => o.rate_bps = parse_rate(value(args, &mut i, "--rate")?)?,
+            "--delay" => o.delay = parse_time(value(args, &mut i, "--delay")?)?,
+            "--idle-gap" => o.idle_gap = parse_time(value(args, &mut i, "--idle-gap")?)?,
+            "--busy-gap" => o.busy_gap = parse_time(value(args, &mut i, "--busy-gap")?)?,
+            "--probes" => {
+                o.probes = value(args, &mut i, "--probes")?
+                    .parse()
+                    .map_err(|_| "bad --probes")?
+            }
+            "--no-realtime" => opts.realtime_priority = None,
+            "--cpu-qos" => opts.cpu_latency_us = Some(0),
+            "--per-direction" => opts.one_thread = false,
+            "--spin-us" => {
+                opts.spin_ns = value(args, &mut i, "--spin-us")?
+                    .parse::<u64>()
+                    .map_err(|_| "bad --spin-us")?
+                    * 1000
+            }
+            a => return Err(format!("unknown argument {a:?}\n{USAGE}")),
+        }
+        i += 1;
+    }
+    if o.probes == 0 || o.busy_gap == 0 || o.idle_gap == 0 {
+        return Err("--probes, --idle-gap and --busy-gap must be positive".into());
+    }
+    netns::preflight().map_err(|e| e.to_string())?;
+    let _stop = signals::stop_on_signals().map_err(|e| format!("signal setup: {e}"))?;
+    let _ = cleanup::cleanup_stale();
+    println!(
+        "link {} bit/s, {} us one-way, {} probes; emulator spin {} us, realtime {:?}, cpu latency request {:?} us, {}",
+        o.rate_bps,
+        o.delay / 1000,
+        o.probes,
+        opts.spin_ns / 1000,
+        opts.realtime_priority,
+        opts.cpu_latency_us,
+        if opts.one_thread {
+            "one thread"
+        } else {
+            "one thread per direction"
+        }
+    );
+    for (label, r) in latency::run(&o, &opts).map_err(|e| e.to_string())? {
+        println!(
+            "{label}: one-way error (kernel rx - model) {}",
+            r.total.ms()
+        );
+        println!(
+            "  {label} ingress (emulator read - send)   {}",
+            r.ingress.ms()
+        );
+        println!(
+            "  {label} release (written - model due)    {}",
+            r.release.ms()
+        );
+        println!(
+            "  {label} probes that woke an idle emulator: {}",
+            r.woke_idle
+        );
+        println!("  {label} ICMP echo RTT - model RTT        {}", r.rtt.ms());
+        println!("  {label} cpu latency request held: {:?}", r.cpu_qos);
+    }
+    // The topology of `mptlab emulate`: path plus emulated server link
+    // (100 Mbit/s, 1 ms, the scenario default).
+    let h = latency::tcp_handshakes(&o, 1_000_000, 100_000_000, o.idle_gap, &opts)
+        .map_err(|e| e.to_string())?;
+    println!(
+        "idle: TCP handshake RTT (tcpi_rtt) - model, path + server link: {}",
+        h.ms()
+    );
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let r = match args.first().map(|s| s.as_str()) {
         Some("run") => cmd_run(&args[1..]),
         Some("bench") => cmd_bench(&args[1..]),
+        Some("latency") => cmd_latency(&args[1..]),
         Some("cleanup") => netns::preflight()
             .and_then(|_| cleanup::cleanup_stale())
             .map(|v| println!("removed {} stale item(s) {}", v.len(), v.join(" ")))
