@@ -128,8 +128,9 @@ struct Pipe {
     /// The last destination a packet out of this pipe was routed to and its
     /// next hop at `to` (routes are fixed when the network is built): a
     /// pipe mostly carries one connection's packets, or one direction of a
-    /// few, so the route lookup (`Routes::next_hop`, a scan or two hash
-    /// probes) is skipped for most router hops.
+    /// few, so the route lookup (`Routes::next_hop`: a scan, or a load
+    /// from the address table and at the core a hash probe) is skipped for
+    /// most router hops.
     memo: Option<(Addr, DLinkId)>,
 }
 

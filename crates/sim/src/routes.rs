@@ -15,7 +15,8 @@
 //! * [`Routes::Hashed`]: many addresses (the `clients` preset, 10^5 clients
 //!   with two interfaces each). A table per router would hold routers x
 //!   addresses entries (10^9) and a scan would cost O(addresses) per packet;
-//!   instead one hash map gives an address's gateway, and each router keeps
+//!   instead one map gives an address's gateway (`crate::addr_index`: a
+//!   dense table for runs of consecutive addresses), and each router keeps
 //!   its most common next hop plus the gateways it reaches otherwise (a
 //!   tree's access router: none; its core router: one per access router).
 //!
