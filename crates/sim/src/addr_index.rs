@@ -6,8 +6,8 @@
 //! client interfaces 10.(64k).0.1.., `mptlab_scenario::population`), so the
 //! addresses form a few dense runs. A value is then found by its run's start
 //! (a search among a few starts, which stay in the L1 cache) and one load
-//! from a flat array of 8-byte values: at 10,000 MPTCP clients that array
-//! is 160 KiB and stays in the L2 cache, where the hash map it replaces
+//! from a flat array of 12-byte slots: at 10,000 MPTCP clients that array
+//! is 240 KiB and mostly stays in the L2 cache, where the hash map it replaces
 //! (control bytes, then the entry: two dependent loads, each a cache miss
 //! at that scale) was 5 % of the run's time (docs/performance.md "Session
 //! 12"). Addresses that do not form few dense runs keep the hash map.
