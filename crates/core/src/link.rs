@@ -198,6 +198,13 @@ impl LinkModel {
         &self.params
     }
 
+    /// Whether `offer_packet` takes the short path, which reads only the
+    /// model's first three cache lines (the general one also reads the
+    /// parameters and the loss process behind them).
+    pub fn is_plain(&self) -> bool {
+        self.plain
+    }
+
     pub fn stats(&self) -> &LinkStats {
         &self.stats
     }

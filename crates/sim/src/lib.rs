@@ -1,6 +1,7 @@
 //! mptlab-sim: the discrete-event simulator driving the sans-IO models of
 //! mptlab-core over a simulated network.
 
+mod addr_index;
 pub mod aggregate;
 pub mod apps;
 pub mod bench;

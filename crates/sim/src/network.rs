@@ -128,8 +128,9 @@ struct Pipe {
     /// The last destination a packet out of this pipe was routed to and its
     /// next hop at `to` (routes are fixed when the network is built): a
     /// pipe mostly carries one connection's packets, or one direction of a
-    /// few, so the route lookup (`Routes::next_hop`, a scan or two hash
-    /// probes) is skipped for most router hops.
+    /// few, so the route lookup (`Routes::next_hop`: a scan, or a load
+    /// from the address table and at the core a hash probe) is skipped for
+    /// most router hops.
     memo: Option<(Addr, DLinkId)>,
 }
 
@@ -183,6 +184,11 @@ pub struct Network {
     pool: PacketPool,
     /// Per directed link, its pipe (see `Pipe`).
     pipes: Vec<Pipe>,
+    /// Per directed link, the cache lines of its `LinkModel` that
+    /// `offer_packet` reads (`LinkModel::is_plain`: three, else all), for
+    /// `prefetch_departure`: kept here, one byte a link, because the model
+    /// itself is what is being prefetched.
+    model_lines: Vec<u8>,
 }
 
 /// What the network did with a packet handed to it.
@@ -290,8 +296,14 @@ impl Network {
                 memo: None,
             })
             .collect();
+        let all_lines = std::mem::size_of::<LinkModel>().div_ceil(64) as u8;
+        let model_lines = dlinks
+            .iter()
+            .map(|d| if d.model.is_plain() { 3 } else { all_lines })
+            .collect();
         Ok(Network {
             pipes,
+            model_lines,
             nodes: spec.nodes.clone(),
             dlinks,
             iface,
@@ -497,10 +509,17 @@ impl Network {
             crate::prefetch::line(n);
         }
         if pipe.to_router {
-            if let Some((dst, out)) = pipe.memo {
-                if dst == e.hdr.dst {
-                    self.prefetch_departure(out);
-                }
+            // by the memo, or where the memo will miss (a shared link,
+            // carrying many clients' packets: the core's and the access
+            // routers' hops at 10,000 clients) by the route itself, which
+            // `forward_from` will look up anyway (since session 12 a load
+            // from a dense table, `crate::addr_index`)
+            let out = match pipe.memo {
+                Some((dst, out)) if dst == e.hdr.dst => Some(out),
+                _ => self.routes.next_hop(pipe.to, e.hdr.dst),
+            };
+            if let Some(out) = out {
+                self.prefetch_departure(out);
             }
             None
         } else {
@@ -522,10 +541,13 @@ impl Network {
         if let Some(d) = self.dlinks.get(out) {
             // the fields `offer_packet` touches fill the model's first
             // three cache lines (mptlab_core::link)
+            // (a link with random loss, as the phones' Wi-Fi, takes the
+            // general path: the parameters and the loss process too)
             let m = &d.model as *const LinkModel as *const u8;
-            crate::prefetch::line(m);
-            crate::prefetch::line(m.wrapping_add(64));
-            crate::prefetch::line(m.wrapping_add(128));
+            let lines = self.model_lines.get(out).copied().unwrap_or(3) as usize;
+            for l in 0..lines {
+                crate::prefetch::line(m.wrapping_add(64 * l));
+            }
         }
         if let Some(p) = self.pipes.get(out) {
             crate::prefetch::record(p);

@@ -15,7 +15,8 @@
 //! * [`Routes::Hashed`]: many addresses (the `clients` preset, 10^5 clients
 //!   with two interfaces each). A table per router would hold routers x
 //!   addresses entries (10^9) and a scan would cost O(addresses) per packet;
-//!   instead one hash map gives an address's gateway, and each router keeps
+//!   instead one map gives an address's gateway (`crate::addr_index`: a
+//!   dense table for runs of consecutive addresses), and each router keeps
 //!   its most common next hop plus the gateways it reaches otherwise (a
 //!   tree's access router: none; its core router: one per access router).
 //!
@@ -27,6 +28,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use mptlab_core::packet::Addr;
 
+use crate::addr_index::AddrIndex;
 use crate::network::{DLink, DLinkId, NodeId, NodeKind, TopologySpec};
 
 /// Above this many host addresses the routes are hashed: a router scans
@@ -81,12 +83,10 @@ pub struct Hops {
 pub enum Routes {
     /// Per router: (destination address, outgoing directed link).
     Table(Vec<Vec<(Addr, DLinkId)>>),
-    /// Per address: (gateway router, link from the gateway into the host);
+    /// Per address: (gateway router, link from the gateway into the host),
+    /// by runs of consecutive addresses where they form few (`AddrIndex`);
     /// per router (by node id; empty for hosts): its next hops.
-    Hashed {
-        dest: IntMap<Addr, (u32, u32)>,
-        hops: Vec<Hops>,
-    },
+    Hashed { dest: AddrIndex, hops: Vec<Hops> },
 }
 
 /// The routers of a topology, numbered 0.. in node order, with the
@@ -250,10 +250,12 @@ impl Routes {
                 except: e,
             };
         }
-        let dest = dests
-            .iter()
-            .map(|&(a, gw, into_host)| (a, (g.node[gw] as u32, into_host as u32)))
-            .collect();
+        let dest = AddrIndex::new(
+            dests
+                .iter()
+                .map(|&(a, gw, into_host)| (a, (g.node[gw] as u32, into_host as u32)))
+                .collect(),
+        );
         Routes::Hashed { dest, hops }
     }
 
@@ -263,7 +265,7 @@ impl Routes {
         match self {
             Routes::Table(t) => t[at].iter().find(|(a, _)| *a == dst).map(|&(_, dl)| dl),
             Routes::Hashed { dest, hops } => {
-                let &(gw, into_host) = dest.get(&dst)?;
+                let (gw, into_host) = dest.get(dst)?;
                 let h = if gw as usize == at {
                     into_host
                 } else {
