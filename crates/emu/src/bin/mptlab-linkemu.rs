@@ -214,12 +214,7 @@ fn cmd_bench(args: &[String]) -> Result<(), String> {
                 opts.one_thread = false
             }
             "--per-direction" => opts.one_thread = false,
-            "--spin-us" => {
-                opts.spin_ns = value(args, &mut i, "--spin-us")?
-                    .parse::<u64>()
-                    .map_err(|_| "bad --spin-us")?
-                    * 1000
-            }
+            "--spin-us" => opts.spin_ns = spin_ns(value(args, &mut i, "--spin-us")?)?,
             a => return Err(format!("unknown argument {a:?}\n{USAGE}")),
         }
         i += 1;
@@ -228,6 +223,11 @@ fn cmd_bench(args: &[String]) -> Result<(), String> {
     let _stop = signals::stop_on_signals().map_err(|e| format!("signal setup: {e}"))?;
     let _ = cleanup::cleanup_stale();
     bench::run(quick, &opts).map_err(|e| e.to_string())
+}
+
+/// `--spin-us N` as nanoseconds (shared by `bench` and `latency`).
+fn spin_ns(v: &str) -> Result<u64, String> {
+    Ok(v.parse::<u64>().map_err(|_| "bad --spin-us")? * 1000)
 }
 
 fn cmd_latency(args: &[String]) -> Result<(), String> {
@@ -248,12 +248,7 @@ fn cmd_latency(args: &[String]) -> Result<(), String> {
             "--no-realtime" => opts.realtime_priority = None,
             "--cpu-qos" => opts.cpu_latency_us = Some(0),
             "--per-direction" => opts.one_thread = false,
-            "--spin-us" => {
-                opts.spin_ns = value(args, &mut i, "--spin-us")?
-                    .parse::<u64>()
-                    .map_err(|_| "bad --spin-us")?
-                    * 1000
-            }
+            "--spin-us" => opts.spin_ns = spin_ns(value(args, &mut i, "--spin-us")?)?,
             a => return Err(format!("unknown argument {a:?}\n{USAGE}")),
         }
         i += 1;
