@@ -523,6 +523,7 @@ fn kernel_pass(
         kernel::hms(wall),
         o.out.join("kernel.json").display()
     );
+    eprint!("{}", unfinished_recap_kernel(&m));
     if count(&kernel::Outcome::Stopped) > 0 {
         eprintln!(
             "stopped: the kernel pass was interrupted; finished runs are kept in {}/kernel (the same command resumes)",
@@ -571,7 +572,23 @@ fn rejudge(
         count("no verdict"),
         path.display()
     );
+    eprint!("{}", unfinished_recap_kernel(&m));
     Ok(())
+}
+
+/// The cells of a kernel.json judged on fewer runs than the kernel ran
+/// (a simulated or kernel run did not finish), one line each under a
+/// header; empty when there is none.
+fn unfinished_recap_kernel(m: &serde_json::Value) -> String {
+    let lines = kernel::unfinished_lines(m);
+    if lines.is_empty() {
+        return lines;
+    }
+    format!(
+        "kernel: {} cell(s) with runs that did not finish, judged on the runs both sides finished \
+         (`unfinished` in kernel.json):\n{lines}",
+        lines.lines().count()
+    )
 }
 
 /// A run's estimated cost for the order of the work queue: its simulated

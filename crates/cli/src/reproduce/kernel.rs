@@ -125,7 +125,7 @@ pub fn refine(cells: &mut [Cell], out: &Path) {
             .get(out, &c.key)
             .and_then(|s| point_of(s, &c.point.id))
             .map(|p| per_run(&p, "sim_time_s"))
-            .and_then(|v| v.into_iter().map(|r| r.value).reduce(f64::max));
+            .and_then(|v| v.into_iter().filter_map(|r| r.value).reduce(f64::max));
         if let Some(t) = longest {
             c.run_s = t.min(c.point.scenario.meta.duration_s);
             c.from_sim = true;
@@ -390,19 +390,23 @@ fn ci_json(c: &Option<MedianCi>) -> Value {
 
 /// One run's value of a metric, with the run's index and seed (from the
 /// `per_run` entries of a `summary.json`), so the kernel's runs can be
-/// paired with the simulator's runs of the same index.
+/// paired with the simulator's runs of the same index. `value` is `None`
+/// when the run has no finite value of the metric: its transfer did not
+/// finish by the end of the run (completion time), no message was
+/// delivered (delays); such a run is reported, never averaged away.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct RunValue {
     run: u32,
     seed: Option<u64>,
-    value: f64,
+    value: Option<f64>,
 }
 
-/// A metric's finite per-run values of one point of a `summary.json`. A
-/// path's byte share missing from a run that has another path's share is 0:
-/// the emulator reports shares for the paths its subflows used (a path
-/// without a subflow, e.g. the second path under `ndiffports`, has none).
-/// An entry without `run` counts by its position.
+/// A metric's per-run values of one point of a `summary.json`, every run
+/// (`value` `None` where it has none). A path's byte share missing from a
+/// run that has another path's share is 0: the emulator reports shares for
+/// the paths its subflows used (a path without a subflow, e.g. the second
+/// path under `ndiffports`, has none). An entry without `run` counts by its
+/// position.
 fn per_run(point: &Value, metric: &str) -> Vec<RunValue> {
     let share = metric.starts_with("fg_share_path");
     point["per_run"]
@@ -410,49 +414,54 @@ fn per_run(point: &Value, metric: &str) -> Vec<RunValue> {
         .map(|a| {
             a.iter()
                 .enumerate()
-                .filter_map(|(i, r)| {
+                .map(|(i, r)| {
                     let m = &r["metrics"];
-                    let value = m[metric].as_f64().or_else(|| {
-                        let other = m
-                            .as_object()
-                            .is_some_and(|o| o.keys().any(|k| k.starts_with("fg_share_path")));
-                        (share && other).then_some(0.0)
-                    })?;
+                    let value = m[metric]
+                        .as_f64()
+                        .or_else(|| {
+                            let other = m
+                                .as_object()
+                                .is_some_and(|o| o.keys().any(|k| k.starts_with("fg_share_path")));
+                            (share && other).then_some(0.0)
+                        })
+                        .filter(|x| x.is_finite());
                     let run = r["run"].as_u64().map_or(i as u32, |x| x as u32);
-                    Some(RunValue {
+                    RunValue {
                         run,
                         seed: r["seed"].as_u64(),
                         value,
-                    })
+                    }
                 })
-                .filter(|x| x.value.is_finite())
                 .collect()
         })
         .unwrap_or_default()
 }
 
-/// The pairs (simulated, kernel) of the runs with the same index (and the
-/// same seed where both sides record it: a differing seed would mean
-/// different link draws, so such a pair is not formed).
-fn pairs(sim: &[RunValue], kernel: &[RunValue]) -> Vec<(RunValue, RunValue)> {
+/// The simulated run with the kernel run's index (and the same seed where
+/// both sides record it: a differing seed would mean different link draws,
+/// so such runs are not paired).
+fn counterpart<'a>(sim: &'a [RunValue], k: &RunValue) -> Option<&'a RunValue> {
+    sim.iter().find(|s| {
+        s.run == k.run
+            && match (s.seed, k.seed) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
+    })
+}
+
+/// The pairs (simulated, kernel) of the runs with the same index where both
+/// finished (have a value).
+fn pairs(sim: &[RunValue], kernel: &[RunValue]) -> Vec<(f64, f64)> {
     kernel
         .iter()
-        .filter_map(|k| {
-            sim.iter()
-                .find(|s| {
-                    s.run == k.run
-                        && match (s.seed, k.seed) {
-                            (Some(a), Some(b)) => a == b,
-                            _ => true,
-                        }
-                })
-                .map(|s| (*s, *k))
-        })
+        .filter_map(|k| Some((counterpart(sim, k)?.value?, k.value?)))
         .collect()
 }
 
+/// The finite values (the runs that finished).
 fn values(v: &[RunValue]) -> Vec<f64> {
-    v.iter().map(|r| r.value).collect()
+    v.iter().filter_map(|r| r.value).collect()
 }
 
 /// The point `id` of a `summary.json`.
@@ -486,37 +495,62 @@ pub fn metrics_of(s: &Scenario) -> Vec<&'static str> {
 /// the kernel's run 0 with the median of the simulated runs 0-2 judged the
 /// draw of run 0 (seed 000's huffpost pages, docs/report.md), not the
 /// kernel. `sim_all` / `kernel_all` are each side's median over all its
-/// runs (shown, not judged); `runs` lists each pair with its ratio
-/// (times, goodput) or difference (shares).
+/// runs (shown, not judged).
+///
+/// `runs` lists every kernel run: its index and seed, the kernel's value
+/// and the simulated run's of the same index, with the ratio (times,
+/// goodput) or difference (shares) where both finished. A run without a
+/// value on one side (a page that did not finish in the run, no message
+/// delivered) is kept with `sim_unfinished` / `kernel_unfinished` and left
+/// out of the medians; the row's `unfinished` lists those run indices per
+/// side (and `unpaired`: kernel runs without a simulated run of the same
+/// index and seed), so the verdict judges what finished with the
+/// unfinished count beside it ([`unfinished_of`]).
 pub fn compare_cell(metrics: &[&str], sim: &Value, kernel: &Value) -> (Vec<Value>, &'static str) {
     let mut rows = Vec::new();
-    let (mut pass, mut fail) = (0, 0);
     for m in metrics {
         let (sv, kv) = (per_run(sim, m), per_run(kernel, m));
         let paired = pairs(&sv, &kv);
-        let ps: Vec<f64> = paired.iter().map(|(s, _)| s.value).collect();
-        let pk: Vec<f64> = paired.iter().map(|(_, k)| k.value).collect();
+        let ps: Vec<f64> = paired.iter().map(|(s, _)| *s).collect();
+        let pk: Vec<f64> = paired.iter().map(|(_, k)| *k).collect();
         let (s, k) = (median_ci(&ps), median_ci(&pk));
         let (ratio, diff, v) = match (&s, &k) {
             (Some(s), Some(k)) => judge(m, s.median, k.median),
             _ => (None, None, Verdict::Info),
         };
-        match v {
-            Verdict::Pass => pass += 1,
-            Verdict::Fail => fail += 1,
-            Verdict::Info => {}
-        }
-        let runs: Vec<Value> = paired
+        let (mut sim_unf, mut ker_unf, mut unpaired) = (Vec::new(), Vec::new(), Vec::new());
+        let runs: Vec<Value> = kv
             .iter()
-            .map(|(s, k)| {
-                let (r, d, _) = judge(m, s.value, k.value);
+            .map(|k| {
+                let s = counterpart(&sv, k);
+                let sval = s.and_then(|s| s.value);
+                let (r, d) = match (sval, k.value) {
+                    (Some(a), Some(b)) => {
+                        let (r, d, _) = judge(m, a, b);
+                        (r, d)
+                    }
+                    _ => (None, None),
+                };
                 // the pair's seed (both sides', where both record it), so
                 // `--kernel-from` can check it against a later sweep
-                let seed = s.seed.or(k.seed);
-                json!({"run": s.run, "seed": seed, "sim": s.value, "kernel": k.value, "ratio": r, "diff": d})
+                let seed = s.and_then(|s| s.seed).or(k.seed);
+                let mut e = json!({"run": k.run, "seed": seed, "sim": sval, "kernel": k.value, "ratio": r, "diff": d});
+                match s {
+                    None => unpaired.push(k.run),
+                    Some(_) if sval.is_none() => {
+                        e["sim_unfinished"] = true.into();
+                        sim_unf.push(k.run);
+                    }
+                    Some(_) => {}
+                }
+                if k.value.is_none() {
+                    e["kernel_unfinished"] = true.into();
+                    ker_unf.push(k.run);
+                }
+                e
             })
             .collect();
-        rows.push(json!({
+        let mut row = json!({
             "metric": m,
             "sim": ci_json(&s),
             "kernel": ci_json(&k),
@@ -527,16 +561,136 @@ pub fn compare_cell(metrics: &[&str], sim: &Value, kernel: &Value) -> (Vec<Value
             "verdict": v.as_str(),
             "criterion": criterion_text(criterion_of(m)),
             "runs": runs,
-        }));
+        });
+        if !(sim_unf.is_empty() && ker_unf.is_empty() && unpaired.is_empty()) {
+            let mut u = json!({"kernel_runs": kv.len(), "sim": sim_unf, "kernel": ker_unf});
+            if !unpaired.is_empty() {
+                u["unpaired"] = unpaired.into();
+            }
+            row["unfinished"] = u;
+        }
+        rows.push(row);
     }
-    let verdict = if fail > 0 {
+    let verdict = cell_verdict(&rows);
+    (rows, verdict)
+}
+
+/// A cell's verdict from its rows: `agree` when every judged metric passes,
+/// `disagree` when one fails, `no verdict` when none could be judged.
+pub fn cell_verdict(rows: &[Value]) -> &'static str {
+    let is = |v: Verdict| {
+        rows.iter()
+            .any(|r| r["verdict"].as_str() == Some(v.as_str()))
+    };
+    if is(Verdict::Fail) {
         "disagree"
-    } else if pass > 0 {
+    } else if is(Verdict::Pass) {
         "agree"
     } else {
         "no verdict"
+    }
+}
+
+/// A cell's `unfinished` entry from its rows' (`None` when every kernel
+/// run and its simulated run finished): per side the kernel run indices
+/// whose run did not finish (over every judged metric), the kernel's run
+/// count, and a `note` that says it plainly, e.g. "1 of 5 simulated runs
+/// did not finish (run 4), 0 of 5 kernel runs; judged on the runs both
+/// finished". `not_saved` (re-judged files written before every kernel run
+/// was saved, [`super::kernel_from`]): kernel runs the file does not hold
+/// per run, whose simulated run did not finish in the pass that wrote it.
+pub fn unfinished_of(rows: &[Value]) -> Option<Value> {
+    let (mut sim, mut ker, mut unp) = (Vec::<u64>::new(), Vec::<u64>::new(), Vec::<u64>::new());
+    let (mut runs, mut not_saved) = (0u64, 0u64);
+    let mut any = false;
+    for r in rows {
+        let u = &r["unfinished"];
+        if u.is_null() {
+            continue;
+        }
+        any = true;
+        for (key, into) in [
+            ("sim", &mut sim),
+            ("kernel", &mut ker),
+            ("unpaired", &mut unp),
+        ] {
+            for i in u[key]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|x| x.as_u64())
+            {
+                if !into.contains(&i) {
+                    into.push(i);
+                }
+            }
+        }
+        runs = runs.max(u["kernel_runs"].as_u64().unwrap_or(0));
+        not_saved = not_saved.max(u["not_saved"].as_u64().unwrap_or(0));
+    }
+    if !any {
+        return None;
+    }
+    sim.sort_unstable();
+    ker.sort_unstable();
+    unp.sort_unstable();
+    let list = |v: &[u64]| {
+        if v.is_empty() {
+            String::new()
+        } else {
+            let s: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+            format!(" (run {})", s.join(", "))
+        }
     };
-    (rows, verdict)
+    let of = runs + not_saved;
+    let mut note = format!(
+        "{} of {of} simulated run(s) did not finish{}, {} of {of} kernel run(s){}",
+        sim.len() as u64 + not_saved,
+        list(&sim),
+        ker.len(),
+        list(&ker)
+    );
+    if !unp.is_empty() {
+        note.push_str(&format!(
+            "; {} kernel run(s) without a simulated run of the same index and seed{}",
+            unp.len(),
+            list(&unp)
+        ));
+    }
+    if not_saved > 0 {
+        note.push_str(&format!(
+            " ({not_saved} of the simulated runs did not finish in the pass that wrote the saved file, \
+             which holds no per-run value of its kernel run: written before every kernel run was saved)"
+        ));
+    }
+    note.push_str("; judged on the runs both finished");
+    let mut u = json!({"kernel_runs": of, "sim": sim, "kernel": ker, "note": note});
+    if !unp.is_empty() {
+        u["unpaired"] = unp.into();
+    }
+    if not_saved > 0 {
+        u["not_saved"] = not_saved.into();
+    }
+    Some(u)
+}
+
+/// One line per cell of a `kernel.json` whose verdict rests on fewer runs
+/// than the kernel ran (a side's run did not finish), for stderr after a
+/// pass or a re-judge; empty when there is none.
+pub fn unfinished_lines(m: &Value) -> String {
+    let mut s = String::new();
+    for c in m["cells"].as_array().into_iter().flatten() {
+        if let Some(note) = c["unfinished"]["note"].as_str() {
+            s.push_str(&format!(
+                "  {}:{}: {}; {}\n",
+                c["experiment"].as_str().unwrap_or("?"),
+                c["point"].as_str().unwrap_or("?"),
+                c["verdict"].as_str().unwrap_or("no verdict"),
+                note
+            ));
+        }
+    }
+    s
 }
 
 /// Each sweep's `summary.json`, read once however many of its points are
@@ -611,6 +765,9 @@ pub fn manifest(
             match (sim, ker) {
                 (Some(sim), Some(ker)) => {
                     let (rows, verdict) = compare_cell(&metrics_of(&c.point.scenario), &sim, &ker);
+                    if let Some(u) = unfinished_of(&rows) {
+                        e["unfinished"] = u;
+                    }
                     e["metrics"] = rows.into();
                     e["verdict"] = verdict.into();
                 }

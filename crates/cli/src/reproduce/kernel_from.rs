@@ -27,7 +27,7 @@
 //! runs with the same index, as the live pass checked when it paired them
 //! (a note says so).
 
-use super::kernel::{compare_cell, header, metrics_of, point_of, Cell, SummaryCache};
+use super::kernel::{cell_verdict, compare_cell, header, metrics_of, point_of, Cell, SummaryCache};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -208,22 +208,39 @@ impl Saved {
                 let runs = row["runs"].as_array().ok_or_else(|| {
                     self.err(&format!("{key}.runs"), "missing or not a list".into())
                 })?;
+                // every kernel run is saved (files from 2026-11-27 on keep the
+                // unpaired ones, with `sim_unfinished`); an older file holds the
+                // paired ones only: fewer finite values than kernel_all.n, the
+                // rest reported as not saved ([`not_saved`]), never refused
                 let n_all = row["kernel_all"]["n"].as_u64().unwrap_or(0) as usize;
-                if runs.len() != n_all {
+                let finite = runs.iter().filter(|r| r["kernel"].is_number()).count();
+                if finite > n_all {
                     return Err(self.err(
                         &format!("{key}.runs"),
                         format!(
-                            "{} paired run(s) of {m} for {}, but the kernel ran {n_all} (kernel_all.n): \
-                             runs the live pass could not pair are not saved per run",
-                            runs.len(),
+                            "{finite} kernel value(s) of {m} for {}, but the kernel's median is over \
+                             {n_all} (kernel_all.n)",
                             c.name()
                         ),
                     ));
                 }
                 for (k, r) in runs.iter().enumerate() {
                     let rkey = format!("{key}.runs[{k}]");
-                    let (Some(run), Some(v)) = (r["run"].as_u64(), r["kernel"].as_f64()) else {
-                        return Err(self.err(&rkey, "no `run` index or `kernel` value".into()));
+                    let Some(run) = r["run"].as_u64() else {
+                        return Err(self.err(&rkey, "no `run` index".into()));
+                    };
+                    // null: the kernel run did not finish (no value)
+                    let v = match &r["kernel"] {
+                        Value::Null => None,
+                        x => match x.as_f64() {
+                            Some(v) => Some(v),
+                            None => {
+                                return Err(self.err(
+                                    &format!("{rkey}.kernel"),
+                                    "neither a number nor null".into(),
+                                ))
+                            }
+                        },
                     };
                     if run >= c.sim_runs as u64 {
                         return Err(self.err(
@@ -237,7 +254,7 @@ impl Saved {
                             ),
                         ));
                     }
-                    if !v.is_finite() {
+                    if v.is_some_and(|v| !v.is_finite()) {
                         return Err(self.err(&format!("{rkey}.kernel"), "not a number".into()));
                     }
                     if let Some(s) = r["seed"].as_u64() {
@@ -268,6 +285,19 @@ fn metric_row<'a>(e: &'a Value, m: &str) -> Option<(usize, &'a Value)> {
         .find(|(_, r)| r["metric"].as_str() == Some(m))
 }
 
+/// Kernel runs of a saved metric row that the file does not hold per run:
+/// `kernel_all.n` minus its saved kernel values. Files written before
+/// 2026-11-27 (this change) saved the paired runs only, so a kernel run
+/// whose simulated run did not finish is missing from `runs`; newer files
+/// hold every kernel run (0 here).
+fn not_saved(row: &Value) -> u64 {
+    let n_all = row["kernel_all"]["n"].as_u64().unwrap_or(0);
+    let saved = row["runs"]
+        .as_array()
+        .map_or(0, |a| a.iter().filter(|r| r["kernel"].is_number()).count()) as u64;
+    n_all.saturating_sub(saved)
+}
+
 /// The kernel's side of a cell as a `summary.json` point, rebuilt from the
 /// saved per-run values of its judged metrics: one `per_run` entry per run
 /// index, with the saved seed where there is one.
@@ -278,9 +308,12 @@ pub fn kernel_point(e: &Value, metrics: &[&str]) -> Value {
             continue;
         };
         for r in row["runs"].as_array().into_iter().flatten() {
-            let (Some(run), Some(v)) = (r["run"].as_u64(), r["kernel"].as_f64()) else {
+            // a kernel run without a value (it did not finish) keeps its
+            // entry, without the metric, so it is counted as unfinished
+            let Some(run) = r["run"].as_u64() else {
                 continue;
             };
+            let v = r["kernel"].as_f64();
             let i = match runs.iter().position(|x| x.0 == run) {
                 Some(i) => i,
                 None => {
@@ -291,7 +324,9 @@ pub fn kernel_point(e: &Value, metrics: &[&str]) -> Value {
             if let Some(s) = r["seed"].as_u64() {
                 runs[i].1 = Some(s);
             }
-            runs[i].2.insert((*m).to_string(), json!(v));
+            if let Some(v) = v {
+                runs[i].2.insert((*m).to_string(), json!(v));
+            }
         }
     }
     runs.sort_by_key(|x| x.0);
@@ -325,12 +360,31 @@ pub fn rejudge_cell(c: &Cell, e: &Value, sim: Option<&Value>) -> Value {
     let metrics = metrics_of(&c.point.scenario);
     match sim {
         Some(sim) => {
-            let (mut rows, verdict) = compare_cell(&metrics, sim, &kernel_point(e, &metrics));
+            // metric by metric: a file written before every kernel run was
+            // saved lacks a run in one metric's list that another metric
+            // lists (its simulated run finished there), and the lacking run
+            // is not saved, not a kernel run that did not finish
+            let mut rows: Vec<Value> = metrics
+                .iter()
+                .flat_map(|m| compare_cell(&[m], sim, &kernel_point(e, &[m])).0)
+                .collect();
+            let verdict = cell_verdict(&rows);
             // the kernel's median over all its runs, as the live pass saw them
             for r in rows.iter_mut() {
                 if let Some((_, saved)) = metric_row(e, r["metric"].as_str().unwrap_or("")) {
                     r["kernel_all"] = saved["kernel_all"].clone();
+                    let n = not_saved(saved);
+                    if n > 0 {
+                        let runs = r["runs"].as_array().map_or(0, |a| a.len());
+                        if r["unfinished"].is_null() {
+                            r["unfinished"] = json!({"kernel_runs": runs, "sim": [], "kernel": []});
+                        }
+                        r["unfinished"]["not_saved"] = n.into();
+                    }
                 }
+            }
+            if let Some(u) = super::kernel::unfinished_of(&rows) {
+                out["unfinished"] = u;
             }
             out["metrics"] = rows.into();
             out["verdict"] = verdict.into();
@@ -598,15 +652,19 @@ mod tests {
             &|j| j["cells"][0]["metrics"][0]["runs"][1]["run"] = 3.into(),
             "cells[0].metrics[0].runs[1].run",
         );
-        // fewer saved runs than the kernel ran
+        // more saved kernel values than the kernel's median is over
         refused(
             &|j| {
-                j["cells"][0]["metrics"][0]["runs"]
-                    .as_array_mut()
-                    .unwrap()
-                    .pop();
+                let runs = j["cells"][0]["metrics"][0]["runs"].as_array_mut().unwrap();
+                let r = runs[0].clone();
+                runs.push(r);
             },
             "cells[0].metrics[0].runs",
+        );
+        // a kernel value that is neither a number nor null
+        refused(
+            &|j| j["cells"][0]["metrics"][0]["runs"][0]["kernel"] = "fast".into(),
+            "cells[0].metrics[0].runs[0].kernel",
         );
         // a judged metric missing (the MPTCP cell's share)
         let mp = mptcp(&cells);
@@ -621,6 +679,130 @@ mod tests {
         let e = Saved::load(&out.join("x.json")).err().unwrap();
         assert!(e.contains("x.json: key `cells`"), "{e}");
         let _ = std::fs::remove_dir_all(out);
+    }
+
+    /// Issue 15 (seed 000's huffpost WLAN-3G path 2 cell): a simulated run
+    /// that did not finish leaves its kernel run unpaired. The live pass
+    /// saves that kernel run too, `--kernel-from` accepts the file, and the
+    /// cell says how many runs of each side did not finish, judged on the
+    /// runs both finished; a later simulator that finishes the run pairs it.
+    #[test]
+    fn a_file_with_an_unpaired_kernel_run_is_accepted_and_says_so() {
+        let cells = cells();
+        let i = mptcp(&cells);
+        // simulated run 1 of cell i did not finish (no goodput); the
+        // kernel's run 1 did
+        let mut sim = summary(&cells, 3, 10.0, 0.41);
+        sim["points"][i]["per_run"][1]["metrics"]
+            .as_object_mut()
+            .unwrap()
+            .remove("fg_throughput_mbit");
+        let out = tmp("unpaired");
+        let live_m = live(&out, &cells, &sim, &summary(&cells, 2, 10.5, 0.40));
+        let c = &live_m["cells"][i];
+        let row = &c["metrics"][0];
+        assert_eq!(row["metric"], "fg_throughput_mbit");
+        // both kernel runs saved per run, run 1 with the marker
+        assert_eq!(row["runs"].as_array().unwrap().len(), 2);
+        assert_eq!(row["runs"][1]["sim"], Value::Null);
+        assert_eq!(row["runs"][1]["sim_unfinished"], true);
+        assert_eq!(row["runs"][1]["kernel"], 10.5 + i as f64 + 0.1);
+        assert_eq!(
+            (row["sim"]["n"].as_u64(), row["kernel_all"]["n"].as_u64()),
+            (Some(1), Some(2))
+        );
+        assert_eq!(c["unfinished"]["sim"], json!([1]));
+        let note = c["unfinished"]["note"].as_str().unwrap();
+        assert!(
+            note.starts_with(
+                "1 of 2 simulated run(s) did not finish (run 1), 0 of 2 kernel run(s)"
+            ),
+            "{note}"
+        );
+        // the other cells finished every run: no `unfinished`
+        assert!(live_m["cells"][mptcp_other(&cells, i)]
+            .get("unfinished")
+            .is_none());
+        // accepted (today's code refused it: 1 paired run, kernel_all.n 2)
+        let f = out.join("kernel.json");
+        write(&f, &live_m);
+        let saved = Saved::load(&f).unwrap();
+        saved.check(&cells).unwrap();
+        let dir = tmp("unpaired-judge");
+        write_sim(&dir, &sim);
+        let m = manifest(&saved, &cells, &dir);
+        assert_eq!(m["cells"], live_m["cells"]);
+        assert!(
+            kernel::unfinished_lines(&m).contains("1 of 2 simulated run(s) did not finish (run 1)")
+        );
+        // a simulator whose run 1 finishes pairs the saved kernel run 1
+        let dir2 = tmp("unpaired-judge2");
+        write_sim(&dir2, &summary(&cells, 3, 10.0, 0.41));
+        let m2 = manifest(&saved, &cells, &dir2);
+        assert_eq!(m2["cells"][i]["metrics"][0]["sim"]["n"], 2);
+        assert!(m2["cells"][i].get("unfinished").is_none());
+        // an old file (paired runs only, before every kernel run was saved)
+        // still reads: the kernel run it lacks is reported, not refused
+        let mut old = live_m.clone();
+        for c in old["cells"].as_array_mut().unwrap() {
+            for m in c["metrics"].as_array_mut().into_iter().flatten() {
+                let runs = m["runs"].as_array_mut().unwrap();
+                runs.retain(|r| r.get("sim_unfinished").is_none());
+                for r in runs.iter_mut() {
+                    r.as_object_mut().unwrap().remove("seed");
+                }
+            }
+            c.as_object_mut().unwrap().remove("unfinished");
+        }
+        let old = Saved {
+            path: f.clone(),
+            json: old,
+        };
+        old.check(&cells).unwrap();
+        let mo = manifest(&old, &cells, &dir);
+        let co = &mo["cells"][i];
+        assert_eq!(co["verdict"], c["verdict"]);
+        assert_eq!(co["metrics"][0]["sim"], row["sim"]);
+        assert_eq!(co["unfinished"]["not_saved"], 1);
+        let note = co["unfinished"]["note"].as_str().unwrap();
+        assert!(
+            note.starts_with("1 of 2 simulated run(s) did not finish, 0 of 2 kernel run(s)"),
+            "{note}"
+        );
+        // a kernel run that did not finish is saved with a null value
+        let mut ker = summary(&cells, 2, 10.5, 0.40);
+        ker["points"][i]["per_run"][0]["metrics"]
+            .as_object_mut()
+            .unwrap()
+            .remove("fg_throughput_mbit");
+        let out3 = tmp("unpaired-kernel");
+        let k3 = live(&out3, &cells, &summary(&cells, 3, 10.0, 0.41), &ker);
+        let r0 = &k3["cells"][i]["metrics"][0]["runs"][0];
+        assert_eq!(
+            (&r0["kernel"], &r0["kernel_unfinished"]),
+            (&Value::Null, &json!(true))
+        );
+        assert_eq!(k3["cells"][i]["unfinished"]["kernel"], json!([0]));
+        let s3 = Saved {
+            path: f.clone(),
+            json: k3.clone(),
+        };
+        s3.check(&cells).unwrap();
+        let dir3 = tmp("unpaired-kernel-judge");
+        write_sim(&dir3, &summary(&cells, 3, 10.0, 0.41));
+        assert_eq!(manifest(&s3, &cells, &dir3)["cells"], k3["cells"]);
+        for d in [out, dir, dir2, out3, dir3] {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+
+    /// Another cell the kernel ran than `i`.
+    fn mptcp_other(cells: &[Cell], i: usize) -> usize {
+        cells
+            .iter()
+            .enumerate()
+            .position(|(k, c)| k != i && c.runnable.is_ok())
+            .unwrap()
     }
 
     /// `--kernel-from A --kernel-from B`: the cell B's pass ran (the others
