@@ -75,6 +75,20 @@ def test_section_shows_both_medians_the_verdicts_and_every_refusal() -> None:
     assert "seed004" not in html and section("001", _kernel()) == []
 
 
+def test_a_cell_with_runs_that_did_not_finish_says_how_many() -> None:
+    k = _kernel()
+    note = ("1 of 5 simulated run(s) did not finish (run 4), 0 of 5 kernel run(s); "
+            "judged on the runs both finished")
+    k["cells"][1] = dict(k["cells"][1], unfinished={"kernel_runs": 5, "sim": [4], "kernel": [], "note": note})
+    html = "\n".join(section("000", k))
+    t = html[html.index("id='seed000-kernel-table'"):html.index("</table>")]
+    assert f"<td>disagree [{note}]</td>" in t
+    assert "<td>agree</td>" in t
+    assert "(1 of them with runs that did not finish on one side: judged on the runs both finished" in html
+    # without `unfinished` nothing is said
+    assert "did not finish" not in "\n".join(section("000", _kernel()))
+
+
 def test_cells_run_differently_are_listed_with_what_differs() -> None:
     k = _kernel()
     why = "the kernel sends with Linux 6.18's scheduler and send path, not the scenario's v0.9x \"minrtt\""

@@ -59,6 +59,14 @@ def _compared(metric: str, row: Dict[str, Any]) -> str:
     return "-"
 
 
+def _cell_verdict(c: Dict[str, Any]) -> str:
+    """`disagree [1 of 5 simulated run(s) did not finish (run 4), ...]`: the
+    verdict with how many runs of each side did not finish, when any."""
+    v = c.get("verdict", "")
+    u = c.get("unfinished") or {}
+    return f"{v} [{u['note']}]" if u.get("note") else v
+
+
 def counts(cells: List[Dict[str, Any]]) -> Dict[str, int]:
     c: Dict[str, int] = {}
     for x in cells:
@@ -76,10 +84,19 @@ def section(seed: str, kern: Dict[str, Any]) -> List[str]:
     h = [f"<h3 id='seed{seed}-kernel'>Seed {e(seed)} on the Linux kernel</h3>"]
     ran = [c for c in cells if c["status"] == "ran"]
     agree = sum(1 for c in ran if c.get("verdict") == "agree")
+    # cells judged on fewer runs than the kernel ran: a simulated or kernel
+    # run did not finish (its page or file in the run, its messages); its
+    # pair is left out of the medians and the count is said beside the
+    # verdict (kernel.json `unfinished`, reproduce/kernel.rs unfinished_of),
+    # as the report marks statistics over completed items only
+    unf = [c for c in ran if c.get("unfinished")]
     n = {s: sum(1 for c in cells if c["status"] == s) for s in STATUSES}
     h.append(f"<p>Of {len(cells)} cells (sweep points), the kernel ran <b>{n['ran']}</b> "
              f"({kern['kernel_runs']} run(s) each, one after another in real time): <b>{agree} of {n['ran']} "
-             f"agree</b> with the simulator. {n['refused']} cannot run on the kernel, {n['failed']} failed"
+             f"agree</b> with the simulator"
+             + (f" ({len(unf)} of them with runs that did not finish on one side: judged on the runs both "
+                "finished, the count beside the cell's verdict)" if unf else "")
+             + f". {n['refused']} cannot run on the kernel, {n['failed']} failed"
              + (f", {n['skipped']} were left out by --kernel-only" if n["skipped"] else "")
              + (f", {n['not run']} were not run (stopped)" if n["not run"] else "")
              + f". Criteria: {e(kern['criteria'])}. Intervals: {e(kern['interval'])}."
@@ -95,7 +112,7 @@ def section(seed: str, kern: Dict[str, Any]) -> List[str]:
                              metric, _median(metric, m["sim"]), _median(metric, m["kernel"]),
                              _compared(metric, m), f"{m['verdict']} ({m['criterion']})",
                              _median(metric, m["sim_all"]) if m.get("sim_all") else "-",
-                             c.get("verdict", "") if i == 0 else ""])
+                             _cell_verdict(c) if i == 0 else ""])
             if not c.get("metrics"):
                 rows.append([c["experiment"].split("/")[-1], c["point"], "-", "-", "-", "-",
                              c.get("reason", ""), "-", c.get("verdict", "no verdict")])
