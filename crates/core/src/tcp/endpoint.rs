@@ -76,7 +76,7 @@ impl TcpEndpoint {
     ) -> Self {
         Self::with_cc(
             cfg,
-            cfg.cc.build_with(cfg.cubic, cfg.hystart, cfg.hz),
+            cfg.cc.build_with(cfg.cubic, cfg.hystart, cfg.jiffy_clock()),
             flow,
             local,
             local_port,

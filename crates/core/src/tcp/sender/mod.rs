@@ -403,7 +403,7 @@ impl PathSender {
             initial_cwnd: cfg.initial_cwnd,
             slow_start_after_idle: cfg.slow_start_after_idle,
             wcdelack: cfg.delack_max,
-            wheel: crate::tcp::timer_wheel::Wheel::new(cfg.hz.max(1)),
+            wheel: crate::tcp::timer_wheel::Wheel::on(cfg.jiffy_clock()),
             snd_una: 1,
             snd_nxt: 1,
             write_seq: 1,
