@@ -915,6 +915,7 @@ impl MptcpConnection {
                 seg.len,
                 seg.has(flags::FIN),
                 seg.ts().map(|t| t.0),
+                sf.snd.own_rtt(),
             );
             if out.ooo {
                 sf.snd.counters.ooo_segments += 1;

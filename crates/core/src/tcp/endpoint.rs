@@ -351,6 +351,7 @@ impl TcpEndpoint {
                 seg.len,
                 seg.has(flags::FIN),
                 seg.ts().map(|t| t.0),
+                self.snd.own_rtt(),
             );
             if out.ooo {
                 self.snd.counters.ooo_segments += 1;

@@ -375,6 +375,15 @@ pub struct PathSender {
 }
 
 impl PathSender {
+    /// This socket's `icsk_rto` (with its backoff) and SRTT, which its
+    /// receive side's delayed-ACK engine reads (`tcp::delack`).
+    pub fn own_rtt(&self) -> crate::tcp::delack::OwnRtt {
+        crate::tcp::delack::OwnRtt {
+            rto: self.rtt.rto_backoff(self.backoff),
+            srtt: self.rtt.srtt,
+        }
+    }
+
     pub fn new(cfg: &TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
         let mss = cfg.mss_option() - if cfg.timestamps { 12 } else { 0 };
         PathSender {
