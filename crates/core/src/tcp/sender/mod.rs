@@ -365,6 +365,9 @@ pub struct PathSender {
     is_cwnd_limited: bool,
     max_packets_out: u32,
     cwnd_usage_seq: u64,
+    /// New data went out since the last sending pass ended (Linux
+    /// `tcp_write_xmit`'s `sent_pkts`; `end_pass`).
+    sent_in_pass: bool,
     last_send: Nanos,
     /// This path's counters (send and receive side, the owner adds the latter).
     pub counters: Counters,
@@ -476,6 +479,7 @@ impl PathSender {
             is_cwnd_limited: false,
             max_packets_out: 0,
             cwnd_usage_seq: 1,
+            sent_in_pass: false,
             last_send: 0,
             counters: Counters::default(),
             owner_has_data: false,
