@@ -264,6 +264,12 @@ enum Command {
         /// record; 1000 when unknown, said on stderr).
         #[arg(long, value_name = "N", value_parser = kernel_hz::parse)]
         hz: Option<u32>,
+        /// With --decisions: the simulator side's transport.hz_phase_us for
+        /// every run. Default: each kernel run's own (its time 0 on
+        /// CLOCK_MONOTONIC modulo one jiffy, which the emulator records; 0
+        /// for runs saved before it did, said on stderr).
+        #[arg(long, value_name = "US", requires = "decisions")]
+        hz_phase_us: Option<u32>,
     },
     /// Measure simulator speed: simulated data packets per wall-clock second on
     /// one core, for the benchmark scenarios (a saturated flow at 20 Mbit/s and
@@ -465,6 +471,7 @@ fn command(cli: Cli) -> ExitCode {
             decisions,
             kernel_from,
             hz,
+            hz_phase_us,
         } => validate::run(validate::Options {
             dir,
             out,
@@ -473,6 +480,7 @@ fn command(cli: Cli) -> ExitCode {
             decisions,
             kernel_from,
             hz,
+            hz_phase_us,
         }),
         Command::List => {
             list();

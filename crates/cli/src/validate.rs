@@ -22,6 +22,7 @@ use crate::driver::{Driver, Emulate, Simulate};
 
 pub(crate) mod criteria;
 mod decisions;
+mod phase;
 pub(crate) mod saved;
 use criteria::{compare, criterion, median_ci, Criterion, MedianCi, Verdict};
 
@@ -48,6 +49,10 @@ pub struct Options {
     /// `--hz N`: the simulator side's `transport.hz`, instead of the
     /// kernel's CONFIG_HZ ([`sim_hz`]).
     pub hz: Option<u32>,
+    /// `--hz-phase-us N` (with `--decisions`): the simulator side's
+    /// `transport.hz_phase_us` for every run, instead of the phase each
+    /// kernel run recorded (`phase`).
+    pub hz_phase_us: Option<u32>,
 }
 
 /// The `transport.hz` the simulator side runs with, said on stderr: `--hz`;
@@ -408,9 +413,25 @@ pub fn run(o: Options) -> ExitCode {
     for s in &mut loaded {
         s.transport.hz = hz;
     }
+    // the jiffy's phase: per run, from the kernel run (decisions only)
+    let phase_from = match o.hz_phase_us {
+        Some(p) if p >= 1_000_000 / hz => {
+            eprintln!(
+                "error: --hz-phase-us {p}: expected a phase within one jiffy, 0 to {} us at \
+                 transport.hz = {hz}",
+                1_000_000 / hz - 1
+            );
+            return ExitCode::from(2);
+        }
+        Some(p) => {
+            eprintln!("validate: simulator side at transport.hz_phase_us = {p} (--hz-phase-us)");
+            phase::PhaseFrom::Fixed(p)
+        }
+        None => phase::PhaseFrom::Kernel,
+    };
     if o.decisions {
         if let Some(prev) = &o.kernel_from {
-            return run_decisions_from(&loaded, prev, o.out.as_deref());
+            return run_decisions_from(&loaded, prev, o.out.as_deref(), phase_from);
         }
     }
     // Saved kernel runs: all checked before anything runs, so a mismatch is
@@ -442,7 +463,7 @@ pub fn run(o: Options) -> ExitCode {
     };
     if o.decisions {
         let e = emulate.as_ref().expect("prepared without --kernel-from");
-        return run_decisions(&loaded, &e.0, o.out.as_deref());
+        return run_decisions(&loaded, &e.0, o.out.as_deref(), phase_from);
     }
     let mut cells: Vec<Cell> = Vec::new();
     for (s, reused) in loaded.iter().zip(reused) {
@@ -545,6 +566,7 @@ fn run_decisions(
     loaded: &[Scenario],
     emulate: &mptlab_emu::run::EmulateOptions,
     out: Option<&Path>,
+    phase: phase::PhaseFrom,
 ) -> ExitCode {
     let dir = out.map(Path::to_path_buf).unwrap_or_else(|| {
         std::env::temp_dir().join(format!("mptlab-decisions-{}", std::process::id()))
@@ -555,7 +577,7 @@ fn run_decisions(
             eprintln!("decisions: {}: not MPTCP, skipped", s.meta.name);
             continue;
         }
-        match decisions::run_scenario(s, emulate, &dir.join("captures")) {
+        match decisions::run_scenario(s, emulate, &dir.join("captures"), phase) {
             Ok(v) => rows.extend(v),
             Err(e) => {
                 eprintln!("error: {e}");
@@ -603,7 +625,12 @@ fn inside(dir: &Path, prev: &Path) -> bool {
 /// `--decisions --kernel-from PREV`: the kernel captures an earlier
 /// `--decisions -o PREV` saved, re-judged against this simulator (no root,
 /// no emulation). Every scenario is checked before anything runs.
-fn run_decisions_from(loaded: &[Scenario], prev: &Path, out: Option<&Path>) -> ExitCode {
+fn run_decisions_from(
+    loaded: &[Scenario],
+    prev: &Path,
+    out: Option<&Path>,
+    phase: phase::PhaseFrom,
+) -> ExitCode {
     let dir = out.map(Path::to_path_buf).unwrap_or_else(|| {
         std::env::temp_dir().join(format!("mptlab-decisions-{}", std::process::id()))
     });
@@ -634,7 +661,7 @@ fn run_decisions_from(loaded: &[Scenario], prev: &Path, out: Option<&Path>) -> E
     }
     let mut rows = Vec::new();
     for (s, k) in &saved {
-        match decisions::rejudge_scenario(s, k, &dir.join("captures")) {
+        match decisions::rejudge_scenario(s, k, &dir.join("captures"), phase) {
             Ok(v) => rows.extend(v),
             Err(e) => {
                 eprintln!("error: {e}");

@@ -870,6 +870,11 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         }
     };
     let origin = emu.clock().origin();
+    // The run's time 0 on CLOCK_REALTIME (the captures' clock), read beside
+    // CLOCK_MONOTONIC now: both recorded below.
+    let realtime_origin = (crate::probe::realtime_ns() as i128
+        - crate::clock::monotonic_ns() as i128
+        + origin as i128) as u64;
     let background = background.map(|b| b.start(origin, stop.clone()));
     let iv = s.output.timeseries_interval_ms;
     let sampling = (iv > 0.0).then(|| {
@@ -1041,6 +1046,14 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
             out.set_metric("emu.shares_from_links", 1.0);
         }
     }
+    // Time 0 on the kernel's clocks (exact integers): CLOCK_MONOTONIC, whose
+    // multiples of 1/HZ s are the kernel's jiffy boundaries (`mptlab validate
+    // --decisions` gives the simulator that phase), and CLOCK_REALTIME, the
+    // captures' timestamps.
+    out.summary
+        .insert("emu.clock_origin_ns".into(), origin.into());
+    out.summary
+        .insert("emu.realtime_origin_ns".into(), realtime_origin.into());
     if !pcaps.is_empty() {
         out.set_metric("emu.pcap_files", pcaps.len() as f64);
         // captures known to lack packets the interface passed (capture.rs)

@@ -650,3 +650,33 @@ fn hz_is_a_kconfig_choice_and_defaults_to_1000() {
     let t = toml::to_string(&parse(BASE).unwrap().transport).unwrap();
     assert!(!t.contains("hz ="), "{t}");
 }
+
+#[test]
+fn hz_phase_is_within_one_jiffy_and_defaults_to_0() {
+    let with = |t: &str| parse(&format!("{BASE}\n[transport]\n{t}\n"));
+    assert_eq!(parse(BASE).unwrap().transport.hz_phase_us, 0);
+    assert_eq!(
+        with("hz = 250\nhz_phase_us = 3999")
+            .unwrap()
+            .transport
+            .hz_phase_us,
+        3999
+    );
+    assert_eq!(
+        with("hz_phase_us = 999").unwrap().transport.hz_phase_us,
+        999
+    );
+    for (bad, limit) in [
+        ("hz = 250\nhz_phase_us = 4000", "0 to 3999 us"),
+        ("hz_phase_us = 1000", "0 to 999 us"),
+    ] {
+        let e = with(bad).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("transport.hz_phase_us"), "{e}");
+        let m = e.to_string();
+        assert!(m.contains("test.toml") && m.contains(limit), "{m}");
+    }
+    let t = toml::to_string(&with("hz = 250\nhz_phase_us = 1509").unwrap().transport).unwrap();
+    assert!(t.contains("hz_phase_us = 1509"), "{t}");
+    let t = toml::to_string(&parse(BASE).unwrap().transport).unwrap();
+    assert!(!t.contains("hz_phase_us"), "{t}");
+}

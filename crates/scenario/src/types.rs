@@ -403,6 +403,14 @@ pub struct Transport {
     /// a written scenario when 1000, so files read and write as before.
     #[serde(skip_serializing_if = "is_default_hz")]
     pub hz: u32,
+    /// Where simulated time 0 falls in the modelled kernel's jiffy, in
+    /// microseconds: its CLOCK_MONOTONIC at time 0 modulo 1/hz s (Linux
+    /// aligns its tick to multiples of TICK_NSEC, `tick_init_jiffy_update`),
+    /// so the first jiffy boundary after 0 is at 1/hz s minus this.
+    /// 0 <= value < 1e6 / hz; `mptlab validate --decisions` sets it per run
+    /// from the emulator's record. Left out of a written scenario when 0.
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub hz_phase_us: u32,
     pub window_scaling: bool,
     /// Which CUBIC: "linux" (tcp_cubic.c, default) or "rfc9438".
     pub cubic: CubicVariant,
@@ -435,6 +443,7 @@ impl Default for Transport {
             initial_cwnd_packets: 10,
             rto_min_ms: 200.0,
             hz: DEFAULT_HZ,
+            hz_phase_us: 0,
             window_scaling: true,
             cubic: CubicVariant::Linux,
             hystart: HyStart::Linux,
@@ -451,6 +460,10 @@ pub const HZ_CHOICES: [u32; 4] = [100, 250, 300, 1000];
 
 fn is_default_hz(v: &u32) -> bool {
     *v == DEFAULT_HZ
+}
+
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
 }
 
 fn is_ipv4(v: &u8) -> bool {

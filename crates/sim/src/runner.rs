@@ -169,6 +169,7 @@ pub fn tcp_config(t: &sc::Transport) -> Result<TcpConfig, String> {
         rcvbuf: t.rcvbuf_kib as u64 * 1024,
         rto_min: (t.rto_min_ms * MS as f64).round() as Nanos,
         hz: t.hz,
+        hz_phase: t.hz_phase_us as Nanos * 1_000,
         ..TcpConfig::default()
     })
 }

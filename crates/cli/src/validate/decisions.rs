@@ -194,14 +194,16 @@ fn kernel_capture(kernel_dir: &Path, r: u32) -> PathBuf {
     kernel_dir.join(format!("run{r}-s-srv.pcap"))
 }
 
-/// Simulate and emulate every run of `s` with captures under `out`, and
+/// Emulate and simulate every run of `s` with captures under `out`, and
 /// compare the placements. The kernel runs' summaries are saved beside the
 /// kernel captures after every run ([`KERNEL_RUNS`]), so a later
-/// `--kernel-from` can re-judge them.
+/// `--kernel-from` can re-judge them. Each run's simulation follows its
+/// kernel run, at the jiffy phase that run recorded (`phase`).
 pub fn run_scenario(
     s: &Scenario,
     emulate: &mptlab_emu::run::EmulateOptions,
     out: &Path,
+    phase: super::phase::PhaseFrom,
 ) -> Result<Vec<RunCmp>, String> {
     let name = s.meta.name.trim_start_matches("validate-").to_string();
     let base = out.join(&name);
@@ -214,12 +216,12 @@ pub fn run_scenario(
     let mut v = Vec::new();
     let mut kernel_runs = Vec::new();
     for r in 0..s.meta.runs {
-        Simulate
-            .run_once(&sc, r)
-            .map_err(|e| format!("{name}: simulation run {r}: {e}"))?;
         let k = emu
             .run_once(s, r)
             .map_err(|e| format!("{name}: emulation run {r}: {e}"))?;
+        Simulate
+            .run_once(&super::phase::for_run(&sc, r, Some(&k), phase), r)
+            .map_err(|e| format!("{name}: simulation run {r}: {e}"))?;
         kernel_runs.push(k);
         super::saved::save_to(&emu_dir.join(KERNEL_RUNS), &name, s, &kernel_runs)?;
         let sim_file = mptlab_sim::capture::run_dir(&sc, r).join("server.pcapng");
@@ -356,8 +358,14 @@ pub fn check_saved(
 /// under `out`, and compare them with the kernel captures of `saved`. The
 /// compared kernel captures (and [`KERNEL_RUNS`]) are copied to
 /// `out/<name>/kernel`, so `out` can serve as a later `--kernel-from` in
-/// turn; nothing under the saved directory is written.
-pub fn rejudge_scenario(s: &Scenario, saved: &Saved, out: &Path) -> Result<Vec<RunCmp>, String> {
+/// turn; nothing under the saved directory is written. Each run is
+/// simulated at the jiffy phase its kernel run recorded (`phase`).
+pub fn rejudge_scenario(
+    s: &Scenario,
+    saved: &Saved,
+    out: &Path,
+    phase: super::phase::PhaseFrom,
+) -> Result<Vec<RunCmp>, String> {
     let name = s.meta.name.trim_start_matches("validate-").to_string();
     let base = out.join(&name);
     let sc = with_capture(s, &base);
@@ -374,12 +382,13 @@ pub fn rejudge_scenario(s: &Scenario, saved: &Saved, out: &Path) -> Result<Vec<R
     }
     let mut v = Vec::new();
     for r in 0..s.meta.runs {
+        let kernel_run = saved.runs.as_ref().and_then(|m| m.get(&r));
         let sim = Simulate
-            .run_once(&sc, r)
+            .run_once(&super::phase::for_run(&sc, r, kernel_run, phase), r)
             .map_err(|e| format!("{name}: simulation run {r}: {e}"))?;
         // The same seed draws the same links only if the drawing did not
         // change since: the kernel ran on the values it recorded.
-        if let Some(k) = saved.runs.as_ref().and_then(|m| m.get(&r)) {
+        if let Some(k) = kernel_run {
             let drawn = |o: &mptlab_results::RunOutput| -> BTreeMap<String, String> {
                 o.summary
                     .iter()
@@ -597,6 +606,7 @@ pub fn table(rows: &[RunCmp]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::phase::PhaseFrom;
     use super::*;
 
     fn pl(v: &[(u64, u64, u8)]) -> Placement {
@@ -662,7 +672,7 @@ mod tests {
         let live = fake_live(&s, &prev);
         let saved = check_saved(&s, &prev, &mut None).unwrap();
         assert_eq!(saved.runs.as_ref().map(|m| m.len()), Some(2));
-        let again = rejudge_scenario(&s, &saved, &out.join("captures")).unwrap();
+        let again = rejudge_scenario(&s, &saved, &out.join("captures"), PhaseFrom::Kernel).unwrap();
         assert_eq!(csv(&live), csv(&again));
         assert_eq!(table(&live), table(&again));
         // the two sides did decide differently somewhere (not trivially 1.0)
@@ -670,7 +680,8 @@ mod tests {
         assert!(g.compared > 0 && g.same < g.compared, "{g:?}");
         // chained: out holds the kernel captures and kernel-runs.json
         let chained = check_saved(&s, &out, &mut None).unwrap();
-        let third = rejudge_scenario(&s, &chained, &out2.join("captures")).unwrap();
+        let third =
+            rejudge_scenario(&s, &chained, &out2.join("captures"), PhaseFrom::Kernel).unwrap();
         assert_eq!(csv(&live), csv(&third));
         for d in [prev, out, out2] {
             std::fs::remove_dir_all(d).unwrap();
@@ -712,7 +723,9 @@ mod tests {
             .insert("drawn.path1.rate_mbit".into(), serde_json::json!(21.0));
         std::fs::write(&meta, serde_json::to_string(&j).unwrap()).unwrap();
         let saved = check_saved(&s, &prev, &mut None).unwrap();
-        let e = rejudge_scenario(&s, &saved, &out).err().unwrap();
+        let e = rejudge_scenario(&s, &saved, &out, PhaseFrom::Kernel)
+            .err()
+            .unwrap();
         assert!(
             e.contains("run 1: the kernel ran on drawn.path1.rate_mbit = 21.0"),
             "{e}"

@@ -66,10 +66,13 @@ pub fn kernel_settings(s: &Scenario) -> Result<String, String> {
         meta.remove("description");
     }
     doc.remove("output");
-    // CONFIG_HZ is the kernel's own, fixed when it was built: the emulator
-    // ignores `transport.hz` (the simulator side takes the kernel's)
+    // CONFIG_HZ is the kernel's own, fixed when it was built, and its
+    // jiffy's phase is wherever the run started: the emulator ignores
+    // `transport.hz` and `transport.hz_phase_us` (the simulator side takes
+    // the kernel's)
     if let Some(toml::Value::Table(t)) = doc.get_mut("transport") {
         t.remove("hz");
+        t.remove("hz_phase_us");
     }
     // what the simulated client writes first; the emulator's agent always
     // writes its own 16-byte hello

@@ -315,7 +315,7 @@ impl MptcpConnection {
         let idle_unavailable = sched.idle_without_available();
         let cc = cfg
             .cc
-            .build_with(cfg.tcp.cubic, cfg.tcp.hystart, cfg.tcp.hz);
+            .build_with(cfg.tcp.cubic, cfg.tcp.hystart, cfg.tcp.jiffy_clock());
         let coupled = cc.is_coupled().then(|| SharedCc::new(cc));
         let key = 0x1234_5678_9abc_def0u64
             ^ ((flow as u64) << 17)
@@ -416,11 +416,11 @@ impl MptcpConnection {
     fn new_sender(&self, idx: usize) -> PathSender {
         let cc: Box<dyn CongestionControl> = match &self.coupled {
             Some(c) => Box::new(c.clone()),
-            None => {
-                self.cfg
-                    .cc
-                    .build_with(self.cfg.tcp.cubic, self.cfg.tcp.hystart, self.cfg.tcp.hz)
-            }
+            None => self.cfg.cc.build_with(
+                self.cfg.tcp.cubic,
+                self.cfg.tcp.hystart,
+                self.cfg.tcp.jiffy_clock(),
+            ),
         };
         let mut s = PathSender::new(&self.cfg.tcp, cc);
         s.cc_state.path_index = idx;
@@ -915,6 +915,7 @@ impl MptcpConnection {
                 seg.len,
                 seg.has(flags::FIN),
                 seg.ts().map(|t| t.0),
+                sf.snd.own_rtt(),
             );
             if out.ooo {
                 sf.snd.counters.ooo_segments += 1;

@@ -72,6 +72,11 @@ pub struct TcpConfig {
     /// `bictcp_update`, cubic_linux.rs). The validation machine's 6.18
     /// kernel is built with 250.
     pub hz: u32,
+    /// Where simulated time 0 falls in the kernel's jiffy (scenario key
+    /// `transport.hz_phase_us`, default 0): CLOCK_MONOTONIC at time 0
+    /// modulo one jiffy, since Linux aligns its tick to multiples of
+    /// TICK_NSEC (`tick_init_jiffy_update`; `timer_wheel::JiffyClock`).
+    pub hz_phase: Nanos,
     /// Linux TCP_ATO_MIN = 40 ms: delayed-ACK timeout.
     pub delack_min: Nanos,
     /// Linux TCP_DELACK_MAX = 200 ms (RFC 1122 4.2.3.2: < 500 ms); also RFC 8985's WCDelAckT.
@@ -108,6 +113,7 @@ impl Default for TcpConfig {
             rto_max: 120 * SEC,
             rto_formula: RtoFormula::Linux,
             hz: 1000,
+            hz_phase: 0,
             delack_min: 40 * MS,
             delack_max: 200 * MS,
             max_quickacks: 16,
@@ -118,6 +124,12 @@ impl Default for TcpConfig {
 }
 
 impl TcpConfig {
+    /// The jiffy clock of the retransmission timer's wheel and of Linux
+    /// CUBIC: `hz` at `hz_phase`.
+    pub fn jiffy_clock(&self) -> crate::tcp::timer_wheel::JiffyClock {
+        crate::tcp::timer_wheel::JiffyClock::with_phase(self.hz, self.hz_phase)
+    }
+
     /// Value of our MSS option: MTU - IP - TCP headers (1460 for 1500 over
     /// IPv4, 1440 over IPv6): Linux `tcp_mtu_to_mss` subtracts the family's
     /// `net_header_len` and `sizeof(struct tcphdr)`.

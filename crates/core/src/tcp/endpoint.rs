@@ -76,7 +76,7 @@ impl TcpEndpoint {
     ) -> Self {
         Self::with_cc(
             cfg,
-            cfg.cc.build_with(cfg.cubic, cfg.hystart, cfg.hz),
+            cfg.cc.build_with(cfg.cubic, cfg.hystart, cfg.jiffy_clock()),
             flow,
             local,
             local_port,
@@ -351,6 +351,7 @@ impl TcpEndpoint {
                 seg.len,
                 seg.has(flags::FIN),
                 seg.ts().map(|t| t.0),
+                self.snd.own_rtt(),
             );
             if out.ooo {
                 self.snd.counters.ooo_segments += 1;

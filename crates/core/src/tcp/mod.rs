@@ -99,6 +99,7 @@
 
 pub mod cc;
 pub mod config;
+pub mod delack;
 pub mod endpoint;
 pub mod rcvwnd;
 pub mod receiver;

@@ -14,6 +14,7 @@ use crate::packet::{SackBlock, TcpSegment, MAX_SACK_BLOCKS};
 use crate::time::Nanos;
 
 use super::config::TcpConfig;
+use super::delack::{Delack, DelackEngine, OwnRtt};
 use super::rcvwnd::RcvWindow;
 
 /// Linux `TCP_MSS_DEFAULT`.
@@ -68,17 +69,16 @@ pub struct PathReceiver {
     ack_now: bool,
     pub delack_deadline: Option<Nanos>,
     delayed_ack: bool,
-    ato: Nanos,
+    /// `icsk_ack.ato`, `lrcvtime` and the delayed-ACK timer, in jiffies
+    /// (`delack.rs`).
+    dack: DelackEngine,
     quick: u32,
     max_quickacks: u32,
-    first_data_seen: bool,
     /// Linux `ICSK_ACK_PUSHED` / `ICSK_ACK_PUSHED2`: one / two segments
     /// shorter than `rcv_mss` arrived since the last ACK (`ack_read`).
     pushed: u8,
     /// Linux `icsk_ack.last_seg_size` (`measure_rcv_mss`).
     last_seg_size: u32,
-    /// Linux `icsk_ack.lrcvtime`: when the last data segment arrived.
-    lrcvtime: Option<Nanos>,
     /// Linux ping-pong (interactive) mode: we sent data within `ato` of
     /// the last data we received (`tcp_event_data_sent`).
     pingpong: bool,
@@ -113,13 +113,11 @@ impl PathReceiver {
             ack_now: false,
             delack_deadline: None,
             delayed_ack: cfg.delayed_ack,
-            ato: cfg.delack_min,
+            dack: DelackEngine::new(cfg),
             quick: 0,
             max_quickacks: cfg.max_quickacks,
-            first_data_seen: false,
             pushed: 0,
             last_seg_size: 0,
-            lrcvtime: None,
             pingpong: false,
             ts_ok: false,
             ts_recent: 0,
@@ -211,16 +209,21 @@ impl PathReceiver {
         self.ack_now = true;
     }
 
-    /// Delayed-ACK timer.
+    /// Delayed-ACK timer (Linux `tcp_delack_timer_handler`, `delack.rs`).
     pub fn on_timeout(&mut self, now: Nanos) {
         if let Some(d) = self.delack_deadline {
             if now >= d {
                 self.delack_deadline = None;
                 if self.ack_pending {
-                    self.ack_now = true;
-                    // Linux tcp_delack_timer_handler: a delayed ACK missed
-                    // in ping-pong mode leaves it
-                    self.pingpong = false;
+                    match self.dack.on_timer(now, self.pingpong) {
+                        // icsk_ack.timeout still ahead: re-armed
+                        Some(t) => self.delack_deadline = Some(t),
+                        None => {
+                            self.ack_now = true;
+                            // a delayed ACK missed in ping-pong mode leaves it
+                            self.pingpong = false;
+                        }
+                    }
                 }
             }
         }
@@ -254,7 +257,8 @@ impl PathReceiver {
         w.min(cap)
     }
 
-    /// A segment with `len` payload bytes at `seq` (and maybe FIN) arrived.
+    /// A segment with `len` payload bytes at `seq` (and maybe FIN) arrived;
+    /// `own` is the receiving socket's own RTO and SRTT (`delack.rs`).
     pub fn on_segment(
         &mut self,
         now: Nanos,
@@ -262,6 +266,7 @@ impl PathReceiver {
         len: u32,
         fin: bool,
         tsval: Option<Nanos>,
+        own: OwnRtt,
     ) -> RxOutcome {
         let mut out = RxOutcome::default();
         let end = seq + len as u64;
@@ -283,6 +288,8 @@ impl PathReceiver {
             return out;
         }
         let had_ooo = !self.ooo.is_empty();
+        // new data at rcv_nxt (tcp_data_queue's queue_and_out)
+        let mut in_order = false;
         let mut grew = false;
         let limit = self.rcv_nxt
             + self
@@ -319,6 +326,7 @@ impl PathReceiver {
                 grew = self.win.grow(len, rmem);
             }
         } else if len > 0 {
+            in_order = true;
             if seq < self.rcv_nxt {
                 // partial duplicate: D-SACK the old part (RFC 2883 4.1.2)
                 self.dsack = Some(SackBlock {
@@ -370,8 +378,9 @@ impl PathReceiver {
             self.force_ack();
         }
         if len > 0 {
-            self.measure_rcv_mss(len);
-            self.data_ack_policy(now, had_ooo, grew);
+            // in order (`tcp_data_queue`'s queue_and_out, partial duplicates
+            // included): `tcp_event_data_recv`
+            self.data_ack_policy(now, had_ooo, grew, in_order.then_some((len, own)));
         }
         out
     }
@@ -428,23 +437,24 @@ impl PathReceiver {
     }
 
     /// We sent data at `now` (Linux `tcp_event_data_sent`): a reply within
-    /// `ato` of the last data received enters ping-pong mode
+    /// `ato` of the last data received (jiffies) enters ping-pong mode
     /// (`inet_csk_inc_pingpong_cnt`, `tcp_pingpong_thresh` 1).
     pub fn on_data_sent(&mut self, now: Nanos) {
-        if self
-            .lrcvtime
-            .is_some_and(|t| now.saturating_sub(t) < self.ato)
-        {
+        if self.dack.reply_within_ato(now) {
             self.pingpong = true;
         }
     }
 
+    /// Linux `tcp_enter_quickack_mode`: `tcp_incr_quickack`, leave
+    /// ping-pong mode, `ato = TCP_ATO_MIN`.
     fn enter_quickack(&mut self) {
-        // Linux tcp_enter_quickack_mode also leaves ping-pong mode
-        // (inet_csk_exit_pingpong_mode); tcp_incr_quickack alone does not,
-        // a difference the model does not keep.
+        self.incr_quickack();
         self.pingpong = false;
-        // Linux tcp_enter_quickack_mode / tcp_incr_quickack: quickacks =
+        self.dack.reset_ato();
+    }
+
+    fn incr_quickack(&mut self) {
+        // Linux tcp_incr_quickack: quickacks =
         // rcv_wnd / (2 * rcv_mss), 2 if that is 0 (a window of 2 to 4
         // segments keeps its 1), at most TCP_MAX_QUICKACKS.
         let q = match self.rcv_wnd / (2 * self.rcv_mss as u64) {
@@ -455,13 +465,26 @@ impl PathReceiver {
         self.quick = self.quick.max(q);
     }
 
-    fn data_ack_policy(&mut self, now: Nanos, had_ooo: bool, grew: bool) {
+    /// `in_order`: the segment's length and the socket's own RTT for
+    /// `tcp_event_data_recv` (in-order data only: out-of-order and
+    /// duplicate segments do not measure `rcv_mss`, adapt `ato` or move
+    /// `lrcvtime`).
+    fn data_ack_policy(
+        &mut self,
+        now: Nanos,
+        had_ooo: bool,
+        grew: bool,
+        in_order: Option<(u32, OwnRtt)>,
+    ) {
+        // inet_csk_schedule_ack
         self.ack_pending = true;
-        self.lrcvtime = Some(now);
-        if !self.first_data_seen {
-            // Linux tcp_event_data_recv: the first data segment starts quick-ACK mode.
-            self.first_data_seen = true;
-            self.enter_quickack();
+        if let Some((len, own)) = in_order {
+            self.measure_rcv_mss(len);
+            // the first data segment, or one after a silence longer than
+            // the RTO: tcp_incr_quickack (delack.rs)
+            if self.dack.on_data(now, own) {
+                self.incr_quickack();
+            }
         }
         if grew {
             // Linux tcp_grow_window: `icsk_ack.quick |= 1` whenever
@@ -485,11 +508,13 @@ impl PathReceiver {
             || !self.ooo.is_empty()
         {
             self.ack_now = true;
-        } else if self.delack_deadline.is_none() {
-            // Linux delayed-ACK timer: ato starts at TCP_ATO_MIN (40 ms). Linux
-            // adapts ato to the inter-arrival time up to TCP_DELACK_MAX (200 ms);
-            // we keep it at its minimum (the adaptation is not modelled).
-            self.delack_deadline = Some(now + self.ato);
+        } else {
+            // Linux tcp_send_delayed_ack: the timer at jiffies + ato on the
+            // wheel, an earlier pending one kept (delack.rs)
+            match self.dack.schedule(now, self.pingpong, self.pushed > 0) {
+                Delack::SendNow => self.ack_now = true,
+                Delack::At(t) => self.delack_deadline = Some(t),
+            }
         }
     }
 
@@ -626,6 +651,7 @@ impl PathReceiver {
         self.ack_pending = false;
         self.ack_now = false;
         self.delack_deadline = None;
+        self.dack.clear();
         // Linux inet_csk_clear_xmit_timer(ICSK_TIME_DACK): pending flags,
         // the pushed marks among them, are cleared with every ACK sent
         self.pushed = 0;

@@ -14,9 +14,20 @@
 //! and 1024 ms after a level-1 boundary 544 and 1056 ms later, which is
 //! what the 6.18 kernel of the validation machine shows (docs/validation.md).
 //!
-//! Simplification: the jiffy clock starts at simulated time 0 (the kernel's
-//! phase is arbitrary, INITIAL_JIFFIES plus uptime), and the wheel clock is
-//! taken equal to `jiffies` (`forward_timer_base`).
+//! The jiffy clock's phase: Linux aligns its tick to a multiple of
+//! TICK_NSEC of CLOCK_MONOTONIC (kernel/time/tick-sched.c
+//! `tick_init_jiffy_update`: "Ensure that the tick is aligned to a multiple
+//! of TICK_NSEC"), and `tick_do_update_jiffies64` advances `jiffies` in
+//! whole TICK_NSEC steps from there, so a jiffy begins wherever
+//! CLOCK_MONOTONIC is a multiple of 1/HZ s. Simulated time `t` is the
+//! kernel's CLOCK_MONOTONIC `origin + t`; [`JiffyClock::phase`] is `origin`
+//! modulo one jiffy (`transport.hz_phase_us`, recorded by the emulator for
+//! each kernel run; 0, the default, puts a jiffy boundary at time 0). The
+//! absolute jiffies count (INITIAL_JIFFIES plus uptime) is left out: only
+//! differences and boundaries matter to the timers here.
+//!
+//! Simplification: the wheel clock is taken equal to `jiffies`
+//! (`forward_timer_base`).
 
 use crate::time::{Nanos, SEC};
 
@@ -37,6 +48,41 @@ pub fn jiffy(hz: u32) -> Nanos {
     SEC / hz as Nanos
 }
 
+/// The modelled kernel's jiffy clock: CONFIG_HZ and where simulated time 0
+/// falls in its jiffy (module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JiffyClock {
+    /// CONFIG_HZ (`TcpConfig::hz`).
+    pub hz: u32,
+    /// CLOCK_MONOTONIC at simulated time 0, modulo one jiffy: the next
+    /// jiffy begins at simulated time `jiffy(hz) - phase` (at 0 when the
+    /// phase is 0). Always below one jiffy.
+    pub phase: Nanos,
+}
+
+impl JiffyClock {
+    /// `hz` with a jiffy boundary at time 0.
+    pub fn new(hz: u32) -> Self {
+        JiffyClock::with_phase(hz, 0)
+    }
+
+    /// `hz` with `phase` (taken modulo one jiffy).
+    pub fn with_phase(hz: u32, phase: Nanos) -> Self {
+        let hz = hz.max(1);
+        JiffyClock {
+            hz,
+            phase: phase % jiffy(hz),
+        }
+    }
+
+    /// The jiffies count at simulated time `now` (`jiffies`, from 0 at the
+    /// jiffy that holds time 0; u64, the caller truncates like the kernel).
+    #[inline]
+    pub fn jiffies(&self, now: Nanos) -> u64 {
+        (now + self.phase) / jiffy(self.hz)
+    }
+}
+
 /// `usecs_to_jiffies` (rounds up), for a delay in ns.
 pub fn to_jiffies(delay: Nanos, hz: u32) -> u64 {
     delay.div_ceil(jiffy(hz))
@@ -44,10 +90,17 @@ pub fn to_jiffies(delay: Nanos, hz: u32) -> u64 {
 
 /// The time a wheel timer armed at `now` for `delay` runs: `mod_timer(t,
 /// jiffies + usecs_to_jiffies(delay))` through `calc_wheel_index` /
-/// `calc_index`. Always later than `now + delay`.
+/// `calc_index`. Always later than `now + delay`. Phase 0: a jiffy boundary
+/// at time 0 ([`expiry_on`] for another).
 pub fn expiry(now: Nanos, delay: Nanos, hz: u32) -> Nanos {
-    let j = jiffy(hz);
-    bucket_expiry(now / j, to_jiffies(delay, hz), j)
+    expiry_on(JiffyClock::new(hz), now, delay)
+}
+
+/// [`expiry`] on the jiffy clock `c`: the same on the kernel's clock
+/// (`now + phase`), back on simulated time.
+pub fn expiry_on(c: JiffyClock, now: Nanos, delay: Nanos) -> Nanos {
+    let j = jiffy(c.hz);
+    bucket_expiry((now + c.phase) / j, to_jiffies(delay, c.hz), j) - c.phase
 }
 
 /// `expiry` from the wheel clock `clk` (jiffies), the delay in whole
@@ -79,6 +132,9 @@ fn bucket_expiry(clk: u64, when: u64, j: Nanos) -> Nanos {
 pub struct Wheel {
     /// One jiffy (`jiffy(hz)`).
     j: Nanos,
+    /// `JiffyClock::phase`: `now` below is on the kernel's clock, `now +
+    /// phase`.
+    phase: Nanos,
     /// `now / j` for every `now` in [`clk_start`, `clk_start + j`).
     clk: u64,
     clk_start: Nanos,
@@ -90,8 +146,14 @@ pub struct Wheel {
 
 impl Wheel {
     pub fn new(hz: u32) -> Self {
+        Wheel::on(JiffyClock::new(hz))
+    }
+
+    /// A wheel on the jiffy clock `c` (`expiry_on`).
+    pub fn on(c: JiffyClock) -> Self {
         Wheel {
-            j: jiffy(hz),
+            j: jiffy(c.hz),
+            phase: c.phase,
             // clk 0 for now in [0, j)
             clk: 0,
             clk_start: 0,
@@ -102,10 +164,12 @@ impl Wheel {
         }
     }
 
-    /// `expiry(now, delay, hz)`.
+    /// `expiry_on(clock, now, delay)`.
     #[inline]
     pub fn expiry(&mut self, now: Nanos, delay: Nanos) -> Nanos {
         let j = self.j;
+        // on the kernel's clock from here to the return
+        let now = now + self.phase;
         // now < clk_start wraps to a large value: recomputed as well
         if now.wrapping_sub(self.clk_start) >= j {
             self.clk = now / j;
@@ -126,7 +190,7 @@ impl Wheel {
                 }
             }
         }
-        bucket_expiry(self.clk, self.when, j)
+        bucket_expiry(self.clk, self.when, j) - self.phase
     }
 }
 
@@ -207,6 +271,36 @@ mod tests {
                     "hz {hz} now {now} delay {delay}"
                 );
             }
+        }
+    }
+
+    /// With a phase the wheel runs on the kernel's clock `now + phase`:
+    /// the same expiry as at phase 0 shifted by it, on a boundary of the
+    /// kernel's jiffies; `Wheel` gives `expiry_on`'s result.
+    #[test]
+    fn a_phase_moves_the_jiffy_boundaries() {
+        let c = JiffyClock::with_phase(250, 1_320_000);
+        // kernel clock 1.32 ms: jiffy 0; 40 ms = 10 jiffies, level 0:
+        // runs at jiffy 11 = 44 ms kernel = 42.68 ms simulated
+        assert_eq!(expiry_on(c, 0, 40 * MS), 42_680_000);
+        // armed at 2.68 ms simulated = 4 ms kernel: jiffy 1, runs at 48 ms
+        assert_eq!(expiry_on(c, 2_680_000, 40 * MS), 46_680_000);
+        assert_eq!(expiry_on(c, 2_679_999, 40 * MS), 42_680_000);
+        assert_eq!(c.jiffies(2_679_999), 0);
+        assert_eq!(c.jiffies(2_680_000), 1);
+        // the phase is taken modulo one jiffy
+        assert_eq!(JiffyClock::with_phase(250, 5_320_000), c);
+        let mut w = Wheel::on(c);
+        for (now, delay) in [
+            (0, 40 * MS),
+            (2_680_000, 40 * MS),
+            (7 * MS, 300 * MS),
+            (MS, 3 * SEC),
+        ] {
+            let at = w.expiry(now, delay);
+            assert_eq!(at, expiry_on(c, now, delay));
+            assert_eq!((at + c.phase) % (4 * MS), 0);
+            assert!(at >= now + delay);
         }
     }
 

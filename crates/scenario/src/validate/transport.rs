@@ -112,6 +112,18 @@ pub(super) fn check(tr: &Transport, topology: &Topology) -> VResult<()> {
             ),
         );
     }
+    let jiffy_us = 1_000_000 / tr.hz;
+    if tr.hz_phase_us >= jiffy_us {
+        return err(
+            "transport.hz_phase_us",
+            format!(
+                "expected a phase within one jiffy, 0 to {} us at transport.hz = {}, found {}",
+                jiffy_us - 1,
+                tr.hz,
+                tr.hz_phase_us
+            ),
+        );
+    }
     match tr.protocol {
         Protocol::Mptcp => mptcp(tr, npaths, nserver),
         Protocol::Sctp | Protocol::CmtSctp => sctp(tr),

@@ -8,8 +8,9 @@
 //!   `cube_rtt_scale` = 410, `cube_factor` = 2^40/410, `beta_scale` = 15,
 //!   and the kernel's table-plus-one-Newton-step `cubic_root`.
 //! - Time: the epoch, `last_time` and the once-per-jiffy / HZ/32 limits use
-//!   jiffies (`tcp_jiffies32`) at the modelled CONFIG_HZ (`TcpConfig::hz`,
-//!   scenario key `transport.hz`; default 1000 as CONFIG_HZ_1000: Fedora/RHEL,
+//!   jiffies (`tcp_jiffies32`) at the modelled CONFIG_HZ and phase
+//!   (`TcpConfig::jiffy_clock`, scenario keys `transport.hz` and
+//!   `transport.hz_phase_us`; default 1000 as CONFIG_HZ_1000: Fedora/RHEL,
 //!   Ubuntu since 24.04; Debian and older Ubuntu use 250). RTT samples,
 //!   delay_min and HyStart use microseconds (`sample->rtt_us`, tcp_mstamp).
 //!   The cubic target is taken at t + delay_min (`usecs_to_jiffies`, rounded
@@ -127,6 +128,10 @@ pub struct CubicLinux {
     pub hystart_pp: HyStartPP,
     /// CONFIG_HZ of `tcp_jiffies32` (`TcpConfig::hz`).
     pub hz: u32,
+    /// The jiffy clock's phase (`TcpConfig::hz_phase`, `JiffyClock::phase`):
+    /// `tcp_jiffies32` ticks where the kernel's CLOCK_MONOTONIC is a multiple
+    /// of the jiffy.
+    pub phase: Nanos,
 }
 
 impl Default for CubicLinux {
@@ -155,15 +160,28 @@ impl CubicLinux {
             hystart: LinuxHyStart::new(mode == HyStartMode::Linux),
             hystart_pp,
             hz: HZ,
+            phase: 0,
         }
     }
 
     /// `new` with jiffies at `hz` ticks per second (CONFIG_HZ).
     pub fn with_hz(mode: HyStartMode, hz: u32) -> Self {
+        Self::with_clock(mode, crate::tcp::timer_wheel::JiffyClock::new(hz))
+    }
+
+    /// `new` on the jiffy clock `c` (CONFIG_HZ and phase).
+    pub fn with_clock(mode: HyStartMode, c: crate::tcp::timer_wheel::JiffyClock) -> Self {
         CubicLinux {
-            hz: hz.max(1),
+            hz: c.hz.max(1),
+            phase: c.phase,
             ..Self::new(mode)
         }
+    }
+
+    /// `tcp_jiffies32` at simulation time `now`.
+    #[inline]
+    fn now_j(&self, now: Nanos) -> u32 {
+        jiffies(now + self.phase, self.hz)
     }
 
     /// `bictcp_reset` (everything but the HyStart round fields; clears `found`).
@@ -320,7 +338,7 @@ impl CongestionControl for CubicLinux {
                 return;
             }
         }
-        self.update(s.cwnd, acked, jiffies(now, self.hz));
+        self.update(s.cwnd, acked, self.now_j(now));
         super::cong_avoid_ai(s, self.cnt, acked);
     }
 
@@ -331,7 +349,7 @@ impl CongestionControl for CubicLinux {
         let Some(rtt) = rtt else { return };
         // Discard samples for 1 s after an epoch start (after recovery).
         if let Some(e) = self.epoch_start {
-            if (jiffies(now, self.hz).wrapping_sub(e) as i32) < self.hz as i32 {
+            if (self.now_j(now).wrapping_sub(e) as i32) < self.hz as i32 {
                 return;
             }
         }
@@ -355,8 +373,8 @@ impl CongestionControl for CubicLinux {
     /// time (jiffies since the last send), never past now.
     fn cwnd_event(&mut self, _s: &mut CcState, ev: CwndEvent, now: Nanos) {
         if let (CwndEvent::TxStart { idle }, Some(e)) = (ev, self.epoch_start) {
-            let now_j = jiffies(now, self.hz);
-            let delta = now_j.wrapping_sub(jiffies(now.saturating_sub(idle), self.hz)) as i32;
+            let now_j = self.now_j(now);
+            let delta = now_j.wrapping_sub(self.now_j(now.saturating_sub(idle))) as i32;
             if delta > 0 {
                 let mut e = e.wrapping_add(delta as u32);
                 if (e.wrapping_sub(now_j) as i32) > 0 {

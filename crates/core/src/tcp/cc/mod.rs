@@ -149,12 +149,13 @@ crate::named_enum! {
         /// Build; `cubic` and `hystart` only matter for CUBIC (NewReno has no
         /// HyStart in Linux either, nor have the coupled algorithms). A
         /// coupled algorithm built here is one connection's controller: share
-        /// it between the subflows with `SharedCc`. `hz` is CONFIG_HZ, the
-        /// clock of Linux CUBIC's `tcp_jiffies32` (`TcpConfig::hz`).
-        fn build_with(cubic: CubicVariant, hystart: HyStartMode, hz: u32) -> Box<dyn CongestionControl>;
+        /// it between the subflows with `SharedCc`. `clock` is the jiffy
+        /// clock (CONFIG_HZ and phase) of Linux CUBIC's `tcp_jiffies32`
+        /// (`TcpConfig::jiffy_clock`).
+        fn build_with(cubic: CubicVariant, hystart: HyStartMode, clock: crate::tcp::timer_wheel::JiffyClock) -> Box<dyn CongestionControl>;
         NewReno = "newreno": "NewReno (RFC 6582); uncoupled per subflow for multipath" => Box::new(NewReno),
         Cubic = "cubic": "CUBIC (Linux tcp_cubic.c or RFC 9438, see transport.cubic); uncoupled per subflow for multipath" => match cubic {
-            CubicVariant::Linux => Box::new(CubicLinux::with_hz(hystart, hz)),
+            CubicVariant::Linux => Box::new(CubicLinux::with_clock(hystart, clock)),
             CubicVariant::Rfc9438 => Box::new(Cubic::with_hystart(hystart)),
         },
         Lia = "lia": "Linked Increases (RFC 6356), coupled, multipath only" => Box::new(coupled::Coupled::<coupled::lia::Lia>::default()),
@@ -205,7 +206,7 @@ impl CcKind {
         self.build_with(
             CubicVariant::default(),
             HyStartMode::default(),
-            cubic_linux::HZ,
+            crate::tcp::timer_wheel::JiffyClock::new(cubic_linux::HZ),
         )
     }
 }
@@ -325,7 +326,11 @@ mod tests {
         // whatever the CUBIC variant
         for v in CubicVariant::ALL {
             assert!(!CcKind::Cubic
-                .build_with(*v, HyStartMode::Off, 1000)
+                .build_with(
+                    *v,
+                    HyStartMode::Off,
+                    crate::tcp::timer_wheel::JiffyClock::new(1000)
+                )
                 .is_coupled());
         }
     }

@@ -45,6 +45,27 @@ impl PathSender {
         self.cc_state.cwnd_cnt = 0;
     }
 
+    /// The end of a sending pass (`next_tx` returns None). Linux
+    /// `tcp_write_xmit` ends with `if (likely(sent_pkts ||
+    /// is_cwnd_limited)) tcp_cwnd_validate(sk, is_cwnd_limited)`: a pass
+    /// that sent no new data and found the window not full leaves the
+    /// window's usage (`is_cwnd_limited`, `max_packets_out`,
+    /// `cwnd_usage_seq`) as the last send set it (an ACK with nothing
+    /// queued does not reach `tcp_write_xmit` at all: `tcp_push_pending_frames`
+    /// needs a send head). The model validated on every poll, so an ACK that
+    /// passed `cwnd_usage_seq` with nothing to send cleared
+    /// `is_cwnd_limited`, and the following ACKs of an application-limited
+    /// sender did not grow cwnd where the kernel's did (docs/validation.md,
+    /// session 12: the video cell's Wi-Fi cwnd 4 -> 5 at 3.93 s instead of
+    /// the kernel's 3.79 s).
+    #[inline]
+    pub(super) fn end_pass(&mut self, limited: bool) {
+        if self.sent_in_pass || limited {
+            self.cwnd_validate(limited);
+        }
+        self.sent_in_pass = false;
+    }
+
     /// Linux tcp_cwnd_validate: track whether the window is actually used.
     #[inline]
     pub(super) fn cwnd_validate(&mut self, limited: bool) {

@@ -367,6 +367,9 @@ pub struct PathSender {
     is_cwnd_limited: bool,
     max_packets_out: u32,
     cwnd_usage_seq: u64,
+    /// New data went out since the last sending pass ended (Linux
+    /// `tcp_write_xmit`'s `sent_pkts`; `end_pass`).
+    sent_in_pass: bool,
     last_send: Nanos,
     /// Linux `tcp_tso_segs` of the current `tcp_write_xmit` round (the
     /// `max_segs` of `tcp_tso_should_defer`), set by an owner whose write
@@ -385,6 +388,15 @@ pub struct PathSender {
 }
 
 impl PathSender {
+    /// This socket's `icsk_rto` (with its backoff) and SRTT, which its
+    /// receive side's delayed-ACK engine reads (`tcp::delack`).
+    pub fn own_rtt(&self) -> crate::tcp::delack::OwnRtt {
+        crate::tcp::delack::OwnRtt {
+            rto: self.rtt.rto_backoff(self.backoff),
+            srtt: self.rtt.srtt,
+        }
+    }
+
     pub fn new(cfg: &TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
         let mss = cfg.mss_option() - if cfg.timestamps { 12 } else { 0 };
         PathSender {
@@ -413,7 +425,7 @@ impl PathSender {
             initial_cwnd: cfg.initial_cwnd,
             slow_start_after_idle: cfg.slow_start_after_idle,
             wcdelack: cfg.delack_max,
-            wheel: crate::tcp::timer_wheel::Wheel::new(cfg.hz.max(1)),
+            wheel: crate::tcp::timer_wheel::Wheel::on(cfg.jiffy_clock()),
             snd_una: 1,
             snd_nxt: 1,
             write_seq: 1,
@@ -477,6 +489,7 @@ impl PathSender {
             is_cwnd_limited: false,
             max_packets_out: 0,
             cwnd_usage_seq: 1,
+            sent_in_pass: false,
             last_send: 0,
             tso_max_segs: 0,
             tso_burst_left: 0,

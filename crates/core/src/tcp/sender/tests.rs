@@ -427,8 +427,13 @@ fn recovery_exit_at_the_recovery_point_sets_cwnd_to_ssthresh() {
     s.undo_retrans = 1; // the retransmission was needed: no undo
     s.on_ack(200 * MS, &ack(sq(10), &[]), None);
     assert_eq!(s.ca_state(), CaState::Open);
-    // RFC 6675 / Linux tcp_end_cwnd_reduction: cwnd = ssthresh on exit.
-    assert_eq!((s.cwnd(), s.ssthresh()), (5, 5));
+    // RFC 6675 / Linux tcp_end_cwnd_reduction: cwnd = ssthresh (5) on exit;
+    // then the same ACK's tcp_cong_avoid adds one (NewReno in congestion
+    // avoidance, 6 newly delivered >= cwnd 5): the send of 10 filled the
+    // window, so the sender is cwnd-limited (tcp_write_xmit's
+    // `is_cwnd_limited |= in_flight >= cwnd`; the retransmission does not
+    // re-validate).
+    assert_eq!((s.cwnd(), s.ssthresh()), (6, 5));
 }
 
 #[test]
@@ -503,6 +508,31 @@ fn raise_cwnd_holds_when_the_window_is_not_used() {
     // (Linux tcp_is_cwnd_limited): 10 >= 2 * 2.
     s.raise_cwnd(MS, 1, 1, None);
     assert_eq!(s.cwnd(), 10);
+}
+
+/// Linux `tcp_write_xmit` calls `tcp_cwnd_validate` only `if (sent_pkts ||
+/// is_cwnd_limited)`, and an ACK with nothing queued does not reach it at
+/// all: a window filled by the last send stays "cwnd-limited" for the ACKs
+/// after it until new data goes out, even once SND.UNA passed
+/// `cwnd_usage_seq`. (The model validated on every empty poll and cleared it,
+/// so an application-limited sender's later ACKs did not grow cwnd.)
+#[test]
+fn a_poll_with_nothing_to_send_keeps_the_window_cwnd_limited() {
+    let mut s = sender();
+    s.cc_state.cwnd = 4;
+    s.cc_state.ssthresh = 3;
+    assert_eq!(send(&mut s, 0, 4).len(), 4);
+    assert!(s.cwnd_limited(), "the send filled the window");
+    s.on_ack(50 * MS, &ack(sq(4), &[]), None);
+    assert!(s.next_tx(50 * MS).is_none());
+    assert!(
+        s.cwnd_limited(),
+        "nothing sent: usage as the last send left it"
+    );
+    // the next send re-validates: 1 packet out of 4 is not cwnd-limited
+    // once SND.UNA passed cwnd_usage_seq
+    assert_eq!(send(&mut s, 60 * MS, 1).len(), 1);
+    assert!(!s.cwnd_limited());
 }
 
 // ---------------------------------------------------------------- timers.rs

@@ -5,6 +5,7 @@ impl PathSender {
 
     #[inline]
     pub(super) fn send_new(&mut self, now: Nanos, len: u32, kind: TxKind) -> Tx {
+        self.sent_in_pass = true;
         let fin = self.fin_queued && !self.fin_sent && self.snd_nxt + len as u64 == self.write_seq;
         // New data ends above everything sent and is sent last: it goes to
         // the tail of the time-ordered list without a search.
@@ -147,7 +148,10 @@ impl PathSender {
             && self.lost_out <= self.retrans_out
             && !self.has_new()
         {
-            self.cwnd_validate(self.owner_has_data && self.in_flight() >= self.cc_state.cwnd);
+            self.end_pass(
+                (self.owner_has_data || self.sent_in_pass)
+                    && self.in_flight() >= self.cc_state.cwnd,
+            );
             return None;
         }
         let tx = self.next_tx_slow(now);
@@ -185,8 +189,14 @@ impl PathSender {
         let cwnd = self.cc_state.cwnd;
         let has_new = self.has_new();
         if in_flight >= cwnd {
-            let limited = has_new || self.owner_has_data || self.lost_out > self.retrans_out;
-            self.cwnd_validate(limited);
+            // Linux tcp_write_xmit: `is_cwnd_limited |= (tcp_packets_in_flight
+            // >= tcp_snd_cwnd)` after the pass, so a pass whose sends filled
+            // the window is cwnd-limited even with nothing left to send
+            let limited = has_new
+                || self.sent_in_pass
+                || self.owner_has_data
+                || self.lost_out > self.retrans_out;
+            self.end_pass(limited);
             return None;
         }
         // RFC 6675 NextSeg rule (1) / Linux tcp_xmit_retransmit_queue: the
@@ -238,7 +248,7 @@ impl PathSender {
                     {
                         self.arm_persist(now);
                     }
-                    self.cwnd_validate(false);
+                    self.end_pass(false);
                     return None;
                 }
             }
@@ -255,7 +265,7 @@ impl PathSender {
                 && self.packets_out > 0
                 && !self.fin_queued
             {
-                self.cwnd_validate(false);
+                self.end_pass(false);
                 return None;
             }
             if self.packets_out == 0 {
@@ -284,7 +294,7 @@ impl PathSender {
             }
             return Some(tx);
         }
-        self.cwnd_validate(false);
+        self.end_pass(false);
         None
     }
 

@@ -71,3 +71,40 @@ fn loss_probe_lands_on_a_4ms_jiffy_at_hz_250() {
         assert_eq!(s.next_timeout(), Some(at), "hz {hz}");
     }
 }
+
+/// The jiffy's phase (`TcpConfig::hz_phase`, `tick_init_jiffy_update`):
+/// the kernel's jiffies step where its CLOCK_MONOTONIC is a multiple of
+/// 4 ms, so with time 0 at 1.509 ms into a jiffy the boundaries fall at
+/// 2.491 ms + k * 4 ms. The RTO of the first test (64 ms, 16 jiffies) armed
+/// at the ACK at 21 ms (kernel clock 22.509 ms, jiffy 5) expires at jiffy
+/// 21 and runs at jiffy 22: kernel 88 ms, simulated 86.491 ms. At 3.999
+/// ms the ACK comes at kernel 24.999 ms, jiffy 6: it runs at jiffy 23,
+/// simulated 88.001 ms. The
+/// validate video cell's run 0 (live pass, docs/validation.md, session 12)
+/// retransmitted on this kernel 34 us after such a boundary.
+#[test]
+fn the_rto_fires_on_the_kernels_jiffy_boundary_at_its_phase() {
+    for (phase, at) in [
+        (0, 88 * MS),
+        (1_509_000, 86_491_000),
+        (3_999_000, 88_001_000),
+    ] {
+        let cfg = TcpConfig {
+            rack: true,
+            tlp: false,
+            timestamps: false,
+            rto_min: 10 * MS,
+            hz: 250,
+            hz_phase: phase,
+            ..TcpConfig::default()
+        };
+        let mut s = PathSender::new(&cfg, CcKind::NewReno.build());
+        s.established(0, SEG as u32, true, false, 1 << 20);
+        send_n(&mut s, 0, 3);
+        s.on_ack(21 * MS, &ack(1 + SEG), None);
+        assert_eq!(s.rtt.rto(), 64 * MS);
+        assert_eq!(s.next_timeout(), Some(at), "phase {phase}");
+        // on a boundary of the kernel's clock
+        assert_eq!((at + phase) % (4 * MS), 0, "phase {phase}");
+    }
+}

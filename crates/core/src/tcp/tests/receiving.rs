@@ -82,7 +82,8 @@ fn a_two_segment_window_starts_one_quick_ack() {
     assert_eq!(recv!(ep, 20 * MS).len(), 1, "the quick ACK");
     send!(ep, 21 * MS, data(1));
     assert!(recv!(ep, 21 * MS).is_empty(), "delayed");
-    assert_eq!(ep.poll_timeout(), Some(61 * MS), "delayed-ACK timer");
+    // jiffy 21 + ato 40, level 0 of the wheel: runs at 62 ms (delack.rs)
+    assert_eq!(ep.poll_timeout(), Some(62 * MS), "delayed-ACK timer");
 }
 
 #[test]
@@ -106,12 +107,14 @@ fn quickack_at_start_then_delayed_ack_every_second_segment() {
     let out = recv!(ep, t);
     assert_eq!(out.len(), 1);
     assert_eq!(tcp(&out[0]).ack, sq(q + 2));
-    // a lone segment: ACKed by the 40 ms delayed-ACK timer
+    // a lone segment: ACKed by the delayed-ACK timer, ato 40 jiffies
+    // from the segment's jiffy (t is whole ms), run one jiffy after its
+    // expiry at level 0 of the wheel (tcp_send_delayed_ack, delack.rs)
     send!(ep, t, data(q + 2));
     assert!(recv!(ep, t).is_empty());
-    assert_eq!(ep.poll_timeout(), Some(t + 40 * MS));
-    ep.handle_timeout(t + 40 * MS);
-    let out = recv!(ep, t + 40 * MS);
+    assert_eq!(ep.poll_timeout(), Some(t + 41 * MS));
+    ep.handle_timeout(t + 41 * MS);
+    let out = recv!(ep, t + 41 * MS);
     assert_eq!(tcp(&out[0]).ack, sq(q + 3));
     let ev = events(&mut ep);
     assert_eq!(
@@ -286,4 +289,37 @@ fn a_short_segment_is_acked_when_the_application_reads_it() {
     // a second short segment (ICSK_ACK_PUSHED2) goes out at once
     send!(ep, t, small(2, 100));
     assert_eq!(recv!(ep, t).len(), 1, "second short segment");
+}
+
+/// Linux `tcp_event_data_recv`: in-order data after a silence longer than
+/// the receiver's own RTO ("Too long gap. Apparently sender failed to
+/// restart window, so that we send ACKs quickly.") calls
+/// `tcp_incr_quickack` again: a lone full-sized segment is ACKed at once
+/// instead of waiting for the delayed-ACK timer, as before the silence.
+/// (The model had no such rule: it waited 40 ms.) The server's RTO is 1 s
+/// here: its only RTT sample is the handshake's 10 ms, which gives the
+/// 200 ms minimum, and a gap of 1.5 s is longer either way.
+#[test]
+fn data_after_a_silence_longer_than_the_rto_is_acked_quickly_again() {
+    let mut ep = server_with(&small_buf());
+    let mut t = 20 * MS;
+    for i in 0..QUICK_SMALL_BUF {
+        send!(ep, t, data(i));
+        assert_eq!(recv!(ep, t).len(), 1, "quick ack {i}");
+        t += MS;
+    }
+    let q = QUICK_SMALL_BUF;
+    // quick ACKs used up: a lone segment waits for the timer
+    send!(ep, t, data(q));
+    assert!(recv!(ep, t).is_empty(), "delayed");
+    let d = ep.poll_timeout().unwrap();
+    ep.handle_timeout(d);
+    assert_eq!(tcp(&recv!(ep, d)[0]).ack, sq(q + 1));
+    assert!(ep.snd.own_rtt().rto < 1500 * MS);
+    // 1.5 s of silence, then one segment: ACKed at once
+    let t = d + 1500 * MS;
+    send!(ep, t, data(q + 1));
+    let out = recv!(ep, t);
+    assert_eq!(out.len(), 1, "quick ACK after the silence");
+    assert_eq!(tcp(&out[0]).ack, sq(q + 2));
 }
