@@ -170,6 +170,17 @@ impl SkbQueue {
         }
     }
 
+    /// The queued skb holding sequence `seq` (the next byte to send, so
+    /// `tcp_send_head` as `tso_fragment` would have cut it at `seq`): its
+    /// bytes from `seq` on and whether it is the write queue's tail
+    /// (`tcp_skb_is_last`), for `tcp_tso_should_defer`. None when no skb
+    /// holds `seq`.
+    pub fn unsent_skb_at(&self, seq: u64) -> Option<(u64, bool)> {
+        let i = self.q.partition_point(|s| s.end <= seq);
+        let s = self.q.get(i).filter(|s| s.start <= seq)?;
+        Some((s.end - seq, i + 1 == self.q.len()))
+    }
+
     /// Free the skbs acknowledged up to `snd_una` (`tcp_clean_rtx_queue`).
     pub fn on_ack(&mut self, snd_una: u64) {
         while self.q.front().is_some_and(|s| s.end <= snd_una) {
@@ -202,6 +213,19 @@ mod tests {
     use super::*;
 
     const GOAL: u64 = 65_320;
+
+    /// `tcp_send_head` for TSO deferral: the skb holding the next byte to
+    /// send, its bytes from there on, and whether it is the tail.
+    #[test]
+    fn unsent_skb_at_finds_the_send_head() {
+        let mut q = SkbQueue::plain_tcp();
+        q.entail(0, 0, 2 * GOAL as u32 + 100, GOAL);
+        assert_eq!(q.len(), 3);
+        assert_eq!(q.unsent_skb_at(0), Some((GOAL, false)));
+        assert_eq!(q.unsent_skb_at(GOAL + 10), Some((GOAL - 10, false)));
+        assert_eq!(q.unsent_skb_at(2 * GOAL), Some((100, true)));
+        assert_eq!(q.unsent_skb_at(2 * GOAL + 100), None);
+    }
 
     /// Two writes of one game message each: the second finds the first
     /// still queued and joins its skb; once that skb is sent, the next

@@ -58,6 +58,9 @@ pub struct TcpEndpoint {
     our_wscale: u8,
     /// `sk_sndbuf` and the skbs charged to `sk_wmem_queued` (`super::sndbuf`).
     sndbuf: SendBuffer,
+    /// A `tcp_write_xmit` round is under way: `poll_transmit` handed out a
+    /// segment and has not yet found nothing more to send.
+    xmit_round: bool,
     write_blocked: bool,
     app_closed: bool,
     close_reported: bool,
@@ -125,6 +128,7 @@ impl TcpEndpoint {
             syn_rto: cfg.rto_initial,
             our_wscale,
             sndbuf: SendBuffer::new(cfg.sndbuf),
+            xmit_round: false,
             write_blocked: false,
             app_closed: false,
             close_reported: false,
@@ -287,10 +291,17 @@ impl TcpEndpoint {
         if !self.sndbuf.sent_since_cut(s.snd_nxt) {
             return;
         }
+        let pace = self.pacing_rate_bps();
+        self.sndbuf
+            .on_xmit(s.snd_nxt, s.mss, pace, s.rtt.min_rtt / crate::time::US);
+    }
+
+    /// `sk_pacing_rate` as `tcp_update_pacing_rate` sets it (mss_cache:
+    /// the MSS without SACK blocks).
+    fn pacing_rate_bps(&self) -> u64 {
+        let s = &self.snd;
         let ss = s.ssthresh();
-        // sk_pacing_rate as tcp_update_pacing_rate sets it (mss_cache:
-        // the MSS without SACK blocks).
-        let pace = crate::mptcp::sched::upstream::linux_pacing_rate_bps(
+        crate::mptcp::sched::upstream::linux_pacing_rate_bps(
             s.cwnd(),
             if ss >= INFINITE_SSTHRESH {
                 u32::MAX
@@ -300,9 +311,23 @@ impl TcpEndpoint {
             s.packets_out,
             s.mss,
             s.rtt.srtt,
-        );
-        self.sndbuf
-            .on_xmit(s.snd_nxt, s.mss, pace, s.rtt.min_rtt / crate::time::US);
+        )
+    }
+
+    /// A `tcp_write_xmit` round begins (net/ipv4/tcp_output.c): its
+    /// `max_segs = tcp_tso_segs(sk, mss_now)`, i.e. `tcp_tso_autosize` of
+    /// the current pacing rate in `mss_now` segments (at least
+    /// `tcp_min_tso_segs`, 2), lets `tcp_tso_should_defer` hold a
+    /// multi-segment skb of the send buffer back (`PathSender::tso_defers`).
+    fn start_xmit_round(&mut self) {
+        self.xmit_round = true;
+        let pace = self.pacing_rate_bps();
+        let s = &mut self.snd;
+        let mss_now = s.mss.saturating_sub(s.opt_overhead).max(1);
+        let autosize =
+            crate::mptcp::sndbuf::size_goal(mss_now, pace, s.rtt.min_rtt / crate::time::US);
+        s.tso_max_segs = (autosize / mss_now as u64) as u32;
+        s.tso_burst_left = 0;
     }
 
     fn after_activity(&mut self, queue_shrunk: bool) {
@@ -449,9 +474,20 @@ impl Endpoint for TcpEndpoint {
         if matches!(self.state, TcpState::Established | TcpState::Done) {
             // Linux tcp_current_mss: SACK blocks on this segment shrink it.
             self.snd.opt_overhead = self.rcv.sack_option_bytes(self.rcv.pending_sack_blocks());
+            // (only new data is deferred: nothing to set up without it)
+            if self.snd.unsent() > 0 {
+                if !self.xmit_round {
+                    self.start_xmit_round();
+                }
+                if self.snd.tso_burst_left == 0 {
+                    // the skb a new transmission is decided for (tcp_send_head)
+                    self.snd.tso_skb = self.sndbuf.send_head(self.snd.snd_nxt);
+                }
+            }
             if let Some(tx) = self.snd.next_tx(now) {
                 return Some(self.build_tx(now, tx));
             }
+            self.xmit_round = false;
             self.cut_sent_skbs();
         }
         if self.rcv.ack_due() && self.state != TcpState::Listen {

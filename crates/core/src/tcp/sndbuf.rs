@@ -148,6 +148,13 @@ impl SendBuffer {
             .on_xmit(snd_nxt, size_goal(mss, pacing_rate_bps, min_rtt_us));
     }
 
+    /// The skb `tcp_write_xmit` would send next from `snd_nxt`: its unsent
+    /// bytes and whether it is the write queue's tail (`SkbQueue::unsent_skb_at`).
+    #[inline]
+    pub fn send_head(&self, snd_nxt: u64) -> Option<(u64, bool)> {
+        self.skbs.unsent_skb_at(snd_nxt)
+    }
+
     /// Free the skbs acknowledged up to `snd_una` (`tcp_clean_rtx_queue`);
     /// true if any was freed (`SOCK_QUEUE_SHRUNK`).
     pub fn on_ack(&mut self, snd_una: u64) -> bool {

@@ -373,9 +373,14 @@ pub struct PathSender {
     last_send: Nanos,
     /// Linux `tcp_tso_segs` of the current `tcp_write_xmit` round (the
     /// `max_segs` of `tcp_tso_should_defer`), set by an owner whose write
-    /// queue holds multi-segment skbs (an MPTCP subflow); 0 turns TSO
-    /// deferral off (plain TCP: not modelled, see docs/models.md).
+    /// queue holds multi-segment skbs (an MPTCP subflow of the upstream
+    /// scheduler, plain TCP with its send buffer); 0 turns TSO deferral off.
     pub tso_max_segs: u32,
+    /// The send head skb as the owner's send buffer lays it out (its bytes
+    /// from `snd_nxt` on, and whether it is the write queue's tail), set
+    /// before a transmission is decided (plain TCP, `super::super::sndbuf`);
+    /// None: the current owner chunk is the skb (`unsent_in_chunk`).
+    pub tso_skb: Option<(u64, bool)>,
     /// Segments still to send of the skb whose transmission was last
     /// decided (`tcp_mss_split_point`'s cut); 0: the next one is decided.
     pub tso_burst_left: u32,
@@ -492,6 +497,7 @@ impl PathSender {
             sent_in_pass: false,
             last_send: 0,
             tso_max_segs: 0,
+            tso_skb: None,
             tso_burst_left: 0,
             counters: Counters::default(),
             owner_has_data: false,

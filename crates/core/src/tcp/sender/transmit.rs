@@ -307,7 +307,8 @@ impl PathSender {
     /// part of the current owner chunk (`unsent_in_chunk`) is the skb, the
     /// tail of the write queue when no other chunk follows (an MPTCP
     /// subflow starts a new skb, with `eor` set on the previous, where its
-    /// mapping changes: `mptcp_sendmsg_frag`). Returns `Some` to defer,
+    /// mapping changes: `mptcp_sendmsg_frag`), unless the owner lays its
+    /// skbs out itself (`tso_skb`, plain TCP). Returns `Some` to defer,
     /// with whether the round ends cwnd-limited (`is_cwnd_limited`, for
     /// `tcp_cwnd_validate`).
     pub(super) fn tso_defers(&mut self, now: Nanos, mss_now: u32) -> Option<bool> {
@@ -315,13 +316,19 @@ impl PathSender {
             self.tso_burst_left -= 1;
             return None;
         }
-        let skb_len = self.unsent_in_chunk();
+        let chunk = self.unsent_in_chunk();
+        let (skb_len, tail) = match self.tso_skb {
+            // plain TCP: the send buffer's skb (`tcp_send_head`), within
+            // what is unsent
+            Some((len, tail)) => (len.min(chunk), tail),
+            None => (chunk, chunk >= self.unsent()),
+        };
         let mss_now64 = mss_now.max(1) as u64;
+        // tcp_init_tso_segs
         let tso_segs = skb_len.div_ceil(mss_now64);
         if tso_segs <= 1 {
             return None;
         }
-        let tail = skb_len >= self.unsent();
         let cwnd = self.cc_state.cwnd;
         let in_flight = self.in_flight();
         let defer = self.tso_should_defer(now, skb_len, tail);

@@ -71,3 +71,29 @@ fn cubic_congestion_avoidance_grows() {
     assert!(ep.snd.cwnd() > 15, "cwnd {}", ep.snd.cwnd());
     assert!(next > una);
 }
+
+/// Plain TCP defers as Linux 6.18's `tcp_write_xmit` does
+/// (`tcp_tso_should_defer`, net/ipv4/tcp_output.c): in congestion
+/// avoidance with a full window, each ACK of one segment opens one segment
+/// of window. The first ACK, 40 ms after the last write, sends at once;
+/// the next, 0.1 ms later (a recent write, the head's ACK due within
+/// min(srtt / 2, 1 ms)), finds one segment of room, fewer than `max_segs =
+/// tcp_tso_segs` (2 at this pacing rate) and less than a third of the
+/// window, so the send buffer's 64 KB skb waits; the third makes two and
+/// both go. Without deferral each ACK would send one.
+#[test]
+fn plain_tcp_one_segment_of_window_waits_for_the_next_ack() {
+    let mut ep = client();
+    ep.snd.cc_state.ssthresh = 10;
+    ep.write(40 * MS, 1_000_000);
+    assert_eq!(recv!(ep, 40 * MS).len(), 10);
+    send!(ep, 80 * MS, ack(sq(1), 40 * MS));
+    assert_eq!(ep.snd.tso_max_segs, 2);
+    assert_eq!(seqs(&recv!(ep, 80 * MS)), vec![sq(10)]);
+    let t = 80 * MS + 100 * crate::time::US;
+    send!(ep, t, ack(sq(2), 40 * MS));
+    assert_eq!(recv!(ep, t).len(), 0, "one segment of window: deferred");
+    let t = 80 * MS + 200 * crate::time::US;
+    send!(ep, t, ack(sq(3), 40 * MS));
+    assert_eq!(seqs(&recv!(ep, t)), vec![sq(11), sq(12)]);
+}
