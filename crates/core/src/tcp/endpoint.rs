@@ -57,7 +57,7 @@ pub struct TcpEndpoint {
     /// Our window shift offered in the SYN.
     our_wscale: u8,
     /// `sk_sndbuf` and the skbs charged to `sk_wmem_queued` (`super::sndbuf`).
-    sndbuf: SendBuffer,
+    pub(super) sndbuf: SendBuffer,
     /// A `tcp_write_xmit` round is under way: `poll_transmit` handed out a
     /// segment and has not yet found nothing more to send.
     xmit_round: bool,
