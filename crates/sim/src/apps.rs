@@ -317,8 +317,9 @@ pub struct BulkApp {
     sender: Side,
     start: Nanos,
     started: bool,
-    /// Bytes per `write` call (`BULK_CHUNK`: everything at once).
-    chunk: u64,
+    /// `write_all` of a `FILE_WRITE_CALL` buffer per call (the emulator's
+    /// background sender) rather than everything in one call.
+    calls: bool,
     /// Bytes written so far (where the current write call stands).
     written: u64,
 }
@@ -330,20 +331,20 @@ impl BulkApp {
             sender,
             start,
             started: false,
-            chunk: BULK_CHUNK,
+            calls: false,
             written: 0,
         }
     }
 
-    /// A writer that loops over `write` calls of `chunk` bytes each, as
-    /// the emulator's background sender does (`write_all` of a 64 KiB
-    /// buffer, crates/emu/src/background.rs): a call the send buffer cut
+    /// A writer that loops over 64 KiB `write` calls, as the emulator's
+    /// background sender does (`write_all` of a 64 KiB buffer,
+    /// crates/emu/src/background.rs `tcp_side`): a call the send buffer cut
     /// short is finished after `Writable` (a blocking `write` resumes in
-    /// `sk_stream_wait_memory`), so calls stay `chunk`-aligned. Each call
-    /// ends in `tcp_push`, which matters for the send buffer's accounting
-    /// (`mptlab_core::tcp::sndbuf`).
-    pub fn with_write_size(mut self, chunk: u64) -> Self {
-        self.chunk = chunk.max(1);
+    /// `sk_stream_wait_memory`), so calls end at multiples of 64 KiB
+    /// (`file_write_call`). Each call ends in `tcp_push`, which matters for
+    /// the send buffer's accounting (`mptlab_core::tcp::sndbuf`).
+    pub fn with_write_calls(mut self) -> Self {
+        self.calls = true;
         self
     }
 }
@@ -351,25 +352,21 @@ impl BulkApp {
 /// Bytes a saturated writer offers per call (the endpoint takes what fits).
 const BULK_CHUNK: u64 = 1 << 40;
 
-/// The emulator's background sender's `write` size
-/// (crates/emu/src/background.rs, `tcp_side`: a 64 KiB buffer per call).
-pub const BACKGROUND_WRITE: u64 = 64 * 1024;
-
 impl App for BulkApp {
     fn start(&mut self, _io: &mut AppIo) {}
 
     fn on_event(&mut self, _flow: FlowId, side: Side, ev: AppEvent, io: &mut AppIo) {
         if side == self.sender && matches!(ev, AppEvent::Connected | AppEvent::Writable) {
-            if self.chunk == BULK_CHUNK {
+            if !self.calls {
                 io.write(self.flow, self.sender, BULK_CHUNK);
                 return;
             }
             // write_all: calls until one is cut short (the writer blocks).
             loop {
-                let want = self.chunk - self.written % self.chunk;
-                let n = io.write(self.flow, self.sender, want);
+                let call = file_write_call(self.written, BULK_CHUNK, true);
+                let n = io.write(self.flow, self.sender, call);
                 self.written += n;
-                if n < want {
+                if n < call {
                     break;
                 }
             }

@@ -19,7 +19,7 @@ use mptlab_setup::draw::{initial_path, Draw};
 use mptlab_setup::links::{duplex, preset_duplexes};
 use mptlab_setup::traffic::{self, Traffic};
 
-use crate::apps::{BulkApp, FileApp, SourceSchedule, StreamApp, UdpApp, WebApp, BACKGROUND_WRITE};
+use crate::apps::{BulkApp, FileApp, SourceSchedule, StreamApp, UdpApp, WebApp};
 use crate::failover::FailoverBulkApp;
 use crate::network::{LinkSpec, Network, NodeId, NodeKind, NodeSpec, TopologySpec};
 use crate::topology::{multi_path, Layout};
@@ -891,9 +891,7 @@ fn background(
         match f.kind {
             bg::Kind::Tcp => {
                 // The emulator's background sender writes 64 KiB per call.
-                w.add_app(Box::new(
-                    BulkApp::new(fl, snd, start).with_write_size(BACKGROUND_WRITE),
-                ));
+                w.add_app(Box::new(BulkApp::new(fl, snd, start).with_write_calls()));
             }
             bg::Kind::Udp(sched) => {
                 w.add_app(Box::new(
