@@ -317,6 +317,11 @@ pub struct BulkApp {
     sender: Side,
     start: Nanos,
     started: bool,
+    /// `write_all` of a `FILE_WRITE_CALL` buffer per call (the emulator's
+    /// background sender) rather than everything in one call.
+    calls: bool,
+    /// Bytes written so far (where the current write call stands).
+    written: u64,
 }
 
 impl BulkApp {
@@ -326,7 +331,21 @@ impl BulkApp {
             sender,
             start,
             started: false,
+            calls: false,
+            written: 0,
         }
+    }
+
+    /// A writer that loops over 64 KiB `write` calls, as the emulator's
+    /// background sender does (`write_all` of a 64 KiB buffer,
+    /// crates/emu/src/background.rs `tcp_side`): a call the send buffer cut
+    /// short is finished after `Writable` (a blocking `write` resumes in
+    /// `sk_stream_wait_memory`), so calls end at multiples of 64 KiB
+    /// (`file_write_call`). Each call ends in `tcp_push`, which matters for
+    /// the send buffer's accounting (`mptlab_core::tcp::sndbuf`).
+    pub fn with_write_calls(mut self) -> Self {
+        self.calls = true;
+        self
     }
 }
 
@@ -338,7 +357,19 @@ impl App for BulkApp {
 
     fn on_event(&mut self, _flow: FlowId, side: Side, ev: AppEvent, io: &mut AppIo) {
         if side == self.sender && matches!(ev, AppEvent::Connected | AppEvent::Writable) {
-            io.write(self.flow, self.sender, BULK_CHUNK);
+            if !self.calls {
+                io.write(self.flow, self.sender, BULK_CHUNK);
+                return;
+            }
+            // write_all: calls until one is cut short (the writer blocks).
+            loop {
+                let call = file_write_call(self.written, BULK_CHUNK, true);
+                let n = io.write(self.flow, self.sender, call);
+                self.written += n;
+                if n < call {
+                    break;
+                }
+            }
         }
     }
 

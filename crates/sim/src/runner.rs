@@ -890,7 +890,8 @@ fn background(
         )?;
         match f.kind {
             bg::Kind::Tcp => {
-                w.add_app(Box::new(BulkApp::new(fl, snd, start)));
+                // The emulator's background sender writes 64 KiB per call.
+                w.add_app(Box::new(BulkApp::new(fl, snd, start).with_write_calls()));
             }
             bg::Kind::Udp(sched) => {
                 w.add_app(Box::new(

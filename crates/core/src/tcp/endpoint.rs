@@ -57,10 +57,13 @@ pub struct TcpEndpoint {
     /// Our window shift offered in the SYN.
     our_wscale: u8,
     /// `sk_sndbuf` and the skbs charged to `sk_wmem_queued` (`super::sndbuf`).
-    sndbuf: SendBuffer,
+    pub(super) sndbuf: SendBuffer,
     /// A `tcp_write_xmit` round is under way: `poll_transmit` handed out a
     /// segment and has not yet found nothing more to send.
     xmit_round: bool,
+    /// Segments `tcp_push` sent at the end of a `write` (`push_at_write_end`),
+    /// handed to the driver by the next `poll_transmit` calls.
+    pushed: VecDeque<Packet>,
     write_blocked: bool,
     app_closed: bool,
     close_reported: bool,
@@ -129,6 +132,7 @@ impl TcpEndpoint {
             our_wscale,
             sndbuf: SendBuffer::new(cfg.sndbuf),
             xmit_round: false,
+            pushed: VecDeque::new(),
             write_blocked: false,
             app_closed: false,
             close_reported: false,
@@ -294,6 +298,55 @@ impl TcpEndpoint {
         let pace = self.pacing_rate_bps();
         self.sndbuf
             .on_xmit(s.snd_nxt, s.mss, pace, s.rtt.min_rtt / crate::time::US);
+    }
+
+    /// `Endpoint::poll_transmit` without the segments already pushed.
+    fn transmit(&mut self, now: Nanos) -> Option<Packet> {
+        if self.syn_pending {
+            self.syn_pending = false;
+            if self.syn_retx == 0 {
+                self.syn_sent_at = now;
+            }
+            self.syn_timer = Some(now + self.syn_rto);
+            return Some(self.build_syn(now));
+        }
+        if matches!(self.state, TcpState::Established | TcpState::Done) {
+            // Linux tcp_current_mss: SACK blocks on this segment shrink it.
+            self.snd.opt_overhead = self.rcv.sack_option_bytes(self.rcv.pending_sack_blocks());
+            // (only new data is deferred: nothing to set up without it)
+            if self.snd.unsent() > 0 {
+                if !self.xmit_round {
+                    self.start_xmit_round();
+                }
+                if self.snd.tso_burst_left == 0 {
+                    // the skb a new transmission is decided for (tcp_send_head)
+                    self.snd.tso_skb = self.sndbuf.send_head(self.snd.snd_nxt);
+                }
+            }
+            if let Some(tx) = self.snd.next_tx(now) {
+                return Some(self.build_tx(now, tx));
+            }
+            self.xmit_round = false;
+            self.cut_sent_skbs();
+        }
+        if self.rcv.ack_due() && self.state != TcpState::Listen {
+            return Some(self.build_ack(now));
+        }
+        None
+    }
+
+    /// `tcp_push` at the end of `tcp_sendmsg_locked` (net/ipv4/tcp.c; also
+    /// before `sk_stream_wait_memory` when the buffer is full):
+    /// `__tcp_push_pending_frames` -> `tcp_write_xmit` sends what the
+    /// window, Nagle, TSO deferral and pacing allow before the write
+    /// returns, and `tso_fragment` cuts (and charges) the pieces sent. So
+    /// the next write's `sk_stream_memory_free` already sees their
+    /// truesize (`super::sndbuf`). The segments wait in `pushed` for the
+    /// driver, at the same time `now`.
+    fn push_at_write_end(&mut self, now: Nanos) {
+        while let Some(p) = self.transmit(now) {
+            self.pushed.push_back(p);
+        }
     }
 
     /// `sk_pacing_rate` as `tcp_update_pacing_rate` sets it (mss_cache:
@@ -463,37 +516,10 @@ impl Endpoint for TcpEndpoint {
     }
 
     fn poll_transmit(&mut self, now: Nanos) -> Option<Packet> {
-        if self.syn_pending {
-            self.syn_pending = false;
-            if self.syn_retx == 0 {
-                self.syn_sent_at = now;
-            }
-            self.syn_timer = Some(now + self.syn_rto);
-            return Some(self.build_syn(now));
+        if let Some(p) = self.pushed.pop_front() {
+            return Some(p);
         }
-        if matches!(self.state, TcpState::Established | TcpState::Done) {
-            // Linux tcp_current_mss: SACK blocks on this segment shrink it.
-            self.snd.opt_overhead = self.rcv.sack_option_bytes(self.rcv.pending_sack_blocks());
-            // (only new data is deferred: nothing to set up without it)
-            if self.snd.unsent() > 0 {
-                if !self.xmit_round {
-                    self.start_xmit_round();
-                }
-                if self.snd.tso_burst_left == 0 {
-                    // the skb a new transmission is decided for (tcp_send_head)
-                    self.snd.tso_skb = self.sndbuf.send_head(self.snd.snd_nxt);
-                }
-            }
-            if let Some(tx) = self.snd.next_tx(now) {
-                return Some(self.build_tx(now, tx));
-            }
-            self.xmit_round = false;
-            self.cut_sent_skbs();
-        }
-        if self.rcv.ack_due() && self.state != TcpState::Listen {
-            return Some(self.build_ack(now));
-        }
-        None
+        self.transmit(now)
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
@@ -535,7 +561,7 @@ impl Endpoint for TcpEndpoint {
         self.events.pop_front()
     }
 
-    fn write(&mut self, _now: Nanos, len: u64) -> u64 {
+    fn write(&mut self, now: Nanos, len: u64) -> u64 {
         if self.app_closed {
             return 0;
         }
@@ -545,6 +571,9 @@ impl Endpoint for TcpEndpoint {
         self.snd.push_data(acc);
         if acc < len {
             self.write_blocked = true;
+        }
+        if acc > 0 {
+            self.push_at_write_end(now);
         }
         acc
     }

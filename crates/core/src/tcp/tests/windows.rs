@@ -103,7 +103,10 @@ fn send_buffer_limits_writes_and_reports_writable() {
     let goal = xmit_size_goal(MSS as u32);
     assert_eq!(goal, 45 * MSS);
     assert_eq!(ep.write(40 * MS, 100 * MSS), goal);
-    assert_eq!(ep.send_space(), 0);
+    // The write's tcp_push sent the initial window and cut it off the skb
+    // (tso_fragment): the unsent rest is the tail again, and appending to
+    // it up to the size goal needs no memory check.
+    assert_eq!(ep.send_space(), 10 * MSS);
     let sent = recv!(ep, 40 * MS).len() as u64;
     assert_eq!(sent, 10, "initial window");
     // ACK segment by segment: the writer is woken only once
@@ -130,16 +133,50 @@ fn send_buffer_limits_writes_and_reports_writable() {
     assert!(ep.send_space() >= goal, "a new skb may be allocated");
 }
 
+/// Every `write` ends in `tcp_push` (net/ipv4/tcp.c,
+/// `tcp_sendmsg_locked`): what the window allows is sent, and cut into
+/// `tso_fragment` pieces charged to `sk_wmem_queued`, before the next
+/// write call, even at the same instant. Two 10,000-byte writes: the first
+/// goes out as 6 full segments and a 1,312-byte one (no Nagle here), and its
+/// pieces' truesize is charged when the second write comes; had the writes
+/// merged, the first 10 segments would all be full-sized and the second
+/// write would join the first's unsent skb.
+#[test]
+fn each_write_is_pushed_before_the_next() {
+    use crate::mptcp::sndbuf::SKB_TRUESIZE_EMPTY;
+    let c = TcpConfig {
+        sndbuf: 64 * 1024,
+        ..cfg()
+    };
+    let mut ep = client_with(&c, true);
+    let t = 40 * MS;
+    assert_eq!(ep.write(t, 10_000), 10_000);
+    // The first write's pieces are already cut: more than one skb's
+    // overhead is charged for its 10,000 bytes.
+    assert!(ep.sndbuf.wmem_queued(10_000) > 10_000 + SKB_TRUESIZE_EMPTY);
+    assert_eq!(ep.write(t, 10_000), 10_000);
+    let lens: Vec<u32> = recv!(ep, t).iter().map(|p| tcp(p).len).collect();
+    assert_eq!(lens.len(), 10, "initial window: {lens:?}");
+    assert_eq!(lens[6], 10_000 - 6 * MSS as u32, "{lens:?}");
+    assert_eq!(
+        lens.iter().map(|&l| l as u64).sum::<u64>(),
+        10_000 + 3 * MSS
+    );
+}
+
 #[test]
 fn fin_both_ways() {
     let mut ep = client();
     ep.write(40 * MS, 1000);
     ep.close(40 * MS);
     let out = recv!(ep, 40 * MS);
-    // FIN rides on the last data segment
-    assert_eq!(out.len(), 1);
-    assert_eq!(tcp(&out[0]).flags & flags::FIN, flags::FIN);
+    // The write's tcp_push sent the data before close: the FIN
+    // (tcp_send_fin) finds no unsent skb to ride on and goes alone.
+    assert_eq!(out.len(), 2);
+    assert_eq!(tcp(&out[0]).flags & flags::FIN, 0);
     assert_eq!(tcp(&out[0]).len, 1000);
+    assert_eq!(tcp(&out[1]).flags & flags::FIN, flags::FIN);
+    assert_eq!(tcp(&out[1]).len, 0);
     send!(ep, 80 * MS, ack(1002, 40 * MS));
     assert!(events(&mut ep).is_empty());
     // peer's FIN
