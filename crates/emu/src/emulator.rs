@@ -234,15 +234,29 @@ impl Emulator {
                 .spawn(move || crate::oneloop::run_all(dirs, clock, stop2, opts2))
                 .map_err(|e| io::Error::other(format!("spawn emulator thread: {e}")))?;
             threads.push(h);
-            return Ok(Emulator {
-                cpu_qos,
-                cpu_qos_error,
-                clock,
-                stop,
-                threads,
-                names,
-            });
+        } else {
+            Self::spawn_per_direction(dirs, clock, &stop, &opts, &mut threads, &mut names)?;
         }
+        Ok(Emulator {
+            cpu_qos,
+            cpu_qos_error,
+            clock,
+            stop,
+            threads,
+            names,
+        })
+    }
+
+    /// One thread per link direction (`MPTLAB_EMU_THREADS=per-direction`), each
+    /// pinned when asked; on a failed spawn the started ones are stopped.
+    fn spawn_per_direction(
+        dirs: Vec<DirectionSpec>,
+        clock: Clock,
+        stop: &Arc<AtomicBool>,
+        opts: &EmuOptions,
+        threads: &mut Vec<JoinHandle<Vec<DirectionReport>>>,
+        names: &mut Vec<Vec<String>>,
+    ) -> io::Result<()> {
         // SAFETY: sysconf has no preconditions.
         let ncpu = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as usize;
         for (k, d) in dirs.into_iter().enumerate() {
@@ -266,21 +280,14 @@ impl Emulator {
                 Ok(h) => threads.push(h),
                 Err(e) => {
                     stop.store(true, Ordering::SeqCst);
-                    for t in threads {
+                    for t in threads.drain(..) {
                         let _ = t.join();
                     }
                     return Err(io::Error::other(format!("spawn emulator thread: {e}")));
                 }
             }
         }
-        Ok(Emulator {
-            cpu_qos,
-            cpu_qos_error,
-            clock,
-            stop,
-            threads,
-            names,
-        })
+        Ok(())
     }
 
     pub fn clock(&self) -> Clock {
