@@ -310,53 +310,15 @@ fn metric(runs: &[mptlab_results::RunOutput], k: &str) -> f64 {
 /// Seed 003's 2x2 multi-ISP setting: client and server each have one
 /// address per ISP; the ISPs peer with each other. The client's access links
 /// (10 Mbit/s each) are the bottlenecks.
-const MESH_2X2: &str = r#"
+const MESH_2X2: &str = concat!(
+    r#"
 [scenario]
 name = "mesh-2x2"
 duration_s = 20
 runs = 1
-[topology]
-client = "c"
-server = "s"
-[[topology.node]]
-name = "c"
-kind = "host"
-addresses = ["10.1.0.2", "10.2.0.2"]
-[[topology.node]]
-name = "s"
-kind = "host"
-addresses = ["10.0.1.2", "10.0.2.2"]
-[[topology.node]]
-name = "ispA"
-kind = "router"
-[[topology.node]]
-name = "ispB"
-kind = "router"
-[[topology.link]]
-a = "c"
-b = "ispA"
-rate_mbit = 10
-delay_ms = 15
-queue_packets = 100
-[[topology.link]]
-a = "c"
-b = "ispB"
-rate_mbit = 10
-delay_ms = 25
-queue_packets = 100
-[[topology.link]]
-a = "ispA"
-b = "s"
-rate_mbit = 100
-delay_ms = 5
-queue_packets = 1000
-[[topology.link]]
-a = "ispB"
-b = "s"
-rate_mbit = 100
-delay_ms = 5
-queue_packets = 1000
-[[topology.link]]
+"#,
+    mesh_2x2_topology!(),
+    r#"[[topology.link]]
 a = "ispA"
 b = "ispB"
 rate_mbit = 100
@@ -373,7 +335,8 @@ path_manager = "fullmesh"
 model = "bulk"
 [output]
 timeseries_interval_ms = 0
-"#;
+"#
+);
 
 #[test]
 fn only_fullmesh_aggregates_on_a_2x2_multi_isp_mesh() {

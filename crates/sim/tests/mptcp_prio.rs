@@ -8,54 +8,16 @@ use common::{metric_of, run_all};
 
 /// The capture test's 2x2 mesh (crates/cli/tests/capture/mptcp-fullmesh.toml)
 /// with client path 2 backup, bulk traffic, no loss.
-const MESH: &str = r#"
+const MESH: &str = concat!(
+    r#"
 [scenario]
 name = "prio"
 duration_s = 6
 runs = 1
 seed = 3
-[topology]
-client = "c"
-server = "s"
-[[topology.node]]
-name = "c"
-kind = "host"
-addresses = ["10.1.0.2", "10.2.0.2"]
-[[topology.node]]
-name = "s"
-kind = "host"
-addresses = ["10.0.1.2", "10.0.2.2"]
-[[topology.node]]
-name = "ispA"
-kind = "router"
-[[topology.node]]
-name = "ispB"
-kind = "router"
-[[topology.link]]
-a = "c"
-b = "ispA"
-rate_mbit = 10
-delay_ms = 15
-queue_packets = 100
-[[topology.link]]
-a = "c"
-b = "ispB"
-rate_mbit = 10
-delay_ms = 25
-queue_packets = 100
-[[topology.link]]
-a = "ispA"
-b = "s"
-rate_mbit = 100
-delay_ms = 5
-queue_packets = 1000
-[[topology.link]]
-a = "ispB"
-b = "s"
-rate_mbit = 100
-delay_ms = 5
-queue_packets = 1000
-[transport]
+"#,
+    mesh_2x2_topology!(),
+    r#"[transport]
 protocol = "mptcp"
 cc = "lia"
 sndbuf_kib = 4096
@@ -67,7 +29,8 @@ backup_paths = [2]
 model = "bulk"
 [output]
 timeseries_interval_ms = 0
-"#;
+"#
+);
 
 #[test]
 fn mp_prio_moves_traffic_onto_and_off_a_path() {

@@ -7,6 +7,58 @@
 use mptlab_results::{RunOutput, Table, Value};
 use mptlab_scenario::{Override, Scenario};
 
+/// Seed 003's 2x2 multi-ISP mesh as a TOML fragment (`[topology]`, its
+/// nodes and the four access/ISP links; no peering between the ISPs), shared
+/// by the tests that build on it with `concat!`. A macro, not a `const`,
+/// because `concat!` takes only literals.
+#[macro_export]
+macro_rules! mesh_2x2_topology {
+    () => {
+        r#"[topology]
+client = "c"
+server = "s"
+[[topology.node]]
+name = "c"
+kind = "host"
+addresses = ["10.1.0.2", "10.2.0.2"]
+[[topology.node]]
+name = "s"
+kind = "host"
+addresses = ["10.0.1.2", "10.0.2.2"]
+[[topology.node]]
+name = "ispA"
+kind = "router"
+[[topology.node]]
+name = "ispB"
+kind = "router"
+[[topology.link]]
+a = "c"
+b = "ispA"
+rate_mbit = 10
+delay_ms = 15
+queue_packets = 100
+[[topology.link]]
+a = "c"
+b = "ispB"
+rate_mbit = 10
+delay_ms = 25
+queue_packets = 100
+[[topology.link]]
+a = "ispA"
+b = "s"
+rate_mbit = 100
+delay_ms = 5
+queue_packets = 1000
+[[topology.link]]
+a = "ispB"
+b = "s"
+rate_mbit = 100
+delay_ms = 5
+queue_packets = 1000
+"#
+    };
+}
+
 /// Parse `text` with overrides such as `"transport.cc=olia"`.
 pub fn scenario(text: &str, sets: &[&str]) -> Result<Scenario, String> {
     let ov: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
