@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from mptlab.report import generate
-from mptlab.report.kernel import load_kernel, section, verdicts
+from mptlab.report.kernel import like_summary, load_kernel, section, verdicts
 
 from _repro import reproduce
 
@@ -50,7 +50,9 @@ def test_section_shows_both_medians_the_verdicts_and_every_refusal() -> None:
     html = "\n".join(section("000", _kernel()))
     assert "id='seed000-kernel'" in html
     assert "the kernel ran <b>2</b> (3 run(s) each" in html
-    assert "<b>1 of 2 agree</b>" in html
+    assert "<b>1 of 2 agree like for like</b>" in html
+    # no cell ran with a substitution: no seed-mechanism column
+    assert "seed's mechanism" not in html
     assert "3 cannot run on the kernel, 1 failed, 1 were left out by --kernel-only" in html
     t = html[html.index("id='seed000-kernel-table'"):html.index("</table>")]
     # one row per compared metric: both medians with interval, runs, coverage;
@@ -143,3 +145,33 @@ def test_rejudged_kernel_json_says_where_its_kernel_runs_come_from() -> None:
     html = "\n".join(section("000", k))
     assert ("Re-judged: the kernel runs saved in docs/data/seed000-kernel-2026-11-27/kernel.json "
             "against these simulated runs (reproduce --kernel-from).") in html
+
+
+def test_a_cell_run_with_a_substitution_is_shown_like_for_like_with_the_seeds_mechanism() -> None:
+    """Issue 15 (like13): the judged simulator median of a cell the kernel ran
+    with a substitution is the one with the kernel's settings; the seed's
+    settings are beside it, with seed / like for like, not as agreement."""
+    k = _kernel()
+    sub = [{"key": "transport.mptcp.scheduler", "scenario": "minrtt", "kernel": "upstream", "why": "one scheduler"}]
+    mech = {"verdict": "disagree", "metrics": [
+        {"metric": "delay_ms_median", "sim": _ci(40.0, 38.0, 41.0, 3), "like": _ci(77.0, 70.0, 80.0, 3),
+         "ratio": 40.0 / 77.0, "diff": None, "kernel_ratio": 2.0, "kernel_diff": None, "kernel_verdict": "FAIL"},
+        {"metric": "fg_share_path2", "sim": _ci(0.10, 0.05, 0.2, 3), "like": _ci(0.45, 0.4, 0.5, 3),
+         "ratio": None, "diff": -0.35, "kernel_ratio": None, "kernel_diff": 0.38, "kernel_verdict": "FAIL"}]}
+    k["cells"][0] = dict(k["cells"][0], substituted=sub, seed_mechanism=mech)
+    html = "\n".join(section("000", k))
+    assert "<b>1 of 2 agree like for like</b> with the simulator; <span id='seed000-kernel-like'>" in html
+    assert like_summary([c for c in k["cells"] if c["status"] == "ran"]).startswith(
+        "1 of 2 cells agree like for like; 1 cells ran with a substitution")
+    like = html[html.index("id='seed000-kernel-like'"):]
+    like = like[:like.index("</span>")]
+    assert ("1 cells ran with a substitution: transport.mptcp.scheduler = "
+            "minrtt -&gt; upstream (1 cells: 1 agree like for like; 0 agree with the simulator at the seed&#x27;s "
+            "settings, the seed&#x27;s mechanism, not agreement); 0 of 1 cells without one agree") in like
+    t = html[html.index("id='seed000-kernel-table'"):html.index("</table>")]
+    assert "<th>seed&#x27;s mechanism: sim at the seed&#x27;s settings, same runs (not judged)</th>" in t
+    assert "<td>agree (like for like: transport.mptcp.scheduler = minrtt -&gt; upstream)</td>" in t
+    assert "<td>40.0 ms [38.0, 41.0] (n=3, 75 %), seed / like for like x0.519</td>" in t
+    assert "<td>10.0 % [5.0, 20.0] (n=3, 75 %), seed / like for like -35.0 points</td>" in t
+    # the cell without a substitution: nothing in that column
+    assert t.count("<td>-</td></tr>") >= 2

@@ -10,6 +10,7 @@
 
 mod kernel;
 mod kernel_from;
+mod like;
 mod progress;
 
 /// `--kernel-runs` default.
@@ -447,13 +448,22 @@ pub fn run(o: &Options) -> ExitCode {
         eprintln!("{w}");
     }
     let mut failed = 0;
+    // the like-for-like simulations: each file with the simulation's overrides
+    let inputs = like::Inputs {
+        files: jobs
+            .iter()
+            .zip(&sets)
+            .map(|((k, f), set)| (k.clone(), f.clone(), set.clone()))
+            .collect(),
+        jobs: o.jobs,
+    };
     if let Some(saved) = &saved {
-        if let Err(code) = rejudge(o, saved, &cells) {
+        if let Err(code) = rejudge(o, saved, &cells, &inputs) {
             return code;
         }
     }
     if let Some(k) = &o.kernel {
-        match kernel_pass(o, k, &mut cells) {
+        match kernel_pass(o, k, &mut cells, &inputs) {
             Ok(f) => failed = f,
             Err(code) => return code,
         }
@@ -483,6 +493,7 @@ fn kernel_pass(
     o: &Options,
     k: &KernelOptions,
     cells: &mut [kernel::Cell],
+    inputs: &like::Inputs,
 ) -> Result<usize, ExitCode> {
     kernel::refine(cells, &o.out);
     let cells = &*cells;
@@ -503,6 +514,7 @@ fn kernel_pass(
         }
     };
     let wall = t0.elapsed().as_secs_f64();
+    simulate_like(o, inputs, &kernel::like_todo(cells, &outcomes, &o.out));
     let m = kernel::manifest(cells, &outcomes, &o.out, k.runs, wall);
     if let Err(e) = std::fs::write(
         o.out.join("kernel.json"),
@@ -523,6 +535,7 @@ fn kernel_pass(
         kernel::hms(wall),
         o.out.join("kernel.json").display()
     );
+    eprintln!("reproduce --kernel: {}", like::summary(&m));
     eprint!("{}", unfinished_recap_kernel(&m));
     if count(&kernel::Outcome::Stopped) > 0 {
         eprintln!(
@@ -540,7 +553,9 @@ fn rejudge(
     o: &Options,
     saved: &kernel_from::Saved,
     cells: &[kernel::Cell],
+    inputs: &like::Inputs,
 ) -> Result<(), ExitCode> {
+    simulate_like(o, inputs, &kernel_from::like_todo(saved, cells));
     if !saved.has_seeds() && !o.quiet {
         eprintln!(
             "note: {} records no per-run seeds (written before they were saved): its kernel runs are \
@@ -572,8 +587,33 @@ fn rejudge(
         count("no verdict"),
         path.display()
     );
+    eprintln!("reproduce --kernel-from: {}", like::summary(&m));
     eprint!("{}", unfinished_recap_kernel(&m));
     Ok(())
+}
+
+/// The like-for-like runs of the cells the kernel ran with a substitution
+/// ([`like`]), before kernel.json is written; a cell whose runs fail is
+/// named on stderr (its entry says "no verdict").
+fn simulate_like(o: &Options, inputs: &like::Inputs, todo: &[like::Todo]) {
+    if todo.is_empty() {
+        return;
+    }
+    let t0 = std::time::Instant::now();
+    let runs: u32 = todo.iter().map(|t| t.runs).sum();
+    let errors = like::simulate(inputs, todo, &o.out);
+    for (cell, e) in &errors {
+        eprintln!("error: like for like: {cell}: {e}");
+    }
+    if !o.quiet {
+        eprintln!(
+            "reproduce: {} cell(s) ran on the kernel with a substitution: {runs} like-for-like run(s) \
+             simulated with the kernel's settings in {:.1} s ({}/like)",
+            todo.len(),
+            t0.elapsed().as_secs_f64(),
+            o.out.display()
+        );
+    }
 }
 
 /// The cells of a kernel.json judged on fewer runs than the kernel ran

@@ -31,6 +31,7 @@ pub mod probe;
 pub mod run;
 pub mod signals;
 pub mod sock;
+pub mod substitute;
 pub mod topology;
 pub mod tun;
 pub mod userpm;

@@ -67,6 +67,48 @@ def _cell_verdict(c: Dict[str, Any]) -> str:
     return f"{v} [{u['note']}]" if u.get("note") else v
 
 
+def _subst_text(c: Dict[str, Any]) -> str:
+    """`transport.mptcp.scheduler = minrtt -> upstream`: what the kernel ran
+    in place of the cell's settings (kernel.json `substituted`)."""
+    return ", ".join(f"{s['key']} = {s['scenario']} -> {s['kernel']}" for s in c.get("substituted") or [])
+
+
+def like_summary(ran: List[Dict[str, Any]]) -> str:
+    """What the verdicts compared, as the Rust side says it (reproduce/like.rs
+    ``summary``): `N of M cells agree like for like; K cells ran with a
+    substitution: ...`, per substitution how many agree like for like and how
+    many with the simulator at the seed's settings (the seed's mechanism)."""
+    agree = sum(1 for c in ran if c.get("verdict") == "agree")
+    s = f"{agree} of {len(ran)} cells agree like for like"
+    sub = [c for c in ran if c.get("substituted")]
+    if not sub:
+        return s + " (no cell ran with a substitution)"
+    groups: Dict[str, List[Dict[str, Any]]] = {}
+    for c in sub:
+        groups.setdefault(_subst_text(c), []).append(c)
+    parts = []
+    for t, cs in groups.items():
+        like = sum(1 for c in cs if c.get("verdict") == "agree")
+        seed = sum(1 for c in cs if (c.get("seed_mechanism") or {}).get("verdict") == "agree")
+        parts.append(f"{t} ({len(cs)} cells: {like} agree like for like; {seed} agree with the simulator at the "
+                     "seed's settings, the seed's mechanism, not agreement)")
+    rest = agree - sum(1 for c in sub if c.get("verdict") == "agree")
+    return (s + f"; {len(sub)} cells ran with a substitution: " + "; ".join(parts)
+            + f"; {rest} of {len(ran) - len(sub)} cells without one agree")
+
+
+def _mechanism(metric: str, c: Dict[str, Any]) -> str:
+    """The seed's settings beside a substituted cell's like-for-like row:
+    the simulator's median with the seed's settings, over the same runs, and
+    seed / like for like (shares: the difference in points)."""
+    for m in (c.get("seed_mechanism") or {}).get("metrics", []):
+        if m["metric"] == metric:
+            what = _compared(metric, m)
+            med = _median(metric, m.get("sim"))
+            return f"{med}, seed / like for like {what}" if what != "-" else med
+    return "-"
+
+
 def counts(cells: List[Dict[str, Any]]) -> Dict[str, int]:
     c: Dict[str, int] = {}
     for x in cells:
@@ -91,9 +133,15 @@ def section(seed: str, kern: Dict[str, Any]) -> List[str]:
     # as the report marks statistics over completed items only
     unf = [c for c in ran if c.get("unfinished")]
     n = {s: sum(1 for c in cells if c["status"] == s) for s in STATUSES}
+    subst = [c for c in ran if c.get("substituted")]
     h.append(f"<p>Of {len(cells)} cells (sweep points), the kernel ran <b>{n['ran']}</b> "
              f"({kern['kernel_runs']} run(s) each, one after another in real time): <b>{agree} of {n['ran']} "
-             f"agree</b> with the simulator"
+             f"agree like for like</b> with the simulator"
+             # the verdict line without its first clause, said just before
+             + (f"; <span id='seed{seed}-kernel-like'>{e(like_summary(ran).split('; ', 1)[1])}</span> (a cell "
+                "the kernel ran with a substitution is judged against the simulator with the settings the kernel "
+                "ran, the same runs; the simulator with the seed's settings is shown beside it as the seed's "
+                "mechanism, not as agreement)" if subst else "")
              + (f" ({len(unf)} of them with runs that did not finish on one side: judged on the runs both "
                 "finished, the count beside the cell's verdict)" if unf else "")
              + f". {n['refused']} cannot run on the kernel, {n['failed']} failed"
@@ -108,17 +156,23 @@ def section(seed: str, kern: Dict[str, Any]) -> List[str]:
         for c in ran:
             for i, m in enumerate(c.get("metrics", [])):
                 metric = m["metric"]
-                rows.append([c["experiment"].split("/")[-1] if i == 0 else "", c["point"] if i == 0 else "",
-                             metric, _median(metric, m["sim"]), _median(metric, m["kernel"]),
-                             _compared(metric, m), f"{m['verdict']} ({m['criterion']})",
-                             _median(metric, m["sim_all"]) if m.get("sim_all") else "-",
-                             _cell_verdict(c) if i == 0 else ""])
+                verdict = _cell_verdict(c) if i == 0 else ""
+                if i == 0 and c.get("substituted"):
+                    verdict += f" (like for like: {_subst_text(c)})"
+                row = [c["experiment"].split("/")[-1] if i == 0 else "", c["point"] if i == 0 else "",
+                       metric, _median(metric, m["sim"]), _median(metric, m["kernel"]),
+                       _compared(metric, m), f"{m['verdict']} ({m['criterion']})",
+                       _median(metric, m["sim_all"]) if m.get("sim_all") else "-", verdict]
+                rows.append(row + ([_mechanism(metric, c)] if subst else []))
             if not c.get("metrics"):
                 rows.append([c["experiment"].split("/")[-1], c["point"], "-", "-", "-", "-",
-                             c.get("reason", ""), "-", c.get("verdict", "no verdict")])
+                             c.get("reason", ""), "-", c.get("verdict", "no verdict")] + (["-"] if subst else []))
+        # with substitutions: the judged simulator median is the kernel's
+        # settings' (like for like), the seed's settings in the last column
         h.append(table(["file", "point", "metric", "sim median, same runs", "kernel median", "kernel vs sim",
-                        "verdict (criterion)", "sim median, all runs", "cell"], rows,
-                       f"id='seed{seed}-kernel-table'"))
+                        "verdict (criterion)", "sim median, all runs", "cell"]
+                       + (["seed's mechanism: sim at the seed's settings, same runs (not judged)"] if subst else []),
+                       rows, f"id='seed{seed}-kernel-table'"))
     differ: Dict[str, List[Dict[str, Any]]] = {}
     for c in ran:
         if c.get("differs"):

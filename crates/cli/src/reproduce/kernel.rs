@@ -68,6 +68,10 @@ pub struct Cell {
     /// Simulated runs per point of its sweep (`--kernel-from` checks the
     /// saved kernel run indices against it).
     pub sim_runs: u32,
+    /// What the kernel runs in place of the scenario's settings
+    /// ([`mptlab_emu::substitute`]; empty when refused): the cell is judged
+    /// like for like ([`super::like`]).
+    pub subs: Vec<mptlab_emu::substitute::Substitution>,
 }
 
 impl Cell {
@@ -94,13 +98,19 @@ pub fn cells(sweeps: &[(String, String, Sweep)], only: &[String]) -> Vec<Cell> {
     let mut v = Vec::new();
     for (key, seed, sw) in sweeps {
         for p in &sw.points {
+            let runnable = mptlab_emu::run::supported(&p.scenario);
+            let subs = match runnable {
+                Ok(()) => mptlab_emu::substitute::substitutions(&p.scenario),
+                Err(_) => Vec::new(),
+            };
             let mut c = Cell {
                 key: key.clone(),
                 seed: seed.clone(),
                 point: p.clone(),
                 keys: sw.keys.clone(),
                 origin: sw.origin.clone(),
-                runnable: mptlab_emu::run::supported(&p.scenario),
+                runnable,
+                subs,
                 selected: true,
                 run_s: p.scenario.meta.duration_s,
                 from_sim: false,
@@ -197,6 +207,20 @@ pub fn plan_text(cells: &[Cell], runs: u32, list: bool) -> String {
         }
         for (r, n) in reasons {
             s.push_str(&format!("  refused ({n} cell(s)): {r}\n"));
+        }
+        // cells the kernel runs with other settings, judged like for like
+        let mut subs: Vec<(String, usize)> = Vec::new();
+        for c in of.iter().filter(|c| !c.subs.is_empty()) {
+            let t = super::like::text(&super::like::to_json(&c.subs));
+            match subs.iter_mut().find(|(x, _)| *x == t) {
+                Some(e) => e.1 += 1,
+                None => subs.push((t, 1)),
+            }
+        }
+        for (t, n) in subs {
+            s.push_str(&format!(
+                "  run with a substitution ({n} cell(s)), judged like for like: {t}\n"
+            ));
         }
         if list {
             for c in &of {
@@ -358,7 +382,7 @@ fn criterion_of(metric: &str) -> Criterion {
     }
 }
 
-fn judge(metric: &str, sim: f64, kernel: f64) -> (Option<f64>, Option<f64>, Verdict) {
+pub(super) fn judge(metric: &str, sim: f64, kernel: f64) -> (Option<f64>, Option<f64>, Verdict) {
     if metric == "fg_throughput_mbit" {
         let ratio = (sim != 0.0).then(|| kernel / sim);
         let v = match ratio {
@@ -750,6 +774,9 @@ pub fn manifest(
             if let Some(d) = mptlab_emu::run::differs(&c.point.scenario) {
                 e["differs"] = d.into();
             }
+            if !c.subs.is_empty() {
+                e["substituted"] = super::like::to_json(&c.subs);
+            }
         }
         if status == "ran" {
             let dir = c.dir(out);
@@ -764,12 +791,14 @@ pub fn manifest(
             let ker = read_json(&dir.join("summary.json")).and_then(|s| point_of(&s, &c.point.id));
             match (sim, ker) {
                 (Some(sim), Some(ker)) => {
-                    let (rows, verdict) = compare_cell(&metrics_of(&c.point.scenario), &sim, &ker);
-                    if let Some(u) = unfinished_of(&rows) {
-                        e["unfinished"] = u;
-                    }
-                    e["metrics"] = rows.into();
-                    e["verdict"] = verdict.into();
+                    let metrics = metrics_of(&c.point.scenario);
+                    let like = (!c.subs.is_empty()).then(|| {
+                        super::like::point(out, c)
+                            .ok_or_else(|| "its summary.json is missing".to_string())
+                    });
+                    super::like::judge_cell(&mut e, &sim, like, &|side| {
+                        compare_cell(&metrics, side, &ker).0
+                    });
                 }
                 _ => {
                     e["verdict"] = "no verdict".into();
@@ -782,6 +811,34 @@ pub fn manifest(
     let mut m = header(runs, wall_s);
     m["cells"] = v.into();
     m
+}
+
+/// The cells a live pass ran with a substitution, each with the runs its
+/// like-for-like simulation needs (the kernel store's run indices).
+pub fn like_todo<'a>(
+    cells: &'a [Cell],
+    outcomes: &[(String, Outcome)],
+    out: &Path,
+) -> Vec<super::like::Todo<'a>> {
+    cells
+        .iter()
+        .filter(|c| !c.subs.is_empty())
+        .filter(|c| {
+            outcomes
+                .iter()
+                .any(|(n, o)| *n == c.name() && *o == Outcome::Ran)
+        })
+        .filter_map(|c| {
+            let ker = read_json(&c.dir(out).join("summary.json"))
+                .and_then(|s| point_of(&s, &c.point.id))?;
+            let runs = super::like::runs_of(&ker);
+            (runs > 0).then(|| super::like::Todo {
+                cell: c,
+                subs: super::like::to_json(&c.subs),
+                runs,
+            })
+        })
+        .collect()
 }
 
 /// A cell's identity in kernel.json (seed, experiment, point and its
@@ -809,6 +866,10 @@ pub(super) fn header(runs: u32, wall_s: f64) -> Value {
                     indices, so the same seeds) against the kernel's; the simulator's median over all its \
                     runs is shown beside it (sim_all), not judged",
         "interval": "order-statistic interval of the median (95 % from 6 runs; [min, max] with its coverage below)",
+        "like_for_like": "a cell the kernel ran with a substitution (`substituted`: a setting it cannot run as \
+                          the scenario gives it) is judged against the simulator with the kernel's settings, \
+                          the same runs (DIR/like); the simulator with the seed's settings is `seed_mechanism`, \
+                          shown beside it, not judged as agreement",
     });
     // the kernel's CONFIG_HZ, for `--kernel-from` (reproduce::sim_hz)
     if let Ok((hz, _)) = crate::kernel_hz::host() {

@@ -27,7 +27,7 @@
 //! runs with the same index, as the live pass checked when it paired them
 //! (a note says so).
 
-use super::kernel::{cell_verdict, compare_cell, header, metrics_of, point_of, Cell, SummaryCache};
+use super::kernel::{compare_cell, header, metrics_of, point_of, Cell, SummaryCache};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -340,61 +340,97 @@ pub fn kernel_point(e: &Value, metrics: &[&str]) -> Value {
 }
 
 /// One re-judged cell entry: the cell's current identity, the saved status,
-/// and for a cell that ran the comparison with the simulated point `sim`.
-pub fn rejudge_cell(c: &Cell, e: &Value, sim: Option<&Value>) -> Value {
+/// and for a cell that ran the comparison with the simulated point `sim`
+/// and, when the kernel ran it with a substitution ([`substituted`]), with
+/// the like-for-like point `like` ([`super::like::judge_cell`]).
+pub fn rejudge_cell(c: &Cell, e: &Value, sim: Option<&Value>, like: Option<&Value>) -> Value {
     let mut out = super::kernel::cell_entry(c);
     let status = e["status"].as_str().unwrap_or("not run");
     out["status"] = status.into();
-    if let Some(r) = e.get("reason") {
-        out["reason"] = r.clone();
-    }
-    if let Some(d) = e.get("differs") {
-        out["differs"] = d.clone();
-    }
-    if let Some(d) = e.get("dir") {
-        out["dir"] = d.clone();
+    for k in ["reason", "differs", "dir"] {
+        if let Some(v) = e.get(k) {
+            out[k] = v.clone();
+        }
     }
     if status != "ran" {
         return out;
     }
+    let subs = substituted(c, e);
+    if subs.as_array().is_some_and(|a| !a.is_empty()) {
+        out["substituted"] = subs;
+    }
     let metrics = metrics_of(&c.point.scenario);
-    match sim {
-        Some(sim) => {
-            // metric by metric: a file written before every kernel run was
-            // saved lacks a run in one metric's list that another metric
-            // lists (its simulated run finished there), and the lacking run
-            // is not saved, not a kernel run that did not finish
-            let mut rows: Vec<Value> = metrics
-                .iter()
-                .flat_map(|m| compare_cell(&[m], sim, &kernel_point(e, &[m])).0)
-                .collect();
-            let verdict = cell_verdict(&rows);
-            // the kernel's median over all its runs, as the live pass saw them
-            for r in rows.iter_mut() {
-                if let Some((_, saved)) = metric_row(e, r["metric"].as_str().unwrap_or("")) {
-                    r["kernel_all"] = saved["kernel_all"].clone();
-                    let n = not_saved(saved);
-                    if n > 0 {
-                        let runs = r["runs"].as_array().map_or(0, |a| a.len());
-                        if r["unfinished"].is_null() {
-                            r["unfinished"] = json!({"kernel_runs": runs, "sim": [], "kernel": []});
-                        }
-                        r["unfinished"]["not_saved"] = n.into();
+    let Some(sim) = sim else {
+        out["verdict"] = "no verdict".into();
+        out["reason"] = "summary.json of the simulated runs missing".into();
+        return out;
+    };
+    let rows_of = |side: &Value| -> Vec<Value> {
+        // metric by metric: a file written before every kernel run was
+        // saved lacks a run in one metric's list that another metric
+        // lists (its simulated run finished there), and the lacking run
+        // is not saved, not a kernel run that did not finish
+        let mut rows: Vec<Value> = metrics
+            .iter()
+            .flat_map(|m| compare_cell(&[m], side, &kernel_point(e, &[m])).0)
+            .collect();
+        // the kernel's median over all its runs, as the live pass saw them
+        for r in rows.iter_mut() {
+            if let Some((_, saved)) = metric_row(e, r["metric"].as_str().unwrap_or("")) {
+                r["kernel_all"] = saved["kernel_all"].clone();
+                let n = not_saved(saved);
+                if n > 0 {
+                    let runs = r["runs"].as_array().map_or(0, |a| a.len());
+                    if r["unfinished"].is_null() {
+                        r["unfinished"] = json!({"kernel_runs": runs, "sim": [], "kernel": []});
                     }
+                    r["unfinished"]["not_saved"] = n.into();
                 }
             }
-            if let Some(u) = super::kernel::unfinished_of(&rows) {
-                out["unfinished"] = u;
-            }
-            out["metrics"] = rows.into();
-            out["verdict"] = verdict.into();
         }
-        None => {
-            out["verdict"] = "no verdict".into();
-            out["reason"] = "summary.json of the simulated runs missing".into();
-        }
-    }
+        rows
+    };
+    let like = out.get("substituted").map(|_| {
+        like.cloned()
+            .ok_or_else(|| "its summary.json is missing".to_string())
+    });
+    super::like::judge_cell(&mut out, sim, like, &rows_of);
     out
+}
+
+/// What the kernel ran in place of the cell's settings: the saved entry's
+/// `substituted` (files from 2026-11-27's like-for-like change on), else
+/// the emulator's substitutions for the cell today (older files: the
+/// emulator has always run minrtt/default with the kernel's scheduler).
+pub fn substituted(c: &Cell, e: &Value) -> Value {
+    match e.get("substituted") {
+        Some(v) => v.clone(),
+        None => super::like::to_json(&c.subs),
+    }
+}
+
+/// The cells of `saved` that ran with a substitution, each with its
+/// substitutions and the runs its like-for-like simulation needs.
+pub fn like_todo<'a>(saved: &Saved, cells: &'a [Cell]) -> Vec<super::like::Todo<'a>> {
+    cells
+        .iter()
+        .filter_map(|c| {
+            let (_, e) = saved.entry(c)?;
+            if e["status"].as_str() != Some("ran") {
+                return None;
+            }
+            let subs = substituted(c, e);
+            if subs.as_array().is_none_or(|a| a.is_empty()) {
+                return None;
+            }
+            let runs = super::like::runs_of(&kernel_point(e, &metrics_of(&c.point.scenario)));
+            (runs > 0).then_some(super::like::Todo {
+                cell: c,
+                subs,
+                runs,
+            })
+        })
+        .collect()
 }
 
 /// The re-judged `kernel.json`: every cell of the sweep judged against the
@@ -411,7 +447,8 @@ pub fn manifest(saved: &Saved, cells: &[Cell], out: &Path) -> Value {
             .entry(c)
             .map(|(_, e)| e.clone())
             .unwrap_or(Value::Null);
-        v.push(rejudge_cell(c, &e, sim.as_ref()));
+        let like = super::like::point(out, c);
+        v.push(rejudge_cell(c, &e, sim.as_ref(), like.as_ref()));
     }
     let runs = saved.json["kernel_runs"].as_u64().unwrap_or(0) as u32;
     let wall = saved.json["kernel_wall_s"].as_f64().unwrap_or(0.0);
@@ -432,6 +469,7 @@ pub fn manifest(saved: &Saved, cells: &[Cell], out: &Path) -> Value {
 #[cfg(test)]
 mod tests {
     use super::super::kernel::{self, Outcome};
+    use super::super::like;
     use super::*;
 
     const KEYS: [&str; 2] = ["seed004/normal", "seed004/subflows"];
@@ -453,10 +491,21 @@ mod tests {
         kernel::cells(&sweeps, &[])
     }
 
-    /// The simulated runs of both experiments under `out`.
+    /// The simulated runs of both experiments under `out`, and the same
+    /// values as the like-for-like runs of the cells the kernel runs with a
+    /// substitution (so their verdicts are those against `sim`).
     fn write_sim(out: &Path, sim: &Value) {
+        write_sim_like(out, sim, sim);
+    }
+
+    /// The simulated runs with the seed's settings (`sim`) and with the
+    /// kernel's (`like`, for the cells with a substitution).
+    fn write_sim_like(out: &Path, sim: &Value, like: &Value) {
         for k in KEYS {
             write(&out.join("runs").join(k).join("summary.json"), sim);
+        }
+        for c in cells().iter().filter(|c| !c.subs.is_empty()) {
+            write(&like::dir(out, c).join("summary.json"), like);
         }
     }
 
@@ -500,7 +549,12 @@ mod tests {
     /// A live pass's DIR: the simulated runs and, per cell, the kernel's
     /// store summary (2 kernel runs); returns its kernel.json.
     fn live(out: &Path, cells: &[Cell], sim: &Value, ker: &Value) -> Value {
-        write_sim(out, sim);
+        live_like(out, cells, sim, sim, ker)
+    }
+
+    /// [`live`] with other like-for-like runs than `sim`.
+    fn live_like(out: &Path, cells: &[Cell], sim: &Value, like: &Value, ker: &Value) -> Value {
+        write_sim_like(out, sim, like);
         for c in cells {
             let d = out.join("kernel").join(&c.key).join(&c.point.id);
             write(&d.join("summary.json"), ker);
@@ -792,6 +846,110 @@ mod tests {
         write_sim(&dir3, &summary(&cells, 3, 10.0, 0.41));
         assert_eq!(manifest(&s3, &cells, &dir3)["cells"], k3["cells"]);
         for d in [out, dir, dir2, out3, dir3] {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+
+    /// Issue 15 (like13): a cell the kernel ran with a substitution (seed
+    /// 004's `subflows` cells: minrtt, run with the kernel's scheduler) is
+    /// judged against the like-for-like runs, the seed's settings beside it
+    /// with their ratio; a cell without one (TCP) is judged exactly as
+    /// before; a re-judged file gives the live entries, and an old file
+    /// without `substituted` the same verdicts.
+    #[test]
+    fn a_substituted_cell_is_judged_like_for_like_and_one_without_as_before() {
+        let cells = cells();
+        let sub = mptcp(&cells);
+        assert_eq!(
+            like::text(&like::to_json(&cells[sub].subs)),
+            "transport.mptcp.scheduler = minrtt -> upstream"
+        );
+        let tcp = cells
+            .iter()
+            .position(|c| c.runnable.is_ok() && c.subs.is_empty())
+            .unwrap();
+        // kernel 10.5 + i; seed's settings 13.0 + i (x0.81 off); kernel's 10.0 + i
+        let ker = summary(&cells, 2, 10.5, 0.40);
+        let (seed, like_sim) = (
+            summary(&cells, 3, 13.0, 0.41),
+            summary(&cells, 3, 10.0, 0.41),
+        );
+        let out = tmp("like-live");
+        let m = live_like(&out, &cells, &seed, &like_sim, &ker);
+        let c = &m["cells"][sub];
+        assert_eq!(c["substituted"][0]["kernel"], "upstream");
+        assert_eq!(c["verdict"], "agree");
+        let i = sub as f64;
+        let row = &c["metrics"][0];
+        assert_eq!(row["metric"], "fg_throughput_mbit");
+        // judged: the like-for-like median of runs 0-1 (10.05 + i)
+        assert!((row["sim"]["median"].as_f64().unwrap() - (10.05 + i)).abs() < 1e-9);
+        let mech = &c["seed_mechanism"];
+        assert_eq!(mech["verdict"], "disagree");
+        let mr = &mech["metrics"][0];
+        assert!((mr["sim"]["median"].as_f64().unwrap() - (13.05 + i)).abs() < 1e-9);
+        assert!(
+            (mr["ratio"].as_f64().unwrap() - (13.05 + i) / (10.05 + i)).abs() < 1e-9,
+            "{mr}"
+        );
+        assert_eq!(mr["kernel_verdict"], "FAIL");
+        // the cell without a substitution: as before like for like, against
+        // the seed's settings (13.0 + i: disagree), no `seed_mechanism`
+        let (before, _) = kernel::compare_cell(
+            &kernel::metrics_of(&cells[tcp].point.scenario),
+            &super::super::kernel::point_of(&seed, &cells[tcp].point.id).unwrap(),
+            &super::super::kernel::point_of(&ker, &cells[tcp].point.id).unwrap(),
+        );
+        let t = &m["cells"][tcp];
+        assert_eq!(t["metrics"], Value::from(before));
+        assert_eq!(t["verdict"], "disagree");
+        assert!(t.get("seed_mechanism").is_none() && t.get("substituted").is_none());
+        // re-judged from the file: the live entries
+        write(&out.join("kernel.json"), &m);
+        let saved = Saved::load(&out).unwrap();
+        saved.check(&cells).unwrap();
+        let todo = like_todo(&saved, &cells);
+        assert!(todo.iter().all(|t| !t.cell.subs.is_empty() && t.runs == 2));
+        assert_eq!(
+            todo.len(),
+            cells
+                .iter()
+                .filter(|c| c.runnable.is_ok() && !c.subs.is_empty())
+                .count()
+        );
+        let dir = tmp("like-rejudge");
+        write_sim_like(&dir, &seed, &like_sim);
+        assert_eq!(manifest(&saved, &cells, &dir)["cells"], m["cells"]);
+        // an old file without `substituted`: the emulator's substitutions
+        let mut old = m.clone();
+        for c in old["cells"].as_array_mut().unwrap() {
+            c.as_object_mut().unwrap().remove("substituted");
+        }
+        let old = Saved {
+            path: out.join("kernel.json"),
+            json: old,
+        };
+        assert_eq!(manifest(&old, &cells, &dir)["cells"], m["cells"]);
+        // the like-for-like runs missing: no verdict, said
+        let bare = tmp("like-missing");
+        write(&bare.join("runs").join(KEYS[1]).join("summary.json"), &seed);
+        write(&bare.join("runs").join(KEYS[0]).join("summary.json"), &seed);
+        let mm = manifest(&saved, &cells, &bare);
+        assert_eq!(mm["cells"][sub]["verdict"], "no verdict");
+        assert!(mm["cells"][sub]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("no like-for-like simulated runs"));
+        assert_eq!(mm["cells"][tcp], m["cells"][tcp]);
+        // the verdict line says what was compared
+        let line = like::summary(&m);
+        assert!(
+            line.contains(
+                "cells ran with a substitution: transport.mptcp.scheduler = minrtt -> upstream"
+            ),
+            "{line}"
+        );
+        for d in [out, dir, bare] {
             let _ = std::fs::remove_dir_all(d);
         }
     }
