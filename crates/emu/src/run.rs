@@ -92,7 +92,7 @@ pub fn differs(s: &sc::Scenario) -> Option<String> {
         && m.path_manager != sc::PathManager::Default)
         .then(|| {
             format!(
-                "the kernel sends with Linux 6.18's scheduler and send path, not the scenario's v0.9x \"{}\": 6.18 hands data to a subflow while its send buffer has room, v0.9x while its congestion window has, so with several subflows the kernel's result measures 6.18's send path (compare with transport.mptcp.scheduler = \"upstream\" in the simulator; docs/report.md, seed 003)",
+                "the kernel sends with Linux 6.18's scheduler and send path, not the scenario's v0.9x \"{}\": 6.18 hands data to a subflow while its send buffer has room, v0.9x while its congestion window has, so with several subflows the kernel's result measures 6.18's send path (`reproduce --kernel` judges such a cell against the simulator run with transport.mptcp.scheduler = \"upstream\", like for like; after `mptlab emulate`, run that simulation to compare; docs/report.md, seed 003)",
                 m.scheduler
             )
         })
