@@ -5,6 +5,7 @@
 //! result set (run = its position on the command line).
 
 pub mod capture;
+pub mod gz;
 pub mod mptcp;
 pub mod packet;
 pub mod sctp;
@@ -194,7 +195,7 @@ pub fn analyze_file(path: &Path, opts: &Options) -> Result<FileAnalysis, String>
 pub fn analyze_files(paths: &[&Path], opts: &Options) -> Result<FileAnalysis, String> {
     let bufs = paths
         .iter()
-        .map(|p| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display())))
+        .map(|p| gz::read_file(p))
         .collect::<Result<Vec<_>, _>>()?;
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     let inputs: Vec<(&str, &[u8])> = names

@@ -265,6 +265,41 @@ fn truncated_file_keeps_the_records_before_the_cut() {
 }
 
 #[test]
+fn gzip_capture_reads_as_the_capture_and_a_damaged_one_is_refused() {
+    let dir = std::env::temp_dir().join(format!("mptlab-gz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let buf = pcap(LINKTYPE_RAW, &mptcp_capture());
+    let gz = crate::gz::compress(&buf);
+    assert_eq!(&gz[..2], &[0x1f, 0x8b]);
+    assert_eq!(gz, crate::gz::compress(&buf), "deterministic bytes");
+    let (plain, packed) = (dir.join("run0.pcap"), dir.join("run0.pcap.gz"));
+    std::fs::write(&plain, &buf).unwrap();
+    std::fs::write(&packed, &gz).unwrap();
+    assert_eq!(crate::gz::read_file(&packed).unwrap(), buf);
+    let (a, b) = (
+        crate::analyze_file(&plain, &Options::default()).unwrap(),
+        crate::analyze_file(&packed, &Options::default()).unwrap(),
+    );
+    assert_eq!((a.frames, a.analysed), (b.frames, b.analysed));
+    assert_eq!(format!("{:?}", a.flows), format!("{:?}", b.flows));
+    // cut short, or one byte of the compressed stream changed: refused with
+    // the file's name, not read as a shorter capture
+    let mut flipped = gz.clone();
+    let mid = flipped.len() / 2;
+    flipped[mid] ^= 0x55;
+    for (name, bytes) in [
+        ("cut.pcap.gz", &gz[..gz.len() - 9]),
+        ("flip.pcap.gz", &flipped[..]),
+    ] {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let e = crate::analyze_file(&p, &Options::default()).unwrap_err();
+        assert!(e.contains(name) && e.contains("damaged gzip file"), "{e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn unknown_link_type_is_a_counted_skip() {
     let recs = mptcp_capture();
     let buf = pcap(147, &recs);

@@ -270,6 +270,12 @@ enum Command {
         /// for runs saved before it did, said on stderr).
         #[arg(long, value_name = "US", requires = "decisions")]
         hz_phase_us: Option<u32>,
+        /// With --decisions --kernel-from PREV: write PREV's kernel runs of the
+        /// set to DIR in the form kept in the repository (the server captures
+        /// gzip-compressed, kernel-runs.json, PREV's decisions.csv) and stop;
+        /// --kernel-from DIR re-judges them.
+        #[arg(long, value_name = "DIR", requires_all = ["decisions", "kernel_from"])]
+        compact_kernel: Option<PathBuf>,
     },
     /// Measure simulator speed: simulated data packets per wall-clock second on
     /// one core, for the benchmark scenarios (a saturated flow at 20 Mbit/s and
@@ -472,6 +478,7 @@ fn command(cli: Cli) -> ExitCode {
             kernel_from,
             hz,
             hz_phase_us,
+            compact_kernel,
         } => validate::run(validate::Options {
             dir,
             out,
@@ -481,6 +488,7 @@ fn command(cli: Cli) -> ExitCode {
             kernel_from,
             hz,
             hz_phase_us,
+            compact_kernel,
         }),
         Command::List => {
             list();

@@ -53,6 +53,10 @@ pub struct Options {
     /// `transport.hz_phase_us` for every run, instead of the phase each
     /// kernel run recorded (`phase`).
     pub hz_phase_us: Option<u32>,
+    /// `--compact-kernel DIR` (with `--decisions --kernel-from PREV`): write
+    /// PREV's kernel runs of the set to DIR in the compressed form kept in
+    /// the repository, and stop ([`decisions::keep_compressed`]).
+    pub compact_kernel: Option<PathBuf>,
 }
 
 /// The `transport.hz` the simulator side runs with, said on stderr: `--hz`;
@@ -431,7 +435,13 @@ pub fn run(o: Options) -> ExitCode {
     };
     if o.decisions {
         if let Some(prev) = &o.kernel_from {
-            return run_decisions_from(&loaded, prev, o.out.as_deref(), phase_from);
+            return run_decisions_from(
+                &loaded,
+                prev,
+                o.out.as_deref(),
+                phase_from,
+                o.compact_kernel.as_deref(),
+            );
         }
     }
     // Saved kernel runs: all checked before anything runs, so a mismatch is
@@ -624,12 +634,15 @@ fn inside(dir: &Path, prev: &Path) -> bool {
 
 /// `--decisions --kernel-from PREV`: the kernel captures an earlier
 /// `--decisions -o PREV` saved, re-judged against this simulator (no root,
-/// no emulation). Every scenario is checked before anything runs.
+/// no emulation). Every scenario is checked before anything runs. With
+/// `keep` (`--compact-kernel DIR`) the checked kernel runs are written to
+/// DIR in compressed form instead, with PREV's decisions.csv/.txt.
 fn run_decisions_from(
     loaded: &[Scenario],
     prev: &Path,
     out: Option<&Path>,
     phase: phase::PhaseFrom,
+    keep: Option<&Path>,
 ) -> ExitCode {
     let dir = out.map(Path::to_path_buf).unwrap_or_else(|| {
         std::env::temp_dir().join(format!("mptlab-decisions-{}", std::process::id()))
@@ -659,6 +672,9 @@ fn run_decisions_from(
             }
         }
     }
+    if let Some(to) = keep {
+        return keep_compressed(&saved, prev, to);
+    }
     let mut rows = Vec::new();
     for (s, k) in &saved {
         match decisions::rejudge_scenario(s, k, &dir.join("captures"), phase) {
@@ -670,6 +686,49 @@ fn run_decisions_from(
         }
     }
     write_decisions(&rows, &dir)
+}
+
+/// `--compact-kernel TO`: the checked kernel runs of every scenario, and
+/// PREV's verdicts (decisions.csv/.txt, when there), written to `to`.
+fn keep_compressed(saved: &[(&Scenario, decisions::Saved)], prev: &Path, to: &Path) -> ExitCode {
+    if inside(to, prev) || inside(prev, to) {
+        eprintln!(
+            "error: --compact-kernel {}: overlaps --kernel-from {}; pass a directory of its own",
+            to.display(),
+            prev.display()
+        );
+        return ExitCode::from(2);
+    }
+    let mut bytes = 0;
+    for (s, k) in saved {
+        match decisions::keep_compressed(s, k, to) {
+            Ok(b) => bytes += b,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    }
+    for f in ["decisions.csv", "decisions.txt"] {
+        let src = prev.join(f);
+        if src.is_file() {
+            match std::fs::copy(&src, to.join(f)) {
+                Ok(b) => bytes += b,
+                Err(e) => {
+                    eprintln!("error: {} -> {}: {e}", src.display(), to.display());
+                    return ExitCode::from(1);
+                }
+            }
+        }
+    }
+    eprintln!(
+        "decisions: kept the kernel runs of {} scenario(s) in {} ({bytes} bytes); re-judge with \
+         --kernel-from {}",
+        saved.len(),
+        to.display(),
+        to.display()
+    );
+    ExitCode::SUCCESS
 }
 
 #[cfg(test)]
@@ -829,6 +888,37 @@ mod tests {
 
     /// The generated grid in a subdirectory is picked up, and `--only`
     /// matches the path below the directory.
+    /// scenarios/decisions/ is the 9-cell decision set: byte-for-byte
+    /// copies of its sources (scripts/gen-decisions.py), outside
+    /// scenarios/validate/ so that a plain `validate` does not run them twice.
+    #[test]
+    fn decision_set_is_a_copy_of_its_sources() {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let set = scenarios(&repo.join("scenarios/decisions"), None).unwrap();
+        let names: Vec<String> = set
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 9, "{names:?}");
+        for (p, n) in set.iter().zip(&names) {
+            let src = match n.strip_prefix("grid-") {
+                Some(g) => repo.join("scenarios/validate/grid").join(g),
+                None => repo.join("scenarios/validate").join(n),
+            };
+            assert_eq!(
+                std::fs::read(p).unwrap(),
+                std::fs::read(&src).unwrap(),
+                "{} differs from {}: run scripts/gen-decisions.py",
+                p.display(),
+                src.display()
+            );
+        }
+        let validate = scenarios(&repo.join("scenarios/validate"), None).unwrap();
+        assert!(validate
+            .iter()
+            .all(|p| !p.to_string_lossy().contains("decisions")));
+    }
+
     #[test]
     fn scenarios_include_one_subdirectory_level() {
         let dir = std::env::temp_dir().join(format!("mptlab-validate-list-{}", std::process::id()));

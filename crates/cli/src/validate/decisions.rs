@@ -194,6 +194,25 @@ fn kernel_capture(kernel_dir: &Path, r: u32) -> PathBuf {
     kernel_dir.join(format!("run{r}-s-srv.pcap"))
 }
 
+/// A saved kernel capture of run `r`: the live pass's `run<k>-s-srv.pcap`,
+/// else its gzip copy `run<k>-s-srv.pcap.gz` ([`keep_compressed`]); the
+/// plain name when neither exists (for the error).
+fn saved_capture(kernel_dir: &Path, r: u32) -> PathBuf {
+    let plain = kernel_capture(kernel_dir, r);
+    let gz = gz_name(&plain);
+    if !plain.is_file() && gz.is_file() {
+        gz
+    } else {
+        plain
+    }
+}
+
+fn gz_name(p: &Path) -> PathBuf {
+    let mut s = p.as_os_str().to_owned();
+    s.push(".gz");
+    PathBuf::from(s)
+}
+
 /// Emulate and simulate every run of `s` with captures under `out`, and
 /// compare the placements. The kernel runs' summaries are saved beside the
 /// kernel captures after every run ([`KERNEL_RUNS`]), so a later
@@ -343,12 +362,17 @@ pub fn check_saved(
         None
     };
     for r in 0..s.meta.runs {
-        let f = kernel_capture(&kernel_dir, r);
+        let f = saved_capture(&kernel_dir, r);
         if !f.is_file() {
             return Err(format!(
-                "{}: missing (kernel capture of scenario {name} run {r})",
-                f.display()
+                "{}: missing (kernel capture of scenario {name} run {r}; or {})",
+                f.display(),
+                gz_name(&f).display()
             ));
+        }
+        // a damaged gzip copy is refused here, before anything runs
+        if f.extension().is_some_and(|x| x == "gz") {
+            mptlab_analyze::gz::read_file(&f)?;
         }
     }
     Ok(Saved { kernel_dir, runs })
@@ -412,8 +436,8 @@ pub fn rejudge_scenario(
                 ));
             }
         }
-        let src = kernel_capture(&saved.kernel_dir, r);
-        let krn_file = kernel_capture(&krn_dir, r);
+        let src = saved_capture(&saved.kernel_dir, r);
+        let krn_file = krn_dir.join(src.file_name().expect("a file"));
         copy(&src, &krn_file)?;
         let sim_file = mptlab_sim::capture::run_dir(&sc, r).join("server.pcapng");
         // judged where the live pass judged it (a damaged-capture note names
@@ -421,6 +445,36 @@ pub fn rejudge_scenario(
         v.push(judge(&name, s, r, &sim_file, &src)?);
     }
     Ok(v)
+}
+
+/// Write `s`'s saved kernel runs (checked by [`check_saved`]) to
+/// `to/captures/<name>/kernel/` in the form kept in the repository: the
+/// server captures the comparison reads, gzip-compressed
+/// (`run<k>-s-srv.pcap.gz`, byte for byte the capture once decompressed),
+/// and [`KERNEL_RUNS`]. The captures of the other vantage points are left
+/// out. Returns the bytes written.
+pub fn keep_compressed(s: &Scenario, saved: &Saved, to: &Path) -> Result<u64, String> {
+    let name = s.meta.name.trim_start_matches("validate-").to_string();
+    let dir = to.join("captures").join(&name).join("kernel");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let write = |p: &Path, b: &[u8]| {
+        std::fs::write(p, b)
+            .map(|_| b.len() as u64)
+            .map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let mut bytes = 0;
+    if saved.runs.is_some() {
+        let meta = saved.kernel_dir.join(KERNEL_RUNS);
+        let text = std::fs::read(&meta).map_err(|e| format!("{}: {e}", meta.display()))?;
+        bytes += write(&dir.join(KERNEL_RUNS), &text)?;
+    }
+    for r in 0..s.meta.runs {
+        let src = saved_capture(&saved.kernel_dir, r);
+        let raw = mptlab_analyze::gz::read_file(&src)?;
+        let gz = mptlab_analyze::gz::compress(&raw);
+        bytes += write(&gz_name(&kernel_capture(&dir, r)), &gz)?;
+    }
+    Ok(bytes)
 }
 
 /// Compare run `r`'s simulator and kernel captures.
@@ -684,6 +738,61 @@ mod tests {
             rejudge_scenario(&s, &chained, &out2.join("captures"), PhaseFrom::Kernel).unwrap();
         assert_eq!(csv(&live), csv(&third));
         for d in [prev, out, out2] {
+            std::fs::remove_dir_all(d).unwrap();
+        }
+    }
+
+    /// The compressed form kept in the repository re-judges to the live
+    /// pass's decisions.csv, holds only the server captures (gzip) and
+    /// kernel-runs.json, and a damaged copy is refused before anything runs.
+    #[test]
+    fn kept_compressed_runs_rejudge_to_the_live_csv() {
+        let (prev, kept, out) = (tmp("dec-keep-prev"), tmp("dec-keep"), tmp("dec-keep-out"));
+        let s = scen(&[]);
+        let live = fake_live(&s, &prev);
+        let saved = check_saved(&s, &prev, &mut None).unwrap();
+        let bytes = keep_compressed(&s, &saved, &kept).unwrap();
+        let kdir = kept.join("captures").join(NAME).join("kernel");
+        let mut files: Vec<String> = std::fs::read_dir(&kdir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        assert_eq!(
+            files,
+            [KERNEL_RUNS, "run0-s-srv.pcap.gz", "run1-s-srv.pcap.gz"]
+        );
+        let plain = std::fs::metadata(kernel_capture(&saved.kernel_dir, 0))
+            .unwrap()
+            .len();
+        assert!(
+            bytes < plain,
+            "{bytes} bytes kept for a {plain}-byte capture"
+        );
+        let from_kept = check_saved(&s, &kept, &mut None).unwrap();
+        let again =
+            rejudge_scenario(&s, &from_kept, &out.join("captures"), PhaseFrom::Kernel).unwrap();
+        assert_eq!(csv(&live), csv(&again));
+        // the re-judged output keeps the .gz name, so it chains as well
+        assert!(out
+            .join("captures")
+            .join(NAME)
+            .join("kernel")
+            .join("run1-s-srv.pcap.gz")
+            .is_file());
+        // a copy cut short is refused, naming the file and the problem
+        let gz = kdir.join("run1-s-srv.pcap.gz");
+        let b = std::fs::read(&gz).unwrap();
+        std::fs::write(&gz, &b[..b.len() / 2]).unwrap();
+        let e = check_saved(&s, &kept, &mut None).err().unwrap();
+        assert!(e.contains("run1-s-srv.pcap.gz: damaged gzip file"), "{e}");
+        std::fs::remove_file(&gz).unwrap();
+        let e = check_saved(&s, &kept, &mut None).err().unwrap();
+        assert!(
+            e.contains("run1-s-srv.pcap: missing") && e.contains("run1-s-srv.pcap.gz"),
+            "{e}"
+        );
+        for d in [prev, kept, out] {
             std::fs::remove_dir_all(d).unwrap();
         }
     }
