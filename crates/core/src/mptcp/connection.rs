@@ -593,17 +593,25 @@ impl MptcpConnection {
         self.sfs[i].snd.counters.packets_sent += 1;
     }
 
-    /// `finish_back` for a packet whose option bytes the builder already
-    /// knows (`optlen::Established`): the same size, without laying the
-    /// segment out again.
+    /// Queue subflow `i`'s segment `s`, built complete on the stack, whose
+    /// option bytes the builder already knows (`optlen::Established`): the
+    /// size `finish_back` would give, without laying the segment out again.
+    /// Written to the queue once: building it in the queue's slot and
+    /// reading its payload tag back (`seg_mut`) stalled on that load (a
+    /// third of `build_tx`'s samples in `perf annotate`).
     #[inline]
-    fn finish_back_sized(&mut self, i: usize, optlen: u32) {
-        let ip = self.cfg.tcp.ip;
-        let p = self.out.back_mut().expect("a packet was queued");
-        let s = seg_mut(p);
+    fn queue_sized(&mut self, i: usize, s: TcpSegment, optlen: u32) {
         debug_assert_eq!(optlen, s.options_len(), "option bytes of {s:?}");
-        p.size = ip.header_len() + crate::packet::TCP_HEADER + optlen + s.len;
-        self.sfs[i].snd.counters.packets_sent += 1;
+        let size = self.cfg.tcp.ip.header_len() + crate::packet::TCP_HEADER + optlen + s.len;
+        let sf = &mut self.sfs[i];
+        sf.snd.counters.packets_sent += 1;
+        self.out.push_back(Packet {
+            src: sf.local,
+            dst: sf.remote,
+            flow: self.flow,
+            size,
+            payload: Payload::Tcp(s),
+        });
     }
 
     fn best_subflow(&self) -> Option<usize> {
