@@ -1147,21 +1147,31 @@ impl MptcpConnection {
             return;
         }
         if self.bufs.is_some() {
-            // A `tcp_write_xmit` round over a write queue of multi-segment
-            // skbs (`super::skbq`): its `max_segs = tcp_tso_segs(sk,
-            // mss_now)` lets `tcp_tso_should_defer` hold a small send back
-            // (`PathSender::tso_defers`).
-            let s = &self.sfs[i];
-            let pace = Self::pacing_rate_bps(s);
-            let mss = s.snd.mss.max(1);
-            let goal = sndbuf::size_goal(mss, pace, s.snd.rtt.min_rtt / crate::time::US);
-            let snd = &mut self.sfs[i].snd;
-            snd.tso_max_segs = (goal / mss as u64) as u32;
-            snd.tso_burst_left = 0;
+            self.tso_round(i);
         }
         if let Some(tx) = self.sfs[i].snd.next_tx(now) {
             self.drain_subflow_from(now, i, tx);
         }
+    }
+
+    /// A `tcp_write_xmit` round over a write queue of multi-segment skbs
+    /// (`super::skbq`): its `max_segs = tcp_tso_segs(sk, mss_now)` lets
+    /// `tcp_tso_should_defer` hold a small send back
+    /// (`PathSender::tso_defers`). Out of line: only connections with
+    /// send buffers (`bufs`) run it, and `drain_subflow` is inlined into
+    /// every caller, so its body would be copied into the per-packet code
+    /// of all of them (the instruction cache is what that code runs short
+    /// of: docs/performance.md, "Engine pass 4").
+    #[cold]
+    #[inline(never)]
+    fn tso_round(&mut self, i: usize) {
+        let s = &self.sfs[i];
+        let pace = Self::pacing_rate_bps(s);
+        let mss = s.snd.mss.max(1);
+        let goal = sndbuf::size_goal(mss, pace, s.snd.rtt.min_rtt / crate::time::US);
+        let snd = &mut self.sfs[i].snd;
+        snd.tso_max_segs = (goal / mss as u64) as u32;
+        snd.tso_burst_left = 0;
     }
 
     #[inline(never)]
@@ -1195,7 +1205,20 @@ impl MptcpConnection {
         }
     }
 
+    /// Carry out a scheduler's penalisations and head-of-line
+    /// retransmission; true when it retransmitted (the loop stops). Most
+    /// outcomes have neither: that test is inlined, the work is not.
+    #[inline]
     fn apply(&mut self, now: Nanos, out: &SchedOutcome) -> bool {
+        if out.penalize.is_empty() && out.retransmit_head_on.is_none() {
+            return false;
+        }
+        self.apply_some(now, out)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn apply_some(&mut self, now: Nanos, out: &SchedOutcome) -> bool {
         for p in &out.penalize {
             let s = &mut self.sfs[p.subflow];
             s.snd.cc_state.cwnd = p.new_cwnd;
