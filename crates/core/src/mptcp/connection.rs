@@ -593,17 +593,25 @@ impl MptcpConnection {
         self.sfs[i].snd.counters.packets_sent += 1;
     }
 
-    /// `finish_back` for a packet whose option bytes the builder already
-    /// knows (`optlen::Established`): the same size, without laying the
-    /// segment out again.
+    /// Queue subflow `i`'s segment `s`, built complete on the stack, whose
+    /// option bytes the builder already knows (`optlen::Established`): the
+    /// size `finish_back` would give, without laying the segment out again.
+    /// Written to the queue once: building it in the queue's slot and
+    /// reading its payload tag back (`seg_mut`) stalled on that load (a
+    /// third of `build_tx`'s samples in `perf annotate`).
     #[inline]
-    fn finish_back_sized(&mut self, i: usize, optlen: u32) {
-        let ip = self.cfg.tcp.ip;
-        let p = self.out.back_mut().expect("a packet was queued");
-        let s = seg_mut(p);
+    fn queue_sized(&mut self, i: usize, s: TcpSegment, optlen: u32) {
         debug_assert_eq!(optlen, s.options_len(), "option bytes of {s:?}");
-        p.size = ip.header_len() + crate::packet::TCP_HEADER + optlen + s.len;
-        self.sfs[i].snd.counters.packets_sent += 1;
+        let size = self.cfg.tcp.ip.header_len() + crate::packet::TCP_HEADER + optlen + s.len;
+        let sf = &mut self.sfs[i];
+        sf.snd.counters.packets_sent += 1;
+        self.out.push_back(Packet {
+            src: sf.local,
+            dst: sf.remote,
+            flow: self.flow,
+            size,
+            payload: Payload::Tcp(s),
+        });
     }
 
     fn best_subflow(&self) -> Option<usize> {
@@ -1139,21 +1147,31 @@ impl MptcpConnection {
             return;
         }
         if self.bufs.is_some() {
-            // A `tcp_write_xmit` round over a write queue of multi-segment
-            // skbs (`super::skbq`): its `max_segs = tcp_tso_segs(sk,
-            // mss_now)` lets `tcp_tso_should_defer` hold a small send back
-            // (`PathSender::tso_defers`).
-            let s = &self.sfs[i];
-            let pace = Self::pacing_rate_bps(s);
-            let mss = s.snd.mss.max(1);
-            let goal = sndbuf::size_goal(mss, pace, s.snd.rtt.min_rtt / crate::time::US);
-            let snd = &mut self.sfs[i].snd;
-            snd.tso_max_segs = (goal / mss as u64) as u32;
-            snd.tso_burst_left = 0;
+            self.tso_round(i);
         }
         if let Some(tx) = self.sfs[i].snd.next_tx(now) {
             self.drain_subflow_from(now, i, tx);
         }
+    }
+
+    /// A `tcp_write_xmit` round over a write queue of multi-segment skbs
+    /// (`super::skbq`): its `max_segs = tcp_tso_segs(sk, mss_now)` lets
+    /// `tcp_tso_should_defer` hold a small send back
+    /// (`PathSender::tso_defers`). Out of line: only connections with
+    /// send buffers (`bufs`) run it, and `drain_subflow` is inlined into
+    /// every caller, so its body would be copied into the per-packet code
+    /// of all of them (the instruction cache is what that code runs short
+    /// of: docs/performance.md, "Engine pass 4").
+    #[cold]
+    #[inline(never)]
+    fn tso_round(&mut self, i: usize) {
+        let s = &self.sfs[i];
+        let pace = Self::pacing_rate_bps(s);
+        let mss = s.snd.mss.max(1);
+        let goal = sndbuf::size_goal(mss, pace, s.snd.rtt.min_rtt / crate::time::US);
+        let snd = &mut self.sfs[i].snd;
+        snd.tso_max_segs = (goal / mss as u64) as u32;
+        snd.tso_burst_left = 0;
     }
 
     #[inline(never)]
@@ -1187,7 +1205,20 @@ impl MptcpConnection {
         }
     }
 
+    /// Carry out a scheduler's penalisations and head-of-line
+    /// retransmission; true when it retransmitted (the loop stops). Most
+    /// outcomes have neither: that test is inlined, the work is not.
+    #[inline]
     fn apply(&mut self, now: Nanos, out: &SchedOutcome) -> bool {
+        if out.penalize.is_empty() && out.retransmit_head_on.is_none() {
+            return false;
+        }
+        self.apply_some(now, out)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn apply_some(&mut self, now: Nanos, out: &SchedOutcome) -> bool {
         for p in &out.penalize {
             let s = &mut self.sfs[p.subflow];
             s.snd.cc_state.cwnd = p.new_cwnd;

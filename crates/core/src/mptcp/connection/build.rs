@@ -205,11 +205,9 @@ impl MptcpConnection {
 
     pub(super) fn build_tx(&mut self, i: usize, now: Nanos, tx: Tx) {
         let opts = self.base_options(i, tx.len > 0);
-        let flow = self.flow;
         let wnd = self.subflow_window(i);
         let sf = &mut self.sfs[i];
-        self.out.push_back(sf.new_packet(flow));
-        let s = seg_mut(self.out.back_mut().expect("just queued"));
+        let mut s = TcpSegment::new(sf.lport, sf.rport);
         s.seq = tx.seq;
         s.len = tx.len;
         s.flags = flags::ACK;
@@ -234,30 +232,28 @@ impl MptcpConnection {
             }
         }
         // SACK blocks in what the MPTCP options leave (`tcp_established_options`).
-        let opt = crate::optlen::Established::of(s, sf.rcv.ts_ok);
+        let opt = crate::optlen::Established::of(&s, sf.rcv.ts_ok);
         if tx.len > 0 {
             sf.rcv.on_data_sent(now);
         }
-        sf.rcv.fill_ack_window(s, now, opt.sack_room(), wnd);
+        sf.rcv.fill_ack_window(&mut s, now, opt.sack_room(), wnd);
         let optlen = opt.len(s.sack_len());
-        self.finish_back_sized(i, optlen);
+        self.queue_sized(i, s, optlen);
     }
 
     pub(super) fn build_ack(&mut self, i: usize, now: Nanos) {
         let opts = self.base_options(i, false);
-        let flow = self.flow;
         let wnd = self.subflow_window(i);
         let sf = &mut self.sfs[i];
-        self.out.push_back(sf.new_packet(flow));
-        let s = seg_mut(self.out.back_mut().expect("just queued"));
+        let mut s = TcpSegment::new(sf.lport, sf.rport);
         s.seq = sf.snd.snd_nxt;
         s.flags = flags::ACK;
         s.mptcp = opts;
         // SACK blocks in what the MPTCP options leave (`tcp_established_options`).
-        let opt = crate::optlen::Established::of(s, sf.rcv.ts_ok);
-        sf.rcv.fill_ack_window(s, now, opt.sack_room(), wnd);
+        let opt = crate::optlen::Established::of(&s, sf.rcv.ts_ok);
+        sf.rcv.fill_ack_window(&mut s, now, opt.sack_room(), wnd);
         let optlen = opt.len(s.sack_len());
-        self.finish_back_sized(i, optlen);
+        self.queue_sized(i, s, optlen);
     }
 
     /// DATA_FIN on a pure ACK (RFC 8684 3.3.3), on the best usable subflow.
