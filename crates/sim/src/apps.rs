@@ -314,11 +314,11 @@ impl App for FileApp {
                 }
             }
             AppEvent::Writable if side == self.sender && self.ready => self.fill(io),
-            AppEvent::Delivered { total } if side == self.sender && !self.ready => {
-                if total >= self.hello {
-                    self.ready = true;
-                    self.fill(io);
-                }
+            AppEvent::Delivered { total }
+                if side == self.sender && !self.ready && total >= self.hello =>
+            {
+                self.ready = true;
+                self.fill(io);
             }
             AppEvent::Delivered { total }
                 if side != self.sender
