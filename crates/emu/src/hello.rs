@@ -7,7 +7,7 @@
 //! is. The agent opens every connection with a 16-byte hello
 //! (`mptlab_core::traffic::framing`, `b"MPTL"` first), which the scenario
 //! does not contain unless it sets `traffic.client_hello_bytes` (message
-//! models over TCP / MPTCP only). Without that key the hello is one extra
+//! models and files over TCP / MPTCP only). Without that key the hello is one extra
 //! packet on the uplink and the server's pure ACK of it one extra packet on
 //! the downlink, and every later loss hits the kernel's packet one index
 //! earlier than the simulator's (traced on seed 000's NorNet video over

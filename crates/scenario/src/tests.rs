@@ -592,7 +592,7 @@ fn ip_version_is_4_or_6_and_ipv6_needs_1280_bytes_of_mtu() {
 }
 
 #[test]
-fn client_hello_bytes_on_message_models_over_byte_streams_only() {
+fn client_hello_bytes_on_message_models_and_files_over_byte_streams_only() {
     let with = BASE.replacen(
         "model = \"video\"",
         "model = \"video\"\nclient_hello_bytes = 16",
@@ -600,15 +600,22 @@ fn client_hello_bytes_on_message_models_over_byte_streams_only() {
     );
     assert_eq!(parse(&with).unwrap().traffic.client_hello_bytes, 16);
     assert_eq!(parse(BASE).unwrap().traffic.client_hello_bytes, 0);
+    // a file download's request (the emulator's agent writes its hello)
+    let file = BASE.replacen(
+        "model = \"video\"",
+        "model = \"file\"\nsize_bytes = 1000\nclient_hello_bytes = 16",
+        1,
+    );
+    assert_eq!(parse(&file).unwrap().traffic.client_hello_bytes, 16);
     let e = err_of(
         "model = \"video\"",
-        "model = \"file\"\nclient_hello_bytes = 16",
+        "model = \"bulk\"\nclient_hello_bytes = 16",
     );
     assert_err(
         &e,
         "traffic.client_hello_bytes",
         15,
-        &["does not apply to model \"file\""],
+        &["does not apply to model \"bulk\""],
     );
     let e = err_of(
         "model = \"video\"",

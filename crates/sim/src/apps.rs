@@ -223,6 +223,11 @@ pub struct FileApp {
     size: u64,
     written: u64,
     started: bool,
+    /// The client's request before the file (0: none); see `hello`.
+    hello: u64,
+    /// The sender may write: connected, and a downloading server has
+    /// read the client's request.
+    ready: bool,
     end: Option<Nanos>,
     label: String,
 }
@@ -236,8 +241,35 @@ impl FileApp {
             size,
             written: 0,
             started: false,
+            hello: 0,
+            ready: false,
             end: None,
             label,
+        }
+    }
+
+    /// The client writes `bytes` once connected, before anything else, as
+    /// the emulator's agent writes its hello on every connection
+    /// (`emu::agent::open`), and a downloading server writes the file only
+    /// once it has read them, as the agent's server does (`serve`: it
+    /// reads the hello, then writes). Over MPTCP the request is the
+    /// client's first mapping, a 64-bit DSN, after which the server's
+    /// DATA_ACKs are 64-bit and its data segments 4 bytes shorter (Linux
+    /// net/mptcp/subflow.c `get_mapping_status` sets `msk->use_64bit_ack`;
+    /// options.c `mptcp_established_options_dss` sizes the DATA_ACK from
+    /// it; docs/mptcp.md "Option bytes").
+    pub fn hello(mut self, bytes: u64) -> Self {
+        self.hello = bytes;
+        self
+    }
+
+    /// Bytes the receiver gets before the file: the request precedes an
+    /// upload in the same byte stream.
+    fn preamble(&self) -> u64 {
+        if self.sender == Side::Client {
+            self.hello
+        } else {
+            0
         }
     }
 
@@ -270,10 +302,28 @@ impl App for FileApp {
     fn start(&mut self, _io: &mut AppIo) {}
 
     fn on_event(&mut self, _flow: FlowId, side: Side, ev: AppEvent, io: &mut AppIo) {
+        if matches!(ev, AppEvent::Connected) && side == Side::Client && self.hello > 0 {
+            io.write(self.flow, Side::Client, self.hello);
+        }
         match ev {
-            AppEvent::Connected | AppEvent::Writable if side == self.sender => self.fill(io),
+            AppEvent::Connected if side == self.sender => {
+                // a server with a request to wait for starts at its arrival
+                self.ready |= self.sender == Side::Client || self.hello == 0;
+                if self.ready {
+                    self.fill(io);
+                }
+            }
+            AppEvent::Writable if side == self.sender && self.ready => self.fill(io),
             AppEvent::Delivered { total }
-                if side != self.sender && total >= self.size && self.end.is_none() =>
+                if side == self.sender && !self.ready && total >= self.hello =>
+            {
+                self.ready = true;
+                self.fill(io);
+            }
+            AppEvent::Delivered { total }
+                if side != self.sender
+                    && total >= self.size + self.preamble()
+                    && self.end.is_none() =>
             {
                 self.end = Some(io.now);
             }

@@ -711,13 +711,10 @@ pub(crate) fn add_traffic(
                 sa,
                 false,
             )?;
-            w.add_app(Box::new(FileApp::new(
-                f,
-                snd,
-                start,
-                size_bytes,
-                format!("file-{size_bytes}"),
-            )));
+            w.add_app(Box::new(
+                FileApp::new(f, snd, start, size_bytes, format!("file-{size_bytes}"))
+                    .hello(s.traffic.client_hello_bytes),
+            ));
         }
         Traffic::Bulk => {
             let f = ff.add(

@@ -76,3 +76,55 @@ fn an_uploading_client_counts_its_messages_after_the_hello() {
         assert_eq!(a.get(i, "bytes"), b.get(i, "bytes"));
     }
 }
+
+/// The same two paths and transport, downloading 142400 bytes instead.
+fn file_scenario() -> String {
+    let f = GAMING.replacen(
+        "model = \"gaming\"\ntrace = \"t1\"\nstart_s = 1.0",
+        "model = \"file\"\nsize_bytes = 142400\nstart_s = 0.1",
+        1,
+    );
+    assert_ne!(f, GAMING);
+    f
+}
+
+/// (data packets, payload bytes) one side sent on path 1.
+fn sent_on_path1(r: &mptlab_results::RunOutput, side: &str) -> (f64, f64) {
+    let t = table(r, "paths");
+    let i = (0..t.num_rows())
+        .find(|&i| cell_str(t.get(i, "side")) == side && cell_f64(t.get(i, "path")) == 1.0)
+        .unwrap();
+    (
+        cell_f64(t.get(i, "data_packets_sent")),
+        cell_f64(t.get(i, "bytes_sent")),
+    )
+}
+
+/// A download: the client's request is its first mapping, a 64-bit DSN, so
+/// the server's DATA_ACKs are 64-bit from its first data segment on and
+/// its segments carry 1420 bytes (28 DSS bytes), as the kernel's do after
+/// the agent's hello; without a request they carry 1424 (24 DSS bytes).
+/// 142400 bytes are 100 segments of 1424, 101 of 1420.
+#[test]
+fn a_download_request_makes_the_servers_data_acks_64_bit_and_its_segments_1420_bytes() {
+    let plain = &run_all(&file_scenario(), &[])[0];
+    let with = &run_all(&file_scenario(), &["traffic.client_hello_bytes=16"])[0];
+    assert_eq!(sent_on_path1(plain, "server"), (100.0, 142400.0));
+    assert_eq!(sent_on_path1(with, "server"), (101.0, 142400.0));
+    assert_eq!(sent_on_path1(with, "client"), (1.0, 16.0));
+    for r in [plain, with] {
+        assert_eq!(metric_of(r, "transfers_unfinished"), 0.0);
+    }
+}
+
+/// An upload: the request precedes the file in the same byte stream, and
+/// the transfer completes once the file's bytes after it have arrived.
+#[test]
+fn an_uploaded_file_follows_the_request() {
+    let up = &run_all(
+        &file_scenario(),
+        &["traffic.client_hello_bytes=16", "traffic.direction=\"up\""],
+    )[0];
+    assert_eq!(sent_on_path1(up, "client").1, 142416.0);
+    assert_eq!(metric_of(up, "transfers_unfinished"), 0.0);
+}

@@ -62,7 +62,7 @@ pub(super) fn resolve(
         TrafficModelName::Video => &["bitrate_kbit", "fps", "client_hello_bytes"],
         TrafficModelName::Gaming => &["trace", "client_hello_bytes"],
         TrafficModelName::Web => &["site", "objects_bytes", "max_connections"],
-        TrafficModelName::File => &["size_bytes"],
+        TrafficModelName::File => &["size_bytes", "client_hello_bytes"],
         TrafficModelName::Bursts => &["count", "size_bytes", "interval_s", "client_hello_bytes"],
         TrafficModelName::Bulk => &["failover_path", "failover_after_s"],
     };
