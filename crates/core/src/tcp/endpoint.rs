@@ -64,6 +64,11 @@ pub struct TcpEndpoint {
     /// Segments `tcp_push` sent at the end of a `write` (`push_at_write_end`),
     /// handed to the driver by the next `poll_transmit` calls.
     pushed: VecDeque<Packet>,
+    /// `tp->max_window`: the largest window the peer has offered, for the
+    /// size goal (`tcp_bound_to_half_wnd`) and `forced_push`.
+    max_window: u64,
+    /// `tp->pushed_seq`: `write_seq` at the last `tcp_mark_push`.
+    pushed_seq: u64,
     write_blocked: bool,
     app_closed: bool,
     close_reported: bool,
@@ -133,6 +138,8 @@ impl TcpEndpoint {
             sndbuf: SendBuffer::new(cfg.sndbuf),
             xmit_round: false,
             pushed: VecDeque::new(),
+            max_window: 0,
+            pushed_seq: 0,
             write_blocked: false,
             app_closed: false,
             close_reported: false,
@@ -273,6 +280,11 @@ impl TcpEndpoint {
         );
         self.snd.established(now, self.snd.mss, sack, ts, window);
         self.sndbuf.on_established(self.snd.mss, self.snd.cwnd());
+        // tcp_rcv_synsent_state_process / tcp_create_openreq_child:
+        // `max_window = snd_wnd`; tcp_connect / tcp_create_openreq_child:
+        // `pushed_seq = write_seq`
+        self.max_window = window;
+        self.pushed_seq = self.snd.write_seq;
         if self.syn_retx > 0 {
             // RFC 6298 (5.7) / Linux tcp_init_transfer: 3 s RTO without a sample.
             self.snd.rtt.syn_lost_fallback(3 * crate::time::SEC);
@@ -335,8 +347,44 @@ impl TcpEndpoint {
         None
     }
 
+    /// The size goal of this write's skbs (`tcp_send_mss`, see
+    /// `super::sndbuf::bounded_size_goal`).
+    fn size_goal(&self) -> u64 {
+        let tcp_header_len = 20 + if self.rcv.ts_ok { 12 } else { 0 };
+        super::sndbuf::bounded_size_goal(self.snd.mss, self.max_window, tcp_header_len)
+    }
+
+    /// `forced_push` (net/ipv4/tcp.c): more than half the largest window
+    /// written since the last push mark.
+    fn forced_push(&self) -> bool {
+        self.snd.write_seq > self.pushed_seq + (self.max_window >> 1)
+    }
+
+    /// `tcp_push_one` (net/ipv4/tcp_output.c) from `tcp_sendmsg_locked` when
+    /// the skb just filled is the send head: one `tcp_write_xmit` round
+    /// with `push_one`, which sends that skb's first TSO piece without
+    /// deferral (`PathSender::push_one`) and stops; `tso_fragment` cuts it
+    /// at once, so the write's next `sk_stream_memory_free` sees the cut.
+    fn push_one(&mut self, now: Nanos) {
+        self.snd.opt_overhead = self.rcv.sack_option_bytes(self.rcv.pending_sack_blocks());
+        self.start_xmit_round();
+        self.snd.tso_skb = self.sndbuf.send_head(self.snd.snd_nxt);
+        self.snd.push_one = true;
+        while let Some(tx) = self.snd.next_tx(now) {
+            let p = self.build_tx(now, tx);
+            self.pushed.push_back(p);
+            if self.snd.tso_burst_left == 0 {
+                break;
+            }
+        }
+        self.snd.push_one = false;
+        self.xmit_round = false;
+        self.cut_sent_skbs();
+    }
+
     /// `tcp_push` at the end of `tcp_sendmsg_locked` (net/ipv4/tcp.c; also
-    /// before `sk_stream_wait_memory` when the buffer is full):
+    /// before `sk_stream_wait_memory` when the buffer is full, and
+    /// `__tcp_push_pending_frames` on a `forced_push` during the write):
     /// `__tcp_push_pending_frames` -> `tcp_write_xmit` sends what the
     /// window, Nagle, TSO deferral and pacing allow before the write
     /// returns, and `tso_fragment` cuts (and charges) the pieces sent. So
@@ -420,6 +468,8 @@ impl TcpEndpoint {
                 carries_data: seg.len > 0 || seg.has(flags::FIN) || seg.has(flags::SYN),
             };
             self.snd.on_ack(now, &ai, None);
+            // tcp_ack_update_window: a larger window raises max_window
+            self.max_window = self.max_window.max(self.snd.snd_wnd);
             queue_shrunk = self.sndbuf.on_ack(self.snd.snd_una);
         }
         if seg.len > 0 || seg.has(flags::FIN) || seg.seq < self.rcv.rcv_nxt {
@@ -566,13 +616,37 @@ impl Endpoint for TcpEndpoint {
             return 0;
         }
         self.cut_sent_skbs();
-        let s = &self.snd;
-        let acc = self.sndbuf.write(s.write_seq, len, s.buffered(), s.mss);
-        self.snd.push_data(acc);
-        if acc < len {
-            self.write_blocked = true;
+        // tcp_sendmsg_locked (net/ipv4/tcp.c): copy skb by skb; after each
+        // skb filled to the size goal with data still to copy, push (the
+        // socket lock is held: no ACK is processed meanwhile)
+        let goal = self.size_goal();
+        let mut acc = 0;
+        while acc < len {
+            let s = &self.snd;
+            let (n, full) = self
+                .sndbuf
+                .copy_step(s.write_seq, len - acc, s.buffered(), goal);
+            if n == 0 {
+                // wait_for_space
+                self.write_blocked = true;
+                break;
+            }
+            self.snd.push_data(n);
+            acc += n;
+            if acc == len || !full {
+                continue;
+            }
+            if self.forced_push() {
+                // tcp_mark_push + __tcp_push_pending_frames(TCP_NAGLE_PUSH)
+                self.pushed_seq = self.snd.write_seq;
+                self.push_at_write_end(now);
+            } else if self.sndbuf.tail_is_send_head(self.snd.snd_nxt) {
+                self.push_one(now);
+            }
         }
         if acc > 0 {
+            // tcp_push: no MSG_MORE, so tcp_mark_push
+            self.pushed_seq = self.snd.write_seq;
             self.push_at_write_end(now);
         }
         acc
@@ -584,7 +658,7 @@ impl Endpoint for TcpEndpoint {
     fn send_space(&self) -> u64 {
         let s = &self.snd;
         self.sndbuf
-            .space(s.write_seq, u64::MAX / 4, s.buffered(), s.mss)
+            .space(s.write_seq, u64::MAX / 4, s.buffered(), self.size_goal())
     }
 
     fn close(&mut self, _now: Nanos) {

@@ -20,7 +20,10 @@
 //!   skb (`tcp_stream_alloc_skb`, charged by `tcp_skb_entail`) is taken
 //!   only while `sk_stream_memory_free` (`sk_wmem_queued < sk_sndbuf`),
 //!   else the writer waits (`sk_stream_wait_memory`). So a write may
-//!   overshoot `sk_sndbuf` by up to one skb (64 KB).
+//!   overshoot `sk_sndbuf` by up to one skb (64 KB), and by more when
+//!   pushes during the write (`crate::tcp::TcpEndpoint::write`:
+//!   `tcp_push_one`, `forced_push`) cut pieces off the tail skb, whose
+//!   rest then takes more data (`copy_step`, one step of the copy loop).
 //! - *Wake-up* (`tcp_check_space` -> `tcp_new_space` ->
 //!   `sk_stream_write_space`): the blocked writer is woken when
 //!   `__sk_stream_is_writeable`: free space (`sk_sndbuf - sk_wmem_queued`)
@@ -36,6 +39,30 @@ use crate::mptcp::skbq::SkbQueue;
 use crate::mptcp::sndbuf::{
     memory_free, size_goal, sndbuf_expand, xmit_size_goal, SKB_TRUESIZE_EMPTY, TCP_WMEM,
 };
+
+/// Linux `TCP_MSS_DEFAULT`.
+const TCP_MSS_DEFAULT: u64 = 536;
+
+/// The size goal a plain TCP write fills its skbs to (net/ipv4/tcp.c,
+/// `tcp_send_mss` -> `tcp_xmit_size_goal`): `sk_gso_max_size` bounded by
+/// `tcp_bound_to_half_wnd` (include/net/tcp.h) to half the largest window
+/// the peer has offered (`tp->max_window`; all of it while that is at most
+/// `TCP_MSS_DEFAULT`, nothing before any is known), at least `68 -
+/// tcp_header_len`, in whole segments of `mss`, at least one.
+pub fn bounded_size_goal(mss: u32, max_window: u64, tcp_header_len: u64) -> u64 {
+    let gso = xmit_size_goal(mss);
+    let cutoff = if max_window > TCP_MSS_DEFAULT {
+        max_window >> 1
+    } else {
+        max_window
+    };
+    if cutoff == 0 || gso <= cutoff {
+        return gso;
+    }
+    let mss = mss.max(1) as u64;
+    let new_size_goal = cutoff.max(68u64.saturating_sub(tcp_header_len));
+    (new_size_goal / mss * mss).max(mss)
+}
 
 /// Linux `SOCK_MIN_SNDBUF` = 2 x `TCP_SKB_MIN_TRUESIZE` (2048 +
 /// `SKB_DATA_ALIGN(sizeof(struct sk_buff))`, 256 on x86-64).
@@ -88,9 +115,9 @@ impl SendBuffer {
     }
 
     /// Bytes `tcp_sendmsg_locked` accepts of a write of `len` bytes at
-    /// sequence `write_seq` with `buffered` payload bytes held.
-    pub fn space(&self, write_seq: u64, len: u64, buffered: u64, mss: u32) -> u64 {
-        let goal = xmit_size_goal(mss);
+    /// sequence `write_seq` with `buffered` payload bytes held, if nothing
+    /// is sent while it copies; `goal` is the size goal (`size_goal_bounded`).
+    pub fn space(&self, write_seq: u64, len: u64, buffered: u64, goal: u64) -> u64 {
         // Append to the tail skb: no memory check.
         let mut acc = self.skbs.tail_room(write_seq, write_seq, goal).min(len);
         let mut skbs = self.skbs.len() as u64;
@@ -109,24 +136,41 @@ impl SendBuffer {
         acc
     }
 
-    /// Queue a write; returns the bytes accepted.
-    pub fn write(&mut self, write_seq: u64, len: u64, buffered: u64, mss: u32) -> u64 {
-        let mut acc = 0;
-        // entail takes u32 lengths: write in pieces.
-        while acc < len {
-            let piece = (len - acc).min(u32::MAX as u64 / 2);
-            let n = self.space(write_seq + acc, piece, buffered + acc, mss);
-            if n > 0 {
-                let goal = xmit_size_goal(mss);
-                self.skbs
-                    .entail(write_seq + acc, write_seq + acc, n as u32, goal);
-            }
-            acc += n;
-            if n < piece {
-                break;
-            }
+    /// One step of `tcp_sendmsg_locked`'s copy loop for the `len` bytes a
+    /// write still holds at `write_seq` (`buffered` payload bytes held):
+    /// fill the write queue's tail skb up to `goal` (`copy = size_goal -
+    /// skb->len`, no memory check), or, when it is full or already sent,
+    /// entail one new skb if `sk_stream_memory_free` (else 0: the writer
+    /// waits, `wait_for_space`). Returns the bytes copied and whether the
+    /// skb they went into is now full (`skb->len >= size_goal`, the point
+    /// where the kernel considers `forced_push` / `tcp_push_one`).
+    pub fn copy_step(&mut self, write_seq: u64, len: u64, buffered: u64, goal: u64) -> (u64, bool) {
+        let goal = goal.max(1);
+        let len = len.min(u32::MAX as u64 / 2);
+        let room = self.skbs.tail_room(write_seq, write_seq, goal);
+        let n = if room > 0 {
+            room.min(len)
+        } else if memory_free(self.skbs.wmem_queued(buffered), self.sk_sndbuf) {
+            goal.min(len)
+        } else {
+            0
+        };
+        if n > 0 {
+            self.skbs.entail(write_seq, write_seq, n as u32, goal);
         }
-        acc
+        (
+            n,
+            n > 0 && self.skbs.tail_room(write_seq + n, write_seq + n, goal) == 0,
+        )
+    }
+
+    /// Whether the write queue's tail skb is the send head: nothing queued
+    /// before it is left unsent (`skb == tcp_send_head(sk)` in
+    /// `tcp_sendmsg_locked`, for the skb just filled).
+    pub fn tail_is_send_head(&self, snd_nxt: u64) -> bool {
+        self.skbs
+            .unsent_skb_at(snd_nxt)
+            .is_some_and(|(_, tail)| tail)
     }
 
     /// Whether anything was transmitted since the last `on_xmit` (the
@@ -189,6 +233,31 @@ mod tests {
 
     const MSS: u32 = 1448;
 
+    /// `tcp_sendmsg_locked`'s copy loop without any push in between.
+    fn write(b: &mut SendBuffer, write_seq: u64, len: u64, buffered: u64) -> u64 {
+        let goal = xmit_size_goal(MSS);
+        let mut acc = 0;
+        while acc < len {
+            let (n, _) = b.copy_step(write_seq + acc, len - acc, buffered + acc, goal);
+            if n == 0 {
+                break;
+            }
+            acc += n;
+        }
+        acc
+    }
+
+    #[test]
+    fn the_size_goal_is_bounded_by_half_the_largest_window() {
+        let gso = xmit_size_goal(MSS);
+        assert_eq!(bounded_size_goal(MSS, 0, 32), gso, "no window known");
+        assert_eq!(bounded_size_goal(MSS, 4 << 20, 32), gso);
+        // 64 KiB offered: 32 KiB, 22 whole segments
+        assert_eq!(bounded_size_goal(MSS, 65_535, 32), 22 * 1448);
+        // a window of one small segment: at least one MSS
+        assert_eq!(bounded_size_goal(MSS, 500, 32), 1448);
+    }
+
     #[test]
     fn so_sndbuf_is_doubled_and_locked() {
         assert_eq!(SendBuffer::new(256 * 1024).sk_sndbuf, 512 * 1024);
@@ -209,10 +278,11 @@ mod tests {
     fn a_write_fills_the_allocated_skb_past_the_buffer() {
         let mut b = SendBuffer::new(8 * 1024);
         let goal = xmit_size_goal(MSS);
-        assert_eq!(b.space(1, 1 << 20, 0, MSS), goal);
-        assert_eq!(b.write(1, 1 << 20, 0, MSS), goal);
+        assert_eq!(b.space(1, 1 << 20, 0, goal), goal);
+        assert_eq!(b.copy_step(1, 1 << 20, 0, goal), (goal, true));
+        assert_eq!(b.copy_step(1 + goal, 1 << 20, goal, goal), (0, false));
         assert_eq!(b.wmem_queued(goal), goal + SKB_TRUESIZE_EMPTY);
-        assert_eq!(b.space(1 + goal, 1 << 20, goal, MSS), 0, "tail full");
+        assert_eq!(b.space(1 + goal, 1 << 20, goal, goal), 0, "tail full");
     }
 
     /// Small writes join the unsent tail skb without a memory check; once it
@@ -220,15 +290,17 @@ mod tests {
     #[test]
     fn small_writes_join_the_unsent_tail() {
         let mut b = SendBuffer::new(4 * 1024); // sk_sndbuf 8192
-        assert_eq!(b.write(1, 5000, 0, MSS), 5000);
+        assert_eq!(write(&mut b, 1, 5000, 0), 5000);
+        assert!(b.tail_is_send_head(1));
         // 5832 < 8192: a new skb would be allowed, but the tail takes it.
-        assert_eq!(b.write(5001, 5000, 5000, MSS), 5000);
+        assert_eq!(write(&mut b, 5001, 5000, 5000), 5000);
         assert_eq!(b.wmem_queued(10_000), 10_000 + 832);
         // The tail is still unsent: appending needs no memory.
-        assert_eq!(b.write(10_001, 1000, 10_000, MSS), 1000);
+        assert_eq!(write(&mut b, 10_001, 1000, 10_000), 1000);
         b.on_xmit(11_001, MSS, 20_000_000, 20_000);
+        assert!(!b.tail_is_send_head(11_001), "all sent: no send head");
         // All sent: a new skb is needed and 11000 + n * 832 >= 8192.
-        assert_eq!(b.write(11_001, 1000, 11_000, MSS), 0);
+        assert_eq!(write(&mut b, 11_001, 1000, 11_000), 0);
         assert!(!b.writeable(11_000));
         assert!(b.on_ack(11_001));
         assert!(b.writeable(0));

@@ -384,6 +384,10 @@ pub struct PathSender {
     /// Segments still to send of the skb whose transmission was last
     /// decided (`tcp_mss_split_point`'s cut); 0: the next one is decided.
     pub tso_burst_left: u32,
+    /// A `tcp_push_one` is deciding (net/ipv4/tcp.c, `tcp_sendmsg_locked`
+    /// -> `tcp_write_xmit` with `push_one`): new data of the send head
+    /// only, without `tcp_tso_should_defer` (plain TCP, set by the owner).
+    pub push_one: bool,
     /// This path's counters (send and receive side, the owner adds the latter).
     pub counters: Counters,
     /// Hook for a multipath owner: it holds data not yet handed to this
@@ -499,6 +503,7 @@ impl PathSender {
             tso_max_segs: 0,
             tso_skb: None,
             tso_burst_left: 0,
+            push_one: false,
             counters: Counters::default(),
             owner_has_data: false,
         }

@@ -167,6 +167,9 @@ impl PathSender {
     }
 
     pub(super) fn next_tx_slow(&mut self, now: Nanos) -> Option<Tx> {
+        if self.push_one {
+            return self.push_one_tx(now);
+        }
         if self.probe0_fire {
             self.probe0_fire = false;
             self.backoff += 1;
@@ -268,34 +271,58 @@ impl PathSender {
                 self.end_pass(false);
                 return None;
             }
-            if self.packets_out == 0 {
-                let idle = now.saturating_sub(self.last_send);
-                if self.slow_start_after_idle && idle > self.rtt.rto() {
-                    self.cwnd_restart(idle);
-                }
-                // Linux tcp_event_data_sent: CA_EVENT_TX_START with nothing in flight.
-                self.cc
-                    .cwnd_event(&mut self.cc_state, CwndEvent::TxStart { idle }, now);
-            }
-            if self.tso_max_segs > 0 {
-                if let Some(cwnd_limited) = self.tso_defers(now, mss_now) {
-                    self.cwnd_validate(cwnd_limited);
-                    return None;
-                }
-            }
-            let tx = self.send_new(now, len, TxKind::New);
-            if self.tlp_eligible() {
-                // RFC 8985 7.2: (re)schedule the PTO after sending new data
-                // (Linux tcp_schedule_loss_probe at the end of tcp_write_xmit).
-                self.schedule_tlp_or_rto(now);
-            } else if self.timer.is_none() {
-                // RFC 6298 (5.1): start the RTO if it is not running.
-                self.arm_rto(now);
-            }
-            return Some(tx);
+            return self.new_segment(now, len, mss_now);
         }
         self.end_pass(false);
         None
+    }
+
+    /// Send `len` bytes of new data unless TSO deferral holds them, and arm
+    /// the timers.
+    #[inline]
+    fn new_segment(&mut self, now: Nanos, len: u32, mss_now: u32) -> Option<Tx> {
+        if self.packets_out == 0 {
+            let idle = now.saturating_sub(self.last_send);
+            if self.slow_start_after_idle && idle > self.rtt.rto() {
+                self.cwnd_restart(idle);
+            }
+            // Linux tcp_event_data_sent: CA_EVENT_TX_START with nothing in flight.
+            self.cc
+                .cwnd_event(&mut self.cc_state, CwndEvent::TxStart { idle }, now);
+        }
+        if self.tso_max_segs > 0 {
+            if let Some(cwnd_limited) = self.tso_defers(now, mss_now) {
+                self.cwnd_validate(cwnd_limited);
+                return None;
+            }
+        }
+        let tx = self.send_new(now, len, TxKind::New);
+        if self.tlp_eligible() {
+            // RFC 8985 7.2: (re)schedule the PTO after sending new data
+            // (Linux tcp_schedule_loss_probe at the end of tcp_write_xmit).
+            self.schedule_tlp_or_rto(now);
+        } else if self.timer.is_none() {
+            // RFC 6298 (5.1): start the RTO if it is not running.
+            self.arm_rto(now);
+        }
+        Some(tx)
+    }
+
+    /// `tcp_push_one` (net/ipv4/tcp_output.c): `tcp_write_xmit` with
+    /// `push_one` set sends new data of the send head only (no
+    /// retransmission, probe or MTU probe) within the windows, without TSO
+    /// deferral, and stops after that one skb; the owner stops asking once
+    /// `tso_burst_left` is 0 again.
+    fn push_one_tx(&mut self, now: Nanos) -> Option<Tx> {
+        if !self.has_new() || self.in_flight() >= self.cc_state.cwnd {
+            return None;
+        }
+        let mss_now = self.mss.saturating_sub(self.opt_overhead).max(1);
+        let len = self.unsent_in_chunk().min(mss_now as u64) as u32;
+        if len == 0 || self.snd_nxt + len as u64 > self.wnd_end {
+            return None;
+        }
+        self.new_segment(now, len, mss_now)
     }
 
     /// Linux 6.18 `tcp_write_xmit` (net/ipv4/tcp_output.c) for an skb of
@@ -331,7 +358,12 @@ impl PathSender {
         }
         let cwnd = self.cc_state.cwnd;
         let in_flight = self.in_flight();
-        let defer = self.tso_should_defer(now, skb_len, tail);
+        // tcp_write_xmit: `!push_one && tcp_tso_should_defer(..)`
+        let defer = if self.push_one {
+            None
+        } else {
+            self.tso_should_defer(now, skb_len, tail)
+        };
         if defer.is_none() {
             // tcp_cwnd_test: at most half the window in one TSO skb
             let quota = (cwnd / 2).max(1).min(cwnd.saturating_sub(in_flight)) as u64;

@@ -102,23 +102,26 @@ fn send_buffer_limits_writes_and_reports_writable() {
     let mut ep = client_with(&c, true);
     let goal = xmit_size_goal(MSS as u32);
     assert_eq!(goal, 45 * MSS);
-    assert_eq!(ep.write(40 * MS, 100 * MSS), goal);
-    // The write's tcp_push sent the initial window and cut it off the skb
-    // (tso_fragment): the unsent rest is the tail again, and appending to
-    // it up to the size goal needs no memory check.
-    assert_eq!(ep.send_space(), 10 * MSS);
+    // The first skb, full and the send head, is pushed (`tcp_push_one`):
+    // its first 2-segment piece leaves and is cut off (tso_fragment), so
+    // the rest is the tail again and the write appends to it up to the
+    // size goal without a memory check; five such pushes fill the initial
+    // window, then the full tail needs a new skb and the memory is gone.
+    let written = goal + 10 * MSS;
+    assert_eq!(ep.write(40 * MS, 100 * MSS), written);
+    assert_eq!(ep.send_space(), 0);
     let sent = recv!(ep, 40 * MS).len() as u64;
     assert_eq!(sent, 10, "initial window");
     // ACK segment by segment: the writer is woken only once
     // sk_sndbuf - sk_wmem_queued >= sk_wmem_queued / 2, i.e. the payload
     // plus 832 bytes per skb still held is at most 2/3 of 16384.
     let mut woke_at = None;
-    for i in 1..=45u64 {
+    for i in 1..=55u64 {
         let t = 80 * MS + i * MS;
         send!(ep, t, ack(sq(i), 40 * MS));
         recv!(ep, t);
         if events(&mut ep).contains(&AppEvent::Writable) {
-            woke_at = Some(goal - i * MSS);
+            woke_at = Some(written - i * MSS);
             break;
         }
     }
