@@ -9,7 +9,9 @@
 //!   scenario (the same overrides and seeds as its simulated runs);
 //! - `DIR/kernel.json`: every cell of the selected experiments with its
 //!   status (`ran`, `failed`, `refused` with the kernel's reason, `skipped`
-//!   by `--kernel-only`, `not run` after Ctrl-C) and, for the cells that
+//!   by `--kernel-only` (unless an earlier pass into the same DIR ran it:
+//!   then `ran`, judged from those runs), `not run` after Ctrl-C) and, for
+//!   the cells that
 //!   ran, the comparison with the simulator: the experiment's headline
 //!   metric and the per-path share, each sim and kernel median with its
 //!   order-statistic interval and run count, the ratio or difference and
@@ -738,6 +740,14 @@ impl SummaryCache {
     }
 }
 
+/// Whether the cell's kernel store in `out` has a summary with the cell's
+/// point, i.e. finished kernel runs from an earlier pass.
+fn earlier_kernel_runs(c: &Cell, out: &Path) -> bool {
+    read_json(&c.dir(out).join("summary.json"))
+        .and_then(|s| point_of(&s, &c.point.id))
+        .is_some()
+}
+
 pub(super) fn read_json(p: &Path) -> Option<Value> {
     serde_json::from_slice(&std::fs::read(p).ok()?).ok()
 }
@@ -758,6 +768,11 @@ pub fn manifest(
         let mut e = cell_entry(c);
         let (status, reason) = match (&c.runnable, c.selected, outcome) {
             (Err(r), _, _) => ("refused", r.clone()),
+            // A cell left out of this pass whose store already holds an
+            // earlier pass's kernel runs (the same DIR, another
+            // `--kernel-only`) is judged from them, not marked skipped:
+            // passes over parts of a seed add up in one `kernel.json`.
+            (Ok(()), false, _) if earlier_kernel_runs(c, out) => ("ran", String::new()),
             (Ok(()), false, _) => ("skipped", "left out by --kernel-only".to_string()),
             (Ok(()), true, Some(Outcome::Ran)) => ("ran", String::new()),
             (Ok(()), true, Some(Outcome::Failed(m))) => ("failed", m.clone()),

@@ -567,6 +567,42 @@ mod tests {
         kernel::manifest(cells, &outcomes, out, 2, 12.5)
     }
 
+    /// A second `--kernel-only` pass into the same DIR: the cells it left
+    /// out but an earlier pass ran are judged from their stored kernel runs
+    /// (status `ran`, the same entry as when selected), not marked skipped;
+    /// a left-out cell with no stored runs is skipped.
+    #[test]
+    fn a_cell_left_out_by_kernel_only_keeps_an_earlier_pass_s_runs() {
+        let cells = cells();
+        let ker = summary(&cells, 2, 10.5, 0.40);
+        let out = tmp("passes");
+        let all = live(&out, &cells, &summary(&cells, 3, 10.0, 0.41), &ker);
+        // the second pass selects only the first runnable cell
+        let first = cells.iter().position(|c| c.runnable.is_ok()).unwrap();
+        let mut second: Vec<Cell> = cells.clone();
+        for (i, c) in second.iter_mut().enumerate() {
+            c.selected = i == first;
+        }
+        let outcomes = vec![(second[first].name(), Outcome::Ran)];
+        let m = kernel::manifest(&second, &outcomes, &out, 2, 12.5);
+        assert_eq!(m["cells"], all["cells"]);
+        // without the earlier pass's store, a left-out cell is skipped
+        let other = cells
+            .iter()
+            .rposition(|c| c.runnable.is_ok())
+            .filter(|&i| i != first)
+            .unwrap();
+        std::fs::remove_dir_all(
+            out.join("kernel")
+                .join(&cells[other].key)
+                .join(&cells[other].point.id),
+        )
+        .unwrap();
+        let m = kernel::manifest(&second, &outcomes, &out, 2, 12.5);
+        assert_eq!(m["cells"][other]["status"], "skipped");
+        assert_eq!(m["cells"][first]["status"], "ran");
+    }
+
     #[test]
     fn rejudged_file_gives_the_live_verdicts() {
         let cells = cells();
