@@ -21,7 +21,12 @@
 //!   application keeps a timer queued, most of them far in the future, while
 //!   almost all pops and pushes are packet arrivals: those now sift through
 //!   a heap of about a third of the size. A pop takes the earlier of the two
-//!   roots.
+//!   roots;
+//! * once the event heap holds `calendar::SPILL_FROM` entries (thousands of
+//!   connections), the events not due soon wait in a calendar of time
+//!   buckets (`crate::calendar`) and the heap holds only the current
+//!   bucket's, so a push no longer sifts through tens of thousands of
+//!   entries (docs/performance.md "Session 13").
 //!
 //! The sequence counter is shared and keys are unique, so the order of pops
 //! is exactly that of a single priority queue. When the counter reaches
@@ -57,7 +62,7 @@ impl Packed for u32 {
 }
 
 /// One binary min-heap with a possibly empty root ("hole").
-pub struct Lane {
+pub(crate) struct Lane {
     heap: Vec<u128>,
     /// `heap[0]` was popped and is only a placeholder: the next push takes
     /// its place, the next pop fills it with the last entry first.
@@ -72,19 +77,19 @@ impl Lane {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.heap.len() - self.hole as usize
     }
 
     /// Empty the heap (its hole included), keeping the buffer.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.heap.clear();
         self.hole = false;
     }
 
     /// The heap's buffer, for `Calendar::refill` to fill with a sorted
     /// array (a heap) while the heap is empty.
-    pub fn buffer(&mut self) -> &mut Vec<u128> {
+    pub(crate) fn buffer(&mut self) -> &mut Vec<u128> {
         debug_assert!(!self.hole);
         &mut self.heap
     }
@@ -168,7 +173,7 @@ impl Lane {
     }
 
     /// The live entries (not the hole), in no particular order.
-    pub fn drain_all(&mut self) -> Vec<u128> {
+    pub(crate) fn drain_all(&mut self) -> Vec<u128> {
         let skip = self.hole as usize;
         let v = self.heap[skip..].to_vec();
         self.heap.clear();
