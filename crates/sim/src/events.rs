@@ -21,7 +21,12 @@
 //!   application keeps a timer queued, most of them far in the future, while
 //!   almost all pops and pushes are packet arrivals: those now sift through
 //!   a heap of about a third of the size. A pop takes the earlier of the two
-//!   roots.
+//!   roots;
+//! * once the event heap holds `calendar::SPILL_FROM` entries (thousands of
+//!   connections), the events not due soon wait in a calendar of time
+//!   buckets (`crate::calendar`) and the heap holds only the current
+//!   bucket's, so a push no longer sifts through tens of thousands of
+//!   entries (docs/performance.md "Session 13").
 //!
 //! The sequence counter is shared and keys are unique, so the order of pops
 //! is exactly that of a single priority queue. When the counter reaches
@@ -29,6 +34,8 @@
 //! order (`renumber`), which keeps every comparison as it was.
 
 use mptlab_core::Nanos;
+
+use crate::calendar::{Calendar, SPILL_FROM};
 
 /// Bits of an entry's low word that hold the event's code.
 pub const CODE_BITS: u32 = 26;
@@ -55,7 +62,7 @@ impl Packed for u32 {
 }
 
 /// One binary min-heap with a possibly empty root ("hole").
-struct Lane {
+pub(crate) struct Lane {
     heap: Vec<u128>,
     /// `heap[0]` was popped and is only a placeholder: the next push takes
     /// its place, the next pop fills it with the last entry first.
@@ -70,8 +77,21 @@ impl Lane {
         }
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.heap.len() - self.hole as usize
+    }
+
+    /// Empty the heap (its hole included), keeping the buffer.
+    pub(crate) fn clear(&mut self) {
+        self.heap.clear();
+        self.hole = false;
+    }
+
+    /// The heap's buffer, for `Calendar::refill` to fill with a sorted
+    /// array (a heap) while the heap is empty.
+    pub(crate) fn buffer(&mut self) -> &mut Vec<u128> {
+        debug_assert!(!self.hole);
+        &mut self.heap
     }
 
     #[inline(always)]
@@ -153,7 +173,7 @@ impl Lane {
     }
 
     /// The live entries (not the hole), in no particular order.
-    fn drain_all(&mut self) -> Vec<u128> {
+    pub(crate) fn drain_all(&mut self) -> Vec<u128> {
         let skip = self.hole as usize;
         let v = self.heap[skip..].to_vec();
         self.heap.clear();
@@ -165,8 +185,13 @@ impl Lane {
 pub struct EventQueue<E: Packed> {
     /// 0: events (packet arrivals), 1: timers.
     lanes: [Lane; 2],
+    /// The events (lane 0) not due soon, once there are many
+    /// (`crate::calendar`).
+    cal: Calendar,
     seq: u64,
     popped: u64,
+    /// The time of the last pop.
+    last: Nanos,
     /// Renumber when `seq` reaches this (`SEQ_LIMIT`; lower in tests).
     seq_limit: u64,
     _ev: std::marker::PhantomData<E>,
@@ -176,8 +201,10 @@ impl<E: Packed> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             lanes: [Lane::new(), Lane::new()],
+            cal: Calendar::new(),
             seq: 0,
             popped: 0,
+            last: 0,
             seq_limit: SEQ_LIMIT,
             _ev: std::marker::PhantomData,
         }
@@ -192,7 +219,14 @@ impl<E: Packed> EventQueue<E> {
         }
         let k = (time as u128) << 64 | ((self.seq << CODE_BITS) | code as u64) as u128;
         self.seq += 1;
-        self.lanes[lane].push(k);
+        if lane == 0 && time >= self.cal.bot_end {
+            self.cal.push(k);
+        } else {
+            self.lanes[lane].push(k);
+            if lane == 0 && !self.cal.is_on() && self.lanes[0].heap.len() >= SPILL_FROM {
+                self.cal.spill(&mut self.lanes[0]);
+            }
+        }
     }
 
     /// Give the queued entries the sequence numbers 0, 1, ... in their
@@ -205,12 +239,14 @@ impl<E: Packed> EventQueue<E> {
         for (l, lane) in self.lanes.iter_mut().enumerate() {
             all.extend(lane.drain_all().into_iter().map(|k| (k, l)));
         }
+        all.extend(self.cal.drain_all().into_iter().map(|k| (k, 0)));
         all.sort_unstable();
         let code_mask = (CODE_LIMIT - 1) as u128;
         for (seq, &(k, l)) in all.iter().enumerate() {
             let k = (k >> 64) << 64 | ((seq as u64) << CODE_BITS) as u128 | (k & code_mask);
             // in key order, so each push lands at the end: a sorted array
-            // is a heap
+            // is a heap (with the calendar off, as `drain_all` left it; it
+            // spills again once the heap is large)
             self.lanes[l].push(k);
         }
         self.seq = all.len() as u64;
@@ -232,6 +268,9 @@ impl<E: Packed> EventQueue<E> {
     /// The lane holding the earliest entry.
     #[inline(always)]
     fn first_lane(&mut self) -> Option<usize> {
+        if self.cal.held() > 0 && self.lanes[0].len() == 0 {
+            self.cal.refill(&mut self.lanes[0], self.popped, self.last);
+        }
         match (self.lanes[0].top(), self.lanes[1].top()) {
             (Some(a), Some(b)) => Some(if a < b { 0 } else { 1 }),
             (Some(_), None) => Some(0),
@@ -245,7 +284,8 @@ impl<E: Packed> EventQueue<E> {
         let l = self.first_lane()?;
         let k = self.lanes[l].take_top();
         self.popped += 1;
-        Some(((k >> 64) as Nanos, E::unpack(k as u32 & (CODE_LIMIT - 1))))
+        self.last = (k >> 64) as Nanos;
+        Some((self.last, E::unpack(k as u32 & (CODE_LIMIT - 1))))
     }
 
     /// Events (not timers) that may come soon, for prefetching their
@@ -281,10 +321,10 @@ impl<E: Packed> EventQueue<E> {
         }
     }
 
-    /// Entries in the event heap (not timers).
+    /// Events queued (not timers), in the heap or the calendar.
     #[inline(always)]
     pub fn events_len(&self) -> usize {
-        self.lanes[0].heap.len()
+        self.lanes[0].heap.len() + self.cal.held()
     }
 
     pub fn peek_time(&mut self) -> Option<Nanos> {
@@ -293,7 +333,7 @@ impl<E: Packed> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.lanes[0].len() + self.lanes[1].len()
+        self.lanes[0].len() + self.lanes[1].len() + self.cal.held()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -382,6 +422,74 @@ mod tests {
     fn renumbering_keeps_the_order() {
         // renumbered about every 1,000 pushes, with ~thousands queued
         against_reference(Some(5_003));
+    }
+
+    /// Tens of thousands of queued events, as at 10,000 connections: the
+    /// calendar (`crate::calendar`) turns on, and pops still come in exactly
+    /// (time, push order), through many bucket refills and passes, with
+    /// near and far pushes, equal times, timers beside them and a
+    /// renumbering in the middle.
+    #[test]
+    fn the_calendar_keeps_the_exact_order_at_scale() {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let mut q = EventQueue::<u32>::new();
+        q.seq_limit = 150_001;
+        let mut reference = BinaryHeap::new();
+        let mut x: u64 = 99;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut id, mut now, mut seq) = (0u32, 0, 0u64);
+        let mut push = |q: &mut EventQueue<u32>, reference: &mut BinaryHeap<_>, t, timer| {
+            if timer {
+                q.push_timer(t, id);
+            } else {
+                q.push(t, id);
+            }
+            reference.push(Reverse((t, seq, id)));
+            seq += 1;
+            id = (id + 1) % CODE_LIMIT;
+        };
+        for _ in 0..20_000 {
+            push(&mut q, &mut reference, next() % 1_000_000, false);
+        }
+        assert!(q.cal.is_on(), "20,000 events turn the calendar on");
+        let mut popped = 0;
+        for step in 0..400_000u64 {
+            // a burst of events then a quiet phase: the pop rate, and with
+            // it the bucket width, changes between passes
+            let far = if step % 100_000 < 50_000 {
+                1_000_000
+            } else {
+                50_000_000
+            };
+            for _ in 0..(next() % 3) {
+                let r = next();
+                let t = match r % 4 {
+                    0 => now,           // due now: the heap
+                    1 => now + r % 64,  // soon, equal times likely
+                    2 => now + r % far, // the calendar or beyond
+                    _ => now + 1_000 + r % 5_000,
+                };
+                push(&mut q, &mut reference, t, r % 16 == 0);
+            }
+            if step % 3 != 0 || q.len() > 30_000 {
+                let Reverse((t, _, e)) = reference.pop().expect("never empty");
+                assert_eq!(q.pop(), Some((t, e)), "pop {popped}");
+                now = t;
+                popped += 1;
+            }
+            assert_eq!(q.len(), reference.len());
+        }
+        while let Some(Reverse((t, _, e))) = reference.pop() {
+            assert_eq!(q.pop(), Some((t, e)));
+        }
+        assert_eq!(q.pop(), None);
+        assert!(popped > 200_000);
     }
 
     #[test]

@@ -5,6 +5,7 @@ mod addr_index;
 pub mod aggregate;
 pub mod apps;
 pub mod bench;
+mod calendar;
 pub mod capture;
 pub mod events;
 pub mod failover;
