@@ -337,8 +337,10 @@ impl MptcpConnection {
         });
         let send = MetaSend::new(bufs.as_ref().map_or(cfg.tcp.sndbuf, |b| b.msk()));
         // The upstream model copies writes in page fragments (mptcp_sendmsg).
+        // ... and has Linux 6.18's window edges on both sides
+        // (`MetaSend::with_kernel_wnd_edge`, `MetaRecv::with_window_drop`).
         let send = if bufs.is_some() {
-            send.with_page_frags()
+            send.with_page_frags().with_kernel_wnd_edge()
         } else {
             send
         };
@@ -347,6 +349,11 @@ impl MptcpConnection {
                 && sched.name() == "upstream"))
             .then(|| KernelPm::new(cfg.limits));
         let recv = MetaRecv::new(cfg.tcp.rcvbuf);
+        let recv = if bufs.is_some() {
+            recv.with_window_drop()
+        } else {
+            recv
+        };
         let mut c = MptcpConnection {
             cfg: MptcpConfig { tcp, ..cfg },
             flow,
@@ -849,6 +856,7 @@ impl MptcpConnection {
         if seg.has(flags::ACK) {
             let sf = &self.sfs[i];
             let before = sf.snd.snd_una;
+            let prior_nxt = sf.snd.snd_nxt;
             // (most segments carry no SACK block: nothing to unwrap)
             let sack = (seg.sack_len() > 0).then(|| seg.sack_blocks());
             let ai = AckInfo {
@@ -878,10 +886,22 @@ impl MptcpConnection {
                 sf.pf = false;
                 sf.prune_maps();
             }
+            // tcp_ack -> tcp_ack_update_window, for the ACKs tcp_ack does
+            // not discard as old or as acknowledging unsent data
+            if (before..=prior_nxt).contains(&seg.ack) {
+                sf.snd_wnd.on_ack(seg.ack, before, seg.seq, seg.window);
+            }
             match self.mode {
                 Mode::Mptcp => {
                     if let Some(da) = opts.dss.and_then(|d| d.data_ack()) {
-                        self.send.on_data_ack(da, seg.window);
+                        // ack_update_msk runs after tcp_ack: the subflow's
+                        // snd_wnd as TCP kept it, not the ACK's window
+                        let wnd = if self.send.kernel_wnd_edge() {
+                            self.sfs[i].snd_wnd.wnd
+                        } else {
+                            seg.window
+                        };
+                        self.send.on_data_ack(da, wnd);
                     }
                 }
                 Mode::Fallback => {

@@ -40,6 +40,11 @@ pub struct MetaRecv {
     hol_since: Option<Nanos>,
     /// Segments that arrived out of order at connection level.
     pub ofo_segments: u64,
+    /// Drop out-of-order data ending past `rcv_wnd_sent`
+    /// (`with_window_drop`).
+    drop_past_wnd: bool,
+    /// Segments so dropped (Linux `MPTcpExtNoDSSInWindow`).
+    pub wnd_drops: u64,
     /// Invariant `stream-in-order` by DSN (zero-sized unless checks are on).
     inv: StreamCheck,
 }
@@ -56,8 +61,24 @@ impl MetaRecv {
         MetaRecv {
             rcv_nxt: 1,
             rcvbuf,
+            // `mptcp_finish_connect` / `mptcp_sk_clone`: the first edge
+            // is the first expected DSN
+            rcv_wnd_sent: 1,
             ..Default::default()
         }
+    }
+
+    /// Linux 6.18's receiver: `net/mptcp/protocol.c: mptcp_data_queue_ofo`
+    /// drops a segment that arrives out of order and ends past the largest
+    /// right edge announced (`msk->rcv_wnd_sent`, MIB
+    /// `MPTCP_MIB_NODSSWINDOW`); in-order data (`__mptcp_move_skb`,
+    /// `map_seq == ack_seq`) is taken whatever its end. The subflow has
+    /// acknowledged the bytes already, so only the sender's
+    /// connection-level retransmission (`__mptcp_retrans`) brings them
+    /// again once the DATA_ACK reaches them.
+    pub fn with_window_drop(mut self) -> Self {
+        self.drop_past_wnd = true;
+        self
     }
 
     /// The connection's buffer less its out-of-order bytes.
@@ -110,6 +131,10 @@ impl MetaRecv {
             return MetaRx::default();
         }
         if dsn > self.rcv_nxt {
+            if self.drop_past_wnd && end > self.rcv_wnd_sent {
+                self.wnd_drops += 1;
+                return MetaRx::default();
+            }
             // RFC 8684 3.3.4 / Linux mptcp_add_meta_ofo_queue.
             let (_, inserted) = self.ofo.get_or_insert_with(dsn, || (end, now));
             if inserted {
@@ -170,6 +195,31 @@ mod tests {
         assert_eq!(m.hol_time, 30);
         assert_eq!(m.on_data(50, 1, 100).delivered, 0, "old data");
         assert_eq!(m.window(), 100_000);
+    }
+
+    /// Linux 6.18 `mptcp_data_queue_ofo`: out-of-order data ending past
+    /// the announced edge is dropped (`MPTcpExtNoDSSInWindow`), in-order
+    /// data is taken whatever its end; the DATA_ACK stays below the hole
+    /// until the data comes again.
+    #[test]
+    fn out_of_order_data_past_the_announced_edge_is_dropped() {
+        let mut m = MetaRecv::new(100_000).with_window_drop();
+        assert_eq!(m.advertise(1000), 1000); // edge 1001
+        assert_eq!(m.on_data(0, 501, 500).delivered, 0, "ends at the edge");
+        assert_eq!(m.on_data(0, 1001, 100).delivered, 0);
+        assert_eq!(m.wnd_drops, 1, "ends past the edge");
+        assert_eq!(m.ofo_bytes(), 500);
+        // the hole fills: 1..1001 delivered, 1001..1101 missing still
+        assert_eq!(m.on_data(5, 1, 500).delivered, 1000);
+        assert_eq!(m.rcv_nxt, 1001);
+        // in order, it is taken though it ends past the edge
+        assert_eq!(m.on_data(9, 1001, 5000).delivered, 5000);
+        assert_eq!(m.wnd_drops, 1);
+        // without the drop the segment waits in the queue
+        let mut p = MetaRecv::new(100_000);
+        p.advertise(1000);
+        p.on_data(0, 1001, 100);
+        assert_eq!((p.ofo_bytes(), p.wnd_drops), (100, 0));
     }
 
     #[test]

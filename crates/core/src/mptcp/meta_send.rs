@@ -58,6 +58,9 @@ pub struct MetaSend {
     dfrags: VecDeque<(u64, u64)>,
     /// Sum of the live fragments' `overhead`, part of `sk_wmem_queued`.
     frag_overhead: u64,
+    /// Linux 6.18's send edge `msk->wnd_end` (`with_kernel_wnd_edge`);
+    /// `None`: the edge is the last DATA_ACK plus the last window.
+    kernel_wnd_end: Option<u64>,
 }
 
 /// `SKB_FRAG_PAGE_ORDER` pages: 32 KB (`skb_page_frag_refill`).
@@ -159,6 +162,19 @@ impl MetaSend {
     /// data in page fragments as `mptcp_sendmsg` does (see `write`).
     pub fn with_page_frags(mut self) -> Self {
         self.page_frag_copy = true;
+        self
+    }
+
+    /// With Linux 6.18's send edge (`net/mptcp/options.c:
+    /// ack_update_msk`): `msk->wnd_end` only moves forward, to the DATA_ACK
+    /// plus the `snd_wnd` of the subflow the ACK came on, which TCP keeps
+    /// under `tcp_may_update_window` (`crate::tcp::sndwnd`). A DATA_ACK
+    /// that moved on can so pair with an older, larger window and put the
+    /// edge past the one the receiver announced; the receiver then drops
+    /// what lands out of order beyond it (`MetaRecv::with_window_drop`).
+    /// Starts at `snd_nxt + snd_wnd` (`mptcp_finish_connect`).
+    pub fn with_kernel_wnd_edge(mut self) -> Self {
+        self.kernel_wnd_end = Some(self.nxt + self.peer_wnd);
         self
     }
 
@@ -310,7 +326,13 @@ impl MetaSend {
 
     /// Right edge of the peer's receive window.
     pub fn wnd_end(&self) -> u64 {
-        self.una + self.peer_wnd
+        self.kernel_wnd_end.unwrap_or(self.una + self.peer_wnd)
+    }
+
+    /// Whether `wnd` of `on_data_ack` is to be the subflow's TCP `snd_wnd`
+    /// (`with_kernel_wnd_edge`) rather than the ACK's window.
+    pub fn kernel_wnd_edge(&self) -> bool {
+        self.kernel_wnd_end.is_some()
     }
 
     /// Take the next new segment of at most `mss` bytes (not yet committed).
@@ -342,6 +364,12 @@ impl MetaSend {
             self.fin_acked = true;
         }
         let ack = ack.min(self.write_seq);
+        if let Some(end) = &mut self.kernel_wnd_end {
+            // ack_update_msk: a DATA_ACK beyond snd_nxt counts as snd_una;
+            // an older DATA_ACK still offers its edge, kept if it is later.
+            let base = if ack > self.nxt { self.una } else { ack };
+            *end = (*end).max(base + wnd);
+        }
         if ack < self.una {
             return 0;
         }
@@ -582,6 +610,41 @@ mod tests {
         let sim = page_starts(&[10]);
         assert!(sim.contains(&719_656), "simulator: {sim:?}");
         assert!(!sim.contains(&655_360), "the 11th write collapsed");
+    }
+
+    /// Issue 15, NTNU->HiN fullmesh (docs/report.md, session 13): the
+    /// kernel's `ack_update_msk` keeps `msk->wnd_end` as a maximum of
+    /// DATA_ACK + the subflow's `snd_wnd`, which TCP did not shrink for an
+    /// ACK that left the subflow where it was; the edge so passes the one
+    /// the receiver announced (DATA_ACK + the ACK's window).
+    #[test]
+    fn kernel_send_edge_pairs_a_new_data_ack_with_the_kept_window() {
+        use crate::tcp::sndwnd::SndWnd;
+        let mut m = MetaSend::new(1 << 30).with_kernel_wnd_edge();
+        m.write(1 << 20);
+        m.nxt = m.write_seq;
+        let mut sf = SndWnd::default();
+        // subflow ACK 1001 (new), DATA_ACK 1, window 100 000: edge 100 001
+        sf.on_ack(1001, 1, 1, 100_000);
+        m.on_data_ack(1, sf.wnd);
+        assert_eq!(m.wnd_end(), 100_001);
+        // the receiver moved its DATA_ACK to 50 001 (data of another
+        // subflow) and announced the same edge (window 50 000) on this
+        // subflow's ACK, which acknowledges nothing new here: TCP keeps
+        // snd_wnd 100 000, the edge moves to 150 001
+        assert!(!sf.on_ack(1001, 1001, 1, 50_000));
+        m.on_data_ack(50_001, sf.wnd);
+        assert_eq!(m.wnd_end(), 150_001, "past the announced 100 001");
+        // an older DATA_ACK never pulls the edge back
+        m.on_data_ack(40_001, 10_000);
+        assert_eq!(m.wnd_end(), 150_001);
+        // without the kernel's edge: the last DATA_ACK plus its window
+        let mut p = MetaSend::new(1 << 30);
+        p.write(1 << 20);
+        p.nxt = p.write_seq;
+        p.on_data_ack(1, 100_000);
+        p.on_data_ack(50_001, 50_000);
+        assert_eq!(p.wnd_end(), 100_001);
     }
 
     #[test]

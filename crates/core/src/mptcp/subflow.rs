@@ -6,6 +6,7 @@
 use std::collections::VecDeque;
 
 use crate::packet::{Addr, FlowId, Packet, Payload, TcpSegment};
+use crate::tcp::sndwnd::SndWnd;
 use crate::tcp::{PathReceiver, PathSender, TcpConfig};
 use crate::time::Nanos;
 
@@ -45,6 +46,11 @@ pub struct Subflow {
     pub state: SfState,
     pub snd: PathSender,
     pub rcv: PathReceiver,
+    /// The subflow's TCP `snd_wnd`/`snd_wl1` from the windows its ACKs
+    /// carry (the connection's window, relative to the DATA_ACK), for the
+    /// connection's send edge (`MetaSend::with_kernel_wnd_edge`); `snd`
+    /// itself runs with an unlimited window.
+    pub snd_wnd: SndWnd,
     /// Linux `tp->mss_cache` (`tcp_sync_mss`): the negotiated MSS less the
     /// timestamp option only. `snd.mss` is `tcp_current_mss`, which also
     /// takes off the DSS an MPTCP data segment carries; the pacing rate
@@ -108,6 +114,7 @@ impl Subflow {
             state,
             mss_cache: snd.mss,
             snd,
+            snd_wnd: SndWnd::default(),
             rcv: {
                 // ... but its window grows as a subflow socket's does, with
                 // the connection's buffer (Linux copies SO_RCVBUF to every

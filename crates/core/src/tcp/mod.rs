@@ -106,6 +106,7 @@ pub mod receiver;
 pub mod rtt;
 pub mod sender;
 pub mod sndbuf;
+pub mod sndwnd;
 pub mod timer_wheel;
 
 #[cfg(test)]
