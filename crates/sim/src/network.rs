@@ -101,6 +101,57 @@ impl Hdr {
     }
 }
 
+/// A host's interfaces, copied into the engine's record of each endpoint on
+/// it (`World::ep_hot`) so that a packet sent picks its outgoing link from a
+/// record already in cache: at 10,000 connections the table lookup
+/// (`Network::host_out_link`: `host_if_at[host]`, then the scan of
+/// `host_ifaces`) was two dependent cache misses per packet sent
+/// (docs/performance.md "Session 13"). Up to two interfaces (a phone's
+/// Wi-Fi and cellular, a server's one) are held here; a host with more is
+/// marked `MANY` and looked up in the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IfaceMemo([(Addr, u32); 2]);
+
+impl IfaceMemo {
+    /// An empty slot's link (its address, 0, then matches nothing a host
+    /// owns: an owned address 0 would sit in a filled slot, checked first).
+    const NONE: u32 = u32::MAX;
+    /// In slot 0's link: more interfaces than fit, use the table.
+    const MANY: u32 = u32::MAX - 1;
+
+    pub fn of(ifaces: &[(Addr, DLinkId)]) -> IfaceMemo {
+        let mut m = [(0, Self::NONE); 2];
+        if ifaces.len() > m.len() || ifaces.iter().any(|&(_, dl)| dl >= Self::MANY as usize) {
+            m[0].1 = Self::MANY;
+        } else {
+            for (slot, &(a, dl)) in m.iter_mut().zip(ifaces) {
+                *slot = (a, dl as u32);
+            }
+        }
+        IfaceMemo(m)
+    }
+
+    /// The directed link out of the interface owning `src` (`None`: no
+    /// interface owns it), or `Err(())` when the host's interfaces did not
+    /// fit and the table must be asked.
+    #[inline(always)]
+    #[allow(clippy::result_unit_err)]
+    pub fn out_link(&self, src: Addr) -> Result<Option<DLinkId>, ()> {
+        let [a, b] = self.0;
+        if a.1 == Self::MANY {
+            return Err(());
+        }
+        let dl = if a.0 == src {
+            a.1
+        } else if b.0 == src {
+            b.1
+        } else {
+            Self::NONE
+        };
+        Ok((dl != Self::NONE).then_some(dl as DLinkId))
+    }
+}
+
 /// A packet in propagation: its arrival time, pool index and routing fields.
 #[derive(Clone, Copy, Default)]
 struct InPipe {
@@ -372,6 +423,22 @@ impl Network {
                 self.enqueue(out, now, id, hdr)
             }
         }
+    }
+
+    /// A host sends a packet out of `out` (`IfaceMemo::out_link`, or
+    /// `host_out_link` for a host with many interfaces), with the host of
+    /// the packet's flow's client for `Hdr`.
+    #[inline(always)]
+    pub fn send_out(
+        &mut self,
+        out: Option<DLinkId>,
+        now: Nanos,
+        pkt: Packet,
+        client_host: u32,
+    ) -> Sent {
+        let hdr = Hdr::of(&pkt, client_host);
+        let id = self.pool.insert(pkt);
+        self.enqueue(out, now, id, hdr)
     }
 
     /// `send_pooled` from a node the caller knows is a host (an endpoint's
@@ -700,6 +767,38 @@ mod tests {
             assert!(a.router);
             net.release(a.id);
         }
+    }
+
+    /// The memo in the engine's endpoint record answers as the table does
+    /// for every address, and defers to it for a host with more than two
+    /// interfaces.
+    #[test]
+    fn iface_memo_answers_as_the_table() {
+        let net = Network::build(&two_path(), 1).unwrap();
+        let probes = [
+            addr(10, 1, 0, 2),
+            addr(10, 2, 0, 2),
+            addr(10, 0, 0, 2),
+            0,
+            addr(9, 9, 9, 9),
+        ];
+        for host in [0, 4] {
+            let memo = IfaceMemo::of(net.host_interfaces(host));
+            for a in probes {
+                assert_eq!(
+                    memo.out_link(a),
+                    Ok(net.host_out_link(host, a)),
+                    "host {host}"
+                );
+            }
+        }
+        assert_eq!(
+            IfaceMemo::of(net.host_interfaces(0)).out_link(addr(10, 2, 0, 2)),
+            Ok(Some(2))
+        );
+        let three = [(1, 0), (2, 2), (3, 4)];
+        assert_eq!(IfaceMemo::of(&three).out_link(1), Err(()));
+        assert_eq!(IfaceMemo::of(&[]).out_link(0), Ok(None));
     }
 
     #[test]

@@ -20,7 +20,7 @@ use mptlab_core::invariants;
 use mptlab_core::{FlowId, Nanos, Packet};
 
 use crate::events::EventQueue;
-use crate::network::{Network, NodeId, NodeKind, Sent};
+use crate::network::{IfaceMemo, Network, NodeId, NodeKind, Sent};
 
 pub type EpId = usize;
 /// A callback run at every sampling instant (time series).
@@ -243,12 +243,25 @@ impl Dirty {
 }
 
 /// See `World::ep_hot`.
+///
+/// 32 bytes, aligned: one cache line holds it whole.
+#[repr(align(32))]
 struct EpHot {
-    /// The time of the endpoint's queued timer event, if one is armed.
-    timer: Option<Nanos>,
+    /// The time of the endpoint's queued timer event, `NO_TIMER` when none
+    /// is armed (a time rather than an `Option`: the record then fits 32
+    /// bytes with `ifaces`).
+    timer: Nanos,
     host: u32,
     flow: FlowId,
+    /// Its host's interfaces, for the packets it sends (`IfaceMemo`).
+    ifaces: IfaceMemo,
 }
+
+const _: () = assert!(std::mem::size_of::<EpHot>() == 32);
+
+/// `EpHot::timer` when no timer is armed. A timeout at `Nanos::MAX`, the
+/// end of all time, is therefore not armed: no run reaches it.
+const NO_TIMER: Nanos = Nanos::MAX;
 
 pub struct World {
     pub now: Nanos,
@@ -256,9 +269,10 @@ pub struct World {
     pub net: Network,
     pub eps: Vec<Box<dyn Endpoint>>,
     /// Per endpoint, the engine's state of it that every drain and timer
-    /// reads (its armed timer, host and flow), in one 24-byte record
-    /// instead of three arrays: one cache line per endpoint touched at
-    /// 10,000 connections rather than three (docs/performance.md "Scale").
+    /// reads (its armed timer, host, flow and the host's interfaces), in
+    /// one 32-byte record instead of four arrays: one cache line per
+    /// endpoint touched at 10,000 connections rather than four
+    /// (docs/performance.md "Scale").
     ep_hot: Vec<EpHot>,
     /// In-order bytes each endpoint has delivered to its application.
     ep_delivered: Vec<u64>,
@@ -372,9 +386,10 @@ impl World {
         );
         self.eps.push(ep);
         self.ep_hot.push(EpHot {
-            timer: None,
+            timer: NO_TIMER,
             host: u32::try_from(host).expect("fewer than 2^32 nodes"),
             flow,
+            ifaces: IfaceMemo::of(self.net.host_interfaces(host)),
         });
         self.ep_delivered.push(0);
         self.ep_written.push(0);
@@ -490,8 +505,8 @@ impl World {
     /// An endpoint's timer event: stale unless it is the armed one.
     #[inline(never)]
     fn on_ep_timer(&mut self, ep: EpId, t: Nanos) {
-        if self.ep_hot[ep].timer == Some(t) {
-            self.ep_hot[ep].timer = None;
+        if self.ep_hot[ep].timer == t {
+            self.ep_hot[ep].timer = NO_TIMER;
             self.eps[ep].handle_timeout(t);
             self.dirty.mark(ep);
         }
@@ -622,7 +637,7 @@ impl World {
 
     /// Send a packet an endpoint on `host` emitted.
     #[inline]
-    fn transmit(&mut self, host: NodeId, pkt: Packet) {
+    fn transmit(&mut self, host: NodeId, ifaces: IfaceMemo, pkt: Packet) {
         // the client's host, for `on_arrive` at the far end: the same
         // record it read before (`ep_hot[2f].host`), here where it is
         // `ep`'s own record or its neighbour
@@ -632,12 +647,14 @@ impl World {
         // this is was a branch mispredicted about half the time.
         let client_ep = 2 * pkt.flow as usize;
         let client_host = self.ep_hot[client_ep].host;
-        let id = self.net.pool_insert(pkt);
+        let out = ifaces
+            .out_link(pkt.src)
+            .unwrap_or_else(|()| self.net.host_out_link(host, pkt.src));
         if let Sent::InFlight {
             dlink,
             head: true,
             at,
-        } = self.net.send_from_host(host, self.now, id, client_host)
+        } = self.net.send_out(out, self.now, pkt, client_host)
         {
             self.events.push(at, Ev::Arrive(dlink));
         }
@@ -671,12 +688,13 @@ impl World {
 
     fn drain(&mut self, ep: EpId) {
         let host = self.ep_hot[ep].host as NodeId;
+        let ifaces = self.ep_hot[ep].ifaces;
         let now = self.now;
         while let Some(p) = self.eps[ep].poll_transmit(now) {
             if self.capture.is_some() {
                 self.capture_sent(ep, host, &p);
             }
-            self.transmit(host, p);
+            self.transmit(host, ifaces, p);
         }
         // most drains have no event: look up who receives them only once
         // there is one
@@ -724,8 +742,9 @@ impl World {
     fn rearm_ep(&mut self, ep: EpId, now: Nanos) {
         if let Some(t) = self.eps[ep].poll_timeout() {
             let t = t.max(now);
-            if self.ep_hot[ep].timer.is_none_or(|s| t < s) {
-                self.ep_hot[ep].timer = Some(t);
+            // (`t < NO_TIMER` when none is armed)
+            if t < self.ep_hot[ep].timer {
+                self.ep_hot[ep].timer = t;
                 self.events.push_timer(t, Ev::EpTimer(ep));
             }
         }
