@@ -70,6 +70,21 @@ pub struct Counters {
     pub bytes_probe_extra: u64,
     /// Times the multipath scheduler penalised this path.
     pub penalizations: u64,
+    /// MPTCP (Linux 6.18 model): new data segments handed to this subflow
+    /// past every right edge (DATA_ACK + window) the receiver had announced
+    /// (`MetaSend::overshoots`).
+    pub wnd_overshoots: u64,
+    /// MPTCP (Linux 6.18 model): segments that arrived on this subflow out
+    /// of order at connection level past the receiver's announced edge and
+    /// were dropped (`MetaRecv::with_window_drop`, the kernel's
+    /// `MPTcpExtNoDSSInWindow`).
+    pub wnd_drops: u64,
+    /// MPTCP (Linux 6.18 model): pieces re-sent on this subflow by the
+    /// connection-level retransmission timer (`__mptcp_retrans`, one per
+    /// `mptcp_sendmsg_frag`: the kernel's `MPTcpExtMPTCPRetrans`); the data
+    /// re-pushed after a subflow turned stale is not among them (it goes
+    /// through `__mptcp_push_pending`), only in `bytes_reinjected`.
+    pub msk_retrans: u64,
 }
 
 impl Counters {
@@ -94,6 +109,9 @@ impl Counters {
         self.bytes_reinjected += o.bytes_reinjected;
         self.bytes_probe_extra += o.bytes_probe_extra;
         self.penalizations += o.penalizations;
+        self.wnd_overshoots += o.wnd_overshoots;
+        self.wnd_drops += o.wnd_drops;
+        self.msk_retrans += o.msk_retrans;
     }
 }
 

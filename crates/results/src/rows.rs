@@ -310,6 +310,9 @@ counter_cells!(
     bytes_reinjected,
     bytes_probe_extra,
     penalizations,
+    wnd_overshoots,
+    wnd_drops,
+    msk_retrans,
 );
 
 result_row! {
@@ -617,9 +620,11 @@ mod tests {
             .map(|c| c.0)
             .collect();
         assert_eq!(tail, CounterCells::COLUMNS);
-        assert_eq!(CounterCells::COLUMNS.len(), 19);
+        assert_eq!(CounterCells::COLUMNS.len(), 22);
         assert_eq!(CounterCells::COLUMNS[0], "packets_sent");
         assert_eq!(CounterCells::COLUMNS[18], "penalizations");
+        assert_eq!(CounterCells::COLUMNS[20], "wnd_drops");
+        assert_eq!(CounterCells::COLUMNS[21], "msk_retrans");
         let mut a = CounterCells {
             bytes_sent: Some(5),
             ..Default::default()

@@ -341,6 +341,9 @@ pub(crate) fn insert_fg_counters(summary: &mut BTreeMap<String, f64>, c: &Counte
         ("fg_retrans_tlp", c.retrans_tlp),
         ("fg_rto_events", c.rto_events),
         ("fg_tlp_probes", c.tlp_probes),
+        ("fg_wnd_overshoots", c.wnd_overshoots),
+        ("fg_wnd_drops", c.wnd_drops),
+        ("fg_msk_retrans", c.msk_retrans),
     ] {
         summary.insert(k.into(), v as f64);
     }

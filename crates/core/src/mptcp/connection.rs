@@ -894,6 +894,7 @@ impl MptcpConnection {
             match self.mode {
                 Mode::Mptcp => {
                     if let Some(da) = opts.dss.and_then(|d| d.data_ack()) {
+                        self.send.note_announced(da, seg.window);
                         // ack_update_msk runs after tcp_ack: the subflow's
                         // snd_wnd as TCP kept it, not the ACK's window
                         let wnd = if self.send.kernel_wnd_edge() {
@@ -951,6 +952,7 @@ impl MptcpConnection {
             // Subflow-level in-order data reaches the meta level (Linux
             // mptcp_data_ready after the subflow's own reassembly).
             let nxt = sf.rcv.rcv_nxt;
+            let drops_before = self.recv.wnd_drops;
             let mut delivered = 0;
             let mut fin = false;
             if let Some((d, l)) = fresh {
@@ -973,6 +975,8 @@ impl MptcpConnection {
                 delivered += r.delivered;
                 fin |= r.fin;
             }
+            // the drops of what this segment released, on its subflow
+            sf.snd.counters.wnd_drops += self.recv.wnd_drops - drops_before;
             if out.fin && self.mode == Mode::Fallback {
                 fin |= self.recv.on_data_fin(self.recv.rcv_nxt).fin;
             }
@@ -1461,10 +1465,12 @@ impl MptcpConnection {
                 break;
             }
             let mut sent = false;
+            let over = !reinj && resend.is_none() && self.send.overshoots(dsn + len as u64);
             for &id in ids {
                 stale |= 1u64 << id;
                 if self.send_on(now, id, dsn, len) {
                     sent = true;
+                    self.sfs[id].snd.counters.wnd_overshoots += over as u64;
                     if (reinj && copy.is_none()) || resend.is_some() {
                         self.sfs[id].snd.counters.bytes_reinjected += len as u64;
                     }
@@ -1703,6 +1709,7 @@ impl MptcpConnection {
                 self.sfs[i].push_queued(d, l);
                 self.send.mark_resent(key, i);
                 self.sfs[i].snd.counters.bytes_reinjected += l as u64;
+                self.sfs[i].snd.counters.msk_retrans += 1;
             }
             self.drain_subflow(now, i);
         }

@@ -61,6 +61,11 @@ pub struct MetaSend {
     /// Linux 6.18's send edge `msk->wnd_end` (`with_kernel_wnd_edge`);
     /// `None`: the edge is the last DATA_ACK plus the last window.
     kernel_wnd_end: Option<u64>,
+    /// The largest right edge the peer announced, DATA_ACK plus the ACK's
+    /// own window, over the DATA_ACKs received (`note_announced`): the
+    /// peer's `msk->rcv_wnd_sent` as far as its ACKs arrived. Data handed
+    /// out beyond it overshoots the receiver's window (`overshoots`).
+    announced_end: u64,
 }
 
 /// `SKB_FRAG_PAGE_ORDER` pages: 32 KB (`skb_page_frag_refill`).
@@ -175,6 +180,7 @@ impl MetaSend {
     /// Starts at `snd_nxt + snd_wnd` (`mptcp_finish_connect`).
     pub fn with_kernel_wnd_edge(mut self) -> Self {
         self.kernel_wnd_end = Some(self.nxt + self.peer_wnd);
+        self.announced_end = self.nxt + self.peer_wnd;
         self
     }
 
@@ -327,6 +333,20 @@ impl MetaSend {
     /// Right edge of the peer's receive window.
     pub fn wnd_end(&self) -> u64 {
         self.kernel_wnd_end.unwrap_or(self.una + self.peer_wnd)
+    }
+
+    /// A DATA_ACK `ack` arrived with the ACK's own window `wnd` (not the
+    /// subflow's kept `snd_wnd`): the edge the receiver announced with it.
+    pub fn note_announced(&mut self, ack: u64, wnd: u64) {
+        self.announced_end = self.announced_end.max(ack.min(self.write_seq) + wnd);
+    }
+
+    /// Whether new data ending at `end` lies past every edge the receiver
+    /// announced (only with `with_kernel_wnd_edge`: otherwise the send edge
+    /// is the last announced one and nothing passes it). ntnu13's
+    /// `overedge.py` counts the same on the kernel's captures.
+    pub fn overshoots(&self, end: u64) -> bool {
+        self.kernel_wnd_end.is_some() && end > self.announced_end
     }
 
     /// Whether `wnd` of `on_data_ack` is to be the subflow's TCP `snd_wnd`
@@ -645,6 +665,35 @@ mod tests {
         p.on_data_ack(1, 100_000);
         p.on_data_ack(50_001, 50_000);
         assert_eq!(p.wnd_end(), 100_001);
+    }
+
+    /// Issue 15, uib14: what the sender sends past every edge the receiver
+    /// announced is counted (`wnd_overshoots`); the announced edge is the
+    /// DATA_ACK plus the ACK's own window, not the kept `snd_wnd`.
+    #[test]
+    fn data_past_every_announced_edge_overshoots() {
+        let mut m = MetaSend::new(1 << 30).with_kernel_wnd_edge();
+        m.write(1 << 20);
+        m.nxt = m.write_seq;
+        m.note_announced(1, 100_000);
+        m.on_data_ack(1, 100_000);
+        // the ACK of the example above: DATA_ACK 50 001, window 50 000,
+        // the subflow's kept snd_wnd 100 000
+        m.note_announced(50_001, 50_000);
+        m.on_data_ack(50_001, 100_000);
+        assert_eq!(m.wnd_end(), 150_001);
+        assert!(!m.overshoots(100_001), "ends on the announced edge");
+        assert!(m.overshoots(100_002), "within wnd_end, past the edge");
+        // a later ACK announcing a larger edge covers it
+        m.note_announced(60_001, 90_000);
+        assert!(!m.overshoots(150_001));
+        // an older DATA_ACK's smaller edge does not pull it back
+        m.note_announced(40_001, 10_000);
+        assert!(!m.overshoots(150_001));
+        // without the kernel's edge nothing overshoots
+        let mut p = MetaSend::new(1 << 30);
+        p.note_announced(1, 1000);
+        assert!(!p.overshoots(1 << 20));
     }
 
     #[test]
