@@ -97,13 +97,25 @@ impl Lane {
     #[inline(always)]
     fn push(&mut self, k: u128) {
         if self.hole {
-            self.hole = false;
-            self.sift_down(0, k);
+            self.fill_hole(k);
         } else {
-            let i = self.heap.len();
-            self.heap.push(k);
-            self.sift_up(i, k);
+            self.push_end(k);
         }
+    }
+
+    /// `push` when there is a hole: `k` takes the root's place.
+    #[inline(always)]
+    fn fill_hole(&mut self, k: u128) {
+        self.hole = false;
+        self.sift_down(0, k);
+    }
+
+    /// `push` when there is no hole: the heap grows by one slot.
+    #[inline(always)]
+    fn push_end(&mut self, k: u128) {
+        let i = self.heap.len();
+        self.heap.push(k);
+        self.sift_up(i, k);
     }
 
     /// The root's key, once any hole is filled.
@@ -117,13 +129,6 @@ impl Lane {
             }
         }
         self.heap.first().copied()
-    }
-
-    /// Take the root (call `top` first); it becomes the hole.
-    #[inline(always)]
-    fn take_top(&mut self) -> u128 {
-        self.hole = true;
-        self.heap[0]
     }
 
     /// Move `k`, bound for slot `i`, up to its place.
@@ -219,11 +224,20 @@ impl<E: Packed> EventQueue<E> {
         }
         let k = (time as u128) << 64 | ((self.seq << CODE_BITS) | code as u64) as u128;
         self.seq += 1;
-        if lane == 0 && time >= self.cal.bot_end {
+        if lane == 1 {
+            self.lanes[1].push(k);
+        } else if time >= self.cal.bot_end {
+            // (never while the calendar is off: `bot_end` is the largest time)
             self.cal.push(k);
+        } else if self.lanes[0].hole {
+            self.lanes[0].fill_hole(k);
         } else {
-            self.lanes[lane].push(k);
-            if lane == 0 && !self.cal.is_on() && self.lanes[0].heap.len() >= SPILL_FROM {
+            // only a push that grows the heap can take it to `SPILL_FROM`:
+            // the common one, which fills the hole a pop left, tests
+            // nothing, and the calendar's state is read only once the heap
+            // is that large
+            self.lanes[0].push_end(k);
+            if self.lanes[0].heap.len() >= SPILL_FROM && !self.cal.is_on() {
                 self.cal.spill(&mut self.lanes[0]);
             }
         }
@@ -265,24 +279,36 @@ impl<E: Packed> EventQueue<E> {
         self.push_to(1, time, ev);
     }
 
-    /// The lane holding the earliest entry.
+    /// The lane holding the earliest entry, and that entry.
     #[inline(always)]
-    fn first_lane(&mut self) -> Option<usize> {
-        if self.cal.held() > 0 && self.lanes[0].len() == 0 {
-            self.cal.refill(&mut self.lanes[0], self.popped, self.last);
+    fn first(&mut self) -> Option<(usize, u128)> {
+        let timers = self.lanes[1].top();
+        match self.lanes[0].top() {
+            Some(a) => match timers {
+                Some(b) if b < a => Some((1, b)),
+                _ => Some((0, a)),
+            },
+            // the calendar is asked only when the event heap runs dry
+            // (below `SPILL_FROM` it holds nothing, and a pop costs no
+            // test of it)
+            None if self.cal.held() > 0 => self.first_refilled(),
+            None => timers.map(|b| (1, b)),
         }
-        match (self.lanes[0].top(), self.lanes[1].top()) {
-            (Some(a), Some(b)) => Some(if a < b { 0 } else { 1 }),
-            (Some(_), None) => Some(0),
-            (None, Some(_)) => Some(1),
-            (None, None) => None,
-        }
+    }
+
+    /// `first` when the event heap is empty and the calendar is not: move
+    /// the calendar's next bucket into the heap first.
+    #[inline(never)]
+    fn first_refilled(&mut self) -> Option<(usize, u128)> {
+        self.cal.refill(&mut self.lanes[0], self.popped, self.last);
+        self.first()
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Nanos, E)> {
-        let l = self.first_lane()?;
-        let k = self.lanes[l].take_top();
+        let (l, k) = self.first()?;
+        // the root becomes the hole
+        self.lanes[l].hole = true;
         self.popped += 1;
         self.last = (k >> 64) as Nanos;
         Some((self.last, E::unpack(k as u32 & (CODE_LIMIT - 1))))
@@ -328,8 +354,7 @@ impl<E: Packed> EventQueue<E> {
     }
 
     pub fn peek_time(&mut self) -> Option<Nanos> {
-        let l = self.first_lane()?;
-        self.lanes[l].top().map(|k| (k >> 64) as Nanos)
+        self.first().map(|(_, k)| (k >> 64) as Nanos)
     }
 
     pub fn len(&self) -> usize {

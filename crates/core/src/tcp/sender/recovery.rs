@@ -139,8 +139,10 @@ impl PathSender {
     }
 
     /// In Recovery: exit at RecoveryPoint (with undo if spurious), else
-    /// PRR (RFC 6937) and, without SACK, RFC 6582 partial ACKs.
-    #[inline]
+    /// PRR (RFC 6937) and, without SACK, RFC 6582 partial ACKs. Out of
+    /// line: most ACKs arrive in Open, and `on_ack`'s inlined code is
+    /// larger than the instruction cache (docs/performance.md "Session 14").
+    #[inline(never)]
     pub(super) fn recovery_on_ack(&mut self, now: Nanos, ev: &AckEvent) {
         let AckEvent {
             ts_ecr,
@@ -184,8 +186,9 @@ impl PathSender {
     }
 
     /// In Loss (after an RTO): undo a spurious RTO, or return to Open at
-    /// RecoveryPoint.
-    #[inline]
+    /// RecoveryPoint. Rare (after an RTO only): out of line.
+    #[cold]
+    #[inline(never)]
     pub(super) fn loss_on_ack(&mut self, now: Nanos, ev: &AckEvent) {
         let AckEvent {
             ts_ecr, advanced, ..
@@ -205,22 +208,7 @@ impl PathSender {
     /// 6582 3.2), undo on late D-SACKs, or track Disorder.
     #[inline]
     pub(super) fn open_on_ack(&mut self, now: Nanos, ev: &AckEvent, paths: Option<&[PathView]>) {
-        let AckEvent {
-            advanced,
-            delivered,
-            dsack,
-            lost_before_marking,
-            prior_relost,
-            ..
-        } = *ev;
-        let me;
-        let ps = match paths {
-            Some(p) => p,
-            None => {
-                me = [self.view()];
-                &me[..]
-            }
-        };
+        let dsack = ev.dsack;
         let start_recovery = if self.sack_ok {
             // RFC 6675 5: enter recovery once IsLost(HighACK+1), i.e.
             // DupThresh SACKed segments above the hole.
@@ -230,13 +218,7 @@ impl PathSender {
             self.sacked_out >= self.dupthresh
         };
         if start_recovery {
-            self.enter_recovery(now, ps);
-            if !self.sack_ok {
-                self.mark_head_lost_reno();
-            }
-            let newly_lost = self.lost_out.saturating_sub(lost_before_marking)
-                + (self.lost_retrans - prior_relost) as u32;
-            self.prr(delivered, advanced, newly_lost);
+            self.start_recovery_on_ack(now, ev, paths);
         } else if self.undo_marker.is_some() && self.undo_retrans == 0 && dsack {
             // Late D-SACKs showed every retransmission of the last
             // episode was unnecessary (Linux tcp_try_undo_dsack; Linux
@@ -247,6 +229,28 @@ impl PathSender {
         } else if self.cc_state.ca_state == CaState::Disorder {
             self.set_ca_state(CaState::Open, now);
         }
+    }
+
+    /// `open_on_ack` when this ACK starts fast recovery: once per loss
+    /// episode, out of line.
+    #[cold]
+    #[inline(never)]
+    fn start_recovery_on_ack(&mut self, now: Nanos, ev: &AckEvent, paths: Option<&[PathView]>) {
+        let me;
+        let ps = match paths {
+            Some(p) => p,
+            None => {
+                me = [self.view()];
+                &me[..]
+            }
+        };
+        self.enter_recovery(now, ps);
+        if !self.sack_ok {
+            self.mark_head_lost_reno();
+        }
+        let newly_lost = self.lost_out.saturating_sub(ev.lost_before_marking)
+            + (self.lost_retrans - ev.prior_relost) as u32;
+        self.prr(ev.delivered, ev.advanced, newly_lost);
     }
 
     /// The undo window of the last episode closed: SND.UNA passed
