@@ -1458,13 +1458,13 @@ fn upstream_subflows_get_tso_max_segs_each_round() {
 /// subflow to its end (`__subflow_push_pending`, net/mptcp/protocol.c)
 /// and picks again only there: in the kernel's captures a subflow's first
 /// transmissions end at a fragment start, with a short segment, and the
-/// next subflow's begin there (docs/validation.md, "Session 14: ...").
-/// Here a 4 MiB download in 64 KiB calls over two subflows (10 and 40 ms,
+/// next subflow's begin there (docs/validation.md, "Session 14: the file
+/// downloads' request and page-fragment starts"). Here a 4 MiB download
+/// in 64 KiB calls over two subflows (10 and 40 ms, 20 and 2 Mbit/s,
 /// 256 KiB buffer): every point where the first transmissions change
-/// subflow is a fragment start, and segments that cross a fragment start
-/// on one subflow stay whole. Without the cut a segment straddling a
-/// fragment start went whole to the next pick, so the switch fell up to
-/// one segment before the fragment start.
+/// subflow is a fragment start, and a segment crossing a fragment start on
+/// one subflow stays whole. Without the cut a segment straddling a
+/// fragment start was decided whole at its own start.
 #[test]
 fn upstream_subflows_change_only_at_page_fragment_starts() {
     let mut c = kernel_cfg(pm_kernel::PmLimits::KERNEL_DEFAULT);
@@ -1496,7 +1496,10 @@ fn upstream_subflows_change_only_at_page_fragment_starts() {
     }
     assert_eq!(w.c.recv.delivered, total);
     // first transmission of each DSN: (dsn, len, subflow address)
-    let (mut first, mut sent_at) = (std::collections::BTreeMap::new(), std::collections::HashMap::new());
+    let (mut first, mut sent_at) = (
+        std::collections::BTreeMap::new(),
+        std::collections::HashMap::new(),
+    );
     for (t, p) in w.log.iter().filter(|(_, p)| p.src == S1) {
         let s = p.tcp().unwrap();
         let dsn = s.mptcp.as_ref().and_then(|m| m.dss).and_then(|d| d.dsn());
@@ -1511,7 +1514,10 @@ fn upstream_subflows_change_only_at_page_fragment_starts() {
         let ((d0, l0, a0), (d1, _, a1)) = (pair[0], pair[1]);
         assert_eq!(d0 + l0 as u64, d1, "first transmissions tile the DSN space");
         if a0 != a1 {
-            assert!(starts.contains(&d1), "subflow changes at DSN {d1}, not a fragment start");
+            assert!(
+                starts.contains(&d1),
+                "subflow changes at DSN {d1}, not a fragment start"
+            );
             switches.push(d1);
         }
     }
@@ -1536,7 +1542,10 @@ fn upstream_subflows_change_only_at_page_fragment_starts() {
         let run_on = segs
             .iter()
             .any(|&(d2, _, a2)| d2 == end && a2 == a && sent_at[&d2] == at);
-        assert!(!run_on, "a {l}-byte segment at DSN {d}, continued at the same instant");
+        assert!(
+            !run_on,
+            "a {l}-byte segment at DSN {d}, continued at the same instant"
+        );
     }
     let crossed = segs
         .iter()
