@@ -90,6 +90,29 @@ const SUBFLOW_WND: u64 = 1 << 40;
 /// Linux MPTCP_MAX_SUBFLOWS-ish bound; ids must stay < 64 (scheduler masks).
 const MAX_SUBFLOWS: usize = 32;
 
+/// A new-data segment that straddles a page fragment's start, cut there
+/// (upstream scheduler with page fragments). Linux 6.18's
+/// `__subflow_push_pending` (net/mptcp/protocol.c) hands a data fragment
+/// to its subflow to the fragment's end (`mptcp_sendmsg_frag` copies up to
+/// `info->limit = dfrag->data_len`) and tests the burst and the subflow's
+/// memory only after it; the next fragment can go to another subflow,
+/// so a subflow's data ends at a fragment start with a short segment. When
+/// the same subflow takes the next fragment, `mptcp_sendmsg_frag` appends
+/// it to the same unsent skb (`mptcp_skb_can_collapse_to`) and TCP's
+/// segments run on across the fragment start: so the first piece waits
+/// queued on its subflow, untransmitted, until the decision at the
+/// fragment start, and then either leaves with the rest of its segment
+/// (same subflow) or alone (`mptcp_push_release` -> `tcp_push`).
+#[derive(Clone, Copy, Debug)]
+struct FragPiece {
+    /// The subflow holding the piece.
+    id: usize,
+    /// The fragment start: the DSN after the piece.
+    next: u64,
+    /// The end of the segment the piece was cut from.
+    end: u64,
+}
+
 /// Which side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -1146,6 +1169,16 @@ impl MptcpConnection {
 
     /// Hand segment [dsn, dsn+len) to subflow `id` and transmit what it can.
     fn send_on(&mut self, now: Nanos, id: usize, dsn: u64, len: u32) -> bool {
+        if !self.queue_on(id, dsn, len) {
+            return false;
+        }
+        self.drain_subflow(now, id);
+        true
+    }
+
+    /// `send_on` without the transmission: the data joins subflow `id`'s
+    /// queue only.
+    fn queue_on(&mut self, id: usize, dsn: u64, len: u32) -> bool {
         if self.bufs.is_some() && self.mode == Mode::Mptcp {
             // Upstream: the subflow's write queue takes data beyond its
             // window (`__subflow_push_pending`); the scheduler checked room.
@@ -1156,7 +1189,6 @@ impl MptcpConnection {
             self.sfs[id].push(dsn, len);
         }
         self.send.mark_sent(dsn, len, id);
-        self.drain_subflow(now, id);
         true
     }
 
@@ -1359,6 +1391,10 @@ impl MptcpConnection {
         // a segment is handed to it or a scheduler penalises it; the others'
         // views stay as they were, so only the changed ones are rebuilt.
         let mut stale = u64::MAX;
+        // The first piece of a segment cut at a page fragment's start,
+        // queued on its subflow but not sent before the decision at the
+        // fragment's start (see `FragPiece`).
+        let mut held: Option<FragPiece> = None;
         for _ in 0..100_000 {
             // Nothing to offer and nothing for `on_send_blocked` (the
             // receiving end on every data segment): stop before taking the
@@ -1374,6 +1410,13 @@ impl MptcpConnection {
                 None
             };
             let new = resend.or_else(|| self.send.peek_new(mss));
+            if let Some(h) = held {
+                if reinject.is_some() || resend.is_some() || new.map(|n| n.0) != Some(h.next) {
+                    held = None;
+                    self.drain_subflow(now, h.id);
+                    stale |= 1u64 << h.id;
+                }
+            }
             if !self.copies && !self.write_blocked && reinject.is_none() && new.is_none() {
                 break;
             }
@@ -1399,6 +1442,11 @@ impl MptcpConnection {
             }
             stale = 0;
             let views = &views[..];
+            // A cut offer: the end of the segment it was cut from. The
+            // offer at a held piece's fragment start: the whole segment
+            // that starts there (and its cut), for another subflow.
+            let mut cut = None;
+            let mut whole = None;
             let copy = if self.copies {
                 let mut unacked = self
                     .send
@@ -1430,7 +1478,23 @@ impl MptcpConnection {
                     }
                 }
                 let l = (l as u64).min(step.end.saturating_sub(d)) as u32;
-                (d, l, false)
+                let (w, w_cut) = self.frag_cut(d, l);
+                match held {
+                    // the rest of the held piece's segment, as far as the
+                    // next fragment start
+                    Some(h) => {
+                        whole = Some((w, w_cut));
+                        let rest = (h.end - d) as u32;
+                        if w < rest {
+                            cut = Some(h.end);
+                        }
+                        (d, w.min(rest), false)
+                    }
+                    None => {
+                        cut = w_cut;
+                        (d, w, false)
+                    }
+                }
             } else {
                 if self.write_blocked {
                     let conn = self.conn_view(true);
@@ -1461,8 +1525,38 @@ impl MptcpConnection {
                 Decision::SendMany(ids) => ids,
                 Decision::Wait | Decision::NoneAvailable => break,
             };
+            let (mut len, mut fits) = (len, fits);
+            if let Some(h) = held.take() {
+                if ids != [h.id] {
+                    // The fragment at `dsn` goes elsewhere: the held piece
+                    // ends its subflow's data (`mptcp_push_release` ->
+                    // `tcp_push` before the next subflow is pushed), and
+                    // the new pick takes a whole segment from here.
+                    self.drain_subflow(now, h.id);
+                    stale |= 1u64 << h.id;
+                    if let Some((w, w_cut)) = whole {
+                        self.sched.resize_last(len, w);
+                        (len, cut) = (w, w_cut);
+                        fits = dsn + len as u64 <= self.send.wnd_end();
+                    }
+                }
+            }
             if !fits {
                 break;
+            }
+            if let (Some(end), &[id]) = (cut, ids) {
+                // Queue the piece up to the fragment start and decide
+                // there; it leaves with the rest of its segment if the
+                // same subflow takes the next fragment.
+                if self.queue_on(id, dsn, len) {
+                    held = Some(FragPiece {
+                        id,
+                        next: dsn + len as u64,
+                        end,
+                    });
+                    stale |= 1u64 << id;
+                    continue;
+                }
             }
             let mut sent = false;
             let over = !reinj && resend.is_none() && self.send.overshoots(dsn + len as u64);
@@ -1485,6 +1579,18 @@ impl MptcpConnection {
             if resend.is_some() {
                 self.send.resend.pop_front();
             }
+        }
+        if let Some(h) = held {
+            self.drain_subflow(now, h.id);
+        }
+    }
+
+    /// New data [d, d + l) as the push loop offers it: cut at the first
+    /// page fragment start inside, if any, with the segment's end.
+    fn frag_cut(&self, d: u64, l: u32) -> (u32, Option<u64>) {
+        match self.send.frag_start_within(d, l) {
+            Some(s) => ((s - d) as u32, Some(d + l as u64)),
+            None => (l, None),
         }
     }
 

@@ -280,6 +280,28 @@ impl MetaSend {
         self.dfrags.iter().any(|&(s, _)| dsn <= s && s <= last)
     }
 
+    /// The first page fragment start strictly inside new data [dsn, dsn +
+    /// len), if any: `__subflow_push_pending` (net/mptcp/protocol.c) hands
+    /// the fragment before it to one subflow to its end and tests the
+    /// burst and the subflow's memory only there. `None` without page
+    /// fragments.
+    pub fn frag_start_within(&self, dsn: u64, len: u32) -> Option<u64> {
+        if !self.page_frag_copy {
+            return None;
+        }
+        let end = dsn + len as u64;
+        self.dfrags
+            .iter()
+            .map(|&(s, _)| s)
+            .find(|&s| dsn < s && s < end)
+    }
+
+    /// The live data fragments' start DSNs (connection tests).
+    #[cfg(test)]
+    pub fn frag_starts(&self) -> impl Iterator<Item = u64> + '_ {
+        self.dfrags.iter().map(|&(s, _)| s)
+    }
+
     pub fn unsent(&self) -> u64 {
         self.write_seq - self.nxt
     }

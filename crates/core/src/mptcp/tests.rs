@@ -25,6 +25,12 @@ struct Wire {
     q: Vec<(Nanos, bool, Packet)>,
     delay: fn(Addr) -> Nanos,
     drop: DropFn,
+    /// Server-to-client rate in bit/s per client address (0: unlimited);
+    /// each direction's packets then leave one after another, from an
+    /// unbounded queue.
+    rate: fn(Addr) -> u64,
+    /// When each rate-limited direction's last packet finished leaving.
+    busy: Vec<(Addr, Nanos)>,
     log: Vec<(Nanos, Packet)>,
     c_events: Vec<AppEvent>,
     s_events: Vec<AppEvent>,
@@ -49,6 +55,8 @@ impl Wire {
             q: Vec::new(),
             delay: delay_of,
             drop: Box::new(|_, _| false),
+            rate: |_| 0,
+            busy: Vec::new(),
             log: Vec::new(),
             c_events: Vec::new(),
             s_events: Vec::new(),
@@ -70,7 +78,7 @@ impl Wire {
                 any = true;
                 self.log.push((self.now, p.clone()));
                 if !(self.drop)(self.now, &p) {
-                    let d = (self.delay)(p.dst);
+                    let d = (self.delay)(p.dst) + self.serialise(&p);
                     self.q.push((self.now + d, false, p));
                 }
             }
@@ -84,6 +92,25 @@ impl Wire {
                 break;
             }
         }
+    }
+
+    /// How long a server-to-client packet waits for and takes to leave at
+    /// its direction's `rate` (0 when unlimited).
+    fn serialise(&mut self, p: &Packet) -> Nanos {
+        let rate = (self.rate)(p.dst);
+        if rate == 0 {
+            return 0;
+        }
+        let i = match self.busy.iter().position(|b| b.0 == p.dst) {
+            Some(i) => i,
+            None => {
+                self.busy.push((p.dst, 0));
+                self.busy.len() - 1
+            }
+        };
+        let done = self.busy[i].1.max(self.now) + p.size as u64 * 8 * SEC / rate;
+        self.busy[i].1 = done;
+        done - self.now
     }
 
     /// Advance to `until`, delivering packets and firing timers in order.
@@ -1425,4 +1452,104 @@ fn upstream_subflows_get_tso_max_segs_each_round() {
             "upstream {upstream}: max_segs {segs}"
         );
     }
+}
+
+/// Upstream Linux hands each page fragment of application data to one
+/// subflow to its end (`__subflow_push_pending`, net/mptcp/protocol.c)
+/// and picks again only there: in the kernel's captures a subflow's first
+/// transmissions end at a fragment start, with a short segment, and the
+/// next subflow's begin there (docs/validation.md, "Session 14: the file
+/// downloads' request and page-fragment starts"). Here a 4 MiB download
+/// in 64 KiB calls over two subflows (10 and 40 ms, 20 and 2 Mbit/s,
+/// 256 KiB buffer): every point where the first transmissions change
+/// subflow is a fragment start, and a segment crossing a fragment start on
+/// one subflow stays whole. Without the cut a segment straddling a
+/// fragment start was decided whole at its own start.
+#[test]
+fn upstream_subflows_change_only_at_page_fragment_starts() {
+    let mut c = kernel_cfg(pm_kernel::PmLimits::KERNEL_DEFAULT);
+    c.scheduler = SchedulerKind::Upstream;
+    c.tcp.sndbuf = 256 * 1024;
+    let mut w = Wire::new(c.clone(), c);
+    // 20 and 2 Mbit/s towards the client
+    w.rate = |a| if a == A1 { 20_000_000 } else { 2_000_000 };
+    w.c.connect(0);
+    w.run(30 * MS);
+    w.c.write(w.now, 16);
+    w.run(200 * MS);
+    assert_eq!(w.s.sfs.len(), 2, "the client joined after its hello");
+    let total: u64 = 4 << 20;
+    let (mut written, mut starts) = (0, std::collections::BTreeSet::new());
+    let mut write_ends = std::collections::BTreeSet::new();
+    while w.s.send.una < total + 1 && w.now < 10 * SEC {
+        while written < total && w.s.send_space() > 0 {
+            let n = w.s.write(w.now, (64 * 1024).min(total - written));
+            written += n;
+            write_ends.insert(written + 1);
+            if n == 0 {
+                break;
+            }
+        }
+        starts.extend(w.s.send.frag_starts());
+        w.run(w.now + MS);
+        starts.extend(w.s.send.frag_starts());
+    }
+    assert_eq!(w.c.recv.delivered, total);
+    // first transmission of each DSN: (dsn, len, subflow address)
+    let (mut first, mut sent_at) = (
+        std::collections::BTreeMap::new(),
+        std::collections::HashMap::new(),
+    );
+    for (t, p) in w.log.iter().filter(|(_, p)| p.src == S1) {
+        let s = p.tcp().unwrap();
+        let dsn = s.mptcp.as_ref().and_then(|m| m.dss).and_then(|d| d.dsn());
+        if let (Some(d), true) = (dsn, s.len > 0) {
+            first.entry(d).or_insert((s.len, p.dst));
+            sent_at.entry(d).or_insert(*t);
+        }
+    }
+    let segs: Vec<_> = first.iter().map(|(&d, &(l, a))| (d, l, a)).collect();
+    let mut switches = Vec::new();
+    for pair in segs.windows(2) {
+        let ((d0, l0, a0), (d1, _, a1)) = (pair[0], pair[1]);
+        assert_eq!(d0 + l0 as u64, d1, "first transmissions tile the DSN space");
+        if a0 != a1 {
+            assert!(
+                starts.contains(&d1),
+                "subflow changes at DSN {d1}, not a fragment start"
+            );
+            switches.push(d1);
+        }
+    }
+    assert!(switches.len() >= 4, "changes of subflow at {switches:?}");
+    // The first 64 KiB write, from an empty page, is three fragments:
+    // [1, 32729), [32729, 65457), [65457, 65537). The first two exceed the
+    // 65428-byte burst, so the third is a fresh pick (the 3G subflow here),
+    // inside the write. Without the cut the write's last segment, 216 bytes
+    // across 65457, was tested at its start with burst left, and stayed.
+    assert_eq!(switches[0], 65_457, "changes of subflow at {switches:?}");
+    // A fragment start crossed by one push on one subflow leaves no short
+    // segment: a short one (not a write's end) is its subflow's last of
+    // that instant; the kernel sends it alone only when the push stops
+    // there (`mptcp_push_release` -> `tcp_push`).
+    let full = segs.iter().map(|s| s.1).max().unwrap();
+    for &(d, l, a) in &segs {
+        let end = d + l as u64;
+        if l == full || write_ends.contains(&end) {
+            continue;
+        }
+        let at = sent_at[&d];
+        let run_on = segs
+            .iter()
+            .any(|&(d2, _, a2)| d2 == end && a2 == a && sent_at[&d2] == at);
+        assert!(
+            !run_on,
+            "a {l}-byte segment at DSN {d}, continued at the same instant"
+        );
+    }
+    let crossed = segs
+        .iter()
+        .filter(|&&(d, l, _)| starts.range(d + 1..d + l as u64).next().is_some())
+        .count();
+    assert!(crossed > 0, "some segments run on across a fragment start");
 }

@@ -252,6 +252,15 @@ pub trait Scheduler {
     /// fresh pick. Nothing for schedulers without a send burst.
     fn new_push(&mut self) {}
 
+    /// The segment just decided on carries `sent` bytes instead of the
+    /// `offered` ones: the connection cut the offer at a page fragment's
+    /// start (`MptcpConnection::schedule_loop`) and, the pick being another
+    /// subflow than the fragment before's, hands it a whole segment after
+    /// all. Schedulers that count the bytes of a send burst
+    /// (`msk->snd_burst`, decremented by what `mptcp_sendmsg_frag` pushed)
+    /// count `sent`. Nothing for the others.
+    fn resize_last(&mut self, _offered: u32, _sent: u32) {}
+
     /// Nothing new to send and the application blocked on a full send buffer
     /// (`__mptcp_next_segment` without a send head): the default scheduler's
     /// family may retransmit the head-of-line segment on a faster subflow.

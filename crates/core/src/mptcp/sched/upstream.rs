@@ -45,11 +45,13 @@
 //! kernel's push loop hands a whole fragment to the subflow first, so a
 //! subflow can take up to one fragment beyond its `sk_sndbuf` and burst.
 //!
-//! Simplifications: burst =
-//! `MPTCP_SEND_BURST_SIZE` when the segment fits the receive window, else 0
-//! (the kernel: the window left, at most that); a segment that straddles two
-//! fragments is tested before it is handed out, so the fragment's last
-//! bytes can go to the next pick (at most one segment).
+//! A segment that straddles two fragments is offered in two pieces (the
+//! connection cuts it at the second fragment's start, see
+//! `MptcpConnection::schedule_loop`), so the first fragment's last bytes
+//! stay with its subflow and the test falls at the fragment's start.
+//!
+//! Simplification: burst = `MPTCP_SEND_BURST_SIZE` when the segment fits
+//! the receive window, else 0 (the kernel: the window left, at most that).
 
 use std::collections::BTreeMap;
 
@@ -285,6 +287,13 @@ impl Scheduler for Upstream {
     /// `mptcp_subflow_get_send`, which sets a new `msk->snd_burst`.
     fn new_push(&mut self) {
         self.burst = None;
+    }
+
+    /// `mptcp_update_post_push` takes what was pushed off `msk->snd_burst`.
+    fn resize_last(&mut self, offered: u32, sent: u32) {
+        if let Some(b) = self.burst.as_mut() {
+            b.left += offered as i64 - sent as i64;
+        }
     }
 
     fn schedule(
