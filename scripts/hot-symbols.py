@@ -8,7 +8,7 @@ running the htsim benchmark (scripts/hot-symbols.sh makes both), DATA_PACKETS
 the data packets that run delivered. OUT receives the mangled names of the
 functions with an instruction executed at least once per 50 data packets, in
 the order LLD should place them at the start of `.text`
-(`--symbol-ordering-file`, passed by crates/cli/build.rs).
+(crates/cli/build.rs turns them into a linker script).
 
 Why: the per-packet path executes about 530 cache lines of code (34 KiB)
 that an L1 instruction cache of 32 KiB, 64 sets of 8 lines, must hold. Where
@@ -76,12 +76,65 @@ def text_symbols(binary):
 
 
 def text_start(binary):
+    """Where the ordered functions begin: the `.text.hot` output section the
+    build script's linker script makes, or `.text` in a binary without it."""
     out = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True)
+    starts = {}
     for line in out.stdout.splitlines():
         p = line.replace("[ ", "[").split()
-        if len(p) > 3 and p[1] == ".text":
-            return int(p[3], 16)
-    sys.exit(f"{binary}: no .text section")
+        if len(p) > 3 and p[1] in (".text.hot", ".text"):
+            starts[p[1]] = int(p[3], 16)
+    if not starts:
+        sys.exit(f"{binary}: no .text section")
+    return starts.get(".text.hot", starts.get(".text"))
+
+
+def portable(name):
+    """The name without ThinLTO's `.llvm.N` suffix: N hashes the codegen
+    unit's bitcode, build directory included, so it differs from one clone
+    to the next; crates/cli/build.rs matches the suffix with a pattern."""
+    return name.split(".llvm.")[0]
+
+
+def with_aliases(order, syms):
+    """The order's names, each followed by the other names at its address.
+
+    LLVM merges identical functions (rustc's MergeFunctions) and keeps one
+    body under several names; the body's section is named after one of them,
+    not necessarily the one the profile saw, and crates/cli/build.rs places
+    sections by name. Listing every alias lets one of them match; the rest
+    match nothing and are ignored."""
+    at = collections.defaultdict(list)
+    for a, _, n in syms:
+        at[a].append(n)
+    addr = {n: a for a, _, n in syms}
+    names, seen = [], set()
+    for n in order:
+        for m in [n] + sorted(x for x in at[addr[n]] if x != n):
+            if portable(m) not in seen:
+                seen.add(portable(m))
+                names.append(portable(m))
+    return names
+
+
+def check(binary, order_file):
+    """How many of the order's names BINARY has, and how many of them the
+    linker placed in `.text.hot`; exit 1 unless all are (a stale order costs
+    speed, never results: regenerate)."""
+    names = [n.strip() for n in open(order_file) if n.strip()]
+    out = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True)
+    lo = hi = 0
+    for line in out.stdout.splitlines():
+        p = line.replace("[ ", "[").split()
+        if len(p) > 5 and p[1] == ".text.hot":
+            lo = int(p[3], 16)
+            hi = lo + int(p[5], 16)
+    where = {portable(n): a for a, _, n in text_symbols(binary)}
+    found = [n for n in names if n in where]
+    placed = [n for n in found if lo <= where[n] < hi]
+    print(f"hot-symbols: {len(found)} of {len(names)} names of {order_file} are in {binary}, "
+          f"{len(placed)} placed in .text.hot")
+    sys.exit(0 if len(placed) == len(names) else 1)
 
 
 def hot_functions(counts, syms, packets):
@@ -147,6 +200,8 @@ def main():
         i = args.index("--iters")
         iters = int(args[i + 1])
         del args[i:i + 2]
+    if args[:1] == ["--check"] and len(args) == 3:
+        check(args[1], args[2])
     if "--seed" in args:
         i = args.index("--seed")
         seed = int(args[i + 1])
@@ -190,7 +245,7 @@ def main():
             best, order = c0, o
     report("ordered", placed(order, funcs, base), funcs)
     with open(out, "w") as f:
-        f.write("".join(n + "\n" for n in order))
+        f.write("".join(n + "\n" for n in with_aliases(order, syms)))
     print(f"{out}: {len(order)} functions", file=sys.stderr)
 
 

@@ -1,6 +1,7 @@
 //! Link-time layout of the `mptlab` binary: LLD places the functions of the
-//! simulator's per-packet path first in `.text`, in the order listed in
-//! `hot-symbols.txt` (made by `scripts/hot-symbols.sh`), chosen so that their
+//! simulator's per-packet path in an output section `.text.hot` just before
+//! `.text`, in the order listed in `hot-symbols.txt` (made by
+//! `scripts/hot-symbols.sh`; see [`linker_script`]), chosen so that their
 //! hot cache lines spread evenly over the sets of a 32 KiB L1 instruction
 //! cache (docs/performance.md, "Engine pass 4"). Only the layout changes, not
 //! the code, so results are the same with and without it.
@@ -10,7 +11,7 @@
 //! chosen in RUSTFLAGS or `CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER`.
 //! `MPTLAB_SYMBOL_ORDER=0` turns it off (a linker set in a Cargo config
 //! file is not visible here). Names in the file that the binary lacks
-//! (another toolchain's symbol hashes) are ignored by LLD.
+//! (another toolchain's symbol hashes) match no section and are ignored.
 
 use std::env;
 use std::path::Path;
@@ -36,11 +37,33 @@ fn main() {
     if !file.exists() {
         return;
     }
-    println!(
-        "cargo:rustc-link-arg-bin=mptlab=-Wl,--symbol-ordering-file={}",
-        file.display()
-    );
-    println!("cargo:rustc-link-arg-bin=mptlab=-Wl,--no-warn-symbol-ordering");
+    let names = std::fs::read_to_string(&file).expect("hot-symbols.txt is readable");
+    let out = Path::new(&env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("hot-order.ld");
+    std::fs::write(&out, linker_script(&names)).expect("OUT_DIR is writable");
+    println!("cargo:rustc-link-arg-bin=mptlab=-Wl,-T,{}", out.display());
+}
+
+/// A linker script that places the sections of the listed functions, in
+/// order, in an output section `.text.hot` just before `.text`; `INSERT`
+/// keeps LLD's default layout for everything else.
+///
+/// Why sections and patterns rather than `--symbol-ordering-file`: ThinLTO
+/// renames a local function it exposes to another codegen unit to
+/// `NAME.llvm.N`, where N hashes the unit's bitcode, which holds the build
+/// directory (debug info), so the same source built in two directories has
+/// different names and an exact-name order misses them (docs/performance.md,
+/// "A build-path-independent order"). `-ffunction-sections` (rustc's
+/// default) gives each function the section `.text.NAME[.llvm.N]`, which a
+/// pattern matches whatever N is. A pattern that matches nothing is ignored,
+/// as an unknown name was.
+fn linker_script(names: &str) -> String {
+    let mut s = String::from("SECTIONS\n{\n  .text.hot :\n  {\n");
+    for name in names.lines().map(str::trim).filter(|n| !n.is_empty()) {
+        let base = name.split(".llvm.").next().unwrap_or(name);
+        s.push_str(&format!("    *(.text.{base} .text.{base}.llvm.*)\n"));
+    }
+    s.push_str("  }\n}\nINSERT BEFORE .text;\n");
+    s
 }
 
 /// Rust 1.90 made rust-lld the default linker of x86_64-unknown-linux-gnu.
