@@ -861,15 +861,7 @@ impl MptcpConnection {
             self.fully_established = true;
         }
         if let Some(c) = &opts.control {
-            if let Some(a) = c.add_addr {
-                if !a.echo && !self.peer_ids.iter().any(|&(x, _)| x == a.addr) {
-                    self.peer_ids.push((a.addr, a.addr_id));
-                }
-                self.on_add_addr(now, a);
-            }
-            if let Some(b) = c.prio_backup {
-                self.sfs[i].backup = b;
-            }
+            self.on_control(now, i, c);
         }
         if became_full {
             // the PM worker runs the ADD_ADDR it got before the establishment
@@ -1024,13 +1016,7 @@ impl MptcpConnection {
         }
         if let Some(d) = opts.dss {
             if d.data_fin {
-                if let Some(dsn) = d.dsn().map(|x| x + d.map_len as u64) {
-                    if self.recv.on_data_fin(dsn).fin {
-                        self.peer_closed();
-                    }
-                    // acknowledge the DATA_FIN at once
-                    self.sfs[i].rcv.force_ack();
-                }
+                self.on_data_fin_option(i, d);
             }
         }
         if let Some(id) = opts.remove_addr() {
@@ -1047,6 +1033,37 @@ impl MptcpConnection {
             // `mptcp_become_fully_estab` -> the PM's `fully_established`
             // hook queues `create_subflow_worker`, which opens the subflows
             self.pm_create(now);
+        }
+    }
+
+    /// A segment's ADD_ADDR and MP_PRIO (the control options other than the
+    /// handshake's). Out of line, as the DATA_FIN below: `on_segment` runs for
+    /// every segment and its machine code missed the instruction cache on
+    /// each ACK cycle; these steps run a handful of times per connection.
+    #[cold]
+    #[inline(never)]
+    fn on_control(&mut self, now: Nanos, i: usize, c: &MptcpControl) {
+        if let Some(a) = c.add_addr {
+            if !a.echo && !self.peer_ids.iter().any(|&(x, _)| x == a.addr) {
+                self.peer_ids.push((a.addr, a.addr_id));
+            }
+            self.on_add_addr(now, a);
+        }
+        if let Some(b) = c.prio_backup {
+            self.sfs[i].backup = b;
+        }
+    }
+
+    /// A DSS option with the DATA_FIN flag arrived on subflow `i`.
+    #[cold]
+    #[inline(never)]
+    fn on_data_fin_option(&mut self, i: usize, d: Dss) {
+        if let Some(dsn) = d.dsn().map(|x| x + d.map_len as u64) {
+            if self.recv.on_data_fin(dsn).fin {
+                self.peer_closed();
+            }
+            // acknowledge the DATA_FIN at once
+            self.sfs[i].rcv.force_ack();
         }
     }
 
