@@ -861,15 +861,7 @@ impl MptcpConnection {
             self.fully_established = true;
         }
         if let Some(c) = &opts.control {
-            if let Some(a) = c.add_addr {
-                if !a.echo && !self.peer_ids.iter().any(|&(x, _)| x == a.addr) {
-                    self.peer_ids.push((a.addr, a.addr_id));
-                }
-                self.on_add_addr(now, a);
-            }
-            if let Some(b) = c.prio_backup {
-                self.sfs[i].backup = b;
-            }
+            self.on_control(now, i, c);
         }
         if became_full {
             // the PM worker runs the ADD_ADDR it got before the establishment
@@ -1024,13 +1016,7 @@ impl MptcpConnection {
         }
         if let Some(d) = opts.dss {
             if d.data_fin {
-                if let Some(dsn) = d.dsn().map(|x| x + d.map_len as u64) {
-                    if self.recv.on_data_fin(dsn).fin {
-                        self.peer_closed();
-                    }
-                    // acknowledge the DATA_FIN at once
-                    self.sfs[i].rcv.force_ack();
-                }
+                self.on_data_fin_option(i, d);
             }
         }
         if let Some(id) = opts.remove_addr() {
@@ -1047,6 +1033,37 @@ impl MptcpConnection {
             // `mptcp_become_fully_estab` -> the PM's `fully_established`
             // hook queues `create_subflow_worker`, which opens the subflows
             self.pm_create(now);
+        }
+    }
+
+    /// A segment's ADD_ADDR and MP_PRIO (the control options other than the
+    /// handshake's). Out of line, as the DATA_FIN below: `on_segment` runs for
+    /// every segment and its machine code missed the instruction cache on
+    /// each ACK cycle; these steps run a handful of times per connection.
+    #[cold]
+    #[inline(never)]
+    fn on_control(&mut self, now: Nanos, i: usize, c: &MptcpControl) {
+        if let Some(a) = c.add_addr {
+            if !a.echo && !self.peer_ids.iter().any(|&(x, _)| x == a.addr) {
+                self.peer_ids.push((a.addr, a.addr_id));
+            }
+            self.on_add_addr(now, a);
+        }
+        if let Some(b) = c.prio_backup {
+            self.sfs[i].backup = b;
+        }
+    }
+
+    /// A DSS option with the DATA_FIN flag arrived on subflow `i`.
+    #[cold]
+    #[inline(never)]
+    fn on_data_fin_option(&mut self, i: usize, d: Dss) {
+        if let Some(dsn) = d.dsn().map(|x| x + d.map_len as u64) {
+            if self.recv.on_data_fin(dsn).fin {
+                self.peer_closed();
+            }
+            // acknowledge the DATA_FIN at once
+            self.sfs[i].rcv.force_ack();
         }
     }
 
@@ -1142,7 +1159,10 @@ impl MptcpConnection {
         self.out.pop_front()
     }
 
-    #[inline]
+    /// Runs after every packet in and every refill. Always inlined: with the
+    /// scheduler's rare steps moved out of line LLVM stopped inlining it, and
+    /// the call cost 7.9 M instructions in the htsim run.
+    #[inline(always)]
     fn after_activity(&mut self) {
         if self.write_blocked {
             let free = self.send.space();
@@ -1155,15 +1175,21 @@ impl MptcpConnection {
                 self.events.push_back(AppEvent::Writable);
             }
         }
-        let done = match self.mode {
-            Mode::Mptcp => self.send.fin_acked && self.recv.fin_received,
-            Mode::Fallback => self.sfs[0].snd.fin_acked() && self.recv.fin_received,
-            Mode::Handshake => false,
-        };
-        if !self.close_reported && self.app_closed && done {
+        // (both FINs are looked at only once the application has closed)
+        if !self.close_reported && self.app_closed && self.fins_done() {
             self.close_reported = true;
             self.fin_timer = None;
             self.events.push_back(AppEvent::Closed);
+        }
+    }
+
+    /// Both directions' FINs acknowledged and received, at the level the
+    /// connection's mode uses.
+    fn fins_done(&self) -> bool {
+        match self.mode {
+            Mode::Mptcp => self.send.fin_acked && self.recv.fin_received,
+            Mode::Fallback => self.sfs[0].snd.fin_acked() && self.recv.fin_received,
+            Mode::Handshake => false,
         }
     }
 
@@ -1324,16 +1350,7 @@ impl MptcpConnection {
 
     fn schedule_pass(&mut self, now: Nanos) {
         if self.mode == Mode::Fallback {
-            while let Some((dsn, len)) = self.send.peek_new(self.sfs[0].snd.mss) {
-                if !self.send_on(now, 0, dsn, len) {
-                    break;
-                }
-            }
-            if self.app_closed && !self.fallback_fin_pushed && self.send.unsent() == 0 {
-                self.fallback_fin_pushed = true;
-                self.sfs[0].snd.push_fin();
-                self.drain_subflow(now, 0);
-            }
+            self.schedule_fallback(now);
             return;
         }
         if !self.copies
@@ -1354,6 +1371,43 @@ impl MptcpConnection {
             .map(|s| s.snd.mss)
             .min();
         let Some(mss) = mss else { return };
+        if self.bufs.is_some() || self.msk_rtx.is_some() {
+            self.upstream_pass_start(now);
+        }
+        let mut views = std::mem::take(&mut self.view_buf);
+        self.in_push = self.bufs.is_some();
+        self.schedule_loop(now, mss, &mut views);
+        if self.in_push {
+            self.in_push = false;
+            self.sync_all_skbs();
+        }
+        self.view_buf = views;
+    }
+
+    /// `schedule_pass` of a connection in fallback (RFC 8684 3.7): the data
+    /// goes to the one subflow in order. Out of line, as the other rare
+    /// steps of the pass below: the pass runs on every ACK, and its machine
+    /// code missed the instruction cache more than any other function's.
+    #[cold]
+    #[inline(never)]
+    fn schedule_fallback(&mut self, now: Nanos) {
+        while let Some((dsn, len)) = self.send.peek_new(self.sfs[0].snd.mss) {
+            if !self.send_on(now, 0, dsn, len) {
+                break;
+            }
+        }
+        if self.app_closed && !self.fallback_fin_pushed && self.send.unsent() == 0 {
+            self.fallback_fin_pushed = true;
+            self.sfs[0].snd.push_fin();
+            self.drain_subflow(now, 0);
+        }
+    }
+
+    /// The start of a pass with send buffers (`bufs`) or the connection-level
+    /// retransmission timer (`msk_rtx`), both of the upstream model only.
+    #[cold]
+    #[inline(never)]
+    fn upstream_pass_start(&mut self, now: Nanos) {
         if let Some(b) = &mut self.bufs {
             let mem = self.sfs.iter().map(|s| sndbuf::SubflowMem {
                 established: s.established(),
@@ -1373,14 +1427,52 @@ impl MptcpConnection {
                 r.set_timeout(now, &sfs);
             }
         }
-        let mut views = std::mem::take(&mut self.view_buf);
-        self.in_push = self.bufs.is_some();
-        self.schedule_loop(now, mss, &mut views);
+    }
+
+    /// `drain_subflow` where it is rarely needed (a held fragment piece, see
+    /// `FragPiece`): a call instead of another inlined copy of its body.
+    #[cold]
+    #[inline(never)]
+    fn drain_subflow_cold(&mut self, now: Nanos, i: usize) {
+        self.drain_subflow(now, i);
+    }
+
+    /// The redundant scheduler's copy of unacknowledged data, if it offers
+    /// one (`Scheduler::copy_candidate`).
+    #[cold]
+    #[inline(never)]
+    fn copy_offer(&mut self, views: &[SubflowView]) -> Option<(u64, u32)> {
+        let mut unacked = self
+            .send
+            .inflight
+            .iter()
+            .map(|(d, s)| (d, s.len, s.sent_on));
+        self.sched.copy_candidate(views, &mut unacked)
+    }
+
+    /// A new application write's push begins (`super::push`); true when the
+    /// previous push was ended here and every view is out of date.
+    #[cold]
+    #[inline(never)]
+    fn begin_push(&mut self) -> bool {
+        self.sched.new_push();
         if self.in_push {
-            self.in_push = false;
+            // the previous write's push ended with its
+            // `mptcp_push_release` -> `tcp_push`
             self.sync_all_skbs();
+            return true;
         }
-        self.view_buf = views;
+        false
+    }
+
+    /// Nothing to offer and the writer blocked: the scheduler's
+    /// `on_send_blocked` (its penalisations, a head retransmission).
+    #[cold]
+    #[inline(never)]
+    fn send_blocked(&mut self, now: Nanos, views: &[SubflowView]) {
+        let conn = self.conn_view(true);
+        let out = self.sched.on_send_blocked(now, views, &conn);
+        self.apply(now, &out);
     }
 
     /// The body of `schedule` for an MPTCP connection; `views` is scratch
@@ -1413,7 +1505,7 @@ impl MptcpConnection {
             if let Some(h) = held {
                 if reinject.is_some() || resend.is_some() || new.map(|n| n.0) != Some(h.next) {
                     held = None;
-                    self.drain_subflow(now, h.id);
+                    self.drain_subflow_cold(now, h.id);
                     stale |= 1u64 << h.id;
                 }
             }
@@ -1448,12 +1540,7 @@ impl MptcpConnection {
             let mut cut = None;
             let mut whole = None;
             let copy = if self.copies {
-                let mut unacked = self
-                    .send
-                    .inflight
-                    .iter()
-                    .map(|(d, s)| (d, s.len, s.sent_on));
-                self.sched.copy_candidate(views, &mut unacked)
+                self.copy_offer(views)
             } else {
                 None
             };
@@ -1468,14 +1555,8 @@ impl MptcpConnection {
             } else if let Some((d, l)) = new {
                 // One push per application write (`super::push`).
                 let step = self.pushes.step(d);
-                if step.new_push {
-                    self.sched.new_push();
-                    if self.in_push {
-                        // the previous write's push ended with its
-                        // `mptcp_push_release` -> `tcp_push`
-                        self.sync_all_skbs();
-                        stale = u64::MAX;
-                    }
+                if step.new_push && self.begin_push() {
+                    stale = u64::MAX;
                 }
                 let l = (l as u64).min(step.end.saturating_sub(d)) as u32;
                 let (w, w_cut) = self.frag_cut(d, l);
@@ -1497,9 +1578,7 @@ impl MptcpConnection {
                 }
             } else {
                 if self.write_blocked {
-                    let conn = self.conn_view(true);
-                    let out = self.sched.on_send_blocked(now, views, &conn);
-                    self.apply(now, &out);
+                    self.send_blocked(now, views);
                 }
                 break;
             };
@@ -1532,7 +1611,7 @@ impl MptcpConnection {
                     // ends its subflow's data (`mptcp_push_release` ->
                     // `tcp_push` before the next subflow is pushed), and
                     // the new pick takes a whole segment from here.
-                    self.drain_subflow(now, h.id);
+                    self.drain_subflow_cold(now, h.id);
                     stale |= 1u64 << h.id;
                     if let Some((w, w_cut)) = whole {
                         self.sched.resize_last(len, w);
@@ -1581,7 +1660,7 @@ impl MptcpConnection {
             }
         }
         if let Some(h) = held {
-            self.drain_subflow(now, h.id);
+            self.drain_subflow_cold(now, h.id);
         }
     }
 
