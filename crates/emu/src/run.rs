@@ -323,7 +323,10 @@ pub fn plan(
             size: size_bytes,
             start,
         },
-        traffic::Traffic::Bulk => Traffic::Bulk { start },
+        traffic::Traffic::Bulk => Traffic::Bulk {
+            start,
+            end: secs(s.meta.duration_s),
+        },
         traffic::Traffic::Web { page, browser } => Traffic::Web {
             page,
             cfg: browser,
