@@ -163,7 +163,10 @@ impl TcpEndpoint {
         }
     }
 
-    #[inline]
+    // Always inlined into its two per-segment callers (`build_tx`,
+    // `build_ack`): as a call its prologue and epilogue cost about as much
+    // as its body.
+    #[inline(always)]
     fn finish(&mut self, p: &mut Packet) {
         let s = seg_mut(p);
         let header = if s.has(flags::SYN) {
@@ -704,7 +707,7 @@ impl Endpoint for TcpEndpoint {
 /// counts them (`tcp_established_options`), without laying the whole
 /// segment out (`optlen::layout_with` handles SYNs and the capture writer's
 /// needs): this runs for every segment a TCP endpoint sends.
-#[inline]
+#[inline(always)]
 fn established_header_len(s: &TcpSegment, ip: crate::packet::IpVersion) -> u32 {
     debug_assert!(!s.has(flags::SYN));
     let opt = crate::optlen::Established::of(s, s.ts().is_some());
