@@ -163,10 +163,18 @@ impl TcpEndpoint {
         }
     }
 
-    #[inline]
+    // Always inlined into its two per-segment callers (`build_tx`,
+    // `build_ack`): as a call its prologue and epilogue cost about as much
+    // as its body.
+    #[inline(always)]
     fn finish(&mut self, p: &mut Packet) {
         let s = seg_mut(p);
-        p.size = s.header_len(self.cfg.ip) + s.len;
+        let header = if s.has(flags::SYN) {
+            s.header_len(self.cfg.ip)
+        } else {
+            established_header_len(s, self.cfg.ip)
+        };
+        p.size = header + s.len;
         self.snd.counters.packets_sent += 1;
     }
 
@@ -219,7 +227,7 @@ impl TcpEndpoint {
         let room = self
             .cfg
             .mtu
-            .saturating_sub(s.header_len(self.cfg.ip) + tx.len);
+            .saturating_sub(established_header_len(s, self.cfg.ip) + tx.len);
         let mut n = self.rcv.pending_sack_blocks();
         while n > 0 && self.rcv.sack_option_bytes(n) > room {
             n -= 1;
@@ -692,6 +700,21 @@ impl Endpoint for TcpEndpoint {
             inflight_bytes: self.snd.in_flight() as u64 * mss,
         }]
     }
+}
+
+/// `s.header_len(ip)` of an established (not SYN) segment, from its
+/// timestamps, MPTCP options and SACK blocks as `optlen::Established`
+/// counts them (`tcp_established_options`), without laying the whole
+/// segment out (`optlen::layout_with` handles SYNs and the capture writer's
+/// needs): this runs for every segment a TCP endpoint sends.
+#[inline(always)]
+fn established_header_len(s: &TcpSegment, ip: crate::packet::IpVersion) -> u32 {
+    debug_assert!(!s.has(flags::SYN));
+    let opt = crate::optlen::Established::of(s, s.ts().is_some());
+    let len =
+        ip.header_len() + crate::packet::TCP_HEADER + opt.len(s.sack_len().min(opt.sack_room()));
+    debug_assert_eq!(len, s.header_len(ip), "option bytes of {s:?}");
+    len
 }
 
 #[inline]
