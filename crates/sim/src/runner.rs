@@ -361,8 +361,10 @@ impl FlowFactory {
         udp: bool,
     ) -> Result<FlowId, String> {
         let stride = self.port_stride;
+        // the flow's first port is `last - (stride - 1)`, written so that
+        // no step overflows when `last` is 65535 (`last + 1` would)
         let Ok(cp) =
-            u16::try_from(self.next_port + stride - 1).map(|last| last + 1 - stride as u16)
+            u16::try_from(self.next_port + stride - 1).map(|last| last - (stride as u16 - 1))
         else {
             return Err(format!(
                 "flow {label}: client {ca} has no free port left ({} connections use ports {}..=65535)",
