@@ -32,6 +32,7 @@
 
 use crate::driver::{Driver, Emulate};
 use crate::validate::criteria::{compare, criterion, median_ci, Criterion, MedianCi, Verdict};
+use crate::validate::shift;
 use mptlab_results::WriteOptions;
 use mptlab_scenario::{Scenario, Sweep, SweepPoint, TrafficModel};
 use mptlab_sweep::{finish, meta, Store, StoreError};
@@ -576,6 +577,11 @@ pub fn compare_cell(metrics: &[&str], sim: &Value, kernel: &Value) -> (Vec<Value
                 e
             })
             .collect();
+        // the noise-aware decision: every simulated run against every
+        // kernel run (distributions, not pairs), validate::shift
+        let crit = criterion_of(m);
+        let shift = shift::shift_of(crit, &values(&sv), &values(&kv));
+        let decision = shift::decide(crit, v, shift.as_ref());
         let mut row = json!({
             "metric": m,
             "sim": ci_json(&s),
@@ -587,7 +593,14 @@ pub fn compare_cell(metrics: &[&str], sim: &Value, kernel: &Value) -> (Vec<Value
             "verdict": v.as_str(),
             "criterion": criterion_text(criterion_of(m)),
             "runs": runs,
+            "shift": shift::shift_json(crit, shift.as_ref()),
         });
+        if let Some(d) = &decision {
+            row["decision"] = d.as_str().into();
+            if let shift::Decision::Undecided { .. } = d {
+                row["undecided"] = shift::undecided_json(d, shift.as_ref());
+            }
+        }
         if !(sim_unf.is_empty() && ker_unf.is_empty() && unpaired.is_empty()) {
             let mut u = json!({"kernel_runs": kv.len(), "sim": sim_unf, "kernel": ker_unf});
             if !unpaired.is_empty() {
@@ -988,6 +1001,34 @@ mod tests {
         assert!((runs[0]["diff"].as_f64().unwrap() - 0.03).abs() < 1e-9);
         assert!(runs[1]["ratio"].is_null());
         assert!((rows[0]["sim"]["median"].as_f64().unwrap() - 0.25).abs() < 1e-12);
+    }
+
+    /// A noisy cell on three kernel runs is undecided, with the kernel runs
+    /// that would decide it; the same point on ten clearly shifted runs
+    /// disagrees. The simulator's thirty runs all count (not only the
+    /// paired ones), and the point verdict is unchanged beside it.
+    #[test]
+    fn a_failing_cell_is_undecided_or_disagrees_by_its_interval() {
+        let m = ["completion_time_ms"];
+        let point = |v: &[f64]| {
+            json!({"per_run": v.iter().enumerate().map(|(i, x)| json!({
+                "run": i, "metrics": {"completion_time_ms": x}})).collect::<Vec<_>>()})
+        };
+        let sim: Vec<f64> = (0..30).map(|i| 100.0 + f64::from((i * 7) % 30) * 10.0).collect();
+        let (rows, v) = compare_cell(&m, &point(&sim), &point(&[300.0, 380.0, 390.0]));
+        assert_eq!((v, &rows[0]["verdict"]), ("disagree", &json!("FAIL")));
+        assert_eq!(rows[0]["decision"], "undecided", "{}", rows[0]);
+        assert_eq!(rows[0]["shift"]["sim_runs"], 30);
+        let (d, u) = shift::cell_decision(&rows, v);
+        assert_eq!(d, "undecided");
+        assert!(u["more_kernel_runs"].as_u64().is_some_and(|r| r > 0), "{u}");
+        let far: Vec<f64> = sim.iter().take(10).map(|x| x * 3.0).collect();
+        let (rows, v) = compare_cell(&m, &point(&sim), &point(&far));
+        assert_eq!(rows[0]["decision"], "disagree", "{}", rows[0]);
+        assert_eq!(shift::cell_decision(&rows, v).0, "disagree");
+        // a passing cell agrees, no undecided entry
+        let (rows, v) = compare_cell(&m, &point(&sim), &point(&sim));
+        assert_eq!(shift::cell_decision(&rows, v), ("agree".into(), Value::Null));
     }
 
     #[test]
