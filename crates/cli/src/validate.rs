@@ -302,7 +302,9 @@ fn fmt_decision(c: &Cell) -> String {
         }
     });
     let more = match (d, more_runs(c)) {
-        (shift::Decision::Undecided { .. }, Some(Some(r))) => format!(" (about {r} more kernel runs)"),
+        (shift::Decision::Undecided { .. }, Some(Some(r))) => {
+            format!(" (about {r} more kernel runs)")
+        }
         (shift::Decision::Undecided { .. }, _) => " (not by kernel runs alone)".into(),
         _ => String::new(),
     };
@@ -359,12 +361,24 @@ more_kernel_runs\n",
             c.kernel_unfinished.0,
             c.kernel_unfinished.1,
             opt(c.sim_paired),
-            opt(c.shift.as_ref().map(|s| shift::reported(criterion(c.metric), s.estimate))),
-            opt(c.shift.as_ref().map(|s| shift::reported(criterion(c.metric), s.lo))),
-            opt(c.shift.as_ref().map(|s| shift::reported(criterion(c.metric), s.hi))),
+            opt(c
+                .shift
+                .as_ref()
+                .map(|s| shift::reported(criterion(c.metric), s.estimate))),
+            opt(c
+                .shift
+                .as_ref()
+                .map(|s| shift::reported(criterion(c.metric), s.lo))),
+            opt(c
+                .shift
+                .as_ref()
+                .map(|s| shift::reported(criterion(c.metric), s.hi))),
             opt(c.shift.as_ref().map(|s| s.coverage)),
             c.decision.as_ref().map_or("", |d| d.as_str()),
-            more_runs(c).flatten().map(|r| r.to_string()).unwrap_or_default(),
+            more_runs(c)
+                .flatten()
+                .map(|r| r.to_string())
+                .unwrap_or_default(),
         ));
     }
     s

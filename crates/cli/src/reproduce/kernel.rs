@@ -860,10 +860,12 @@ pub fn like_todo<'a>(
             let ker = read_json(&c.dir(out).join("summary.json"))
                 .and_then(|s| point_of(&s, &c.point.id))?;
             let runs = super::like::runs_of(&ker);
+            // every simulated run of the sweep, not only the kernel's run
+            // indices: the decision compares distributions (validate::shift)
             (runs > 0).then(|| super::like::Todo {
                 cell: c,
                 subs: super::like::to_json(&c.subs),
-                runs,
+                runs: runs.max(c.sim_runs),
             })
         })
         .collect()
@@ -894,6 +896,12 @@ pub(super) fn header(runs: u32, wall_s: f64) -> Value {
                     indices, so the same seeds) against the kernel's; the simulator's median over all its \
                     runs is shown beside it (sim_all), not judged",
         "interval": "order-statistic interval of the median (95 % from 6 runs; [min, max] with its coverage below)",
+        "decision": "a failing cell (its medians outside the criterion) `disagree`s only when the 95 % interval \
+                     of the kernel-vs-simulator shift lies wholly outside the criterion's band, else it is \
+                     `undecided`, with the kernel runs that would decide it (`undecided`); one kernel run is \
+                     always undecided. The shift is the Hodges-Lehmann estimate over every simulated against \
+                     every kernel run (times and goodput on ln values, a ratio; shares on the difference) with \
+                     its Moses interval (Hollander, Wolfe & Chicken, sections 4.2-4.3); `verdict` is unchanged",
         "like_for_like": "a cell the kernel ran with a substitution (`substituted`: a setting it cannot run as \
                           the scenario gives it) is judged against the simulator with the kernel's settings, \
                           the same runs (DIR/like); the simulator with the seed's settings is `seed_mechanism`, \
@@ -1014,7 +1022,9 @@ mod tests {
             json!({"per_run": v.iter().enumerate().map(|(i, x)| json!({
                 "run": i, "metrics": {"completion_time_ms": x}})).collect::<Vec<_>>()})
         };
-        let sim: Vec<f64> = (0..30).map(|i| 100.0 + f64::from((i * 7) % 30) * 10.0).collect();
+        let sim: Vec<f64> = (0..30)
+            .map(|i| 100.0 + f64::from((i * 7) % 30) * 10.0)
+            .collect();
         let (rows, v) = compare_cell(&m, &point(&sim), &point(&[300.0, 380.0, 390.0]));
         assert_eq!((v, &rows[0]["verdict"]), ("disagree", &json!("FAIL")));
         assert_eq!(rows[0]["decision"], "undecided", "{}", rows[0]);
@@ -1028,7 +1038,10 @@ mod tests {
         assert_eq!(shift::cell_decision(&rows, v).0, "disagree");
         // a passing cell agrees, no undecided entry
         let (rows, v) = compare_cell(&m, &point(&sim), &point(&sim));
-        assert_eq!(shift::cell_decision(&rows, v), ("agree".into(), Value::Null));
+        assert_eq!(
+            shift::cell_decision(&rows, v),
+            ("agree".into(), Value::Null)
+        );
     }
 
     #[test]

@@ -159,7 +159,10 @@ pub enum Decision {
     /// runs in all that would make the interval clear the band if the
     /// estimate stayed where it is (`None`: not with this many simulated
     /// runs, or the estimate sits on the band's edge).
-    Undecided { why: String, kernel_runs: Option<u64> },
+    Undecided {
+        why: String,
+        kernel_runs: Option<u64>,
+    },
 }
 
 impl Decision {
@@ -213,6 +216,21 @@ pub fn runs_to_decide(s: &Shift, (a, b): (f64, f64)) -> Option<u64> {
     (runs <= MAX_RUNS as f64).then_some(runs as u64)
 }
 
+/// The fewest kernel runs, more than `n`, whose interval against `m`
+/// simulated runs can reach [`LEVEL`]: the widest interval `[d(1), d(mn)]`
+/// misses with `2 P(U = 0) = 2 / C(m + n, n)`. `None` within [`MAX_RUNS`]
+/// (one simulated run never gets there: `2 / (n + 1)` needs 39 runs).
+fn runs_for_level(m: usize, n: usize) -> Option<u64> {
+    let mut p0 = 1.0f64; // P(U = 0) = 1 / C(m + j, j), built over j
+    for j in 1..=MAX_RUNS as usize {
+        p0 *= j as f64 / (m + j) as f64;
+        if j > n && 1.0 - 2.0 * p0 >= LEVEL - 1e-12 {
+            return Some(j as u64);
+        }
+    }
+    None
+}
+
 /// The decision of a judged metric from its point verdict and its shift
 /// (`None` for a metric shown only or without values).
 pub fn decide(c: Criterion, verdict: Verdict, shift: Option<&Shift>) -> Option<Decision> {
@@ -229,6 +247,13 @@ pub fn decide(c: Criterion, verdict: Verdict, shift: Option<&Shift>) -> Option<D
         });
     };
     let kernel_runs = runs_to_decide(s, (a, b));
+    // with one run, or an interval short of 95 %, at least the runs that
+    // give a 95 % interval at all
+    let short = s.n == 1 || s.coverage < LEVEL;
+    let kernel_runs = match (short, kernel_runs) {
+        (true, Some(r)) => runs_for_level(s.m, s.n).map(|l| l.max(r)),
+        (_, r) => r,
+    };
     if s.coverage < LEVEL {
         let why = if s.n == 1 {
             format!(
@@ -355,7 +380,10 @@ pub fn cell_decision(rows: &[Value], fallback: &str) -> (String, Value) {
 /// `more_kernel_runs` (`None`: not decidable by kernel runs alone). The
 /// "about" is the median.
 pub fn clause(disagree: usize, more: &[Option<u64>]) -> String {
-    let mut s = format!("; {disagree} disagree beyond their 95 % interval; {} undecided", more.len());
+    let mut s = format!(
+        "; {disagree} disagree beyond their 95 % interval; {} undecided",
+        more.len()
+    );
     if more.is_empty() {
         return s;
     }
@@ -387,7 +415,13 @@ mod tests {
     /// them as rank sums W = U + n(n+1)/2): `P(U <= c) <= 2.5 % < P(U <= c+1)`.
     #[test]
     fn u_distribution_matches_the_printed_critical_values() {
-        for (m, n, c) in [(5, 5, 2), (8, 8, 13), (10, 10, 23), (20, 20, 127), (10, 5, 8)] {
+        for (m, n, c) in [
+            (5, 5, 2),
+            (8, 8, 13),
+            (10, 10, 23),
+            (20, 20, 127),
+            (10, 5, 8),
+        ] {
             let cdf = u_cdf(m, n);
             assert!(
                 cdf[c] <= 0.025 && cdf[c + 1] > 0.025,
@@ -478,8 +512,35 @@ mod tests {
     }
 
     #[test]
+    fn a_short_interval_asks_for_the_runs_that_reach_95_percent() {
+        // 30 simulated runs: two kernel runs reach it (2 / C(32, 2) = 0.4 %)
+        assert_eq!(runs_for_level(30, 1), Some(2));
+        // 3 and 3 covers 90 %; 3 and 4: 1 - 2/35 = 94.3 %; 3 and 5: 1 - 2/56 = 96.4 %
+        assert_eq!(runs_for_level(3, 3), Some(5));
+        // one simulated run: 1 - 2 / (n + 1) >= 95 % from n = 39
+        assert_eq!(runs_for_level(1, 1), Some(39));
+        // one kernel run far beyond the band still asks for a second
+        let c = Criterion::Relative(0.10);
+        let s = shift_of(c, &sim30(), &[30.0]).unwrap();
+        let d = decide(c, Verdict::Fail, Some(&s)).unwrap();
+        assert!(
+            matches!(
+                d,
+                Decision::Undecided {
+                    kernel_runs: Some(2),
+                    ..
+                }
+            ),
+            "{d:?}"
+        );
+    }
+
+    #[test]
     fn the_clause_counts_and_estimates() {
-        assert_eq!(clause(0, &[]), "; 0 disagree beyond their 95 % interval; 0 undecided");
+        assert_eq!(
+            clause(0, &[]),
+            "; 0 disagree beyond their 95 % interval; 0 undecided"
+        );
         assert_eq!(
             clause(2, &[Some(7), Some(3), None, Some(20)]),
             "; 2 disagree beyond their 95 % interval; 4 undecided \
@@ -496,7 +557,14 @@ mod tests {
         // estimate 0.2 above a band [-0.1, 0.1], half-width 0.2 toward it,
         // m = n = 10: the half-width must halve, 1/10 + 1/n' = (1/4)(1/5)
         // has no solution (1/m alone is 0.1 > 0.05): not with 10 simulated runs
-        let s = Shift { estimate: 0.2, lo: 0.0, hi: 0.4, coverage: 0.95, m: 10, n: 10 };
+        let s = Shift {
+            estimate: 0.2,
+            lo: 0.0,
+            hi: 0.4,
+            coverage: 0.95,
+            m: 10,
+            n: 10,
+        };
         assert_eq!(runs_to_decide(&s, (-0.1, 0.1)), None);
         // with 1000 simulated runs: 1/n' = (1/4)(0.101) - 0.001, n' = 42
         let s = Shift { m: 1000, ..s };
