@@ -305,7 +305,10 @@ fn fmt_decision(c: &Cell) -> String {
         (shift::Decision::Undecided { .. }, Some(Some(r))) => {
             format!(" (about {r} more kernel runs)")
         }
-        (shift::Decision::Undecided { .. }, _) => " (not by kernel runs alone)".into(),
+        (shift::Decision::Undecided { many_sim, .. }, _) => match many_sim {
+            Some(r) => format!(" (not by kernel runs alone; {r} with far more simulated runs)"),
+            None => " (not by kernel runs alone)".into(),
+        },
         _ => String::new(),
     };
     format!("{sh}{}{more}", d.as_str())
@@ -330,7 +333,7 @@ fn csv(cells: &[Cell]) -> String {
 kernel_median,kernel_ci_lo,kernel_ci_hi,kernel_ci_coverage,kernel_runs,\
 ratio,diff,criterion,verdict,sim_unfinished,sim_items,kernel_unfinished,kernel_items,\
 sim_median_kernel_runs,shift_estimate,shift_lo,shift_hi,shift_coverage,decision,\
-more_kernel_runs\n",
+more_kernel_runs,kernel_runs_many_sim\n",
     );
     for c in cells {
         let crit = match criterion(c.metric) {
@@ -339,7 +342,7 @@ more_kernel_runs\n",
             Criterion::Info => "not counted".into(),
         };
         s.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             c.scenario,
             c.metric,
             c.sim.median,
@@ -379,6 +382,12 @@ more_kernel_runs\n",
                 .flatten()
                 .map(|r| r.to_string())
                 .unwrap_or_default(),
+            match &c.decision {
+                Some(shift::Decision::Undecided {
+                    many_sim: Some(r), ..
+                }) => r.to_string(),
+                _ => String::new(),
+            },
         ));
     }
     s

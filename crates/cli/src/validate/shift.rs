@@ -158,10 +158,13 @@ pub enum Decision {
     /// The point is outside, the runs cannot tell: `why`, and the kernel
     /// runs in all that would make the interval clear the band if the
     /// estimate stayed where it is (`None`: not with this many simulated
-    /// runs, or the estimate sits on the band's edge).
+    /// runs, or the estimate sits on the band's edge); `many_sim`: the
+    /// same with the simulator's side made exact (far more simulated runs,
+    /// which are cheap): the kernel's share of the interval alone.
     Undecided {
         why: String,
         kernel_runs: Option<u64>,
+        many_sim: Option<u64>,
     },
 }
 
@@ -187,7 +190,8 @@ const MAX_RUNS: u64 = 1000;
 /// the estimate and the simulated runs `m` held fixed. An estimate inside
 /// the band decides once the interval fits inside it (an agreement the
 /// point had missed); one outside once the interval clears the edge.
-pub fn runs_to_decide(s: &Shift, (a, b): (f64, f64)) -> Option<u64> {
+/// `many_sim`: with `1/m` taken as 0 (the simulated side exact).
+pub fn runs_to_decide(s: &Shift, (a, b): (f64, f64), many_sim: bool) -> Option<u64> {
     let e = s.estimate;
     // (distance to the edge, half-width facing it) for each edge that matters
     let need: Vec<(f64, f64)> = if e > b {
@@ -207,8 +211,9 @@ pub fn runs_to_decide(s: &Shift, (a, b): (f64, f64)) -> Option<u64> {
     if !scale.is_finite() {
         return Some(s.n as u64);
     }
-    // sqrt((1/m + 1/n') / (1/m + 1/n)) <= scale
-    let inv = scale * scale * (1.0 / m + 1.0 / n) - 1.0 / m;
+    // sqrt((1/m' + 1/n') / (1/m + 1/n)) <= scale, m' = m or infinite
+    let after = if many_sim { 0.0 } else { 1.0 / m };
+    let inv = scale * scale * (1.0 / m + 1.0 / n) - after;
     if inv <= 0.0 {
         return None;
     }
@@ -244,16 +249,18 @@ pub fn decide(c: Criterion, verdict: Verdict, shift: Option<&Shift>) -> Option<D
         return Some(Decision::Undecided {
             why: "no interval (a side without values)".into(),
             kernel_runs: None,
+            many_sim: None,
         });
     };
-    let kernel_runs = runs_to_decide(s, (a, b));
     // with one run, or an interval short of 95 %, at least the runs that
     // give a 95 % interval at all
     let short = s.n == 1 || s.coverage < LEVEL;
-    let kernel_runs = match (short, kernel_runs) {
+    let at_least = |r: Option<u64>| match (short, r) {
         (true, Some(r)) => runs_for_level(s.m, s.n).map(|l| l.max(r)),
         (_, r) => r,
     };
+    let kernel_runs = at_least(runs_to_decide(s, (a, b), false));
+    let many_sim = at_least(runs_to_decide(s, (a, b), true));
     if s.coverage < LEVEL {
         let why = if s.n == 1 {
             format!(
@@ -269,12 +276,17 @@ pub fn decide(c: Criterion, verdict: Verdict, shift: Option<&Shift>) -> Option<D
                 s.coverage * 100.0
             )
         };
-        return Some(Decision::Undecided { why, kernel_runs });
+        return Some(Decision::Undecided {
+            why,
+            kernel_runs,
+            many_sim,
+        });
     }
     if s.n == 1 {
         return Some(Decision::Undecided {
             why: "one kernel run: its spread is unknown".into(),
             kernel_runs,
+            many_sim,
         });
     }
     if s.lo > b + 1e-12 || s.hi < a - 1e-12 {
@@ -283,6 +295,7 @@ pub fn decide(c: Criterion, verdict: Verdict, shift: Option<&Shift>) -> Option<D
         Some(Decision::Undecided {
             why: "the point is outside the band, the 95 % interval reaches it".into(),
             kernel_runs,
+            many_sim,
         })
     }
 }
@@ -321,12 +334,17 @@ pub fn shift_json(c: Criterion, s: Option<&Shift>) -> Value {
 /// these simulated runs) and how many more that is.
 pub fn undecided_json(d: &Decision, s: Option<&Shift>) -> Value {
     match d {
-        Decision::Undecided { why, kernel_runs } => {
+        Decision::Undecided {
+            why,
+            kernel_runs,
+            many_sim,
+        } => {
             let n = s.map_or(0, |s| s.n as u64);
             json!({
                 "why": why,
                 "kernel_runs": kernel_runs,
                 "more_kernel_runs": kernel_runs.map(|r| r.saturating_sub(n)),
+                "kernel_runs_many_sim": many_sim,
             })
         }
         _ => Value::Null,
@@ -565,9 +583,11 @@ mod tests {
             m: 10,
             n: 10,
         };
-        assert_eq!(runs_to_decide(&s, (-0.1, 0.1)), None);
+        assert_eq!(runs_to_decide(&s, (-0.1, 0.1), false), None);
+        // the simulated side exact: 1/n' = (1/4)(0.2), n' = 20
+        assert_eq!(runs_to_decide(&s, (-0.1, 0.1), true), Some(20));
         // with 1000 simulated runs: 1/n' = (1/4)(0.101) - 0.001, n' = 42
         let s = Shift { m: 1000, ..s };
-        assert_eq!(runs_to_decide(&s, (-0.1, 0.1)), Some(42));
+        assert_eq!(runs_to_decide(&s, (-0.1, 0.1), false), Some(42));
     }
 }
