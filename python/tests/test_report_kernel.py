@@ -175,3 +175,33 @@ def test_a_cell_run_with_a_substitution_is_shown_like_for_like_with_the_seeds_me
     assert "<td>10.0 % [5.0, 20.0] (n=3, 75 %), seed / like for like -35.0 points</td>" in t
     # the cell without a substitution: nothing in that column
     assert t.count("<td>-</td></tr>") >= 2
+
+
+def test_a_failing_cell_says_whether_its_runs_decide() -> None:
+    """Issue 15 (judge15): a failing cell disagrees beyond its 95 % interval
+    or is undecided with the kernel runs that would decide it; the line, the
+    table and verdicts.json say so; a kernel.json without decisions is shown
+    as before."""
+    k = _kernel()
+    assert "kernel-decided'>" in "\n".join(section("000", k))
+    assert "undecided" not in "\n".join(section("000", k))
+    shift = {"scale": "difference (Hodges-Lehmann)", "estimate": -0.28, "lo": -0.35, "hi": 0.01,
+             "coverage": 0.951, "sim_runs": 30, "kernel_runs": 3}
+    bad = k["cells"][1]
+    bad["metrics"][1] = dict(bad["metrics"][1], shift=shift, decision="undecided",
+                             undecided={"why": "the point is outside the band, the 95 % interval reaches it",
+                                        "kernel_runs": 9, "more_kernel_runs": 6})
+    bad.update(decision="undecided", undecided={"why": "fg_share_path2: the point is outside the band",
+                                                "kernel_runs": 9, "more_kernel_runs": 6})
+    k["cells"][0]["decision"] = "agree"
+    html = "\n".join(section("000", k))
+    assert ("<b>1 of 2 agree like for like</b> with the simulator<span id='seed000-kernel-decided'>; 0 disagree "
+            "beyond their 95 % interval; 1 undecided (about 6 more kernel runs each)</span>") in html
+    t = html[html.index("id='seed000-kernel-table'"):html.index("</table>")]
+    assert "<td>-28.0 [-35.0, +1.0] points (30 sim, 3 kernel runs, 95 %), undecided</td>" in t
+    assert "disagree; undecided (about 6 more kernel runs): fg_share_path2: the point is outside the band" in t
+    assert verdicts(k)["000"]["ran, decision undecided"] == 1
+    ran = [c for c in k["cells"] if c["status"] == "ran"]
+    bad["decision"] = "disagree"
+    assert like_summary(ran) == ("1 of 2 cells agree like for like (no cell ran with a substitution); "
+                                 "1 disagree beyond their 95 % interval; 0 undecided")

@@ -24,6 +24,7 @@ pub(crate) mod criteria;
 mod decisions;
 mod phase;
 pub(crate) mod saved;
+pub(crate) mod shift;
 use criteria::{compare, criterion, median_ci, Criterion, MedianCi, Verdict};
 
 /// Metrics compared, when a scenario reports them.
@@ -175,6 +176,11 @@ struct Cell {
     /// the same link draws and loss streams), when the simulator ran more:
     /// tells sampling apart from model differences when a cell fails.
     sim_paired: Option<f64>,
+    /// The kernel-vs-simulator shift over all runs of both sides with its
+    /// 95 % interval, and what it decides ([`shift`]); `None` for a metric
+    /// shown only.
+    shift: Option<shift::Shift>,
+    decision: Option<shift::Decision>,
 }
 
 /// The compared cells of one scenario: every metric both sides report.
@@ -202,6 +208,11 @@ fn cells_of(name: &str, multipath: bool, sim: &[RunOutput], emu: &[RunOutput]) -
         if !multipath && k.starts_with("fg_share_path") {
             verdict = Verdict::Info;
         }
+        let sh = match verdict {
+            Verdict::Info => None,
+            _ => shift::shift_of(criterion(k), &vs[k], &ve[k]),
+        };
+        let decision = shift::decide(criterion(k), verdict, sh.as_ref());
         cells.push(Cell {
             scenario: name.to_string(),
             metric: k,
@@ -213,6 +224,8 @@ fn cells_of(name: &str, multipath: bool, sim: &[RunOutput], emu: &[RunOutput]) -
             sim_unfinished: unfinished_for(&us, k),
             kernel_unfinished: unfinished_for(&ue, k),
             sim_paired: vp.get(k).and_then(|v| criteria::median(v)),
+            shift: sh,
+            decision,
         });
     }
     cells
@@ -232,14 +245,15 @@ fn fmt_unf((u, of): (u64, u64)) -> String {
 
 fn table(cells: &[Cell]) -> String {
     let mut t = format!(
-        "{:<20} {:<18} {:>34} {:>34} {:>11} {:>7} {:>15}\n",
+        "{:<20} {:<18} {:>34} {:>34} {:>11} {:>7} {:>15}  {}\n",
         "scenario",
         "metric (median)",
         "simulated [95% CI] runs",
         "kernel [95% CI] runs",
         "ratio/diff",
         "verdict",
-        "unfin sim; krn"
+        "unfin sim; krn",
+        "shift [95% interval], decision"
     );
     for c in cells {
         let cmp = match (c.ratio, c.diff) {
@@ -257,17 +271,59 @@ fn table(cells: &[Cell]) -> String {
             )
         };
         t.push_str(&format!(
-            "{:<20} {:<18} {:>34} {:>34} {:>11} {:>7} {:>15}\n",
+            "{:<20} {:<18} {:>34} {:>34} {:>11} {:>7} {:>15}  {}\n",
             c.scenario,
             c.metric,
             fmt_ci(&c.sim),
             fmt_ci(&c.kernel),
             cmp,
             c.verdict.as_str(),
-            unf
+            unf,
+            fmt_decision(c)
         ));
     }
     t
+}
+
+/// `x1.402 [0.950, 2.101] undecided (about 12 more kernel runs)`: the
+/// shift on the reported scale, its interval and the decision.
+fn fmt_decision(c: &Cell) -> String {
+    let crit = criterion(c.metric);
+    let Some(d) = &c.decision else {
+        return String::new();
+    };
+    let sh = c.shift.as_ref().map_or(String::new(), |s| {
+        let f = |x: f64| shift::reported(crit, x);
+        match crit {
+            Criterion::Relative(_) => {
+                format!("x{:.3} [{:.3}, {:.3}] ", f(s.estimate), f(s.lo), f(s.hi))
+            }
+            _ => format!("{:+.3} [{:+.3}, {:+.3}] ", s.estimate, s.lo, s.hi),
+        }
+    });
+    let more = match (d, more_runs(c)) {
+        (shift::Decision::Undecided { .. }, Some(Some(r))) => {
+            format!(" (about {r} more kernel runs)")
+        }
+        (shift::Decision::Undecided { many_sim, .. }, _) => match many_sim {
+            Some(r) => format!(" (not by kernel runs alone; {r} with far more simulated runs)"),
+            None => " (not by kernel runs alone)".into(),
+        },
+        _ => String::new(),
+    };
+    format!("{sh}{}{more}", d.as_str())
+}
+
+/// An undecided cell's estimate of the kernel runs to add
+/// ([`shift::runs_to_decide`]): `Some(None)` when kernel runs alone would
+/// not decide it; `None` unless undecided.
+fn more_runs(c: &Cell) -> Option<Option<u64>> {
+    match &c.decision {
+        Some(shift::Decision::Undecided { kernel_runs, .. }) => {
+            Some(kernel_runs.map(|r| r.saturating_sub(c.kernel.n as u64)))
+        }
+        _ => None,
+    }
 }
 
 fn csv(cells: &[Cell]) -> String {
@@ -276,7 +332,8 @@ fn csv(cells: &[Cell]) -> String {
         "scenario,metric,sim_median,sim_ci_lo,sim_ci_hi,sim_ci_coverage,sim_runs,\
 kernel_median,kernel_ci_lo,kernel_ci_hi,kernel_ci_coverage,kernel_runs,\
 ratio,diff,criterion,verdict,sim_unfinished,sim_items,kernel_unfinished,kernel_items,\
-sim_median_kernel_runs\n",
+sim_median_kernel_runs,shift_estimate,shift_lo,shift_hi,shift_coverage,decision,\
+more_kernel_runs,kernel_runs_many_sim\n",
     );
     for c in cells {
         let crit = match criterion(c.metric) {
@@ -285,7 +342,7 @@ sim_median_kernel_runs\n",
             Criterion::Info => "not counted".into(),
         };
         s.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             c.scenario,
             c.metric,
             c.sim.median,
@@ -307,6 +364,30 @@ sim_median_kernel_runs\n",
             c.kernel_unfinished.0,
             c.kernel_unfinished.1,
             opt(c.sim_paired),
+            opt(c
+                .shift
+                .as_ref()
+                .map(|s| shift::reported(criterion(c.metric), s.estimate))),
+            opt(c
+                .shift
+                .as_ref()
+                .map(|s| shift::reported(criterion(c.metric), s.lo))),
+            opt(c
+                .shift
+                .as_ref()
+                .map(|s| shift::reported(criterion(c.metric), s.hi))),
+            opt(c.shift.as_ref().map(|s| s.coverage)),
+            c.decision.as_ref().map_or("", |d| d.as_str()),
+            more_runs(c)
+                .flatten()
+                .map(|r| r.to_string())
+                .unwrap_or_default(),
+            match &c.decision {
+                Some(shift::Decision::Undecided {
+                    many_sim: Some(r), ..
+                }) => r.to_string(),
+                _ => String::new(),
+            },
         ));
     }
     s
@@ -327,11 +408,17 @@ fn summary(cells: &[Cell]) -> String {
         .filter(|c| c.sim_unfinished.0 > 0 || c.kernel_unfinished.0 > 0)
         .count();
     let mut s = format!("{pass} of {} cells pass", counted.len());
+    let disagree = counted
+        .iter()
+        .filter(|c| c.decision == Some(shift::Decision::Disagree))
+        .count();
+    let more: Vec<Option<u64>> = counted.iter().filter_map(|c| more_runs(c)).collect();
     if unf > 0 {
         s.push_str(&format!(
             " ({unf} of them with unfinished items on at least one side; their medians cover completed items only)"
         ));
     }
+    s.push_str(&shift::clause(disagree, &more));
     s
 }
 
@@ -797,7 +884,10 @@ mod tests {
         assert_eq!(summary(&original), summary(&again));
         // a fail and a pass survive the round trip: share 0.02+ vs 0.09+
         // is 7 points apart, completion time 731.5 vs 861.5 ms is -15 %
-        assert_eq!(summary(&again), "0 of 2 cells pass");
+        assert_eq!(
+            summary(&again),
+            "0 of 2 cells pass; 2 disagree beyond their 95 % interval; 0 undecided"
+        );
         // the simulator's median over the kernel's ten runs (760 + 7 r, r < 10)
         // beside the one over its thirty (760 + 7 r, r < 30)
         let ct = &again[0];
@@ -806,7 +896,7 @@ mod tests {
         // the same runs as single-path TCP: the share is shown, not counted
         assert_eq!(
             summary(&cells_of("cell", false, &sim, &kernel)),
-            "0 of 1 cells pass"
+            "0 of 1 cells pass; 1 disagree beyond their 95 % interval; 0 undecided"
         );
         std::fs::remove_dir_all(&d).unwrap();
     }

@@ -61,10 +61,60 @@ def _compared(metric: str, row: Dict[str, Any]) -> str:
 
 def _cell_verdict(c: Dict[str, Any]) -> str:
     """`disagree [1 of 5 simulated run(s) did not finish (run 4), ...]`: the
-    verdict with how many runs of each side did not finish, when any."""
+    verdict with how many runs of each side did not finish, when any; and
+    for a failing cell what its runs decide (kernel.json `decision`,
+    validate/shift.rs): `disagree beyond the 95 % interval`, or `undecided
+    (about N more kernel runs): why`."""
     v = c.get("verdict", "")
     u = c.get("unfinished") or {}
-    return f"{v} [{u['note']}]" if u.get("note") else v
+    v = f"{v} [{u['note']}]" if u.get("note") else v
+    d = c.get("decision")
+    if d == "disagree":
+        v += "; disagree beyond the 95 % interval"
+    elif d == "undecided":
+        und = c.get("undecided") or {}
+        more = und.get("more_kernel_runs")
+        v += (f"; undecided ({'about %d more kernel runs' % more if more is not None else 'not by kernel runs alone'})"
+              f": {und.get('why', '')}")
+    return v
+
+
+def _shift(metric: str, m: Dict[str, Any]) -> str:
+    """`x1.402 [0.950, 2.101] (30 sim, 3 kernel runs), undecided`: the
+    Hodges-Lehmann shift over all runs with its interval, and the metric's
+    decision (kernel.json `shift`, `decision`)."""
+    s = m.get("shift")
+    if not s:
+        return "-"
+    if s["scale"].startswith("ratio"):
+        t = f"x{s['estimate']:.3f} [{s['lo']:.3f}, {s['hi']:.3f}]"
+    else:
+        t = f"{100 * s['estimate']:+.1f} [{100 * s['lo']:+.1f}, {100 * s['hi']:+.1f}] points"
+    t += f" ({s['sim_runs']} sim, {s['kernel_runs']} kernel runs, {100 * s['coverage']:.0f} %)"
+    return t + (f", {m['decision']}" if m.get("decision") else "")
+
+
+def noise_clause(ran: List[Dict[str, Any]]) -> str:
+    """`; D disagree beyond their 95 % interval; U undecided (about N more
+    kernel runs each, a-b; K not by kernel runs alone)`, as the Rust side
+    says it (validate/shift.rs ``clause``); empty for a kernel.json written
+    before cells had a `decision`."""
+    if not any(isinstance(c.get("decision"), str) for c in ran):
+        return ""
+    dis = sum(1 for c in ran if c.get("decision") == "disagree")
+    more = [(c.get("undecided") or {}).get("more_kernel_runs") for c in ran if c.get("decision") == "undecided"]
+    s = f"; {dis} disagree beyond their 95 % interval; {len(more)} undecided"
+    if not more:
+        return s
+    known = sorted(x for x in more if x is not None)
+    parts = []
+    if known:
+        mid = known[(len(known) - 1) // 2]
+        parts.append(f"about {mid} more kernel runs each" + (f", {known[0]}-{known[-1]}" if known[0] != known[-1]
+                                                              else ""))
+    if len(known) < len(more):
+        parts.append(f"{len(more) - len(known)} not by kernel runs alone")
+    return s + f" ({'; '.join(parts)})"
 
 
 def _subst_text(c: Dict[str, Any]) -> str:
@@ -82,7 +132,8 @@ def like_summary(ran: List[Dict[str, Any]]) -> str:
     s = f"{agree} of {len(ran)} cells agree like for like"
     sub = [c for c in ran if c.get("substituted")]
     if not sub:
-        return s + " (no cell ran with a substitution)"
+        return s + " (no cell ran with a substitution)" + noise_clause(ran)
+    s += noise_clause(ran)
     groups: Dict[str, List[Dict[str, Any]]] = {}
     for c in sub:
         groups.setdefault(_subst_text(c), []).append(c)
@@ -114,6 +165,10 @@ def counts(cells: List[Dict[str, Any]]) -> Dict[str, int]:
     for x in cells:
         k = x["status"] if x["status"] != "ran" else f"ran, {x.get('verdict', 'no verdict')}"
         c[k] = c.get(k, 0) + 1
+        # what a failing cell's runs decide (kernel.json `decision`)
+        if x["status"] == "ran" and x.get("decision") in ("disagree", "undecided"):
+            d = f"ran, decision {x['decision']}"
+            c[d] = c.get(d, 0) + 1
     return c
 
 
@@ -137,6 +192,8 @@ def section(seed: str, kern: Dict[str, Any]) -> List[str]:
     h.append(f"<p>Of {len(cells)} cells (sweep points), the kernel ran <b>{n['ran']}</b> "
              f"({kern['kernel_runs']} run(s) each, one after another in real time): <b>{agree} of {n['ran']} "
              f"agree like for like</b> with the simulator"
+             # the noise-aware clause (with substitutions it is in the line below)
+             + (f"<span id='seed{seed}-kernel-decided'>{e(noise_clause(ran))}</span>" if not subst else "")
              # the verdict line without its first clause, said just before
              + (f"; <span id='seed{seed}-kernel-like'>{e(like_summary(ran).split('; ', 1)[1])}</span> (a cell "
                 "the kernel ran with a substitution is judged against the simulator with the settings the kernel "
@@ -149,6 +206,7 @@ def section(seed: str, kern: Dict[str, Any]) -> List[str]:
              + (f", {n['not run']} were not run (stopped)" if n["not run"] else "")
              + f". Criteria: {e(kern['criteria'])}. Intervals: {e(kern['interval'])}."
              + (f" Pairing: {e(kern['pairing'])}." if kern.get("pairing") else "")
+             + (f" Decision: {e(kern['decision'])}." if kern.get("decision") else "")
              + (f" Re-judged: the kernel runs saved in {e(kern['rejudged_from'])} against these simulated runs"
                 " (reproduce --kernel-from)." if kern.get("rejudged_from") else "") + "</p>")
     if ran:
@@ -162,15 +220,17 @@ def section(seed: str, kern: Dict[str, Any]) -> List[str]:
                 row = [c["experiment"].split("/")[-1] if i == 0 else "", c["point"] if i == 0 else "",
                        metric, _median(metric, m["sim"]), _median(metric, m["kernel"]),
                        _compared(metric, m), f"{m['verdict']} ({m['criterion']})",
-                       _median(metric, m["sim_all"]) if m.get("sim_all") else "-", verdict]
+                       _median(metric, m["sim_all"]) if m.get("sim_all") else "-", _shift(metric, m), verdict]
                 rows.append(row + ([_mechanism(metric, c)] if subst else []))
             if not c.get("metrics"):
                 rows.append([c["experiment"].split("/")[-1], c["point"], "-", "-", "-", "-",
-                             c.get("reason", ""), "-", c.get("verdict", "no verdict")] + (["-"] if subst else []))
+                             c.get("reason", ""), "-", "-", c.get("verdict", "no verdict")]
+                            + (["-"] if subst else []))
         # with substitutions: the judged simulator median is the kernel's
         # settings' (like for like), the seed's settings in the last column
         h.append(table(["file", "point", "metric", "sim median, same runs", "kernel median", "kernel vs sim",
-                        "verdict (criterion)", "sim median, all runs", "cell"]
+                        "verdict (criterion)", "sim median, all runs",
+                        "shift kernel vs sim, all runs [95 % interval], decision", "cell"]
                        + (["seed's mechanism: sim at the seed's settings, same runs (not judged)"] if subst else []),
                        rows, f"id='seed{seed}-kernel-table'"))
     differ: Dict[str, List[Dict[str, Any]]] = {}

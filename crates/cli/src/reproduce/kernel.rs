@@ -32,6 +32,7 @@
 
 use crate::driver::{Driver, Emulate};
 use crate::validate::criteria::{compare, criterion, median_ci, Criterion, MedianCi, Verdict};
+use crate::validate::shift;
 use mptlab_results::WriteOptions;
 use mptlab_scenario::{Scenario, Sweep, SweepPoint, TrafficModel};
 use mptlab_sweep::{finish, meta, Store, StoreError};
@@ -576,6 +577,11 @@ pub fn compare_cell(metrics: &[&str], sim: &Value, kernel: &Value) -> (Vec<Value
                 e
             })
             .collect();
+        // the noise-aware decision: every simulated run against every
+        // kernel run (distributions, not pairs), validate::shift
+        let crit = criterion_of(m);
+        let shift = shift::shift_of(crit, &values(&sv), &values(&kv));
+        let decision = shift::decide(crit, v, shift.as_ref());
         let mut row = json!({
             "metric": m,
             "sim": ci_json(&s),
@@ -587,7 +593,14 @@ pub fn compare_cell(metrics: &[&str], sim: &Value, kernel: &Value) -> (Vec<Value
             "verdict": v.as_str(),
             "criterion": criterion_text(criterion_of(m)),
             "runs": runs,
+            "shift": shift::shift_json(crit, shift.as_ref()),
         });
+        if let Some(d) = &decision {
+            row["decision"] = d.as_str().into();
+            if let shift::Decision::Undecided { .. } = d {
+                row["undecided"] = shift::undecided_json(d, shift.as_ref());
+            }
+        }
         if !(sim_unf.is_empty() && ker_unf.is_empty() && unpaired.is_empty()) {
             let mut u = json!({"kernel_runs": kv.len(), "sim": sim_unf, "kernel": ker_unf});
             if !unpaired.is_empty() {
@@ -847,10 +860,12 @@ pub fn like_todo<'a>(
             let ker = read_json(&c.dir(out).join("summary.json"))
                 .and_then(|s| point_of(&s, &c.point.id))?;
             let runs = super::like::runs_of(&ker);
+            // every simulated run of the sweep, not only the kernel's run
+            // indices: the decision compares distributions (validate::shift)
             (runs > 0).then(|| super::like::Todo {
                 cell: c,
                 subs: super::like::to_json(&c.subs),
-                runs,
+                runs: runs.max(c.sim_runs),
             })
         })
         .collect()
@@ -881,6 +896,12 @@ pub(super) fn header(runs: u32, wall_s: f64) -> Value {
                     indices, so the same seeds) against the kernel's; the simulator's median over all its \
                     runs is shown beside it (sim_all), not judged",
         "interval": "order-statistic interval of the median (95 % from 6 runs; [min, max] with its coverage below)",
+        "decision": "a failing cell (its medians outside the criterion) `disagree`s only when the 95 % interval \
+                     of the kernel-vs-simulator shift lies wholly outside the criterion's band, else it is \
+                     `undecided`, with the kernel runs that would decide it (`undecided`); one kernel run is \
+                     always undecided. The shift is the Hodges-Lehmann estimate over every simulated against \
+                     every kernel run (times and goodput on ln values, a ratio; shares on the difference) with \
+                     its Moses interval (Hollander, Wolfe & Chicken, sections 4.2-4.3); `verdict` is unchanged",
         "like_for_like": "a cell the kernel ran with a substitution (`substituted`: a setting it cannot run as \
                           the scenario gives it) is judged against the simulator with the kernel's settings, \
                           the same runs (DIR/like); the simulator with the seed's settings is `seed_mechanism`, \
@@ -988,6 +1009,39 @@ mod tests {
         assert!((runs[0]["diff"].as_f64().unwrap() - 0.03).abs() < 1e-9);
         assert!(runs[1]["ratio"].is_null());
         assert!((rows[0]["sim"]["median"].as_f64().unwrap() - 0.25).abs() < 1e-12);
+    }
+
+    /// A noisy cell on three kernel runs is undecided, with the kernel runs
+    /// that would decide it; the same point on ten clearly shifted runs
+    /// disagrees. The simulator's thirty runs all count (not only the
+    /// paired ones), and the point verdict is unchanged beside it.
+    #[test]
+    fn a_failing_cell_is_undecided_or_disagrees_by_its_interval() {
+        let m = ["completion_time_ms"];
+        let point = |v: &[f64]| {
+            json!({"per_run": v.iter().enumerate().map(|(i, x)| json!({
+                "run": i, "metrics": {"completion_time_ms": x}})).collect::<Vec<_>>()})
+        };
+        let sim: Vec<f64> = (0..30)
+            .map(|i| 100.0 + f64::from((i * 7) % 30) * 10.0)
+            .collect();
+        let (rows, v) = compare_cell(&m, &point(&sim), &point(&[300.0, 380.0, 390.0]));
+        assert_eq!((v, &rows[0]["verdict"]), ("disagree", &json!("FAIL")));
+        assert_eq!(rows[0]["decision"], "undecided", "{}", rows[0]);
+        assert_eq!(rows[0]["shift"]["sim_runs"], 30);
+        let (d, u) = shift::cell_decision(&rows, v);
+        assert_eq!(d, "undecided");
+        assert!(u["more_kernel_runs"].as_u64().is_some_and(|r| r > 0), "{u}");
+        let far: Vec<f64> = sim.iter().take(10).map(|x| x * 3.0).collect();
+        let (rows, v) = compare_cell(&m, &point(&sim), &point(&far));
+        assert_eq!(rows[0]["decision"], "disagree", "{}", rows[0]);
+        assert_eq!(shift::cell_decision(&rows, v).0, "disagree");
+        // a passing cell agrees, no undecided entry
+        let (rows, v) = compare_cell(&m, &point(&sim), &point(&sim));
+        assert_eq!(
+            shift::cell_decision(&rows, v),
+            ("agree".into(), Value::Null)
+        );
     }
 
     #[test]

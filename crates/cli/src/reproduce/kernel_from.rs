@@ -424,10 +424,12 @@ pub fn like_todo<'a>(saved: &Saved, cells: &'a [Cell]) -> Vec<super::like::Todo<
                 return None;
             }
             let runs = super::like::runs_of(&kernel_point(e, &metrics_of(&c.point.scenario)));
+            // every simulated run of the sweep, not only the kernel's run
+            // indices: the decision compares distributions (validate::shift)
             (runs > 0).then_some(super::like::Todo {
                 cell: c,
                 subs,
-                runs,
+                runs: runs.max(c.sim_runs),
             })
         })
         .collect()
@@ -945,7 +947,11 @@ mod tests {
         let saved = Saved::load(&out).unwrap();
         saved.check(&cells).unwrap();
         let todo = like_todo(&saved, &cells);
-        assert!(todo.iter().all(|t| !t.cell.subs.is_empty() && t.runs == 2));
+        // like-for-like runs: every simulated run of the sweep (the
+        // decision compares distributions), at least the kernel's two
+        assert!(todo
+            .iter()
+            .all(|t| !t.cell.subs.is_empty() && t.runs == t.cell.sim_runs.max(2)));
         assert_eq!(
             todo.len(),
             cells

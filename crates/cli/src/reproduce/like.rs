@@ -235,7 +235,13 @@ pub fn judge_cell(
     if let Some(u) = super::kernel::unfinished_of(&rows) {
         e["unfinished"] = u;
     }
-    e["verdict"] = cell_verdict(&rows).into();
+    let verdict = cell_verdict(&rows);
+    e["verdict"] = verdict.into();
+    let (decision, undecided) = crate::validate::shift::cell_decision(&rows, verdict);
+    e["decision"] = decision.into();
+    if !undecided.is_null() {
+        e["undecided"] = undecided;
+    }
     e["metrics"] = rows.into();
 }
 
@@ -292,14 +298,17 @@ pub fn summary(m: &Value) -> String {
     let agree = |c: &&&Value| c["verdict"] == "agree";
     let n_agree = cells.iter().filter(agree).count();
     let mut s = format!("{n_agree} of {} cells agree like for like", cells.len());
+    let noise = decisions(&cells);
     let subst: Vec<&&Value> = cells
         .iter()
         .filter(|c| c["substituted"].as_array().is_some_and(|a| !a.is_empty()))
         .collect();
     if subst.is_empty() {
         s.push_str(" (no cell ran with a substitution)");
+        s.push_str(&noise);
         return s;
     }
+    s.push_str(&noise);
     // grouped by what was substituted
     let mut groups: Vec<(String, Vec<&Value>)> = Vec::new();
     for c in &subst {
@@ -334,6 +343,22 @@ pub fn summary(m: &Value) -> String {
     s
 }
 
+/// The noise-aware clause of the verdict line from the cells' `decision`
+/// ([`crate::validate::shift::clause`]); empty for a kernel.json written
+/// before cells had one.
+fn decisions(cells: &[&Value]) -> String {
+    if !cells.iter().any(|c| c["decision"].is_string()) {
+        return String::new();
+    }
+    let disagree = cells.iter().filter(|c| c["decision"] == "disagree").count();
+    let more: Vec<Option<u64>> = cells
+        .iter()
+        .filter(|c| c["decision"] == "undecided")
+        .map(|c| c["undecided"]["more_kernel_runs"].as_u64())
+        .collect();
+    crate::validate::shift::clause(disagree, &more)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -356,6 +381,19 @@ mod tests {
              transport.mptcp.scheduler = minrtt -> upstream (3 cells: 2 agree like for like; 1 agree \
              with the simulator at the seed's settings, the seed's mechanism, not agreement); \
              1 of 2 cells without one agree"
+        );
+        // with decisions: the disagreeing and the undecided cells counted
+        let und = |r: u64| json!({"more_kernel_runs": r});
+        let d = json!({"cells": [
+            {"status": "ran", "verdict": "agree", "decision": "agree"},
+            {"status": "ran", "verdict": "disagree", "decision": "disagree"},
+            {"status": "ran", "verdict": "disagree", "decision": "undecided", "undecided": und(5)},
+            {"status": "ran", "verdict": "disagree", "decision": "undecided", "undecided": und(9)},
+        ]});
+        assert_eq!(
+            summary(&d),
+            "1 of 4 cells agree like for like (no cell ran with a substitution); 1 disagree beyond \
+             their 95 % interval; 2 undecided (about 5 more kernel runs each, 5-9)"
         );
         let none = json!({"cells": [{"status": "ran", "verdict": "agree"}, {"status": "ran", "verdict": "disagree"}]});
         assert_eq!(
