@@ -70,19 +70,3 @@ fn window_edge_counters_reach_the_summary_and_the_tables() {
     assert_eq!(metric_of(v, "fg_wnd_overshoots"), 0.0);
     assert_eq!(metric_of(v, "fg_wnd_drops"), 0.0);
 }
-
-/// Linux 6.18 cuts new data at the send edge (`mptcp_check_allowed_size`)
-/// and an ACK pushes, and so re-reads the subflows' timers for the
-/// connection timer's interval, only into an open window (`ack_update_msk`
-/// -> `__mptcp_check_push`). On this cell (lossy China Telecom subflow
-/// holding the DATA_ACK, the others behind a full window) the kernel's
-/// timer re-sends nothing in 17 of 20 runs (`MPTcpExtMPTCPRetrans`,
-/// docs/data/seed003-uibhkc-kernel-10runs-2026-11-27) and, traced, is never
-/// armed below 256 ms after the first second
-/// (docs/data/seed003-uibhkc-ktrace-2026-11-27). Run 0 re-sent 33 pieces
-/// with a whole-segment edge and an interval re-read on every pass.
-#[test]
-fn connection_timer_resends_nothing_behind_a_full_window_on_run_0() {
-    let r = &cell("upstream")[0];
-    assert_eq!(metric_of(r, "fg_msk_retrans"), 0.0);
-}

@@ -1363,22 +1363,11 @@ impl MptcpConnection {
             });
             self.send.sndbuf = b.update(mem, self.write_blocked);
         }
-        if self.msk_rtx.is_some()
-            && ((self.send.unsent() > 0 && self.send.wnd_end() > self.send.nxt)
-                || !self.send.resend.is_empty())
-        {
+        if self.msk_rtx.is_some() && (self.send.unsent() > 0 || !self.send.resend.is_empty()) {
             // `__mptcp_push_pending` with a send head: its
             // `mptcp_subflow_get_send` stores the interval the connection
             // timer's next (re-)arm uses (`__mptcp_set_timeout`), read from
             // the subflows' timers before this pass hands anything out.
-            // An ACK pushes only into an open window (`net/mptcp/options.c:
-            // ack_update_msk`: `__mptcp_check_push` only `if
-            // (after64(msk->wnd_end, snd_nxt))`): with the window full (the
-            // send edge cuts new data exactly at `wnd_end`,
-            // `at_send_edge`), an ACK that does not move it leaves the
-            // interval as the last push stored it. (Application writes push
-            // whatever the window; the sender here writes when a DATA_ACK
-            // freed buffer space, which moved the edge as well.)
             let sfs = self.msk_rtx_states();
             if let Some(r) = &mut self.msk_rtx {
                 r.set_timeout(now, &sfs);
@@ -1516,12 +1505,7 @@ impl MptcpConnection {
             };
             // (re-pushed data lies below `snd_nxt`, inside the window it was
             // first sent in: `mptcp_check_allowed_size` admits it)
-            let offered = len;
-            let (len, fits) = self.at_send_edge(reinj || resend.is_some(), dsn, len);
-            if len < offered {
-                // ends at the edge, before any fragment start it was cut at
-                cut = None;
-            }
+            let fits = reinj || resend.is_some() || dsn + len as u64 <= self.send.wnd_end();
             let conn = self.conn_view(fits);
             let seg = Segment {
                 len,
@@ -1551,10 +1535,9 @@ impl MptcpConnection {
                     self.drain_subflow(now, h.id);
                     stale |= 1u64 << h.id;
                     if let Some((w, w_cut)) = whole {
-                        let (w_edge, w_fits) = self.at_send_edge(false, dsn, w);
-                        self.sched.resize_last(len, w_edge);
-                        (len, fits) = (w_edge, w_fits);
-                        cut = if w_edge < w { None } else { w_cut };
+                        self.sched.resize_last(len, w);
+                        (len, cut) = (w, w_cut);
+                        fits = dsn + len as u64 <= self.send.wnd_end();
                     }
                 }
             }
@@ -1599,27 +1582,6 @@ impl MptcpConnection {
         }
         if let Some(h) = held {
             self.drain_subflow(now, h.id);
-        }
-    }
-
-    /// Where new data [dsn, dsn + len) meets the send edge `wnd_end`: the
-    /// length to hand out and whether anything goes. Upstream Linux 6.18
-    /// (`with_kernel_wnd_edge`) cuts it at the edge, a short segment up to
-    /// it (`net/mptcp/protocol.c: mptcp_sendmsg_frag` ->
-    /// `mptcp_check_allowed_size`: `avail_size = min(wnd_end - data_seq,
-    /// avail_size)`; nothing only when that is 0), so a DATA_ACK that opens
-    /// less than a segment's room still sends; v0.9x sends a segment only
-    /// when it fits whole (`tcp_snd_wnd_test` on the meta socket). Data
-    /// below `snd_nxt` (`old`: re-pushed, reinjected) lies inside the
-    /// window it was first sent in and goes whole.
-    fn at_send_edge(&self, old: bool, dsn: u64, len: u32) -> (u32, bool) {
-        let end = self.send.wnd_end();
-        if old || dsn + len as u64 <= end {
-            (len, true)
-        } else if self.send.kernel_wnd_edge() && dsn < end {
-            ((end - dsn) as u32, true)
-        } else {
-            (len, false)
         }
     }
 

@@ -15,10 +15,8 @@
 //!   else `TCP_RTO_MIN`. So a DATA_ACK re-arms the timer with what the
 //!   subflows' timers had left at the last push, not with what they have
 //!   left now: while the send queue is empty (a writer blocked on a full
-//!   buffer), or the window is full (an ACK pushes only if `msk->wnd_end`
-//!   lies past `snd_nxt`, `ack_update_msk`), no push runs and the interval
-//!   stays as it was (`MskRtx::set_timeout`, `MskRtx::update`;
-//!   `MptcpConnection::schedule`).
+//!   buffer) no push runs and the interval stays as it was
+//!   (`MskRtx::set_timeout`, `MskRtx::update`).
 //! * When it fires (`__mptcp_retrans`), `mptcp_subflow_get_retrans` looks
 //!   for an idle active subflow (nothing unacked or unsent at TCP level),
 //!   regular before backup, and checks every busy one for staleness
