@@ -462,7 +462,9 @@ impl MetaSend {
         true
     }
 
-    /// Front of the reinjection queue, dropping acked entries.
+    /// Front of the reinjection queue, dropping acked entries (asked on
+    /// every scheduler pass, so inlined).
+    #[inline]
     pub fn next_reinject(&mut self) -> Option<(u64, u32)> {
         self.reinject.front_unacked(self.una)
     }
@@ -481,7 +483,9 @@ impl MetaSend {
         any
     }
 
-    /// Front of the re-push queue (`retransmit_pending`), dropping acked entries.
+    /// Front of the re-push queue (`retransmit_pending`), dropping acked
+    /// entries (asked on every scheduler pass, so inlined).
+    #[inline]
     pub fn next_resend(&mut self) -> Option<(u64, u32)> {
         self.resend.front_unacked(self.una)
     }

@@ -168,6 +168,8 @@ impl PathReceiver {
     /// (`__mptcp_space` / `mptcp_win_from_space`), as far as this
     /// subflow's `rcv_ssthresh` and `window_clamp` allow. The connection
     /// then keeps its own right edge from moving left (`mptcp_set_rwin`).
+    /// Inlined: it runs for every segment built (`subflow_window`).
+    #[inline]
     pub fn window_mptcp(&self, ofo: u64, msk_ratio: u32) -> u64 {
         let rmem = self.win.rmem_of(ofo, self.rcv_mss);
         let buf = self.win.sk_rcvbuf;
