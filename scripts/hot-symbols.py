@@ -76,17 +76,14 @@ def text_symbols(binary):
 
 
 def text_start(binary):
-    """Where the ordered functions begin: the `.text.hot` output section the
-    build script's linker script makes, or `.text` in a binary without it."""
+    """Where `.text` starts: crates/cli/build.rs's linker script puts the
+    ordered functions at its start."""
     out = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True)
-    starts = {}
     for line in out.stdout.splitlines():
         p = line.replace("[ ", "[").split()
-        if len(p) > 3 and p[1] in (".text.hot", ".text"):
-            starts[p[1]] = int(p[3], 16)
-    if not starts:
-        sys.exit(f"{binary}: no .text section")
-    return starts.get(".text.hot", starts.get(".text"))
+        if len(p) > 3 and p[1] == ".text":
+            return int(p[3], 16)
+    sys.exit(f"{binary}: no .text section")
 
 
 def portable(name):
@@ -119,21 +116,23 @@ def with_aliases(order, syms):
 
 def check(binary, order_file):
     """How many of the order's names BINARY has, and how many of them the
-    linker placed in `.text.hot`; exit 1 unless all are (a stale order costs
-    speed, never results: regenerate)."""
+    linker placed in the ordered block at the start of `.text`; exit 1
+    unless all are (a stale order costs speed, never results: regenerate)."""
     names = [n.strip() for n in open(order_file) if n.strip()]
-    out = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True)
-    lo = hi = 0
-    for line in out.stdout.splitlines():
-        p = line.replace("[ ", "[").split()
-        if len(p) > 5 and p[1] == ".text.hot":
-            lo = int(p[3], 16)
-            hi = lo + int(p[5], 16)
-    where = {portable(n): a for a, _, n in text_symbols(binary)}
+    syms = text_symbols(binary)
+    # a name can have several bodies (local copies in two codegen units)
+    where = collections.defaultdict(list)
+    for a, size, n in syms:
+        where[portable(n)].append((a, size))
     found = [n for n in names if n in where]
-    placed = [n for n in found if lo <= where[n] < hi]
+    lo = text_start(binary)
+    # the ordered block ends at the first function in `.text` that is not
+    # one of the listed ones (nor an alias of one)
+    listed = {a for n in found for a, _ in where[n]}
+    hi = min((a for a, size, _ in syms if a >= lo and size and a not in listed), default=lo)
+    placed = [n for n in found if any(lo <= a < hi for a, _ in where[n])]
     print(f"hot-symbols: {len(found)} of {len(names)} names of {order_file} are in {binary}, "
-          f"{len(placed)} placed in .text.hot")
+          f"{len(placed)} placed at the start of .text")
     sys.exit(0 if len(placed) == len(names) else 1)
 
 

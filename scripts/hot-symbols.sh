@@ -4,14 +4,14 @@
 # crates/cli/build.rs, docs/performance.md "Engine pass 4"). Run it after
 # changes to the per-packet code; it takes about two minutes (a 20 s htsim
 # benchmark under callgrind). Only the binary's layout depends on the file.
-# `scripts/hot-symbols.sh --check [BIN]` only counts the names BIN has and the ones placed in
-# `.text.hot` (exit 1 if any is missing or not placed).
+# `scripts/hot-symbols.sh --check [BIN]` only counts the names BIN has and the ones placed at
+# the start of `.text` (exit 1 if any is missing or not placed).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 if [ "${1:-}" = "--check" ]; then
   # How many of the order's names the built binary has, and how many the
-  # linker placed in `.text.hot`: a stale order (the per-packet code changed
+  # linker placed at the start of `.text`: a stale order (the per-packet code changed
   # and its symbol hashes with it) costs speed, never results; regenerate
   # when names are missing. ThinLTO's `.llvm.N` suffixes differ per build
   # directory; the order names functions without them (crates/cli/build.rs
@@ -30,8 +30,8 @@ valgrind --tool=callgrind --dump-instr=yes --dump-line=no \
   >"$work/bench.txt" 2>"$work/valgrind.txt"
 pkts=$(awk '$1 == "mptcp-lia-3g-wifi" {print $4}' "$work/bench.txt")
 [ -n "$pkts" ] || { echo "hot-symbols.sh: no benchmark line in $work/bench.txt" >&2; cat "$work/bench.txt" >&2; exit 1; }
-# where the ordered functions begin: `.text.hot` (crates/cli/build.rs's linker script)
-text_start() { readelf -SW "$1" | sed 's/\[ */[/' | awk '$2 == ".text.hot" {print $4}'; }
+# where the ordered functions begin: `.text` (crates/cli/build.rs's linker script)
+text_start() { readelf -SW "$1" | sed 's/\[ */[/' | awk '$2 == ".text" {print $4}'; }
 python3 scripts/hot-symbols.py "$work/cg.out" "$bin" "$pkts" crates/cli/hot-symbols.txt
 # relink with the new order
 cargo build --release -p mptlab-cli

@@ -1,6 +1,6 @@
 //! Link-time layout of the `mptlab` binary: LLD places the functions of the
-//! simulator's per-packet path in an output section `.text.hot` just before
-//! `.text`, in the order listed in `hot-symbols.txt` (made by
+//! simulator's per-packet path first in `.text`, in the order listed in
+//! `hot-symbols.txt` (made by
 //! `scripts/hot-symbols.sh`; see [`linker_script`]), chosen so that their
 //! hot cache lines spread evenly over the sets of a 32 KiB L1 instruction
 //! cache (docs/performance.md, "Engine pass 4"). Only the layout changes, not
@@ -43,9 +43,13 @@ fn main() {
     println!("cargo:rustc-link-arg-bin=mptlab=-Wl,-T,{}", out.display());
 }
 
-/// A linker script that places the sections of the listed functions, in
-/// order, in an output section `.text.hot` just before `.text`; `INSERT`
-/// keeps LLD's default layout for everything else.
+/// A linker script that describes `.text` itself: the sections of the
+/// listed functions first, in order, then every other `.text` input
+/// section as LLD would place them; `INSERT BEFORE .init` keeps LLD's
+/// default layout for everything else (`.text` comes before `.init` in it).
+/// One `.text` output section, not a separate one for the hot code, because
+/// tools read code addresses against `.text` (valgrind drops the symbols
+/// outside it, and its profiles then lose their addresses' debug info).
 ///
 /// Why sections and patterns rather than `--symbol-ordering-file`: ThinLTO
 /// renames a local function it exposes to another codegen unit to
@@ -57,12 +61,12 @@ fn main() {
 /// pattern matches whatever N is. A pattern that matches nothing is ignored,
 /// as an unknown name was.
 fn linker_script(names: &str) -> String {
-    let mut s = String::from("SECTIONS\n{\n  .text.hot :\n  {\n");
+    let mut s = String::from("SECTIONS\n{\n  .text :\n  {\n");
     for name in names.lines().map(str::trim).filter(|n| !n.is_empty()) {
         let base = name.split(".llvm.").next().unwrap_or(name);
         s.push_str(&format!("    *(.text.{base} .text.{base}.llvm.*)\n"));
     }
-    s.push_str("  }\n}\nINSERT BEFORE .text;\n");
+    s.push_str("    *(.text .text.*)\n  }\n}\nINSERT BEFORE .init;\n");
     s
 }
 
