@@ -43,6 +43,25 @@ fn binom_half_cdf(n: usize, j: usize) -> f64 {
     s / 2f64.powi(n as i32)
 }
 
+/// The narrowest symmetric order-statistic interval `[x(k), x(len+1-k)]`
+/// of `len` sorted values that still covers `level`: the largest 1-based
+/// `k` up to `ceil(len / 2)` with `1 - 2 * below(k - 1) >= level`, and that
+/// coverage, where `below(j)` is the statistic's `P(S <= j)` (the binomial
+/// for a median, Mann-Whitney's for a shift). `k = 1` (the widest interval)
+/// when none reaches `level`.
+pub(crate) fn narrowest_k(len: usize, level: f64, below: impl Fn(usize) -> f64) -> (usize, f64) {
+    let mut best = (1, 1.0 - 2.0 * below(0));
+    for k in 2..=len.div_ceil(2) {
+        let cov = 1.0 - 2.0 * below(k - 1);
+        if cov >= level {
+            best = (k, cov);
+        } else {
+            break;
+        }
+    }
+    best
+}
+
 /// A median with its order-statistic confidence interval.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MedianCi {
@@ -63,18 +82,7 @@ pub fn median_ci(v: &[f64]) -> Option<MedianCi> {
     let median = median(&v)?;
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
-    // k is 1-based: the interval is [x(k), x(n+1-k)]; the largest k with
-    // enough coverage gives the narrowest interval.
-    let mut best = (1, 1.0 - 2.0 * binom_half_cdf(n, 0));
-    for k in 2..=n.div_ceil(2) {
-        let cov = 1.0 - 2.0 * binom_half_cdf(n, k - 1);
-        if cov >= LEVEL {
-            best = (k, cov);
-        } else {
-            break;
-        }
-    }
-    let (k, coverage) = best;
+    let (k, coverage) = narrowest_k(n, LEVEL, |j| binom_half_cdf(n, j));
     Some(MedianCi {
         median,
         lo: v[k - 1],

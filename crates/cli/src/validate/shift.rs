@@ -24,7 +24,7 @@
 //! 95 % (one kernel run against fewer than 39 simulated runs); with one
 //! kernel run the cell is undecided in any case: its spread is unknown.
 
-use super::criteria::{Criterion, Verdict, LEVEL};
+use super::criteria::{narrowest_k, Criterion, Verdict, LEVEL};
 use serde_json::{json, Value};
 
 /// `P(U <= u)` for `u = 0..=m n`, `U` the Mann-Whitney count of pairs with
@@ -102,16 +102,7 @@ pub fn hodges_lehmann(x: &[f64], y: &[f64]) -> Option<Shift> {
     };
     let cdf = u_cdf(m, n);
     // the largest k (1-based) whose interval still covers LEVEL
-    let mut best = (1, 1.0 - 2.0 * cdf[0]);
-    for k in 2..=mn.div_ceil(2) {
-        let cov = 1.0 - 2.0 * cdf[k - 1];
-        if cov >= LEVEL - 1e-12 {
-            best = (k, cov);
-        } else {
-            break;
-        }
-    }
-    let (k, coverage) = best;
+    let (k, coverage) = narrowest_k(mn, LEVEL - 1e-12, |j| cdf[j]);
     Some(Shift {
         estimate,
         lo: d[k - 1],
