@@ -74,7 +74,7 @@ def _cell_verdict(c: Dict[str, Any]) -> str:
     elif d == "undecided":
         und = c.get("undecided") or {}
         more = und.get("more_kernel_runs")
-        v += (f"; undecided ({'about %d more kernel runs' % more if more is not None else 'not by kernel runs alone'})"
+        v += (f"; undecided ({'about %d more kernel run%s' % (more, '' if more == 1 else 's') if more is not None else 'not by kernel runs alone'})"
               f": {und.get('why', '')}")
     return v
 
@@ -110,7 +110,7 @@ def noise_clause(ran: List[Dict[str, Any]]) -> str:
     parts = []
     if known:
         mid = known[(len(known) - 1) // 2]
-        parts.append(f"about {mid} more kernel runs each" + (f", {known[0]}-{known[-1]}" if known[0] != known[-1]
+        parts.append(f"about {mid} more kernel run{'' if mid == 1 else 's'} each" + (f", {known[0]}-{known[-1]}" if known[0] != known[-1]
                                                               else ""))
     if len(known) < len(more):
         parts.append(f"{len(more) - len(known)} not by kernel runs alone")

@@ -402,10 +402,11 @@ pub fn clause(disagree: usize, more: &[Option<u64>]) -> String {
     let mut parts = Vec::new();
     if let (Some(lo), Some(hi)) = (known.first(), known.last()) {
         let mid = known[(known.len() - 1) / 2];
+        let runs = if mid == 1 { "run" } else { "runs" };
         parts.push(if lo == hi {
-            format!("about {mid} more kernel runs each")
+            format!("about {mid} more kernel {runs} each")
         } else {
-            format!("about {mid} more kernel runs each, {lo}-{hi}")
+            format!("about {mid} more kernel {runs} each, {lo}-{hi}")
         });
     }
     if none > 0 {
