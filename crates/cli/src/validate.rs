@@ -23,6 +23,7 @@ use crate::driver::{Driver, Emulate, Simulate};
 pub(crate) mod criteria;
 mod decisions;
 mod phase;
+mod ratio_ci;
 pub(crate) mod saved;
 pub(crate) mod shift;
 use criteria::{compare, criterion, median_ci, Criterion, MedianCi, Verdict};

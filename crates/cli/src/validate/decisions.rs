@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use mptlab_analyze::track::FlowRec;
 use mptlab_scenario::{Protocol, Scenario};
 
+use super::ratio_ci::{combined_ratio_ci, RatioCi};
 use crate::driver::{Driver, Emulate, Simulate};
 
 /// A first-transmission placement of one direction of a connection:
@@ -596,15 +597,20 @@ pub fn table(rows: &[RunCmp]) -> String {
         by.entry(&c.scenario).or_default().push(c);
     }
     let mut t = format!(
-        "{:<36} {:>5} {:>24} {:>15} {:>30}\n",
+        "{:<36} {:>5} {:>24} {:>13} {:>15} {:>30}\n",
         "scenario",
         "runs",
         "same path / placed",
+        "95 % CI",
         "per-run range",
         "first divergence (run: DSN @ sim/krn ms)"
     );
     let (mut all_same, mut all_cmp) = (0u64, 0u64);
-    for (name, v) in &by {
+    let strata: Vec<Vec<(u64, u64)>> = by
+        .values()
+        .map(|v| v.iter().map(|c| (c.agree.same, c.agree.compared)).collect())
+        .collect();
+    for ((name, v), runs) in by.iter().zip(&strata) {
         let same: u64 = v.iter().map(|c| c.agree.same).sum();
         let cmp: u64 = v.iter().map(|c| c.agree.compared).sum();
         all_same += same;
@@ -633,10 +639,11 @@ pub fn table(rows: &[RunCmp]) -> String {
         // run 0's; every run's in the CSV
         let p2 = format!("{}/{}", opt(v[0].p2_first.0), opt(v[0].p2_first.1));
         t.push_str(&format!(
-            "{:<36} {:>5} {:>24} {:>15} {:>24} {}\n",
+            "{:<36} {:>5} {:>24} {:>13} {:>15} {:>24} {}\n",
             name,
             v.len(),
             format!("{same}/{cmp} = {:.3}", frac(same, cmp)),
+            ci_text(combined_ratio_ci(std::slice::from_ref(runs))),
             format!("{lo:.3}-{hi:.3}"),
             if v[0].p2_first == (None, None) {
                 "-".into()
@@ -655,7 +662,20 @@ pub fn table(rows: &[RunCmp]) -> String {
 {all_same}/{all_cmp} = {:.3}\n",
         frac(all_same, all_cmp)
     ));
+    t.push_str(&match combined_ratio_ci(&strata) {
+        Some(c) => format!(
+            "95 % CI over the runs: {:.3}-{:.3} (combined ratio estimate over the cells, \
+t with {} df; first-order, docs/validation.md)\n",
+            c.lo, c.hi, c.df
+        ),
+        None => "95 % CI over the runs: none (a cell has fewer than 2 runs)\n".into(),
+    });
     t
+}
+
+/// A per-cell interval column: `lo-hi`, or `-` without one.
+fn ci_text(c: Option<RatioCi>) -> String {
+    c.map_or("-".into(), |c| format!("{:.3}-{:.3}", c.lo, c.hi))
 }
 
 #[cfg(test)]
