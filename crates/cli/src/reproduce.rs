@@ -573,9 +573,13 @@ fn kernel_pass(
         None => Vec::new(),
         Some(emu) => kernel::run_cells(cells, &o.out, k.runs, o.force, emu, o.quiet),
     };
+    let t_like = std::time::Instant::now();
     simulate_like(o, inputs, &kernel::like_todo(cells, &outcomes, &o.out));
+    // kernel_wall_s: the kernel's real time, not the like-for-like simulation's
+    let like_s = t_like.elapsed().as_secs_f64();
+    let kernel_s = || t0.elapsed().as_secs_f64() - like_s;
     let judge = |wall: f64| kernel::manifest(cells, &outcomes, &o.out, k.runs, wall);
-    let mut m = judge(t0.elapsed().as_secs_f64());
+    let mut m = judge(kernel_s());
     let count = |x: &kernel::Outcome| outcomes.iter().filter(|(_, o)| o == x).count();
     let mut stopped = count(&kernel::Outcome::Stopped) > 0;
     if let (Some(max), Some(emu), false) = (o.until_decided, &emu, stopped) {
@@ -598,11 +602,11 @@ fn kernel_pass(
             &eligible,
             &|i, n| cells[i].estimate_s(n),
             &mut top_up,
-            &mut || judge(t0.elapsed().as_secs_f64()),
+            &mut || judge(kernel_s()),
         );
         stopped = until::stopped(&m);
     }
-    let wall = t0.elapsed().as_secs_f64();
+    let wall = kernel_s();
     if let Err(e) = std::fs::write(
         o.out.join("kernel.json"),
         serde_json::to_string_pretty(&m).unwrap(),

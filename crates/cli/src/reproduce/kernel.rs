@@ -359,7 +359,7 @@ pub fn run_more(
     c: &Cell,
     out: &Path,
     (from, to): (u32, u32),
-    emu: &Emulate,
+    emu: &dyn Driver,
     progress: &dyn Fn(u32),
 ) -> (Vec<Value>, Option<String>) {
     let mut done = Vec::new();

@@ -650,6 +650,55 @@ mod tests {
         assert_eq!(m["cells"][first]["status"], "ran");
     }
 
+    /// `--until-decided`'s batches into a cell's store: runs `from..to`
+    /// are made by the driver (here the simulator standing in for the
+    /// kernel), a run already on disk (an interrupted batch) is read back,
+    /// not made again, and `finish_runs` merges them all into the store's
+    /// summary, which a live pass's kernel.json judges.
+    #[test]
+    fn batches_add_runs_to_a_cell_s_store_and_resume() {
+        use crate::driver::Simulate;
+        use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+        let cells = cells();
+        let c = cells.iter().find(|c| c.runnable.is_ok()).unwrap();
+        let out = tmp("batches");
+        let made = AtomicU32::new(0);
+        let sim = |s: &mptlab_scenario::Scenario, r: u32| {
+            made.fetch_add(1, Relaxed);
+            crate::driver::Driver::run_once(&Simulate, s, r)
+        };
+        let (a, err) = kernel::run_more(c, &out, (0, 2), &sim, &|_| {});
+        assert_eq!((a.len(), err), (2, None));
+        let (b, err) = kernel::run_more(c, &out, (2, 4), &sim, &|_| {});
+        assert_eq!((b.len(), err), (2, None));
+        assert_eq!(made.load(Relaxed), 4);
+        // again from 2 (a resumed batch): runs 2 and 3 read back, 4 made
+        let (again, err) = kernel::run_more(c, &out, (2, 5), &sim, &|_| {});
+        assert_eq!((again.len(), err), (3, None));
+        assert_eq!(made.load(Relaxed), 5);
+        assert_eq!(again[..2], b[..], "read back as made");
+        kernel::finish_runs(c, &out, 5).unwrap();
+        let s: Value = serde_json::from_slice(
+            &std::fs::read(
+                out.join("kernel")
+                    .join(&c.key)
+                    .join(&c.point.id)
+                    .join("summary.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let p = kernel::point_of(&s, &c.point.id).unwrap();
+        let runs: Vec<u64> = p["per_run"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["run"].as_u64().unwrap())
+            .collect();
+        assert_eq!(runs, vec![0, 1, 2, 3, 4]);
+        assert_eq!(p["per_run"][4]["metrics"], again[2]["metrics"]);
+    }
+
     /// `--kernel-from F --until-decided`: a 2-run pass with the third
     /// kernel run appended re-judges exactly as a live pass that ran all
     /// three; `kernel_runs` and the wall time follow.
