@@ -205,3 +205,21 @@ def test_a_failing_cell_says_whether_its_runs_decide() -> None:
     bad["decision"] = "disagree"
     assert like_summary(ran) == ("1 of 2 cells agree like for like (no cell ran with a substitution); "
                                  "1 disagree beyond their 95 % interval; 0 undecided")
+
+
+def test_until_decided_says_per_cell_how_many_runs_and_why_it_stopped() -> None:
+    """Session 16 (`reproduce --until-decided`): a cell that got runs or
+    stopped undecided says so beside its verdict, with the runs before and
+    after and why it stopped; the section names the rule; a cell decided
+    without new runs reads as before."""
+    k = _kernel()
+    before = "\n".join(section("000", k))
+    k["until_decided"] = {"max": 10, "added_runs": 7, "rule": "the judge's estimate, capped at max"}
+    k["cells"][0]["until_decided"] = {"runs": 3, "runs_before": 3, "batches": 0, "stopped": "decided: agree"}
+    k["cells"][1]["until_decided"] = {"runs": 10, "runs_before": 3, "batches": 2,
+                                      "stopped": "MAX reached, still undecided"}
+    html = "\n".join(section("000", k))
+    assert "until decided: 3 -&gt; 10 kernel runs in 2 batch(es), MAX reached, still undecided" in html
+    assert html.count("until decided:") == 1, "the cell decided without new runs reads as before"
+    assert "Until decided (at most 10 kernel runs per cell, 7 added): the judge" in html
+    assert before != html

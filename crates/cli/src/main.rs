@@ -190,6 +190,13 @@ enum Command {
         /// stderr); without them, the scenarios' own.
         #[arg(long, value_name = "N", value_parser = kernel_hz::parse)]
         hz: Option<u32>,
+        /// With --kernel (live) or --kernel-from (continue a saved pass): after
+        /// the planned kernel runs, re-judge, and give every cell the judge
+        /// leaves undecided more kernel runs (in batches of its estimate, up
+        /// to MAX in all), until each is decided or has MAX runs. Needs
+        /// --runs MAX or more (docs/report.md).
+        #[arg(long, value_name = "MAX", value_parser = clap::value_parser!(u32).range(1..))]
+        until_decided: Option<u32>,
     },
     /// Run all repetitions of a scenario over the real Linux kernel (TCP,
     /// MPTCP, UDP) between network namespaces, links shaped by mptlab's
@@ -653,6 +660,7 @@ fn command(cli: Cli) -> ExitCode {
             kernel_plan,
             kernel_from,
             hz,
+            until_decided,
         } => reproduce::run(&reproduce::Options {
             seed,
             out: out.unwrap_or_default(),
@@ -677,6 +685,7 @@ fn command(cli: Cli) -> ExitCode {
             ),
             kernel_from,
             hz,
+            until_decided,
         }),
         Command::Agent { role } => mptlab_emu::live::main(role),
         Command::Analyze(a) => analyze::run(a),

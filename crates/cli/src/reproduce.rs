@@ -12,6 +12,7 @@ mod kernel;
 mod kernel_from;
 mod like;
 mod progress;
+mod until;
 
 /// `--kernel-runs` default.
 pub const KERNEL_RUNS: u32 = kernel::DEFAULT_RUNS;
@@ -91,6 +92,47 @@ pub struct Options {
     /// `--hz N`: the simulation's `transport.hz` instead of the kernel's
     /// CONFIG_HZ ([`sim_hz`]).
     pub hz: Option<u32>,
+    /// `--until-decided MAX`: after the kernel pass (`--kernel`) or on the
+    /// saved runs (`--kernel-from`), give every undecided cell more kernel
+    /// runs, up to MAX in all ([`until`]).
+    pub until_decided: Option<u32>,
+}
+
+/// `--until-decided MAX` against the other options and the planned cells,
+/// before anything is simulated: it needs a kernel pass to add to, MAX at
+/// least the planned kernel runs, and a simulated run for every kernel run
+/// index up to MAX (kernel run `r` is judged with simulated run `r`).
+fn check_until(o: &Options, cells: &[kernel::Cell]) -> Result<(), String> {
+    let Some(max) = o.until_decided else {
+        return Ok(());
+    };
+    let planned = match (&o.kernel, o.kernel_from.is_empty()) {
+        (Some(k), _) => k.runs,
+        (None, false) => 1,
+        (None, true) => {
+            return Err(format!(
+                "--until-decided {max} adds kernel runs to a kernel pass: pass --kernel (live) or \
+                 --kernel-from FILE (continue a saved pass)"
+            ))
+        }
+    };
+    if max < planned {
+        return Err(format!(
+            "--until-decided {max} is below --kernel-runs {planned}: MAX is the most kernel runs a \
+             cell gets in all"
+        ));
+    }
+    if let Some(c) = cells
+        .iter()
+        .find(|c| c.runnable.is_ok() && c.sim_runs < max)
+    {
+        return Err(format!(
+            "--until-decided {max}: kernel run r is judged with simulated run r, and {} has {} \
+             simulated run(s) per point: pass --runs {max} or more",
+            c.key, c.sim_runs
+        ));
+    }
+    Ok(())
 }
 
 /// The `transport.hz` every sweep is simulated with when the kernel is
@@ -356,6 +398,17 @@ pub fn run(o: &Options) -> ExitCode {
         }
         Some(s)
     };
+    if let Err(e) = check_until(o, &cells) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    // continuing a saved pass runs the kernel: root, TUN and MPTCP first
+    if o.until_decided.is_some() && saved.is_some() && !o.check {
+        if let Err(e) = mptlab_emu::netns::preflight() {
+            eprintln!("error: reproduce --kernel-from --until-decided: {e}");
+            return ExitCode::from(2);
+        }
+    }
     // the simulation only: the kernel cells keep `planned` (the emulator
     // ignores transport.hz; the kernel has its own)
     if !o.check && !o.kernel.as_ref().is_some_and(|k| k.plan) {
@@ -381,6 +434,9 @@ pub fn run(o: &Options) -> ExitCode {
                 kernel::refine(&mut cells, &o.out);
             }
             println!("{}", kernel::plan_text(&cells, k.runs, true));
+            if let Some(max) = o.until_decided {
+                println!("{}", until::plan_line(&kernel::to_run(&cells), k.runs, max));
+            }
             return ExitCode::SUCCESS;
         }
         // root, TUN, MPTCP before the simulation, not after it
@@ -457,7 +513,7 @@ pub fn run(o: &Options) -> ExitCode {
             .collect(),
         jobs: o.jobs,
     };
-    if let Some(saved) = &saved {
+    if let Some(saved) = saved {
         if let Err(code) = rejudge(o, saved, &cells, &inputs) {
             return code;
         }
@@ -499,23 +555,58 @@ fn kernel_pass(
     let cells = &*cells;
     let todo = kernel::to_run(cells);
     eprintln!("{}", kernel::plan_text(cells, k.runs, false));
+    if let Some(max) = o.until_decided {
+        eprintln!("{}", until::plan_line(&todo, k.runs, max));
+    }
     let t0 = std::time::Instant::now();
-    let outcomes = match todo.first() {
-        None => Vec::new(),
-        Some(first) => {
-            let emu = match mptlab_emu::run::prepare(&first.point.scenario, None) {
-                Ok(e) => Emulate(e),
-                Err(e) => {
-                    eprintln!("error: reproduce --kernel: {e}");
-                    return Err(ExitCode::from(2));
-                }
-            };
-            kernel::run_cells(cells, &o.out, k.runs, o.force, &emu, o.quiet)
-        }
+    let emu = match todo.first() {
+        None => None,
+        Some(first) => match mptlab_emu::run::prepare(&first.point.scenario, None) {
+            Ok(e) => Some(Emulate(e)),
+            Err(e) => {
+                eprintln!("error: reproduce --kernel: {e}");
+                return Err(ExitCode::from(2));
+            }
+        },
     };
-    let wall = t0.elapsed().as_secs_f64();
+    let outcomes = match &emu {
+        None => Vec::new(),
+        Some(emu) => kernel::run_cells(cells, &o.out, k.runs, o.force, emu, o.quiet),
+    };
+    let t_like = std::time::Instant::now();
     simulate_like(o, inputs, &kernel::like_todo(cells, &outcomes, &o.out));
-    let m = kernel::manifest(cells, &outcomes, &o.out, k.runs, wall);
+    // kernel_wall_s: the kernel's real time, not the like-for-like simulation's
+    let like_s = t_like.elapsed().as_secs_f64();
+    let kernel_s = || t0.elapsed().as_secs_f64() - like_s;
+    let judge = |wall: f64| kernel::manifest(cells, &outcomes, &o.out, k.runs, wall);
+    let mut m = judge(kernel_s());
+    let count = |x: &kernel::Outcome| outcomes.iter().filter(|(_, o)| o == x).count();
+    let mut stopped = count(&kernel::Outcome::Stopped) > 0;
+    if let (Some(max), Some(emu), false) = (o.until_decided, &emu, stopped) {
+        // this pass's cells only (not an earlier pass's in the same DIR)
+        let eligible = |i: usize| cells[i].selected && cells[i].runnable.is_ok();
+        let mut top_up = |i: usize, from: u32, to: u32| {
+            let c = &cells[i];
+            let (done, err) = top_up_runs(o, c, (from, to), emu, t0);
+            // the store holds runs 0..from too: merge what it has
+            let kept = from + done.len() as u32;
+            if kept > from {
+                kernel::finish_runs(c, &o.out, kept).map_err(until::Stop::Failed)?;
+            }
+            top_up_result(err, emu)
+        };
+        m = until::run(
+            max,
+            m,
+            &|i| cells[i].name(),
+            &eligible,
+            &|i, n| cells[i].estimate_s(n),
+            &mut top_up,
+            &mut || judge(kernel_s()),
+        );
+        stopped = until::stopped(&m);
+    }
+    let wall = kernel_s();
     if let Err(e) = std::fs::write(
         o.out.join("kernel.json"),
         serde_json::to_string_pretty(&m).unwrap(),
@@ -523,7 +614,6 @@ fn kernel_pass(
         eprintln!("error: {}: {e}", o.out.display());
         return Err(ExitCode::from(1));
     }
-    let count = |x: &kernel::Outcome| outcomes.iter().filter(|(_, o)| o == x).count();
     let failed = outcomes
         .iter()
         .filter(|(_, o)| matches!(o, kernel::Outcome::Failed(_)))
@@ -535,9 +625,12 @@ fn kernel_pass(
         kernel::hms(wall),
         o.out.join("kernel.json").display()
     );
+    if o.until_decided.is_some() && !m["until_decided"].is_null() {
+        eprint!("{}", until::summary(&m));
+    }
     eprintln!("reproduce --kernel: {}", like::summary(&m));
     eprint!("{}", unfinished_recap_kernel(&m));
-    if count(&kernel::Outcome::Stopped) > 0 {
+    if stopped {
         eprintln!(
             "stopped: the kernel pass was interrupted; finished runs are kept in {}/kernel (the same command resumes)",
             o.out.display()
@@ -547,15 +640,56 @@ fn kernel_pass(
     Ok(failed)
 }
 
+/// One `--until-decided` batch of a cell on the kernel: runs `from..to`
+/// into its store with a progress line per run. Returns the finished runs'
+/// `per_run` entries and the error that ended it early.
+fn top_up_runs(
+    o: &Options,
+    c: &kernel::Cell,
+    (from, to): (u32, u32),
+    emu: &Emulate,
+    t0: std::time::Instant,
+) -> (Vec<serde_json::Value>, Option<String>) {
+    let (done, err) = kernel::run_more(c, &o.out, (from, to), emu, &|r| {
+        if !o.quiet {
+            eprintln!(
+                "kernel until-decided: {} run {}/{to} ({} elapsed, about {} left in this batch)",
+                c.name(),
+                r + 1,
+                kernel::hms(t0.elapsed().as_secs_f64()),
+                kernel::hms(c.estimate_s(to - r))
+            );
+        }
+    });
+    (done, err)
+}
+
+/// A batch's end as the loop sees it: a stop (Ctrl-C) ends the loop, any
+/// other error ends the cell's top-ups.
+fn top_up_result(err: Option<String>, emu: &Emulate) -> until::Batch {
+    let stopped = emu
+        .0
+        .stop
+        .as_ref()
+        .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
+    match err {
+        None => Ok(()),
+        Some(_) if stopped => Err(until::Stop::Stopped),
+        Some(e) => Err(until::Stop::Failed(e)),
+    }
+}
+
 /// `--kernel-from`: DIR/kernel.json from the saved kernel runs judged
-/// against this directory's simulated runs; the counts on stderr.
+/// against this directory's simulated runs; the counts on stderr. With
+/// `--until-decided`, the undecided cells' runs are continued on the
+/// kernel first and appended to the saved ones ([`until`]).
 fn rejudge(
     o: &Options,
-    saved: &kernel_from::Saved,
+    saved: kernel_from::Saved,
     cells: &[kernel::Cell],
     inputs: &like::Inputs,
 ) -> Result<(), ExitCode> {
-    simulate_like(o, inputs, &kernel_from::like_todo(saved, cells));
+    simulate_like(o, inputs, &kernel_from::like_todo(&saved, cells));
     if !saved.has_seeds() && !o.quiet {
         eprintln!(
             "note: {} records no per-run seeds (written before they were saved): its kernel runs are \
@@ -563,7 +697,43 @@ fn rejudge(
             saved.path.display()
         );
     }
-    let m = kernel_from::manifest(saved, cells, &o.out);
+    let saved = std::cell::RefCell::new(saved);
+    let judge = || kernel_from::manifest(&saved.borrow(), cells, &o.out);
+    let mut m = judge();
+    let mut stopped = false;
+    if let Some(max) = o.until_decided {
+        let ran = |i: usize| m["cells"][i]["status"] == "ran";
+        let first = (0..cells.len()).find(|&i| ran(i));
+        let emu = match first.map(|i| mptlab_emu::run::prepare(&cells[i].point.scenario, None)) {
+            None => None,
+            Some(Ok(e)) => Some(Emulate(e)),
+            Some(Err(e)) => {
+                eprintln!("error: reproduce --kernel-from --until-decided: {e}");
+                return Err(ExitCode::from(2));
+            }
+        };
+        if let Some(emu) = &emu {
+            let t0 = std::time::Instant::now();
+            let mut top_up = |i: usize, from: u32, to: u32| {
+                let t = std::time::Instant::now();
+                let (done, err) = top_up_runs(o, &cells[i], (from, to), emu, t0);
+                saved
+                    .borrow_mut()
+                    .append(&cells[i], &done, t.elapsed().as_secs_f64());
+                top_up_result(err, emu)
+            };
+            m = until::run(
+                max,
+                m,
+                &|i| cells[i].name(),
+                &|i| cells[i].runnable.is_ok(),
+                &|i, n| cells[i].estimate_s(n),
+                &mut top_up,
+                &mut || judge(),
+            );
+            stopped = until::stopped(&m);
+        }
+    }
     let path = o.out.join("kernel.json");
     if let Err(e) = std::fs::write(&path, serde_json::to_string_pretty(&m).unwrap()) {
         eprintln!("error: {}: {e}", path.display());
@@ -587,8 +757,19 @@ fn rejudge(
         count("no verdict"),
         path.display()
     );
+    if !m["until_decided"].is_null() {
+        eprint!("{}", until::summary(&m));
+    }
     eprintln!("reproduce --kernel-from: {}", like::summary(&m));
     eprint!("{}", unfinished_recap_kernel(&m));
+    if stopped {
+        eprintln!(
+            "stopped: the continued kernel runs were interrupted; {} holds the runs finished so far \
+             (pass it to --kernel-from to continue)",
+            path.display()
+        );
+        return Err(ExitCode::from(1));
+    }
     Ok(())
 }
 

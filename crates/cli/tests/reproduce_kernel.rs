@@ -113,6 +113,101 @@ fn kernel_only_selects_cells_and_a_filter_matching_none_is_an_error() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("selects no cell the kernel can run"));
 }
 
+/// `--until-decided MAX` refuses the combinations that cannot work, each
+/// with one message and exit 2, before anything is simulated (no root
+/// needed: the checks come first); with `--kernel-plan` it adds the most
+/// real time the loop can take.
+#[test]
+fn until_decided_refuses_bad_combinations_before_simulating() {
+    let tmp = std::env::temp_dir().join(format!("mptlab-until-{}", std::process::id()));
+    let out = tmp.to_str().unwrap();
+    let refused = |args: &[&str], want: &str| {
+        let mut a = vec![
+            "reproduce",
+            "004",
+            "--quick",
+            "--only",
+            "normal",
+            "--out",
+            out,
+        ];
+        a.extend_from_slice(args);
+        let o = mptlab(&a);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one message: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(
+            !tmp.join("runs").exists(),
+            "{args:?}: simulated before refusing"
+        );
+    };
+    refused(
+        &["--until-decided", "5"],
+        "error: --until-decided 5 adds kernel runs to a kernel pass: pass --kernel (live) or --kernel-from FILE",
+    );
+    refused(
+        &["--kernel", "--kernel-runs", "3", "--until-decided", "2"],
+        "error: --until-decided 2 is below --kernel-runs 3",
+    );
+    refused(
+        &["--kernel", "--until-decided", "10"],
+        "has 3 simulated run(s) per point: pass --runs 10 or more",
+    );
+    // continuing a saved pass: the same check (seed 002's committed file)
+    let o = mptlab(&[
+        "reproduce",
+        "002",
+        "--quick",
+        "--only",
+        "sprint",
+        "--out",
+        out,
+        "--kernel-from",
+        "docs/data/seed002-kernel-2026-11-26",
+        "--until-decided",
+        "10",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("pass --runs 10 or more"), "{err}");
+    assert!(!tmp.join("runs").exists(), "simulated before refusing");
+    // MAX 0 is not a count of runs (clap's own message)
+    let o = mptlab(&[
+        "reproduce",
+        "004",
+        "--out",
+        out,
+        "--kernel",
+        "--until-decided",
+        "0",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--until-decided <MAX>"));
+    // the plan says what the loop can add
+    let o = mptlab(&[
+        "reproduce",
+        "004",
+        "--quick",
+        "--runs",
+        "10",
+        "--only",
+        "normal",
+        "--kernel-plan",
+        "--kernel-runs",
+        "2",
+        "--until-decided",
+        "10",
+    ]);
+    let plan = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        plan.contains("until-decided: then every undecided cell gets more kernel runs")
+            && plan.contains("from 2 to 10 runs"),
+        "{plan}"
+    );
+}
+
 /// Whether `python` can write the report from this checkout's python/.
 fn report_python() -> Option<String> {
     let py = std::env::var("MPTLAB_PYTHON").unwrap_or_else(|_| "python3".into());

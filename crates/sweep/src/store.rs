@@ -350,35 +350,52 @@ impl Store {
         keep: &dyn Fn(&str) -> bool,
     ) -> Result<Vec<RunOutput>, StoreError> {
         (0..runs)
-            .map(|r| {
-                let p = self.run_path(point, r);
-                let b = fs::read(&p).map_err(|e| io(&p, e))?;
-                let bad = |e: String| StoreError::Io(format!("{}: {e}", p.display()));
-                // A run saved before mptlab counted unfinished work (issue
-                // 12) gets its `completed` columns and counts derived from
-                // its tables, so a resumed sweep neither mixes table schemas
-                // nor reports old runs as complete: `transfers` (one row per
-                // transfer) is always read for that, `messages` only when an
-                // old run has some.
-                let with = |extra: &'static str| {
-                    move |n: &str| keep(n) || n == schema::TRANSFERS || n == extra
-                };
-                let mut o = decode_run_tables(&b, &with(schema::TRANSFERS)).map_err(bad)?;
-                if unfinished::maybe_legacy_messages(&o) && !keep(schema::MESSAGES) {
-                    o = decode_run_tables(&b, &with(schema::MESSAGES)).map_err(bad)?;
-                }
-                unfinished::upgrade_legacy(&mut o);
-                o.tables.retain(|t| keep(&t.name));
-                if o.run != r {
-                    return Err(StoreError::Io(format!(
-                        "{}: holds run {}",
-                        p.display(),
-                        o.run
-                    )));
-                }
-                Ok(o)
-            })
+            .map(|r| self.load_run_tables(point, r, keep))
             .collect()
+    }
+
+    /// Run `run` of `point` with only the tables `keep` accepts (a run
+    /// saved by an older mptlab upgraded as in [`Store::load_point_tables`]).
+    pub fn load_run_tables(
+        &self,
+        point: usize,
+        r: u32,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Result<RunOutput, StoreError> {
+        let p = self.run_path(point, r);
+        let b = fs::read(&p).map_err(|e| io(&p, e))?;
+        let bad = |e: String| StoreError::Io(format!("{}: {e}", p.display()));
+        // A run saved before mptlab counted unfinished work (issue
+        // 12) gets its `completed` columns and counts derived from
+        // its tables, so a resumed sweep neither mixes table schemas
+        // nor reports old runs as complete: `transfers` (one row per
+        // transfer) is always read for that, `messages` only when an
+        // old run has some.
+        let with =
+            |extra: &'static str| move |n: &str| keep(n) || n == schema::TRANSFERS || n == extra;
+        let mut o = decode_run_tables(&b, &with(schema::TRANSFERS)).map_err(bad)?;
+        if unfinished::maybe_legacy_messages(&o) && !keep(schema::MESSAGES) {
+            o = decode_run_tables(&b, &with(schema::MESSAGES)).map_err(bad)?;
+        }
+        unfinished::upgrade_legacy(&mut o);
+        o.tables.retain(|t| keep(&t.name));
+        if o.run != r {
+            return Err(StoreError::Io(format!(
+                "{}: holds run {}",
+                p.display(),
+                o.run
+            )));
+        }
+        Ok(o)
+    }
+
+    /// Whether run `run` of `point` is on disk.
+    pub fn has_run(&self, point: usize, run: u32) -> bool {
+        self.done
+            .get(point)
+            .and_then(|d| d.get(run as usize))
+            .copied()
+            .unwrap_or(false)
     }
 }
 

@@ -76,6 +76,11 @@ def _cell_verdict(c: Dict[str, Any]) -> str:
         more = und.get("more_kernel_runs")
         v += (f"; undecided ({'about %d more kernel run%s' % (more, '' if more == 1 else 's') if more is not None else 'not by kernel runs alone'})"
               f": {und.get('why', '')}")
+    # reproduce --until-decided (kernel.json `until_decided`, reproduce/until.rs)
+    ud = c.get("until_decided") or {}
+    if ud.get("runs", 0) != ud.get("runs_before", 0) or (ud and not str(ud.get("stopped", "")).startswith("decided")):
+        v += (f"; until decided: {ud.get('runs_before')} -> {ud.get('runs')} kernel runs in "
+              f"{ud.get('batches')} batch(es), {ud.get('stopped')}")
     return v
 
 
@@ -207,6 +212,9 @@ def section(seed: str, kern: Dict[str, Any]) -> List[str]:
              + f". Criteria: {e(kern['criteria'])}. Intervals: {e(kern['interval'])}."
              + (f" Pairing: {e(kern['pairing'])}." if kern.get("pairing") else "")
              + (f" Decision: {e(kern['decision'])}." if kern.get("decision") else "")
+             + (f" Until decided (at most {e(str(kern['until_decided'].get('max')))} kernel runs per cell, "
+                f"{e(str(kern['until_decided'].get('added_runs')))} added): {e(kern['until_decided'].get('rule', ''))}."
+                if kern.get("until_decided") else "")
              + (f" Re-judged: the kernel runs saved in {e(kern['rejudged_from'])} against these simulated runs"
                 " (reproduce --kernel-from)." if kern.get("rejudged_from") else "") + "</p>")
     if ran:

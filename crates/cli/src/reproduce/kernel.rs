@@ -342,6 +342,56 @@ fn run_cell(
         let o = emu.run_once(&c.point.scenario, r)?;
         store.save(0, &o).map_err(|e| e.to_string())?;
     }
+    drop(store);
+    finish_runs(c, out, runs)
+}
+
+/// Kernel runs `from..to` of a cell into its store, one after another (a
+/// run already on disk, from an interrupted earlier top-up, is read back,
+/// not redone), for `--until-decided` ([`super::until`]). Returns the
+/// runs' `per_run` entries as `summary.json` writes them (`run`, `seed`,
+/// `metrics`) and the error that ended the batch early, if any (a stop:
+/// Ctrl-C); the runs before it are returned and stay on disk. The store's
+/// tables and `summary.json` are not rewritten here: a live pass's store
+/// holds runs `0..from` too and is finished by [`finish_runs`]; a
+/// continued saved pass's holds only the new runs.
+pub fn run_more(
+    c: &Cell,
+    out: &Path,
+    (from, to): (u32, u32),
+    emu: &dyn Driver,
+    progress: &dyn Fn(u32),
+) -> (Vec<Value>, Option<String>) {
+    let mut done = Vec::new();
+    let store = match Store::open(&c.dir(out), &single(c, to), false) {
+        Ok(s) => s,
+        Err(e) => return (done, Some(e.to_string())),
+    };
+    for r in from..to {
+        let o = if store.has_run(0, r) {
+            store
+                .load_run_tables(0, r, &|_| false)
+                .map_err(|e| e.to_string())
+        } else {
+            progress(r);
+            emu.run_once(&c.point.scenario, r).and_then(|o| {
+                store.save(0, &o).map_err(|e| e.to_string())?;
+                Ok(o)
+            })
+        };
+        match o {
+            Ok(o) => done.push(json!({"run": o.run, "seed": o.seed, "metrics": o.summary})),
+            Err(e) => return (done, Some(e)),
+        }
+    }
+    (done, None)
+}
+
+/// Merge the first `runs` runs of a cell's store into its tables and
+/// `summary.json` (a live pass's cell after `--until-decided` added runs).
+pub fn finish_runs(c: &Cell, out: &Path, runs: u32) -> Result<(), String> {
+    let sweep = single(c, runs);
+    let store = Store::open(&c.dir(out), &sweep, false).map_err(|e| e.to_string())?;
     let opts = WriteOptions {
         csv: true,
         parquet: true,
@@ -406,7 +456,7 @@ fn criterion_text(c: Criterion) -> String {
     }
 }
 
-fn ci_json(c: &Option<MedianCi>) -> Value {
+pub(super) fn ci_json(c: &Option<MedianCi>) -> Value {
     match c {
         Some(c) => {
             json!({"median": c.median, "lo": c.lo, "hi": c.hi, "coverage": c.coverage, "n": c.n})
@@ -422,10 +472,10 @@ fn ci_json(c: &Option<MedianCi>) -> Value {
 /// finish by the end of the run (completion time), no message was
 /// delivered (delays); such a run is reported, never averaged away.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct RunValue {
-    run: u32,
-    seed: Option<u64>,
-    value: Option<f64>,
+pub(super) struct RunValue {
+    pub run: u32,
+    pub seed: Option<u64>,
+    pub value: Option<f64>,
 }
 
 /// A metric's per-run values of one point of a `summary.json`, every run
@@ -434,7 +484,7 @@ struct RunValue {
 /// the paths its subflows used (a path without a subflow, e.g. the second
 /// path under `ndiffports`, has none). An entry without `run` counts by its
 /// position.
-fn per_run(point: &Value, metric: &str) -> Vec<RunValue> {
+pub(super) fn per_run(point: &Value, metric: &str) -> Vec<RunValue> {
     let share = metric.starts_with("fg_share_path");
     point["per_run"]
         .as_array()

@@ -27,7 +27,11 @@
 //! runs with the same index, as the live pass checked when it paired them
 //! (a note says so).
 
-use super::kernel::{compare_cell, header, metrics_of, point_of, Cell, SummaryCache};
+use super::kernel::{
+    ci_json, compare_cell, header, metrics_of, per_run as per_run_values, point_of, Cell,
+    SummaryCache,
+};
+use crate::validate::criteria::median_ci;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -101,6 +105,47 @@ impl Saved {
             path: later.path,
             json: self.json,
         }
+    }
+
+    /// `--kernel-from FILE --until-decided MAX` ([`super::until`]): kernel
+    /// runs the file does not hold (`per_run` entries as `summary.json`
+    /// writes them) appended to every judged metric's `runs` of the cell,
+    /// whose `kernel_all` is recomputed over all its runs (a file written
+    /// before every kernel run was saved keeps counting the runs it lacks).
+    /// The result re-judges like a file whose pass ran them all.
+    pub fn append(&mut self, c: &Cell, per_run: &[Value], wall_s: f64) {
+        let Some((i, _)) = self.entry(c) else {
+            return;
+        };
+        let point = json!({ "per_run": per_run });
+        let new_max = per_run.iter().filter_map(|r| r["run"].as_u64()).max();
+        for row in self.json["cells"][i]["metrics"]
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+        {
+            let missing = not_saved(row);
+            let metric = row["metric"].as_str().unwrap_or("").to_string();
+            if !row["runs"].is_array() {
+                row["runs"] = json!([]);
+            }
+            let runs = row["runs"].as_array_mut().expect("an array");
+            for k in per_run_values(&point, &metric) {
+                runs.push(json!({"run": k.run, "seed": k.seed, "kernel": k.value}));
+            }
+            let values: Vec<f64> = runs.iter().filter_map(|r| r["kernel"].as_f64()).collect();
+            let mut all = ci_json(&median_ci(&values));
+            if missing > 0 {
+                all["n"] = (values.len() as u64 + missing).into();
+            }
+            row["kernel_all"] = all;
+        }
+        let runs = self.json["kernel_runs"].as_u64().unwrap_or(0);
+        if let Some(r) = new_max {
+            self.json["kernel_runs"] = runs.max(r + 1).into();
+        }
+        let wall = self.json["kernel_wall_s"].as_f64().unwrap_or(0.0);
+        self.json["kernel_wall_s"] = (wall + wall_s).into();
     }
 
     /// The files this one was read from (several after `overlay`).
@@ -603,6 +648,80 @@ mod tests {
         let m = kernel::manifest(&second, &outcomes, &out, 2, 12.5);
         assert_eq!(m["cells"][other]["status"], "skipped");
         assert_eq!(m["cells"][first]["status"], "ran");
+    }
+
+    /// `--until-decided`'s batches into a cell's store: runs `from..to`
+    /// are made by the driver (here the simulator standing in for the
+    /// kernel), a run already on disk (an interrupted batch) is read back,
+    /// not made again, and `finish_runs` merges them all into the store's
+    /// summary, which a live pass's kernel.json judges.
+    #[test]
+    fn batches_add_runs_to_a_cell_s_store_and_resume() {
+        use crate::driver::Simulate;
+        use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+        let cells = cells();
+        let c = cells.iter().find(|c| c.runnable.is_ok()).unwrap();
+        let out = tmp("batches");
+        let made = AtomicU32::new(0);
+        let sim = |s: &mptlab_scenario::Scenario, r: u32| {
+            made.fetch_add(1, Relaxed);
+            crate::driver::Driver::run_once(&Simulate, s, r)
+        };
+        let (a, err) = kernel::run_more(c, &out, (0, 2), &sim, &|_| {});
+        assert_eq!((a.len(), err), (2, None));
+        let (b, err) = kernel::run_more(c, &out, (2, 4), &sim, &|_| {});
+        assert_eq!((b.len(), err), (2, None));
+        assert_eq!(made.load(Relaxed), 4);
+        // again from 2 (a resumed batch): runs 2 and 3 read back, 4 made
+        let (again, err) = kernel::run_more(c, &out, (2, 5), &sim, &|_| {});
+        assert_eq!((again.len(), err), (3, None));
+        assert_eq!(made.load(Relaxed), 5);
+        assert_eq!(again[..2], b[..], "read back as made");
+        kernel::finish_runs(c, &out, 5).unwrap();
+        let s: Value = serde_json::from_slice(
+            &std::fs::read(
+                out.join("kernel")
+                    .join(&c.key)
+                    .join(&c.point.id)
+                    .join("summary.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let p = kernel::point_of(&s, &c.point.id).unwrap();
+        let runs: Vec<u64> = p["per_run"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["run"].as_u64().unwrap())
+            .collect();
+        assert_eq!(runs, vec![0, 1, 2, 3, 4]);
+        assert_eq!(p["per_run"][4]["metrics"], again[2]["metrics"]);
+    }
+
+    /// `--kernel-from F --until-decided`: a 2-run pass with the third
+    /// kernel run appended re-judges exactly as a live pass that ran all
+    /// three; `kernel_runs` and the wall time follow.
+    #[test]
+    fn appended_runs_rejudge_as_a_pass_that_ran_them_all() {
+        let cells = cells();
+        let sim = summary(&cells, 3, 10.0, 0.41);
+        let three = live(&tmp("app3"), &cells, &sim, &summary(&cells, 3, 10.5, 0.40));
+        let out = tmp("app2");
+        let two = live(&out, &cells, &sim, &summary(&cells, 2, 10.5, 0.40));
+        assert_ne!(two["cells"], three["cells"]);
+        write(&out.join("kernel.json"), &two);
+        let mut saved = Saved::load(&out).unwrap();
+        let ker3 = summary(&cells, 3, 10.5, 0.40);
+        for c in cells.iter().filter(|c| c.runnable.is_ok()) {
+            let p = kernel::point_of(&ker3, &c.point.id).unwrap();
+            saved.append(c, &p["per_run"].as_array().unwrap()[2..], 1.5);
+        }
+        saved.check(&cells).unwrap();
+        let m = manifest(&saved, &cells, &out);
+        assert_eq!(m["cells"], three["cells"]);
+        assert_eq!(m["kernel_runs"], 3);
+        assert_eq!(m["kernel_wall_s"], 12.5 + 4.0 * 1.5);
     }
 
     #[test]

@@ -1,0 +1,521 @@
+//! `--until-decided MAX` (issue 15, session 16): after the planned kernel
+//! runs, re-judge; while a cell is `undecided` (its point outside the
+//! criterion, its 95 % interval reaching the band: [`crate::validate::shift`])
+//! and has fewer than MAX kernel runs, give it more runs, in batches of the
+//! judge's own estimate (`undecided.more_kernel_runs`) capped at MAX,
+//! re-judge, repeat. The same loop serves a live pass (`--kernel`: the runs
+//! go on in the cell's store) and a saved pass continued (`--kernel-from
+//! FILE`: the runs are appended to the file's, [`super::kernel_from::Saved::append`]).
+//!
+//! The stopping rule ([`step`]) is a pure function of a judged cell entry
+//! of kernel.json. Stopping at the first decision changes the interval's
+//! coverage (a sequential look at the data): the judge's 95 % is the
+//! coverage of one look, so a cell decided here is reported with the
+//! number of runs and batches it took (kernel.json `until_decided`), not as
+//! a fixed-size test.
+
+use serde_json::{json, Value};
+
+/// Why a cell got no more runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
+    /// Its decision is no longer `undecided` (`agree`, `disagree` or `no verdict`).
+    Decided(String),
+    /// MAX kernel runs reached, still undecided.
+    Max,
+    /// Undecided, but the judge gives no kernel run count that would
+    /// decide it with these simulated runs (more simulated runs, `--runs`,
+    /// or none at all: the estimate sits on the band's edge).
+    NoEstimate,
+    /// A run of a batch failed: the error (the runs before it are kept).
+    Failed(String),
+    /// Ctrl-C during a batch (the runs finished before it are kept).
+    Stopped,
+}
+
+impl Stop {
+    pub fn text(&self) -> String {
+        match self {
+            Stop::Decided(d) => format!("decided: {d}"),
+            Stop::Max => "MAX reached, still undecided".into(),
+            Stop::NoEstimate => {
+                "undecided, not by kernel runs alone with these simulated runs (no estimate)".into()
+            }
+            Stop::Failed(e) => format!("a run failed: {e}"),
+            Stop::Stopped => "stopped (Ctrl-C)".into(),
+        }
+    }
+}
+
+/// What a judged cell needs next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Kernel runs `next..target` (run indices; the cell has `have` runs).
+    More {
+        have: u32,
+        next: u32,
+        target: u32,
+    },
+    Done(Stop),
+}
+
+/// The kernel runs a judged cell entry holds: how many (distinct run
+/// indices over its judged metrics' `runs`) and the next run index (one
+/// past the largest). A file written before every kernel run was saved
+/// counts `kernel_all.n` where it is larger.
+pub fn runs_of(entry: &Value) -> (u32, u32) {
+    let mut idx: Vec<u64> = Vec::new();
+    let mut n_all = 0;
+    for m in entry["metrics"].as_array().into_iter().flatten() {
+        for r in m["runs"].as_array().into_iter().flatten() {
+            if let Some(i) = r["run"].as_u64() {
+                if !idx.contains(&i) {
+                    idx.push(i);
+                }
+            }
+        }
+        n_all = n_all.max(m["kernel_all"]["n"].as_u64().unwrap_or(0));
+    }
+    let next = idx.iter().max().map_or(0, |m| m + 1);
+    ((idx.len() as u64).max(n_all) as u32, next.max(n_all) as u32)
+}
+
+/// The stopping rule for one judged cell entry (`None`: the cell has no
+/// kernel result, status other than `ran`): a cell that is not
+/// `undecided` is decided; an undecided one with MAX runs stops; else it
+/// gets the judge's estimate of the runs still needed
+/// (`undecided.more_kernel_runs`, at least one), capped at MAX; without an
+/// estimate it stops.
+pub fn step(entry: &Value, max: u32) -> Option<Step> {
+    if entry["status"].as_str() != Some("ran") {
+        return None;
+    }
+    let decision = entry["decision"]
+        .as_str()
+        .or(entry["verdict"].as_str())
+        .unwrap_or("no verdict");
+    if decision != "undecided" {
+        return Some(Step::Done(Stop::Decided(decision.to_string())));
+    }
+    let (have, next) = runs_of(entry);
+    if have >= max {
+        return Some(Step::Done(Stop::Max));
+    }
+    let Some(more) = entry["undecided"]["more_kernel_runs"].as_u64() else {
+        return Some(Step::Done(Stop::NoEstimate));
+    };
+    let add = (more.max(1)).min((max - have) as u64) as u32;
+    Some(Step::More {
+        have,
+        next,
+        target: next + add,
+    })
+}
+
+/// One cell's record of the loop, for kernel.json and the summary.
+#[derive(Debug, Clone)]
+pub struct Record {
+    /// Index in kernel.json's `cells` (and in the pass's cells).
+    pub cell: usize,
+    /// Runs before the loop, and now.
+    pub before: u32,
+    pub runs: u32,
+    pub batches: u32,
+    pub stop: Option<Stop>,
+    /// Runs when its last batch was asked for.
+    asked_at: u32,
+}
+
+impl Record {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "runs": self.runs,
+            "runs_before": self.before,
+            "batches": self.batches,
+            "stopped": self.stop.as_ref().map(|s| s.text()),
+        })
+    }
+}
+
+/// A batch's result: `Ok` when every run of it finished.
+pub type Batch = Result<(), Stop>;
+
+/// The loop: judge `m` (a kernel.json with every cell judged), give every
+/// cell [`step`] asks more of its runs with `top_up(cell index, next,
+/// target)`, re-judge with `judge`, until no cell asks; only the cells
+/// `eligible` accepts get runs. `cost(cell, runs)`
+/// estimates real time for the plan printed before each round. Returns the
+/// final kernel.json, with `until_decided` per cell that ran and at the top.
+pub fn run(
+    max: u32,
+    mut m: Value,
+    name: &dyn Fn(usize) -> String,
+    eligible: &dyn Fn(usize) -> bool,
+    cost: &dyn Fn(usize, u32) -> f64,
+    top_up: &mut dyn FnMut(usize, u32, u32) -> Batch,
+    judge: &mut dyn FnMut() -> Value,
+) -> Value {
+    let cells = |m: &Value| m["cells"].as_array().cloned().unwrap_or_default();
+    let mut recs: Vec<Record> = cells(&m)
+        .iter()
+        .enumerate()
+        .filter(|(i, e)| e["status"] == "ran" && eligible(*i))
+        .map(|(i, e)| {
+            let (have, _) = runs_of(e);
+            Record {
+                cell: i,
+                before: have,
+                runs: have,
+                batches: 0,
+                stop: None,
+                asked_at: have,
+            }
+        })
+        .collect();
+    let mut round = 0;
+    loop {
+        let now = cells(&m);
+        let mut todo = Vec::new();
+        for r in recs.iter_mut().filter(|r| r.stop.is_none()) {
+            match step(&now[r.cell], max) {
+                Some(Step::More { have, next, target }) => {
+                    // a batch that added nothing would ask again forever
+                    if r.batches > 0 && have <= r.asked_at {
+                        r.stop = Some(Stop::Failed("the batch added no kernel run".into()));
+                    } else {
+                        r.asked_at = have;
+                        todo.push((r.cell, next, target));
+                    }
+                }
+                Some(Step::Done(s)) => {
+                    r.runs = runs_of(&now[r.cell]).0;
+                    r.stop = Some(s);
+                }
+                None => r.stop = Some(Stop::Decided("no kernel result".into())),
+            }
+        }
+        if todo.is_empty() {
+            break;
+        }
+        round += 1;
+        let est: f64 = todo.iter().map(|&(i, n, t)| cost(i, t - n)).sum();
+        eprintln!(
+            "until-decided: round {round}: {} undecided cell(s) with fewer than {max} kernel runs, \
+             {} more run(s), about {} real time:",
+            todo.len(),
+            todo.iter().map(|&(_, n, t)| t - n).sum::<u32>(),
+            super::kernel::hms(est)
+        );
+        for &(i, n, t) in &todo {
+            eprintln!("  {}: runs {n}..{} ({} in all)", name(i), t - 1, t);
+        }
+        let mut stopped = false;
+        for (i, n, t) in todo {
+            let r = recs
+                .iter_mut()
+                .find(|r| r.cell == i)
+                .expect("a record per ran cell");
+            r.batches += 1;
+            match top_up(i, n, t) {
+                Ok(()) => {}
+                Err(Stop::Stopped) => {
+                    r.stop = Some(Stop::Stopped);
+                    stopped = true;
+                    break;
+                }
+                Err(s) => r.stop = Some(s),
+            }
+        }
+        m = judge();
+        // the runs a stopped or failed batch kept
+        let now = cells(&m);
+        for r in recs.iter_mut() {
+            r.runs = runs_of(&now[r.cell]).0;
+        }
+        if stopped {
+            for r in recs.iter_mut().filter(|r| r.stop.is_none()) {
+                r.stop = Some(Stop::Stopped);
+            }
+            break;
+        }
+    }
+    annotate(&mut m, max, &recs);
+    m
+}
+
+/// kernel.json's `until_decided` keys: per cell that ran, its record; at
+/// the top, MAX and the counts by why the cells stopped.
+fn annotate(m: &mut Value, max: u32, recs: &[Record]) {
+    for r in recs {
+        m["cells"][r.cell]["until_decided"] = r.to_json();
+    }
+    let added: u32 = recs.iter().map(|r| r.runs.saturating_sub(r.before)).sum();
+    m["until_decided"] = json!({
+        "max": max,
+        "added_runs": added,
+        "rule": "after the planned kernel runs, every undecided cell with fewer than max kernel runs got \
+                 the judge's estimate of the runs still needed (undecided.more_kernel_runs), capped at max, \
+                 and was re-judged, until no cell asked; a decision reached this way was looked at after \
+                 each batch, so its 95 % is per look, not for the sequence",
+    });
+}
+
+/// Whether the loop of `m` (its final kernel.json) was stopped by Ctrl-C.
+pub fn stopped(m: &Value) -> bool {
+    let text = Stop::Stopped.text();
+    m["cells"].as_array().is_some_and(|c| {
+        c.iter()
+            .any(|c| c["until_decided"]["stopped"] == text.as_str())
+    })
+}
+
+/// The summary on stderr: one line per cell that got runs or stopped
+/// undecided, and the counts.
+pub fn summary(m: &Value) -> String {
+    let mut s = String::new();
+    let (mut decided, mut left) = (0, 0);
+    for c in m["cells"].as_array().into_iter().flatten() {
+        let u = &c["until_decided"];
+        if u.is_null() {
+            continue;
+        }
+        let stopped = u["stopped"].as_str().unwrap_or("?");
+        let (before, runs) = (u["runs_before"].as_u64(), u["runs"].as_u64());
+        if stopped.starts_with("decided") {
+            decided += 1;
+        } else {
+            left += 1;
+        }
+        if before != runs || !stopped.starts_with("decided") {
+            s.push_str(&format!(
+                "  {}:{}: {} -> {} kernel runs in {} batch(es); {stopped}\n",
+                c["experiment"].as_str().unwrap_or("?"),
+                c["point"].as_str().unwrap_or("?"),
+                before.unwrap_or(0),
+                runs.unwrap_or(0),
+                u["batches"].as_u64().unwrap_or(0),
+            ));
+        }
+    }
+    format!(
+        "until-decided (MAX {}): {} kernel run(s) added; {decided} cell(s) decided, {left} not:\n{s}",
+        m["until_decided"]["max"],
+        m["until_decided"]["added_runs"]
+    )
+}
+
+/// The plan's line for `--until-decided`: the most real time the loop can
+/// add, every cell taken from `planned` runs to MAX.
+pub fn plan_line(cells: &[&super::kernel::Cell], planned: u32, max: u32) -> String {
+    let extra: f64 = cells
+        .iter()
+        .map(|c| c.estimate_s(max) - c.estimate_s(planned.min(max)))
+        .sum();
+    format!(
+        "until-decided: then every undecided cell gets more kernel runs, in batches of the judge's \
+         estimate, up to {max} in all: at most {} more real time ({} cell(s) from {planned} to {max} runs)",
+        super::kernel::hms(extra),
+        cells.len()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A judged cell entry with kernel runs `0..n` and its decision.
+    fn cell(n: u32, decision: &str, more: Option<u64>) -> Value {
+        let runs: Vec<Value> = (0..n).map(|r| json!({"run": r, "kernel": 1.0})).collect();
+        let mut e = json!({
+            "status": "ran",
+            "verdict": if decision == "agree" { "agree" } else { "disagree" },
+            "decision": decision,
+            "metrics": [{"metric": "fg_throughput_mbit", "runs": runs, "kernel_all": {"n": n}}],
+        });
+        if decision == "undecided" {
+            e["undecided"] = json!({"why": "w", "more_kernel_runs": more});
+        }
+        e
+    }
+
+    #[test]
+    fn the_stopping_rule() {
+        // decided cells get nothing more
+        for d in ["agree", "disagree", "no verdict"] {
+            assert_eq!(
+                step(&cell(3, d, None), 10),
+                Some(Step::Done(Stop::Decided(d.into())))
+            );
+        }
+        // undecided: the judge's estimate, from the next run index
+        assert_eq!(
+            step(&cell(3, "undecided", Some(4)), 10),
+            Some(Step::More {
+                have: 3,
+                next: 3,
+                target: 7
+            })
+        );
+        // capped at MAX in all
+        assert_eq!(
+            step(&cell(3, "undecided", Some(40)), 10),
+            Some(Step::More {
+                have: 3,
+                next: 3,
+                target: 10
+            })
+        );
+        // an estimate of 0 more (the interval is about to clear) still adds one
+        assert_eq!(
+            step(&cell(3, "undecided", Some(0)), 10),
+            Some(Step::More {
+                have: 3,
+                next: 3,
+                target: 4
+            })
+        );
+        // MAX reached, still undecided
+        assert_eq!(
+            step(&cell(10, "undecided", Some(2)), 10),
+            Some(Step::Done(Stop::Max))
+        );
+        assert_eq!(
+            step(&cell(12, "undecided", Some(2)), 10),
+            Some(Step::Done(Stop::Max))
+        );
+        // no estimate: not by kernel runs alone
+        assert_eq!(
+            step(&cell(3, "undecided", None), 10),
+            Some(Step::Done(Stop::NoEstimate))
+        );
+        // a cell without a kernel result is not part of the loop
+        let mut e = cell(3, "undecided", Some(2));
+        e["status"] = "refused".into();
+        assert_eq!(step(&e, 10), None);
+        // run indices with a gap: the next index is one past the largest
+        let mut e = cell(2, "undecided", Some(2));
+        e["metrics"][0]["runs"][1]["run"] = 5.into();
+        assert_eq!(runs_of(&e), (2, 6));
+        assert_eq!(
+            step(&e, 10),
+            Some(Step::More {
+                have: 2,
+                next: 6,
+                target: 8
+            })
+        );
+    }
+
+    /// The loop on synthetic judge results: a cell decided after its first
+    /// batch, one that reaches MAX still undecided, one already agreeing
+    /// and one that is not eligible; every run asked for is counted.
+    #[test]
+    fn the_loop_tops_up_until_decided_or_max() {
+        use std::cell::RefCell;
+        // runs per cell, and the decision the "judge" gives at that count
+        let runs = RefCell::new(vec![3u32, 3, 5, 3]);
+        let judged = |runs: &[u32]| -> Value {
+            let cells: Vec<Value> = runs
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| match i {
+                    0 if n >= 5 => cell(n, "disagree", None),
+                    0 => cell(n, "undecided", Some(2)),
+                    1 => cell(n, "undecided", Some(4)),
+                    2 => cell(n, "agree", None),
+                    _ => cell(n, "undecided", Some(1)),
+                })
+                .collect();
+            json!({ "cells": cells })
+        };
+        let asked = RefCell::new(Vec::new());
+        let m0 = judged(&runs.borrow());
+        let m = run(
+            8,
+            m0,
+            &|i| format!("cell{i}"),
+            &|i| i != 3,
+            &|_, n| n as f64,
+            &mut |i, from, to| {
+                asked.borrow_mut().push((i, from, to));
+                runs.borrow_mut()[i] = to;
+                Ok(())
+            },
+            &mut || judged(&runs.borrow()),
+        );
+        assert_eq!(*asked.borrow(), vec![(0, 3, 5), (1, 3, 7), (1, 7, 8)]);
+        let u = |i: usize| &m["cells"][i]["until_decided"];
+        assert_eq!(u(0)["stopped"], "decided: disagree");
+        assert_eq!(
+            (u(0)["runs_before"].as_u64(), u(0)["runs"].as_u64()),
+            (Some(3), Some(5))
+        );
+        assert_eq!(u(1)["stopped"], "MAX reached, still undecided");
+        assert_eq!(
+            (u(1)["runs"].as_u64(), u(1)["batches"].as_u64()),
+            (Some(8), Some(2))
+        );
+        assert_eq!(u(2)["stopped"], "decided: agree");
+        assert_eq!(u(2)["batches"], 0);
+        assert!(u(3).is_null(), "not eligible: no record");
+        assert_eq!(m["until_decided"]["added_runs"], 2 + 5);
+        let s = summary(&m);
+        assert!(
+            s.contains("7 kernel run(s) added; 2 cell(s) decided, 1 not"),
+            "{s}"
+        );
+        assert!(
+            s.contains("3 -> 8 kernel runs in 2 batch(es); MAX reached, still undecided"),
+            "{s}"
+        );
+    }
+
+    /// Ctrl-C in a batch ends the loop: the cell and every cell still
+    /// asking are `stopped`, the runs the batch finished are counted.
+    #[test]
+    fn a_stop_ends_the_loop_and_keeps_the_runs() {
+        use std::cell::RefCell;
+        let runs = RefCell::new(vec![3u32, 3]);
+        let judged = |runs: &[u32]| json!({"cells": runs.iter().map(|&n| cell(n, "undecided", Some(5))).collect::<Vec<_>>()});
+        let m0 = judged(&runs.borrow());
+        let m = run(
+            10,
+            m0,
+            &|i| format!("cell{i}"),
+            &|_| true,
+            &|_, n| n as f64,
+            &mut |i, from, _| {
+                // two runs finished, then Ctrl-C
+                runs.borrow_mut()[i] = from + 2;
+                Err(Stop::Stopped)
+            },
+            &mut || judged(&runs.borrow()),
+        );
+        assert!(stopped(&m));
+        assert_eq!(m["cells"][0]["until_decided"]["runs"], 5);
+        assert_eq!(m["cells"][1]["until_decided"]["runs"], 3, "never asked");
+        assert_eq!(
+            m["cells"][1]["until_decided"]["stopped"],
+            "stopped (Ctrl-C)"
+        );
+    }
+
+    /// A batch that adds no run (a bug, or a store that refuses) does not
+    /// loop forever: the cell stops as failed.
+    #[test]
+    fn a_batch_that_adds_nothing_stops_the_cell() {
+        let m = run(
+            10,
+            json!({"cells": [cell(3, "undecided", Some(2))]}),
+            &|i| format!("cell{i}"),
+            &|_| true,
+            &|_, n| n as f64,
+            &mut |_, _, _| Ok(()),
+            &mut || json!({"cells": [cell(3, "undecided", Some(2))]}),
+        );
+        assert_eq!(
+            m["cells"][0]["until_decided"]["stopped"],
+            "a run failed: the batch added no kernel run"
+        );
+    }
+}
