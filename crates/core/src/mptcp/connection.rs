@@ -276,6 +276,23 @@ pub struct MptcpConnection {
     /// Some subflow may have `syn_pending` set (set with it; `fill` clears
     /// it after sending them), so `fill` looks for SYNs only then.
     syn_due: bool,
+    /// Subflows (bit `1 << id`) whose `drain_subflow` would do nothing:
+    /// `fill` drained them, their sender had nothing to send
+    /// (`PathSender::nothing_to_send`, so the drain took `next_tx`'s quick
+    /// return, which repeated on an unchanged sender changes nothing), and
+    /// nothing has touched their sender since. `fill` skips their drain.
+    /// A segment on an established subflow clears what `on_segment` says
+    /// it touched (nothing for an idle ACK, the ACKed subflow's bit for
+    /// another ACK, every bit for its rarer steps), any other segment
+    /// (handshake, RST, SYN) every bit, and so do the other entry points
+    /// (timer, write, close, connect) and the changes inside `fill` (data
+    /// handed to a subflow, penalisations, `owner_has_data`). Kept only for MPTCP
+    /// connections without send buffers (`quiet_tracked`). On the
+    /// receiving end of a transfer this spares a drain of every subflow per
+    /// data segment, on the sending end that of the subflows the ACK did
+    /// not come in on. Debug builds run each skipped drain to check it
+    /// (`check_quiet`).
+    snd_quiet: u64,
     /// Next entry of `cfg.prio_changes` to apply.
     prio_next: usize,
     /// The earliest time of the scenario's scheduled events still to come
@@ -417,6 +434,7 @@ impl MptcpConnection {
             view_buf: Vec::new(),
             owner_pending: None,
             syn_due: false,
+            snd_quiet: 0,
             prio_next: 0,
             sched_next: None,
             removal_next: 0,
@@ -659,6 +677,7 @@ impl MptcpConnection {
     /// the 4 bytes `tcp_current_mss` now counts (24 -> 28 DSS bytes).
     #[cold]
     fn use_64bit_ack(&mut self) {
+        self.snd_quiet = 0;
         self.ack64 = true;
         if self.mode != Mode::Mptcp || !self.cfg.capable {
             return;
@@ -737,6 +756,7 @@ impl MptcpConnection {
     /// path managers (`create_subflow_worker` exits while the master subflow
     /// is not fully established; the rule is in `full_estab.rs`).
     fn pm_create(&mut self, now: Nanos) {
+        self.snd_quiet = 0;
         if self.role != Role::Client
             || self.mode != Mode::Mptcp
             || !self.sfs.first().is_some_and(|s| s.established())
@@ -832,6 +852,13 @@ impl MptcpConnection {
 
     // ---- data path ---------------------------------------------------------------
 
+    /// `snd_quiet`: an idle ACK (`ack_is_idle`, the receiving end of a
+    /// transfer) leaves every sender as it was; an ACK that subflow `i`'s
+    /// sender processes changes that sender only (each subflow's sender
+    /// holds its own window; a coupled congestion control changes only the
+    /// ACKed subflow's); the rarer steps (control options, full
+    /// establishment, the DATA_ACK width, DATA_FIN) clear every bit in
+    /// their own functions.
     fn on_segment(&mut self, now: Nanos, i: usize, seg: &TcpSegment) {
         const NO_OPTIONS: MptcpOptions = MptcpOptions {
             dss: None,
@@ -890,6 +917,7 @@ impl MptcpConnection {
                 // snapshot, no paths needed
                 self.sfs[i].snd.on_idle_ack();
             } else {
+                self.snd_quiet &= !(1u64 << (i % 64));
                 let mut views = std::mem::take(&mut self.path_buf);
                 self.path_views(&mut views);
                 self.sfs[i].snd.on_ack(now, &ai, Some(&views));
@@ -1043,6 +1071,7 @@ impl MptcpConnection {
     #[cold]
     #[inline(never)]
     fn on_control(&mut self, now: Nanos, i: usize, c: &MptcpControl) {
+        self.snd_quiet = 0;
         if let Some(a) = c.add_addr {
             if !a.echo && !self.peer_ids.iter().any(|&(x, _)| x == a.addr) {
                 self.peer_ids.push((a.addr, a.addr_id));
@@ -1058,6 +1087,7 @@ impl MptcpConnection {
     #[cold]
     #[inline(never)]
     fn on_data_fin_option(&mut self, i: usize, d: Dss) {
+        self.snd_quiet = 0;
         if let Some(dsn) = d.dsn().map(|x| x + d.map_len as u64) {
             if self.recv.on_data_fin(dsn).fin {
                 self.peer_closed();
@@ -1205,6 +1235,7 @@ impl MptcpConnection {
     /// `send_on` without the transmission: the data joins subflow `id`'s
     /// queue only.
     fn queue_on(&mut self, id: usize, dsn: u64, len: u32) -> bool {
+        self.snd_quiet &= !(1u64 << (id % 64));
         if self.bufs.is_some() && self.mode == Mode::Mptcp {
             // Upstream: the subflow's write queue takes data beyond its
             // window (`__subflow_push_pending`); the scheduler checked room.
@@ -1301,6 +1332,7 @@ impl MptcpConnection {
     #[cold]
     #[inline(never)]
     fn apply_some(&mut self, now: Nanos, out: &SchedOutcome) -> bool {
+        self.snd_quiet = 0;
         for p in &out.penalize {
             let s = &mut self.sfs[p.subflow];
             s.snd.cc_state.cwnd = p.new_cwnd;
@@ -1335,7 +1367,7 @@ impl MptcpConnection {
             self.pushes.clear();
             return;
         }
-        self.schedule_pass(now);
+        self.pass_if_any(now);
     }
 
     /// `schedule` with application writes to replay as pushes of their own
@@ -1345,10 +1377,17 @@ impl MptcpConnection {
         if self.mode == Mode::Mptcp {
             self.sched.new_push();
         }
-        self.schedule_pass(now);
+        self.pass_if_any(now);
     }
 
-    fn schedule_pass(&mut self, now: Nanos) {
+    /// One pass of the scheduler. Only its entry tests are inlined: on the
+    /// receiving end of a transfer (every data segment's `fill`) the pass
+    /// stops at them, and the call with its prologue cost about as much as
+    /// the tests (4 M instructions in the htsim scenario). The rest keeps
+    /// the name `schedule_pass`, which the hot-symbol order
+    /// (`crates/cli/hot-symbols.txt`) places.
+    #[inline(always)]
+    fn pass_if_any(&mut self, now: Nanos) {
         if self.mode == Mode::Fallback {
             self.schedule_fallback(now);
             return;
@@ -1364,6 +1403,12 @@ impl MptcpConnection {
             // at its first test.
             return;
         }
+        self.schedule_pass(now);
+    }
+
+    /// `pass_if_any` past its entry tests: something to offer.
+    #[inline(never)]
+    fn schedule_pass(&mut self, now: Nanos) {
         let mss = self
             .sfs
             .iter()
@@ -1720,7 +1765,29 @@ impl MptcpConnection {
                 sf.snd.owner_has_data = pending;
             }
             self.owner_pending = Some(pending);
+            // (`end_pass` reads it)
+            self.snd_quiet = 0;
         }
+    }
+
+    /// `snd_quiet` is kept: an MPTCP connection whose drains are only
+    /// `next_tx` (no send buffers: `tso_round`; no connection-level timer).
+    #[inline]
+    fn quiet_tracked(&self) -> bool {
+        self.mode == Mode::Mptcp && self.bufs.is_none() && self.msk_rtx.is_none()
+    }
+
+    /// Debug builds: a drain `snd_quiet` skips would have sent nothing and
+    /// left the sender's pass state as it was. (Runs the drain to see.)
+    #[cfg(debug_assertions)]
+    fn check_quiet(&mut self, now: Nanos, i: usize) {
+        let idle = self.sfs[i].snd.nothing_to_send();
+        let (queued, before) = (self.out.len(), self.sfs[i].snd.pass_state());
+        self.drain_subflow(now, i);
+        assert!(
+            idle && self.out.len() == queued && self.sfs[i].snd.pass_state() == before,
+            "snd_quiet skipped the drain of subflow {i}, which acted"
+        );
     }
 
     /// The push that ends each application write on an upstream
@@ -1762,8 +1829,25 @@ impl MptcpConnection {
                 }
             }
         }
+        let tracked = self.quiet_tracked();
         for i in 0..self.sfs.len() {
+            let bit = 1u64 << (i % 64);
+            if i < 64 && self.snd_quiet & bit != 0 {
+                #[cfg(debug_assertions)]
+                self.check_quiet(now, i);
+                continue;
+            }
             self.drain_subflow(now, i);
+            if tracked
+                && i < 64
+                && matches!(
+                    self.sfs[i].state,
+                    SfState::Established | SfState::PreEstablished
+                )
+                && self.sfs[i].snd.nothing_to_send()
+            {
+                self.snd_quiet |= bit;
+            }
         }
         self.schedule(now);
         if self.mode == Mode::Mptcp && self.send.fin_ready() && self.fin_timer.is_none() {
@@ -1912,6 +1996,7 @@ impl Endpoint for MptcpConnection {
 
     fn connect(&mut self, now: Nanos) {
         self.dirty = true;
+        self.snd_quiet = 0;
         if self.role == Role::Client && self.sfs.is_empty() {
             let (l, r) = (self.local_addrs[0], self.remote_addrs[0]);
             let i = self.add_subflow(l, self.base_port, r, self.remote_port, SfState::SynSent);
@@ -1926,6 +2011,7 @@ impl Endpoint for MptcpConnection {
             return;
         };
         let Some(i) = self.sfs.iter().position(|s| s.matches(pkt, seg)) else {
+            self.snd_quiet = 0;
             if self.role == Role::Server && seg.has(flags::SYN) && !seg.has(flags::ACK) {
                 self.on_new_syn(now, pkt, seg);
                 if let Some(sf) = self.sfs.last_mut() {
@@ -1944,11 +2030,15 @@ impl Endpoint for MptcpConnection {
             }
         }
         if seg.has(flags::RST) {
+            self.snd_quiet = 0;
             self.on_rst(i, seg);
             return;
         }
+        // (`snd_quiet`: every arm but an established subflow's segment
+        // clears it; `on_segment` there says which senders it touched)
         match self.sfs[i].state {
             SfState::SynSent => {
+                self.snd_quiet = 0;
                 if seg.has(flags::SYN) && seg.has(flags::ACK) && seg.ack == 1 {
                     if self.sfs[i].initial {
                         let cap = seg.mptcp.as_ref().and_then(|o| o.capable());
@@ -1981,6 +2071,7 @@ impl Endpoint for MptcpConnection {
                 }
             }
             SfState::SynRcvd => {
+                self.snd_quiet = 0;
                 if seg.has(flags::SYN) {
                     self.sfs[i].syn_pending = true;
                     self.syn_due = true;
@@ -2023,6 +2114,7 @@ impl Endpoint for MptcpConnection {
                 }
             }
             SfState::PreEstablished => {
+                self.snd_quiet = 0;
                 if seg.has(flags::SYN) {
                     self.sfs[i].third_ack_pending = true;
                     self.sfs[i].rcv.force_ack();
@@ -2039,6 +2131,7 @@ impl Endpoint for MptcpConnection {
             SfState::Closed => {}
             SfState::Established => {
                 if seg.has(flags::SYN) {
+                    self.snd_quiet = 0;
                     if self.sfs[i].initial && self.mode == Mode::Mptcp {
                         self.sfs[i].third_ack_pending = true;
                     }
@@ -2100,6 +2193,7 @@ impl Endpoint for MptcpConnection {
 
     fn handle_timeout(&mut self, now: Nanos) {
         self.dirty = true;
+        self.snd_quiet = 0;
         if self.sched_next.is_some_and(|t| now >= t) {
             self.scheduled_events(now);
             if self.aborted {
@@ -2192,6 +2286,7 @@ impl Endpoint for MptcpConnection {
 
     fn write(&mut self, now: Nanos, len: u64) -> u64 {
         self.dirty = true;
+        self.snd_quiet = 0;
         if self.app_closed {
             return 0;
         }
@@ -2215,6 +2310,7 @@ impl Endpoint for MptcpConnection {
 
     fn close(&mut self, _now: Nanos) {
         self.dirty = true;
+        self.snd_quiet = 0;
         if !self.app_closed {
             self.app_closed = true;
             self.send.fin_queued = true;

@@ -143,11 +143,7 @@ impl PathSender {
         // to retransmit, nothing new. Then `next_tx_slow` would only do the
         // window-validation step of its `in_flight >= cwnd` branch (limited
         // iff the owner holds data) or of its end (not limited).
-        if !self.probe0_fire
-            && !self.tlp_fire
-            && self.lost_out <= self.retrans_out
-            && !self.has_new()
-        {
+        if self.nothing_to_send() {
             self.end_pass(
                 (self.owner_has_data || self.sent_in_pass)
                     && self.in_flight() >= self.cc_state.cwnd,
@@ -158,6 +154,31 @@ impl PathSender {
         #[cfg(test)]
         self.check_rack_list();
         tx
+    }
+
+    /// `next_tx`'s quick test: no probe due, nothing lost to retransmit,
+    /// nothing new; `next_tx` then only ends the pass (`end_pass`) and
+    /// returns None, without reading the time. Once such a call has run,
+    /// another one on the unchanged sender changes nothing: the first left
+    /// `sent_in_pass` false, so the second's `limited` (owner holds data
+    /// and the window is full) implies the first's, and the
+    /// `cwnd_validate(true)` it may run sets the values the first set
+    /// (`MptcpConnection`'s `snd_quiet` skips such repeated calls).
+    #[inline]
+    pub fn nothing_to_send(&self) -> bool {
+        !self.probe0_fire && !self.tlp_fire && self.lost_out <= self.retrans_out && !self.has_new()
+    }
+
+    /// What ending a sending pass writes (`end_pass`), for the debug check
+    /// that a skipped `next_tx` would have changed nothing.
+    #[cfg(debug_assertions)]
+    pub fn pass_state(&self) -> (bool, u32, u64, bool) {
+        (
+            self.is_cwnd_limited,
+            self.max_packets_out,
+            self.cwnd_usage_seq,
+            self.sent_in_pass,
+        )
     }
 
     /// Unsent data or an unsent FIN.
