@@ -137,7 +137,11 @@ def header(name, desc, runs, run_s=RUN_S):
 def transport():
     return ["[transport]", 'protocol = "tcp"', 'cc = "cubic"', f"sndbuf_kib = {BUF_KIB}", f"rcvbuf_kib = {BUF_KIB}", "",
             "[transport.mptcp]", 'scheduler = "minrtt"', 'path_manager = "fullmesh"', "ndiffports = 2", "",
-            "[traffic]", 'model = "bulk"', 'direction = "up"', ""]
+            "[traffic]", 'model = "bulk"', 'direction = "up"',
+            # the emulator's agent writes a 16-byte hello before the data on every
+            # connection; so does the simulated client (its RTT sample is HyStart's
+            # delay_min: docs/validation.md, "Session 16: ndiffports on a shared bottleneck")
+            "client_hello_bytes = 16", ""]
 
 
 def render(key, p):

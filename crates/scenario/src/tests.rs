@@ -592,7 +592,7 @@ fn ip_version_is_4_or_6_and_ipv6_needs_1280_bytes_of_mtu() {
 }
 
 #[test]
-fn client_hello_bytes_on_message_models_and_files_over_byte_streams_only() {
+fn client_hello_bytes_on_message_models_files_and_bulk_over_byte_streams_only() {
     let with = BASE.replacen(
         "model = \"video\"",
         "model = \"video\"\nclient_hello_bytes = 16",
@@ -607,15 +607,28 @@ fn client_hello_bytes_on_message_models_and_files_over_byte_streams_only() {
         1,
     );
     assert_eq!(parse(&file).unwrap().traffic.client_hello_bytes, 16);
-    let e = err_of(
+    // bulk: the agent writes its hello before the data (issue 15, ndiff16)
+    let bulk = BASE.replacen(
         "model = \"video\"",
         "model = \"bulk\"\nclient_hello_bytes = 16",
+        1,
+    );
+    assert_eq!(parse(&bulk).unwrap().traffic.client_hello_bytes, 16);
+    // but not on a failover bulk transfer, whose app writes none
+    let e = err_of(
+        "model = \"video\"",
+        "model = \"bulk\"\nclient_hello_bytes = 16\nfailover_path = 2",
+    );
+    assert_err(&e, "traffic.client_hello_bytes", 15, &["failover"]);
+    let e = err_of(
+        "model = \"video\"",
+        "model = \"web\"\nsite = \"amazon\"\nclient_hello_bytes = 16",
     );
     assert_err(
         &e,
         "traffic.client_hello_bytes",
-        15,
-        &["does not apply to model \"bulk\""],
+        16,
+        &["does not apply to model \"web\""],
     );
     let e = err_of(
         "model = \"video\"",

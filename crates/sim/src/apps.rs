@@ -372,6 +372,11 @@ pub struct BulkApp {
     calls: bool,
     /// Bytes written so far (where the current write call stands).
     written: u64,
+    /// The client's hello before the data (0: none); see `hello`.
+    hello: u64,
+    /// The sender may write: connected, and a sending server has read the
+    /// client's hello.
+    ready: bool,
 }
 
 impl BulkApp {
@@ -383,6 +388,36 @@ impl BulkApp {
             started: false,
             calls: false,
             written: 0,
+            hello: 0,
+            ready: true,
+        }
+    }
+
+    /// The client writes `bytes` once connected, before the data, as the
+    /// emulator's agent writes its 16-byte hello on every connection
+    /// (`emu::agent::open`); an uploading client's data follows in the
+    /// same stream, a downloading server writes once it has read them
+    /// (the agent's `serve` reads the hello first), as `FileApp::hello`.
+    pub fn hello(mut self, bytes: u64) -> Self {
+        self.hello = bytes;
+        self.ready = bytes == 0;
+        self
+    }
+
+    /// Keep the send buffer full (see `with_write_calls`).
+    fn fill(&mut self, io: &mut AppIo) {
+        if !self.calls {
+            io.write(self.flow, self.sender, BULK_CHUNK);
+            return;
+        }
+        // write_all: calls until one is cut short (the writer blocks).
+        loop {
+            let call = file_write_call(self.written, BULK_CHUNK, true);
+            let n = io.write(self.flow, self.sender, call);
+            self.written += n;
+            if n < call {
+                break;
+            }
         }
     }
 
@@ -406,26 +441,33 @@ impl App for BulkApp {
     fn start(&mut self, _io: &mut AppIo) {}
 
     fn on_event(&mut self, _flow: FlowId, side: Side, ev: AppEvent, io: &mut AppIo) {
-        if side == self.sender && matches!(ev, AppEvent::Connected | AppEvent::Writable) {
-            if !self.calls {
-                io.write(self.flow, self.sender, BULK_CHUNK);
-                return;
-            }
-            // write_all: calls until one is cut short (the writer blocks).
-            loop {
-                let call = file_write_call(self.written, BULK_CHUNK, true);
-                let n = io.write(self.flow, self.sender, call);
-                self.written += n;
-                if n < call {
-                    break;
+        if matches!(ev, AppEvent::Connected) && side == Side::Client && self.hello > 0 {
+            io.write(self.flow, Side::Client, self.hello);
+        }
+        if side != self.sender {
+            return;
+        }
+        match ev {
+            AppEvent::Connected => {
+                // a server with a hello to wait for starts at its arrival
+                self.ready |= self.sender == Side::Client || self.hello == 0;
+                if self.ready {
+                    self.fill(io);
                 }
             }
+            AppEvent::Writable if self.ready => self.fill(io),
+            AppEvent::Delivered { total } if !self.ready && total >= self.hello => {
+                self.ready = true;
+                self.fill(io);
+            }
+            _ => {}
         }
     }
 
-    /// The receiving side's events (one per segment) are all ignored.
+    /// The receiving side's events (one per segment) are all ignored,
+    /// except a client's `Connected` when it writes a hello.
     fn listens(&self, side: Side) -> bool {
-        side == self.sender
+        side == self.sender || (self.hello > 0 && side == Side::Client)
     }
 
     fn on_timer(&mut self, io: &mut AppIo) {

@@ -732,7 +732,9 @@ pub(crate) fn add_traffic(
             )?;
             match &s.traffic.failover {
                 None => {
-                    w.add_app(Box::new(BulkApp::new(f, snd, start)));
+                    w.add_app(Box::new(
+                        BulkApp::new(f, snd, start).hello(s.traffic.client_hello_bytes),
+                    ));
                 }
                 Some(fo) => {
                     // seed 004 sec. 4.4: reconnect over another client path after a stall

@@ -64,7 +64,7 @@ pub(super) fn resolve(
         TrafficModelName::Web => &["site", "objects_bytes", "max_connections"],
         TrafficModelName::File => &["size_bytes", "client_hello_bytes"],
         TrafficModelName::Bursts => &["count", "size_bytes", "interval_s", "client_hello_bytes"],
-        TrafficModelName::Bulk => &["failover_path", "failover_after_s"],
+        TrafficModelName::Bulk => &["failover_path", "failover_after_s", "client_hello_bytes"],
     };
     for (k, present) in keys {
         if present && !allowed.contains(&k) {
@@ -340,6 +340,12 @@ pub(super) fn resolve(
             return err(
                 "traffic.client_hello_bytes",
                 format!("expected at most 1048576 bytes, found {client_hello_bytes}"),
+            );
+        }
+        if failover.is_some() {
+            return err(
+                "traffic.client_hello_bytes",
+                "a failover bulk transfer (traffic.failover_path) writes no hello".to_string(),
             );
         }
     }
