@@ -118,17 +118,26 @@ impl Lane {
         self.sift_up(i, k);
     }
 
-    /// The root's key, once any hole is filled.
+    /// The root, once any hole is filled (`fill_root`). A reference, not
+    /// the key: `first` compares the two lanes' roots in place, where an
+    /// `Option<u128>` per lane was built on the stack and read back, 8
+    /// instructions per lane and pop (docs/performance.md "Session 16 pass").
     #[inline(always)]
-    fn top(&mut self) -> Option<u128> {
+    fn top(&mut self) -> Option<&u128> {
         if self.hole {
-            self.hole = false;
-            let last = self.heap.pop().expect("a hole is a slot");
-            if !self.heap.is_empty() {
-                self.sift_down(0, last);
-            }
+            self.fill_root();
         }
-        self.heap.first().copied()
+        self.heap.first()
+    }
+
+    /// Fill the hole at the root with the last entry.
+    #[inline(always)]
+    fn fill_root(&mut self) {
+        self.hole = false;
+        let last = self.heap.pop().expect("a hole is a slot");
+        if !self.heap.is_empty() {
+            self.sift_down(0, last);
+        }
     }
 
     /// Move `k`, bound for slot `i`, up to its place.
@@ -282,17 +291,18 @@ impl<E: Packed> EventQueue<E> {
     /// The lane holding the earliest entry, and that entry.
     #[inline(always)]
     fn first(&mut self) -> Option<(usize, u128)> {
-        let timers = self.lanes[1].top();
-        match self.lanes[0].top() {
-            Some(a) => match timers {
-                Some(b) if b < a => Some((1, b)),
+        let [events, timers] = &mut self.lanes;
+        let timers = timers.top();
+        match events.top() {
+            Some(&a) => match timers {
+                Some(&b) if b < a => Some((1, b)),
                 _ => Some((0, a)),
             },
             // the calendar is asked only when the event heap runs dry
             // (below `SPILL_FROM` it holds nothing, and a pop costs no
             // test of it)
             None if self.cal.held() > 0 => self.first_refilled(),
-            None => timers.map(|b| (1, b)),
+            None => timers.map(|&b| (1, b)),
         }
     }
 

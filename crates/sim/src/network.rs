@@ -165,16 +165,26 @@ struct InPipe {
 /// propagation, in arrival order (FIFO because the model serialises in
 /// order and the delay is constant), and the node they arrive at.
 ///
+/// The packet due first is held in the record itself (`head`), the others
+/// behind it in `rest`: an arrival reads its packet from the record, and
+/// an arrival or a send on an otherwise empty pipe (most of them at light
+/// load) does not touch the queue at all. (Until session 16 the record held
+/// a copy of the queue's first entry beside the queue: each arrival then
+/// took two queue operations, `pop_front` and `front`, and each send into
+/// an empty pipe a `push_back`.)
+///
 /// 32-byte aligned (96 bytes), so a record spans two cache lines at most.
 #[repr(align(32))]
 struct Pipe {
-    q: VecDeque<InPipe>,
-    /// A copy of `q`'s first entry when `q` is not empty: an arrival
-    /// expected soon is prefetched through this record alone
-    /// (`prefetch_arrival_deep`), without a dependent load of the queue's
-    /// buffer.
-    front: InPipe,
+    /// The packet due first, when `busy`: an arrival expected soon is
+    /// prefetched through this record alone (`prefetch_arrival_deep`),
+    /// without a dependent load of the queue's buffer.
+    head: InPipe,
+    /// The packets behind `head`, in arrival order.
+    rest: VecDeque<InPipe>,
     to: NodeId,
+    /// `head` holds a packet.
+    busy: bool,
     to_router: bool,
     /// The last destination a packet out of this pipe was routed to and its
     /// next hop at `to` (routes are fixed when the network is built): a
@@ -340,8 +350,9 @@ impl Network {
         let pipes = dlinks
             .iter()
             .map(|d| Pipe {
-                q: VecDeque::new(),
-                front: InPipe::default(),
+                head: InPipe::default(),
+                rest: VecDeque::new(),
+                busy: false,
                 to: d.to,
                 to_router: spec.nodes[d.to].kind == NodeKind::Router,
                 memo: None,
@@ -496,12 +507,14 @@ impl Network {
         {
             Verdict::Deliver { at } => {
                 let p = &mut self.pipes[out];
-                let head = p.q.is_empty();
+                let head = !p.busy;
                 let e = InPipe { at, id, hdr };
                 if head {
-                    p.front = e;
+                    p.head = e;
+                    p.busy = true;
+                } else {
+                    p.rest.push_back(e);
                 }
-                p.q.push_back(e);
                 Sent::InFlight {
                     dlink: out,
                     head,
@@ -529,16 +542,19 @@ impl Network {
     #[inline(always)]
     pub fn arrive_pooled(&mut self, dl: DLinkId) -> Arrival {
         let pipe = &mut self.pipes[dl];
-        // the head's copy in the record (the buffer's entry is not read:
-        // at 10,000 connections it is a cache miss)
-        let e = pipe.front;
-        pipe.q.pop_front().expect("arrival event for an empty pipe");
-        let next = match pipe.q.front() {
+        assert!(pipe.busy, "arrival event for an empty pipe");
+        // the head, in the record (at 10,000 connections the queue's
+        // buffer is a cache miss: its entry is read only as the next head)
+        let e = pipe.head;
+        let next = match pipe.rest.pop_front() {
             Some(n) => {
-                pipe.front = *n;
+                pipe.head = n;
                 Some(n.at)
             }
-            None => None,
+            None => {
+                pipe.busy = false;
+                None
+            }
         };
         Arrival {
             node: pipe.to,
@@ -567,12 +583,12 @@ impl Network {
     #[inline(always)]
     pub fn prefetch_arrival_deep(&self, dl: DLinkId) -> Option<(NodeId, Hdr)> {
         let pipe = self.pipes.get(dl)?;
-        if pipe.q.is_empty() {
+        if !pipe.busy {
             return None;
         }
-        let e = &pipe.front;
-        // the entry after the head: the arrival copies it into `front`
-        if let Some(n) = pipe.q.get(1) {
+        let e = &pipe.head;
+        // the entry after the head: the arrival copies it into `head`
+        if let Some(n) = pipe.rest.front() {
             crate::prefetch::line(n);
         }
         if pipe.to_router {
@@ -744,7 +760,7 @@ mod tests {
 
     /// Several packets in one pipe come out in order, each arrival
     /// reporting the next one's time: the record's copy of the head
-    /// (`Pipe::front`) follows the queue.
+    /// (`Pipe::head`) follows the queue.
     #[test]
     fn a_pipe_delivers_its_packets_in_order() {
         let mut net = Network::build(&two_path(), 1).unwrap();

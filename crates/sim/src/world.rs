@@ -226,9 +226,19 @@ pub trait App {
     }
 }
 
+/// The endpoints with work to drain, in the order they were marked, each
+/// at most once.
+///
+/// A vector and a read cursor rather than a `VecDeque`: `settle` empties it
+/// after every event that marks one, so the vector is reset when its last
+/// entry is taken instead of wrapping around (`VecDeque`'s index
+/// arithmetic on every push and pop, docs/performance.md "Session 16 pass").
 #[derive(Default)]
 struct Dirty {
-    queue: VecDeque<EpId>,
+    /// Entries from `next` on are still to drain; empty whenever all are
+    /// drained (then `next` is 0).
+    queue: Vec<EpId>,
+    next: usize,
     flag: Vec<bool>,
 }
 
@@ -237,8 +247,26 @@ impl Dirty {
     fn mark(&mut self, ep: EpId) {
         if !self.flag[ep] {
             self.flag[ep] = true;
-            self.queue.push_back(ep);
+            self.queue.push(ep);
         }
+    }
+
+    /// The endpoint marked first of those not drained yet.
+    #[inline]
+    fn pop(&mut self) -> Option<EpId> {
+        let ep = *self.queue.get(self.next)?;
+        self.next += 1;
+        if self.next == self.queue.len() {
+            self.queue.clear();
+            self.next = 0;
+        }
+        self.flag[ep] = false;
+        Some(ep)
+    }
+
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.queue.is_empty()
     }
 }
 
@@ -490,7 +518,7 @@ impl World {
             }
             // most events are packets crossing a router, which leave
             // nothing to settle: skip the call
-            if !self.dirty.queue.is_empty() || !self.app_events.is_empty() {
+            if !self.dirty.is_empty() || !self.app_events.is_empty() {
                 self.settle();
             }
             if std::mem::take(&mut self.app_ran)
@@ -663,8 +691,7 @@ impl World {
     /// Finish all work caused by the current event.
     fn settle(&mut self) {
         loop {
-            if let Some(ep) = self.dirty.queue.pop_front() {
-                self.dirty.flag[ep] = false;
+            if let Some(ep) = self.dirty.pop() {
                 self.drain(ep);
                 continue;
             }
@@ -817,6 +844,35 @@ impl World {
 mod tests {
     use super::*;
     use crate::events::{Packed, CODE_LIMIT};
+
+    /// Marks and drains interleaved, as `settle` does (a drain marks other
+    /// endpoints): first marked, first drained, each endpoint queued once
+    /// until drained, and empty (the vector reset) exactly when all are.
+    #[test]
+    fn dirty_endpoints_drain_in_marking_order_once_each() {
+        let mut d = Dirty {
+            flag: vec![false; 8],
+            ..Dirty::default()
+        };
+        let mut reference = VecDeque::new();
+        let mut x: u64 = 7;
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if x % 3 == 0 {
+                assert_eq!(d.pop(), reference.pop_front());
+            } else {
+                let ep = (x >> 8) as usize % 8;
+                d.mark(ep);
+                if !reference.contains(&ep) {
+                    reference.push_back(ep);
+                }
+            }
+            assert_eq!(d.is_empty(), reference.is_empty());
+            assert_eq!(d.queue.len() - d.next, reference.len());
+        }
+    }
 
     #[test]
     fn events_pack_into_queue_codes_and_back() {

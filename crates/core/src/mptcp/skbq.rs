@@ -48,12 +48,21 @@ struct Skb {
 }
 
 /// The skbs of one subflow's write and retransmission queues, in sequence
-/// order.
+/// order: the transmitted ones (`tcp_rtx_queue`) then the rest of the write
+/// queue from the send head on (`tcp_send_head`).
+///
+/// Two queues rather than one with the send head's index: a transmission
+/// cuts the send head into pieces, which then join the back of `sent`
+/// while the untransmitted rest stays at the front of `unsent`. In one
+/// queue each piece and each rest was an insertion in the middle (a bulk
+/// sender has many 64 KB skbs queued behind the send head), which was most
+/// of `on_xmit`'s cost (docs/performance.md "Session 16 pass").
 #[derive(Clone, Debug, Default)]
 pub struct SkbQueue {
-    q: VecDeque<Skb>,
-    /// Index of the first skb not transmitted yet (`q.len()` if none).
-    first_unsent: usize,
+    /// Skbs with data transmitted, in sequence order.
+    sent: VecDeque<Skb>,
+    /// Skbs not transmitted yet, in sequence order, all after `sent`'s.
+    unsent: VecDeque<Skb>,
     /// A plain TCP socket's queue (`crate::tcp::sndbuf`): the untransmitted
     /// rest of a cut skb stays open for more data, as `tcp_sendmsg_locked`
     /// appends to the write queue's tail skb whenever
@@ -71,12 +80,17 @@ impl SkbQueue {
         }
     }
 
+    /// The write queue's tail skb.
+    fn tail(&self) -> Option<&Skb> {
+        self.unsent.back().or(self.sent.back())
+    }
+
     /// Bytes a write of data at `sseq` / `dsn` may still append to the tail
     /// skb without allocating one (`copy = size_goal - skb->len` in
     /// `tcp_sendmsg_locked` / `mptcp_sendmsg_frag`): no memory check applies
     /// to them.
     pub fn tail_room(&self, sseq: u64, dsn: u64, goal: u64) -> u64 {
-        match self.q.back() {
+        match self.tail() {
             Some(t) if !t.sent && !t.frozen && t.end == sseq && t.dsn_end == dsn => {
                 goal.max(1).saturating_sub(t.end - t.start)
             }
@@ -92,7 +106,9 @@ impl SkbQueue {
         let goal = goal.max(1);
         let (mut sseq, mut dsn, mut left) = (sseq, dsn, len as u64);
         let mut joined = 0;
-        if let Some(t) = self.q.back_mut() {
+        // a transmitted tail (the back of `sent`, when nothing is unsent)
+        // takes no more data: only the back of `unsent` can join
+        if let Some(t) = self.unsent.back_mut() {
             if !t.sent && !t.frozen && t.end == sseq && t.dsn_end == dsn && t.end - t.start < goal {
                 let take = left.min(goal - (t.end - t.start));
                 t.end += take;
@@ -105,7 +121,7 @@ impl SkbQueue {
         }
         while left > 0 {
             let take = left.min(goal);
-            self.q.push_back(Skb {
+            self.unsent.push_back(Skb {
                 start: sseq,
                 end: sseq + take,
                 dsn_end: dsn + take,
@@ -125,48 +141,32 @@ impl SkbQueue {
     /// sent and, if not all of it went out, a frozen rest (`tso_fragment`).
     pub fn on_xmit(&mut self, snd_nxt: u64, autosize: u64) {
         let autosize = autosize.max(1);
-        while let Some(&s) = self.q.get(self.first_unsent) {
+        while let Some(&s) = self.unsent.front() {
             if s.start >= snd_nxt {
                 break;
             }
             let sent_end = s.end.min(snd_nxt);
-            // The pieces go in place, the first into the skb's own slot
-            // (no temporary list: this runs once per transmission round).
-            let i = self.first_unsent;
-            let mut at = i;
             let mut a = s.start;
             while a < sent_end {
                 let b = (a + autosize).min(sent_end);
-                let piece = Skb {
+                self.sent.push_back(Skb {
                     start: a,
                     end: b,
                     dsn_end: s.dsn_end - (s.end - b),
                     sent: true,
                     frozen: true,
-                };
-                if at == i {
-                    self.q[i] = piece;
-                } else {
-                    self.q.insert(at, piece);
-                }
-                at += 1;
+                });
                 a = b;
             }
-            let sent_n = at - i;
             if sent_end < s.end {
-                self.q.insert(
-                    at,
-                    Skb {
-                        start: sent_end,
-                        frozen: !self.plain_tcp,
-                        ..s
-                    },
-                );
-            }
-            self.first_unsent = i + sent_n;
-            if sent_end < s.end {
+                // the rest stays the send head, its mapping frozen
+                if let Some(rest) = self.unsent.front_mut() {
+                    rest.start = sent_end;
+                    rest.frozen = !self.plain_tcp;
+                }
                 break;
             }
+            self.unsent.pop_front();
         }
     }
 
@@ -176,26 +176,46 @@ impl SkbQueue {
     /// (`tcp_skb_is_last`), for `tcp_tso_should_defer`. None when no skb
     /// holds `seq`.
     pub fn unsent_skb_at(&self, seq: u64) -> Option<(u64, bool)> {
-        let i = self.q.partition_point(|s| s.end <= seq);
-        let s = self.q.get(i).filter(|s| s.start <= seq)?;
-        Some((s.end - seq, i + 1 == self.q.len()))
+        let held = |s: &&Skb| s.start <= seq;
+        // The first skb whose end is past `seq` (ends rise along the
+        // queue), almost always the send head: `seq` is `snd_nxt`.
+        let (s, last) = if self.sent.back().is_none_or(|b| b.end <= seq) {
+            let i = match self.unsent.front() {
+                Some(f) if f.end > seq => 0,
+                _ => self.unsent.partition_point(|s| s.end <= seq),
+            };
+            (self.unsent.get(i), i + 1 == self.unsent.len())
+        } else {
+            let i = self.sent.partition_point(|s| s.end <= seq);
+            (
+                self.sent.get(i),
+                i + 1 == self.sent.len() && self.unsent.is_empty(),
+            )
+        };
+        let s = s.filter(held)?;
+        Some((s.end - seq, last))
     }
 
     /// Free the skbs acknowledged up to `snd_una` (`tcp_clean_rtx_queue`).
     pub fn on_ack(&mut self, snd_una: u64) {
-        while self.q.front().is_some_and(|s| s.end <= snd_una) {
-            self.q.pop_front();
-            self.first_unsent = self.first_unsent.saturating_sub(1);
+        let acked = |s: &Skb| s.end <= snd_una;
+        while self.sent.front().is_some_and(acked) {
+            self.sent.pop_front();
+        }
+        if self.sent.is_empty() {
+            while self.unsent.front().is_some_and(acked) {
+                self.unsent.pop_front();
+            }
         }
     }
 
     /// Number of skbs held.
     pub fn len(&self) -> usize {
-        self.q.len()
+        self.sent.len() + self.unsent.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.q.is_empty()
+        self.sent.is_empty() && self.unsent.is_empty()
     }
 
     /// `sk_wmem_queued`: the `unacked` payload bytes held plus each skb's
@@ -204,7 +224,7 @@ impl SkbQueue {
         if unacked == 0 {
             return 0;
         }
-        unacked + self.q.len() as u64 * SKB_TRUESIZE_EMPTY
+        unacked + self.len() as u64 * SKB_TRUESIZE_EMPTY
     }
 }
 
@@ -273,6 +293,173 @@ mod tests {
         q.on_ack(4058);
         assert!(q.is_empty());
         assert_eq!(q.wmem_queued(0), 0);
+    }
+
+    /// The queue as one sequence with the send head's index, as it was
+    /// kept before the split into `sent` and `unsent`: the oracle for
+    /// `matches_one_queue_with_a_send_head_index`.
+    #[derive(Default)]
+    struct OneQueue {
+        q: Vec<Skb>,
+        first_unsent: usize,
+        plain_tcp: bool,
+    }
+
+    impl OneQueue {
+        fn entail(&mut self, sseq: u64, dsn: u64, len: u32, goal: u64) -> u64 {
+            let goal = goal.max(1);
+            let (mut sseq, mut dsn, mut left) = (sseq, dsn, len as u64);
+            let mut joined = 0;
+            if let Some(t) = self.q.last_mut() {
+                if !t.sent
+                    && !t.frozen
+                    && t.end == sseq
+                    && t.dsn_end == dsn
+                    && t.end - t.start < goal
+                {
+                    joined = left.min(goal - (t.end - t.start));
+                    t.end += joined;
+                    t.dsn_end += joined;
+                    (sseq, dsn, left) = (sseq + joined, dsn + joined, left - joined);
+                }
+            }
+            while left > 0 {
+                let take = left.min(goal);
+                self.q.push(Skb {
+                    start: sseq,
+                    end: sseq + take,
+                    dsn_end: dsn + take,
+                    sent: false,
+                    frozen: false,
+                });
+                (sseq, dsn, left) = (sseq + take, dsn + take, left - take);
+            }
+            joined
+        }
+
+        fn on_xmit(&mut self, snd_nxt: u64, autosize: u64) {
+            while let Some(&s) = self.q.get(self.first_unsent) {
+                if s.start >= snd_nxt {
+                    break;
+                }
+                let sent_end = s.end.min(snd_nxt);
+                let i = self.first_unsent;
+                self.q.remove(i);
+                let mut at = i;
+                let mut a = s.start;
+                while a < sent_end {
+                    let b = (a + autosize.max(1)).min(sent_end);
+                    let dsn_end = s.dsn_end - (s.end - b);
+                    self.q.insert(
+                        at,
+                        Skb {
+                            start: a,
+                            end: b,
+                            dsn_end,
+                            sent: true,
+                            frozen: true,
+                        },
+                    );
+                    (at, a) = (at + 1, b);
+                }
+                self.first_unsent = at;
+                if sent_end < s.end {
+                    let rest = Skb {
+                        start: sent_end,
+                        frozen: !self.plain_tcp,
+                        ..s
+                    };
+                    self.q.insert(at, rest);
+                    break;
+                }
+            }
+        }
+
+        fn unsent_skb_at(&self, seq: u64) -> Option<(u64, bool)> {
+            let i = self.q.partition_point(|s| s.end <= seq);
+            let s = self.q.get(i).filter(|s| s.start <= seq)?;
+            Some((s.end - seq, i + 1 == self.q.len()))
+        }
+
+        fn tail_room(&self, sseq: u64, dsn: u64, goal: u64) -> u64 {
+            match self.q.last() {
+                Some(t) if !t.sent && !t.frozen && t.end == sseq && t.dsn_end == dsn => {
+                    goal.max(1).saturating_sub(t.end - t.start)
+                }
+                _ => 0,
+            }
+        }
+
+        fn on_ack(&mut self, snd_una: u64) {
+            while self.q.first().is_some_and(|s| s.end <= snd_una) {
+                self.q.remove(0);
+                self.first_unsent = self.first_unsent.saturating_sub(1);
+            }
+        }
+    }
+
+    /// Random writes, transmission rounds (cut skbs, frozen rests) and
+    /// acknowledgements, plain TCP and MPTCP (gaps in the DSN): every answer
+    /// is the one-queue oracle's.
+    #[test]
+    fn matches_one_queue_with_a_send_head_index() {
+        for plain_tcp in [false, true] {
+            let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+            let mut next = |n: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % n
+            };
+            let mut q = if plain_tcp {
+                SkbQueue::plain_tcp()
+            } else {
+                SkbQueue::default()
+            };
+            let mut r = OneQueue {
+                plain_tcp,
+                ..OneQueue::default()
+            };
+            let (mut write, mut dsn, mut nxt, mut una) = (0u64, 0u64, 0u64, 0u64);
+            for step in 0..3_000 {
+                let goal = [1420, 2840, 8_000, GOAL][next(4) as usize];
+                match next(4) {
+                    0 | 1 => {
+                        let len = 1 + next(10_000) as u32;
+                        if !plain_tcp && next(8) == 0 {
+                            dsn += 1 + next(5_000);
+                        }
+                        let joined = q.entail(write, dsn, len, goal);
+                        assert_eq!(joined, r.entail(write, dsn, len, goal), "step {step}");
+                        write += len as u64;
+                        dsn += len as u64;
+                    }
+                    2 => {
+                        nxt = (nxt + next(20_000)).min(write);
+                        let autosize = 1 + next(6_000);
+                        q.on_xmit(nxt, autosize);
+                        r.on_xmit(nxt, autosize);
+                    }
+                    _ => {
+                        una = (una + next(12_000)).min(nxt);
+                        q.on_ack(una);
+                        r.on_ack(una);
+                    }
+                }
+                assert_eq!(q.len(), r.q.len(), "step {step}");
+                assert_eq!(q.sent.len(), r.first_unsent, "step {step}");
+                for seq in [una, nxt, nxt + 1, write, una + next(write - una + 1)] {
+                    assert_eq!(
+                        q.unsent_skb_at(seq),
+                        r.unsent_skb_at(seq),
+                        "step {step}, {seq}"
+                    );
+                }
+                assert_eq!(q.tail_room(write, dsn, goal), r.tail_room(write, dsn, goal));
+                let skbs: Vec<Skb> = q.sent.iter().chain(&q.unsent).copied().collect();
+                assert_eq!(skbs, r.q, "step {step}");
+            }
+        }
     }
 
     /// Bulk data fills 64 KB skbs up to the size goal.
