@@ -283,6 +283,17 @@ enum Command {
         /// --kernel-from DIR re-judges them.
         #[arg(long, value_name = "DIR", requires_all = ["decisions", "kernel_from"])]
         compact_kernel: Option<PathBuf>,
+        /// With --decisions --kernel-from A: compare A's kernel runs with
+        /// those of a second saved pass DIR of the same scenarios and seeds,
+        /// run by run, nothing simulated: how reproducible the kernel's own
+        /// placement is on one link realization (docs/validation.md).
+        #[arg(
+            long,
+            value_name = "DIR",
+            requires_all = ["decisions", "kernel_from"],
+            conflicts_with = "compact_kernel"
+        )]
+        kernel_vs: Option<PathBuf>,
     },
     /// Measure simulator speed: simulated data packets per wall-clock second on
     /// one core, for the benchmark scenarios (a saturated flow at 20 Mbit/s and
@@ -486,6 +497,7 @@ fn command(cli: Cli) -> ExitCode {
             hz,
             hz_phase_us,
             compact_kernel,
+            kernel_vs,
         } => validate::run(validate::Options {
             dir,
             out,
@@ -496,6 +508,7 @@ fn command(cli: Cli) -> ExitCode {
             hz,
             hz_phase_us,
             compact_kernel,
+            kernel_vs,
         }),
         Command::List => {
             list();

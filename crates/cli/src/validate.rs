@@ -59,6 +59,10 @@ pub struct Options {
     /// PREV's kernel runs of the set to DIR in the compressed form kept in
     /// the repository, and stop ([`decisions::keep_compressed`]).
     pub compact_kernel: Option<PathBuf>,
+    /// `--kernel-vs B` (with `--decisions --kernel-from A`): compare the
+    /// saved kernel pass A with pass B run by run, nothing simulated
+    /// ([`decisions::kernel_vs_kernel`]).
+    pub kernel_vs: Option<PathBuf>,
 }
 
 /// The `transport.hz` the simulator side runs with, said on stderr: `--hz`;
@@ -522,6 +526,9 @@ pub fn run(o: Options) -> ExitCode {
         None => phase::PhaseFrom::Kernel,
     };
     if o.decisions {
+        if let (Some(a), Some(b)) = (&o.kernel_from, &o.kernel_vs) {
+            return run_kernel_vs(&loaded, a, b, o.out.as_deref());
+        }
         if let Some(prev) = &o.kernel_from {
             return run_decisions_from(
                 &loaded,
@@ -688,12 +695,22 @@ fn run_decisions(
 
 /// Print decisions.txt and write it and decisions.csv to `dir`.
 fn write_decisions(rows: &[decisions::RunCmp], dir: &Path) -> ExitCode {
-    let text = decisions::table(rows);
+    write_decisions_of(rows, dir, decisions::SIM_KERNEL, "")
+}
+
+/// [`write_decisions`] with the sides named, and a first line `head`.
+fn write_decisions_of(
+    rows: &[decisions::RunCmp],
+    dir: &Path,
+    sides: decisions::Sides,
+    head: &str,
+) -> ExitCode {
+    let text = format!("{head}{}", decisions::table_of(rows, sides));
     out!("{text}");
     let write = || -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
         let tmp = dir.join(".decisions.csv.partial");
-        std::fs::write(&tmp, decisions::csv(rows))?;
+        std::fs::write(&tmp, decisions::csv_of(rows, sides))?;
         std::fs::rename(&tmp, dir.join("decisions.csv"))?;
         std::fs::write(dir.join("decisions.txt"), &text)
     };
@@ -774,6 +791,71 @@ fn run_decisions_from(
         }
     }
     write_decisions(&rows, &dir)
+}
+
+/// `--decisions --kernel-from A --kernel-vs B`: two saved kernel passes of
+/// the same scenarios and run seeds compared run by run, as the simulator is
+/// compared with one of them (no root, nothing simulated). Every scenario
+/// of both passes is checked before anything is compared.
+fn run_kernel_vs(loaded: &[Scenario], a: &Path, b: &Path, out: Option<&Path>) -> ExitCode {
+    let same = |x: &Path, y: &Path| inside(x, y) && inside(y, x);
+    if same(a, b) {
+        eprintln!(
+            "error: --kernel-vs {}: the same pass as --kernel-from; name another saved pass",
+            b.display()
+        );
+        return ExitCode::from(2);
+    }
+    let dir = out.map(Path::to_path_buf).unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("mptlab-decisions-{}", std::process::id()))
+    });
+    if let Some(p) = [a, b].into_iter().find(|p| inside(&dir, p)) {
+        eprintln!(
+            "error: --decisions --kernel-vs: -o {} would write into the saved pass {}; pass \
+             another -o DIR",
+            dir.display(),
+            p.display()
+        );
+        return ExitCode::from(2);
+    }
+    let (mut legacy_a, mut legacy_b) = (None, None);
+    let mut pairs = Vec::new();
+    for s in loaded {
+        if !decisions::applies(s) {
+            eprintln!("decisions: {}: not MPTCP, skipped", s.meta.name);
+            continue;
+        }
+        let checked = decisions::check_saved(s, a, &mut legacy_a)
+            .map_err(|e| format!("--kernel-from: {e}"))
+            .and_then(|ka| {
+                decisions::check_saved(s, b, &mut legacy_b)
+                    .map(|kb| (ka, kb))
+                    .map_err(|e| format!("--kernel-vs: {e}"))
+            });
+        match checked {
+            Ok((ka, kb)) => pairs.push((s, ka, kb)),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for (s, ka, kb) in &pairs {
+        match decisions::kernel_vs_kernel(s, ka, kb) {
+            Ok(v) => rows.extend(v),
+            Err(e) => {
+                eprintln!("error: --kernel-vs: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let head = format!(
+        "kernel against kernel: A = {}, B = {} (the same runs and seeds; nothing simulated)\n",
+        a.display(),
+        b.display()
+    );
+    write_decisions_of(&rows, &dir, decisions::KERNEL_PAIR, &head)
 }
 
 /// `--compact-kernel TO`: the checked kernel runs of every scenario, and

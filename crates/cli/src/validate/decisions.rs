@@ -152,6 +152,34 @@ fn main_flow(file: &Path) -> Result<(Vec<Placement>, String), String> {
     ))
 }
 
+/// The two sides a comparison sets against each other, as the table, the
+/// CSV header and the per-run line name them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sides {
+    /// CSV column prefixes.
+    pub a: &'static str,
+    pub b: &'static str,
+    /// The table's short names.
+    pub short_a: &'static str,
+    pub short_b: &'static str,
+}
+
+/// The simulator against the kernel (every comparison but `--kernel-vs`).
+pub const SIM_KERNEL: Sides = Sides {
+    a: "sim",
+    b: "kernel",
+    short_a: "sim",
+    short_b: "krn",
+};
+
+/// One saved kernel pass against another of the same runs (`--kernel-vs`).
+pub const KERNEL_PAIR: Sides = Sides {
+    a: "kernel_a",
+    b: "kernel_b",
+    short_a: "A",
+    short_b: "B",
+};
+
 /// One compared run.
 pub struct RunCmp {
     pub scenario: String,
@@ -245,7 +273,14 @@ pub fn run_scenario(
         kernel_runs.push(k);
         super::saved::save_to(&emu_dir.join(KERNEL_RUNS), &name, s, &kernel_runs)?;
         let sim_file = mptlab_sim::capture::run_dir(&sc, r).join("server.pcapng");
-        v.push(judge(&name, s, r, &sim_file, &kernel_capture(&emu_dir, r))?);
+        v.push(judge(
+            &name,
+            s,
+            r,
+            &sim_file,
+            &kernel_capture(&emu_dir, r),
+            SIM_KERNEL,
+        )?);
     }
     Ok(v)
 }
@@ -414,26 +449,11 @@ pub fn rejudge_scenario(
         // The same seed draws the same links only if the drawing did not
         // change since: the kernel ran on the values it recorded.
         if let Some(k) = kernel_run {
-            let drawn = |o: &mptlab_results::RunOutput| -> BTreeMap<String, String> {
-                o.summary
-                    .iter()
-                    .filter(|(k, _)| k.starts_with("drawn."))
-                    .map(|(k, v)| (k.clone(), v.to_string()))
-                    .collect()
-            };
-            let (dk, ds) = (drawn(k), drawn(&sim));
-            if dk != ds {
-                let key = dk
-                    .keys()
-                    .chain(ds.keys())
-                    .find(|x| dk.get(*x) != ds.get(*x))
-                    .expect("maps differ");
+            if let Some((key, dk, ds)) = drawn_difference(k, &sim) {
                 return Err(format!(
-                    "{}: run {r}: the kernel ran on {key} = {}, this simulator draws {} from the \
+                    "{}: run {r}: the kernel ran on {key} = {dk}, this simulator draws {ds} from the \
                      same seed; the link realizations differ, re-run the kernel side",
                     meta.display(),
-                    dk.get(key).map(String::as_str).unwrap_or("(none)"),
-                    ds.get(key).map(String::as_str).unwrap_or("(none)")
                 ));
             }
         }
@@ -443,7 +463,63 @@ pub fn rejudge_scenario(
         let sim_file = mptlab_sim::capture::run_dir(&sc, r).join("server.pcapng");
         // judged where the live pass judged it (a damaged-capture note names
         // the file)
-        v.push(judge(&name, s, r, &sim_file, &src)?);
+        v.push(judge(&name, s, r, &sim_file, &src, SIM_KERNEL)?);
+    }
+    Ok(v)
+}
+
+/// The link parameters a run was drawn (its `drawn.*` summary values).
+fn drawn(o: &mptlab_results::RunOutput) -> BTreeMap<String, String> {
+    o.summary
+        .iter()
+        .filter(|(k, _)| k.starts_with("drawn."))
+        .map(|(k, v)| (k.clone(), v.to_string()))
+        .collect()
+}
+
+/// The first drawn link parameter in which two runs differ: (key, a's
+/// value, b's value; "(none)" where a run lacks it), `None` when they ran
+/// on the same draw.
+fn drawn_difference(
+    a: &mptlab_results::RunOutput,
+    b: &mptlab_results::RunOutput,
+) -> Option<(String, String, String)> {
+    let (da, db) = (drawn(a), drawn(b));
+    let key = da
+        .keys()
+        .chain(db.keys())
+        .find(|k| da.get(*k) != db.get(*k))?;
+    let val = |m: &BTreeMap<String, String>| m.get(key).cloned().unwrap_or("(none)".into());
+    Some((key.clone(), val(&da), val(&db)))
+}
+
+/// `--decisions --kernel-from A --kernel-vs B`: the kernel against itself.
+/// Run `r` of saved pass `a` is compared with run `r` of saved pass `b`
+/// (both checked by [`check_saved`] against `s`: the same settings and run
+/// seeds), on the same link draws where both recorded them. Nothing is
+/// simulated: the fraction says how reproducible the kernel's own
+/// placement is on one realization of the links, the ceiling a model can
+/// reach against any one pass (docs/validation.md).
+pub fn kernel_vs_kernel(s: &Scenario, a: &Saved, b: &Saved) -> Result<Vec<RunCmp>, String> {
+    let name = s.meta.name.trim_start_matches("validate-").to_string();
+    let mut v = Vec::new();
+    for r in 0..s.meta.runs {
+        let (ra, rb) = (a.runs.as_ref(), b.runs.as_ref());
+        if let (Some(ka), Some(kb)) = (ra.and_then(|m| m.get(&r)), rb.and_then(|m| m.get(&r))) {
+            if let Some((key, va, vb)) = drawn_difference(ka, kb) {
+                return Err(format!(
+                    "{name} run {r}: {} ran on {key} = {va}, {} on {vb}: not the same link \
+                     realization, so the two passes cannot be compared run by run",
+                    a.kernel_dir.display(),
+                    b.kernel_dir.display()
+                ));
+            }
+        }
+        let (fa, fb) = (
+            saved_capture(&a.kernel_dir, r),
+            saved_capture(&b.kernel_dir, r),
+        );
+        v.push(judge(&name, s, r, &fa, &fb, KERNEL_PAIR)?);
     }
     Ok(v)
 }
@@ -478,13 +554,15 @@ pub fn keep_compressed(s: &Scenario, saved: &Saved, to: &Path) -> Result<u64, St
     Ok(bytes)
 }
 
-/// Compare run `r`'s simulator and kernel captures.
+/// Compare run `r`'s captures of side a (the simulator's) and side b (the
+/// kernel's), named by `sides` on stderr.
 fn judge(
     name: &str,
     s: &Scenario,
     r: u32,
     sim_file: &Path,
     krn_file: &Path,
+    sides: Sides,
 ) -> Result<RunCmp, String> {
     let (ps, ns) = main_flow(sim_file)?;
     let (pk, nk) = main_flow(krn_file)?;
@@ -523,11 +601,13 @@ fn judge(
         note,
     };
     eprintln!(
-        "decisions: {name} run {r}: same path {}/{} bytes ({:.3}); sim {} kernel {}",
+        "decisions: {name} run {r}: same path {}/{} bytes ({:.3}); {} {} {} {}",
         c.agree.same,
         c.agree.compared,
         frac(c.agree.same, c.agree.compared),
+        sides.a,
         shares(&c.sim_paths),
+        sides.b,
         shares(&c.krn_paths)
     );
     Ok(c)
@@ -551,12 +631,13 @@ pub fn applies(s: &Scenario) -> bool {
     s.transport.protocol == Protocol::Mptcp
 }
 
-/// The per-run CSV (`decisions.csv`).
-pub fn csv(rows: &[RunCmp]) -> String {
-    let mut t = String::from(
+/// The per-run CSV (`decisions.csv`), its columns named after `sides`.
+pub fn csv_of(rows: &[RunCmp], sides: Sides) -> String {
+    let Sides { a, b, .. } = sides;
+    let mut t = format!(
         "scenario,run,seed,compared_bytes,same_path_bytes,same_fraction,one_side_bytes,\
-sim_shares,kernel_shares,first_diverge_dsn,first_diverge_sim_path,first_diverge_kernel_path,\
-first_diverge_sim_ms,first_diverge_kernel_ms,sim_path2_first_dsn,kernel_path2_first_dsn,note\n",
+{a}_shares,{b}_shares,first_diverge_dsn,first_diverge_{a}_path,first_diverge_{b}_path,\
+first_diverge_{a}_ms,first_diverge_{b}_ms,{a}_path2_first_dsn,{b}_path2_first_dsn,note\n",
     );
     for c in rows {
         let g = &c.agree;
@@ -590,8 +671,8 @@ first_diverge_sim_ms,first_diverge_kernel_ms,sim_path2_first_dsn,kernel_path2_fi
 }
 
 /// Per scenario: pooled fraction, per-run range, and the first divergence
-/// of each run.
-pub fn table(rows: &[RunCmp]) -> String {
+/// of each run, the two sides named after `sides`.
+pub fn table_of(rows: &[RunCmp], sides: Sides) -> String {
     let mut by: BTreeMap<&str, Vec<&RunCmp>> = BTreeMap::new();
     for c in rows {
         by.entry(&c.scenario).or_default().push(c);
@@ -603,7 +684,10 @@ pub fn table(rows: &[RunCmp]) -> String {
         "same path / placed",
         "95 % CI",
         "per-run range",
-        "first divergence (run: DSN @ sim/krn ms)"
+        format!(
+            "first divergence (run: DSN @ {}/{} ms)",
+            sides.short_a, sides.short_b
+        )
     );
     let (mut all_same, mut all_cmp) = (0u64, 0u64);
     let strata: Vec<Vec<(u64, u64)>> = by
@@ -730,9 +814,9 @@ mod tests {
             std::fs::copy(from, kernel_capture(&kdir, r)).unwrap();
             super::super::saved::save_to(&kdir.join(KERNEL_RUNS), NAME, s, &kruns).unwrap();
             let sim = mptlab_sim::capture::run_dir(&sc, r).join("server.pcapng");
-            rows.push(judge(NAME, s, r, &sim, &kernel_capture(&kdir, r)).unwrap());
+            rows.push(judge(NAME, s, r, &sim, &kernel_capture(&kdir, r), SIM_KERNEL).unwrap());
         }
-        std::fs::write(prev.join("decisions.csv"), csv(&rows)).unwrap();
+        std::fs::write(prev.join("decisions.csv"), csv_of(&rows, SIM_KERNEL)).unwrap();
         rows
     }
 
@@ -747,8 +831,8 @@ mod tests {
         let saved = check_saved(&s, &prev, &mut None).unwrap();
         assert_eq!(saved.runs.as_ref().map(|m| m.len()), Some(2));
         let again = rejudge_scenario(&s, &saved, &out.join("captures"), PhaseFrom::Kernel).unwrap();
-        assert_eq!(csv(&live), csv(&again));
-        assert_eq!(table(&live), table(&again));
+        assert_eq!(csv_of(&live, SIM_KERNEL), csv_of(&again, SIM_KERNEL));
+        assert_eq!(table_of(&live, SIM_KERNEL), table_of(&again, SIM_KERNEL));
         // the two sides did decide differently somewhere (not trivially 1.0)
         let g = &again[0].agree;
         assert!(g.compared > 0 && g.same < g.compared, "{g:?}");
@@ -756,7 +840,7 @@ mod tests {
         let chained = check_saved(&s, &out, &mut None).unwrap();
         let third =
             rejudge_scenario(&s, &chained, &out2.join("captures"), PhaseFrom::Kernel).unwrap();
-        assert_eq!(csv(&live), csv(&third));
+        assert_eq!(csv_of(&live, SIM_KERNEL), csv_of(&third, SIM_KERNEL));
         for d in [prev, out, out2] {
             std::fs::remove_dir_all(d).unwrap();
         }
@@ -792,7 +876,7 @@ mod tests {
         let from_kept = check_saved(&s, &kept, &mut None).unwrap();
         let again =
             rejudge_scenario(&s, &from_kept, &out.join("captures"), PhaseFrom::Kernel).unwrap();
-        assert_eq!(csv(&live), csv(&again));
+        assert_eq!(csv_of(&live, SIM_KERNEL), csv_of(&again, SIM_KERNEL));
         // the re-judged output keeps the .gz name, so it chains as well
         assert!(out
             .join("captures")
@@ -877,6 +961,59 @@ mod tests {
         let e = err(&s);
         assert!(e.contains("run1-s-srv.pcap: missing"), "{e}");
         for d in [prev, out] {
+            std::fs::remove_dir_all(d).unwrap();
+        }
+    }
+
+    /// `--kernel-vs`: two identical passes agree on every byte; a pass whose
+    /// run 0 is another decision-maker's capture agrees with the first as
+    /// much as the live comparison of those two captures did; passes on other
+    /// link draws are refused, naming the run and the parameter.
+    #[test]
+    fn kernel_against_kernel_compares_saved_passes_run_by_run() {
+        let (a, b) = (tmp("dec-kvk-a"), tmp("dec-kvk-b"));
+        let s = scen(&[]);
+        let live = fake_live(&s, &a);
+        fake_live(&s, &b);
+        let ka = check_saved(&s, &a, &mut None).unwrap();
+        let kb = check_saved(&s, &b, &mut None).unwrap();
+        let rows = kernel_vs_kernel(&s, &ka, &kb).unwrap();
+        assert_eq!(rows.len(), 2);
+        for r in &rows {
+            assert!(r.agree.compared > 0);
+            assert_eq!(r.agree.same, r.agree.compared);
+            assert!(r.agree.first.is_none());
+        }
+        let head = csv_of(&rows, KERNEL_PAIR);
+        assert!(head.starts_with(
+            "scenario,run,seed,compared_bytes,same_path_bytes,same_fraction,one_side_bytes,\
+             kernel_a_shares,kernel_b_shares,"
+        ));
+        assert!(table_of(&rows, KERNEL_PAIR).contains("DSN @ A/B ms"));
+        // B's run 0 replaced by the simulator's capture of A's run 0
+        let sim0 = with_capture(&s, &a.join("captures").join(NAME));
+        let sim0 = mptlab_sim::capture::run_dir(&sim0, 0).join("server.pcapng");
+        std::fs::copy(&sim0, kernel_capture(&kb.kernel_dir, 0)).unwrap();
+        let rows = kernel_vs_kernel(&s, &ka, &kb).unwrap();
+        let (g, l) = (&rows[0].agree, &live[0].agree);
+        assert!(g.same < g.compared, "{g:?}");
+        assert_eq!((g.same, g.compared), (l.same, l.compared));
+        assert_eq!(rows[1].agree.same, rows[1].agree.compared);
+        // another draw of the links in B's run 1
+        let meta = kb.kernel_dir.join(KERNEL_RUNS);
+        let text = std::fs::read_to_string(&meta).unwrap();
+        let mut j: super::super::saved::SavedScenario = serde_json::from_str(&text).unwrap();
+        j.runs[1]
+            .summary
+            .insert("drawn.path1.rate_mbit".into(), serde_json::json!(21.0));
+        std::fs::write(&meta, serde_json::to_string(&j).unwrap()).unwrap();
+        let kb = check_saved(&s, &b, &mut None).unwrap();
+        let e = kernel_vs_kernel(&s, &ka, &kb).err().unwrap();
+        assert!(
+            e.contains("run 1:") && e.contains("drawn.path1.rate_mbit") && e.contains("21.0"),
+            "{e}"
+        );
+        for d in [a, b] {
             std::fs::remove_dir_all(d).unwrap();
         }
     }
