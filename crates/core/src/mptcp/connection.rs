@@ -293,6 +293,21 @@ pub struct MptcpConnection {
     /// not come in on. Debug builds run each skipped drain to check it
     /// (`check_quiet`).
     snd_quiet: u64,
+    /// Subflows (bit `1 << id`) whose entry in `view_buf` is what
+    /// `sched_view` would build now. A scheduler pass used to rebuild every
+    /// subflow's view on entry; on the sending end the ACK that starts the
+    /// pass has changed one subflow's sender, the others' views are still
+    /// those the last pass left. Cleared wherever `snd_quiet` is (the same
+    /// entry points and changes: `forget_all`, `forget`), and also for the
+    /// subflow a segment arrived on (an idle ACK too: `on_idle_ack`
+    /// re-syncs the CC state) and for every subflow `fill` drains (`next_tx`
+    /// may move the window: `cwnd_validate`); inside the scheduler loop the
+    /// subflows it hands data to or penalises. Kept only where `snd_quiet`
+    /// is (`quiet_tracked`: no send buffers, whose views carry pacing and
+    /// buffer state, no connection-level timer, whose staleness they carry)
+    /// and for at most 64 subflows. Builds with invariants check each kept
+    /// view against a fresh one (`check_views`).
+    views_valid: u64,
     /// Next entry of `cfg.prio_changes` to apply.
     prio_next: usize,
     /// The earliest time of the scenario's scheduled events still to come
@@ -435,6 +450,7 @@ impl MptcpConnection {
             owner_pending: None,
             syn_due: false,
             snd_quiet: 0,
+            views_valid: 0,
             prio_next: 0,
             sched_next: None,
             removal_next: 0,
@@ -677,7 +693,7 @@ impl MptcpConnection {
     /// the 4 bytes `tcp_current_mss` now counts (24 -> 28 DSS bytes).
     #[cold]
     fn use_64bit_ack(&mut self) {
-        self.snd_quiet = 0;
+        self.forget_all();
         self.ack64 = true;
         if self.mode != Mode::Mptcp || !self.cfg.capable {
             return;
@@ -756,7 +772,7 @@ impl MptcpConnection {
     /// path managers (`create_subflow_worker` exits while the master subflow
     /// is not fully established; the rule is in `full_estab.rs`).
     fn pm_create(&mut self, now: Nanos) {
-        self.snd_quiet = 0;
+        self.forget_all();
         if self.role != Role::Client
             || self.mode != Mode::Mptcp
             || !self.sfs.first().is_some_and(|s| s.established())
@@ -917,7 +933,7 @@ impl MptcpConnection {
                 // snapshot, no paths needed
                 self.sfs[i].snd.on_idle_ack();
             } else {
-                self.snd_quiet &= !(1u64 << (i % 64));
+                self.forget(i);
                 let mut views = std::mem::take(&mut self.path_buf);
                 self.path_views(&mut views);
                 self.sfs[i].snd.on_ack(now, &ai, Some(&views));
@@ -1071,7 +1087,7 @@ impl MptcpConnection {
     #[cold]
     #[inline(never)]
     fn on_control(&mut self, now: Nanos, i: usize, c: &MptcpControl) {
-        self.snd_quiet = 0;
+        self.forget_all();
         if let Some(a) = c.add_addr {
             if !a.echo && !self.peer_ids.iter().any(|&(x, _)| x == a.addr) {
                 self.peer_ids.push((a.addr, a.addr_id));
@@ -1087,7 +1103,7 @@ impl MptcpConnection {
     #[cold]
     #[inline(never)]
     fn on_data_fin_option(&mut self, i: usize, d: Dss) {
-        self.snd_quiet = 0;
+        self.forget_all();
         if let Some(dsn) = d.dsn().map(|x| x + d.map_len as u64) {
             if self.recv.on_data_fin(dsn).fin {
                 self.peer_closed();
@@ -1235,7 +1251,7 @@ impl MptcpConnection {
     /// `send_on` without the transmission: the data joins subflow `id`'s
     /// queue only.
     fn queue_on(&mut self, id: usize, dsn: u64, len: u32) -> bool {
-        self.snd_quiet &= !(1u64 << (id % 64));
+        self.forget(id);
         if self.bufs.is_some() && self.mode == Mode::Mptcp {
             // Upstream: the subflow's write queue takes data beyond its
             // window (`__subflow_push_pending`); the scheduler checked room.
@@ -1332,7 +1348,7 @@ impl MptcpConnection {
     #[cold]
     #[inline(never)]
     fn apply_some(&mut self, now: Nanos, out: &SchedOutcome) -> bool {
-        self.snd_quiet = 0;
+        self.forget_all();
         for p in &out.penalize {
             let s = &mut self.sfs[p.subflow];
             s.snd.cc_state.cwnd = p.new_cwnd;
@@ -1523,11 +1539,14 @@ impl MptcpConnection {
     /// The body of `schedule` for an MPTCP connection; `views` is scratch
     /// space for the subflow snapshot taken before each decision.
     fn schedule_loop(&mut self, now: Nanos, mss: u32, views: &mut Vec<SubflowView>) {
-        // Subflows whose entry in `views` is out of date (bit `1 << id`),
-        // all of them at first. Within this loop a subflow changes only when
-        // a segment is handed to it or a scheduler penalises it; the others'
-        // views stay as they were, so only the changed ones are rebuilt.
-        let mut stale = u64::MAX;
+        // Subflows whose entry in `views` is out of date: those not in
+        // `views_valid` (every one where the views are not kept). Within this
+        // loop a subflow changes only when a segment is handed to it or a
+        // scheduler penalises it; the others' views stay as they were, so
+        // only the changed ones are rebuilt.
+        if !(self.quiet_tracked() && views.len() == self.sfs.len() && self.sfs.len() <= 64) {
+            self.views_valid = 0;
+        }
         // The first piece of a segment cut at a page fragment's start,
         // queued on its subflow but not sent before the decision at the
         // fragment's start (see `FragPiece`).
@@ -1551,7 +1570,7 @@ impl MptcpConnection {
                 if reinject.is_some() || resend.is_some() || new.map(|n| n.0) != Some(h.next) {
                     held = None;
                     self.drain_subflow_cold(now, h.id);
-                    stale |= 1u64 << h.id;
+                    self.views_valid &= !(1u64 << h.id);
                 }
             }
             if !self.copies && !self.write_blocked && reinject.is_none() && new.is_none() {
@@ -1563,6 +1582,7 @@ impl MptcpConnection {
             if self.idle_unavailable && !self.sfs.iter().any(|s| self.sf_available(s)) {
                 break;
             }
+            let mut stale = !self.views_valid;
             if stale == u64::MAX && views.len() != self.sfs.len() {
                 self.sched_views(views);
             } else if stale == u64::MAX {
@@ -1571,13 +1591,15 @@ impl MptcpConnection {
                     *v = self.sched_view(&self.sfs[id]);
                 }
             } else {
+                #[cfg(any(debug_assertions, feature = "invariants"))]
+                self.check_views(views);
                 while stale != 0 {
                     let id = stale.trailing_zeros() as usize;
                     views[id] = self.sched_view(&self.sfs[id]);
                     stale &= stale - 1;
                 }
             }
-            stale = 0;
+            self.views_valid = u64::MAX;
             let views = &views[..];
             // A cut offer: the end of the segment it was cut from. The
             // offer at a held piece's fragment start: the whole segment
@@ -1601,7 +1623,7 @@ impl MptcpConnection {
                 // One push per application write (`super::push`).
                 let step = self.pushes.step(d);
                 if step.new_push && self.begin_push() {
-                    stale = u64::MAX;
+                    self.views_valid = 0;
                 }
                 let l = (l as u64).min(step.end.saturating_sub(d)) as u32;
                 let (w, w_cut) = self.frag_cut(d, l);
@@ -1642,7 +1664,7 @@ impl MptcpConnection {
                 break;
             }
             if !out.penalize.is_empty() {
-                stale = u64::MAX;
+                self.views_valid = 0;
             }
             let ids: &[usize] = match &out.decision {
                 Decision::Send(id) => std::slice::from_ref(id),
@@ -1657,7 +1679,7 @@ impl MptcpConnection {
                     // `tcp_push` before the next subflow is pushed), and
                     // the new pick takes a whole segment from here.
                     self.drain_subflow_cold(now, h.id);
-                    stale |= 1u64 << h.id;
+                    self.views_valid &= !(1u64 << h.id);
                     if let Some((w, w_cut)) = whole {
                         self.sched.resize_last(len, w);
                         (len, cut) = (w, w_cut);
@@ -1678,14 +1700,14 @@ impl MptcpConnection {
                         next: dsn + len as u64,
                         end,
                     });
-                    stale |= 1u64 << id;
+                    self.views_valid &= !(1u64 << id);
                     continue;
                 }
             }
             let mut sent = false;
             let over = !reinj && resend.is_none() && self.send.overshoots(dsn + len as u64);
             for &id in ids {
-                stale |= 1u64 << id;
+                self.views_valid &= !(1u64 << id);
                 if self.send_on(now, id, dsn, len) {
                     sent = true;
                     self.sfs[id].snd.counters.wnd_overshoots += over as u64;
@@ -1766,8 +1788,25 @@ impl MptcpConnection {
             }
             self.owner_pending = Some(pending);
             // (`end_pass` reads it)
-            self.snd_quiet = 0;
+            self.forget_all();
         }
+    }
+
+    /// Something may have changed any subflow's sender: every drain is
+    /// redone (`snd_quiet`) and every scheduler view rebuilt (`views_valid`).
+    #[inline]
+    fn forget_all(&mut self) {
+        self.snd_quiet = 0;
+        self.views_valid = 0;
+    }
+
+    /// Subflow `i`'s sender may have changed (its drain is redone and its
+    /// scheduler view rebuilt).
+    #[inline]
+    fn forget(&mut self, i: usize) {
+        let bit = !(1u64 << (i % 64));
+        self.snd_quiet &= bit;
+        self.views_valid &= bit;
     }
 
     /// `snd_quiet` is kept: an MPTCP connection whose drains are only
@@ -1788,6 +1827,21 @@ impl MptcpConnection {
             idle && self.out.len() == queued && self.sfs[i].snd.pass_state() == before,
             "snd_quiet skipped the drain of subflow {i}, which acted"
         );
+    }
+
+    /// Builds with invariants: every view `views_valid` keeps is the one
+    /// `sched_view` builds now (the scheduler would decide the same).
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    fn check_views(&self, views: &[SubflowView]) {
+        for (id, v) in views.iter().enumerate() {
+            if id < 64 && self.views_valid & (1u64 << id) != 0 {
+                assert_eq!(
+                    *v,
+                    self.sched_view(&self.sfs[id]),
+                    "kept view of subflow {id}"
+                );
+            }
+        }
     }
 
     /// The push that ends each application write on an upstream
@@ -1837,6 +1891,8 @@ impl MptcpConnection {
                 self.check_quiet(now, i);
                 continue;
             }
+            // (a drain may change the sender even when it sends nothing)
+            self.views_valid &= !(1u64 << (i % 64));
             self.drain_subflow(now, i);
             if tracked
                 && i < 64
@@ -1996,7 +2052,7 @@ impl Endpoint for MptcpConnection {
 
     fn connect(&mut self, now: Nanos) {
         self.dirty = true;
-        self.snd_quiet = 0;
+        self.forget_all();
         if self.role == Role::Client && self.sfs.is_empty() {
             let (l, r) = (self.local_addrs[0], self.remote_addrs[0]);
             let i = self.add_subflow(l, self.base_port, r, self.remote_port, SfState::SynSent);
@@ -2011,7 +2067,7 @@ impl Endpoint for MptcpConnection {
             return;
         };
         let Some(i) = self.sfs.iter().position(|s| s.matches(pkt, seg)) else {
-            self.snd_quiet = 0;
+            self.forget_all();
             if self.role == Role::Server && seg.has(flags::SYN) && !seg.has(flags::ACK) {
                 self.on_new_syn(now, pkt, seg);
                 if let Some(sf) = self.sfs.last_mut() {
@@ -2030,7 +2086,7 @@ impl Endpoint for MptcpConnection {
             }
         }
         if seg.has(flags::RST) {
-            self.snd_quiet = 0;
+            self.forget_all();
             self.on_rst(i, seg);
             return;
         }
@@ -2038,7 +2094,7 @@ impl Endpoint for MptcpConnection {
         // clears it; `on_segment` there says which senders it touched)
         match self.sfs[i].state {
             SfState::SynSent => {
-                self.snd_quiet = 0;
+                self.forget_all();
                 if seg.has(flags::SYN) && seg.has(flags::ACK) && seg.ack == 1 {
                     if self.sfs[i].initial {
                         let cap = seg.mptcp.as_ref().and_then(|o| o.capable());
@@ -2071,7 +2127,7 @@ impl Endpoint for MptcpConnection {
                 }
             }
             SfState::SynRcvd => {
-                self.snd_quiet = 0;
+                self.forget_all();
                 if seg.has(flags::SYN) {
                     self.sfs[i].syn_pending = true;
                     self.syn_due = true;
@@ -2114,7 +2170,7 @@ impl Endpoint for MptcpConnection {
                 }
             }
             SfState::PreEstablished => {
-                self.snd_quiet = 0;
+                self.forget_all();
                 if seg.has(flags::SYN) {
                     self.sfs[i].third_ack_pending = true;
                     self.sfs[i].rcv.force_ack();
@@ -2131,13 +2187,16 @@ impl Endpoint for MptcpConnection {
             SfState::Closed => {}
             SfState::Established => {
                 if seg.has(flags::SYN) {
-                    self.snd_quiet = 0;
+                    self.forget_all();
                     if self.sfs[i].initial && self.mode == Mode::Mptcp {
                         self.sfs[i].third_ack_pending = true;
                     }
                     self.sfs[i].rcv.force_ack();
                     return;
                 }
+                // (whatever `on_segment` does to the sender: even an idle
+                // ACK re-syncs its CC state)
+                self.views_valid &= !(1u64 << (i % 64));
                 self.on_segment(now, i, seg);
             }
         }
@@ -2193,7 +2252,7 @@ impl Endpoint for MptcpConnection {
 
     fn handle_timeout(&mut self, now: Nanos) {
         self.dirty = true;
-        self.snd_quiet = 0;
+        self.forget_all();
         if self.sched_next.is_some_and(|t| now >= t) {
             self.scheduled_events(now);
             if self.aborted {
@@ -2286,7 +2345,7 @@ impl Endpoint for MptcpConnection {
 
     fn write(&mut self, now: Nanos, len: u64) -> u64 {
         self.dirty = true;
-        self.snd_quiet = 0;
+        self.forget_all();
         if self.app_closed {
             return 0;
         }
@@ -2310,7 +2369,7 @@ impl Endpoint for MptcpConnection {
 
     fn close(&mut self, _now: Nanos) {
         self.dirty = true;
-        self.snd_quiet = 0;
+        self.forget_all();
         if !self.app_closed {
             self.app_closed = true;
             self.send.fin_queued = true;

@@ -64,6 +64,7 @@ impl MptcpConnection {
 
     /// Close every subflow and report the connection reset (`why`).
     fn abort(&mut self, why: &'static str) {
+        self.forget_all();
         for sf in &mut self.sfs {
             sf.state = SfState::Closed;
             sf.syn_pending = false;

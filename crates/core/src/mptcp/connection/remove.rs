@@ -53,6 +53,8 @@ impl MptcpConnection {
     /// data (`__mptcp_retransmit_pending_data`); v0.9x: the subflow's own
     /// mappings (`mptcp_reinject_data` before `mptcp_sub_force_close`).
     fn close_subflow(&mut self, _now: Nanos, i: usize) {
+        // (its scheduler view: no longer established)
+        self.forget_all();
         let sf = &mut self.sfs[i];
         sf.state = SfState::Closed;
         sf.syn_pending = false;
