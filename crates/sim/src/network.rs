@@ -173,7 +173,8 @@ struct InPipe {
 /// took two queue operations, `pop_front` and `front`, and each send into
 /// an empty pipe a `push_back`.)
 ///
-/// 32-byte aligned (96 bytes), so a record spans two cache lines at most.
+/// 32-byte aligned (128 bytes; until session 17 this said 96), so a record
+/// spans two cache lines.
 #[repr(align(32))]
 struct Pipe {
     /// The packet due first, when `busy`: an arrival expected soon is
