@@ -173,7 +173,8 @@ struct InPipe {
 /// took two queue operations, `pop_front` and `front`, and each send into
 /// an empty pipe a `push_back`.)
 ///
-/// 32-byte aligned (96 bytes), so a record spans two cache lines at most.
+/// 32-byte aligned (128 bytes; until session 17 this said 96), so a record
+/// spans two cache lines.
 #[repr(align(32))]
 struct Pipe {
     /// The packet due first, when `busy`: an arrival expected soon is
@@ -436,20 +437,12 @@ impl Network {
         }
     }
 
-    /// A host sends a packet out of `out` (`IfaceMemo::out_link`, or
-    /// `host_out_link` for a host with many interfaces), with the host of
-    /// the packet's flow's client for `Hdr`.
+    /// Pool a packet a host sends, with its pipe entry's fields (`Hdr`,
+    /// with the host of the packet's flow's client), for `enqueue`.
     #[inline(always)]
-    pub fn send_out(
-        &mut self,
-        out: Option<DLinkId>,
-        now: Nanos,
-        pkt: Packet,
-        client_host: u32,
-    ) -> Sent {
+    pub fn pool_insert_hdr(&mut self, pkt: Packet, client_host: u32) -> (PktId, Hdr) {
         let hdr = Hdr::of(&pkt, client_host);
-        let id = self.pool.insert(pkt);
-        self.enqueue(out, now, id, hdr)
+        (self.pool.insert(pkt), hdr)
     }
 
     /// `send_pooled` from a node the caller knows is a host (an endpoint's
@@ -494,8 +487,10 @@ impl Network {
         self.enqueue(out, now, id, hdr)
     }
 
+    /// Offer pooled packet `id` to directed link `out` (`None`: no route;
+    /// the packet is released, as it is when the link drops it).
     #[inline(always)]
-    fn enqueue(&mut self, out: Option<DLinkId>, now: Nanos, id: PktId, hdr: Hdr) -> Sent {
+    pub fn enqueue(&mut self, out: Option<DLinkId>, now: Nanos, id: PktId, hdr: Hdr) -> Sent {
         let Some(out) = out else {
             self.drops_no_route += 1;
             self.pool.release(id);

@@ -20,7 +20,7 @@ use mptlab_core::invariants;
 use mptlab_core::{FlowId, Nanos, Packet};
 
 use crate::events::EventQueue;
-use crate::network::{IfaceMemo, Network, NodeId, NodeKind, Sent};
+use crate::network::{IfaceMemo, Network, NodeId, NodeKind, PktId, Sent};
 
 pub type EpId = usize;
 /// A callback run at every sampling instant (time series).
@@ -663,9 +663,16 @@ impl World {
         }
     }
 
-    /// Send a packet an endpoint on `host` emitted.
+    /// Send a packet endpoint `ep` on `host` emitted.
+    ///
+    /// The packet goes into the network's pool first, straight from the
+    /// value `poll_transmit` returned, and the capture (when on) reads it
+    /// there: when the capture read the returned packet before it was
+    /// pooled, the 128-byte packet was first copied to a local for that
+    /// untaken branch on every packet sent (docs/performance.md "Session
+    /// 17 pass").
     #[inline]
-    fn transmit(&mut self, host: NodeId, ifaces: IfaceMemo, pkt: Packet) {
+    fn transmit(&mut self, ep: EpId, host: NodeId, ifaces: IfaceMemo, pkt: Packet) {
         // the client's host, for `on_arrive` at the far end: the same
         // record it read before (`ep_hot[2f].host`), here where it is
         // `ep`'s own record or its neighbour
@@ -678,11 +685,15 @@ impl World {
         let out = ifaces
             .out_link(pkt.src)
             .unwrap_or_else(|()| self.net.host_out_link(host, pkt.src));
+        let (id, hdr) = self.net.pool_insert_hdr(pkt, client_host);
+        if self.capture.is_some() {
+            self.capture_sent(ep, host, id);
+        }
         if let Sent::InFlight {
             dlink,
             head: true,
             at,
-        } = self.net.send_out(out, self.now, pkt, client_host)
+        } = self.net.enqueue(out, self.now, id, hdr)
         {
             self.events.push(at, Ev::Arrive(dlink));
         }
@@ -718,10 +729,7 @@ impl World {
         let ifaces = self.ep_hot[ep].ifaces;
         let now = self.now;
         while let Some(p) = self.eps[ep].poll_transmit(now) {
-            if self.capture.is_some() {
-                self.capture_sent(ep, host, &p);
-            }
-            self.transmit(host, ifaces, p);
+            self.transmit(ep, host, ifaces, p);
         }
         // most drains have no event: look up who receives them only once
         // there is one
@@ -780,8 +788,9 @@ impl World {
     /// Record a packet `host` sends, on the interface its source address
     /// routes it to (before the link's queue: see `mptlab_capture`).
     #[cold]
-    fn capture_sent(&mut self, ep: EpId, host: NodeId, p: &Packet) {
+    fn capture_sent(&mut self, ep: EpId, host: NodeId, id: PktId) {
         let from_client = self.side_of(ep) == Side::Client;
+        let p = self.net.packet(id);
         if let (Some(dl), Some(c)) = (self.net.host_out_link(host, p.src), self.capture.as_mut()) {
             c.packet(self.now, host, dl / 2, true, from_client, p);
         }
