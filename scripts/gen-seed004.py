@@ -67,7 +67,13 @@ def header(name, desc, dur, outage=None):
     out += ["[topology]", 'preset = "two-path"', 'paths = ["wifi4", "g3_4"]', "",
             "[transport]", 'protocol = "tcp"', 'cc = "cubic"', "path = 1", "",
             "[transport.mptcp]", 'scheduler = "minrtt"', 'path_manager = "fullmesh"', "",
-            "[traffic]", 'model = "bulk"', 'direction = "down"', "",
+            "[traffic]", 'model = "bulk"', 'direction = "down"',
+            # the emulator's agent writes a 16-byte hello on every connection
+            # (on both of a failover transfer's, crates/emu/src/failover.rs); so
+            # does the simulated client: its RTT sample is CUBIC HyStart's
+            # delay_min, and over MPTCP it makes the client fully established
+            # (docs/validation.md, "Session 17: seed 004's hello")
+            "client_hello_bytes = 16", "",
             "[output]", "timeseries_interval_ms = 1000", ""]
     return out
 

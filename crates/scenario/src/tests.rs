@@ -614,12 +614,15 @@ fn client_hello_bytes_on_message_models_files_and_bulk_over_byte_streams_only() 
         1,
     );
     assert_eq!(parse(&bulk).unwrap().traffic.client_hello_bytes, 16);
-    // but not on a failover bulk transfer, whose app writes none
-    let e = err_of(
+    // and a failover bulk transfer: the agent writes it on both connections
+    let fo = BASE.replacen(
         "model = \"video\"",
         "model = \"bulk\"\nclient_hello_bytes = 16\nfailover_path = 2",
+        1,
     );
-    assert_err(&e, "traffic.client_hello_bytes", 15, &["failover"]);
+    let fo = parse(&fo).unwrap();
+    assert_eq!(fo.traffic.client_hello_bytes, 16);
+    assert_eq!(fo.traffic.failover.map(|f| f.path), Some(2));
     let e = err_of(
         "model = \"video\"",
         "model = \"web\"\nsite = \"amazon\"\nclient_hello_bytes = 16",

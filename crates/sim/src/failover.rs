@@ -9,6 +9,14 @@
 //! back, as in the paper). The abandoned connection is not aborted (mptlab's
 //! TCP has no RST): data already in its send buffer is still delivered if
 //! the old path returns, and counts in the goodput of the run.
+//!
+//! With `traffic.client_hello_bytes` the client writes that many bytes on
+//! each connection as soon as it is connected, as the emulator's agent
+//! writes its 16-byte hello on both (crates/emu/src/failover.rs
+//! `client_conn`), and a sending server starts on a connection once it has
+//! read them (`serve` reads the hello before anything else). There, the
+//! server's set-up counts as progress when it has read the hello, so here
+//! too (not at its `Connected`).
 
 use mptlab_core::endpoint::AppEvent;
 use mptlab_core::{FlowId, Nanos};
@@ -29,6 +37,10 @@ pub struct FailoverBulkApp {
     /// Last in-order delivery (or connection set-up) on the active flow.
     last_progress: Nanos,
     switched_at: Option<Nanos>,
+    /// The client's hello on each connection (0: none); see `hello`.
+    hello: u64,
+    /// Per connection (primary, backup): the server has read the hello.
+    server_ready: [bool; 2],
 }
 
 impl FailoverBulkApp {
@@ -42,6 +54,28 @@ impl FailoverBulkApp {
             started: false,
             last_progress: start,
             switched_at: None,
+            hello: 0,
+            server_ready: [true; 2],
+        }
+    }
+
+    /// The client writes `bytes` on each connection once it is connected,
+    /// before any data (the agent's hello, `emu::failover::client_conn`).
+    pub fn hello(mut self, bytes: u64) -> Self {
+        self.hello = bytes;
+        self.server_ready = [bytes == 0; 2];
+        self
+    }
+
+    fn index(&self, flow: FlowId) -> usize {
+        usize::from(flow == self.backup)
+    }
+
+    /// A side's set-up on `flow` is progress, and a sender starts writing.
+    fn set_up(&mut self, flow: FlowId, side: Side, io: &mut AppIo) {
+        self.last_progress = io.now;
+        if side == self.sender {
+            io.write(flow, side, CHUNK);
         }
     }
 
@@ -66,14 +100,25 @@ impl App for FailoverBulkApp {
         if flow != self.active() {
             return; // the abandoned connection gets no more data
         }
+        let idx = self.index(flow);
         match ev {
-            AppEvent::Connected => {
-                self.last_progress = io.now;
-                if side == self.sender {
-                    io.write(flow, side, CHUNK);
+            AppEvent::Connected if side == Side::Client => {
+                if self.hello > 0 {
+                    io.write(flow, side, self.hello);
                 }
+                self.set_up(flow, side, io);
             }
-            AppEvent::Writable if side == self.sender => {
+            // the server's set-up: its accept, or its read of the hello
+            AppEvent::Connected if self.server_ready[idx] => self.set_up(flow, side, io),
+            AppEvent::Delivered { total }
+                if side == Side::Server && !self.server_ready[idx] && total >= self.hello =>
+            {
+                self.server_ready[idx] = true;
+                self.set_up(flow, side, io);
+            }
+            AppEvent::Writable
+                if side == self.sender && (side == Side::Client || self.server_ready[idx]) =>
+            {
                 io.write(flow, side, CHUNK);
             }
             AppEvent::Delivered { .. } if side != self.sender => self.last_progress = io.now,

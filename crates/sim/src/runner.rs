@@ -752,13 +752,10 @@ pub(crate) fn add_traffic(
                         sa,
                         false,
                     )?;
-                    w.add_app(Box::new(FailoverBulkApp::new(
-                        f,
-                        b,
-                        snd,
-                        start,
-                        secs(fo.after_s),
-                    )));
+                    w.add_app(Box::new(
+                        FailoverBulkApp::new(f, b, snd, start, secs(fo.after_s))
+                            .hello(s.traffic.client_hello_bytes),
+                    ));
                 }
             }
         }

@@ -390,6 +390,43 @@ fn failover_reconnects_over_the_other_path_after_a_stall() {
     assert!(metric(&plain, "fg_throughput_mbit") < metric(&r, "fg_throughput_mbit") - 1.0);
 }
 
+/// (data packets, payload bytes) the client sent on connection `label`.
+fn client_sent(r: &RunOutput, label: &str) -> (f64, f64) {
+    let paths = table(r, "paths");
+    let row = (0..paths.num_rows())
+        .find(|&i| s(paths.get(i, "label")) == label && s(paths.get(i, "side")) == "client")
+        .unwrap();
+    (
+        f(paths.get(row, "data_packets_sent")),
+        f(paths.get(row, "bytes_sent")),
+    )
+}
+
+/// Issue 15, live17: the emulator's agent writes its 16-byte hello on both
+/// connections of a failover transfer (crates/emu/src/failover.rs
+/// `client_conn`) and its server sends once it has read it; so does the
+/// simulated application with `traffic.client_hello_bytes`.
+#[test]
+fn a_failover_download_writes_the_hello_on_both_connections() {
+    let r = run(HANDOVER, &["traffic.client_hello_bytes=16"]);
+    assert_eq!(client_sent(&r, "bulk"), (1.0, 16.0));
+    assert_eq!(client_sent(&r, "bulk-failover"), (1.0, 16.0));
+    let plain = run(HANDOVER, &[]);
+    assert_eq!(client_sent(&plain, "bulk-failover"), (0.0, 0.0));
+    // the failover itself is unchanged: the same stall, one more half
+    // round trip on 3G (the hello) before the server's first byte
+    let t = first_send(&r, "bulk-failover");
+    assert!(
+        t > 11_000.0 && t <= 12_000.0,
+        "first send in the sample ending {t} ms"
+    );
+    let (a, b) = (
+        metric(&r, "fg_throughput_mbit"),
+        metric(&plain, "fg_throughput_mbit"),
+    );
+    assert!((a - b).abs() < 0.05 * b, "{a} vs {b} Mbit/s");
+}
+
 #[test]
 fn failover_keys_are_validated() {
     let e = scenario(HANDOVER, &["transport.protocol=mptcp", "transport.cc=lia"]).unwrap_err();

@@ -342,12 +342,6 @@ pub(super) fn resolve(
                 format!("expected at most 1048576 bytes, found {client_hello_bytes}"),
             );
         }
-        if failover.is_some() {
-            return err(
-                "traffic.client_hello_bytes",
-                "a failover bulk transfer (traffic.failover_path) writes no hello".to_string(),
-            );
-        }
     }
     Ok(Traffic {
         model,
