@@ -22,6 +22,7 @@ pub mod explicit;
 pub mod failover;
 pub mod hello;
 pub mod hist;
+pub mod hostload;
 pub mod latency;
 pub mod live;
 pub mod net;

@@ -63,6 +63,9 @@ pub fn prepare(
     if let Some(d) = differs(s) {
         eprintln!("note: {d}");
     }
+    if let Some(w) = crate::hostload::warning(crate::hostload::load1(), crate::hostload::cpus()) {
+        eprintln!("{w}");
+    }
     if let Err(e) = crate::cleanup::cleanup_stale() {
         eprintln!("mptlab: cleaning leftovers of killed runs: {e}");
     }
@@ -873,6 +876,7 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         }
     };
     let origin = emu.clock().origin();
+    let load_start = crate::hostload::load1();
     // The run's time 0 on CLOCK_REALTIME (the captures' clock), read beside
     // CLOCK_MONOTONIC now: both recorded below.
     let realtime_origin = (crate::probe::realtime_ns() as i128
@@ -1057,6 +1061,18 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
         .insert("emu.clock_origin_ns".into(), origin.into());
     out.summary
         .insert("emu.realtime_origin_ns".into(), realtime_origin.into());
+    // the host's load beside the run (hostload.rs: fast paths read low on a
+    // busy host)
+    for (k, v) in [
+        ("emu.loadavg_1m_start", load_start),
+        ("emu.loadavg_1m_end", crate::hostload::load1()),
+    ] {
+        if let Some(v) = v {
+            out.summary.insert(k.into(), v.into());
+        }
+    }
+    out.summary
+        .insert("emu.cpus".into(), (crate::hostload::cpus() as u64).into());
     if !pcaps.is_empty() {
         out.set_metric("emu.pcap_files", pcaps.len() as f64);
         // captures known to lack packets the interface passed (capture.rs)
