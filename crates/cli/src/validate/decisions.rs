@@ -820,6 +820,17 @@ mod tests {
         rows
     }
 
+    /// Rewrite a saved pass's `kernel-runs.json` as if its run 1 had run on
+    /// another draw of the links (path 1 at 21 Mbit/s).
+    fn redraw_run1(meta: &Path) {
+        let text = std::fs::read_to_string(meta).unwrap();
+        let mut j: super::super::saved::SavedScenario = serde_json::from_str(&text).unwrap();
+        j.runs[1]
+            .summary
+            .insert("drawn.path1.rate_mbit".into(), serde_json::json!(21.0));
+        std::fs::write(meta, serde_json::to_string(&j).unwrap()).unwrap();
+    }
+
     /// Re-judging saved kernel captures with the same simulator gives the
     /// live pass's decisions.csv byte for byte, and the output can serve as
     /// `--kernel-from` in turn.
@@ -929,12 +940,7 @@ mod tests {
             .join(NAME)
             .join("kernel")
             .join(KERNEL_RUNS);
-        let text = std::fs::read_to_string(&meta).unwrap();
-        let mut j: super::super::saved::SavedScenario = serde_json::from_str(&text).unwrap();
-        j.runs[1]
-            .summary
-            .insert("drawn.path1.rate_mbit".into(), serde_json::json!(21.0));
-        std::fs::write(&meta, serde_json::to_string(&j).unwrap()).unwrap();
+        redraw_run1(&meta);
         let saved = check_saved(&s, &prev, &mut None).unwrap();
         let e = rejudge_scenario(&s, &saved, &out, PhaseFrom::Kernel)
             .err()
@@ -1001,12 +1007,7 @@ mod tests {
         assert_eq!(rows[1].agree.same, rows[1].agree.compared);
         // another draw of the links in B's run 1
         let meta = kb.kernel_dir.join(KERNEL_RUNS);
-        let text = std::fs::read_to_string(&meta).unwrap();
-        let mut j: super::super::saved::SavedScenario = serde_json::from_str(&text).unwrap();
-        j.runs[1]
-            .summary
-            .insert("drawn.path1.rate_mbit".into(), serde_json::json!(21.0));
-        std::fs::write(&meta, serde_json::to_string(&j).unwrap()).unwrap();
+        redraw_run1(&meta);
         let kb = check_saved(&s, &b, &mut None).unwrap();
         let e = kernel_vs_kernel(&s, &ka, &kb).err().unwrap();
         assert!(
