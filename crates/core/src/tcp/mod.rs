@@ -98,6 +98,7 @@
 //!   fields are filled by the owner of the receiver).
 
 pub mod cc;
+pub mod comp_sack;
 pub mod config;
 pub mod delack;
 pub mod endpoint;

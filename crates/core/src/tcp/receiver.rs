@@ -13,6 +13,7 @@ use crate::invariants::StreamCheck;
 use crate::packet::{SackBlock, TcpSegment, MAX_SACK_BLOCKS};
 use crate::time::Nanos;
 
+use super::comp_sack::{CompSack, OfoAck, SACK_BLOCKS_EXPECTED};
 use super::config::TcpConfig;
 use super::delack::{Delack, DelackEngine, OwnRtt};
 use super::rcvwnd::RcvWindow;
@@ -74,6 +75,8 @@ pub struct PathReceiver {
     dack: DelackEngine,
     quick: u32,
     max_quickacks: u32,
+    /// SACK compression while out-of-order data is queued (`comp_sack.rs`).
+    comp: CompSack,
     /// Linux `ICSK_ACK_PUSHED` / `ICSK_ACK_PUSHED2`: one / two segments
     /// shorter than `rcv_mss` arrived since the last ACK (`ack_read`).
     pushed: u8,
@@ -116,6 +119,7 @@ impl PathReceiver {
             dack: DelackEngine::new(cfg),
             quick: 0,
             max_quickacks: cfg.max_quickacks,
+            comp: CompSack::default(),
             pushed: 0,
             last_seg_size: 0,
             pingpong: false,
@@ -213,6 +217,12 @@ impl PathReceiver {
 
     /// Delayed-ACK timer (Linux `tcp_delack_timer_handler`, `delack.rs`).
     pub fn on_timeout(&mut self, now: Nanos) {
+        // the compressed-ACK timer (`tcp_compressed_ack_kick`) runs on its
+        // own hrtimer; the deadline is the earlier of the two (`arm`)
+        if self.comp.due(now) {
+            self.ack_now = true;
+            return;
+        }
         if let Some(d) = self.delack_deadline {
             if now >= d {
                 self.delack_deadline = None;
@@ -228,6 +238,9 @@ impl PathReceiver {
                     }
                 }
             }
+        }
+        if let Some(t) = self.comp.timer() {
+            self.arm(t);
         }
     }
 
@@ -314,17 +327,30 @@ impl PathReceiver {
             self.enter_quickack();
         } else if len > 0 && seq > self.rcv_nxt {
             out.ooo = true;
+            // tcp_sack_new_ofo_skb: the block this segment extends (first
+            // match in list order, `tcp_sack_extend`), or a new one
+            let pos = self.sack[..self.sack_n]
+                .iter()
+                .position(|b| b.start <= end && seq <= b.end);
+            let flush = self.sack_ok && pos.map_or(self.sack_n, |p| p) >= SACK_BLOCKS_EXPECTED;
+            if flush && self.comp.flush() {
+                self.ack_now = true;
+            }
+            let queued = self.ooo_bytes;
             if self.ooo_insert(seq, end) {
                 out.duplicate = true;
                 // RFC 2883 4.1 (2): duplicate of out-of-order data.
                 self.dsack = Some(SackBlock { start: seq, end });
             }
-            // RFC 5681 4.2: immediate ACK for an out-of-order segment.
-            self.force_ack();
+            // The ACK (RFC 5681 4.2: immediate for an out-of-order
+            // segment) is Linux's: at once or compressed
+            // (`data_ack_policy`).
             if !out.duplicate && self.sack_ok && self.win.may_grow() {
                 // Linux tcp_data_queue_ofo: a queued out-of-order segment
-                // grows the window too (with SACK only)
-                let rmem = self.win.rmem_of(self.ooo_bytes, self.rcv_mss);
+                // grows the window too (with SACK only), before it is
+                // charged to the socket (`skb_set_owner_r` follows
+                // `tcp_grow_window`): the segments queued before it count
+                let rmem = self.win.rmem_of(queued, self.rcv_mss);
                 grew = self.win.grow(len, rmem);
             }
         } else if len > 0 {
@@ -382,7 +408,7 @@ impl PathReceiver {
         if len > 0 {
             // in order (`tcp_data_queue`'s queue_and_out, partial duplicates
             // included): `tcp_event_data_recv`
-            self.data_ack_policy(now, had_ooo, grew, in_order.then_some((len, own)));
+            self.data_ack_policy(now, had_ooo, grew, in_order.then_some(len), own);
         }
         out
     }
@@ -467,20 +493,21 @@ impl PathReceiver {
         self.quick = self.quick.max(q);
     }
 
-    /// `in_order`: the segment's length and the socket's own RTT for
-    /// `tcp_event_data_recv` (in-order data only: out-of-order and
-    /// duplicate segments do not measure `rcv_mss`, adapt `ato` or move
-    /// `lrcvtime`).
+    /// `in_order`: the segment's length for `tcp_event_data_recv`
+    /// (in-order data only: out-of-order and duplicate segments do not
+    /// measure `rcv_mss`, adapt `ato` or move `lrcvtime`); `own`: the
+    /// socket's own RTO and SRTT.
     fn data_ack_policy(
         &mut self,
         now: Nanos,
         had_ooo: bool,
         grew: bool,
-        in_order: Option<(u32, OwnRtt)>,
+        in_order: Option<u32>,
+        own: OwnRtt,
     ) {
         // inet_csk_schedule_ack
         self.ack_pending = true;
-        if let Some((len, own)) = in_order {
+        if let Some(len) = in_order {
             self.measure_rcv_mss(len);
             // the first data segment, or one after a silence longer than
             // the RTO: tcp_incr_quickack (delack.rs)
@@ -500,24 +527,41 @@ impl PathReceiver {
         }
         // Linux __tcp_ack_snd_check: ACK now if more than one full-sized
         // segment is unacknowledged (RFC 5681 4.2 / RFC 1122 4.2.3.2: at least
-        // every second full-sized segment), in quick-ACK mode, or while
-        // out-of-order data exists / a hole was just filled (RFC 5681 4.2).
+        // every second full-sized segment), in quick-ACK mode, or when this
+        // segment emptied the out-of-order queue (`tcp_data_queue`:
+        // `ICSK_ACK_NOW`, "gap in queue is filled", RFC 5681 4.2).
         // Quick-ACK mode counts only outside ping-pong mode
         // (tcp_in_quickack_mode: `quick && !inet_csk_in_pingpong_mode`).
         if self.rcv_nxt - self.rcv_wup > self.rcv_mss as u64
             || (self.quick > 0 && !self.pingpong)
-            || had_ooo
-            || !self.ooo.is_empty()
+            || (had_ooo && self.ooo.is_empty())
         {
             self.ack_now = true;
-        } else {
+        } else if self.ooo.is_empty() {
             // Linux tcp_send_delayed_ack: the timer at jiffies + ato on the
             // wheel, an earlier pending one kept (delack.rs)
             match self.dack.schedule(now, self.pingpong, self.pushed > 0) {
                 Delack::SendNow => self.ack_now = true,
                 Delack::At(t) => self.delack_deadline = Some(t),
             }
+        } else if !self.sack_ok {
+            self.ack_now = true;
+        } else {
+            // out-of-order data queued: three ACKs at once per rcv_nxt,
+            // then SACK compression (comp_sack.rs)
+            match self.comp.on_ofo_segment(now, self.rcv_nxt, own.srtt) {
+                OfoAck::Now => self.ack_now = true,
+                OfoAck::At(t) => self.arm(t),
+                OfoAck::Pending => {}
+            }
         }
+    }
+
+    /// Arm the compressed-ACK timer: the deadline is the delayed-ACK
+    /// timer's or this one's, whichever comes first (any ACK sent stops
+    /// both).
+    fn arm(&mut self, t: Nanos) {
+        self.delack_deadline = Some(self.delack_deadline.map_or(t, |d| d.min(t)));
     }
 
     /// Insert [s, e) into the out-of-order ranges; returns true if it was
@@ -654,6 +698,7 @@ impl PathReceiver {
         self.ack_now = false;
         self.delack_deadline = None;
         self.dack.clear();
+        self.comp.on_ack_sent();
         // Linux inet_csk_clear_xmit_timer(ICSK_TIME_DACK): pending flags,
         // the pushed marks among them, are cleared with every ACK sent
         self.pushed = 0;

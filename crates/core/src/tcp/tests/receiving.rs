@@ -323,3 +323,51 @@ fn data_after_a_silence_longer_than_the_rto_is_acked_quickly_again() {
     assert_eq!(out.len(), 1, "quick ACK after the silence");
     assert_eq!(tcp(&out[0]).ack, sq(q + 2));
 }
+
+/// Linux SACK compression (`__tcp_ack_snd_check`, `comp_sack.rs`) with the
+/// out-of-order window growth (`tcp_data_queue_ofo`: `tcp_grow_window`
+/// before the segment is charged). With `small_buf()` the in-order window
+/// has stopped growing after `QUICK_SMALL_BUF` + 2 segments; the first
+/// out-of-order segment, charged only after the test, grows it once more
+/// and is quick-ACKed; the next three are the three duplicate ACKs sent at
+/// once; the two after are held and ACKed together when the
+/// compressed-ACK timer fires, 5 % of the 10 ms SRTT later. Before the
+/// change every one of the six was ACKed at once.
+#[test]
+fn out_of_order_acks_after_three_duplicates_are_compressed() {
+    let mut ep = server_with(&small_buf());
+    let mut t = 20 * MS;
+    let q = QUICK_SMALL_BUF;
+    for i in 0..q + 2 {
+        send!(ep, t, data(i));
+        recv!(ep, t);
+        t += MS;
+    }
+    let grown = ep.rcv.win.rcv_ssthresh;
+    send!(ep, t, data(q + 3)); // q + 2 is lost
+    assert_eq!(recv!(ep, t).len(), 1, "the growth's quick ACK");
+    assert!(
+        ep.rcv.win.rcv_ssthresh > grown,
+        "the first out-of-order segment grew the window"
+    );
+    for i in q + 4..q + 7 {
+        send!(ep, t, data(i));
+        assert_eq!(recv!(ep, t).len(), 1, "duplicate ACK at once, segment {i}");
+    }
+    for i in q + 7..q + 9 {
+        send!(ep, t, data(i));
+        assert!(recv!(ep, t).is_empty(), "compressed, segment {i}");
+    }
+    let fire = t + 500 * crate::time::US;
+    assert_eq!(ep.poll_timeout(), Some(fire));
+    ep.handle_timeout(fire);
+    let a = recv!(ep, fire);
+    assert_eq!(a.len(), 1, "one ACK for the two held");
+    assert_eq!(tcp(&a[0]).ack, sq(q + 2));
+    assert_eq!(tcp(&a[0]).sack_blocks()[0].end, sq(q + 9));
+    // the hole filled: ACKed at once, nothing held
+    send!(ep, fire, data(q + 2));
+    let a = recv!(ep, fire);
+    assert_eq!(tcp(&a[0]).ack, sq(q + 9));
+    assert_eq!(ep.poll_timeout(), None);
+}
