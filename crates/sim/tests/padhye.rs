@@ -11,8 +11,14 @@
 //! - p: the link's random loss rate on the data direction (ACKs are not lost).
 //!
 //! The flow runs with SACK (Linux's default; RFC 6675 recovery) and without
-//! (RFC 6582 NewReno partial ACKs); SACK recovery is more robust than the
-//! Reno of the model at high loss, which the 25 % tolerance covers.
+//! (RFC 6582 NewReno partial ACKs). Without SACK the full model is the
+//! reference (within 25 %). With SACK, recovery repairs several losses per
+//! window without the retransmission timeouts the model's T0 term counts
+//! (0-5 RTOs in 200 s at 3 % loss), and Linux's SACK compression
+//! (`__tcp_ack_snd_check`) makes its duplicate ACKs fewer, so the flow lies
+//! between the full model and the model without timeouts (the paper's
+//! triple-duplicate-only approximation, eq. 20: B = 1 / (RTT sqrt(2bp/3))):
+//! at least 75 % of the first, at most 125 % of the second.
 
 use mptlab_scenario::Scenario;
 
@@ -20,6 +26,11 @@ fn padhye_mbit(p: f64, rtt: f64, t0: f64, b: f64, mss: f64) -> f64 {
     let denom = rtt * (2.0 * b * p / 3.0).sqrt()
         + t0 * (3.0 * (3.0 * b * p / 8.0).sqrt()).min(1.0) * p * (1.0 + 32.0 * p * p);
     mss * 8.0 / denom / 1e6
+}
+
+/// The model without its timeout term (Padhye et al. eq. 20).
+fn padhye_no_timeouts_mbit(p: f64, rtt: f64, b: f64, mss: f64) -> f64 {
+    mss * 8.0 / (rtt * (2.0 * b * p / 3.0).sqrt()) / 1e6
 }
 
 fn simulate(loss_percent: f64, sack: bool) -> f64 {
@@ -69,11 +80,23 @@ fn newreno_throughput_follows_padhye() {
         for p in [0.1, 1.0, 3.0] {
             let sim = simulate(p, sack);
             let model = padhye_mbit(p / 100.0, rtt, rtt + 0.2, 1.0, 1448.0);
-            let ratio = sim / model;
-            eprintln!("sack = {sack}, p = {p} %: simulated {sim:.3} Mbit/s, Padhye {model:.3} Mbit/s, ratio {ratio:.3}");
+            // without SACK the full model bounds both sides; with SACK the
+            // model without timeouts is the upper reference (module doc)
+            let upper = if sack {
+                padhye_no_timeouts_mbit(p / 100.0, rtt, 1.0, 1448.0)
+            } else {
+                model
+            };
+            eprintln!(
+                "sack = {sack}, p = {p} %: simulated {sim:.3} Mbit/s, Padhye {model:.3} Mbit/s \
+                 (ratio {:.3}), upper reference {upper:.3} Mbit/s (ratio {:.3})",
+                sim / model,
+                sim / upper
+            );
             assert!(
-                (0.75..=1.25).contains(&ratio),
-                "sack = {sack}, p = {p} %: simulated {sim:.3} vs model {model:.3} Mbit/s"
+                sim >= 0.75 * model && sim <= 1.25 * upper,
+                "sack = {sack}, p = {p} %: simulated {sim:.3} vs model {model:.3} Mbit/s \
+                 (upper reference {upper:.3})"
             );
         }
     }
