@@ -482,7 +482,10 @@ mod tests {
         p.loss = LossModel::Bernoulli { p: 0.01 };
         let lossy = LinkModel::new(p.clone(), SimRng::from_u64(1)).hot_lines();
         assert!(lossy > 3 && lossy < all, "{lossy} of {all}");
-        p.outages = vec![Outage { start: MS, end: 2 * MS }];
+        p.outages = vec![Outage {
+            start: MS,
+            end: 2 * MS,
+        }];
         assert_eq!(LinkModel::new(p, SimRng::from_u64(1)).hot_lines(), all);
     }
 
