@@ -163,9 +163,18 @@ pub struct LinkModel {
     /// the short path (the same arithmetic without the checks that cannot
     /// fire; the htsim-style bench links and most scenario links).
     plain: bool,
+    /// `params.outages` is empty: the general path skips the outage checks
+    /// without reading the parameters' line (most lossy links, the phones'
+    /// Wi-Fi in the scale scenarios).
+    outage_free: bool,
+    /// `params.trace` is set (the serialiser follows a capacity trace).
+    traced: bool,
     stats: LinkStats,
-    params: LinkParams,
+    /// The loss process right after the hot lines (fourth and fifth line):
+    /// the general path of a fixed-rate link without outages reads these
+    /// and nothing of `params` (`hot_lines`).
     loss: LossProcess,
+    params: LinkParams,
     cursor: TraceCursor,
     /// Bytes left in the trace opportunity at `cursor` (partly used by the
     /// previous packet), Mahimahi style.
@@ -180,6 +189,8 @@ impl LinkModel {
             && matches!(params.loss, crate::loss::LossModel::None);
         LinkModel {
             plain,
+            outage_free: params.outages.is_empty(),
+            traced: params.trace.is_some(),
             last_tx: (0, 0),
             queue: params.queue,
             delay: params.delay,
@@ -203,6 +214,22 @@ impl LinkModel {
     /// parameters and the loss process behind them).
     pub fn is_plain(&self) -> bool {
         self.plain
+    }
+
+    /// The cache lines from the model's start that `offer_packet` reads:
+    /// three on the plain path; through the loss process on the general
+    /// path of a fixed-rate link without outages (it reads the hot copies,
+    /// not `params`); all of them otherwise. The engine prefetches these
+    /// for a link a packet is expected to take.
+    pub fn hot_lines(&self) -> usize {
+        if self.plain {
+            3
+        } else if self.outage_free && !self.traced && !self.loss.is_train() {
+            (std::mem::offset_of!(LinkModel, loss) + std::mem::size_of::<LossProcess>())
+                .div_ceil(64)
+        } else {
+            std::mem::size_of::<LinkModel>().div_ceil(64)
+        }
     }
 
     pub fn stats(&self) -> &LinkStats {
@@ -308,12 +335,15 @@ impl LinkModel {
     ) -> Verdict {
         self.stats.packets_offered += 1;
         self.stats.bytes_offered += size as u64;
-        if self.params.is_down(now) {
+        // `outage_free`, `traced`, `queue`, `delay` and `last_tx` are the
+        // hot copies of `params`: a fixed-rate link without outages takes
+        // its decision from the hot lines and the loss process alone.
+        if !self.outage_free && self.params.is_down(now) {
             self.stats.drops_outage += 1;
             return Verdict::DropOutage;
         }
         self.expire(now);
-        let full = match self.params.queue {
+        let full = match self.queue {
             QueueLimit::Packets(n) => self.waiting.len() as u64 >= n as u64 && self.free_at > now,
             QueueLimit::Bytes(b) => self.waiting_bytes + size as u64 > b && self.free_at > now,
         };
@@ -322,7 +352,7 @@ impl LinkModel {
             return Verdict::DropQueue;
         }
         let earliest = now.max(self.free_at);
-        let (start, finish) = if self.params.trace.is_some() {
+        let (start, finish) = if self.traced {
             // With a trace the next opportunity may lie in an outage; check
             // after computing the schedule. Save the cursor to roll back.
             let saved = (self.cursor.clone(), self.opp_left);
@@ -337,11 +367,11 @@ impl LinkModel {
         } else {
             // fixed rate, inline: `serialise` clones the trace handle, which
             // costs more than the arithmetic on this per-packet path
-            let (s, f) = (
-                earliest,
-                earliest + tx_time(size as u64, self.params.rate_bps),
-            );
-            if self.params.outage_overlapping(s, f).is_some() {
+            if self.last_tx.0 != size {
+                self.last_tx = (size, tx_time(size as u64, self.params.rate_bps));
+            }
+            let (s, f) = (earliest, earliest + self.last_tx.1);
+            if !self.outage_free && self.params.outage_overlapping(s, f).is_some() {
                 self.stats.drops_outage += 1;
                 return Verdict::DropOutage;
             }
@@ -367,7 +397,7 @@ impl LinkModel {
         self.stats.packets_delivered += 1;
         self.stats.bytes_delivered += size as u64;
         Verdict::Deliver {
-            at: finish + self.params.delay,
+            at: finish + self.delay,
         }
     }
 }
@@ -439,6 +469,24 @@ mod tests {
         let hot_end = std::mem::offset_of!(LinkModel, stats) + std::mem::size_of::<LinkStats>();
         assert!(hot_end <= 3 * 64, "hot part ends at byte {hot_end}");
         assert!(std::mem::offset_of!(LinkModel, plain) < std::mem::offset_of!(LinkModel, stats));
+        assert!(std::mem::offset_of!(LinkModel, traced) < std::mem::offset_of!(LinkModel, stats));
+        // the loss process starts on the fourth line, right after them
+        assert_eq!(std::mem::offset_of!(LinkModel, loss), 3 * 64);
+    }
+
+    #[test]
+    fn a_lossy_link_without_outages_reads_fewer_lines() {
+        let all = std::mem::size_of::<LinkModel>().div_ceil(64);
+        assert_eq!(link(10, 20, 100).hot_lines(), 3);
+        let mut p = LinkParams::new(10_000_000, 20 * MS, QueueLimit::Packets(100));
+        p.loss = LossModel::Bernoulli { p: 0.01 };
+        let lossy = LinkModel::new(p.clone(), SimRng::from_u64(1)).hot_lines();
+        assert!(lossy > 3 && lossy < all, "{lossy} of {all}");
+        p.outages = vec![Outage {
+            start: MS,
+            end: 2 * MS,
+        }];
+        assert_eq!(LinkModel::new(p, SimRng::from_u64(1)).hot_lines(), all);
     }
 
     fn link(rate_mbit: u64, delay_ms: u64, q: u32) -> LinkModel {

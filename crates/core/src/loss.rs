@@ -127,6 +127,11 @@ impl LossProcess {
         }
     }
 
+    /// The `Train` model, whose drop list lives in a separate allocation.
+    pub fn is_train(&self) -> bool {
+        matches!(self.model, LossModel::Train { .. })
+    }
+
     /// Decide whether the next packet is lost (random models; a `Train`
     /// model needs [`LossProcess::lose_packet`] and loses nothing here).
     #[inline]

@@ -247,7 +247,7 @@ pub struct Network {
     /// Per directed link, its pipe (see `Pipe`).
     pipes: Vec<Pipe>,
     /// Per directed link, the cache lines of its `LinkModel` that
-    /// `offer_packet` reads (`LinkModel::is_plain`: three, else all), for
+    /// `offer_packet` reads (`LinkModel::hot_lines`), for
     /// `prefetch_departure`: kept here, one byte a link, because the model
     /// itself is what is being prefetched.
     model_lines: Vec<u8>,
@@ -359,11 +359,7 @@ impl Network {
                 memo: None,
             })
             .collect();
-        let all_lines = std::mem::size_of::<LinkModel>().div_ceil(64) as u8;
-        let model_lines = dlinks
-            .iter()
-            .map(|d| if d.model.is_plain() { 3 } else { all_lines })
-            .collect();
+        let model_lines = dlinks.iter().map(|d| d.model.hot_lines() as u8).collect();
         Ok(Network {
             pipes,
             model_lines,
@@ -620,7 +616,7 @@ impl Network {
             // the fields `offer_packet` touches fill the model's first
             // three cache lines (mptlab_core::link)
             // (a link with random loss, as the phones' Wi-Fi, takes the
-            // general path: the parameters and the loss process too)
+            // general path: the loss process too, `LinkModel::hot_lines`)
             let m = &d.model as *const LinkModel as *const u8;
             let lines = self.model_lines.get(out).copied().unwrap_or(3) as usize;
             for l in 0..lines {

@@ -195,12 +195,18 @@ impl Default for MptcpConfig {
     }
 }
 
+/// Laid out by hand (`repr(C)`, docs/performance.md "Session 18"): the
+/// fields smaller than 8 bytes (the flow, ports, mode and the flags most
+/// entry points test) first, then what a segment or a scheduling pass
+/// reads (the quiet and view masks, the subflow list, the scheduler and
+/// coupled controller, the timers, the queues and buffers, the connection's
+/// send and receive state), the path manager's lists and the
+/// configuration last. The compiler's order had spread these over more
+/// cache lines, each a miss per packet at 10,000 connections; the small
+/// fields pad to 8 bytes as they did at the struct's end.
+#[repr(C)]
 pub struct MptcpConnection {
-    cfg: MptcpConfig,
     flow: FlowId,
-    pub role: Role,
-    local_addrs: Vec<Addr>,
-    remote_addrs: Vec<Addr>,
     base_port: u16,
     remote_port: u16,
     /// Client subflow ports: 0 = subflow k on `base_port + 1 + 97 k` (the
@@ -209,10 +215,8 @@ pub struct MptcpConnection {
     /// so connections of one address given disjoint blocks never share a
     /// port (`with_port_block`, the `clients` preset).
     port_block: u16,
-    pub sfs: Vec<Subflow>,
+    pub role: Role,
     pub mode: Mode,
-    key: u64,
-    peer_key: Option<u64>,
     /// DSS checksums negotiated on: either side's MP_CAPABLE had flag A
     /// (RFC 8684 3.1, "if either host requires the use of checksums,
     /// checksums MUST be used"; Linux `subflow_finish_connect` sets
@@ -224,31 +228,13 @@ pub struct MptcpConnection {
     /// data they take 4, and a data segment's DSS 24 option bytes, not 28
     /// (`crate::optlen`).
     ack64: bool,
-    pub send: MetaSend,
-    pub recv: MetaRecv,
-    sched: Box<dyn Scheduler>,
-    /// A coupled congestion control, shared by the subflows' senders.
-    coupled: Option<SharedCc>,
-    events: VecDeque<AppEvent>,
-    out: VecDeque<Packet>,
     write_blocked: bool,
     app_closed: bool,
     close_reported: bool,
     peer_closed_reported: bool,
-    /// ADD_ADDR options still to send (address id, address, echo).
-    add_addr_pending: VecDeque<(u8, Addr, bool)>,
-    /// The in-kernel path manager's semantics (`pm_kernel.rs`): the client
-    /// opens its extra subflows once the connection is fully established,
-    /// ADD_ADDRs are echoed and re-sent until echoed. Set for the `upstream`
-    /// path manager, and for `fullmesh`/`default` with the upstream
-    /// scheduler (which model the kernel's msk, as emulation runs them).
-    kpm: Option<KernelPm>,
     /// Client, `kpm`: the connection is fully established (options.c
     /// `check_fully_established`).
     fully_established: bool,
-    /// Announcer, `kpm`: ADD_ADDR retransmission timers.
-    announced: AddAddrTimers,
-    fin_timer: Option<Nanos>,
     fallback_fin_pushed: bool,
     /// The scheduler sends copies of sent segments to subflows that lack
     /// them (`Scheduler::sends_copies`, the redundant scheduler).
@@ -263,12 +249,6 @@ pub struct MptcpConnection {
     /// (`mptcp_push_release`), so their skbs are cut only then
     /// (`sync_skbs`).
     in_push: bool,
-    /// Set when the initial subflow's SYN retries ran out (`Endpoint::gave_up`).
-    gave_up: Option<&'static str>,
-    /// Reused buffers for the per-ACK and per-segment subflow snapshots
-    /// (`path_views`, `sched_views`), so building them does not allocate.
-    path_buf: Vec<PathView>,
-    view_buf: Vec<SubflowView>,
     /// The `owner_has_data` every subflow's sender holds, as `fill` last
     /// wrote it (None after a subflow was added): `fill` rewrites the flags
     /// only when this changes.
@@ -276,6 +256,8 @@ pub struct MptcpConnection {
     /// Some subflow may have `syn_pending` set (set with it; `fill` clears
     /// it after sending them), so `fill` looks for SYNs only then.
     syn_due: bool,
+    /// Reset by MP_FASTCLOSE (sent or received): nothing more happens.
+    aborted: bool,
     /// Subflows (bit `1 << id`) whose `drain_subflow` would do nothing:
     /// `fill` drained them, their sender had nothing to send
     /// (`PathSender::nothing_to_send`, so the drain took `next_tx`'s quick
@@ -308,29 +290,57 @@ pub struct MptcpConnection {
     /// and for at most 64 subflows. Builds with invariants check each kept
     /// view against a fresh one (`check_views`).
     views_valid: u64,
-    /// Next entry of `cfg.prio_changes` to apply.
-    prio_next: usize,
+    pub sfs: Vec<Subflow>,
+    /// A coupled congestion control, shared by the subflows' senders.
+    coupled: Option<SharedCc>,
+    sched: Box<dyn Scheduler>,
+    fin_timer: Option<Nanos>,
     /// The earliest time of the scenario's scheduled events still to come
     /// (`scheduled_events`), kept so `poll_timeout` folds one value.
     sched_next: Option<Nanos>,
-    /// Next entry of `cfg.removals` to apply, the local addresses withdrawn
-    /// so far, REMOVE_ADDR ids still to send, and the address ids the peer
-    /// announced with ADD_ADDR (`remove.rs`).
-    removal_next: usize,
-    removed_addrs: Vec<Addr>,
-    rm_addr_pending: VecDeque<u8>,
-    peer_ids: Vec<(Addr, u8)>,
-    /// Reset by MP_FASTCLOSE (sent or received): nothing more happens.
-    aborted: bool,
+    out: VecDeque<Packet>,
+    events: VecDeque<AppEvent>,
+    /// Reused buffers for the per-ACK and per-segment subflow snapshots
+    /// (`path_views`, `sched_views`), so building them does not allocate.
+    path_buf: Vec<PathView>,
+    view_buf: Vec<SubflowView>,
+    pub send: MetaSend,
+    pub recv: MetaRecv,
+    /// Upstream: the connection-level retransmission timer and stale
+    /// subflow detection (`super::msk_rtx`), instead of the v0.9x
+    /// potentially-failed subflow and RTO reinjection.
+    msk_rtx: Option<MskRtx>,
     /// Upstream scheduler: per-subflow send buffers (`super::sndbuf`).
     bufs: Option<SendBuffers>,
     /// Upstream: the application writes not yet pushed, each a push of its
     /// own (`super::push`).
     pushes: Pushes,
-    /// Upstream: the connection-level retransmission timer and stale
-    /// subflow detection (`super::msk_rtx`), instead of the v0.9x
-    /// potentially-failed subflow and RTO reinjection.
-    msk_rtx: Option<MskRtx>,
+    /// The in-kernel path manager's semantics (`pm_kernel.rs`): the client
+    /// opens its extra subflows once the connection is fully established,
+    /// ADD_ADDRs are echoed and re-sent until echoed. Set for the `upstream`
+    /// path manager, and for `fullmesh`/`default` with the upstream
+    /// scheduler (which model the kernel's msk, as emulation runs them).
+    kpm: Option<KernelPm>,
+    /// Next entry of `cfg.prio_changes` to apply.
+    prio_next: usize,
+    /// Next entry of `cfg.removals` to apply, the local addresses withdrawn
+    /// so far, REMOVE_ADDR ids still to send, and the address ids the peer
+    /// announced with ADD_ADDR (`remove.rs`).
+    removal_next: usize,
+    /// Set when the initial subflow's SYN retries ran out (`Endpoint::gave_up`).
+    gave_up: Option<&'static str>,
+    peer_key: Option<u64>,
+    key: u64,
+    /// Announcer, `kpm`: ADD_ADDR retransmission timers.
+    announced: AddAddrTimers,
+    /// ADD_ADDR options still to send (address id, address, echo).
+    add_addr_pending: VecDeque<(u8, Addr, bool)>,
+    local_addrs: Vec<Addr>,
+    remote_addrs: Vec<Addr>,
+    removed_addrs: Vec<Addr>,
+    rm_addr_pending: VecDeque<u8>,
+    peer_ids: Vec<(Addr, u8)>,
+    cfg: MptcpConfig,
 }
 
 impl std::fmt::Debug for MptcpConnection {

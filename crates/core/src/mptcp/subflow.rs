@@ -35,15 +35,43 @@ pub struct Mapping {
     pub len: u32,
 }
 
+/// Laid out by hand (`repr(C)`, docs/performance.md "Session 18"): the
+/// fields every arriving segment reads on each subflow it tries
+/// (`matches`: addresses and ports) and `poll_timeout` folds (`syn_timer`)
+/// first, then the sender, whose own hot fields lead it, and the receiver.
 #[derive(Debug)]
+#[repr(C)]
 pub struct Subflow {
+    pub syn_timer: Option<Nanos>,
     /// Stable id (index in the connection's subflow list), < 64.
     pub id: usize,
     pub local: Addr,
-    pub lport: u16,
     pub remote: Addr,
+    /// Linux `tp->mss_cache` (`tcp_sync_mss`): the negotiated MSS less the
+    /// timestamp option only. `snd.mss` is `tcp_current_mss`, which also
+    /// takes off the DSS an MPTCP data segment carries; the pacing rate
+    /// (`tcp_update_pacing_rate`) and with it the scheduler's linger time
+    /// and the skb autosize count in `mss_cache`.
+    pub mss_cache: u32,
+    pub syn_retx: u32,
+    pub lport: u16,
     pub rport: u16,
+    /// The peer's address id of this subflow's remote address (0 for the
+    /// initial subflow, the MP_JOIN's or ADD_ADDR's id otherwise), which a
+    /// REMOVE_ADDR names.
+    pub remote_id: Option<u8>,
     pub state: SfState,
+    /// The MP_CAPABLE (first) subflow.
+    pub initial: bool,
+    /// Backup priority (MP_JOIN backup bit / MP_PRIO), either direction.
+    pub backup: bool,
+    /// Potentially failed after an RTO (v0.9x `tp->pf`), cleared by ACK progress.
+    pub pf: bool,
+    pub syn_pending: bool,
+    /// An ACK carrying MP_CAPABLE keys / MP_JOIN third ACK must go out.
+    pub third_ack_pending: bool,
+    /// MP_PRIO to send on this subflow (RFC 8684 3.3.8): its new backup flag.
+    pub prio_pending: Option<bool>,
     pub snd: PathSender,
     pub rcv: PathReceiver,
     /// The subflow's TCP `snd_wnd`/`snd_wl1` from the windows its ACKs
@@ -51,42 +79,19 @@ pub struct Subflow {
     /// connection's send edge (`MetaSend::with_kernel_wnd_edge`); `snd`
     /// itself runs with an unlimited window.
     pub snd_wnd: SndWnd,
-    /// Linux `tp->mss_cache` (`tcp_sync_mss`): the negotiated MSS less the
-    /// timestamp option only. `snd.mss` is `tcp_current_mss`, which also
-    /// takes off the DSS an MPTCP data segment carries; the pacing rate
-    /// (`tcp_update_pacing_rate`) and with it the scheduler's linger time
-    /// and the skb autosize count in `mss_cache`.
-    pub mss_cache: u32,
-    /// The MP_CAPABLE (first) subflow.
-    pub initial: bool,
-    /// Backup priority (MP_JOIN backup bit / MP_PRIO), either direction.
-    pub backup: bool,
-    /// Potentially failed after an RTO (v0.9x `tp->pf`), cleared by ACK progress.
-    pub pf: bool,
     /// Mappings of data handed to the sender, not yet acked at subflow level.
     pub tx_maps: VecDeque<Mapping>,
-    /// The skbs of the send queue, for `sk_wmem_queued` (upstream
-    /// scheduler with per-subflow send buffers only, `push_queued`).
-    pub skbs: SkbQueue,
     /// Received mappings waiting for subflow-level in-order delivery:
     /// subflow sequence -> (DSN, length).
     pub rx_maps: SeqMap<(u64, u32)>,
+    /// The skbs of the send queue, for `sk_wmem_queued` (upstream
+    /// scheduler with per-subflow send buffers only, `push_queued`).
+    pub skbs: SkbQueue,
     /// Invariant `mptcp-dss-mapping` over every mapping received (zero-sized
     /// unless checks are on).
     pub rx_map_check: crate::invariants::MappingCheck,
-    pub syn_pending: bool,
     pub syn_sent_at: Nanos,
-    pub syn_timer: Option<Nanos>,
     pub syn_rto: Nanos,
-    pub syn_retx: u32,
-    /// An ACK carrying MP_CAPABLE keys / MP_JOIN third ACK must go out.
-    pub third_ack_pending: bool,
-    /// MP_PRIO to send on this subflow (RFC 8684 3.3.8): its new backup flag.
-    pub prio_pending: Option<bool>,
-    /// The peer's address id of this subflow's remote address (0 for the
-    /// initial subflow, the MP_JOIN's or ADD_ADDR's id otherwise), which a
-    /// REMOVE_ADDR names.
-    pub remote_id: Option<u8>,
 }
 
 impl Subflow {
@@ -242,5 +247,30 @@ pub fn seg_mut(p: &mut Packet) -> &mut TcpSegment {
     match &mut p.payload {
         Payload::Tcp(s) => s,
         _ => unreachable!("MPTCP subflows build TCP packets"),
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+    use crate::tcp::receiver::PathReceiver;
+    use std::mem::offset_of;
+
+    /// The hand-made layouts (docs/performance.md "Session 18"): what a
+    /// segment reads on every subflow it tries leads the subflow, the
+    /// sender's idle-ACK fields and its small fields lead the sender, the
+    /// receiver's in-order state leads the receiver.
+    #[test]
+    fn the_per_packet_fields_lead_their_records() {
+        assert!(offset_of!(Subflow, rport) < 64);
+        assert!(offset_of!(Subflow, state) < 64);
+        assert!(offset_of!(Subflow, snd) < 64);
+        assert_eq!(offset_of!(PathSender, snd_una), 0);
+        assert!(offset_of!(PathSender, packets_out) < offset_of!(PathSender, rtt));
+        assert!(offset_of!(PathSender, owner_has_data) < offset_of!(PathSender, rtt));
+        assert!(offset_of!(PathSender, cc_state) < offset_of!(PathSender, packets_out));
+        assert_eq!(offset_of!(PathReceiver, rcv_nxt), 0);
+        assert!(offset_of!(PathReceiver, delack_deadline) < 64);
+        assert!(offset_of!(PathReceiver, ts_ok) < offset_of!(PathReceiver, rcv_mss) + 64);
     }
 }

@@ -34,59 +34,65 @@ pub struct RxOutcome {
     pub duplicate: bool,
 }
 
+/// Laid out by hand (`repr(C)`, docs/performance.md "Session 18"): what
+/// an in-order segment reads (sequence state, window, timestamps, the
+/// delayed-ACK state, then the fields smaller than 8 bytes) first, the SACK
+/// blocks, which only out-of-order data fills, last.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct PathReceiver {
     /// Next expected sequence offset (RCV.NXT).
     pub rcv_nxt: u64,
-    /// Disjoint, sorted out-of-order ranges above rcv_nxt.
-    ooo: Vec<(u64, u64)>,
+    /// rcv_nxt when the last ACK was sent (Linux rcv_wup).
+    rcv_wup: u64,
+    right_edge: u64,
+    /// The window last advertised (Linux `tp->rcv_wnd`).
+    rcv_wnd: u64,
+    ts_recent: Nanos,
+    pub delack_deadline: Option<Nanos>,
     ooo_bytes: u64,
     /// Payload bytes delivered in order.
     pub delivered: u64,
     fin_seq: Option<u64>,
-    pub fin_received: bool,
-    pub sack_ok: bool,
-    /// SACK blocks, most recently changed first (RFC 2018 4).
-    sack: [SackBlock; MAX_SACK_BLOCKS + 1],
-    sack_n: usize,
-    dsack: Option<SackBlock>,
     /// Bytes accepted above rcv_nxt (the subflows of an MPTCP connection
     /// never limit here: `u64` large).
     pub rcvbuf: u64,
+    /// Disjoint, sorted out-of-order ranges above rcv_nxt.
+    ooo: Vec<(u64, u64)>,
     /// Linux receive-window growth (`rcv_ssthresh`, `window_clamp`).
     pub win: RcvWindow,
-    /// The window last advertised (Linux `tp->rcv_wnd`).
-    rcv_wnd: u64,
-    /// Our window shift (None: no window scaling negotiated).
-    pub rcv_wscale: Option<u8>,
-    right_edge: u64,
-    /// rcv_nxt when the last ACK was sent (Linux rcv_wup).
-    rcv_wup: u64,
+    /// `icsk_ack.ato`, `lrcvtime` and the delayed-ACK timer, in jiffies
+    /// (`delack.rs`).
+    dack: DelackEngine,
     pub rcv_mss: u32,
     /// Upper bound of `rcv_mss` (Linux `tp->advmss`: MTU less IP and TCP
     /// headers).
     advmss: u32,
-    ack_pending: bool,
-    ack_now: bool,
-    pub delack_deadline: Option<Nanos>,
-    delayed_ack: bool,
-    /// `icsk_ack.ato`, `lrcvtime` and the delayed-ACK timer, in jiffies
-    /// (`delack.rs`).
-    dack: DelackEngine,
     quick: u32,
     max_quickacks: u32,
-    /// SACK compression while out-of-order data is queued (`comp_sack.rs`).
-    comp: CompSack,
+    /// Linux `icsk_ack.last_seg_size` (`measure_rcv_mss`).
+    last_seg_size: u32,
+    /// Our window shift (None: no window scaling negotiated).
+    pub rcv_wscale: Option<u8>,
     /// Linux `ICSK_ACK_PUSHED` / `ICSK_ACK_PUSHED2`: one / two segments
     /// shorter than `rcv_mss` arrived since the last ACK (`ack_read`).
     pushed: u8,
-    /// Linux `icsk_ack.last_seg_size` (`measure_rcv_mss`).
-    last_seg_size: u32,
+    pub fin_received: bool,
+    pub sack_ok: bool,
+    ack_pending: bool,
+    ack_now: bool,
+    delayed_ack: bool,
     /// Linux ping-pong (interactive) mode: we sent data within `ato` of
     /// the last data we received (`tcp_event_data_sent`).
     pingpong: bool,
     pub ts_ok: bool,
-    ts_recent: Nanos,
+    /// SACK compression while out-of-order data is queued (`comp_sack.rs`;
+    /// every ACK sent clears it, so it sits before the SACK blocks).
+    comp: CompSack,
+    /// SACK blocks, most recently changed first (RFC 2018 4).
+    sack: [SackBlock; MAX_SACK_BLOCKS + 1],
+    sack_n: usize,
+    dsack: Option<SackBlock>,
     /// Invariant `stream-in-order` (zero-sized unless checks are on).
     inv: StreamCheck,
 }

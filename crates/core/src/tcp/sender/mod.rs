@@ -256,69 +256,52 @@ const RACK_RECOVERY_THRESH: u32 = 16;
 /// can still be matched (RFC 3708 style detection).
 const RECENT_RETX: usize = 16;
 
+/// Laid out by hand (`repr(C)`, docs/performance.md "Session 18"): the
+/// fields `ack_is_idle` reads on every data segment a receiving end gets
+/// (sequence numbers, edges, hints, timer, RACK and CC state) first, then
+/// every field smaller than 8 bytes (the counts and flags most steps read),
+/// then the rest of what an ACK or a send reads, the rarely read arrays
+/// last. The compiler's order had spread the idle check's fields over more
+/// cache lines, each a miss per packet at 10,000 connections. The small
+/// fields grouped in one block pad as they did at the end: same size.
 #[derive(Debug)]
+#[repr(C)]
 pub struct PathSender {
-    pub mss: u32,
-    /// Option bytes the owner will add to the next segment beyond the
-    /// standard ones (SACK blocks on a data segment): new segments shrink by
-    /// this much (Linux tcp_current_mss).
-    pub opt_overhead: u32,
-    /// Ends (sequence offsets) of owner chunks a new segment must not cross,
-    /// ascending; empty for plain TCP. An MPTCP subflow that queues several
-    /// mappings records each non-contiguous one's end here, as the kernel
-    /// starts a new skb where the mapping changes (`mptcp_sendmsg_frag`,
-    /// net/mptcp/protocol.c: `mptcp_skb_can_collapse_to` fails, `eor` set).
-    pub chunk_ends: std::collections::VecDeque<u64>,
-    sack_ok: bool,
-    ts_ok: bool,
-    tlp_enabled: bool,
-    /// RACK configured (used only when SACK is negotiated, `rack_on`).
-    rack_enabled: bool,
-    rack: Rack,
-    /// Retransmissions RACK found lost again (Linux LINUX_MIB_TCPLOSTRETRANSMIT).
-    pub lost_retrans: u64,
-    /// (cwnd, ssthresh, packets_out, SRTT) as Linux `tcp_update_pacing_rate`
-    /// last read them: the kernel recomputes `sk_pacing_rate` at the end of
-    /// an ACK's processing (`tcp_cong_control`, before the ACK's new data
-    /// goes out), not when a timer cuts cwnd or a send raises packets_out.
-    /// None before the first ACK (the rate is then computed from the
-    /// current values).
-    pub pacing_seen: Option<(u32, u32, u32, Nanos)>,
-    nagle: bool,
-    dupthresh: u32,
-    initial_cwnd: u32,
-    slow_start_after_idle: bool,
-    wcdelack: Nanos,
-    /// Linux CONFIG_HZ (`TcpConfig::hz`): the retransmission timer's wheel
-    /// clock, with its divisions remembered (`timer_wheel::Wheel`).
-    wheel: crate::tcp::timer_wheel::Wheel,
     /// Oldest unacknowledged sequence offset (SND.UNA).
     pub snd_una: u64,
     /// Next new sequence offset to send (SND.NXT).
     pub snd_nxt: u64,
     /// End of the data handed to the sender.
     pub write_seq: u64,
-    fin_queued: bool,
-    fin_sent: bool,
     /// Peer window and its right edge (SND.UNA + SND.WND).
     pub snd_wnd: u64,
     wnd_end: u64,
-    sb: VecDeque<Seg>,
+    /// Loss-marking scan position (Linux lost_skb_hint) and SACKed packets below it.
+    lost_scan_seq: u64,
+    /// Retransmission hint (Linux retransmit_skb_hint).
+    retx_hint: u64,
+    /// Undo state (Linux undo_marker / undo_retrans / retrans_stamp /
+    /// prior_ssthresh): lets a spurious reduction be reverted.
+    undo_marker: Option<u64>,
+    tlp_high_seq: Option<u64>,
+    timer: Option<(Nanos, Timer)>,
+    rack: Rack,
+    pub cc_state: CcState,
     pub packets_out: u32,
     pub sacked_out: u32,
     pub lost_out: u32,
     pub retrans_out: u32,
-    /// Loss-marking scan position (Linux lost_skb_hint) and SACKed packets below it.
-    lost_scan_seq: u64,
-    lost_scan_sacked: u32,
-    /// Retransmission hint (Linux retransmit_skb_hint).
-    retx_hint: u64,
+    dupthresh: u32,
+    pub mss: u32,
+    /// Option bytes the owner will add to the next segment beyond the
+    /// standard ones (SACK blocks on a data segment): new segments shrink by
+    /// this much (Linux tcp_current_mss).
+    pub opt_overhead: u32,
+    pub backoff: u32,
     /// Id of `sb[0]`: a segment's id is `sb_base + index` (wrapping), fixed
     /// for its life in the scoreboard, so the list below can link segments
     /// while the front is acknowledged away.
     sb_base: u32,
-    /// Serial of the next (re)transmission (`Seg::tx`, wrapping).
-    tx_serial: u16,
     /// RACK's time-ordered list (Linux tp->tsorted_sent_queue): the
     /// segments `rack_detect_loss` walks, doubly linked through
     /// `Seg::ts_prev/ts_next`, ordered by transmission (`TxOrder`: time, then serial).
@@ -332,29 +315,85 @@ pub struct PathSender {
     ts_len: u32,
     /// Segments flagged `ZOMBIE`.
     zombies: u32,
-    /// Scratch for `rack_detect_loss`.
-    zombie_buf: Vec<u32>,
-    /// RecoveryPoint (RFC 6675) / Linux high_seq.
-    high_seq: u64,
+    lost_scan_sacked: u32,
     prr_delivered: u32,
     prr_out: u32,
     prior_cwnd: u32,
-    /// Undo state (Linux undo_marker / undo_retrans / retrans_stamp /
-    /// prior_ssthresh): lets a spurious reduction be reverted.
-    undo_marker: Option<u64>,
     undo_retrans: i32,
-    undo_until: u64,
-    retrans_stamp: Option<Nanos>,
     prior_ssthresh: u32,
-    pub cc_state: CcState,
-    cc: Box<dyn CongestionControl>,
-    pub rtt: RttEstimator,
-    timer: Option<(Nanos, Timer)>,
-    pub backoff: u32,
+    initial_cwnd: u32,
+    max_packets_out: u32,
+    /// Linux `tcp_tso_segs` of the current `tcp_write_xmit` round (the
+    /// `max_segs` of `tcp_tso_should_defer`), set by an owner whose write
+    /// queue holds multi-segment skbs (an MPTCP subflow of the upstream
+    /// scheduler, plain TCP with its send buffer); 0 turns TSO deferral off.
+    pub tso_max_segs: u32,
+    /// Segments still to send of the skb whose transmission was last
+    /// decided (`tcp_mss_split_point`'s cut); 0: the next one is decided.
+    pub tso_burst_left: u32,
+    /// Serial of the next (re)transmission (`Seg::tx`, wrapping).
+    tx_serial: u16,
+    sack_ok: bool,
+    ts_ok: bool,
+    tlp_enabled: bool,
+    /// RACK configured (used only when SACK is negotiated, `rack_on`).
+    rack_enabled: bool,
+    nagle: bool,
+    slow_start_after_idle: bool,
+    fin_queued: bool,
+    fin_sent: bool,
     tlp_fire: bool,
     probe0_fire: bool,
-    tlp_high_seq: Option<u64>,
     tlp_retrans: bool,
+    is_cwnd_limited: bool,
+    /// New data went out since the last sending pass ended (Linux
+    /// `tcp_write_xmit`'s `sent_pkts`; `end_pass`).
+    sent_in_pass: bool,
+    /// A `tcp_push_one` is deciding (net/ipv4/tcp.c, `tcp_sendmsg_locked`
+    /// -> `tcp_write_xmit` with `push_one`): new data of the send head
+    /// only, without `tcp_tso_should_defer` (plain TCP, set by the owner).
+    pub push_one: bool,
+    /// Hook for a multipath owner: it holds data not yet handed to this
+    /// path, so a full window counts as cwnd-limited (Linux MPTCP passes the
+    /// meta socket's state to tcp_cwnd_validate). Always false for TCP.
+    pub owner_has_data: bool,
+    pub rtt: RttEstimator,
+    cc: Box<dyn CongestionControl>,
+    sb: VecDeque<Seg>,
+    /// Retransmissions RACK found lost again (Linux LINUX_MIB_TCPLOSTRETRANSMIT).
+    pub lost_retrans: u64,
+    /// RecoveryPoint (RFC 6675) / Linux high_seq.
+    high_seq: u64,
+    undo_until: u64,
+    retrans_stamp: Option<Nanos>,
+    cwnd_usage_seq: u64,
+    last_send: Nanos,
+    /// (cwnd, ssthresh, packets_out, SRTT) as Linux `tcp_update_pacing_rate`
+    /// last read them: the kernel recomputes `sk_pacing_rate` at the end of
+    /// an ACK's processing (`tcp_cong_control`, before the ACK's new data
+    /// goes out), not when a timer cuts cwnd or a send raises packets_out.
+    /// None before the first ACK (the rate is then computed from the
+    /// current values).
+    pub pacing_seen: Option<(u32, u32, u32, Nanos)>,
+    /// The send head skb as the owner's send buffer lays it out (its bytes
+    /// from `snd_nxt` on, and whether it is the write queue's tail), set
+    /// before a transmission is decided (plain TCP, `super::super::sndbuf`);
+    /// None: the current owner chunk is the skb (`unsent_in_chunk`).
+    pub tso_skb: Option<(u64, bool)>,
+    /// Ends (sequence offsets) of owner chunks a new segment must not cross,
+    /// ascending; empty for plain TCP. An MPTCP subflow that queues several
+    /// mappings records each non-contiguous one's end here, as the kernel
+    /// starts a new skb where the mapping changes (`mptcp_sendmsg_frag`,
+    /// net/mptcp/protocol.c: `mptcp_skb_can_collapse_to` fails, `eor` set).
+    pub chunk_ends: std::collections::VecDeque<u64>,
+    /// This path's counters (send and receive side, the owner adds the latter).
+    pub counters: Counters,
+    wcdelack: Nanos,
+    /// Linux CONFIG_HZ (`TcpConfig::hz`): the retransmission timer's wheel
+    /// clock, with its divisions remembered (`timer_wheel::Wheel`).
+    wheel: crate::tcp::timer_wheel::Wheel,
+    /// Scratch for `rack_detect_loss`.
+    zombie_buf: Vec<u32>,
     sack_cache: [SackBlock; 4],
     sack_cache_n: usize,
     /// Send times of the lowest and the highest never-retransmitted
@@ -364,36 +403,6 @@ pub struct PathSender {
     sackt: Option<SackTimes>,
     recent_retx: [(u64, u64, bool); RECENT_RETX],
     recent_retx_i: usize,
-    is_cwnd_limited: bool,
-    max_packets_out: u32,
-    cwnd_usage_seq: u64,
-    /// New data went out since the last sending pass ended (Linux
-    /// `tcp_write_xmit`'s `sent_pkts`; `end_pass`).
-    sent_in_pass: bool,
-    last_send: Nanos,
-    /// Linux `tcp_tso_segs` of the current `tcp_write_xmit` round (the
-    /// `max_segs` of `tcp_tso_should_defer`), set by an owner whose write
-    /// queue holds multi-segment skbs (an MPTCP subflow of the upstream
-    /// scheduler, plain TCP with its send buffer); 0 turns TSO deferral off.
-    pub tso_max_segs: u32,
-    /// The send head skb as the owner's send buffer lays it out (its bytes
-    /// from `snd_nxt` on, and whether it is the write queue's tail), set
-    /// before a transmission is decided (plain TCP, `super::super::sndbuf`);
-    /// None: the current owner chunk is the skb (`unsent_in_chunk`).
-    pub tso_skb: Option<(u64, bool)>,
-    /// Segments still to send of the skb whose transmission was last
-    /// decided (`tcp_mss_split_point`'s cut); 0: the next one is decided.
-    pub tso_burst_left: u32,
-    /// A `tcp_push_one` is deciding (net/ipv4/tcp.c, `tcp_sendmsg_locked`
-    /// -> `tcp_write_xmit` with `push_one`): new data of the send head
-    /// only, without `tcp_tso_should_defer` (plain TCP, set by the owner).
-    pub push_one: bool,
-    /// This path's counters (send and receive side, the owner adds the latter).
-    pub counters: Counters,
-    /// Hook for a multipath owner: it holds data not yet handed to this
-    /// path, so a full window counts as cwnd-limited (Linux MPTCP passes the
-    /// meta socket's state to tcp_cwnd_validate). Always false for TCP.
-    pub owner_has_data: bool,
 }
 
 impl PathSender {
