@@ -7,16 +7,19 @@
 //! read yet shrinks the window, so a receiving thread that waits for a CPU
 //! holds the connection's ACKs back until it reads (`tcp_cleanup_rbuf`), and
 //! the sender then answers the late ACK with a burst. Measured (docs/emulation.md,
-//! "Under load (session 18)"): at load 14 on 2 CPUs the NTNU->HiN 83 Mbit/s
+//! "Under load (session 18)"): at load 15 on 2 CPUs the NTNU->HiN 83 Mbit/s
 //! receiver went 3-40 ms without an ACK 275 times in 20 s while data kept
 //! arriving, and the bottleneck dropped 196 packets where the simulator drops
-//! 20. The receiver is woken by the emulator's own TUN write (the data's
-//! delivery runs the receiving stack in the emulator thread); a synchronous
-//! wake-up from a CPU whose only runnable task is the waker places it on that
-//! CPU (`kernel/sched/fair.c: wake_affine_idle`), behind the real-time
-//! emulator thread, and with no idle CPU to pull it only periodic load
-//! balancing moves it. So the host's unrelated (CFS) load decided when the
-//! kernel ACKed, i.e. the kernel's result.
+//! 20; with the agent at SCHED_FIFO, 0 times and 19 drops. So the host's
+//! unrelated (CFS) load decided when the kernel ACKed, i.e. the kernel's
+//! result. Such waits were 4-6 times as frequent with the one-thread emulator
+//! as per direction; the likely path (not traced with scheduler events): the
+//! receiver is woken by the emulator's own TUN write (the delivery runs the
+//! receiving stack in the emulator thread), a synchronous wake-up from a CPU
+//! whose only runnable task is the waker places it on that CPU
+//! (`kernel/sched/fair.c: wake_affine_idle`), behind the one real-time thread
+//! that is busy 80-90 % of the time, and with no idle CPU to pull it only
+//! periodic load balancing moves it.
 //!
 //! Real-time agent threads are placed by the RT scheduler instead: a woken
 //! RT task goes to a CPU running lower-priority work and preempts it
