@@ -177,6 +177,8 @@ impl Capture {
                     let mut set: libc::sigset_t = std::mem::zeroed();
                     libc::sigemptyset(&mut set);
                     libc::pthread_sigmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+                    // Not the agent's real-time policy (agentprio.rs).
+                    crate::agentprio::reset_in_child();
                     Ok(())
                 });
             }

@@ -30,6 +30,7 @@ use mptlab_core::{Nanos, SimRng};
 use crate::clock::{set_min_timer_slack, Clock};
 use crate::hello::HelloFilter;
 use crate::hist::Histogram;
+use crate::threadstat::{StallMeter, ThreadReport};
 use crate::tun::Tun;
 
 /// One direction of an emulated link.
@@ -122,6 +123,14 @@ impl Default for EmuOptions {
     }
 }
 
+/// Environment variable naming a directory: every emulation run writes the
+/// emulator's per-packet trace there (`run<k>-<direction>.csv`: read, due and
+/// written time, IP id, length, dropped), for diagnosis of the emulator itself.
+pub const TRACE_ENV: &str = "MPTLAB_EMU_TRACE";
+/// Packets traced per direction under `MPTLAB_EMU_TRACE` (about 48 MB per
+/// direction at most).
+const TRACE_ENV_PACKETS: usize = 1_000_000;
+
 /// Environment variable choosing the thread layout of emulation runs
 /// (`mptlab emulate`, `validate`, `reproduce --kernel`): `one` (default)
 /// or `per-direction` (the layout before session 12, to measure against).
@@ -141,8 +150,53 @@ impl EmuOptions {
                 ))
             }
         }
+        if trace_dir().is_some() {
+            o.trace_packets = TRACE_ENV_PACKETS;
+        }
         Ok(o)
     }
+}
+
+/// The directory of `MPTLAB_EMU_TRACE`, if set.
+pub fn trace_dir() -> Option<std::path::PathBuf> {
+    std::env::var_os(TRACE_ENV)
+        .filter(|v| !v.is_empty())
+        .map(Into::into)
+}
+
+/// Write each report's trace to `dir/<prefix><direction>.csv` (times in ns
+/// of the emulator's clock).
+pub fn write_traces(
+    dir: &std::path::Path,
+    prefix: &str,
+    reps: &[DirectionReport],
+) -> io::Result<()> {
+    use std::io::Write;
+    std::fs::create_dir_all(dir)?;
+    for r in reps.iter().filter(|r| !r.trace.is_empty()) {
+        let f = std::fs::File::create(dir.join(format!("{prefix}{}.csv", r.name)))?;
+        let mut w = io::BufWriter::new(f);
+        writeln!(
+            w,
+            "read_ns,due_ns,written_ns,woke_idle,proto,ip_id,len,dropped"
+        )?;
+        for t in &r.trace {
+            writeln!(
+                w,
+                "{},{},{},{},{},{},{},{}",
+                t.read,
+                t.due,
+                t.written,
+                t.woke_idle as u8,
+                t.proto,
+                t.ip_id,
+                t.len,
+                t.dropped as u8
+            )?;
+        }
+        w.flush()?;
+    }
+    Ok(())
 }
 
 /// What one direction did.
@@ -164,8 +218,11 @@ pub struct DirectionReport {
     pub elapsed_ns: Nanos,
     /// Why the real-time priority could not be set, if it could not.
     pub realtime_error: Option<String>,
-    /// Per-packet timing of the first `EmuOptions::trace_packets` delivered packets.
+    /// Per-packet timing of the first `EmuOptions::trace_packets` packets read.
     pub trace: Vec<PacketTrace>,
+    /// The CPU figures of the thread that ran this direction, on the first
+    /// direction of each thread (`threadstat`).
+    pub thread: Option<ThreadReport>,
 }
 
 /// When one packet was read, due and written (clock ns).
@@ -182,6 +239,41 @@ pub struct PacketTrace {
     pub woke_idle: bool,
     /// IPv4 protocol number (byte 9 of the packet), to tell probe kinds apart.
     pub proto: u8,
+    /// IPv4 identification (bytes 4-5): routers keep it, so one packet can be
+    /// followed across the directions it crosses.
+    pub ip_id: u16,
+    /// Packet length in bytes.
+    pub len: u32,
+    /// The model dropped it (queue, loss or outage): `due` and `written` are 0.
+    pub dropped: bool,
+}
+
+/// Append a trace entry for a packet read at `t` (if the trace has room):
+/// `due` is the model's delivery time, `None` for a drop. Returns its index.
+pub(crate) fn record_trace(
+    trace: &mut Vec<PacketTrace>,
+    limit: usize,
+    t: Nanos,
+    due: Option<Nanos>,
+    woke_idle: bool,
+    pkt: &[u8],
+) -> Option<usize> {
+    if trace.len() >= limit {
+        return None;
+    }
+    trace.push(PacketTrace {
+        read: t,
+        due: due.unwrap_or(0),
+        written: 0,
+        woke_idle,
+        proto: pkt.get(9).copied().unwrap_or(0),
+        ip_id: pkt
+            .get(4..6)
+            .map_or(0, |b| u16::from_be_bytes([b[0], b[1]])),
+        len: pkt.len() as u32,
+        dropped: due.is_none(),
+    });
+    Some(trace.len() - 1)
 }
 
 /// Running emulator threads.
@@ -415,16 +507,14 @@ fn run_direction(
                 }
                 match offer(&mut model, &opts, index, t, &buf[..n]) {
                     Verdict::Deliver { at } => {
-                        let trace = (rep.trace.len() < opts.trace_packets).then(|| {
-                            rep.trace.push(PacketTrace {
-                                read: t,
-                                due: at,
-                                written: 0,
-                                woke_idle,
-                                proto: buf.get(9).copied().unwrap_or(0),
-                            });
-                            rep.trace.len() - 1
-                        });
+                        let trace = record_trace(
+                            &mut rep.trace,
+                            opts.trace_packets,
+                            t,
+                            Some(at),
+                            woke_idle,
+                            &buf[..n],
+                        );
                         let q = Queued {
                             at,
                             len: n,
@@ -438,7 +528,17 @@ fn run_direction(
                             queue.insert(pos, q);
                         }
                     }
-                    _ => pool.push(buf),
+                    _ => {
+                        record_trace(
+                            &mut rep.trace,
+                            opts.trace_packets,
+                            t,
+                            None,
+                            woke_idle,
+                            &buf[..n],
+                        );
+                        pool.push(buf)
+                    }
                 }
                 true
             }
@@ -463,7 +563,9 @@ fn run_direction(
     // The thread last blocked with nothing queued (so the next packet read
     // is one that woke an idle emulator).
     let mut idle = false;
+    let mut stalls = StallMeter::new(clock.now());
     loop {
+        stalls.tick(clock.now());
         release(&mut queue, &mut pool, &mut rep);
         if read_one(&mut queue, &mut pool, &mut rep, idle) {
             idle = false;
@@ -494,18 +596,24 @@ fn run_direction(
             Some(at) if at <= now + opts.spin_ns => {
                 // Out of spin budget: sleep to the release time itself.
                 wait_ingress(&spec.ingress, (at - now).min(opts.max_wait_ns), &mut rep);
+                stalls.resume(clock.now());
             }
-            Some(at) => wait_ingress(
-                &spec.ingress,
-                (at - opts.spin_ns - now).min(opts.max_wait_ns),
-                &mut rep,
-            ),
+            Some(at) => {
+                wait_ingress(
+                    &spec.ingress,
+                    (at - opts.spin_ns - now).min(opts.max_wait_ns),
+                    &mut rep,
+                );
+                stalls.resume(clock.now());
+            }
             None => {
                 wait_ingress(&spec.ingress, opts.max_wait_ns, &mut rep);
+                stalls.resume(clock.now());
                 idle = true;
             }
         }
     }
+    rep.thread = Some(stalls.finish(clock.now()));
     rep.discarded_at_stop = queue.len() as u64;
     rep.stats = model.stats().clone();
     rep.elapsed_ns = clock.now() - started;

@@ -6,7 +6,11 @@
 //! (docs/validation.md, "Session 17: the NTNU->HiN cells ..."), while its
 //! release-lateness figures did not show it. So every run records the load
 //! average at its start and end, and preparing an emulation warns when the
-//! host is busier than it has CPUs.
+//! host is busier than it has CPUs. Session 18 traced it to the traffic
+//! agent's threads waiting for a CPU (the kernel's receiver ACKs late while
+//! its application does not read) and runs them SCHED_FIFO (`agentprio`);
+//! the warning stays, for load it cannot rule out (real-time tasks, a
+//! saturated emulator thread: `threadstat`).
 
 /// The 1-minute load average (`/proc/loadavg`'s first field); `None` where
 /// it cannot be read.
@@ -28,10 +32,11 @@ pub fn warning(load: Option<f64>, cpus: usize) -> Option<String> {
     let l = load?;
     (l > cpus as f64).then(|| {
         format!(
-            "warning: load average {l:.1} on {cpus} CPU(s): kernel runs are real time and read low on \
-             fast paths when the host is busy (x0.75-0.94 at an 83 Mbit/s bottleneck with the \
-             default one-thread emulator at load 8-18, x0.98-1.00 on an idle host; \
-             docs/validation.md, session 17); each run records emu.loadavg_1m_start/_end"
+            "warning: load average {l:.1} on {cpus} CPU(s): kernel runs are real time; the agent \
+             and emulator run SCHED_FIFO so normal-priority load should not change them (before \
+             session 18 an 83 Mbit/s path read x0.75-0.97 at load 8-18; docs/emulation.md, \
+             \"Under load\"), but real-time load or a saturated emulator thread still can: each \
+             run records emu.loadavg_1m_start/_end, emu.stalls and emu.thread_cpu_fraction_max"
         )
     })
 }

@@ -172,7 +172,10 @@ fn measure_case(
 ) -> CaseResult {
     let tx = tx_time(PAYLOAD as u64 + IP_UDP_HDR, o.rate_bps);
     let off = realtime_offset();
-    let udp: Vec<&PacketTrace> = trace.iter().filter(|t| t.proto == 17).collect();
+    let udp: Vec<&PacketTrace> = trace
+        .iter()
+        .filter(|t| t.proto == 17 && !t.dropped)
+        .collect();
     let mut total = Vec::new();
     let mut ingress = Vec::new();
     let mut release = Vec::new();

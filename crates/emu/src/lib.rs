@@ -12,6 +12,7 @@
 //! `netns::preflight` says clearly which is missing.
 
 pub mod agent;
+pub mod agentprio;
 pub mod background;
 pub mod bench;
 pub mod capture;
@@ -33,6 +34,7 @@ pub mod run;
 pub mod signals;
 pub mod sock;
 pub mod substitute;
+pub mod threadstat;
 pub mod topology;
 pub mod tun;
 pub mod userpm;

@@ -770,6 +770,14 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     } else {
         None
     };
+    // The agent's threads (all created from here on) run SCHED_FIFO below the
+    // emulator, so the host's load does not decide when the kernel's
+    // receiver reads and ACKs (agentprio.rs).
+    let agent_rt =
+        crate::agentprio::Raised::raise(crate::agentprio::from_env().map_err(|e| e.to_string())?);
+    if let Some(e) = &agent_rt.error {
+        eprintln!("note: the traffic agent runs at normal priority: {e}");
+    }
     let srv = Server::start(listener, udp, plan.clone(), rec.clone()).map_err(|e| e.to_string())?;
     let stop = Arc::new(AtomicBool::new(false));
     if let Some(ext) = &o.stop {
@@ -999,7 +1007,19 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     }
     drop(conns);
     let reports = emu.stop();
+    if let Some(w) =
+        crate::threadstat::warning(reports.iter().filter_map(|r| r.thread.as_ref()), run)
+    {
+        eprintln!("{w}");
+    }
+    if let Some(dir) = crate::emulator::trace_dir() {
+        if let Err(e) = crate::emulator::write_traces(&dir, &format!("run{run}-"), &reports) {
+            eprintln!("warning: {}: {e}", crate::emulator::TRACE_ENV);
+        }
+    }
     let pcaps = capture.map(|c| c.stop()).unwrap_or_default();
+    let agent_priority = agent_rt.priority.unwrap_or(0);
+    drop(agent_rt);
     drop(topo);
     if o.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
         return Err("interrupted".into());
@@ -1073,6 +1093,9 @@ pub fn run_once(s: &sc::Scenario, run: u32, o: &EmulateOptions) -> Result<RunOut
     }
     out.summary
         .insert("emu.cpus".into(), (crate::hostload::cpus() as u64).into());
+    // SCHED_FIFO priority of the agent's threads (0: normal priority).
+    out.summary
+        .insert("emu.agent_priority".into(), (agent_priority as u64).into());
     if !pcaps.is_empty() {
         out.set_metric("emu.pcap_files", pcaps.len() as f64);
         // captures known to lack packets the interface passed (capture.rs)
@@ -1286,6 +1309,9 @@ pub(crate) fn tables(
             late.quantile(0.99) as f64 / 1e3,
         ));
     }
+    summary.extend(crate::threadstat::summary(
+        reports.iter().filter_map(|r| r.thread.as_ref()),
+    ));
     let mut ts_rows = Vec::new();
     for x in rec.series.iter().filter(|x| x.t <= elapsed) {
         ts_rows.push(rows::TimeseriesRow {
