@@ -1259,7 +1259,9 @@ impl MptcpConnection {
     }
 
     /// `send_on` without the transmission: the data joins subflow `id`'s
-    /// queue only.
+    /// queue only. Always inlined: `send_on` runs it for every segment (the
+    /// other caller, a held page-fragment piece, is rare).
+    #[inline(always)]
     fn queue_on(&mut self, id: usize, dsn: u64, len: u32) -> bool {
         self.forget(id);
         if self.bufs.is_some() && self.mode == Mode::Mptcp {

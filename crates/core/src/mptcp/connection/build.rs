@@ -164,7 +164,9 @@ impl MptcpConnection {
     /// subflow's own `rcv_ssthresh`), then `mptcp_set_rwin`: the
     /// connection-level right edge never moves left (RFC 8684 3.3.5), so a
     /// subflow whose `rcv_ssthresh` is behind another's offers the larger
-    /// edge already sent.
+    /// edge already sent. Always inlined into its two callers, the segment
+    /// and ACK builders: it runs once per packet built.
+    #[inline(always)]
     fn subflow_window(&mut self, i: usize) -> u64 {
         let w = self.sfs[i]
             .rcv

@@ -3,7 +3,9 @@ use super::*;
 impl PathSender {
     // ---- transmission ---------------------------------------------------------
 
-    #[inline]
+    // Always inlined: of its two callers only `new_segment` is on the
+    // per-segment path, and the call was not inlined with `#[inline]`.
+    #[inline(always)]
     pub(super) fn send_new(&mut self, now: Nanos, len: u32, kind: TxKind) -> Tx {
         self.sent_in_pass = true;
         let fin = self.fin_queued && !self.fin_sent && self.snd_nxt + len as u64 == self.write_seq;
