@@ -1250,11 +1250,26 @@ impl MptcpConnection {
     }
 
     /// Hand segment [dsn, dsn+len) to subflow `id` and transmit what it can.
+    /// Without send buffers the data is the subflow's only unsent data, one
+    /// mapping: when its sender would send all of it as one segment
+    /// (`PathSender::sends_alone`, nearly always) the segment is built here
+    /// in one go, the sender's two `next_tx` calls (the second finding
+    /// nothing) reduced to `send_alone` and the flags and mapping known
+    /// without asking (`build_data`), instead of `drain_subflow`'s general
+    /// `next_tx` loop and `build_tx`.
     fn send_on(&mut self, now: Nanos, id: usize, dsn: u64, len: u32) -> bool {
         if !self.queue_on(id, dsn, len) {
             return false;
         }
-        self.drain_subflow(now, id);
+        let sf = &self.sfs[id];
+        if self.bufs.is_none() && sf.state == SfState::Established && sf.snd.sends_alone(len) {
+            let seq = self.sfs[id].snd.send_alone(now, len);
+            debug_assert_eq!(self.sfs[id].map_of(seq).map(|m| (m.sseq, m.dsn)), Some((seq, dsn)));
+            // (all of the unsent data: `build_tx` would set PSH)
+            self.build_data(id, now, seq, len, flags::ACK | flags::PSH, Some(dsn));
+        } else {
+            self.drain_subflow(now, id);
+        }
         true
     }
 
