@@ -377,7 +377,7 @@ impl PathSender {
     /// pass (nothing is left to send, and `send_new` has set
     /// `sent_in_pass`, so the pass is cwnd-limited iff the window is now
     /// full). Returns the segment's sequence number.
-    #[inline(always)]
+    #[inline(never)]
     pub fn send_alone(&mut self, now: Nanos, len: u32) -> u64 {
         self.tx_start(now);
         let tx = self.send_new_armed(now, len);
