@@ -1287,7 +1287,10 @@ impl MptcpConnection {
             // window after idle nor tell the CC a transmission started)
             let in_flight = sf.snd.packets_out > 0;
             let seq = self.sfs[id].snd.send_alone(now, len);
-            debug_assert_eq!(self.sfs[id].map_of(seq).map(|m| (m.sseq, m.dsn)), Some((seq, dsn)));
+            debug_assert_eq!(
+                self.sfs[id].map_of(seq).map(|m| (m.sseq, m.dsn)),
+                Some((seq, dsn))
+            );
             // (all of the unsent data: `build_tx` would set PSH)
             self.build_data(id, now, seq, len, flags::ACK | flags::PSH, Some(dsn));
             if in_flight {
