@@ -113,6 +113,26 @@ struct FragPiece {
     end: u64,
 }
 
+/// How `send_on` handed a segment to its subflow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Handed {
+    /// Not taken: the subflow still holds unsent data.
+    No,
+    /// Taken, and the subflow drained (`drain_subflow`).
+    Drained,
+    /// Sent alone (`PathSender::send_alone`) by a subflow that already had
+    /// packets in flight: of what its scheduler view shows, only the
+    /// packets in flight (one more) and the bytes unacknowledged (`len`
+    /// more) moved, so the view can be updated instead of rebuilt.
+    AloneInFlight,
+}
+
+impl Handed {
+    fn taken(self) -> bool {
+        self != Handed::No
+    }
+}
+
 /// Which side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -1250,12 +1270,36 @@ impl MptcpConnection {
     }
 
     /// Hand segment [dsn, dsn+len) to subflow `id` and transmit what it can.
-    fn send_on(&mut self, now: Nanos, id: usize, dsn: u64, len: u32) -> bool {
+    /// Without send buffers the data is the subflow's only unsent data, one
+    /// mapping: when its sender would send all of it as one segment
+    /// (`PathSender::sends_alone`, nearly always) the segment is built here
+    /// in one go, the sender's two `next_tx` calls (the second finding
+    /// nothing) reduced to `send_alone` and the flags and mapping known
+    /// without asking (`build_data`), instead of `drain_subflow`'s general
+    /// `next_tx` loop and `build_tx`.
+    fn send_on(&mut self, now: Nanos, id: usize, dsn: u64, len: u32) -> Handed {
         if !self.queue_on(id, dsn, len) {
-            return false;
+            return Handed::No;
         }
-        self.drain_subflow(now, id);
-        true
+        let sf = &self.sfs[id];
+        if self.bufs.is_none() && sf.state == SfState::Established && sf.snd.sends_alone(len) {
+            // (with packets in flight, `send_alone` does not restart the
+            // window after idle nor tell the CC a transmission started)
+            let in_flight = sf.snd.packets_out > 0;
+            let seq = self.sfs[id].snd.send_alone(now, len);
+            debug_assert_eq!(
+                self.sfs[id].map_of(seq).map(|m| (m.sseq, m.dsn)),
+                Some((seq, dsn))
+            );
+            // (all of the unsent data: `build_tx` would set PSH)
+            self.build_data(id, now, seq, len, flags::ACK | flags::PSH, Some(dsn));
+            if in_flight {
+                return Handed::AloneInFlight;
+            }
+        } else {
+            self.drain_subflow(now, id);
+        }
+        Handed::Drained
     }
 
     /// `send_on` without the transmission: the data joins subflow `id`'s
@@ -1373,7 +1417,7 @@ impl MptcpConnection {
         }
         if let Some(id) = out.retransmit_head_on {
             if let Some((dsn, s)) = self.send.head() {
-                if self.send_on(now, id, dsn, s.len) {
+                if self.send_on(now, id, dsn, s.len).taken() {
                     self.sfs[id].snd.counters.bytes_reinjected += s.len as u64;
                     // the scheduler loop stops here: look again on the next poll
                     self.dirty = true;
@@ -1465,7 +1509,7 @@ impl MptcpConnection {
     #[inline(never)]
     fn schedule_fallback(&mut self, now: Nanos) {
         while let Some((dsn, len)) = self.send.peek_new(self.sfs[0].snd.mss) {
-            if !self.send_on(now, 0, dsn, len) {
+            if !self.send_on(now, 0, dsn, len).taken() {
                 break;
             }
         }
@@ -1612,14 +1656,14 @@ impl MptcpConnection {
                 }
             }
             self.views_valid = u64::MAX;
-            let views = &views[..];
+            let views_now = &views[..];
             // A cut offer: the end of the segment it was cut from. The
             // offer at a held piece's fragment start: the whole segment
             // that starts there (and its cut), for another subflow.
             let mut cut = None;
             let mut whole = None;
             let copy = if self.copies {
-                self.copy_offer(views)
+                self.copy_offer(views_now)
             } else {
                 None
             };
@@ -1657,7 +1701,7 @@ impl MptcpConnection {
                 }
             } else {
                 if self.write_blocked {
-                    self.send_blocked(now, views);
+                    self.send_blocked(now, views_now);
                 }
                 break;
             };
@@ -1671,7 +1715,7 @@ impl MptcpConnection {
                 sent_on: if reinj { self.send.sent_on(dsn) } else { 0 },
                 frag_boundary: reinj || self.send.enters_new_frag(dsn, len),
             };
-            let out = self.sched.schedule(now, views, &conn, &seg);
+            let out = self.sched.schedule(now, views_now, &conn, &seg);
             if self.apply(now, &out) {
                 break;
             }
@@ -1720,7 +1764,16 @@ impl MptcpConnection {
             let over = !reinj && resend.is_none() && self.send.overshoots(dsn + len as u64);
             for &id in ids {
                 self.views_valid &= !(1u64 << id);
-                if self.send_on(now, id, dsn, len) {
+                let handed = self.send_on(now, id, dsn, len);
+                if handed == Handed::AloneInFlight {
+                    // `sched_view` of the subflow now, from the one before
+                    // the send (`Handed`); `check_views` compares them
+                    let v = &mut views[id];
+                    v.inflight_pkts += 1;
+                    v.unacked_bytes += len as u64;
+                    self.views_valid |= 1u64 << id;
+                }
+                if handed.taken() {
                     sent = true;
                     self.sfs[id].snd.counters.wnd_overshoots += over as u64;
                     if (reinj && copy.is_none()) || resend.is_some() {
@@ -1782,7 +1835,7 @@ impl MptcpConnection {
             &probe,
             self.sfs[i].id,
         ) {
-            if self.send_on(now, a, m.dsn, m.len) {
+            if self.send_on(now, a, m.dsn, m.len).taken() {
                 self.sfs[a].snd.counters.bytes_probe_extra += m.len as u64;
             }
         }

@@ -120,7 +120,10 @@ impl DelackEngine {
     /// `tcp_event_data_sent`: our data at `now` is a reply within `ato` of
     /// the last data received (`inet_csk_inc_pingpong_cnt`).
     pub fn reply_within_ato(&self, now: Nanos) -> bool {
-        self.now_j(now).wrapping_sub(self.lrcvtime) < self.ato
+        // (`ato` is 0 until data arrives, and no gap is below it: the
+        // jiffy clock's divisions are skipped on a host that only sends,
+        // at every segment it sends)
+        self.ato != 0 && self.now_j(now).wrapping_sub(self.lrcvtime) < self.ato
     }
 
     /// `tcp_send_delayed_ack` at `now`; `pingpong` and `pushed`

@@ -206,36 +206,60 @@ impl MptcpConnection {
     }
 
     pub(super) fn build_tx(&mut self, i: usize, now: Nanos, tx: Tx) {
-        let opts = self.base_options(i, tx.len > 0);
-        let wnd = self.subflow_window(i);
-        let sf = &mut self.sfs[i];
-        let mut s = TcpSegment::new(sf.lport, sf.rport);
-        s.seq = tx.seq;
-        s.len = tx.len;
-        s.flags = flags::ACK;
+        let sf = &self.sfs[i];
+        let mut fl = flags::ACK;
         if tx.fin {
-            s.flags |= flags::FIN;
+            fl |= flags::FIN;
         }
         if tx.len > 0 && tx.kind == TxKind::New && sf.snd.unsent() == 0 {
-            s.flags |= flags::PSH;
+            fl |= flags::PSH;
         }
-        s.mptcp = opts;
-        if tx.len > 0 {
-            if let (Some(m), Some(o)) = (sf.map_of(tx.seq), s.mptcp.as_mut()) {
+        let dsn = if tx.len > 0 {
+            sf.map_of(tx.seq).map(|m| {
                 // One mapping per segment (RFC 8684 3.3.1).
                 debug_assert!(
                     tx.seq + tx.len as u64 <= m.sseq + m.len as u64,
                     "segment spans two mappings"
                 );
-                let d = o.dss.get_or_insert_with(Dss::default);
-                d.set_dsn(Some(m.dsn + (tx.seq - m.sseq)));
-                d.map_len = tx.len;
-                d.csum = self.csum;
-            }
+                m.dsn + (tx.seq - m.sseq)
+            })
+        } else {
+            None
+        };
+        self.build_data(i, now, tx.seq, tx.len, fl, dsn);
+    }
+
+    /// Subflow `i`'s segment [seq, seq + len) with TCP flags `fl`, and
+    /// its DSS mapping from `dsn` when it carries data: what `build_tx`
+    /// makes of a `Tx`, and the per-segment path (`send_on`) of a segment
+    /// whose flags and mapping it knows without asking.
+    #[inline(always)]
+    pub(super) fn build_data(
+        &mut self,
+        i: usize,
+        now: Nanos,
+        seq: u64,
+        len: u32,
+        fl: u8,
+        dsn: Option<u64>,
+    ) {
+        let opts = self.base_options(i, len > 0);
+        let wnd = self.subflow_window(i);
+        let sf = &mut self.sfs[i];
+        let mut s = TcpSegment::new(sf.lport, sf.rport);
+        s.seq = seq;
+        s.len = len;
+        s.flags = fl;
+        s.mptcp = opts;
+        if let (Some(dsn), Some(o)) = (dsn, s.mptcp.as_mut()) {
+            let d = o.dss.get_or_insert_with(Dss::default);
+            d.set_dsn(Some(dsn));
+            d.map_len = len;
+            d.csum = self.csum;
         }
         // SACK blocks in what the MPTCP options leave (`tcp_established_options`).
         let opt = crate::optlen::Established::of(&s, sf.rcv.ts_ok);
-        if tx.len > 0 {
+        if len > 0 {
             sf.rcv.on_data_sent(now);
         }
         sf.rcv.fill_ack_window(&mut s, now, opt.sack_room(), wnd);

@@ -304,6 +304,20 @@ impl PathSender {
     /// the timers.
     #[inline]
     fn new_segment(&mut self, now: Nanos, len: u32, mss_now: u32) -> Option<Tx> {
+        self.tx_start(now);
+        if self.tso_max_segs > 0 {
+            if let Some(cwnd_limited) = self.tso_defers(now, mss_now) {
+                self.cwnd_validate(cwnd_limited);
+                return None;
+            }
+        }
+        Some(self.send_new_armed(now, len))
+    }
+
+    /// Linux `tcp_event_data_sent`'s start of a transmission with nothing
+    /// in flight: the restart after idle and CA_EVENT_TX_START.
+    #[inline(always)]
+    fn tx_start(&mut self, now: Nanos) {
         if self.packets_out == 0 {
             let idle = now.saturating_sub(self.last_send);
             if self.slow_start_after_idle && idle > self.rtt.rto() {
@@ -313,12 +327,12 @@ impl PathSender {
             self.cc
                 .cwnd_event(&mut self.cc_state, CwndEvent::TxStart { idle }, now);
         }
-        if self.tso_max_segs > 0 {
-            if let Some(cwnd_limited) = self.tso_defers(now, mss_now) {
-                self.cwnd_validate(cwnd_limited);
-                return None;
-            }
-        }
+    }
+
+    /// `send_new` of new data, then the timers a transmission of new data
+    /// (re)arms.
+    #[inline(always)]
+    fn send_new_armed(&mut self, now: Nanos, len: u32) -> Tx {
         let tx = self.send_new(now, len, TxKind::New);
         if self.tlp_eligible() {
             // RFC 8985 7.2: (re)schedule the PTO after sending new data
@@ -328,7 +342,50 @@ impl PathSender {
             // RFC 6298 (5.1): start the RTO if it is not running.
             self.arm_rto(now);
         }
-        Some(tx)
+        tx
+    }
+
+    /// Whether, with the `len` bytes the owner has just queued as all of
+    /// its unsent data, `next_tx` would send exactly them as one new
+    /// segment and the `next_tx` after it would find nothing: no probe
+    /// due, nothing lost to retransmit, room in cwnd and the peer's
+    /// window, at most one MSS, no Nagle hold, no TSO deferral (its
+    /// `tso_max_segs` is 0), no chunk end inside and no FIN queued. Then
+    /// `send_alone` is those two calls without their tests and hand-over
+    /// (the MPTCP connection's per-segment path, where each segment is
+    /// its own mapping: docs/performance.md, "Session 19 pass").
+    #[inline(always)]
+    pub fn sends_alone(&self, len: u32) -> bool {
+        debug_assert_eq!(self.unsent(), len as u64, "not all of the unsent data");
+        let mss_now = self.mss.saturating_sub(self.opt_overhead).max(1);
+        !self.push_one
+            && !self.probe0_fire
+            && !self.tlp_fire
+            && !self.fin_queued
+            && self.tso_max_segs == 0
+            && self.lost_out <= self.retrans_out
+            && self.in_flight() < self.cc_state.cwnd
+            && self.chunk_ends.is_empty()
+            && len > 0
+            && len <= mss_now
+            && self.snd_nxt + len as u64 <= self.wnd_end
+            && !(self.nagle && len < mss_now && self.packets_out > 0)
+    }
+
+    /// Where `sends_alone(len)` holds: what `next_tx` (`new_segment`) and
+    /// the `next_tx` after it do, the second one reduced to the end of the
+    /// pass (nothing is left to send, and `send_new` has set
+    /// `sent_in_pass`, so the pass is cwnd-limited iff the window is now
+    /// full). Returns the segment's sequence number.
+    #[inline(never)]
+    pub fn send_alone(&mut self, now: Nanos, len: u32) -> u64 {
+        self.tx_start(now);
+        let tx = self.send_new_armed(now, len);
+        debug_assert!(self.nothing_to_send() && self.sent_in_pass && !tx.fin);
+        self.end_pass(self.in_flight() >= self.cc_state.cwnd);
+        #[cfg(test)]
+        self.check_rack_list();
+        tx.seq
     }
 
     /// `tcp_push_one` (net/ipv4/tcp_output.c): `tcp_write_xmit` with
