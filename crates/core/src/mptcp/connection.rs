@@ -306,6 +306,8 @@ pub struct MptcpConnection {
     view_buf: Vec<SubflowView>,
     pub send: MetaSend,
     pub recv: MetaRecv,
+    /// `msk->scaling_ratio` and the measure that re-reads it (`rcv_space.rs`).
+    rcv_space: super::rcv_space::MskRcvSpace,
     /// Upstream: the connection-level retransmission timer and stale
     /// subflow detection (`super::msk_rtx`), instead of the v0.9x
     /// potentially-failed subflow and RTO reinjection.
@@ -436,6 +438,7 @@ impl MptcpConnection {
             ack64: false,
             send,
             recv,
+            rcv_space: Default::default(),
             sched,
             coupled,
             events: VecDeque::new(),
@@ -986,6 +989,13 @@ impl MptcpConnection {
             self.use_64bit_ack();
         }
         let sf = &mut self.sfs[i];
+        if seg.len == 0 && !seg.has(flags::FIN) && seg.seq >= sf.rcv.rcv_nxt {
+            // A pure ACK (DSS options on it: Linux's slow path) still
+            // refreshes TS.Recent (`tcp_ack` -> `tcp_replace_ts_recent`), so
+            // this side's next data echoes it and the peer's receive-RTT
+            // estimate (`rcv_space.rs`) sees the path's current RTT.
+            sf.rcv.store_ts_recent(seg.seq, seg.ts().map(|t| t.0));
+        }
         if seg.len > 0 || seg.has(flags::FIN) || seg.seq < sf.rcv.rcv_nxt {
             // The segment's mapping, if it is not yet stored: in the common
             // case (nothing held back, the segment now in order) it reaches
@@ -1006,6 +1016,12 @@ impl MptcpConnection {
                     sf.rx_map_check
                         .on_map(i, seg.seq, seg.len, d, sf.rcv.rcv_nxt);
                 }
+            }
+            if let (true, Some((_, ecr))) = (sf.rcv.ts_ok && seg.len > 0, seg.ts()) {
+                // tcp_rcv_established -> `tcp_rcv_rtt_measure_ts`, before the
+                // data is queued (data segments only: a pure ACK's echo
+                // takes the slow path's call, not modelled)
+                sf.rcv_rtt.on_data(now, ecr, seg.len, sf.rcv.rcv_mss);
             }
             let out = sf.rcv.on_segment(
                 now,
@@ -1061,6 +1077,8 @@ impl MptcpConnection {
                 self.events.push_back(AppEvent::Delivered {
                     total: self.recv.delivered,
                 });
+                // the read: `mptcp_recvmsg` -> `mptcp_rcv_space_adjust`
+                self.rcv_space_adjust(now);
                 // `mptcp_data_ready` -> `sk_data_ready` (`wake.rs`)
                 self.wake_blocked_writer();
             }
@@ -2127,6 +2145,8 @@ impl Endpoint for MptcpConnection {
                     if sf.initial {
                         sf.state = SfState::Established;
                         sf.third_ack_pending = self.mode == Mode::Mptcp;
+                        // `mptcp_finish_connect` -> `mptcp_rcv_space_init`
+                        self.rcv_space.init(now);
                         self.events.push_back(AppEvent::Connected);
                         self.pm_create(now);
                     } else {
@@ -2148,6 +2168,8 @@ impl Endpoint for MptcpConnection {
                     self.establish(i, now, seg.ts().map(|t| t.1));
                     self.sfs[i].state = SfState::Established;
                     if self.sfs[i].initial {
+                        // `mptcp_sk_clone_init` -> `mptcp_rcv_space_init`
+                        self.rcv_space.init(now);
                         self.events.push_back(AppEvent::Connected);
                         if self.mode == Mode::Mptcp && self.kpm.is_some() {
                             // fully established at the third ACK (subflow.c
