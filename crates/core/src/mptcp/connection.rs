@@ -990,11 +990,16 @@ impl MptcpConnection {
         }
         let sf = &mut self.sfs[i];
         if seg.len == 0 && !seg.has(flags::FIN) && seg.seq >= sf.rcv.rcv_nxt {
-            // A pure ACK (DSS options on it: Linux's slow path) still
-            // refreshes TS.Recent (`tcp_ack` -> `tcp_replace_ts_recent`), so
-            // this side's next data echoes it and the peer's receive-RTT
-            // estimate (`rcv_space.rs`) sees the path's current RTT.
+            // A pure ACK carries DSS options, so Linux takes
+            // `tcp_rcv_established`'s slow path for it: `tcp_ack` refreshes
+            // TS.Recent (`tcp_replace_ts_recent`), so this side's next data
+            // echoes it and the peer's receive-RTT estimate (`rcv_space.rs`)
+            // sees the path's current RTT; then `tcp_rcv_rtt_measure_ts`
+            // remembers its echo (too short for a sample).
             sf.rcv.store_ts_recent(seg.seq, seg.ts().map(|t| t.0));
+            if let (true, Some((_, ecr))) = (sf.rcv.ts_ok, seg.ts()) {
+                sf.rcv_rtt.on_data(now, ecr, 0, sf.rcv.rcv_mss);
+            }
         }
         if seg.len > 0 || seg.has(flags::FIN) || seg.seq < sf.rcv.rcv_nxt {
             // The segment's mapping, if it is not yet stored: in the common
@@ -1017,10 +1022,10 @@ impl MptcpConnection {
                         .on_map(i, seg.seq, seg.len, d, sf.rcv.rcv_nxt);
                 }
             }
-            if let (true, Some((_, ecr))) = (sf.rcv.ts_ok && seg.len > 0, seg.ts()) {
-                // tcp_rcv_established -> `tcp_rcv_rtt_measure_ts`, before the
-                // data is queued (data segments only: a pure ACK's echo
-                // takes the slow path's call, not modelled)
+            if let (true, Some((_, ecr))) = (sf.rcv.ts_ok, seg.ts()) {
+                // tcp_rcv_established (slow path, step 5) ->
+                // `tcp_rcv_rtt_measure_ts`, after `tcp_ack` and before the
+                // data is queued (`tcp_data_queue`)
                 sf.rcv_rtt.on_data(now, ecr, seg.len, sf.rcv.rcv_mss);
             }
             let out = sf.rcv.on_segment(

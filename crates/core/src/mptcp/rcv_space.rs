@@ -11,7 +11,7 @@
 //! subflow, at 50 % until its first data, or that subflow's first measured
 //! ratio) up to one receive RTT late. On a long path that decides how long
 //! the window stays at half the buffer once a second subflow joined:
-//! traced on UDE->HU ndiffports (docs/validation.md, "Session 18"), the
+//! traced on UDE->HU ndiffports (docs/validation.md, "Session 19: MPTCP receive space"), the
 //! kernel's right edge went on growing for about one RTT after the join and
 //! jumped one RTT after the new subflow's first data, where a ratio read at
 //! every window froze the edge from the join on, and with it the new
