@@ -11,11 +11,11 @@
 //! subflow, at 50 % until its first data, or that subflow's first measured
 //! ratio) up to one receive RTT late. On a long path that decides how long
 //! the window stays at half the buffer once a second subflow joined:
-//! traced on UDE->HU ndiffports (docs/validation.md, "Session 19: MPTCP receive space"), the
-//! kernel's right edge went on growing for about one RTT after the join and
-//! jumped one RTT after the new subflow's first data, where a ratio read at
-//! every window froze the edge from the join on, and with it the new
-//! subflow's first data (it sends above the first subflow's, at the edge).
+//! traced on UDE->HU ndiffports (docs/validation.md, "Session 19: MPTCP
+//! receive space"), the kernel's right edge went on growing for about one
+//! RTT after the join and jumped 0.39 s (a receive RTT) after the new
+//! subflow's first data. (That cell's remaining gap, the model's second
+//! subflow idle where the kernel's carries data, is not this pace.)
 //!
 //! Kept out: the buffer growth `mptcp_rcvbuf_grow` does in the same
 //! function (the emulator's buffers are locked, `SOCK_RCVBUF_LOCK`, so it
