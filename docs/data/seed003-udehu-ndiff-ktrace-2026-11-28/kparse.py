@@ -1,6 +1,6 @@
 import re,sys,collections
 f=sys.argv[1]; step=float(sys.argv[2]) if len(sys.argv)>2 else 0.5
-probe=re.compile(r' (\d+\.\d+): tcp_probe: .*src=10\.2\.0\.2:(\d+) dest=10\.101\.0\.2:8080 .*snd_nxt=(0x[0-9a-f]+) snd_una=(0x[0-9a-f]+) snd_cwnd=(\d+) ssthresh=(\d+) snd_wnd=(\d+) srtt=(\d+)')
+probe=re.compile(r' (\d+\.\d+): tcp_probe: .*src=10\.2\.0\.2:(\d+) dest=10\.10[12]\.0\.2:8080 .*snd_nxt=(0x[0-9a-f]+) snd_una=(0x[0-9a-f]+) snd_cwnd=(\d+) ssthresh=(\d+) snd_wnd=(\d+) srtt=(\d+)')
 cs=re.compile(r' (\d+\.\d+): tcp_cong_state_set: .*sport=(\d+) dport=8080 saddr=10\.2\.0\.2 .*cong_state=(\d)')
 rt=re.compile(r' (\d+\.\d+): tcp_retransmit_skb: .*sport=(\d+) dport=8080 saddr=10\.2\.0\.2')
 ev=[]

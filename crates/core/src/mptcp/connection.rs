@@ -326,6 +326,8 @@ pub struct MptcpConnection {
     view_buf: Vec<SubflowView>,
     pub send: MetaSend,
     pub recv: MetaRecv,
+    /// `msk->scaling_ratio` and the measure that re-reads it (`rcv_space.rs`).
+    rcv_space: super::rcv_space::MskRcvSpace,
     /// Upstream: the connection-level retransmission timer and stale
     /// subflow detection (`super::msk_rtx`), instead of the v0.9x
     /// potentially-failed subflow and RTO reinjection.
@@ -456,6 +458,7 @@ impl MptcpConnection {
             ack64: false,
             send,
             recv,
+            rcv_space: Default::default(),
             sched,
             coupled,
             events: VecDeque::new(),
@@ -1006,6 +1009,18 @@ impl MptcpConnection {
             self.use_64bit_ack();
         }
         let sf = &mut self.sfs[i];
+        if seg.len == 0 && !seg.has(flags::FIN) && seg.seq >= sf.rcv.rcv_nxt {
+            // A pure ACK carries DSS options, so Linux takes
+            // `tcp_rcv_established`'s slow path for it: `tcp_ack` refreshes
+            // TS.Recent (`tcp_replace_ts_recent`), so this side's next data
+            // echoes it and the peer's receive-RTT estimate (`rcv_space.rs`)
+            // sees the path's current RTT; then `tcp_rcv_rtt_measure_ts`
+            // remembers its echo (too short for a sample).
+            sf.rcv.store_ts_recent(seg.seq, seg.ts().map(|t| t.0));
+            if let (true, Some((_, ecr))) = (sf.rcv.ts_ok, seg.ts()) {
+                sf.rcv_rtt.on_data(now, ecr, 0, sf.rcv.rcv_mss);
+            }
+        }
         if seg.len > 0 || seg.has(flags::FIN) || seg.seq < sf.rcv.rcv_nxt {
             // The segment's mapping, if it is not yet stored: in the common
             // case (nothing held back, the segment now in order) it reaches
@@ -1026,6 +1041,12 @@ impl MptcpConnection {
                     sf.rx_map_check
                         .on_map(i, seg.seq, seg.len, d, sf.rcv.rcv_nxt);
                 }
+            }
+            if let (true, Some((_, ecr))) = (sf.rcv.ts_ok, seg.ts()) {
+                // tcp_rcv_established (slow path, step 5) ->
+                // `tcp_rcv_rtt_measure_ts`, after `tcp_ack` and before the
+                // data is queued (`tcp_data_queue`)
+                sf.rcv_rtt.on_data(now, ecr, seg.len, sf.rcv.rcv_mss);
             }
             let out = sf.rcv.on_segment(
                 now,
@@ -1081,6 +1102,8 @@ impl MptcpConnection {
                 self.events.push_back(AppEvent::Delivered {
                     total: self.recv.delivered,
                 });
+                // the read: `mptcp_recvmsg` -> `mptcp_rcv_space_adjust`
+                self.rcv_space_adjust(now);
                 // `mptcp_data_ready` -> `sk_data_ready` (`wake.rs`)
                 self.wake_blocked_writer();
             }
@@ -2180,6 +2203,8 @@ impl Endpoint for MptcpConnection {
                     if sf.initial {
                         sf.state = SfState::Established;
                         sf.third_ack_pending = self.mode == Mode::Mptcp;
+                        // `mptcp_finish_connect` -> `mptcp_rcv_space_init`
+                        self.rcv_space.init(now);
                         self.events.push_back(AppEvent::Connected);
                         self.pm_create(now);
                     } else {
@@ -2201,6 +2226,8 @@ impl Endpoint for MptcpConnection {
                     self.establish(i, now, seg.ts().map(|t| t.1));
                     self.sfs[i].state = SfState::Established;
                     if self.sfs[i].initial {
+                        // `mptcp_sk_clone_init` -> `mptcp_rcv_space_init`
+                        self.rcv_space.init(now);
                         self.events.push_back(AppEvent::Connected);
                         if self.mode == Mode::Mptcp && self.kpm.is_some() {
                             // fully established at the third ACK (subflow.c

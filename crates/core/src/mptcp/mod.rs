@@ -23,6 +23,7 @@ pub mod pm;
 pub mod pm_kernel;
 pub mod prio;
 pub mod push;
+pub mod rcv_space;
 pub mod remove_addr;
 pub mod sched;
 pub mod seqmap;

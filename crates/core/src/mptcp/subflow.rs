@@ -92,6 +92,9 @@ pub struct Subflow {
     pub rx_map_check: crate::invariants::MappingCheck,
     pub syn_sent_at: Nanos,
     pub syn_rto: Nanos,
+    /// `tp->rcv_rtt_est` from the timestamps of received data, which the
+    /// connection's `mptcp_rcv_space_adjust` paces itself by (`rcv_space.rs`).
+    pub rcv_rtt: super::rcv_space::RcvRttEst,
 }
 
 impl Subflow {
@@ -143,6 +146,7 @@ impl Subflow {
             third_ack_pending: false,
             prio_pending: None,
             remote_id: None,
+            rcv_rtt: Default::default(),
         }
     }
 

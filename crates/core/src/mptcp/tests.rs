@@ -1302,27 +1302,45 @@ fn connection_window_waits_for_every_subflow_to_measure_its_ratio() {
     let unit = 1u64 << w.c.sfs[0].rcv.rcv_wscale.unwrap_or(0);
     let cap =
         ((buf * crate::tcp::rcvwnd::DEFAULT_SCALING_RATIO as u64) >> 8).next_multiple_of(unit);
-    transfer(&mut w, 600_000, 5 * SEC);
-    assert_eq!(w.c.recv.delivered, 600_000);
+    // A first write measures the first subflow's ratio; the second subflow
+    // joins meanwhile (it is in the connection's list from its SYN on) and
+    // `msk->scaling_ratio` takes its 50 % only at a read
+    // (`mptcp_rcv_space_adjust`, `rcv_space.rs`): none comes before the
+    // second write.
+    // (the second subflow's data is lost on the way: it never measures)
+    w.drop = Box::new(|_, p| p.dst == A2 && p.tcp().is_some_and(|s| s.len > 0));
+    w.s.write(w.now, 100_000);
+    w.run(600 * MS);
+    assert_eq!(w.c.recv.delivered, 100_000);
     assert_eq!(w.c.sfs.len(), 2);
-    // Client ACKs on the first subflow once the second one sent its SYN
-    // (it is in the connection's list from then on) and before it received
-    // any data: above half the buffer the window only shrinks (the right
-    // edge may not move left, `mptcp_set_rwin`), and it comes down to it.
-    let (mut syn2, mut got2, mut prev) = (false, false, u64::MAX);
+    assert!(w.c.sfs[0].rcv.win.ratio > crate::tcp::rcvwnd::DEFAULT_SCALING_RATIO);
+    assert_eq!(w.c.msk_scaling_ratio(), w.c.sfs[0].rcv.win.ratio);
+    w.s.write(w.now, 3_000_000);
+    w.s.close(w.now);
+    let mut halved = None;
+    while w.now < 5 * SEC {
+        w.run(w.now + MS);
+        let half = w.c.msk_scaling_ratio() == crate::tcp::rcvwnd::DEFAULT_SCALING_RATIO;
+        if halved.is_none() && half {
+            halved = Some(w.now);
+        }
+    }
+    assert_eq!(w.c.recv.delivered, 3_100_000);
+    assert_eq!(w.c.sfs.len(), 2);
+    // the first read of the second write, within the step
+    let halved = halved.unwrap();
+    assert!(halved <= 600 * MS + 20 * MS + MS, "{halved}");
+    // Client ACKs on the first subflow from then on: above half the buffer
+    // the window only shrinks (the right edge may not move left,
+    // `mptcp_set_rwin`), and it comes down to it.
+    let mut prev = u64::MAX;
     let (mut phase, mut at_cap) = (0, 0);
-    for (_, p) in &w.log {
+    for (t, p) in &w.log {
         let s = p.tcp().unwrap();
-        if p.src == A2 && s.has(flags::SYN) {
-            syn2 = true;
-        }
-        if p.dst == A2 && s.len > 0 {
-            got2 = true;
-        }
         if p.src != A1 || s.has(flags::SYN) {
             continue;
         }
-        if syn2 && !got2 {
+        if *t >= halved {
             phase += 1;
             assert!(
                 s.window <= cap || s.window <= prev,
@@ -1337,17 +1355,136 @@ fn connection_window_waits_for_every_subflow_to_measure_its_ratio() {
         phase > 0 && at_cap > 0,
         "{phase} ACKs in the phase, {at_cap} at the cap"
     );
-    // here the second subflow never carries data (the scheduler keeps to
-    // the faster path), so its ratio stays 50 % and caps the connection's
-    // window, although the first subflow's own rcv_ssthresh grew far past
-    // it (before: the window followed it)
-    assert!(!got2 && phase > 400, "{phase} ACKs");
+    // here the second subflow never receives data, so its ratio stays 50 %
+    // and caps the connection's window, although the first subflow's own
+    // rcv_ssthresh grew far past it (before session 11: the window
+    // followed it)
+    assert_eq!(
+        w.c.sfs[1].rcv.win.ratio,
+        crate::tcp::rcvwnd::DEFAULT_SCALING_RATIO
+    );
+    assert!(phase > 400, "{phase} ACKs");
     assert!(w.c.sfs[0].rcv.win.rcv_ssthresh > cap + 1_000_000);
     assert!(w.c.sfs[0].rcv.win.ratio > crate::tcp::rcvwnd::DEFAULT_SCALING_RATIO);
     assert_eq!(
         w.c.msk_scaling_ratio(),
         w.c.sfs.iter().map(|s| s.rcv.win.ratio).min().unwrap()
     );
+}
+
+/// `msk->scaling_ratio` changes only where Linux 6.18 writes it,
+/// `mptcp_rcv_space_adjust` at a read, at most once per receive RTT
+/// (`rcv_space.rs`): when the joined subflow's first data has measured its
+/// own ratio, the connection goes on scaling its buffer by 50 % until the
+/// next pass, up to one receive RTT (the largest subflow `rcv_rtt_est`)
+/// later, and the first subflow's window stays within half the buffer
+/// meanwhile. Read at every window instead (before session 19), the ratio
+/// followed that first data at once.
+#[test]
+fn connection_learns_a_joined_subflows_ratio_up_to_a_receive_rtt_late() {
+    use crate::tcp::rcvwnd::DEFAULT_SCALING_RATIO as HALF;
+    let mut w = Wire::new(
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+    );
+    // 2 Mbit/s towards each client address: the first path fills and the
+    // scheduler uses the second (40 ms each way) as well
+    w.rate = |_| 2_000_000;
+    w.c.connect(0);
+    w.run(200 * MS);
+    let buf = w.c.sfs[0].rcv.win.sk_rcvbuf;
+    let unit = 1u64 << w.c.sfs[0].rcv.rcv_wscale.unwrap_or(0);
+    let cap = ((buf * HALF as u64) >> 8).next_multiple_of(unit);
+    w.s.write(w.now, 2_000_000);
+    w.s.close(w.now);
+    let (mut first2, mut opened) = (None, None);
+    let (mut logged, mut prev) = (w.log.len(), u64::MAX);
+    while w.now < 10 * SEC && opened.is_none() {
+        w.run(w.now + MS);
+        let ratio = w.c.msk_scaling_ratio();
+        if first2.is_none() && w.c.sfs.len() == 2 && w.c.sfs[1].rcv.win.ratio != HALF {
+            // the step in which the second subflow's first data arrived:
+            // measured, and the subflows' minimum is above 50 % now
+            let min = w.c.sfs.iter().map(|s| s.rcv.win.ratio).min().unwrap();
+            assert!(min > HALF, "{min}");
+            assert_eq!(ratio, HALF, "re-read at once");
+            let rtt =
+                w.c.sfs
+                    .iter()
+                    .map(|s| s.rcv_rtt.rtt_us8 >> 3)
+                    .max()
+                    .unwrap();
+            assert!(rtt > 0, "no receive-RTT estimate yet");
+            first2 = Some((w.now, rtt * 1000));
+        }
+        if let Some((t, rtt)) = first2 {
+            // the first subflow's ACKs meanwhile: above half the buffer
+            // (from before the join) the window only shrinks, as the right
+            // edge may not move left (`mptcp_set_rwin`)
+            for (_, p) in &w.log[logged..] {
+                let seg = p.tcp().unwrap();
+                if p.src != A1 || seg.len > 0 {
+                    continue;
+                }
+                if ratio == HALF {
+                    let ok = seg.window <= cap || seg.window <= prev;
+                    assert!(ok, "window {} above {cap} (from {prev})", seg.window);
+                }
+                prev = seg.window;
+            }
+            if ratio != HALF {
+                opened = Some(w.now);
+                // held for some of the time, and not past one receive RTT
+                // (with a read in it) after that first data
+                assert!(w.now > t + MS, "opened at once");
+                assert!(w.now <= t + rtt + 10 * MS, "{} > {} + {rtt}", w.now, t);
+            }
+        }
+        logged = w.log.len();
+    }
+    assert!(opened.is_some(), "{first2:?}");
+    assert_eq!(
+        w.c.msk_scaling_ratio(),
+        w.c.sfs.iter().map(|s| s.rcv.win.ratio).min().unwrap()
+    );
+}
+
+/// A pure ACK on a subflow refreshes TS.Recent (`tcp_ack` ->
+/// `tcp_replace_ts_recent`, Linux's slow path for segments with DSS
+/// options), so the sender's data echoes the receiver's latest ACK and the
+/// receiver's `rcv_rtt_est` (`tcp_rcv_rtt_measure_ts`) measures the path's
+/// round trip. Before session 19 only data refreshed it on an MPTCP
+/// subflow: a download's data echoed the handshake's timestamp, and every
+/// sample grew with the connection's age.
+#[test]
+fn data_echoes_the_latest_pure_ack_and_the_receive_rtt_is_the_path_rtt() {
+    let mut w = Wire::new(
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+    );
+    w.c.connect(0);
+    // the handshakes' timestamps are a second old when the data starts
+    w.run(SEC);
+    w.s.write(w.now, 400_000);
+    w.s.close(w.now);
+    w.run(3 * SEC);
+    assert_eq!(w.c.recv.delivered, 400_000);
+    let mut n = 0;
+    for (t, p) in &w.log {
+        let s = p.tcp().unwrap();
+        if p.src == S1 && s.len > 0 && *t > SEC {
+            // the echo is at most a round trip (80 ms on the slower path)
+            // and a delayed ACK old
+            let (_, ecr) = s.ts().unwrap();
+            assert!(t - ecr <= 80 * MS + 200 * MS, "{t}: echoes {ecr}");
+            n += 1;
+        }
+    }
+    assert!(n > 200, "{n}");
+    // the first subflow's receive RTT is its path's (20 ms), not the
+    // connection's age (the scheduler kept the data off the second path)
+    let rtt_ms = w.c.sfs[0].rcv_rtt.rtt_us8 >> 3 >> 10;
+    assert!(rtt_ms > 0 && rtt_ms <= 30, "{rtt_ms} ms on a 20 ms path");
 }
 
 /// Upstream `mptcp_sendmsg` pushes each call's data before it returns

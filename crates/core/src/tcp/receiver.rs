@@ -206,6 +206,18 @@ impl PathReceiver {
         self.ts_recent
     }
 
+    /// RFC 7323 4.3: TS.Recent <- SEG.TSval if SEG.SEQ <= Last.ACK.sent
+    /// (Linux `tcp_replace_ts_recent`, from `tcp_ack` for every segment the
+    /// slow path accepts, pure ACKs included).
+    #[inline]
+    pub fn store_ts_recent(&mut self, seq: u64, tsval: Option<Nanos>) {
+        if let Some(v) = tsval {
+            if seq <= self.rcv_wup && v >= self.ts_recent {
+                self.ts_recent = v;
+            }
+        }
+    }
+
     pub fn ooo_bytes(&self) -> u64 {
         self.ooo_bytes
     }
@@ -294,12 +306,7 @@ impl PathReceiver {
         if fin {
             self.fin_seq = Some(end);
         }
-        // RFC 7323 4.3: TS.Recent <- SEG.TSval if SEG.SEQ <= Last.ACK.sent.
-        if let Some(v) = tsval {
-            if seq <= self.rcv_wup && v >= self.ts_recent {
-                self.ts_recent = v;
-            }
-        }
+        self.store_ts_recent(seq, tsval);
         if len == 0 && !fin {
             // Pure ACK, or a probe below rcv_nxt: RFC 9293 3.10.7.4, an
             // unacceptable segment elicits an immediate ACK.

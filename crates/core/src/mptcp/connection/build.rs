@@ -175,34 +175,37 @@ impl MptcpConnection {
     }
 
     /// `msk->scaling_ratio`, the ratio `__mptcp_space` scales the
-    /// connection's buffer with (`mptcp_win_from_space`): Linux 6.18's
-    /// `mptcp_rcv_space_adjust` sets it to the minimum of its subflows'
-    /// `tp->scaling_ratio` ("a worst-case estimate"), over the
+    /// connection's buffer with (`mptcp_win_from_space`), as the last
+    /// `mptcp_rcv_space_adjust` left it (`rcv_space.rs`).
+    #[inline]
+    pub(crate) fn msk_scaling_ratio(&self) -> u32 {
+        self.rcv_space.ratio()
+    }
+
+    /// Linux 6.18 `mptcp_rcv_space_adjust` at a read: at most once per
+    /// receive RTT it sets `msk->scaling_ratio` to the minimum of its
+    /// subflows' `tp->scaling_ratio` ("a worst-case estimate") over the
     /// connection's subflow list, which holds a subflow from its SYN on
     /// (`__mptcp_subflow_connect`) or, on the listener's side, from its
-    /// accepted third ACK. A subflow keeps `TCP_DEFAULT_SCALING_RATIO`
-    /// (50 %) until its first data segment measures its own
-    /// (`tcp_measure_rcv_mss`), so while a joined subflow has received
-    /// nothing the connection's window stays at half its buffer, and its
-    /// subflows' `rcv_ssthresh` grows (with quick ACKs) from there.
-    /// Measured (issue 15, lossy 8 MB Wi-Fi + 3G, `ss -tinmM` in the
-    /// client's namespace): the kernel's window stayed at 2096000 until
-    /// the 3G subflow's first data, then rose with its ratio (2325312 at
-    /// 1280 bytes / 2304, 2569472 at 1420 / 2304), while each subflow's
-    /// own `rcv_ssthresh` had grown to 2570875 by 0.26 s. Simplification:
-    /// updated at every window, not once per receive RTT / 8 at a read.
-    pub(crate) fn msk_scaling_ratio(&self) -> u32 {
-        self.sfs
-            .iter()
-            .filter(|s| {
-                matches!(
-                    s.state,
-                    SfState::SynSent | SfState::PreEstablished | SfState::Established
-                )
-            })
-            .map(|s| s.rcv.win.ratio)
-            .min()
-            .unwrap_or(crate::tcp::rcvwnd::DEFAULT_SCALING_RATIO)
+    /// accepted third ACK; the pace is the largest of their
+    /// `rcv_rtt_est`. A subflow keeps `TCP_DEFAULT_SCALING_RATIO` (50 %)
+    /// until its first data segment measures its own
+    /// (`tcp_measure_rcv_mss`), so once a joined subflow is seen the
+    /// connection's window stays at half its buffer until a pass after
+    /// that subflow's first data. Measured (issue 15, lossy 8 MB Wi-Fi +
+    /// 3G, `ss -tinmM` in the client's namespace): the kernel's window
+    /// stayed at 2096000 until the 3G subflow's first data, then rose with
+    /// its ratio (2325312 at 1280 bytes / 2304, 2569472 at 1420 / 2304);
+    /// on UDE->HU ndiffports (session 18) it rose one receive RTT after it.
+    pub(super) fn rcv_space_adjust(&mut self, now: Nanos) {
+        let sfs = self.sfs.iter().filter(|s| {
+            matches!(
+                s.state,
+                SfState::SynSent | SfState::PreEstablished | SfState::Established
+            )
+        });
+        self.rcv_space
+            .adjust(now, sfs.map(|s| (s.rcv_rtt.rtt_us8, s.rcv.win.ratio)));
     }
 
     pub(super) fn build_tx(&mut self, i: usize, now: Nanos, tx: Tx) {
