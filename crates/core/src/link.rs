@@ -170,9 +170,10 @@ pub struct LinkModel {
     /// `params.trace` is set (the serialiser follows a capacity trace).
     traced: bool,
     stats: LinkStats,
-    /// The loss process right after the hot lines (fourth and fifth line):
-    /// the general path of a fixed-rate link without outages reads these
-    /// and nothing of `params` (`hot_lines`).
+    /// The loss process right after the hot lines: the general path of a
+    /// fixed-rate link without outages reads these and the first line of
+    /// the loss process (its draw, `LossProcess::DRAW_BYTES`), nothing of
+    /// `params` (`hot_lines`).
     loss: LossProcess,
     params: LinkParams,
     cursor: TraceCursor,
@@ -217,16 +218,16 @@ impl LinkModel {
     }
 
     /// The cache lines from the model's start that `offer_packet` reads:
-    /// three on the plain path; through the loss process on the general
-    /// path of a fixed-rate link without outages (it reads the hot copies,
-    /// not `params`); all of them otherwise. The engine prefetches these
+    /// three on the plain path; four on the general path of a fixed-rate
+    /// link without outages and a random loss model (it reads the hot
+    /// copies, not `params`, and the loss draw's line); all of them
+    /// otherwise. The engine prefetches these
     /// for a link a packet is expected to take.
     pub fn hot_lines(&self) -> usize {
         if self.plain {
             3
         } else if self.outage_free && !self.traced && !self.loss.is_train() {
-            (std::mem::offset_of!(LinkModel, loss) + std::mem::size_of::<LossProcess>())
-                .div_ceil(64)
+            (std::mem::offset_of!(LinkModel, loss) + LossProcess::DRAW_BYTES).div_ceil(64)
         } else {
             std::mem::size_of::<LinkModel>().div_ceil(64)
         }
@@ -472,6 +473,8 @@ mod tests {
         assert!(std::mem::offset_of!(LinkModel, traced) < std::mem::offset_of!(LinkModel, stats));
         // the loss process starts on the fourth line, right after them
         assert_eq!(std::mem::offset_of!(LinkModel, loss), 3 * 64);
+        // and a draw of a random model reads that one line only
+        assert!(LossProcess::DRAW_BYTES <= 64, "{}", LossProcess::DRAW_BYTES);
     }
 
     #[test]
@@ -482,6 +485,8 @@ mod tests {
         p.loss = LossModel::Bernoulli { p: 0.01 };
         let lossy = LinkModel::new(p.clone(), SimRng::from_u64(1)).hot_lines();
         assert!(lossy > 3 && lossy < all, "{lossy} of {all}");
+        // the three hot lines and the loss draw's one
+        assert_eq!(lossy, 4);
         p.outages = vec![Outage {
             start: MS,
             end: 2 * MS,

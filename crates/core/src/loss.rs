@@ -101,11 +101,20 @@ impl LossModel {
 }
 
 /// A loss model with its per-link state and random stream.
+///
+/// Laid out by hand (`repr(C)`): a draw of the random models (Bernoulli,
+/// Gilbert-Elliott) reads the stream, the model and `bad`, which come first
+/// and fit one cache line (`link::LinkModel` puts this struct on a line of
+/// its own, `LinkModel::hot_lines`); the compiler's order had put the
+/// model's tag on the line after the stream's, two misses per packet on a
+/// lossy link when thousands of links share the cache (docs/performance.md
+/// "Session 19"). `Train`'s state follows.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct LossProcess {
+    rng: SimRng,
     model: LossModel,
     bad: bool,
-    rng: SimRng,
     train: TrainState,
 }
 
@@ -126,6 +135,10 @@ impl LossProcess {
             train: TrainState::default(),
         }
     }
+
+    /// Bytes from the start that a draw of a model other than `Train`
+    /// reads: the stream, the model and `bad` (`repr(C)` order).
+    pub const DRAW_BYTES: usize = std::mem::offset_of!(LossProcess, bad) + 1;
 
     /// The `Train` model, whose drop list lives in a separate allocation.
     pub fn is_train(&self) -> bool {
