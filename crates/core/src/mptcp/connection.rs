@@ -662,6 +662,7 @@ impl MptcpConnection {
             send_queue_bytes: self.send.unsent(),
             snd_wnd: self.send.peer_wnd,
             fits_rwnd: fits,
+            wnd_left: self.send.wnd_end().saturating_sub(self.send.nxt),
             send_buf_full: self.write_blocked,
             head: self.send.head().map(|(_, s)| HeadOfLine {
                 len: s.len,

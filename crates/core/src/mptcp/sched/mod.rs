@@ -149,6 +149,10 @@ pub struct ConnView {
     /// The offered segment fits in the peer's receive window
     /// (`tcp_snd_wnd_test` on the meta socket); false = receive-window limited.
     pub fits_rwnd: bool,
+    /// The window left beyond the data already handed to subflows, Linux
+    /// `mptcp_wnd_end(msk) - msk->snd_nxt` (0 when none): what bounds the
+    /// upstream scheduler's send burst.
+    pub wnd_left: u64,
     /// The application is blocked on a full send buffer
     /// (`!sk_stream_memory_free(meta_sk)`).
     pub send_buf_full: bool,
@@ -627,6 +631,7 @@ pub(crate) mod testutil {
             send_queue_bytes: 10_000,
             snd_wnd: 1 << 20,
             fits_rwnd: true,
+            wnd_left: 1 << 20,
             ..Default::default()
         }
     }

@@ -50,8 +50,13 @@
 //! `MptcpConnection::schedule_loop`), so the first fragment's last bytes
 //! stay with its subflow and the test falls at the fragment's start.
 //!
-//! Simplification: burst = `MPTCP_SEND_BURST_SIZE` when the segment fits
-//! the receive window, else 0 (the kernel: the window left, at most that).
+//! The burst is the window left beyond the data handed out, at most
+//! `MPTCP_SEND_BURST_SIZE` (`mptcp_wnd_end(msk) - msk->snd_nxt`), so a pick
+//! made while the receive window holds the sender back moves the average
+//! pacing rate only by the few segments the window opened (until session
+//! 19 every pick weighed a whole burst). Simplification: a segment that
+//! does not fit the window is not sent (the kernel sends what fits,
+//! `mptcp_check_allowed_size`), so its pick changes nothing (burst 0).
 
 use std::collections::BTreeMap;
 
@@ -241,7 +246,19 @@ impl Upstream {
         if !Self::has_room(s) {
             return Decision::Wait;
         }
-        let burst = if conn.fits_rwnd { SEND_BURST_SIZE } else { 0 };
+        // `burst = min(MPTCP_SEND_BURST_SIZE, mptcp_wnd_end(msk) -
+        // msk->snd_nxt)` (net/mptcp/protocol.c: mptcp_subflow_get_send):
+        // the window left, not a whole burst, weighs the pick's current
+        // pacing rate into its average. While the receive window holds the
+        // sender back, each DATA_ACK opens a few segments, so the average
+        // of a subflow picked then barely moves: a slow subflow keeps the
+        // rate it was first picked at and goes on taking data (the kernel's
+        // NTNU->HiN fullmesh runs, docs/validation.md "Session 19").
+        let burst = if conn.fits_rwnd {
+            SEND_BURST_SIZE.min(conn.wnd_left)
+        } else {
+            0
+        };
         if burst > 0 {
             let wmem = Self::wmem(s) as u128;
             let avg = self.avg_pacing[&s.id] as u128;
@@ -437,6 +454,31 @@ mod tests {
         subs[0].pacing_rate_bps = 20_000_000;
         u.schedule(0, &subs, &conn(), &seg());
         let expect = (10_000_000u128 * 20_000 + 20_000_000u128 * 65_428) / 85_428;
+        assert_eq!(u.avg_pacing_bps(0), Some(expect as u64));
+    }
+
+    /// `burst = min(MPTCP_SEND_BURST_SIZE, mptcp_wnd_end(msk) -
+    /// msk->snd_nxt)`: with 2896 bytes of window left the average takes
+    /// the current rate at weight 2896, not 65428, and with none it stays.
+    #[test]
+    fn pacing_average_is_weighed_by_the_window_left() {
+        let mut subs = pair();
+        let mut u = Upstream::default();
+        u.schedule(0, &subs, &conn(), &seg());
+        subs[0].pacing_rate_bps = 20_000_000;
+        let narrow = ConnView {
+            wnd_left: 2896,
+            ..conn()
+        };
+        u.schedule(0, &subs, &narrow, &seg());
+        let expect = (10_000_000u128 * 20_000 + 20_000_000u128 * 2896) / 22_896;
+        assert_eq!(u.avg_pacing_bps(0), Some(expect as u64));
+        let shut = ConnView {
+            wnd_left: 0,
+            ..conn()
+        };
+        subs[0].pacing_rate_bps = 40_000_000;
+        u.schedule(0, &subs, &shut, &seg());
         assert_eq!(u.avg_pacing_bps(0), Some(expect as u64));
     }
 
