@@ -805,6 +805,39 @@ fn message_app(
     Ok(())
 }
 
+/// The TCP of the background flows. The background hosts share the
+/// foreground hosts' system settings (seed 000 section 4.5.3 sets the
+/// buffers per scenario, not per flow), so background TCP uses the
+/// scenario's buffers, with Nagle off as NetPerfMeter does and the
+/// congestion control `background.tcp_cc`; its other options are the
+/// kernel's defaults, as the emulator's background namespaces leave them
+/// (crates/emu/src/background.rs, `tcp_opts`). `transport.hz` is no socket
+/// option but the kernel's CONFIG_HZ, which every socket of the machine runs
+/// on, the background's too (the RTO's jiffy rounding in
+/// `net/ipv4/tcp_input.c: __tcp_set_rto`, the timer wheel, CUBIC's
+/// `tcp_jiffies32` clock in `net/ipv4/tcp_cubic.c: bictcp_update`); so is
+/// the jiffy's phase.
+fn background_tcp(s: &sc::Scenario) -> Result<TcpConfig, String> {
+    let t = &s.transport;
+    let cc = match s.background.tcp_cc {
+        cc if !cc.is_coupled() => cc,
+        other => return Err(format!("background.tcp_cc = \"{other}\": background flows are single-path TCP (newreno or cubic)")),
+    };
+    Ok(TcpConfig {
+        nagle: false,
+        cc,
+        cubic: t.cubic,
+        hystart: t.hystart,
+        sndbuf: t.sndbuf_kib as u64 * 1024,
+        rcvbuf: t.rcvbuf_kib as u64 * 1024,
+        mtu: t.mtu_bytes,
+        ip: t.ip(),
+        hz: t.hz,
+        hz_phase: t.hz_phase_us as Nanos * 1_000,
+        ..TcpConfig::default()
+    })
+}
+
 /// Seed 000 section 4.4: on every access path one saturated TCP flow and
 /// Pareto on/off UDP flows carrying `udp_share_percent` of the path's rate,
 /// in the foreground's direction. `background.paths` limits them to some
@@ -820,26 +853,7 @@ fn background(
     seed: u64,
 ) -> Result<(), String> {
     let (bgs, bgs_addr) = lay.bg_server.ok_or("background hosts missing")?;
-    // The background hosts share the foreground hosts' system settings
-    // (seed 000 section 4.5.3 sets the buffers per scenario, not per flow),
-    // so background TCP uses the scenario's buffers, with Nagle off as
-    // NetPerfMeter does and the congestion control `background.tcp_cc`.
-    let t = &s.transport;
-    let cc = match s.background.tcp_cc {
-        cc if !cc.is_coupled() => cc,
-        other => return Err(format!("background.tcp_cc = \"{other}\": background flows are single-path TCP (newreno or cubic)")),
-    };
-    let tcp = TcpConfig {
-        nagle: false,
-        cc,
-        cubic: t.cubic,
-        hystart: t.hystart,
-        sndbuf: t.sndbuf_kib as u64 * 1024,
-        rcvbuf: t.rcvbuf_kib as u64 * 1024,
-        mtu: t.mtu_bytes,
-        ip: t.ip(),
-        ..TcpConfig::default()
-    };
+    let tcp = background_tcp(s)?;
     let mut bg_ff = FlowFactory {
         protocol: sc::Protocol::Tcp,
         tcp,
@@ -947,5 +961,33 @@ mod tests {
             e.contains("25536 connections use ports 40000..=65535"),
             "{e}"
         );
+    }
+
+    /// The background hosts run on the same kernel as the foreground's: a
+    /// scenario's `transport.hz` and jiffy phase reach the background TCP
+    /// (before session 20 it kept `TcpConfig::default`'s 1000 while the
+    /// foreground and the kernel ran 250), its buffers and `tcp_cc` too.
+    #[test]
+    fn background_tcp_runs_on_the_scenarios_hz() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/seed000/amazon-wlanwlan-tcp.toml"
+        ))
+        .unwrap();
+        let o = [
+            "background.enabled=true",
+            "transport.hz=250",
+            "transport.hz_phase_us=1500",
+            "background.tcp_cc=newreno",
+        ]
+        .map(|o| o.parse::<sc::Override>().unwrap());
+        let s = sc::Scenario::from_str_with_overrides(&text, "a.toml", &o).unwrap();
+        let b = background_tcp(&s).unwrap();
+        assert_eq!(b.hz, 250);
+        assert_eq!(b.hz_phase, 1_500_000);
+        assert_eq!(b.cc, CcKind::NewReno);
+        assert!(!b.nagle);
+        assert_eq!(b.sndbuf, 1024 * 1024);
+        assert_eq!(b.rcvbuf, 2048 * 1024);
     }
 }
