@@ -78,7 +78,8 @@ impl PathSender {
         let rtt_sample = self.sample_rtt(now, a.ts_ecr, &cum, advanced);
         self.sync_cc();
         let delivered = cum.acked_pkts + newly_sacked;
-        if delivered > 0 {
+        // tcp_clean_rtx_queue: `if (ca_ops->pkts_acked)`; LIA has none.
+        if delivered > 0 && self.cc_hooks.has(Hooks::PKTS_ACKED) {
             self.cc_pkts_acked(now, delivered, &cum, advanced, rtt_sample);
         }
 
