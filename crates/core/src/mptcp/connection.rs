@@ -403,7 +403,7 @@ impl MptcpConnection {
         let cc = cfg
             .cc
             .build_with(cfg.tcp.cubic, cfg.tcp.hystart, cfg.tcp.jiffy_clock());
-        let coupled = cc.is_coupled().then(|| SharedCc::new(cc));
+        let coupled = cc.into_shared();
         let key = 0x1234_5678_9abc_def0u64
             ^ ((flow as u64) << 17)
             ^ if role == Role::Server {

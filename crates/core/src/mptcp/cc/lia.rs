@@ -246,10 +246,6 @@ impl CongestionControl for Coupled<Lia> {
         true
     }
 
-    fn into_shared(self: Box<Self>) -> Option<crate::tcp::cc::SharedCc> {
-        Some(crate::tcp::cc::SharedCc::of(*self))
-    }
-
     fn ssthresh(&mut self, s: &CcState, paths: &[PathView], _now: Nanos) -> u32 {
         let me = snapshot(s, paths, &mut self.snap);
         ss_out(self.alg.ssthresh_on_loss(me, &self.snap))
