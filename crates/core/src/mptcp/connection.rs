@@ -52,7 +52,7 @@ use crate::packet::{
     flags, AddAddr, Addr, Dss, FlowId, MpCapable, MpJoin, MptcpControl, MptcpOptions, Packet,
     Payload, TcpSegment,
 };
-use crate::tcp::cc::{CaState, PathView, SenderCc, SharedCc, INFINITE_SSTHRESH};
+use crate::tcp::cc::{CaState, CongestionControl, PathView, SharedCc, INFINITE_SSTHRESH};
 use crate::tcp::{AckInfo, CcKind, PathSender, TcpConfig, TlpProbe, Tx, TxKind};
 use crate::time::{Nanos, MS};
 
@@ -403,7 +403,7 @@ impl MptcpConnection {
         let cc = cfg
             .cc
             .build_with(cfg.tcp.cubic, cfg.tcp.hystart, cfg.tcp.jiffy_clock());
-        let coupled = cc.into_shared();
+        let coupled = cc.is_coupled().then(|| SharedCc::new(cc));
         let key = 0x1234_5678_9abc_def0u64
             ^ ((flow as u64) << 17)
             ^ if role == Role::Server {
@@ -511,19 +511,15 @@ impl MptcpConnection {
     }
 
     fn new_sender(&self, idx: usize) -> PathSender {
-        let cc: SenderCc = match &self.coupled {
-            Some(c) => c.clone().into(),
-            None => self
-                .cfg
-                .cc
-                .build_with(
-                    self.cfg.tcp.cubic,
-                    self.cfg.tcp.hystart,
-                    self.cfg.tcp.jiffy_clock(),
-                )
-                .into(),
+        let cc: Box<dyn CongestionControl> = match &self.coupled {
+            Some(c) => Box::new(c.clone()),
+            None => self.cfg.cc.build_with(
+                self.cfg.tcp.cubic,
+                self.cfg.tcp.hystart,
+                self.cfg.tcp.jiffy_clock(),
+            ),
         };
-        let mut s = PathSender::with_cc(&self.cfg.tcp, cc);
+        let mut s = PathSender::new(&self.cfg.tcp, cc);
         s.cc_state.path_index = idx;
         s
     }

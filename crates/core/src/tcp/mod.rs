@@ -115,7 +115,7 @@ mod tests;
 
 pub use cc::{
     CaState, CcKind, CcState, CongestionControl, CubicVariant, CwndEvent, HyStartMode, Hooks,
-    PathView, SenderCc, SharedCc,
+    PathView, SharedCc,
 };
 pub use config::{RtoFormula, TcpConfig};
 pub use endpoint::{Role, TcpEndpoint, TcpState};

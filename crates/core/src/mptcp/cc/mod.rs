@@ -182,10 +182,6 @@ macro_rules! coupled_cc {
                 $crate::mptcp::cc::coupled_cc!(@hooks $($rtt)?)
             }
 
-            fn into_shared(self: Box<Self>) -> Option<$crate::tcp::cc::SharedCc> {
-                Some($crate::tcp::cc::SharedCc::of(*self))
-            }
-
             fn ssthresh(
                 &mut self,
                 s: &$crate::tcp::cc::CcState,
@@ -407,8 +403,8 @@ mod tests {
     /// much slower than one Reno flow (1/w per ACK); alone, LIA is Reno.
     #[test]
     fn coupled_through_the_paths_slice_of_the_one_trait() {
-        use crate::tcp::cc::{CcKind, CongestionControl, SenderCc, SharedCc};
-        let mut a = SenderCc::from(SharedCc::new(CcKind::Lia.build()));
+        use crate::tcp::cc::{CcKind, CongestionControl, SharedCc};
+        let mut a = SharedCc::new(CcKind::Lia.build());
         let s0 = st(10, 0);
         let paths = [PathView::of(&s0), PathView::of(&st(10, 1))];
         let mut s = s0.clone();

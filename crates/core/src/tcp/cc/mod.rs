@@ -158,12 +158,6 @@ pub trait CongestionControl: std::fmt::Debug {
     fn hooks(&self) -> Hooks {
         Hooks::NONE
     }
-    /// This controller moved into the one instance a connection's subflows
-    /// share, if it is coupled (`coupled_cc!` answers with `SharedCc::of`);
-    /// None for a single-path algorithm, which is then dropped.
-    fn into_shared(self: Box<Self>) -> Option<SharedCc> {
-        None
-    }
     /// Connection (subflow) start (Linux `init`).
     fn init(&mut self, _s: &mut CcState, _now: Nanos) {}
     /// New slow-start threshold after a loss (Linux `ssthresh`); the caller
@@ -264,31 +258,12 @@ impl CcKind {
 /// instance, with the calling subflow's own state and the `paths` slice of
 /// all subflows. Linux v0.9x does the same: `mptcp_ccc`/`mptcp_olia` are
 /// `tcp_congestion_ops` that walk the meta socket's subflow list.
-///
-/// The controller lives inside the `Rc`'s allocation (an unsized
-/// `RefCell<dyn CongestionControl>`, built from the concrete type by `of`),
-/// and a sender holds this handle directly (`SenderCc::Shared`): a hook
-/// loads the handle from the sender and then the one allocation with the
-/// borrow flag and the controller. With thousands of connections each
-/// dependent load is a likely cache miss (docs/performance.md "Session 19").
 #[derive(Clone)]
-pub struct SharedCc(std::rc::Rc<std::cell::RefCell<dyn CongestionControl>>);
+pub struct SharedCc(pub std::rc::Rc<std::cell::RefCell<Box<dyn CongestionControl>>>);
 
 impl SharedCc {
-    /// Share `cc`, which must be coupled (`CongestionControl::is_coupled`).
     pub fn new(cc: Box<dyn CongestionControl>) -> Self {
-        cc.into_shared()
-            .expect("only a coupled congestion control is shared")
-    }
-
-    /// The shared instance of a concrete controller (`coupled_cc!`'s
-    /// `into_shared`): moved once into the `Rc`'s allocation.
-    pub fn of<C: CongestionControl + 'static>(cc: C) -> Self {
         SharedCc(std::rc::Rc::new(std::cell::RefCell::new(cc)))
-    }
-
-    fn get(&self) -> std::cell::RefMut<'_, dyn CongestionControl> {
-        self.0.borrow_mut()
     }
 }
 
@@ -298,75 +273,36 @@ impl std::fmt::Debug for SharedCc {
     }
 }
 
-/// A sender's congestion control: its own instance (single-path TCP, an
-/// uncoupled subflow) or the connection's shared coupled one, held
-/// directly rather than boxed once more as a `dyn CongestionControl`
-/// (which cost a dependent load per hook). Every hook dispatches on the
-/// variant.
-#[derive(Debug)]
-pub enum SenderCc {
-    Own(Box<dyn CongestionControl>),
-    Shared(SharedCc),
-}
-
-impl From<Box<dyn CongestionControl>> for SenderCc {
-    fn from(cc: Box<dyn CongestionControl>) -> Self {
-        SenderCc::Own(cc)
-    }
-}
-
-impl From<SharedCc> for SenderCc {
-    fn from(cc: SharedCc) -> Self {
-        SenderCc::Shared(cc)
-    }
-}
-
-/// `$self.$hook(args)` on the instance `SenderCc` holds.
-macro_rules! on_sender_cc {
-    ($self:ident, $hook:ident($($arg:expr),*)) => {
-        match $self {
-            SenderCc::Own(c) => c.$hook($($arg),*),
-            SenderCc::Shared(c) => c.get().$hook($($arg),*),
-        }
-    };
-}
-
-impl CongestionControl for SenderCc {
+impl CongestionControl for SharedCc {
     fn name(&self) -> &'static str {
-        match self {
-            SenderCc::Own(c) => c.name(),
-            SenderCc::Shared(c) => c.0.borrow().name(),
-        }
+        self.0.borrow().name()
     }
     fn is_coupled(&self) -> bool {
-        matches!(self, SenderCc::Shared(_))
+        self.0.borrow().is_coupled()
     }
     fn hooks(&self) -> Hooks {
-        match self {
-            SenderCc::Own(c) => c.hooks(),
-            SenderCc::Shared(c) => c.0.borrow().hooks(),
-        }
+        self.0.borrow().hooks()
     }
     fn init(&mut self, s: &mut CcState, now: Nanos) {
-        on_sender_cc!(self, init(s, now))
+        self.0.borrow_mut().init(s, now)
     }
     fn ssthresh(&mut self, s: &CcState, paths: &[PathView], now: Nanos) -> u32 {
-        on_sender_cc!(self, ssthresh(s, paths, now))
+        self.0.borrow_mut().ssthresh(s, paths, now)
     }
     fn cong_avoid(&mut self, s: &mut CcState, paths: &[PathView], acked: u32, now: Nanos) {
-        on_sender_cc!(self, cong_avoid(s, paths, acked, now))
+        self.0.borrow_mut().cong_avoid(s, paths, acked, now)
     }
     fn pkts_acked(&mut self, s: &mut CcState, acked: u32, rtt: Option<Nanos>, now: Nanos) {
-        on_sender_cc!(self, pkts_acked(s, acked, rtt, now))
+        self.0.borrow_mut().pkts_acked(s, acked, rtt, now)
     }
     fn set_state(&mut self, s: &mut CcState, new: CaState, now: Nanos) {
-        on_sender_cc!(self, set_state(s, new, now))
+        self.0.borrow_mut().set_state(s, new, now)
     }
     fn cwnd_event(&mut self, s: &mut CcState, ev: CwndEvent, now: Nanos) {
-        on_sender_cc!(self, cwnd_event(s, ev, now))
+        self.0.borrow_mut().cwnd_event(s, ev, now)
     }
     fn undo_cwnd(&mut self, s: &CcState, prior_cwnd: u32) -> u32 {
-        on_sender_cc!(self, undo_cwnd(s, prior_cwnd))
+        self.0.borrow_mut().undo_cwnd(s, prior_cwnd)
     }
 }
 
@@ -483,7 +419,7 @@ mod tests {
                     assert!(d.has(a), "{} {v:?} {h:?}: {a:?} act, {d:?} named", k.name());
                     acted = acted.and(a);
                     if k.is_coupled() {
-                        assert_eq!(SenderCc::from(SharedCc::new(k.build())).hooks(), d);
+                        assert_eq!(SharedCc::new(k.build()).hooks(), d);
                     }
                 }
             }

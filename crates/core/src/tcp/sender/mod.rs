@@ -22,8 +22,7 @@ use crate::packet::SackBlock;
 use crate::time::{Nanos, SEC};
 
 use super::cc::{
-    CaState, CcState, CongestionControl, CwndEvent, Hooks, PathView, SenderCc,
-    INFINITE_SSTHRESH,
+    CaState, CcState, CongestionControl, CwndEvent, Hooks, PathView, INFINITE_SSTHRESH,
 };
 use super::config::TcpConfig;
 use super::rtt::RttEstimator;
@@ -364,8 +363,7 @@ pub struct PathSender {
     /// once): the others are not called, as Linux tests a hook's pointer.
     cc_hooks: Hooks,
     pub rtt: RttEstimator,
-    /// Its own controller or the connection's coupled one (`SenderCc`).
-    cc: SenderCc,
+    cc: Box<dyn CongestionControl>,
     sb: VecDeque<Seg>,
     /// Retransmissions RACK found lost again (Linux LINUX_MIB_TCPLOSTRETRANSMIT).
     pub lost_retrans: u64,
@@ -423,12 +421,6 @@ impl PathSender {
     }
 
     pub fn new(cfg: &TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
-        Self::with_cc(cfg, SenderCc::Own(cc))
-    }
-
-    /// `new` with either kind of controller (an MPTCP subflow of a coupled
-    /// algorithm passes the connection's `SharedCc`).
-    pub fn with_cc(cfg: &TcpConfig, cc: SenderCc) -> Self {
         let mss = cfg.mss_option() - if cfg.timestamps { 12 } else { 0 };
         PathSender {
             mss,
