@@ -114,7 +114,7 @@ pub mod timer_wheel;
 mod tests;
 
 pub use cc::{
-    CaState, CcKind, CcState, CongestionControl, CubicVariant, CwndEvent, HyStartMode, Hooks,
+    CaState, CcKind, CcState, CongestionControl, CubicVariant, CwndEvent, Hooks, HyStartMode,
     PathView, SharedCc,
 };
 pub use config::{RtoFormula, TcpConfig};

@@ -362,16 +362,17 @@ mod tests {
         s.snd_una = 1_000;
         s.snd_nxt = 15_480;
         let mut acted = Hooks::NONE;
-        let mut probe = |cc: &mut dyn CongestionControl,
-                         s: &mut CcState,
-                         h: Hooks,
-                         call: &dyn Fn(&mut dyn CongestionControl, &mut CcState)| {
-            let before = (format!("{cc:?}"), s.clone());
-            call(cc, s);
-            if (format!("{cc:?}"), s.clone()) != before {
-                acted = acted.and(h);
-            }
-        };
+        let mut probe =
+            |cc: &mut dyn CongestionControl,
+             s: &mut CcState,
+             h: Hooks,
+             call: &dyn Fn(&mut dyn CongestionControl, &mut CcState)| {
+                let before = (format!("{cc:?}"), s.clone());
+                call(cc, s);
+                if (format!("{cc:?}"), s.clone()) != before {
+                    acted = acted.and(h);
+                }
+            };
         probe(cc, &mut s, Hooks::INIT, &|c, s| c.init(s, 5 * SEC));
         probe(cc, &mut s, Hooks::PKTS_ACKED, &|c, s| {
             c.pkts_acked(s, 1, Some(40 * MS), 6 * SEC)
@@ -392,7 +393,9 @@ mod tests {
             });
         }
         for st in [CaState::Recovery, CaState::Open, CaState::Loss] {
-            probe(cc, &mut s, Hooks::SET_STATE, &|c, s| c.set_state(s, st, 14 * SEC));
+            probe(cc, &mut s, Hooks::SET_STATE, &|c, s| {
+                c.set_state(s, st, 14 * SEC)
+            });
         }
         acted
     }

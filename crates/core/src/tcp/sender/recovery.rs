@@ -239,6 +239,8 @@ impl PathSender {
         let ps = match paths {
             Some(p) => p,
             None => {
+                // (`on_ack` syncs before this only for optional hooks)
+                self.sync_cc();
                 me = [self.view()];
                 &me[..]
             }
