@@ -114,8 +114,8 @@ pub mod timer_wheel;
 mod tests;
 
 pub use cc::{
-    CaState, CcKind, CcState, CongestionControl, CubicVariant, CwndEvent, HyStartMode, PathView,
-    SharedCc,
+    CaState, CcKind, CcState, CongestionControl, CubicVariant, CwndEvent, Hooks, HyStartMode,
+    PathView, SharedCc,
 };
 pub use config::{RtoFormula, TcpConfig};
 pub use endpoint::{Role, TcpEndpoint, TcpState};

@@ -178,6 +178,10 @@ macro_rules! coupled_cc {
                 true
             }
 
+            fn hooks(&self) -> $crate::tcp::cc::Hooks {
+                $crate::mptcp::cc::coupled_cc!(@hooks $($rtt)?)
+            }
+
             fn ssthresh(
                 &mut self,
                 s: &$crate::tcp::cc::CcState,
@@ -203,6 +207,14 @@ macro_rules! coupled_cc {
 
             $($crate::mptcp::cc::coupled_cc!(@$rtt);)?
         }
+    };
+    // wVegas takes its RTT samples in `pkts_acked`; the others keep the
+    // trait's empty defaults for every optional hook.
+    (@hooks) => {
+        $crate::tcp::cc::Hooks::NONE
+    };
+    (@hooks rtt) => {
+        $crate::tcp::cc::Hooks::PKTS_ACKED
     };
     (@rtt) => {
         fn pkts_acked(

@@ -103,6 +103,12 @@ impl CongestionControl for Cubic {
         "cubic"
     }
 
+    /// Linux `cubictcp`: `init`, `pkts_acked`, `set_state`, `cwnd_event`
+    /// (and `undo_cwnd`, always called).
+    fn hooks(&self) -> super::Hooks {
+        super::Hooks::ALL
+    }
+
     fn ssthresh(&mut self, s: &CcState, _paths: &[PathView], _now: Nanos) -> u32 {
         self.hystart.stop();
         self.saved = Some((

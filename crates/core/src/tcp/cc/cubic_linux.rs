@@ -302,6 +302,12 @@ impl CongestionControl for CubicLinux {
         "cubic"
     }
 
+    /// `cubictcp`: `init`, `pkts_acked` (`cubictcp_acked`), `set_state`,
+    /// `cwnd_event`.
+    fn hooks(&self) -> super::Hooks {
+        super::Hooks::ALL
+    }
+
     /// cubictcp_init: bictcp_reset, and a HyStart round starting now.
     fn init(&mut self, s: &mut CcState, now: Nanos) {
         self.reset();

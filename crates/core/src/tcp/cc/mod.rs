@@ -106,6 +106,42 @@ impl PathView {
     }
 }
 
+/// The optional hooks a congestion control implements (`init`,
+/// `pkts_acked`, `set_state`, `cwnd_event`): the function pointers Linux
+/// leaves NULL in a `struct tcp_congestion_ops` that has no such hook, and
+/// tests before each call (net/ipv4/tcp_input.c: `tcp_clean_rtx_queue`
+/// calls `ca_ops->pkts_acked` only if set; net/ipv4/tcp_cong.c:
+/// `tcp_set_ca_state` likewise `set_state`, `tcp_init_congestion_control`
+/// `init`; include/net/tcp.h: `tcp_ca_event` `cwnd_event`). A sender reads
+/// the set once (`CongestionControl::hooks`) and skips a hook the algorithm
+/// leaves empty, so an ACK under LIA, which has no `pkts_acked`, never
+/// reaches the connection's shared controller for it. `undo_cwnd`,
+/// `ssthresh` and `cong_avoid` are always called (the first has Reno's body
+/// as its default, the others are mandatory, as in Linux).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hooks(u8);
+
+impl Hooks {
+    pub const NONE: Hooks = Hooks(0);
+    pub const INIT: Hooks = Hooks(1);
+    pub const PKTS_ACKED: Hooks = Hooks(2);
+    pub const SET_STATE: Hooks = Hooks(4);
+    pub const CWND_EVENT: Hooks = Hooks(8);
+    /// Every optional hook.
+    pub const ALL: Hooks = Hooks(15);
+
+    /// Both sets.
+    pub const fn and(self, o: Hooks) -> Hooks {
+        Hooks(self.0 | o.0)
+    }
+
+    /// Every hook of `h` is in this set.
+    #[inline]
+    pub const fn has(self, h: Hooks) -> bool {
+        self.0 & h.0 == h.0
+    }
+}
+
 /// Linux `struct tcp_congestion_ops`.
 pub trait CongestionControl: std::fmt::Debug {
     fn name(&self) -> &'static str;
@@ -115,6 +151,12 @@ pub trait CongestionControl: std::fmt::Debug {
     /// keep this default, `coupled_cc!` (mptcp/cc) answers true.
     fn is_coupled(&self) -> bool {
         false
+    }
+    /// The optional hooks this algorithm implements (`Hooks`): a hook left
+    /// out here is not called, so it must keep the trait's empty default.
+    /// Test `each_algorithms_hooks_are_the_ones_it_implements`.
+    fn hooks(&self) -> Hooks {
+        Hooks::NONE
     }
     /// Connection (subflow) start (Linux `init`).
     fn init(&mut self, _s: &mut CcState, _now: Nanos) {}
@@ -238,6 +280,9 @@ impl CongestionControl for SharedCc {
     fn is_coupled(&self) -> bool {
         self.0.borrow().is_coupled()
     }
+    fn hooks(&self) -> Hooks {
+        self.0.borrow().hooks()
+    }
     fn init(&mut self, s: &mut CcState, now: Nanos) {
         self.0.borrow_mut().init(s, now)
     }
@@ -306,6 +351,86 @@ pub(crate) fn test_state(cwnd: u32, ssthresh: u32) -> CcState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Runs every optional hook of `cc` on a script that gives each of them
+    /// something to act on (a first RTT sample, a CUBIC epoch to shift or
+    /// reset, a HyStart round to start) and returns the hooks that changed
+    /// the algorithm's state (its `Debug` form) or the subflow's `CcState`.
+    fn hooks_that_act(cc: &mut dyn CongestionControl) -> Hooks {
+        use crate::time::{MS, SEC};
+        let mut s = test_state(10, 5);
+        s.snd_una = 1_000;
+        s.snd_nxt = 15_480;
+        let mut acted = Hooks::NONE;
+        let mut probe =
+            |cc: &mut dyn CongestionControl,
+             s: &mut CcState,
+             h: Hooks,
+             call: &dyn Fn(&mut dyn CongestionControl, &mut CcState)| {
+                let before = (format!("{cc:?}"), s.clone());
+                call(cc, s);
+                if (format!("{cc:?}"), s.clone()) != before {
+                    acted = acted.and(h);
+                }
+            };
+        probe(cc, &mut s, Hooks::INIT, &|c, s| c.init(s, 5 * SEC));
+        probe(cc, &mut s, Hooks::PKTS_ACKED, &|c, s| {
+            c.pkts_acked(s, 1, Some(40 * MS), 6 * SEC)
+        });
+        for i in 0..20 {
+            let paths = [PathView::of(&s)];
+            cc.cong_avoid(&mut s, &paths, 1, 6 * SEC + i * 40 * MS);
+        }
+        probe(cc, &mut s, Hooks::CWND_EVENT, &|c, s| {
+            c.cwnd_event(s, CwndEvent::TxStart { idle: SEC }, 10 * SEC)
+        });
+        probe(cc, &mut s, Hooks::PKTS_ACKED, &|c, s| {
+            c.pkts_acked(s, 2, Some(45 * MS), 12 * SEC)
+        });
+        for ev in [CwndEvent::CompleteCwr, CwndEvent::Loss] {
+            probe(cc, &mut s, Hooks::CWND_EVENT, &|c, s| {
+                c.cwnd_event(s, ev, 13 * SEC)
+            });
+        }
+        for st in [CaState::Recovery, CaState::Open, CaState::Loss] {
+            probe(cc, &mut s, Hooks::SET_STATE, &|c, s| {
+                c.set_state(s, st, 14 * SEC)
+            });
+        }
+        acted
+    }
+
+    /// Each algorithm's `hooks` names exactly the optional hooks it
+    /// implements: a hook left out must do nothing (the sender skips it, so
+    /// leaving out one that acts would change results), and one named must
+    /// act on the script of `hooks_that_act` in some variant (naming one
+    /// that does nothing only costs the call). One set per algorithm,
+    /// whatever the CUBIC variant or HyStart mode, and the shared handle of
+    /// a coupled one answers its controller's.
+    #[test]
+    fn each_algorithms_hooks_are_the_ones_it_implements() {
+        for k in CcKind::ALL {
+            let mut declared = None;
+            let mut acted = Hooks::NONE;
+            for v in CubicVariant::ALL {
+                for h in HyStartMode::ALL {
+                    let clock = crate::tcp::timer_wheel::JiffyClock::new(250);
+                    let mut cc = k.build_with(*v, *h, clock);
+                    let d = cc.hooks();
+                    assert_eq!(*declared.get_or_insert(d), d, "{}", k.name());
+                    let a = hooks_that_act(cc.as_mut());
+                    assert!(d.has(a), "{} {v:?} {h:?}: {a:?} act, {d:?} named", k.name());
+                    acted = acted.and(a);
+                    if k.is_coupled() {
+                        assert_eq!(SharedCc::new(k.build()).hooks(), d);
+                    }
+                }
+            }
+            assert_eq!(Some(acted), declared, "{}", k.name());
+        }
+        assert!(Hooks::ALL.has(Hooks::PKTS_ACKED.and(Hooks::INIT)));
+        assert!(!Hooks::CWND_EVENT.has(Hooks::SET_STATE));
+    }
 
     #[test]
     fn every_registered_name_builds_the_algorithm_of_that_name() {

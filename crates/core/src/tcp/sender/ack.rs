@@ -76,9 +76,17 @@ impl PathSender {
 
         // --- RTT sample (rtt_sample.rs) ---
         let rtt_sample = self.sample_rtt(now, a.ts_ecr, &cum, advanced);
-        self.sync_cc();
+        // The optional hooks from here on read `cc_state`'s copies of the
+        // sender's counts and RTT. Without optional hooks (LIA, NewReno)
+        // nothing reads them before the next sync: every mandatory hook
+        // (`ssthresh`, `cong_avoid`, `undo_cwnd`) and every own `view()`
+        // syncs first, and the ACK ends with one.
+        if self.cc_hooks != Hooks::NONE {
+            self.sync_cc();
+        }
         let delivered = cum.acked_pkts + newly_sacked;
-        if delivered > 0 {
+        // tcp_clean_rtx_queue: `if (ca_ops->pkts_acked)`; LIA has none.
+        if delivered > 0 && self.cc_hooks.has(Hooks::PKTS_ACKED) {
             self.cc_pkts_acked(now, delivered, &cum, advanced, rtt_sample);
         }
 

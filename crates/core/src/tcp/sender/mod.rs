@@ -21,7 +21,9 @@ use crate::endpoint::Counters;
 use crate::packet::SackBlock;
 use crate::time::{Nanos, SEC};
 
-use super::cc::{CaState, CcState, CongestionControl, CwndEvent, PathView, INFINITE_SSTHRESH};
+use super::cc::{
+    CaState, CcState, CongestionControl, CwndEvent, Hooks, PathView, INFINITE_SSTHRESH,
+};
 use super::config::TcpConfig;
 use super::rtt::RttEstimator;
 
@@ -357,6 +359,9 @@ pub struct PathSender {
     /// path, so a full window counts as cwnd-limited (Linux MPTCP passes the
     /// meta socket's state to tcp_cwnd_validate). Always false for TCP.
     pub owner_has_data: bool,
+    /// The optional hooks `cc` implements (`CongestionControl::hooks`, read
+    /// once): the others are not called, as Linux tests a hook's pointer.
+    cc_hooks: Hooks,
     pub rtt: RttEstimator,
     cc: Box<dyn CongestionControl>,
     sb: VecDeque<Seg>,
@@ -491,6 +496,7 @@ impl PathSender {
                 snd_una: 1,
                 snd_nxt: 1,
             },
+            cc_hooks: cc.hooks(),
             cc,
             rtt: RttEstimator::new(cfg),
             timer: None,
@@ -527,7 +533,9 @@ impl PathSender {
         self.snd_wnd = window;
         self.wnd_end = self.snd_una + window;
         self.last_send = now;
-        self.cc.init(&mut self.cc_state, now);
+        if self.cc_hooks.has(Hooks::INIT) {
+            self.cc.init(&mut self.cc_state, now);
+        }
     }
 
     pub fn cc_name(&self) -> &'static str {
@@ -657,8 +665,18 @@ impl PathSender {
 
     fn set_ca_state(&mut self, st: CaState, now: Nanos) {
         if self.cc_state.ca_state != st {
-            self.cc.set_state(&mut self.cc_state, st, now);
+            if self.cc_hooks.has(Hooks::SET_STATE) {
+                self.cc.set_state(&mut self.cc_state, st, now);
+            }
             self.cc_state.ca_state = st;
+        }
+    }
+
+    /// Linux `tcp_ca_event`: `cwnd_event` if the algorithm has one.
+    #[inline(always)]
+    fn cc_event(&mut self, ev: CwndEvent, now: Nanos) {
+        if self.cc_hooks.has(Hooks::CWND_EVENT) {
+            self.cc.cwnd_event(&mut self.cc_state, ev, now);
         }
     }
 

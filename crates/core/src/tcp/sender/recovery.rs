@@ -169,8 +169,7 @@ impl PathSender {
                 // RFC 6675 / Linux tcp_end_cwnd_reduction: cwnd = ssthresh on exit.
                 self.rack_recovery_exit();
                 self.cc_state.cwnd = self.cc_state.ssthresh;
-                self.cc
-                    .cwnd_event(&mut self.cc_state, CwndEvent::CompleteCwr, now);
+                self.cc_event(CwndEvent::CompleteCwr, now);
                 self.set_ca_state(CaState::Open, now);
             }
         } else {
@@ -240,6 +239,8 @@ impl PathSender {
         let ps = match paths {
             Some(p) => p,
             None => {
+                // (`on_ack` syncs before this only for optional hooks)
+                self.sync_cc();
                 me = [self.view()];
                 &me[..]
             }

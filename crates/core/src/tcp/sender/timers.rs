@@ -130,7 +130,7 @@ impl PathSender {
             let me = [PathView::of(&self.cc_state)];
             let ps = paths.unwrap_or(&me);
             self.cc_state.ssthresh = self.cc.ssthresh(&self.cc_state, ps, now);
-            self.cc.cwnd_event(&mut self.cc_state, CwndEvent::Loss, now);
+            self.cc_event(CwndEvent::Loss, now);
         }
         self.set_ca_state(CaState::Loss, now);
         // RFC 5681 (5) / Linux: cwnd = 1 packet (LW).

@@ -93,8 +93,7 @@ impl PathSender {
             // Linux: tcp_init_cwnd_reduction + CWR + tcp_end_cwnd_reduction.
             self.cc_state.cwnd = ss;
             self.cc_state.cwnd_cnt = 0;
-            self.cc
-                .cwnd_event(&mut self.cc_state, CwndEvent::CompleteCwr, now);
+            self.cc_event(CwndEvent::CompleteCwr, now);
         } else if !not_dup {
             // pure duplicate ACK for the probe: no loss
             self.tlp_high_seq = None;

@@ -324,8 +324,7 @@ impl PathSender {
                 self.cwnd_restart(idle);
             }
             // Linux tcp_event_data_sent: CA_EVENT_TX_START with nothing in flight.
-            self.cc
-                .cwnd_event(&mut self.cc_state, CwndEvent::TxStart { idle }, now);
+            self.cc_event(CwndEvent::TxStart { idle }, now);
         }
     }
 
