@@ -257,7 +257,8 @@ pub trait Scheduler {
     /// and, when the views differ only in subflow `p`'s (the send moved its
     /// packets in flight and bytes unacknowledged) and `p` is still
     /// available, the next such decision is `Send(p)` again, whatever the
-    /// segment's length and the connection's view. The connection then
+    /// segment's length, the connection's view and a `new_push` between
+    /// the two. The connection then
     /// keeps sending on `p` without asking (`MptcpConnection::schedule_loop`;
     /// builds with invariants ask and compare). Asked once, when the
     /// connection is built; false unless a scheduler states it.
