@@ -262,6 +262,10 @@ pub struct MptcpConnection {
     /// `Scheduler::idle_without_available`: the scheduling loop may stop
     /// when no subflow is available, before building the views.
     idle_unavailable: bool,
+    /// `Scheduler::repeats_fresh_pick`: within a pass, new data keeps going
+    /// to the subflow the last new segment went to while it is available
+    /// (`schedule_loop`), without asking the scheduler again.
+    repeats_pick: bool,
     /// Something happened since the last `fill` (packet, timer, app call).
     dirty: bool,
     /// A scheduling pass is handing data to subflows: what they transmit
@@ -400,6 +404,7 @@ impl MptcpConnection {
         let sched = cfg.scheduler.build();
         let copies = sched.sends_copies();
         let idle_unavailable = sched.idle_without_available();
+        let repeats_pick = sched.repeats_fresh_pick();
         let cc = cfg
             .cc
             .build_with(cfg.tcp.cubic, cfg.tcp.hystart, cfg.tcp.jiffy_clock());
@@ -475,6 +480,7 @@ impl MptcpConnection {
             fallback_fin_pushed: false,
             copies,
             idle_unavailable,
+            repeats_pick,
             dirty: true,
             in_push: false,
             gave_up: None,
@@ -1631,7 +1637,20 @@ impl MptcpConnection {
         // queued on its subflow but not sent before the decision at the
         // fragment's start (see `FragPiece`).
         let mut held: Option<FragPiece> = None;
+        // The subflow the previous round's decision sent a segment to, when
+        // the scheduler's next decision is known (`repeats_fresh_pick`):
+        // that segment was sent nowhere before and fit the peer's window,
+        // it went to that one subflow alone (no held piece drained
+        // elsewhere), and the send moved only that subflow's view, which
+        // was updated and kept (`Handed::AloneInFlight`).
+        let mut repeat: Option<usize> = None;
         for _ in 0..100_000 {
+            // ... and still available: the pick of this round if its offer
+            // is also new data that fits (read from the kept view, which is
+            // the subflow's state: `check_views`)
+            let again = repeat
+                .take()
+                .filter(|&p| self.views_valid & (1u64 << p) != 0 && views[p].available());
             // Nothing to offer and nothing for `on_send_blocked` (the
             // receiving end on every data segment): stop before taking the
             // snapshot, which is all the loop below would do.
@@ -1659,7 +1678,10 @@ impl MptcpConnection {
             // No subflow available: the scheduler would answer Wait or
             // NoneAvailable and change nothing (`idle_without_available`),
             // which ends the loop below; stop before the snapshot.
-            if self.idle_unavailable && !self.sfs.iter().any(|s| self.sf_available(s)) {
+            if self.idle_unavailable
+                && again.is_none()
+                && !self.sfs.iter().any(|s| self.sf_available(s))
+            {
                 break;
             }
             let mut stale = !self.views_valid;
@@ -1732,24 +1754,33 @@ impl MptcpConnection {
             // (re-pushed data lies below `snd_nxt`, inside the window it was
             // first sent in: `mptcp_check_allowed_size` admits it)
             let fits = reinj || resend.is_some() || dsn + len as u64 <= self.send.wnd_end();
-            let conn = self.conn_view(fits);
-            let seg = Segment {
-                len,
-                reinjection: reinj,
-                sent_on: if reinj { self.send.sent_on(dsn) } else { 0 },
-                frag_boundary: reinj || self.send.enters_new_frag(dsn, len),
-            };
-            let out = self.sched.schedule(now, views_now, &conn, &seg);
-            if self.apply(now, &out) {
-                break;
-            }
-            if !out.penalize.is_empty() {
-                self.views_valid = 0;
-            }
-            let ids: &[usize] = match &out.decision {
-                Decision::Send(id) => std::slice::from_ref(id),
-                Decision::SendMany(ids) => ids,
-                Decision::Wait | Decision::NoneAvailable => break,
+            // The decision on new data that fits (the scheduler's
+            // `repeats_fresh_pick` holds for it).
+            let fresh = !reinj && fits && held.is_none();
+            let (out, pick);
+            pick = again.filter(|_| fresh);
+            let ids: &[usize] = match &pick {
+                Some(p) => {
+                    #[cfg(any(debug_assertions, feature = "invariants"))]
+                    self.check_repeat(now, views_now, dsn, len, *p);
+                    std::slice::from_ref(p)
+                }
+                None => {
+                    let conn = self.conn_view(fits);
+                    let seg = self.offer(dsn, len, reinj);
+                    out = self.sched.schedule(now, views_now, &conn, &seg);
+                    if self.apply(now, &out) {
+                        break;
+                    }
+                    if !out.penalize.is_empty() {
+                        self.views_valid = 0;
+                    }
+                    match &out.decision {
+                        Decision::Send(id) => std::slice::from_ref(id),
+                        Decision::SendMany(ids) => ids,
+                        Decision::Wait | Decision::NoneAvailable => break,
+                    }
+                }
             };
             let (mut len, mut fits) = (len, fits);
             if let Some(h) = held.take() {
@@ -1796,6 +1827,9 @@ impl MptcpConnection {
                     v.inflight_pkts += 1;
                     v.unacked_bytes += len as u64;
                     self.views_valid |= 1u64 << id;
+                    if fresh && self.repeats_pick && ids.len() == 1 {
+                        repeat = Some(id);
+                    }
                 }
                 if handed.taken() {
                     sent = true;
@@ -1818,6 +1852,32 @@ impl MptcpConnection {
         if let Some(h) = held {
             self.drain_subflow_cold(now, h.id);
         }
+    }
+
+    /// The segment [dsn, dsn + len) as the scheduler is offered it.
+    #[inline]
+    fn offer(&self, dsn: u64, len: u32, reinj: bool) -> Segment {
+        Segment {
+            len,
+            reinjection: reinj,
+            sent_on: if reinj { self.send.sent_on(dsn) } else { 0 },
+            frag_boundary: reinj || self.send.enters_new_frag(dsn, len),
+        }
+    }
+
+    /// Builds with invariants: the pick `schedule_loop` repeats without
+    /// asking (`Scheduler::repeats_fresh_pick`) is the scheduler's answer,
+    /// and the scheduler says nothing else.
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    fn check_repeat(&mut self, now: Nanos, views: &[SubflowView], dsn: u64, len: u32, p: usize) {
+        let conn = self.conn_view(true);
+        let seg = self.offer(dsn, len, false);
+        let out = self.sched.schedule(now, views, &conn, &seg);
+        assert_eq!(
+            out,
+            SchedOutcome::just(Decision::Send(p)),
+            "repeated pick of subflow {p}"
+        );
     }
 
     /// New data [d, d + l) as the push loop offers it: cut at the first

@@ -57,6 +57,18 @@ impl Scheduler for MinRtt {
     fn idle_without_available(&self) -> bool {
         true
     }
+
+    /// A segment sent nowhere yet goes to `available_fresh`'s pick, the
+    /// first lowest-srtt available subflow of the regular ones (the backup
+    /// ones only with no regular one available or temporarily unavailable),
+    /// and `RbufOpt::outcome` with the segment fitting the receive window
+    /// sends it there and touches no state. A send on that subflow `p`
+    /// changes neither its srtt nor its backup flag nor any other subflow:
+    /// the others' availability and srtt are those `p` won against, so
+    /// while `p` is available it wins again (the same first of equals).
+    fn repeats_fresh_pick(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

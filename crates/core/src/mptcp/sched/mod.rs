@@ -251,6 +251,21 @@ pub trait Scheduler {
         false
     }
 
+    /// A decision `Send(p)` for a segment sent nowhere yet (not a
+    /// reinjection, `Segment::sent_on` 0) that fits the peer's receive
+    /// window (`ConnView::fits_rwnd`) changes no state of the scheduler,
+    /// and, when the views differ only in subflow `p`'s (the send moved its
+    /// packets in flight and bytes unacknowledged) and `p` is still
+    /// available, the next such decision is `Send(p)` again, whatever the
+    /// segment's length, the connection's view and a `new_push` between
+    /// the two. The connection then
+    /// keeps sending on `p` without asking (`MptcpConnection::schedule_loop`;
+    /// builds with invariants ask and compare). Asked once, when the
+    /// connection is built; false unless a scheduler states it.
+    fn repeats_fresh_pick(&self) -> bool {
+        false
+    }
+
     /// A new push begins (upstream `__mptcp_push_pending` after an
     /// application write, `super::super::push`): the next decision is a
     /// fresh pick. Nothing for schedulers without a send burst.
