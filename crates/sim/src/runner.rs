@@ -258,6 +258,7 @@ pub fn mptcp_config(t: &sc::Transport, client_addrs: &[Addr]) -> Result<MptcpCon
         limits,
         add_addr_timeout: secs(o.add_addr_timeout_s),
         endpoints,
+        endpoint_order: client_addrs.to_vec(),
         tcp: tcp_config(t)?,
         cc: t.cc,
         scheduler: o.scheduler,

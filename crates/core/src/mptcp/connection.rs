@@ -175,6 +175,13 @@ pub struct MptcpConfig {
     pub capable: bool,
     /// Upstream path manager: flags of this host's endpoints by address.
     pub endpoints: Vec<(Addr, EpFlags)>,
+    /// This host's addresses in the order emulation adds them as in-kernel
+    /// PM endpoints (`ip mptcp endpoint add`, path order; emu
+    /// `configure_mptcp`). With the in-kernel PM's timing (`kpm`), `fullmesh`
+    /// opens its joins in this order, as pm_kernel.c walks
+    /// `pernet->local_addr_list` (appended to, `list_add_tail_rcu` in
+    /// `mptcp_pm_nl_append_new_local_addr`). Empty: `local_addrs`' order.
+    pub endpoint_order: Vec<Addr>,
     /// Backup flag changes of local addresses, in time order (MP_PRIO).
     pub prio_changes: Vec<PrioChange>,
     /// Upstream path manager: `ip mptcp limits` of this host (`pm_kernel.rs`).
@@ -202,6 +209,7 @@ impl Default for MptcpConfig {
             tlp: TlpMode::Subflow,
             capable: true,
             endpoints: Vec::new(),
+            endpoint_order: Vec::new(),
             prio_changes: Vec::new(),
             limits: PmLimits {
                 subflows: pm_kernel::MPTCP_PM_ADDR_MAX as u8,
@@ -823,13 +831,35 @@ impl MptcpConnection {
         let existing = self.subflow_pairs();
         let mut new = match (&mut self.kpm, self.cfg.pm) {
             (Some(k), PmKind::Upstream) => k.create_subflows(&self.cfg.endpoints, &existing),
-            (_, pm) => missing(&pm.wanted(&self.local_addrs, &self.remote_addrs), &existing),
+            (_, pm) => missing(&pm.wanted(&self.pm_locals(), &self.remote_addrs), &existing),
         };
         if !self.removed_addrs.is_empty() {
             // withdrawn addresses open no new subflow (`remove.rs`)
             new.retain(|(l, _)| !self.removed_addrs.contains(l));
         }
         self.open_subflows(now, &new);
+    }
+
+    /// The local addresses the path manager opens joins from, in its order:
+    /// with the in-kernel PM's timing (`kpm`) and `fullmesh`, the endpoint
+    /// list's (`MptcpConfig::endpoint_order`), which decides the joins'
+    /// places in `msk->conn_list` and so which of two equally idle subflows
+    /// `mptcp_subflow_get_send` picks first (it keeps the first of equal
+    /// linger times); else `local_addrs`, the initial one first (v0.9x).
+    fn pm_locals(&self) -> Vec<Addr> {
+        let order = &self.cfg.endpoint_order;
+        if self.kpm.is_some() && matches!(self.cfg.pm, PmKind::Fullmesh { .. }) && !order.is_empty()
+        {
+            let mut v: Vec<Addr> = order
+                .iter()
+                .copied()
+                .filter(|a| self.local_addrs.contains(a))
+                .collect();
+            v.extend(self.local_addrs.iter().filter(|a| !order.contains(a)));
+            v
+        } else {
+            self.local_addrs.clone()
+        }
     }
 
     /// (local, remote) of every subflow, the initial one first.
@@ -1204,6 +1234,23 @@ impl MptcpConnection {
         match (&mut self.kpm, self.cfg.pm) {
             (Some(k), PmKind::Upstream) => {
                 let new = k.add_addr_received(a.addr, a.addr_id, &self.cfg.endpoints, &existing);
+                self.open_subflows(now, &new);
+            }
+            (Some(_), PmKind::Fullmesh { .. }) if self.fully_established => {
+                // pm_kernel.c `mptcp_pm_nl_add_addr_received`: a join to the
+                // announced address from every fullmesh endpoint, in list
+                // order (`fill_local_addresses_vec`), before the PM worker
+                // runs a pending ESTABLISHED event (`__mptcp_pm_kernel_worker`
+                // takes ADD_ADDR_RECEIVED first): an ADD_ADDR that itself makes the
+                // connection fully established has its joins ahead of those
+                // the `subflow` endpoints open (`pm_create`).
+                let mut new: Vec<(Addr, Addr)> = self
+                    .pm_locals()
+                    .into_iter()
+                    .map(|l| (l, a.addr))
+                    .filter(|p| !existing.contains(p))
+                    .collect();
+                new.retain(|(l, _)| !self.removed_addrs.contains(l));
                 self.open_subflows(now, &new);
             }
             // fullmesh / default with the kernel's timing: their own subflow set

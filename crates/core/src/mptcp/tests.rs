@@ -1690,3 +1690,46 @@ fn upstream_subflows_change_only_at_page_fragment_starts() {
         .count();
     assert!(crossed > 0, "some segments run on across a fragment start");
 }
+
+/// Fullmesh with the in-kernel PM's timing (`kpm`): the joins take their
+/// places in the subflow list in the endpoint list's order (path order, as
+/// emulation adds the endpoints; pm_kernel.c `fill_local_addresses_vec` walks
+/// `pernet->local_addr_list`), not the initial address first. With the
+/// initial subflow on the client's second address, the join from the first
+/// address to the announced server address comes before the one from the
+/// second (seed 003's UiB->HKC fullmesh 2/1, docs/validation.md "Session 20";
+/// `mptcp_subflow_get_send` keeps the first of two equally idle subflows).
+#[test]
+fn kernel_fullmesh_joins_follow_the_endpoint_order() {
+    const S2: Addr = addr(10, 0, 1, 2);
+    let order = |endpoint_order: Vec<Addr>| {
+        let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
+        c.scheduler = SchedulerKind::Upstream;
+        let s = c.clone();
+        c.endpoint_order = endpoint_order;
+        let mut w = Wire::new(c.clone(), s.clone());
+        w.c = MptcpConnection::new(c, 0, Role::Client, &[A2, A1], 40000, &[S1], 80).unwrap();
+        w.s = MptcpConnection::new(s, 0, Role::Server, &[S1, S2], 80, &[], 40000).unwrap();
+        w.c.connect(0);
+        w.c.write(0, 200_000);
+        w.run(2 * SEC);
+        w.c.sfs
+            .iter()
+            .map(|s| (s.local, s.remote))
+            .collect::<Vec<_>>()
+    };
+    // the ADD_ADDR arrives with the first DATA_ACK and makes the connection
+    // fully established: its joins (every fullmesh endpoint, in list order)
+    // come first, then the `subflow` endpoint's join to the first address
+    // (`__mptcp_pm_kernel_worker`: ADD_ADDR_RECEIVED before ESTABLISHED)
+    let kernel = order(vec![A1, A2]);
+    assert_eq!(kernel, vec![(A2, S1), (A1, S2), (A2, S2), (A1, S1)]);
+    // the local addresses initial first instead (v0.9x's order, and main's
+    // before session 20): the join from the initial address leads
+    let initial_first = order(Vec::new());
+    let at = |v: &[(Addr, Addr)], p: (Addr, Addr)| v.iter().position(|&x| x == p).unwrap();
+    assert!(
+        at(&initial_first, (A2, S2)) < at(&initial_first, (A1, S2)),
+        "{initial_first:?}"
+    );
+}
