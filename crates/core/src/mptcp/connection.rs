@@ -2065,20 +2065,6 @@ impl MptcpConnection {
             self.syn_due || !self.sfs.iter().any(|s| s.syn_pending),
             "a SYN was queued without syn_due"
         );
-        if self.syn_due {
-            self.syn_due = false;
-            for i in 0..self.sfs.len() {
-                if self.sfs[i].syn_pending {
-                    let sf = &mut self.sfs[i];
-                    sf.syn_pending = false;
-                    if sf.syn_retx == 0 {
-                        sf.syn_sent_at = now;
-                    }
-                    sf.syn_timer = Some(now + sf.syn_rto);
-                    self.build_syn(i, now);
-                }
-            }
-        }
         let tracked = self.quiet_tracked();
         for i in 0..self.sfs.len() {
             let bit = 1u64 << (i % 64);
@@ -2102,6 +2088,28 @@ impl MptcpConnection {
             }
         }
         self.schedule(now);
+        // SYNs after the data of this instant: a join is opened by the PM
+        // worker (net/mptcp/pm.c: `mptcp_pm_fully_established` and
+        // `mptcp_pm_add_addr_received` only `mptcp_pm_schedule_work`;
+        // net/mptcp/protocol.c: `mptcp_worker` -> `__mptcp_subflow_connect`
+        // runs in process context), so the softirq that processed the ACK
+        // has already sent what that ACK released (`tcp_rcv_established` ->
+        // `tcp_data_snd_check`). The order decides which of the two reaches
+        // the bottleneck first (docs/validation.md, "Session 20: UDE->HU").
+        if self.syn_due {
+            self.syn_due = false;
+            for i in 0..self.sfs.len() {
+                if self.sfs[i].syn_pending {
+                    let sf = &mut self.sfs[i];
+                    sf.syn_pending = false;
+                    if sf.syn_retx == 0 {
+                        sf.syn_sent_at = now;
+                    }
+                    sf.syn_timer = Some(now + sf.syn_rto);
+                    self.build_syn(i, now);
+                }
+            }
+        }
         if self.mode == Mode::Mptcp && self.send.fin_ready() && self.fin_timer.is_none() {
             self.build_data_fin(now);
         }

@@ -1733,3 +1733,42 @@ fn kernel_fullmesh_joins_follow_the_endpoint_order() {
         "{initial_first:?}"
     );
 }
+
+/// The PM opens a join from its worker (net/mptcp/pm.c
+/// `mptcp_pm_fully_established` only schedules `mptcp_worker`), after the
+/// softirq that processed the ACK has sent the data that ACK released: an
+/// uploading client's join SYN leaves behind the segments its first
+/// DATA_ACK released from the subflow's queue. Before session 20 the SYN
+/// went first (docs/validation.md, "Session 20: UDE->HU"). Not asserted:
+/// data the scheduler hands out in the same instant still follows the SYN
+/// (the model drains it at the next poll).
+#[test]
+fn a_join_syn_leaves_after_the_data_its_ack_released() {
+    for pm in [
+        PmKind::Fullmesh { per_pair: 1 },
+        PmKind::Ndiffports { n: 2 },
+    ] {
+        let mut w = Wire::new(cfg(pm), cfg(pm));
+        w.c.connect(0);
+        w.c.write(0, 1 << 20);
+        w.run(300 * MS);
+        let log: Vec<(Nanos, bool, bool)> = w
+            .log
+            .iter()
+            .filter(|(_, p)| p.src == A1 || p.src == A2)
+            .map(|(t, p)| {
+                let s = p.tcp().unwrap();
+                let join =
+                    s.has(flags::SYN) && s.mptcp.as_ref().is_some_and(|o| o.join().is_some());
+                (*t, join, s.len > 0)
+            })
+            .collect();
+        let j = log.iter().position(|x| x.1).expect("a join");
+        let at = log[j].0;
+        let data_before = log[..j].iter().filter(|x| x.0 == at && x.2).count();
+        assert!(
+            data_before > 0,
+            "{pm:?}: the SYN left before the ACK's data"
+        );
+    }
+}
