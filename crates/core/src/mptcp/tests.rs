@@ -1738,10 +1738,14 @@ fn kernel_fullmesh_joins_follow_the_endpoint_order() {
 /// `mptcp_pm_fully_established` only schedules `mptcp_worker`), after the
 /// softirq that processed the ACK has sent the data that ACK released: an
 /// uploading client's join SYN leaves behind the segments its first
-/// DATA_ACK released from the subflow's queue. Before session 20 the SYN
-/// went first (docs/validation.md, "Session 20: UDE->HU"). Not asserted:
-/// data the scheduler hands out in the same instant still follows the SYN
-/// (the model drains it at the next poll).
+/// DATA_ACK released, from the subflow's queue or handed out by the
+/// scheduler in the same `fill` (`send_on` builds them at once). Before
+/// session 20 the SYN went first (docs/validation.md, "Session 20: UDE->HU").
+/// Not asserted: segments after the SYN at the same instant. This wire has
+/// no rate, so the other ACKs of the first flight arrive in the same
+/// nanosecond, each handled on its own, and their data follows the SYN
+/// (the kernel's worker would run after the whole softirq batch); with the
+/// ACKs spaced none follows ("Session 21: the kernel's ADD_ADDR").
 #[test]
 fn a_join_syn_leaves_after_the_data_its_ack_released() {
     for pm in [
