@@ -2492,7 +2492,8 @@ impl Endpoint for MptcpConnection {
                 if now >= t {
                     let sf = &mut self.sfs[i];
                     sf.syn_timer = None;
-                    if sf.syn_retx >= self.cfg.tcp.syn_retries {
+                    let active = sf.state == SfState::SynSent;
+                    if sf.syn_retx >= self.cfg.tcp.max_syn_retx(active) {
                         if sf.initial && self.mode == Mode::Handshake {
                             // Linux tcp_syn_retries on the initial subflow
                             self.gave_up = Some("tcp_syn_retries");
@@ -2502,7 +2503,9 @@ impl Endpoint for MptcpConnection {
                     }
                     sf.syn_retx += 1;
                     sf.snd.counters.rto_events += 1;
-                    sf.syn_rto = (sf.syn_rto * 2).min(self.cfg.tcp.rto_max);
+                    // tcp_retransmit_timer on the subflow: linear while
+                    // total_rto <= tcp_syn_linear_timeouts in SYN_SENT
+                    sf.syn_rto = self.cfg.tcp.next_syn_rto(sf.syn_rto, sf.syn_retx, active);
                     sf.syn_pending = true;
                     self.syn_due = true;
                 }

@@ -87,6 +87,15 @@ pub struct TcpConfig {
     pub dupthresh: u32,
     /// SYN retransmissions before giving up (Linux net.ipv4.tcp_syn_retries = 6).
     pub syn_retries: u32,
+    /// Linux net.ipv4.tcp_syn_linear_timeouts = 4 (since 6.5; the
+    /// validation host's 6.18 reads 4): an active opener's SYN timer is not
+    /// backed off while `total_rto <= 4`, so the first five SYN
+    /// retransmissions leave 1 s apart, and it gives up after
+    /// `tcp_syn_retries + tcp_syn_linear_timeouts` of them
+    /// (net/ipv4/tcp_timer.c `tcp_retransmit_timer`, `tcp_write_timeout`).
+    /// The passive side's SYN-ACK timer (`reqsk_timer_handler`) keeps the
+    /// exponential backoff. 0 = RFC 6298 (5.5) backoff from the first.
+    pub syn_linear_timeouts: u32,
 }
 
 impl Default for TcpConfig {
@@ -119,11 +128,33 @@ impl Default for TcpConfig {
             max_quickacks: 16,
             dupthresh: 3,
             syn_retries: 6,
+            syn_linear_timeouts: 4,
         }
     }
 }
 
 impl TcpConfig {
+    /// A SYN timeout, the `n`-th of the handshake (1-based, `total_rto`
+    /// after `tcp_update_rto_stats`), has fired: the next SYN timer, as
+    /// `tcp_retransmit_timer`'s `out_reset_timer` sets it. An active opener
+    /// (`TCP_SYN_SENT`) keeps `icsk_rto` while `total_rto <=
+    /// tcp_syn_linear_timeouts`; otherwise RFC 6298 (5.5): double it, up to
+    /// `TCP_RTO_MAX`.
+    pub fn next_syn_rto(&self, rto: Nanos, n: u32, active: bool) -> Nanos {
+        if active && n <= self.syn_linear_timeouts {
+            rto
+        } else {
+            (rto * 2).min(self.rto_max)
+        }
+    }
+
+    /// SYN retransmissions before giving up (`tcp_write_timeout`:
+    /// `max_retransmits = tcp_syn_retries`, plus `tcp_syn_linear_timeouts`
+    /// in `TCP_SYN_SENT`).
+    pub fn max_syn_retx(&self, active: bool) -> u32 {
+        self.syn_retries + if active { self.syn_linear_timeouts } else { 0 }
+    }
+
     /// The jiffy clock of the retransmission timer's wheel and of Linux
     /// CUBIC: `hz` at `hz_phase`.
     pub fn jiffy_clock(&self) -> crate::tcp::timer_wheel::JiffyClock {

@@ -595,7 +595,8 @@ impl Endpoint for TcpEndpoint {
         if let Some(t) = self.syn_timer {
             if now >= t {
                 self.syn_timer = None;
-                if self.syn_retx >= self.cfg.syn_retries {
+                let active = self.state == TcpState::SynSent;
+                if self.syn_retx >= self.cfg.max_syn_retx(active) {
                     // give up (Linux tcp_syn_retries)
                     self.gave_up = Some("tcp_syn_retries");
                     self.state = TcpState::Closed;
@@ -604,8 +605,9 @@ impl Endpoint for TcpEndpoint {
                 }
                 self.syn_retx += 1;
                 self.snd.counters.rto_events += 1;
-                // RFC 6298 (5.5): back off the SYN timer.
-                self.syn_rto = (self.syn_rto * 2).min(self.cfg.rto_max);
+                // back off the SYN timer (RFC 6298 (5.5)), linearly at
+                // first on the active side (tcp_syn_linear_timeouts)
+                self.syn_rto = self.cfg.next_syn_rto(self.syn_rto, self.syn_retx, active);
                 self.syn_pending = true;
             }
         }

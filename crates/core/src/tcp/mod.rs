@@ -90,7 +90,9 @@
 //!   with packet.rs's compact padding (Linux pads SACK separately: 4 more
 //!   bytes); a retransmission keeps its boundaries and carries only the SACK
 //!   blocks that fit within the MTU (Linux would fragment it instead).
-//! - SYN: 1 s initial RTO with backoff, tcp_syn_retries = 6; after a lost
+//! - SYN: 1 s initial RTO; the active side's first five retransmissions
+//!   1 s apart (tcp_syn_linear_timeouts = 4), then backoff; it gives up after
+//!   tcp_syn_retries + 4 = 10 (the passive side's SYN-ACK: backoff, 6); after a lost
 //!   handshake segment the data RTO starts at 3 s (RFC 6298 (5.7)) and, after
 //!   two or more, IW = 1 (Linux tcp_init_transfer). SYN timeouts count in
 //!   `rto_events`.
