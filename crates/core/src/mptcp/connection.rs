@@ -84,6 +84,9 @@ mod wake;
 // When a v0.9x client is fully established (its path manager's trigger).
 mod full_estab;
 use full_estab::{v09x_full_by_data, v09x_full_by_data_ack};
+// The scheduler loop's rounds that repeat the last pick.
+mod repeat;
+use repeat::Repeated;
 
 /// Subflow-level window given to each `PathSender`: the connection-level
 /// window is enforced by the connection (RFC 8684 3.3.5).
@@ -1693,7 +1696,20 @@ impl MptcpConnection {
         // elsewhere), and the send moved only that subflow's view, which
         // was updated and kept (`Handed::AloneInFlight`).
         let mut repeat: Option<usize> = None;
-        for _ in 0..100_000 {
+        const ROUNDS: u32 = 100_000;
+        let mut rounds = 0;
+        loop {
+            // The plain repeated rounds run in a loop of their own (`repeat.rs`).
+            if let Some(p) = repeat {
+                match self.repeat_sends(now, mss, views, p, &mut rounds, ROUNDS) {
+                    Repeated::General(r) => repeat = r,
+                    Repeated::Stop => break,
+                }
+            }
+            if rounds == ROUNDS {
+                break;
+            }
+            rounds += 1;
             // ... and still available: the pick of this round if its offer
             // is also new data that fits (read from the kept view, which is
             // the subflow's state: `check_views`)
