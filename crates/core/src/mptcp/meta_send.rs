@@ -428,7 +428,9 @@ impl MetaSend {
     /// segment; a sender's duplicate ACKs) acknowledges nothing new: it
     /// takes the window, and the send edge (`ack_update_msk`), and returns,
     /// without the scans of the slow path, which would find nothing to
-    /// drop. When `una` was set every queue was cleaned up to it, and what
+    /// drop. (Linux 6.18 net/mptcp/options.c `ack_update_msk` has the same
+    /// shape: the clean-up, `__mptcp_data_acked`, runs only
+    /// `if (after64(new_snd_una, old_snd_una))`.) When `una` was set every queue was cleaned up to it, and what
     /// joins them later ends above it: `mark_sent` takes new data at `nxt`,
     /// the reinjection and re-push queues' fronts above `una`, or a copy of
     /// an in-flight segment; `queue_reinject` and `retransmit_pending`

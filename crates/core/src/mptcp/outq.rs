@@ -30,7 +30,7 @@ impl OutQueue {
         }
         let i = (self.head + self.len) & (self.buf.len() - 1);
         // (the slot is free: nothing to drop)
-        let old = std::mem::replace(&mut self.buf[i], Some(p));
+        let old = self.buf[i].replace(p);
         debug_assert!(old.is_none());
         std::mem::forget(old);
         self.len += 1;
