@@ -60,6 +60,7 @@ use super::add_addr::AddAddrTimers;
 use super::meta_recv::MetaRecv;
 use super::meta_send::MetaSend;
 use super::msk_rtx::{self, MskRtx};
+use super::outq::OutQueue;
 use super::pm::{missing, EpFlags, PmKind};
 use super::pm_kernel::{self, KernelPm, PmLimits};
 use super::prio::PrioChange;
@@ -83,6 +84,9 @@ mod wake;
 // When a v0.9x client is fully established (its path manager's trigger).
 mod full_estab;
 use full_estab::{v09x_full_by_data, v09x_full_by_data_ack};
+// The scheduler loop's rounds that repeat the last pick.
+mod repeat;
+use repeat::Repeated;
 
 /// Subflow-level window given to each `PathSender`: the connection-level
 /// window is enforced by the connection (RFC 8684 3.3.5).
@@ -330,7 +334,7 @@ pub struct MptcpConnection {
     /// The earliest time of the scenario's scheduled events still to come
     /// (`scheduled_events`), kept so `poll_timeout` folds one value.
     sched_next: Option<Nanos>,
-    out: VecDeque<Packet>,
+    out: OutQueue,
     events: VecDeque<AppEvent>,
     /// Reused buffers for the per-ACK and per-segment subflow snapshots
     /// (`path_views`, `sched_views`), so building them does not allocate.
@@ -475,7 +479,7 @@ impl MptcpConnection {
             sched,
             coupled,
             events: VecDeque::new(),
-            out: VecDeque::new(),
+            out: OutQueue::default(),
             write_blocked: false,
             app_closed: false,
             close_reported: false,
@@ -710,8 +714,9 @@ impl MptcpConnection {
     /// size `finish_back` would give, without laying the segment out again.
     /// Written to the queue once: building it in the queue's slot and
     /// reading its payload tag back (`seg_mut`) stalled on that load (a
-    /// third of `build_tx`'s samples in `perf annotate`).
-    #[inline]
+    /// third of `build_tx`'s samples in `perf annotate`). Always inlined:
+    /// with the push inlined (`OutQueue`) LLVM kept it out of line.
+    #[inline(always)]
     fn queue_sized(&mut self, i: usize, s: TcpSegment, optlen: u32) {
         debug_assert_eq!(optlen, s.options_len(), "option bytes of {s:?}");
         let size = self.cfg.tcp.ip.header_len() + crate::packet::TCP_HEADER + optlen + s.len;
@@ -1691,7 +1696,20 @@ impl MptcpConnection {
         // elsewhere), and the send moved only that subflow's view, which
         // was updated and kept (`Handed::AloneInFlight`).
         let mut repeat: Option<usize> = None;
-        for _ in 0..100_000 {
+        const ROUNDS: u32 = 100_000;
+        let mut rounds = 0;
+        loop {
+            // The plain repeated rounds run in a loop of their own (`repeat.rs`).
+            if let Some(p) = repeat {
+                match self.repeat_sends(now, mss, views, p, &mut rounds, ROUNDS) {
+                    Repeated::General(r) => repeat = r,
+                    Repeated::Stop => break,
+                }
+            }
+            if rounds == ROUNDS {
+                break;
+            }
+            rounds += 1;
             // ... and still available: the pick of this round if its offer
             // is also new data that fits (read from the kept view, which is
             // the subflow's state: `check_views`)

@@ -423,7 +423,65 @@ impl MetaSend {
     }
 
     /// A DATA_ACK and window arrived (RFC 8684 3.3.2). Returns bytes newly acked.
+    ///
+    /// A DATA_ACK at `una` (the receiving end of a transfer, on every data
+    /// segment; a sender's duplicate ACKs) acknowledges nothing new: it
+    /// takes the window, and the send edge (`ack_update_msk`), and returns,
+    /// without the scans of the slow path, which would find nothing to
+    /// drop. (Linux 6.18 net/mptcp/options.c `ack_update_msk` has the same
+    /// shape: the clean-up, `__mptcp_data_acked`, runs only
+    /// `if (after64(new_snd_una, old_snd_una))`.) When `una` was set every queue was cleaned up to it, and what
+    /// joins them later ends above it: `mark_sent` takes new data at `nxt`,
+    /// the reinjection and re-push queues' fronts above `una`, or a copy of
+    /// an in-flight segment; `queue_reinject` and `retransmit_pending`
+    /// refuse acknowledged data; a page fragment's end only grows (the
+    /// next fragment's start, or `write_seq`). So the slow path's
+    /// `fin_acked` test (`ack > write_seq` is impossible at `una`) and its
+    /// loops change nothing; builds with invariants check the loops'
+    /// queues (`check_clean_at`). Inlined into `on_segment`: the test
+    /// replaces a call for every data segment received.
+    #[inline(always)]
     pub fn on_data_ack(&mut self, ack: u64, wnd: u64) -> u64 {
+        if ack == self.una {
+            if let Some(end) = &mut self.kernel_wnd_end {
+                // (`ack <= nxt`: the DATA_ACK offers its own edge)
+                *end = (*end).max(ack + wnd);
+            }
+            self.peer_wnd = wnd;
+            #[cfg(any(debug_assertions, feature = "invariants"))]
+            self.check_clean_at(ack);
+            return 0;
+        }
+        self.on_new_data_ack(ack, wnd)
+    }
+
+    /// Builds with invariants: nothing the slow path of `on_data_ack` drops
+    /// at `ack` is queued (the fast path's premise).
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    fn check_clean_at(&self, ack: u64) {
+        assert!(self.una <= self.write_seq && self.nxt >= self.una);
+        if let Some((d, s)) = self.inflight.first() {
+            assert!(
+                d + s.len as u64 > ack,
+                "in flight [{d}, +{}) at {ack}",
+                s.len
+            );
+        }
+        if !self.dfrags.is_empty() {
+            let end = self.dfrags.get(1).map_or(self.write_seq, |d| d.0);
+            assert!(end > ack, "fragment ending at {end} at {ack}");
+        }
+        for q in [&self.reinject, &self.resend] {
+            assert!(
+                q.q.iter().all(|&(d, l)| d + l as u64 > ack),
+                "{q:?} at {ack}"
+            );
+        }
+    }
+
+    /// `on_data_ack` of a DATA_ACK other than `una`.
+    #[inline(never)]
+    fn on_new_data_ack(&mut self, ack: u64, wnd: u64) -> u64 {
         let fin_dsn = self.write_seq + 1;
         if self.fin_queued && ack >= fin_dsn {
             self.fin_acked = true;

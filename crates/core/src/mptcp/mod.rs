@@ -19,6 +19,7 @@ pub mod connection;
 pub mod meta_recv;
 pub mod meta_send;
 pub mod msk_rtx;
+mod outq;
 pub mod pm;
 pub mod pm_kernel;
 pub mod prio;

@@ -84,6 +84,16 @@ impl Pushes {
         }
     }
 
+    /// `step(nxt)`'s `end` when it would drop no write (so no new push
+    /// begins), without changing anything; `None` when it would drop one.
+    #[inline]
+    pub fn quiet_at(&self, nxt: u64) -> Option<u64> {
+        match self.ends.front() {
+            Some(&e) if e <= nxt => None,
+            f => Some(f.copied().unwrap_or(u64::MAX)),
+        }
+    }
+
     /// The scheduling pass ended: the writes not replayed merge into the
     /// next pass (the kernel's pushes would have stopped at once).
     pub fn clear(&mut self) {
@@ -94,6 +104,28 @@ impl Pushes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `quiet_at` is `Some(step(nxt).end)` exactly when `step(nxt)` drops no
+    /// write (and so changes nothing), for every offer position around
+    /// three writes.
+    #[test]
+    fn quiet_at_is_a_step_that_drops_nothing() {
+        for nxt in [0, 1, 1460, 1461, 1462, 2920, 2921, 4381, 5000] {
+            let mut p = Pushes::default();
+            for k in 1..=3 {
+                p.on_write(1 + 1460 * k);
+            }
+            let quiet = p.quiet_at(nxt);
+            let before = p.ends.clone();
+            let step = p.step(nxt);
+            let dropped = p.ends != before;
+            assert_eq!(quiet.is_none(), dropped, "{nxt}");
+            if let Some(end) = quiet {
+                assert_eq!((step.new_push, step.end), (false, end), "{nxt}");
+            }
+        }
+        assert_eq!(Pushes::default().quiet_at(7), Some(u64::MAX));
+    }
 
     #[test]
     fn each_write_is_a_push_of_its_own() {
