@@ -294,6 +294,11 @@ pub struct MptcpConnection {
     syn_due: bool,
     /// Reset by MP_FASTCLOSE (sent or received): nothing more happens.
     aborted: bool,
+    /// `cfg.tcp.ip`, fixed at construction, copied into this block (the
+    /// padding before `snd_quiet`): every segment built reads it for its
+    /// size, and `cfg` lies a kilobyte further on, a line of its own per
+    /// segment at 10,000 connections (docs/performance.md "Session 21").
+    ip: crate::packet::IpVersion,
     /// Subflows (bit `1 << id`) whose `drain_subflow` would do nothing:
     /// `fill` drained them, their sender had nothing to send
     /// (`PathSender::nothing_to_send`, so the drain took `next_tx`'s quick
@@ -330,6 +335,17 @@ pub struct MptcpConnection {
     /// A coupled congestion control, shared by the subflows' senders.
     coupled: Option<SharedCc>,
     sched: Box<dyn Scheduler>,
+    /// Upstream: the connection-level retransmission timer and stale
+    /// subflow detection (`super::msk_rtx`), instead of the v0.9x
+    /// potentially-failed subflow and RTO reinjection. Boxed, here among
+    /// the per-packet fields: every segment and pass tests whether it is
+    /// there (`on_segment`, `quiet_tracked`), and the test read a line of
+    /// its own at 10,000 connections when the 56-byte state lay after
+    /// `send` and `recv` (docs/performance.md "Session 21").
+    msk_rtx: Option<Box<MskRtx>>,
+    /// Upstream scheduler: per-subflow send buffers (`super::sndbuf`);
+    /// boxed and here for the same reason as `msk_rtx`.
+    bufs: Option<Box<SendBuffers>>,
     fin_timer: Option<Nanos>,
     /// The earliest time of the scenario's scheduled events still to come
     /// (`scheduled_events`), kept so `poll_timeout` folds one value.
@@ -344,12 +360,6 @@ pub struct MptcpConnection {
     pub recv: MetaRecv,
     /// `msk->scaling_ratio` and the measure that re-reads it (`rcv_space.rs`).
     rcv_space: super::rcv_space::MskRcvSpace,
-    /// Upstream: the connection-level retransmission timer and stale
-    /// subflow detection (`super::msk_rtx`), instead of the v0.9x
-    /// potentially-failed subflow and RTO reinjection.
-    msk_rtx: Option<MskRtx>,
-    /// Upstream scheduler: per-subflow send buffers (`super::sndbuf`).
-    bufs: Option<SendBuffers>,
     /// Upstream: the application writes not yet pushed, each a push of its
     /// own (`super::push`).
     pushes: Pushes,
@@ -459,6 +469,7 @@ impl MptcpConnection {
             recv
         };
         let mut c = MptcpConnection {
+            ip: tcp.ip,
             cfg: MptcpConfig { tcp, ..cfg },
             flow,
             role,
@@ -509,8 +520,8 @@ impl MptcpConnection {
             rm_addr_pending: VecDeque::new(),
             peer_ids: Vec::new(),
             aborted: false,
-            msk_rtx: bufs.is_some().then(MskRtx::default),
-            bufs,
+            msk_rtx: bufs.is_some().then(Box::<MskRtx>::default),
+            bufs: bufs.map(Box::new),
             pushes: Pushes::default(),
         };
         c.refresh_sched_next();
@@ -702,7 +713,7 @@ impl MptcpConnection {
     /// was a parameter (a call per packet showed in callgrind).
     #[inline]
     fn finish_back(&mut self, i: usize) {
-        let ip = self.cfg.tcp.ip;
+        let ip = self.ip;
         let p = self.out.back_mut().expect("a packet was queued");
         let s = seg_mut(p);
         p.size = s.header_len(ip) + s.len;
@@ -719,7 +730,7 @@ impl MptcpConnection {
     #[inline(always)]
     fn queue_sized(&mut self, i: usize, s: TcpSegment, optlen: u32) {
         debug_assert_eq!(optlen, s.options_len(), "option bytes of {s:?}");
-        let size = self.cfg.tcp.ip.header_len() + crate::packet::TCP_HEADER + optlen + s.len;
+        let size = self.ip.header_len() + crate::packet::TCP_HEADER + optlen + s.len;
         let sf = &mut self.sfs[i];
         sf.snd.counters.packets_sent += 1;
         self.out.push_back(Packet {
@@ -2643,5 +2654,24 @@ impl Endpoint for MptcpConnection {
             delays: self.recv.ofo_delays.clone(),
             hol_time: self.recv.hol_time,
         })
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::MptcpConnection;
+    use std::mem::offset_of;
+
+    /// docs/performance.md "Session 21": the upstream model's state is
+    /// boxed among the per-packet fields (every segment tests whether it is
+    /// there), and the IP version every segment built reads lies in the
+    /// small fields' block, not in `cfg` at the record's end.
+    #[test]
+    fn the_per_segment_tests_read_the_hot_head() {
+        let send = offset_of!(MptcpConnection, send);
+        assert!(offset_of!(MptcpConnection, msk_rtx) < send);
+        assert!(offset_of!(MptcpConnection, bufs) < send);
+        assert!(offset_of!(MptcpConnection, ip) < offset_of!(MptcpConnection, snd_quiet));
+        assert!(offset_of!(MptcpConnection, snd_quiet) <= 32);
     }
 }

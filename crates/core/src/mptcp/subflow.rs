@@ -39,6 +39,12 @@ pub struct Mapping {
 /// fields every arriving segment reads on each subflow it tries
 /// (`matches`: addresses and ports) and `poll_timeout` folds (`syn_timer`)
 /// first, then the sender, whose own hot fields lead it, and the receiver.
+/// Right before the receiver (docs/performance.md "Session 21"): the
+/// window every segment reads (`snd_wnd`), the `tx_maps` header every ACK
+/// prunes, and what every data segment updates or reads besides the
+/// receiver (`rcv_rtt`, the `rx_maps` header): 96 bytes that sat in four
+/// places of the record's last 600 bytes, `rcv_rtt` on a line of its own
+/// at its end.
 #[derive(Debug)]
 #[repr(C)]
 pub struct Subflow {
@@ -73,7 +79,6 @@ pub struct Subflow {
     /// MP_PRIO to send on this subflow (RFC 8684 3.3.8): its new backup flag.
     pub prio_pending: Option<bool>,
     pub snd: PathSender,
-    pub rcv: PathReceiver,
     /// The subflow's TCP `snd_wnd`/`snd_wl1` from the windows its ACKs
     /// carry (the connection's window, relative to the DATA_ACK), for the
     /// connection's send edge (`MetaSend::with_kernel_wnd_edge`); `snd`
@@ -81,9 +86,13 @@ pub struct Subflow {
     pub snd_wnd: SndWnd,
     /// Mappings of data handed to the sender, not yet acked at subflow level.
     pub tx_maps: VecDeque<Mapping>,
+    /// `tp->rcv_rtt_est` from the timestamps of received data, which the
+    /// connection's `mptcp_rcv_space_adjust` paces itself by (`rcv_space.rs`).
+    pub rcv_rtt: super::rcv_space::RcvRttEst,
     /// Received mappings waiting for subflow-level in-order delivery:
     /// subflow sequence -> (DSN, length).
     pub rx_maps: SeqMap<(u64, u32)>,
+    pub rcv: PathReceiver,
     /// The skbs of the send queue, for `sk_wmem_queued` (upstream
     /// scheduler with per-subflow send buffers only, `push_queued`).
     pub skbs: SkbQueue,
@@ -92,9 +101,6 @@ pub struct Subflow {
     pub rx_map_check: crate::invariants::MappingCheck,
     pub syn_sent_at: Nanos,
     pub syn_rto: Nanos,
-    /// `tp->rcv_rtt_est` from the timestamps of received data, which the
-    /// connection's `mptcp_rcv_space_adjust` paces itself by (`rcv_space.rs`).
-    pub rcv_rtt: super::rcv_space::RcvRttEst,
 }
 
 impl Subflow {
@@ -276,5 +282,16 @@ mod layout_tests {
         assert_eq!(offset_of!(PathReceiver, rcv_nxt), 0);
         assert!(offset_of!(PathReceiver, delack_deadline) < 64);
         assert!(offset_of!(PathReceiver, ts_ok) < offset_of!(PathReceiver, rcv_mss) + 64);
+        // docs/performance.md "Session 21": what every segment reads
+        // beside the receiver lies right before it
+        let rcv = offset_of!(Subflow, rcv);
+        for o in [
+            offset_of!(Subflow, snd_wnd),
+            offset_of!(Subflow, tx_maps),
+            offset_of!(Subflow, rcv_rtt),
+            offset_of!(Subflow, rx_maps),
+        ] {
+            assert!(o < rcv && o + 96 >= rcv, "offset {o}, receiver at {rcv}");
+        }
     }
 }

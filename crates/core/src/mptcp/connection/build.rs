@@ -58,7 +58,7 @@ impl MptcpConnection {
             } else {
                 u32::MAX
             };
-            let ip = self.cfg.tcp.ip;
+            let ip = self.ip;
             match self.add_addr_pending.front() {
                 Some(&(id, a, echo)) if room >= crate::optlen::add_addr_len(ip, echo, false) => {
                     room = room.saturating_sub(crate::optlen::add_addr_len(ip, echo, false));
@@ -290,7 +290,7 @@ impl MptcpConnection {
         let Some(i) = self.best_subflow() else { return };
         let dsn = self.send.write_seq;
         self.build_ack(i, now);
-        let ip = self.cfg.tcp.ip;
+        let ip = self.ip;
         if let Some(p) = self.out.back_mut() {
             let s = seg_mut(p);
             if let Some(d) = s.mptcp.as_mut().and_then(|o| o.dss.as_mut()) {

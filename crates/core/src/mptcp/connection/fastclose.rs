@@ -43,7 +43,7 @@ impl MptcpConnection {
                     ..Default::default()
                 })
             });
-            p.size = s.header_len(self.cfg.tcp.ip);
+            p.size = s.header_len(self.ip);
         }
         self.abort(if fast { "mp_fastclose" } else { "tcp_reset" });
     }
