@@ -21,7 +21,9 @@
 //!   application keeps a timer queued, most of them far in the future, while
 //!   almost all pops and pushes are packet arrivals: those now sift through
 //!   a heap of about a third of the size. A pop takes the earlier of the two
-//!   roots;
+//!   roots; the timer heap's root is kept beside the heaps (`timer_top`),
+//!   so that a pop reads one key for the timers, and that heap fills the
+//!   hole of a pop at once;
 //! * once the event heap holds `calendar::SPILL_FROM` entries (thousands of
 //!   connections), the events not due soon wait in a calendar of time
 //!   buckets (`crate::calendar`) and the heap holds only the current
@@ -208,8 +210,24 @@ pub struct EventQueue<E: Packed> {
     last: Nanos,
     /// Renumber when `seq` reaches this (`SEQ_LIMIT`; lower in tests).
     seq_limit: u64,
+    /// The timer heap's root (lane 1's earliest key), `NO_TIMER_KEY` when
+    /// it is empty. Every pop compares the two lanes' earliest keys, and
+    /// almost all pops are packet arrivals while timers are pushed and
+    /// popped about once per thousand events (the htsim benchmark): the
+    /// key kept here spares each pop the timer heap's hole test, its
+    /// emptiness test and the load of its buffer (docs/performance.md
+    /// "Session 22 pass"). The timer heap therefore never keeps a hole: a
+    /// timer pop fills it at once (`pop_timer`).
+    timer_top: u128,
     _ev: std::marker::PhantomData<E>,
 }
+
+/// `EventQueue::timer_top` when the timer heap is empty. A real key could
+/// equal it only with time `Nanos::MAX` and the last sequence number before
+/// a renumbering; even then the comparison in `first` stays right, since
+/// the event key it is compared with differs from it and `first` asks the
+/// heap itself whether a timer exists when there is no event.
+const NO_TIMER_KEY: u128 = u128::MAX;
 
 impl<E: Packed> EventQueue<E> {
     pub fn new() -> Self {
@@ -220,6 +238,7 @@ impl<E: Packed> EventQueue<E> {
             popped: 0,
             last: 0,
             seq_limit: SEQ_LIMIT,
+            timer_top: NO_TIMER_KEY,
             _ev: std::marker::PhantomData,
         }
     }
@@ -234,7 +253,10 @@ impl<E: Packed> EventQueue<E> {
         let k = (time as u128) << 64 | ((self.seq << CODE_BITS) | code as u64) as u128;
         self.seq += 1;
         if lane == 1 {
-            self.lanes[1].push(k);
+            // (no hole in the timer heap: `pop_timer` fills it)
+            debug_assert!(!self.lanes[1].hole);
+            self.lanes[1].push_end(k);
+            self.timer_top = self.timer_top.min(k);
         } else if time >= self.cal.bot_end {
             // (never while the calendar is off: `bot_end` is the largest time)
             self.cal.push(k);
@@ -273,6 +295,7 @@ impl<E: Packed> EventQueue<E> {
             self.lanes[l].push(k);
         }
         self.seq = all.len() as u64;
+        self.timer_top = self.lanes[1].heap.first().copied().unwrap_or(NO_TIMER_KEY);
     }
 
     /// Schedule an event.
@@ -291,18 +314,15 @@ impl<E: Packed> EventQueue<E> {
     /// The lane holding the earliest entry, and that entry.
     #[inline(always)]
     fn first(&mut self) -> Option<(usize, u128)> {
-        let [events, timers] = &mut self.lanes;
-        let timers = timers.top();
-        match events.top() {
-            Some(&a) => match timers {
-                Some(&b) if b < a => Some((1, b)),
-                _ => Some((0, a)),
-            },
+        let timer = self.timer_top;
+        match self.lanes[0].top() {
+            // an empty timer heap's `NO_TIMER_KEY` is never below `a`
+            Some(&a) => Some(if timer < a { (1, timer) } else { (0, a) }),
             // the calendar is asked only when the event heap runs dry
             // (below `SPILL_FROM` it holds nothing, and a pop costs no
             // test of it)
             None if self.cal.held() > 0 => self.first_refilled(),
-            None => timers.map(|&b| (1, b)),
+            None => (!self.lanes[1].heap.is_empty()).then_some((1, timer)),
         }
     }
 
@@ -317,11 +337,26 @@ impl<E: Packed> EventQueue<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<(Nanos, E)> {
         let (l, k) = self.first()?;
-        // the root becomes the hole
-        self.lanes[l].hole = true;
+        if l == 0 {
+            // the root becomes the hole
+            self.lanes[0].hole = true;
+        } else {
+            self.pop_timer();
+        }
         self.popped += 1;
         self.last = (k >> 64) as Nanos;
         Some((self.last, E::unpack(k as u32 & (CODE_LIMIT - 1))))
+    }
+
+    /// Take the timer heap's root (`first` chose it): the last entry fills
+    /// its place at once, and `timer_top` is the new root. A call: timers
+    /// are about one pop in a thousand.
+    #[inline(never)]
+    fn pop_timer(&mut self) {
+        let t = &mut self.lanes[1];
+        t.hole = true;
+        t.fill_root();
+        self.timer_top = t.heap.first().copied().unwrap_or(NO_TIMER_KEY);
     }
 
     /// Events (not timers) that may come soon, for prefetching their
@@ -442,10 +477,19 @@ mod tests {
                 }
             }
             assert_eq!(q.len(), reference.len());
+            assert_timer_top(&q);
             max_len = max_len.max(q.len());
         }
         assert!(max_len > 1000, "the heaps must grow deep: {max_len}");
         assert_eq!(q.peek_time(), reference.iter().map(|r| r.0).min());
+    }
+
+    /// The kept key is the timer heap's root, and that heap has no hole
+    /// (`EventQueue::timer_top`).
+    fn assert_timer_top(q: &EventQueue<u32>) {
+        let t = &q.lanes[1];
+        assert!(!t.hole, "the timer heap keeps no hole");
+        assert_eq!(q.timer_top, t.heap.first().copied().unwrap_or(NO_TIMER_KEY));
     }
 
     #[test]
@@ -519,6 +563,7 @@ mod tests {
                 popped += 1;
             }
             assert_eq!(q.len(), reference.len());
+            assert_timer_top(&q);
         }
         while let Some(Reverse((t, _, e))) = reference.pop() {
             assert_eq!(q.pop(), Some((t, e)));
