@@ -64,7 +64,14 @@ pub struct Balia {
 impl Balia {
     /// ACK of `acked_pkts` new packets on subflow `me` (cwnd-limited).
     pub fn on_ack(&mut self, me: usize, subflows: &[SubflowCc], acked_pkts: u32) -> CwndUpdate {
-        linked_increase(&mut self.acc, me, subflows, acked_pkts, increase_per_ack)
+        ensure(&mut self.acc, subflows.len());
+        linked_increase(
+            &mut self.acc[me],
+            me,
+            subflows,
+            acked_pkts,
+            increase_per_ack,
+        )
     }
 
     pub fn ssthresh_on_loss(&mut self, me: usize, subflows: &[SubflowCc]) -> u32 {

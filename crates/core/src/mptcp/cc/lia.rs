@@ -149,21 +149,39 @@ pub fn increase_per_ack(me: usize, subflows: &[SubflowCc]) -> f64 {
     linked.min(reno)
 }
 
-/// LIA state: only the fractional window counters.
+/// LIA's state of one subflow, by position: its fractional window counter
+/// and what `on_ack_paths` remembers of it.
+#[derive(Clone, Copy, Debug, Default)]
+struct LiaPath {
+    acc: CwndAcc,
+    /// The subflow's alpha terms of the last ACK (`Terms`).
+    terms: Terms,
+    /// The subflow's Reno increase 1 / cwnd with the cwnd it is for (the
+    /// window moves by whole packets, so most ACKs find it unchanged).
+    reno: (u32, f64),
+}
+
+/// LIA state: only the fractional window counters, and the terms kept
+/// beside them. One vector of per-subflow records rather than one vector
+/// per field: an ACK grows and indexes one vector, not three
+/// (docs/performance.md "Session 22 pass").
 #[derive(Clone, Debug, Default)]
 pub struct Lia {
-    acc: Vec<CwndAcc>,
-    /// Each subflow's alpha terms of the last ACK (`Terms`), by position.
-    terms: Vec<Terms>,
-    /// Each subflow's Reno increase 1 / cwnd with the cwnd it is for (the
-    /// window moves by whole packets, so most ACKs find it unchanged).
-    reno: Vec<(u32, f64)>,
+    paths: Vec<LiaPath>,
 }
 
 impl Lia {
     /// ACK of `acked_pkts` new packets on subflow `me` (cwnd-limited).
     pub fn on_ack(&mut self, me: usize, subflows: &[SubflowCc], acked_pkts: u32) -> CwndUpdate {
-        linked_increase(&mut self.acc, me, subflows, acked_pkts, increase_per_ack)
+        ensure(&mut self.paths, subflows.len());
+        let acc = &mut self.paths[me].acc;
+        linked_increase(acc, me, subflows, acked_pkts, increase_per_ack)
+    }
+
+    /// The fractional window counters, by position (for tests).
+    #[cfg(test)]
+    fn accs(&self) -> Vec<CwndAcc> {
+        self.paths.iter().map(|p| p.acc).collect()
     }
 
     /// `on_ack` for the calling path `mine` at position `me` of `paths`
@@ -181,7 +199,10 @@ impl Lia {
         paths: &[PathView],
         acked_pkts: u32,
     ) -> CwndUpdate {
-        ensure(&mut self.acc, n);
+        // (grown for every call, as before the records were one vector:
+        // `ssthresh_on_loss` and the snapshot form see the same length)
+        ensure(&mut self.paths, n);
+        let st = &mut self.paths[..n];
         let s = mine;
         let (mut cwnd, mut left) = (s.cwnd, acked_pkts);
         if s.in_slow_start() {
@@ -189,8 +210,7 @@ impl Lia {
         }
         if left > 0 {
             // `increase_per_ack` with `me`'s window after slow start
-            ensure(&mut self.reno, n);
-            let r = &mut self.reno[me];
+            let r = &mut st[me].reno;
             if r.0 != cwnd || r.1 == 0.0 {
                 *r = (cwnd, 1.0 / cwnd.max(1) as f64);
             }
@@ -199,11 +219,9 @@ impl Lia {
                 reno
             } else {
                 let mut a = AlphaSums::default();
-                ensure(&mut self.terms, n);
                 // by position, not over `paths`: with no paths the
                 // snapshot is `mine` alone (n = 1)
-                #[allow(clippy::needless_range_loop)]
-                for j in 0..n {
+                for (j, t) in st.iter_mut().enumerate() {
                     if j == me {
                         // (an ACK moves its own subflow's srtt almost
                         // always: computed afresh, not remembered)
@@ -211,7 +229,7 @@ impl Lia {
                     } else {
                         let p = path_cc(&paths[j]);
                         if p.coupled() {
-                            a.add_terms(self.terms[j].of(p.cwnd, p.mss, p.srtt));
+                            a.add_terms(t.terms.of(p.cwnd, p.mss, p.srtt));
                         }
                     }
                 }
@@ -219,7 +237,7 @@ impl Lia {
                 let linked = alpha * s.mss as f64 / total;
                 linked.min(reno)
             };
-            cwnd = self.acc[me].apply(cwnd, inc_pkts * left as f64);
+            cwnd = st[me].acc.apply(cwnd, inc_pkts * left as f64);
         }
         CwndUpdate {
             cwnd,
@@ -229,8 +247,8 @@ impl Lia {
 
     /// RFC 6356 section 3: "the decrease is unchanged", Reno halving.
     pub fn ssthresh_on_loss(&mut self, me: usize, subflows: &[SubflowCc]) -> u32 {
-        ensure(&mut self.acc, subflows.len());
-        self.acc[me] = CwndAcc::default();
+        ensure(&mut self.paths, subflows.len());
+        self.paths[me].acc = CwndAcc::default();
         reno_ssthresh(subflows[me].cwnd)
     }
 }
@@ -387,7 +405,7 @@ mod tests {
                 cached.cong_avoid(&mut st[me], &paths, acked, 0);
                 assert_eq!(st[me].cwnd, want.cwnd.max(1));
                 assert_eq!(st[me].ssthresh, ss_out(want.ssthresh));
-                let (a, b) = (&cached.alg.acc, &fresh.acc);
+                let (a, b) = (&cached.alg.accs(), &fresh.accs());
                 assert_eq!(a.len(), b.len());
                 for (x, y) in a.iter().zip(b) {
                     assert_eq!(x.frac.to_bits(), y.frac.to_bits());

@@ -280,19 +280,18 @@ impl CwndAcc {
     }
 }
 
-/// Grow a per-subflow state vector so that index `me` exists.
 /// One ACK for subflow `me` under a linked-increase algorithm (LIA, BALIA):
 /// slow start as in TCP for the packets below ssthresh, then the
 /// algorithm's per-packet congestion-avoidance increase `inc(me, snapshot)`
-/// for the rest, evaluated with `me`'s window after slow start.
+/// for the rest, evaluated with `me`'s window after slow start. `acc` is
+/// `me`'s fractional window counter.
 pub(crate) fn linked_increase(
-    acc: &mut Vec<CwndAcc>,
+    acc: &mut CwndAcc,
     me: usize,
     subflows: &[SubflowCc],
     acked_pkts: u32,
     inc: impl Fn(usize, &[SubflowCc]) -> f64,
 ) -> CwndUpdate {
-    ensure(acc, subflows.len());
     let s = subflows[me];
     let (mut cwnd, mut left) = (s.cwnd, acked_pkts);
     if s.in_slow_start() {
@@ -307,7 +306,7 @@ pub(crate) fn linked_increase(
             snap[me].cwnd = cwnd;
             inc(me, &snap)
         };
-        cwnd = acc[me].apply(cwnd, inc_pkts * left as f64);
+        cwnd = acc.apply(cwnd, inc_pkts * left as f64);
     }
     CwndUpdate {
         cwnd,
@@ -315,6 +314,7 @@ pub(crate) fn linked_increase(
     }
 }
 
+/// Grow a per-subflow state vector to at least `len` entries.
 pub(crate) fn ensure<T: Default>(v: &mut Vec<T>, len: usize) {
     while v.len() < len {
         v.push(T::default());
