@@ -537,10 +537,16 @@ impl Network {
         // the head, in the record (at 10,000 connections the queue's
         // buffer is a cache miss: its entry is read only as the next head)
         let e = pipe.head;
-        let next = match pipe.rest.pop_front() {
+        // the next entry is copied from the queue's buffer straight into
+        // the record, then dropped from the queue: `pipe.head =
+        // pop_front()` moved it through a stack temporary (two stores
+        // and two loads, and in `perf annotate` the busiest lines of
+        // `World::run`: docs/performance.md "Session 22 pass")
+        let next = match pipe.rest.front() {
             Some(n) => {
-                pipe.head = n;
-                Some(n.at)
+                pipe.head = *n;
+                pipe.rest.pop_front();
+                Some(pipe.head.at)
             }
             None => {
                 pipe.busy = false;
