@@ -463,11 +463,13 @@ impl TcpEndpoint {
         self.cut_sent_skbs();
         let mut queue_shrunk = false;
         if seg.has(flags::ACK) {
-            let sack = seg.sack_blocks();
+            // Most ACKs carry no SACK block: decode (and zero) the blocks
+            // only when there are some, as `MptcpConnection` does.
+            let sack = (seg.sack_len() > 0).then(|| seg.sack_blocks());
             let ai = AckInfo {
                 ack: seg.ack,
                 window: seg.window,
-                sack: &sack,
+                sack: sack.as_deref().unwrap_or(&[]),
                 ts_ecr: if self.rcv.ts_ok {
                     seg.ts().map(|t| t.1)
                 } else {

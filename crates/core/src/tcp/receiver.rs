@@ -263,6 +263,7 @@ impl PathReceiver {
     }
 
     /// Window to advertise (bytes, already rounded for the scale).
+    #[inline]
     pub fn window(&self) -> u64 {
         // Linux __tcp_select_window: tcp_space less the out-of-order queue,
         // limited by rcv_ssthresh and window_clamp
