@@ -583,14 +583,16 @@ impl Endpoint for TcpEndpoint {
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
-        let mut t = self.syn_timer;
-        for x in [self.snd.next_timeout(), self.rcv.delack_deadline]
-            .into_iter()
-            .flatten()
-        {
-            t = Some(t.map_or(x, |y| y.min(x)));
-        }
-        t
+        // the earliest of the three timers (asked after every drain)
+        let min = |a: Option<Nanos>, b: Option<Nanos>| match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, None) => x,
+            (None, y) => y,
+        };
+        min(
+            min(self.syn_timer, self.snd.next_timeout()),
+            self.rcv.delack_deadline,
+        )
     }
 
     fn handle_timeout(&mut self, now: Nanos) {
