@@ -26,7 +26,10 @@ pub struct UdpEndpoint {
     remote_port: u16,
     flow: FlowId,
     next_seq: u64,
-    out: VecDeque<Packet>,
+    /// Datagrams written and not yet handed to the network, oldest first:
+    /// only their 24 bytes, the 128-byte `Packet` is built when it leaves
+    /// (`poll_transmit`), rather than copied into and out of the queue.
+    out: VecDeque<UdpDatagram>,
     events: VecDeque<AppEvent>,
     counters: Counters,
     ip: IpVersion,
@@ -74,7 +77,14 @@ impl Endpoint for UdpEndpoint {
     }
 
     fn poll_transmit(&mut self, _now: Nanos) -> Option<Packet> {
-        self.out.pop_front()
+        let d = self.out.pop_front()?;
+        Some(Packet {
+            src: self.local,
+            dst: self.remote,
+            flow: self.flow,
+            size: self.ip.header_len() + UDP_HEADER + d.len,
+            payload: Payload::Udp(d),
+        })
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
@@ -101,13 +111,7 @@ impl Endpoint for UdpEndpoint {
         self.counters.packets_sent += 1;
         self.counters.data_packets_sent += 1;
         self.counters.bytes_sent += len as u64;
-        self.out.push_back(Packet {
-            src: self.local,
-            dst: self.remote,
-            flow: self.flow,
-            size: self.ip.header_len() + UDP_HEADER + len,
-            payload: Payload::Udp(d),
-        });
+        self.out.push_back(d);
         len as u64
     }
 

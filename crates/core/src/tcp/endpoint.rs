@@ -463,11 +463,13 @@ impl TcpEndpoint {
         self.cut_sent_skbs();
         let mut queue_shrunk = false;
         if seg.has(flags::ACK) {
-            let sack = seg.sack_blocks();
+            // Most ACKs carry no SACK block: decode (and zero) the blocks
+            // only when there are some, as `MptcpConnection` does.
+            let sack = (seg.sack_len() > 0).then(|| seg.sack_blocks());
             let ai = AckInfo {
                 ack: seg.ack,
                 window: seg.window,
-                sack: &sack,
+                sack: sack.as_deref().unwrap_or(&[]),
                 ts_ecr: if self.rcv.ts_ok {
                     seg.ts().map(|t| t.1)
                 } else {
@@ -581,14 +583,16 @@ impl Endpoint for TcpEndpoint {
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
-        let mut t = self.syn_timer;
-        for x in [self.snd.next_timeout(), self.rcv.delack_deadline]
-            .into_iter()
-            .flatten()
-        {
-            t = Some(t.map_or(x, |y| y.min(x)));
-        }
-        t
+        // the earliest of the three timers (asked after every drain)
+        let min = |a: Option<Nanos>, b: Option<Nanos>| match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, None) => x,
+            (None, y) => y,
+        };
+        min(
+            min(self.syn_timer, self.snd.next_timeout()),
+            self.rcv.delack_deadline,
+        )
     }
 
     fn handle_timeout(&mut self, now: Nanos) {

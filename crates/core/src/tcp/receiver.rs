@@ -263,6 +263,7 @@ impl PathReceiver {
     }
 
     /// Window to advertise (bytes, already rounded for the scale).
+    #[inline]
     pub fn window(&self) -> u64 {
         // Linux __tcp_select_window: tcp_space less the out-of-order queue,
         // limited by rcv_ssthresh and window_clamp
@@ -657,6 +658,10 @@ impl PathReceiver {
 
     /// Like `fill_ack`, with at most `max_sack` SACK blocks (so a full-sized
     /// retransmission stays within the MTU).
+    ///
+    /// Inlined into its two callers (`TcpEndpoint::build_tx`, `build_ack`:
+    /// every segment a TCP endpoint sends), whose call overhead it spares.
+    #[inline]
     pub fn fill_ack_limited(&mut self, seg: &mut TcpSegment, now: Nanos, max_sack: usize) {
         let wnd = self.window();
         self.fill_ack_window(seg, now, max_sack, wnd);
