@@ -1560,8 +1560,7 @@ impl MptcpConnection {
         if !self.copies
             && !self.write_blocked
             && self.send.unsent() == 0
-            && self.send.reinject.is_empty()
-            && self.send.resend.is_empty()
+            && !self.send.repeat_queued()
         {
             // Nothing to offer and nothing for `on_send_blocked` (the
             // receiving end, on every data segment): the loop would stop
@@ -1627,7 +1626,7 @@ impl MptcpConnection {
             });
             self.send.sndbuf = b.update(mem, self.write_blocked);
         }
-        if self.msk_rtx.is_some() && (self.send.unsent() > 0 || !self.send.resend.is_empty()) {
+        if self.msk_rtx.is_some() && (self.send.unsent() > 0 || self.send.resend_queued()) {
             // `__mptcp_push_pending` with a send head: its
             // `mptcp_subflow_get_send` stores the interval the connection
             // timer's next (re-)arm uses (`__mptcp_set_timeout`), read from
@@ -1919,10 +1918,10 @@ impl MptcpConnection {
                 break;
             }
             if reinj && copy.is_none() {
-                self.send.reinject.pop_front();
+                self.send.pop_reinject();
             }
             if resend.is_some() {
-                self.send.resend.pop_front();
+                self.send.pop_resend();
             }
         }
         if let Some(h) = held {
@@ -2004,9 +2003,7 @@ impl MptcpConnection {
     /// A subflow with a full window is cwnd-limited while the connection
     /// holds data (v0.9x mptcp_write_xmit -> tcp_cwnd_validate).
     fn note_owner_pending(&mut self) {
-        let pending = self.send.unsent() > 0
-            || !self.send.reinject.is_empty()
-            || !self.send.resend.is_empty();
+        let pending = self.send.unsent() > 0 || self.send.repeat_queued();
         if self.owner_pending != Some(pending) {
             for sf in &mut self.sfs {
                 sf.snd.owner_has_data = pending;

@@ -28,6 +28,9 @@ pub struct Sent {
 /// path's counters and the two queues; the compiler's order had spread
 /// them over more cache lines, each a miss per ACK at 10,000 connections
 /// (docs/performance.md "Session 18"). Same size as before: 304 bytes.
+/// Whether the two queues hold anything is a byte of the head (`queued`),
+/// so without reinjection nothing behind the write path's counters is
+/// read per packet ("Session 22").
 #[derive(Debug, Default)]
 #[repr(C)]
 pub struct MetaSend {
@@ -53,6 +56,13 @@ pub struct MetaSend {
     pub fin_acked: bool,
     /// Copy writes in page fragments (upstream `mptcp_sendmsg`).
     pub page_frag_copy: bool,
+    /// Which of the two queues at the end hold entries (`REINJECT`,
+    /// `RESEND` bits), kept in the head's padding so that the tests every
+    /// segment and DATA_ACK makes of them (`pass_if_any`, `next_reinject`,
+    /// `on_new_data_ack`) read the head line, not the queues' two lines
+    /// behind the in-flight map (docs/performance.md "Session 22"). Set
+    /// where an entry is queued, recomputed where one leaves.
+    queued: u8,
     /// Segments handed to subflows and not yet DATA_ACKed, by DSN.
     pub inflight: SeqMap<Sent>,
     /// Live data fragments (`msk->rtx_queue`): start DSN and the bytes
@@ -66,15 +76,20 @@ pub struct MetaSend {
     /// `None` before the first copy.
     pfrag_off: Option<u64>,
     /// Segments to send again through the scheduler (RTO on a subflow).
-    pub reinject: ReinjectQueue,
+    reinject: ReinjectQueue,
     /// Unacknowledged data pushed again as if unsent after a subflow turned
     /// stale (upstream `__mptcp_retransmit_pending_data`: `first_pending`
     /// back to the retransmission queue's head, `already_sent` cleared), so
     /// it goes through `mptcp_subflow_get_send` like new data, ahead of the
     /// data never sent.
-    pub resend: ReinjectQueue,
+    resend: ReinjectQueue,
     pub fin_sent_at: Option<Nanos>,
 }
+
+/// `MetaSend::queued`: the reinjection queue holds entries.
+const REINJECT: u8 = 1;
+/// `MetaSend::queued`: the re-push queue holds entries.
+const RESEND: u8 = 2;
 
 /// `SKB_FRAG_PAGE_ORDER` pages: 32 KB (`skb_page_frag_refill`).
 pub const PAGE_FRAG_SIZE: u64 = 32_768;
@@ -155,8 +170,8 @@ impl ReinjectQueue {
     }
 
     /// Drop every entry that ends at or below `ack`, keeping the order.
-    /// The test is inlined into `on_data_ack` (twice per DATA_ACK, almost
-    /// always with nothing to drop), the removal is not.
+    /// Called only with entries queued (`MetaSend::queued`); the bound's
+    /// test is inlined, the removal is not.
     #[inline(always)]
     pub fn remove_acked(&mut self, ack: u64) {
         if self.q.is_empty() || ack < self.min_end {
@@ -471,6 +486,11 @@ impl MetaSend {
             let end = self.dfrags.get(1).map_or(self.write_seq, |d| d.0);
             assert!(end > ack, "fragment ending at {end} at {ack}");
         }
+        assert_eq!(
+            (self.queued & REINJECT != 0, self.queued & RESEND != 0),
+            (!self.reinject.is_empty(), !self.resend.is_empty()),
+            "queued bits"
+        );
         for q in [&self.reinject, &self.resend] {
             assert!(
                 q.q.iter().all(|&(d, l)| d + l as u64 > ack),
@@ -520,10 +540,53 @@ impl MetaSend {
             self.frag_overhead -= overhead;
             self.dfrags.pop_front();
         }
+        if self.queued != 0 {
+            self.repeat_remove_acked(ack);
+        }
+        newly
+    }
+
+    /// `on_new_data_ack` with entries queued: drop the acknowledged ones.
+    #[inline(never)]
+    fn repeat_remove_acked(&mut self, ack: u64) {
         self.reinject.remove_acked(ack);
         // `__mptcp_clean_una`: acked fragments leave, `first_pending` moves on.
         self.resend.remove_acked(ack);
-        newly
+        self.sync_queued();
+    }
+
+    /// Recompute `queued` from the queues (after entries left them).
+    fn sync_queued(&mut self) {
+        self.queued = if self.reinject.is_empty() {
+            0
+        } else {
+            REINJECT
+        } | if self.resend.is_empty() { 0 } else { RESEND };
+    }
+
+    /// Anything in the reinjection or the re-push queue (acknowledged
+    /// entries not yet dropped included, as the queues' own emptiness).
+    #[inline]
+    pub fn repeat_queued(&self) -> bool {
+        self.queued != 0
+    }
+
+    /// Anything in the re-push queue.
+    #[inline]
+    pub fn resend_queued(&self) -> bool {
+        self.queued & RESEND != 0
+    }
+
+    /// The scheduler handed out the reinjection queue's front.
+    pub fn pop_reinject(&mut self) {
+        self.reinject.pop_front();
+        self.sync_queued();
+    }
+
+    /// The scheduler handed out the re-push queue's front.
+    pub fn pop_resend(&mut self) {
+        self.resend.pop_front();
+        self.sync_queued();
     }
 
     /// Queue a segment for reinjection unless acked or already queued.
@@ -532,6 +595,7 @@ impl MetaSend {
             return false;
         }
         self.reinject.push_back(dsn, len);
+        self.queued |= REINJECT;
         true
     }
 
@@ -539,7 +603,23 @@ impl MetaSend {
     /// every scheduler pass, so inlined).
     #[inline]
     pub fn next_reinject(&mut self) -> Option<(u64, u32)> {
-        self.reinject.front_unacked(self.una)
+        if self.queued & REINJECT == 0 {
+            return None;
+        }
+        self.next_queued(false)
+    }
+
+    /// `next_reinject` or `next_resend` with entries queued.
+    #[inline(never)]
+    fn next_queued(&mut self, resend: bool) -> Option<(u64, u32)> {
+        let q = if resend {
+            &mut self.resend
+        } else {
+            &mut self.reinject
+        };
+        let front = q.front_unacked(self.una);
+        self.sync_queued();
+        front
     }
 
     /// Queue every unacknowledged segment to be pushed again
@@ -550,6 +630,7 @@ impl MetaSend {
         for (d, l) in segs {
             if d + l as u64 > self.una && !self.resend.contains(d) {
                 self.resend.push_back(d, l);
+                self.queued |= RESEND;
                 any = true;
             }
         }
@@ -560,7 +641,10 @@ impl MetaSend {
     /// entries (asked on every scheduler pass, so inlined).
     #[inline]
     pub fn next_resend(&mut self) -> Option<(u64, u32)> {
-        self.resend.front_unacked(self.una)
+        if self.queued & RESEND == 0 {
+            return None;
+        }
+        self.next_queued(true)
     }
 
     pub fn sent_on(&self, dsn: u64) -> u64 {
@@ -587,6 +671,42 @@ mod tests {
         assert_eq!(offset_of!(MetaSend, inflight), 64);
         assert_eq!(size_of::<MetaSend>(), 304);
         assert_eq!(offset_of!(ReinjectQueue, q), 8);
+    }
+
+    /// docs/performance.md "Session 22": whether anything waits for
+    /// reinjection or a re-push is a byte of the 64-byte head, so a packet
+    /// without either reads neither queue's line; the byte follows the
+    /// queues through queueing, the scheduler's pops and DATA_ACKs.
+    #[test]
+    fn the_repeat_queues_are_tested_in_the_head() {
+        use std::mem::{offset_of, size_of};
+        assert!(offset_of!(MetaSend, queued) < 64);
+        assert_eq!(size_of::<MetaSend>(), 304);
+        let mut m = MetaSend::new(1 << 20);
+        m.write(10_000);
+        for d in [1, 1001, 2001] {
+            m.mark_sent(d, 1000, 0);
+        }
+        assert!(!m.repeat_queued());
+        assert_eq!(m.next_reinject(), None);
+        assert!(m.queue_reinject(1, 1000) && m.queue_reinject(1001, 1000));
+        assert!(m.repeat_queued() && !m.resend_queued());
+        assert_eq!(m.next_reinject(), Some((1, 1000)));
+        m.pop_reinject();
+        assert!(m.repeat_queued(), "one entry left");
+        assert!(m.retransmit_pending() && m.resend_queued());
+        // a DATA_ACK past everything empties both queues
+        m.on_data_ack(3001, 1 << 20);
+        assert!(!m.repeat_queued() && !m.resend_queued());
+        assert_eq!((m.next_reinject(), m.next_resend()), (None, None));
+        // an entry acknowledged before the scheduler asks is dropped there
+        m.write(2000);
+        m.mark_sent(3001, 1000, 1);
+        m.mark_sent(4001, 1000, 1);
+        assert!(m.queue_reinject(3001, 1000));
+        m.una = 4001;
+        assert_eq!(m.next_reinject(), None);
+        assert!(!m.repeat_queued());
     }
 
     #[test]

@@ -37,7 +37,14 @@ pub struct RxOutcome {
 /// Laid out by hand (`repr(C)`, docs/performance.md "Session 18"): what
 /// an in-order segment reads (sequence state, window, timestamps, the
 /// delayed-ACK state, then the fields smaller than 8 bytes) first, the SACK
-/// blocks, which only out-of-order data fills, last.
+/// blocks, which only out-of-order data fills, last. Session 22: in the
+/// order a segment built reads them (`fill_ack_window`, `window_mptcp`:
+/// the head, the small fields, the SACK count and D-SACK block, the window,
+/// the delayed-ACK and SACK-compression state), so that sending end of a
+/// transfer, which reads the receiver for every segment it builds and
+/// `ts_ok` with `rcv_wup` and `ts_recent` for every ACK, finds them in one
+/// run of 256 bytes; the in-order data's own fields (`delivered`, `rcvbuf`,
+/// `ooo`), which only the receiving end reads, behind them.
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct PathReceiver {
@@ -50,20 +57,6 @@ pub struct PathReceiver {
     rcv_wnd: u64,
     ts_recent: Nanos,
     pub delack_deadline: Option<Nanos>,
-    ooo_bytes: u64,
-    /// Payload bytes delivered in order.
-    pub delivered: u64,
-    fin_seq: Option<u64>,
-    /// Bytes accepted above rcv_nxt (the subflows of an MPTCP connection
-    /// never limit here: `u64` large).
-    pub rcvbuf: u64,
-    /// Disjoint, sorted out-of-order ranges above rcv_nxt.
-    ooo: Vec<(u64, u64)>,
-    /// Linux receive-window growth (`rcv_ssthresh`, `window_clamp`).
-    pub win: RcvWindow,
-    /// `icsk_ack.ato`, `lrcvtime` and the delayed-ACK timer, in jiffies
-    /// (`delack.rs`).
-    dack: DelackEngine,
     pub rcv_mss: u32,
     /// Upper bound of `rcv_mss` (Linux `tp->advmss`: MTU less IP and TCP
     /// headers).
@@ -86,13 +79,27 @@ pub struct PathReceiver {
     /// the last data we received (`tcp_event_data_sent`).
     pingpong: bool,
     pub ts_ok: bool,
+    sack_n: usize,
+    dsack: Option<SackBlock>,
+    /// Linux receive-window growth (`rcv_ssthresh`, `window_clamp`).
+    pub win: RcvWindow,
+    /// `icsk_ack.ato`, `lrcvtime` and the delayed-ACK timer, in jiffies
+    /// (`delack.rs`).
+    dack: DelackEngine,
     /// SACK compression while out-of-order data is queued (`comp_sack.rs`;
     /// every ACK sent clears it, so it sits before the SACK blocks).
     comp: CompSack,
+    ooo_bytes: u64,
+    /// Payload bytes delivered in order.
+    pub delivered: u64,
+    fin_seq: Option<u64>,
+    /// Bytes accepted above rcv_nxt (the subflows of an MPTCP connection
+    /// never limit here: `u64` large).
+    pub rcvbuf: u64,
+    /// Disjoint, sorted out-of-order ranges above rcv_nxt.
+    ooo: Vec<(u64, u64)>,
     /// SACK blocks, most recently changed first (RFC 2018 4).
     sack: [SackBlock; MAX_SACK_BLOCKS + 1],
-    sack_n: usize,
-    dsack: Option<SackBlock>,
     /// Invariant `stream-in-order` (zero-sized unless checks are on).
     inv: StreamCheck,
 }
@@ -720,5 +727,27 @@ impl PathReceiver {
         // Linux inet_csk_clear_xmit_timer(ICSK_TIME_DACK): pending flags,
         // the pushed marks among them, are cleared with every ACK sent
         self.pushed = 0;
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// docs/performance.md "Session 22": what a segment built reads
+    /// (`fill_ack_window`, `window_mptcp`) lies in the first 256 bytes, what
+    /// an ACK received reads (`ts_ok`, `rcv_wup`, `ts_recent`) in the first
+    /// 96, the in-order data's own fields and the SACK blocks behind.
+    #[test]
+    fn a_segment_built_reads_the_first_256_bytes() {
+        assert!(offset_of!(PathReceiver, ts_ok) < 96);
+        assert!(offset_of!(PathReceiver, rcv_wscale) < 96);
+        assert!(offset_of!(PathReceiver, dsack) + size_of::<Option<SackBlock>>() <= 128);
+        let comp = offset_of!(PathReceiver, comp);
+        assert!(comp + size_of::<CompSack>() <= 256);
+        assert!(offset_of!(PathReceiver, win) < comp && offset_of!(PathReceiver, dack) < comp);
+        assert!(offset_of!(PathReceiver, delivered) >= 256);
+        assert_eq!(size_of::<PathReceiver>(), 384);
     }
 }
