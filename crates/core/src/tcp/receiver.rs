@@ -748,6 +748,10 @@ mod layout_tests {
         assert!(comp + size_of::<CompSack>() <= 256);
         assert!(offset_of!(PathReceiver, win) < comp && offset_of!(PathReceiver, dack) < comp);
         assert!(offset_of!(PathReceiver, delivered) >= 256);
-        assert_eq!(size_of::<PathReceiver>(), 384);
+        // (the invariant checker, compiled in when a dependent crate enables
+        // `invariants` in the same build, adds its own fields)
+        if !cfg!(feature = "invariants") {
+            assert_eq!(size_of::<PathReceiver>(), 384);
+        }
     }
 }
