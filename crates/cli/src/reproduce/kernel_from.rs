@@ -287,7 +287,12 @@ impl Saved {
                             }
                         },
                     };
-                    if run >= c.sim_runs as u64 {
+                    // a kernel run beyond the simulated runs (`--kernel-runs`
+                    // above `--runs`) is unpaired, as the live pass judged it
+                    // (`kernel::compare_cell`): accepted when its saved seed is
+                    // this sweep's seed for that run index, which the check
+                    // below makes; without a seed it cannot be matched
+                    if run >= c.sim_runs as u64 && r["seed"].as_u64().is_none() {
                         return Err(self.err(
                             &format!("{rkey}.run"),
                             format!(
@@ -858,9 +863,19 @@ mod tests {
             &|j| j["cells"][0]["metrics"][0]["runs"][1]["seed"] = 7.into(),
             "cells[0].metrics[0].runs[1].seed",
         );
-        // a kernel run index beyond the simulated runs (3 per point)
+        // a kernel run index beyond the simulated runs (3 per point) with
+        // another run's seed
         refused(
             &|j| j["cells"][0]["metrics"][0]["runs"][1]["run"] = 3.into(),
+            "cells[0].metrics[0].runs[1].seed",
+        );
+        // ... and without a seed to match it by
+        refused(
+            &|j| {
+                let r = &mut j["cells"][0]["metrics"][0]["runs"][1];
+                r["run"] = 3.into();
+                r.as_object_mut().unwrap().remove("seed");
+            },
             "cells[0].metrics[0].runs[1].run",
         );
         // more saved kernel values than the kernel's median is over
@@ -890,6 +905,37 @@ mod tests {
         let e = Saved::load(&out.join("x.json")).err().unwrap();
         assert!(e.contains("x.json: key `cells`"), "{e}");
         let _ = std::fs::remove_dir_all(out);
+    }
+
+    /// A live pass with more kernel runs than simulated ones (`--kernel-runs
+    /// 4 --runs 3`) judges the paired runs and names the kernel's run 3 as
+    /// unpaired; `--kernel-from` of its own kernel.json with the same
+    /// `--runs` re-judges it the same way. (It refused the file, naming run
+    /// 3's index, until session 23.)
+    #[test]
+    fn more_kernel_runs_than_simulated_ones_rejudge_as_the_live_pass() {
+        let cells = cells();
+        let sim = summary(&cells, 3, 10.0, 0.41);
+        let out = tmp("more-kernel");
+        let live_m = live(&out, &cells, &sim, &summary(&cells, 4, 10.5, 0.40));
+        let i = mptcp(&cells);
+        let row = &live_m["cells"][i]["metrics"][0];
+        assert_eq!(row["runs"].as_array().unwrap().len(), 4);
+        assert_eq!(row["runs"][3]["sim"], Value::Null);
+        assert_eq!(
+            (row["sim"]["n"].as_u64(), row["kernel_all"]["n"].as_u64()),
+            (Some(3), Some(4))
+        );
+        let f = out.join("kernel.json");
+        write(&f, &live_m);
+        let saved = Saved::load(&f).unwrap();
+        saved.check(&cells).unwrap();
+        let dir = tmp("more-kernel-judge");
+        write_sim(&dir, &sim);
+        let m = manifest(&saved, &cells, &dir);
+        assert_eq!(m["cells"], live_m["cells"]);
+        let _ = std::fs::remove_dir_all(out);
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     /// Issue 15 (seed 000's huffpost WLAN-3G path 2 cell): a simulated run

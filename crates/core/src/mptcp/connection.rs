@@ -1101,11 +1101,16 @@ impl MptcpConnection {
                 // data is queued (`tcp_data_queue`)
                 sf.rcv_rtt.on_data(now, ecr, seg.len, sf.rcv.rcv_mss);
             }
+            // PSH is not passed on (`PathReceiver::on_segment`'s `psh`):
+            // which full-sized segments of an MPTCP subflow carry PSH has
+            // not been checked against kernel captures (docs/validation.md,
+            // "Session 22"), so the subflow receiver keeps its old ACK rule.
             let out = sf.rcv.on_segment(
                 now,
                 seg.seq,
                 seg.len,
                 seg.has(flags::FIN),
+                false,
                 seg.ts().map(|t| t.0),
                 sf.snd.own_rtt(),
             );

@@ -218,8 +218,16 @@ impl TcpEndpoint {
         if tx.fin {
             s.flags |= flags::FIN;
         }
-        if tx.len > 0 && tx.kind == TxKind::New && self.snd.unsent() == 0 {
-            // Linux sets PSH on the last segment of the queued data.
+        if tx.len > 0 && tx.kind == TxKind::New && (self.snd.unsent() == 0 || self.snd.tso_psh) {
+            // Linux sets PSH on the last segment of the queued data
+            // (`tcp_push` -> `tcp_mark_push` on the write queue's tail), and
+            // on the last segment of every transmission of two or more
+            // segments (`__tcp_transmit_skb`: `tcp_skb_pcount(skb) > 1`,
+            // "Force a PSH flag on all (GSO) packets"; `tso_fragment`
+            // leaves the mark on the untransmitted rest, `tcp_gso_segment`
+            // on the GSO skb's last segment). The kernel's captures of
+            // nornet-video-wlanwlan show both (docs/validation.md, "Session
+            // 22"). Simplification: retransmissions carry no PSH.
             s.flags |= flags::PSH;
         }
         // SACK blocks only as far as they fit in the MTU (a retransmission
@@ -488,6 +496,7 @@ impl TcpEndpoint {
                 seg.seq,
                 seg.len,
                 seg.has(flags::FIN),
+                seg.has(flags::PSH),
                 seg.ts().map(|t| t.0),
                 self.snd.own_rtt(),
             );

@@ -298,14 +298,17 @@ impl PathReceiver {
         w.min(cap)
     }
 
-    /// A segment with `len` payload bytes at `seq` (and maybe FIN) arrived;
-    /// `own` is the receiving socket's own RTO and SRTT (`delack.rs`).
+    /// A segment with `len` payload bytes at `seq` (and maybe FIN, PSH)
+    /// arrived; `own` is the receiving socket's own RTO and SRTT
+    /// (`delack.rs`).
+    #[allow(clippy::too_many_arguments)]
     pub fn on_segment(
         &mut self,
         now: Nanos,
         seq: u64,
         len: u32,
         fin: bool,
+        psh: bool,
         tsval: Option<Nanos>,
         own: OwnRtt,
     ) -> RxOutcome {
@@ -429,7 +432,7 @@ impl PathReceiver {
         if len > 0 {
             // in order (`tcp_data_queue`'s queue_and_out, partial duplicates
             // included): `tcp_event_data_recv`
-            self.data_ack_policy(now, had_ooo, grew, in_order.then_some(len), own);
+            self.data_ack_policy(now, had_ooo, grew, in_order.then_some((len, psh)), own);
         }
         out
     }
@@ -446,15 +449,26 @@ impl PathReceiver {
     /// a second one `ICSK_ACK_PUSHED2`), which `ack_read` acts on, unless
     /// it is at least `TCP_MSS_DEFAULT` (536) and as long as the previous
     /// one: then the peer's MSS is smaller and `rcv_mss` follows it.
+    /// A full-sized segment with PSH marks it "pushed" too (Linux 6.6 on,
+    /// commit 4720852ed9af "tcp: fix delayed ACKs for MSS boundary
+    /// condition": "If the skb has a len of exactly 1*MSS and has the PSH
+    /// bit set then it is likely the end of an application write"), so the
+    /// application's read ACKs it at once (`ack_read`) and its delayed ACK
+    /// is bounded by `TCP_DELACK_MAX` (`delack.rs`).
+    ///
     /// Simplification: Linux compares the length with its TCP header
     /// (536 + 20) and also accepts segments of 88 bytes or more without
     /// PSH as full-sized in this test; neither the header nor the PSH
-    /// branch is modelled.
-    fn measure_rcv_mss(&mut self, len: u32) {
+    /// branch of that test is modelled.
+    fn measure_rcv_mss(&mut self, len: u32, psh: bool) {
         let lss = self.last_seg_size;
         self.last_seg_size = 0;
         if len >= self.rcv_mss {
             self.rcv_mss = len.min(self.advmss);
+            if psh {
+                // `icsk->icsk_ack.pending |= ICSK_ACK_PUSHED`
+                self.pushed = self.pushed.max(1);
+            }
             return;
         }
         if len >= TCP_MSS_DEFAULT {
@@ -514,7 +528,7 @@ impl PathReceiver {
         self.quick = self.quick.max(q);
     }
 
-    /// `in_order`: the segment's length for `tcp_event_data_recv`
+    /// `in_order`: the segment's length and PSH flag for `tcp_event_data_recv`
     /// (in-order data only: out-of-order and duplicate segments do not
     /// measure `rcv_mss`, adapt `ato` or move `lrcvtime`); `own`: the
     /// socket's own RTO and SRTT.
@@ -523,13 +537,13 @@ impl PathReceiver {
         now: Nanos,
         had_ooo: bool,
         grew: bool,
-        in_order: Option<u32>,
+        in_order: Option<(u32, bool)>,
         own: OwnRtt,
     ) {
         // inet_csk_schedule_ack
         self.ack_pending = true;
-        if let Some(len) = in_order {
-            self.measure_rcv_mss(len);
+        if let Some((len, psh)) = in_order {
+            self.measure_rcv_mss(len, psh);
             // the first data segment, or one after a silence longer than
             // the RTO: tcp_incr_quickack (delack.rs)
             if self.dack.on_data(now, own) {

@@ -355,6 +355,12 @@ pub struct PathSender {
     /// -> `tcp_write_xmit` with `push_one`): new data of the send head
     /// only, without `tcp_tso_should_defer` (plain TCP, set by the owner).
     pub push_one: bool,
+    /// The new segment just decided ends a multi-segment transmission
+    /// (`tso_burst_left` ran down to 0): Linux `__tcp_transmit_skb` forces
+    /// PSH on every skb with `tcp_skb_pcount(skb) > 1` ("to expedite GRO
+    /// flush at receiver"), and GSO keeps it on that skb's last segment
+    /// only (`tcp_gso_segment`). Read by the owner for `TxKind::New` only.
+    pub tso_psh: bool,
     /// Hook for a multipath owner: it holds data not yet handed to this
     /// path, so a full window counts as cwnd-limited (Linux MPTCP passes the
     /// meta socket's state to tcp_cwnd_validate). Always false for TCP.
@@ -519,6 +525,7 @@ impl PathSender {
             tso_skb: None,
             tso_burst_left: 0,
             push_one: false,
+            tso_psh: false,
             counters: Counters::default(),
             owner_has_data: false,
         }

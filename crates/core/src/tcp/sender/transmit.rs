@@ -305,6 +305,7 @@ impl PathSender {
     #[inline]
     fn new_segment(&mut self, now: Nanos, len: u32, mss_now: u32) -> Option<Tx> {
         self.tx_start(now);
+        self.tso_psh = false;
         if self.tso_max_segs > 0 {
             if let Some(cwnd_limited) = self.tso_defers(now, mss_now) {
                 self.cwnd_validate(cwnd_limited);
@@ -420,6 +421,9 @@ impl PathSender {
     pub(super) fn tso_defers(&mut self, now: Nanos, mss_now: u32) -> Option<bool> {
         if self.tso_burst_left > 0 {
             self.tso_burst_left -= 1;
+            // the last segment of a transmission of two or more
+            // (`__tcp_transmit_skb`: PSH when `tcp_skb_pcount(skb) > 1`)
+            self.tso_psh = self.tso_burst_left == 0;
             return None;
         }
         let chunk = self.unsent_in_chunk();

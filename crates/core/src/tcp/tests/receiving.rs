@@ -291,6 +291,37 @@ fn a_short_segment_is_acked_when_the_application_reads_it() {
     assert_eq!(recv!(ep, t).len(), 1, "second short segment");
 }
 
+/// Linux 6.6 on (`tcp_measure_rcv_mss`, commit 4720852ed9af "tcp: fix
+/// delayed ACKs for MSS boundary condition"): a full-sized segment with PSH
+/// sets `ICSK_ACK_PUSHED`, so `tcp_cleanup_rbuf` ACKs it as soon as the
+/// application's read empties the queue; without PSH it still waits for
+/// the delayed-ACK timer. (The kernel's client in seed 000's
+/// nornet-video-wlanwlan TCP path 2 ACKs such segments at once: the
+/// sender's 2-segment transmissions end with PSH, `__tcp_transmit_skb`.
+/// docs/validation.md, "Session 22".) The model delayed both.
+#[test]
+fn a_full_sized_segment_with_psh_is_acked_when_the_application_reads_it() {
+    let q = QUICK_SMALL_BUF;
+    let mut ep = server_with(&small_buf());
+    let mut t = 20 * MS;
+    // use up the quick ACKs
+    for i in 0..q {
+        send!(ep, t, data(i));
+        recv!(ep, t);
+        t += MS;
+    }
+    let mut pushed = data(q);
+    pushed.flags |= flags::PSH;
+    send!(ep, t, pushed);
+    let out = recv!(ep, t);
+    assert_eq!(out.len(), 1, "full-sized PSH segment ACKed on read");
+    assert_eq!(tcp(&out[0]).ack, sq(q + 1));
+    // the next full-sized one without PSH waits (one segment unacknowledged)
+    t += MS;
+    send!(ep, t, data(q + 1));
+    assert!(recv!(ep, t).is_empty(), "without PSH: delayed");
+}
+
 /// Linux `tcp_event_data_recv`: in-order data after a silence longer than
 /// the receiver's own RTO ("Too long gap. Apparently sender failed to
 /// restart window, so that we send ACKs quickly.") calls

@@ -72,6 +72,25 @@ fn cubic_congestion_avoidance_grows() {
     assert!(next > una);
 }
 
+/// PSH as the 6.18 kernel sets it: a 3958-byte video frame written on an
+/// idle connection goes out as one 2-segment transmission (`tcp_tso_segs`
+/// 2) and the rest. `__tcp_transmit_skb` forces PSH on every skb of more
+/// than one segment, and GSO keeps it on its last segment; `tcp_push` marks
+/// the write's tail. Captured (seed 000 nornet-video-wlanwlan TCP path 2,
+/// every frame: 1448, 1448 PSH, 1062 PSH; docs/validation.md, "Session
+/// 22"); the model set PSH on the last segment only.
+#[test]
+fn a_two_segment_transmission_ends_with_psh() {
+    let mut ep = client();
+    assert_eq!(ep.write(40 * MS, 3958), 3958);
+    let out = recv!(ep, 40 * MS);
+    let got: Vec<(u32, bool)> = out
+        .iter()
+        .map(|p| (tcp(p).len, tcp(p).has(flags::PSH)))
+        .collect();
+    assert_eq!(got, vec![(1448, false), (1448, true), (1062, true)]);
+}
+
 /// Plain TCP defers as Linux 6.18's `tcp_write_xmit` does
 /// (`tcp_tso_should_defer`, net/ipv4/tcp_output.c): in congestion
 /// avoidance with a full window, each ACK of one segment opens one segment
