@@ -209,6 +209,10 @@ impl TcpEndpoint {
         p
     }
 
+    // Always inlined into `transmit` and `push_one` (every data segment):
+    // as a call it built its 128-byte `Packet` in a stack temporary and
+    // copied it to the return slot (cg.sh: -5.9 M instructions in the cell).
+    #[inline(always)]
     fn build_tx(&mut self, now: Nanos, tx: Tx) -> Packet {
         let mut p = self.new_packet();
         let s = seg_mut(&mut p);
