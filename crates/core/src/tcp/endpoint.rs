@@ -209,6 +209,10 @@ impl TcpEndpoint {
         p
     }
 
+    // Always inlined into `transmit` and `push_one` (every data segment):
+    // as a call it built its 128-byte `Packet` in a stack temporary and
+    // copied it to the return slot (cg.sh: -5.9 M instructions in the cell).
+    #[inline(always)]
     fn build_tx(&mut self, now: Nanos, tx: Tx) -> Packet {
         let mut p = self.new_packet();
         let s = seg_mut(&mut p);
@@ -592,16 +596,20 @@ impl Endpoint for TcpEndpoint {
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
-        // the earliest of the three timers (asked after every drain)
-        let min = |a: Option<Nanos>, b: Option<Nanos>| match (a, b) {
-            (Some(x), Some(y)) => Some(x.min(y)),
-            (x, None) => x,
-            (None, y) => y,
-        };
-        min(
-            min(self.syn_timer, self.snd.next_timeout()),
+        // The earliest of the three timers (asked after every drain).
+        // Folded over `u64::MAX` stand-ins rather than matching each pair of
+        // Options: fewer branches on the per-packet path. The `any` check
+        // keeps the result exact even for a timer set at `u64::MAX`.
+        let (a, b, c) = (
+            self.syn_timer,
+            self.snd.next_timeout(),
             self.rcv.delack_deadline,
-        )
+        );
+        let t = a
+            .unwrap_or(Nanos::MAX)
+            .min(b.unwrap_or(Nanos::MAX))
+            .min(c.unwrap_or(Nanos::MAX));
+        (a.is_some() | b.is_some() | c.is_some()).then_some(t)
     }
 
     fn handle_timeout(&mut self, now: Nanos) {
