@@ -261,11 +261,12 @@ enum Command {
         decisions: bool,
         /// Reuse the kernel runs saved under DIR/kernel/ by an earlier
         /// `validate -o DIR` and run only the simulator side (refused when a
-        /// scenario's kernel-relevant settings or seeds changed since). With
-        /// --decisions: re-judge the kernel captures an earlier
-        /// `validate --decisions -o DIR` saved under DIR/captures/.
+        /// scenario's kernel-relevant settings or seeds changed since).
+        /// Repeatable: each scenario's runs come from the last DIR that has
+        /// them. With --decisions (one DIR): re-judge the kernel captures an
+        /// earlier `validate --decisions -o DIR` saved under DIR/captures/.
         #[arg(long, value_name = "DIR")]
-        kernel_from: Option<PathBuf>,
+        kernel_from: Vec<PathBuf>,
         /// The simulator side's transport.hz (100, 250, 300, 1000). Default:
         /// the kernel's CONFIG_HZ (the host's, or what --kernel-from's files
         /// record; 1000 when unknown, said on stderr).

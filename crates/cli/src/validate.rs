@@ -45,9 +45,10 @@ pub struct Options {
     pub only: Option<String>,
     /// Decision-level comparison instead of medians (`--decisions`).
     pub decisions: bool,
-    /// Reuse the kernel runs saved by an earlier `-o DIR` (`--kernel-from
-    /// DIR`): only the simulator side runs.
-    pub kernel_from: Option<PathBuf>,
+    /// Reuse the kernel runs saved by earlier `-o DIR` passes (`--kernel-from
+    /// DIR`, repeatable: [`kernel_dir`]): only the simulator side runs. With
+    /// `--decisions`, one directory.
+    pub kernel_from: Vec<PathBuf>,
     /// `--hz N`: the simulator side's `transport.hz`, instead of the
     /// kernel's CONFIG_HZ ([`sim_hz`]).
     pub hz: Option<u32>,
@@ -75,7 +76,7 @@ fn sim_hz(o: &Options, loaded: &[Scenario]) -> u32 {
         eprintln!("validate: simulator side at transport.hz = {hz} (--hz)");
         return hz;
     }
-    let Some(prev) = &o.kernel_from else {
+    if o.kernel_from.is_empty() {
         return match crate::kernel_hz::host() {
             Ok((hz, from)) => {
                 eprintln!(
@@ -88,18 +89,20 @@ fn sim_hz(o: &Options, loaded: &[Scenario]) -> u32 {
                 1000
             }
         };
-    };
+    }
+    let prev = dirs_display(&o.kernel_from);
     let mut found = std::collections::BTreeSet::new();
     let mut missing = 0;
     for s in loaded {
         let name = short_name(s);
         let p = if o.decisions {
-            prev.join("captures")
+            o.kernel_from[0]
+                .join("captures")
                 .join(&name)
                 .join("kernel")
                 .join(decisions::KERNEL_RUNS)
         } else {
-            saved::path(prev, &name)
+            saved::path(kernel_dir(&o.kernel_from, &name), &name)
         };
         match saved::recorded_hz(&p) {
             Some(hz) => {
@@ -118,21 +121,39 @@ fn sim_hz(o: &Options, loaded: &[Scenario]) -> u32 {
         }
         (0, _) => {
             eprintln!(
-                "validate: the saved kernel runs in {} do not record the kernel's CONFIG_HZ; \
+                "validate: the saved kernel runs in {prev} do not record the kernel's CONFIG_HZ; \
                  simulator side at transport.hz = 1000 (assumed; --hz N to set it)",
-                prev.display()
             );
             1000
         }
         _ => {
             eprintln!(
-                "validate: the saved kernel runs in {} record CONFIG_HZ {found:?} ({missing} \
+                "validate: the saved kernel runs in {prev} record CONFIG_HZ {found:?} ({missing} \
                  file(s) none); simulator side at transport.hz = 1000 (assumed; --hz N to set it)",
-                prev.display()
             );
             1000
         }
     }
+}
+
+/// The saved pass whose `kernel/<name>.json` a scenario's kernel runs are
+/// read from, of the `--kernel-from` directories: the last one that holds
+/// the scenario, so a later pass over some cells (new cells, more runs)
+/// adds to or replaces an earlier one cell by cell, as `reproduce
+/// --kernel-from` does with several files. None holds it: the last one,
+/// whose load error then names the missing file.
+fn kernel_dir<'a>(dirs: &'a [PathBuf], name: &str) -> &'a Path {
+    dirs.iter()
+        .rev()
+        .find(|d| saved::path(d, name).is_file())
+        .or(dirs.last())
+        .expect("called with at least one --kernel-from directory")
+}
+
+/// The `--kernel-from` directories for a message: "A" or "A, B".
+fn dirs_display(dirs: &[PathBuf]) -> String {
+    let v: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    v.join(", ")
 }
 
 /// Values of each metric over the runs (runs that did not report a metric
@@ -469,6 +490,14 @@ fn scenarios(dir: &Path, only: Option<&str>) -> Result<Vec<PathBuf>, String> {
 }
 
 pub fn run(o: Options) -> ExitCode {
+    if o.decisions && o.kernel_from.len() > 1 {
+        eprintln!(
+            "error: --kernel-from: --decisions re-judges one saved pass; got {} directories ({})",
+            o.kernel_from.len(),
+            dirs_display(&o.kernel_from)
+        );
+        return ExitCode::from(2);
+    }
     let files = match scenarios(&o.dir, o.only.as_deref()) {
         Ok(f) => f,
         Err(e) => {
@@ -526,10 +555,10 @@ pub fn run(o: Options) -> ExitCode {
         None => phase::PhaseFrom::Kernel,
     };
     if o.decisions {
-        if let (Some(a), Some(b)) = (&o.kernel_from, &o.kernel_vs) {
+        if let (Some(a), Some(b)) = (o.kernel_from.first(), &o.kernel_vs) {
             return run_kernel_vs(&loaded, a, b, o.out.as_deref());
         }
-        if let Some(prev) = &o.kernel_from {
+        if let Some(prev) = o.kernel_from.first() {
             return run_decisions_from(
                 &loaded,
                 prev,
@@ -542,9 +571,10 @@ pub fn run(o: Options) -> ExitCode {
     // Saved kernel runs: all checked before anything runs, so a mismatch is
     // refused at once.
     let mut reused: Vec<Option<Vec<RunOutput>>> = vec![None; loaded.len()];
-    if let Some(kdir) = &o.kernel_from {
+    if !o.kernel_from.is_empty() {
         for (i, s) in loaded.iter().enumerate() {
-            match saved::load(kdir, &short_name(s), s) {
+            let name = short_name(s);
+            match saved::load(kernel_dir(&o.kernel_from, &name), &name, s) {
                 Ok(r) => reused[i] = Some(r),
                 Err(e) => {
                     eprintln!("error: --kernel-from: {e}");
@@ -555,7 +585,7 @@ pub fn run(o: Options) -> ExitCode {
     }
     // Root, TUN, MPTCP, signal handling; refuses clearly otherwise. Not
     // needed when every kernel side is reused.
-    let emulate = if o.kernel_from.is_some() {
+    let emulate = if !o.kernel_from.is_empty() {
         None
     } else {
         match mptlab_emu::run::prepare(&loaded[0], None) {

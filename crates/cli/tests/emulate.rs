@@ -513,6 +513,72 @@ fn validate_kernel_from_refuses_a_directory_without_saved_runs() {
     std::fs::remove_dir_all(&empty).unwrap();
 }
 
+/// `--kernel-from` repeated: each scenario's kernel runs come from the last
+/// directory that holds them (a later pass with more runs replaces an
+/// earlier one; a directory without the scenario hides nothing), none
+/// holding them is refused naming the file, and `--decisions` takes one.
+#[test]
+fn validate_kernel_from_repeated_takes_each_scenario_from_the_last_directory_with_it() {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let saved = repo.join("docs/data/kernel-grid-2026-11-26/kernel/file-256k-tcp.json");
+    let ten = tmp("validate-kf-ten");
+    let nine = tmp("validate-kf-nine");
+    let empty = tmp("validate-kf-empty");
+    for d in [&ten, &nine, &empty] {
+        std::fs::create_dir_all(d.join("kernel")).unwrap();
+    }
+    std::fs::copy(&saved, ten.join("kernel/file-256k-tcp.json")).unwrap();
+    // the same pass with its last run dropped: a different, still valid file
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    v["runs"].as_array_mut().unwrap().pop();
+    std::fs::write(nine.join("kernel/file-256k-tcp.json"), v.to_string()).unwrap();
+    let run = |dirs: &[&PathBuf], extra: &[&str]| {
+        let mut c = Command::new(bin());
+        c.args([
+            "validate",
+            "--only",
+            "file-256k-tcp",
+            "--runs",
+            "10",
+            "--dir",
+        ])
+        .arg(repo.join("scenarios/validate"))
+        .args(extra);
+        for d in dirs {
+            c.arg("--kernel-from").arg(d);
+        }
+        let o = c.output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    let reused = |n: u32| format!("{n} kernel run(s) reused from --kernel-from");
+    let (code, err) = run(&[&ten, &nine], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains(&reused(9)), "{err}");
+    let (code, err) = run(&[&nine, &ten], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains(&reused(10)), "{err}");
+    let (code, err) = run(&[&ten, &empty], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains(&reused(10)), "{err}");
+    let (code, err) = run(&[&empty, &empty], &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("no saved kernel results"), "{err}");
+    assert!(err.contains(&empty.display().to_string()), "{err}");
+    let (code, err) = run(&[&ten, &nine], &["--decisions"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--decisions re-judges one saved pass"),
+        "{err}"
+    );
+    for d in [&ten, &nine, &empty] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
 /// `--decisions --kernel-from` a directory without the scenario's kernel
 /// captures is refused before anything runs, naming the directory (no root
 /// needed: nothing is emulated), and so is an -o inside it.
