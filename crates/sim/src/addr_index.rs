@@ -80,8 +80,15 @@ impl AddrIndex {
                 at,
                 vals,
             } => {
-                // the last run starting at or before a
-                let r = start.partition_point(|&s| s <= a).checked_sub(1)?;
+                // the last run starting at or before a: the starts are
+                // sorted, so it is the count of those at or below a, less
+                // one; a count over the few starts (at most `MAX_RUNS`)
+                // has no data-dependent branch, where the binary search
+                // had one per step (docs/performance.md "Session 24")
+                let r = start
+                    .iter()
+                    .fold(0usize, |n, &s| n + (s <= a) as usize)
+                    .checked_sub(1)?;
                 let off = a - start[r];
                 if off < len[r] {
                     vals[(at[r] + off) as usize]

@@ -9,13 +9,13 @@
 //! leaves: a chain of dependent loads, the deep ones cache misses, about a
 //! tenth of a run's time (docs/performance.md "Session 13"). Here a push
 //! beyond the current bucket is an append to an unsorted bucket; a bucket
-//! becomes the heap's content only when the heap runs dry, sorted then.
+//! becomes the heap's content only when the heap runs dry, heapified then.
 //!
 //! Exact: the heap holds every key whose time is below `bot_end`, the
 //! buckets and the overflow (`top`) every other one, bucket `i` the times
 //! `[start + i w, start + (i + 1) w)`. So the heap's least key, while it
 //! has one, is the least of all; when it is empty the first non-empty
-//! bucket holds the least keys, and sorted by the full key (time, then
+//! bucket holds the least keys, and made a heap by the full key (time, then
 //! push sequence) they pop in exactly the heap's order.
 //!
 //! Off (everything in the heap, `bot_end` the largest time) until the
@@ -136,7 +136,7 @@ impl Calendar {
     }
 
     /// The heap (`lane`) is empty and this holds keys: give the heap the
-    /// first non-empty bucket, sorted. `popped`/`now`: the queue's pop
+    /// first non-empty bucket, as a heap. `popped`/`now`: the queue's pop
     /// count and the time of the last pop (for the bucket width).
     #[inline(never)]
     pub fn refill(&mut self, lane: &mut Lane, popped: u64, now: Nanos) {
@@ -158,10 +158,10 @@ impl Calendar {
         if b.capacity() > KEEP_CAPACITY {
             *b = Vec::new();
         }
-        let h = lane.buffer();
-        // a sorted array is a heap
-        h.sort_unstable();
-        self.held -= h.len();
+        // built as a heap in place (until session 24 sorted: a sorted
+        // array is a heap too, but sorting cost more than the pops it saved)
+        lane.heapify();
+        self.held -= lane.len();
         self.cur += 1;
         self.bot_end = self.start + ((self.cur as u64) << self.shift);
     }

@@ -89,8 +89,8 @@ impl Lane {
         self.hole = false;
     }
 
-    /// The heap's buffer, for `Calendar::refill` to fill with a sorted
-    /// array (a heap) while the heap is empty.
+    /// The heap's buffer, for `Calendar::refill` to fill while the heap is
+    /// empty (then `heapify`).
     pub(crate) fn buffer(&mut self) -> &mut Vec<u128> {
         debug_assert!(!self.hole);
         &mut self.heap
@@ -186,6 +186,19 @@ impl Lane {
             i = c;
         }
         h[i] = k;
+    }
+
+    /// Make the buffer (filled through `buffer`, no hole) a heap: Floyd's
+    /// bottom-up construction, each inner slot's entry sifted down, about
+    /// two compares per entry where sorting took about log2(n)
+    /// (docs/performance.md "Session 24"). Keys are unique, so the pops
+    /// come out in the same order from any heap of the same keys.
+    pub(crate) fn heapify(&mut self) {
+        debug_assert!(!self.hole);
+        for i in (0..self.heap.len() / 2).rev() {
+            let k = self.heap[i];
+            self.sift_down(i, k);
+        }
     }
 
     /// The live entries (not the hole), in no particular order.
@@ -570,6 +583,41 @@ mod tests {
         }
         assert_eq!(q.pop(), None);
         assert!(popped > 200_000);
+    }
+
+    /// `Lane::heapify` (the calendar's bucket handed to the heap, docs/
+    /// performance.md "Session 24") leaves a heap of the same keys, which
+    /// pops them in sorted order, for sizes around the powers of two.
+    #[test]
+    fn a_heapified_bucket_pops_in_key_order() {
+        let mut x: u64 = 0x2545_f491;
+        for n in [0usize, 1, 2, 3, 7, 8, 9, 63, 64, 65, 200] {
+            let mut keys: Vec<u128> = (0..n as u64)
+                .map(|i| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    ((x % 50) as u128) << 64 | i as u128
+                })
+                .collect();
+            let mut lane = Lane::new();
+            lane.buffer().extend(&keys);
+            lane.heapify();
+            let h = &lane.heap;
+            for i in 1..h.len() {
+                assert!(h[(i - 1) / 2] < h[i], "heap order at {i} of {n}");
+            }
+            let mut popped = Vec::new();
+            while let Some(&k) = lane.top() {
+                popped.push(k);
+                lane.hole = true;
+                if lane.len() == 0 {
+                    break;
+                }
+            }
+            keys.sort_unstable();
+            assert_eq!(popped, keys);
+        }
     }
 
     #[test]

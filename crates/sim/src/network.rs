@@ -7,6 +7,7 @@
 //! count, ties broken by the lower link index), computed once at build time.
 //! Hosts never forward.
 
+use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 
 use mptlab_core::link::{LinkModel, LinkParams, LinkStats, Verdict};
@@ -192,8 +193,12 @@ struct Pipe {
     /// pipe mostly carries one connection's packets, or one direction of a
     /// few, so the route lookup (`Routes::next_hop`: a scan, or a load
     /// from the address table and at the core a hash probe) is skipped for
-    /// most router hops.
-    memo: Option<(Addr, DLinkId)>,
+    /// most router hops. A `Cell` because the prefetch of an arrival
+    /// expected next (`prefetch_arrival_deep`, through `&self`) looks the
+    /// head's route up where the memo misses and leaves it here, so that
+    /// the arrival's `forward_from` finds it instead of repeating the
+    /// lookup (docs/performance.md "Session 24").
+    memo: Cell<Option<(Addr, DLinkId)>>,
 }
 
 /// Packets in flight, stored once while they cross the network hop by hop
@@ -356,7 +361,7 @@ impl Network {
                 busy: false,
                 to: d.to,
                 to_router: spec.nodes[d.to].kind == NodeKind::Router,
-                memo: None,
+                memo: Cell::new(None),
             })
             .collect();
         let model_lines = dlinks.iter().map(|d| d.model.hot_lines() as u8).collect();
@@ -469,18 +474,25 @@ impl Network {
     /// router is the pipe's far end), with the pipe's route memo.
     #[inline(always)]
     pub fn forward_from(&mut self, from: DLinkId, now: Nanos, id: PktId, hdr: Hdr) -> Sent {
-        let pipe = &mut self.pipes[from];
-        let out = match pipe.memo {
+        let pipe = &self.pipes[from];
+        let out = match pipe.memo.get() {
             Some((dst, out)) if dst == hdr.dst => Some(out),
-            _ => {
-                let out = self.routes.next_hop(pipe.to, hdr.dst);
-                if let Some(o) = out {
-                    pipe.memo = Some((hdr.dst, o));
-                }
-                out
-            }
+            _ => self.route_memoised(pipe, hdr.dst),
         };
         self.enqueue(out, now, id, hdr)
+    }
+
+    /// The next hop at `pipe`'s far end (a router) for `dst`, left in the
+    /// pipe's memo. The memo only ever holds `next_hop`'s answer for its
+    /// destination (routes are fixed once built), whoever filled it, so a
+    /// lookup skipped for it returns what it would have.
+    #[inline(always)]
+    fn route_memoised(&self, pipe: &Pipe, dst: Addr) -> Option<DLinkId> {
+        let out = self.routes.next_hop(pipe.to, dst);
+        if let Some(o) = out {
+            pipe.memo.set(Some((dst, o)));
+        }
+        out
     }
 
     /// Offer pooled packet `id` to directed link `out` (`None`: no route;
@@ -594,9 +606,9 @@ impl Network {
             // routers' hops at 10,000 clients) by the route itself, which
             // `forward_from` will look up anyway (since session 12 a load
             // from a dense table, `crate::addr_index`)
-            let out = match pipe.memo {
+            let out = match pipe.memo.get() {
                 Some((dst, out)) if dst == e.hdr.dst => Some(out),
-                _ => self.routes.next_hop(pipe.to, e.hdr.dst),
+                _ => self.route_memoised(pipe, e.hdr.dst),
             };
             if let Some(out) = out {
                 self.prefetch_departure(out);
@@ -779,6 +791,34 @@ mod tests {
             assert_eq!(a.next, sent.get(i + 1).map(|s| s.1));
             assert!(a.router);
             net.release(a.id);
+        }
+    }
+
+    /// The hint for an arrival at a router expected next looks its route up
+    /// and leaves it in the pipe's memo (docs/performance.md "Session 24"),
+    /// which the arrival's `forward_from` then uses: the memo holds the
+    /// route's answer and the packet leaves on the link the route gives.
+    #[test]
+    fn the_arrival_hint_leaves_the_route_in_the_memo() {
+        let mut net = Network::build(&two_path(), 1).unwrap();
+        let server = addr(10, 0, 0, 2);
+        let Sent::InFlight { dlink, .. } = net.send_from(0, 0, pkt(addr(10, 1, 0, 2), server))
+        else {
+            panic!("dropped")
+        };
+        let router = net.pipes[dlink].to;
+        assert_eq!(net.pipes[dlink].memo.get(), None);
+        assert!(
+            net.prefetch_arrival_deep(dlink).is_none(),
+            "a router's arrival"
+        );
+        let out = net.routes.next_hop(router, server).expect("a route");
+        assert_eq!(net.pipes[dlink].memo.get(), Some((server, out)));
+        let a = net.arrive_pooled(dlink);
+        assert!(a.router);
+        match net.forward_from(dlink, a.next.unwrap_or(0), a.id, a.hdr) {
+            Sent::InFlight { dlink: next, .. } => assert_eq!(next, out),
+            _ => panic!("dropped"),
         }
     }
 
