@@ -68,20 +68,23 @@ impl Saved {
     /// `--kernel-from A --kernel-from B`: the cells B's pass ran replace
     /// A's entries for the same cell (experiment and point id), e.g. a pass
     /// that re-ran some of A's cells with more runs (`--kernel-only`,
-    /// `--kernel-runs`); every other entry stays A's. `kernel_runs` becomes
+    /// `--kernel-runs`); every other entry stays A's, and B's entries for
+    /// cells A has none of (A's pass was `--only` other experiments) are
+    /// added whatever their status, so two passes over different
+    /// experiments of a seed cover its refused cells too. `kernel_runs` becomes
     /// the larger of the two passes' (each cell keeps its own run count in
     /// its metrics), `kernel_wall_s` their sum; `rejudged_from` will name
     /// both files. The merged file is checked against the sweep as one.
     pub fn overlay(mut self, later: Saved) -> Saved {
         let mut cells: Vec<Value> = self.cells().to_vec();
         for e in later.cells() {
-            if e["status"].as_str() != Some("ran") {
-                continue;
-            }
+            let ran = e["status"].as_str() == Some("ran");
             let same =
                 |b: &Value| b["experiment"] == e["experiment"] && b["point_id"] == e["point_id"];
             match cells.iter_mut().find(|b| same(b)) {
-                Some(b) => *b = e.clone(),
+                Some(b) if ran => *b = e.clone(),
+                // a later pass that did not run the cell leaves the earlier entry
+                Some(_) => {}
                 None => cells.push(e.clone()),
             }
         }
@@ -1213,6 +1216,84 @@ mod tests {
         // the other order: A's entries replace B's ran cell
         let back = Saved::load(&fb).unwrap().overlay(Saved::load(&fa).unwrap());
         assert_eq!(manifest(&back, &cells, &dir)["cells"], only_a["cells"]);
+        for d in [da, db, dir] {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+
+    /// Two passes over different experiments (`--only`): A has no entry for
+    /// one experiment's cells, B has them all, refused ones included. The
+    /// merged file covers the sweep; the cells come from the pass that has
+    /// them, and a refused entry of B does not replace a ran one of A.
+    #[test]
+    fn passes_over_different_experiments_cover_the_refused_cells_too() {
+        let cells = cells();
+        let sim = summary(&cells, 3, 10.0, 0.41);
+        let da = tmp("cover-a");
+        let mut a = live(&da, &cells, &sim, &summary(&cells, 2, 10.5, 0.40));
+        let db = tmp("cover-b");
+        let b = live(&db, &cells, &sim, &summary(&cells, 2, 10.5, 0.40));
+        // A's pass did not include the second experiment at all
+        let gone = KEYS[1];
+        let n = a["cells"].as_array().unwrap().len();
+        a["cells"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|c| !c["experiment"].as_str().unwrap().ends_with(gone));
+        let kept = a["cells"].as_array().unwrap().len();
+        assert!(kept < n, "the fixture has cells of {gone}");
+        let refused = b["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["experiment"].as_str().unwrap().ends_with(gone))
+            .filter(|c| c["status"] != "ran")
+            .count();
+        assert!(refused > 0, "the fixture has refused cells of {gone}");
+        let (fa, fb) = (da.join("kernel.json"), db.join("kernel.json"));
+        write(&fa, &a);
+        write(&fb, &b);
+        assert!(Saved::load(&fa).unwrap().check(&cells).is_err());
+        let merged = Saved::load(&fa).unwrap().overlay(Saved::load(&fb).unwrap());
+        merged.check(&cells).unwrap();
+        assert_eq!(merged.cells().len(), n);
+        let dir = tmp("cover-judge");
+        write_sim(&dir, &sim);
+        let both = manifest(&Saved::load(&fb).unwrap(), &cells, &dir);
+        let m = manifest(&merged, &cells, &dir);
+        let key = |c: &Value| (c["experiment"].clone(), c["point_id"].clone());
+        for c in both["cells"].as_array().unwrap() {
+            let got = m["cells"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| key(x) == key(c));
+            assert_eq!(got, Some(c));
+        }
+        // B with one of A's ran cells marked refused leaves A's entry
+        let i = (0..cells.len())
+            .find(|&k| {
+                a["cells"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|x| key(x) == key(&b["cells"][k]) && x["status"] == "ran")
+            })
+            .unwrap();
+        let mut b2 = b.clone();
+        b2["cells"][i]["status"] = "refused".into();
+        write(&fb, &b2);
+        let merged = Saved::load(&fa).unwrap().overlay(Saved::load(&fb).unwrap());
+        let want = &a["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| key(x) == key(&b["cells"][i]));
+        let got = merged
+            .cells()
+            .iter()
+            .find(|x| key(x) == key(&b["cells"][i]));
+        assert_eq!(got, *want);
         for d in [da, db, dir] {
             let _ = std::fs::remove_dir_all(d);
         }
