@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # scripts/kernel-agreement.sh BIN OUTPREFIX [which...]: how far the simulator agrees with the kernel
 # runs committed in docs/data/ (docs/validation.md, "Where agreement with the kernel stands").
-# Simulator only, no root, a few minutes on two cores. which: dec1 dec2 grid s000 s003 s004 (default: all):
+# Simulator only, no root, a few minutes on two cores. which: dec1 dec2 grid s000 s002 s003 s004 (default: all):
 #   dec1, dec2  validate --decisions on the two committed kernel passes (bytes on the same path)
 #   grid        validate on the grid's kernel runs (cells passing)
-#   s000, s003, s004  reproduce 000 / 003 / 004 --quick --runs 30 judged against every committed kernel file
+#   s000 ... s004  reproduce 000 / 002 / 003 / 004 --quick --runs 30 judged against every committed kernel file
 #               (later files replace earlier ones cell by cell; the order is part of the measure)
 # Prints one line per measure; the logs and outputs are OUTPREFIX-<which>{.log,/}. NICE (default 10).
 set -u
 BIN=$(readlink -f "$1"); P=$(readlink -m "$2"); shift 2
-W=${*:-dec1 dec2 grid s000 s003 s004}
+W=${*:-dec1 dec2 grid s000 s002 s003 s004}
 NICE=${NICE:-10}
 D=docs/data
 S3="--kernel-from $D/seed003-kernel-2026-11-27 --kernel-from $D/seed003-kernel-ct-2026-11-27 --kernel-from $D/seed003-kernel-lossy-2026-11-27 \
@@ -32,6 +32,7 @@ for w in $W; do
     dec2) nice -n $NICE $BIN validate --decisions --dir scenarios/decisions --runs 5 --kernel-from $D/decisions-kernel-2026-11-27-s13b -o $P-dec2 > $P-dec2.log 2>&1 ;;
     grid) nice -n $NICE $BIN validate --runs 30 --hz 250 --kernel-from $D/kernel-grid-2026-11-26 --kernel-from $D/kernel-grid-s24-2026-11-29 --kernel-from $D/kernel-grid-s24-2026-11-29/30run -o $P-grid > $P-grid.log 2>&1 ;;
     s000) nice -n $NICE $BIN reproduce 000 --quick --runs 30 --no-report --out $P-s000 $S0 > $P-s000.log 2>&1 ;;
+    s002) nice -n $NICE $BIN reproduce 002 --quick --runs 30 --no-report --out $P-s002 --kernel-from $D/seed002-kernel-s13-2026-11-27 > $P-s002.log 2>&1 ;;
     s004) nice -n $NICE $BIN reproduce 004 --quick --runs 30 --no-report --out $P-s004 --kernel-from $D/seed004-kernel-s17-2026-11-28 --kernel-from $D/seed004-kernel-s24-2026-11-29 > $P-s004.log 2>&1 ;;
     s003) nice -n $NICE $BIN reproduce 003 --quick --runs 30 --no-report --out $P-s003 $S3 > $P-s003.log 2>&1 ;;
   esac
