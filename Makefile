@@ -2,6 +2,7 @@
 #   make demo   - install what is missing, build, run the example scenario and
 #                 reproduce all seeds in quick mode (HTML report in out/reproduce)
 #   make test   - build and run the whole test suite (Rust, then Python)
+#   make agreement - the simulator against the kernel runs committed in docs/data/
 #   make lint   - cargo fmt --check and clippy -D warnings (CI runs it first)
 #   make fuzz-smoke - every fuzz target for 20 s (nightly + cargo-fuzz; else SKIP)
 #   make python - build the Python package in place (pip install -e .)
@@ -10,7 +11,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 OUT ?= out
 
-.PHONY: setup build demo test lint fuzz-smoke python pytest bench pgo clean
+.PHONY: setup build demo test lint fuzz-smoke python pytest bench pgo clean agreement
 # ./.venv when setup made one (see scripts/setup.sh)
 PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 
@@ -24,6 +25,11 @@ demo: build python
 	./target/release/mptlab run scenarios/video-wlan-3g.toml --out $(OUT)/demo --force
 	./target/release/mptlab reproduce all --quick --out $(OUT)/reproduce
 	@echo "report: $(OUT)/reproduce/report.html"
+
+# the simulator against every kernel run committed in docs/data/ (no root;
+# docs/validation.md, "Where agreement with the kernel stands")
+agreement: build
+	NICE=0 bash scripts/kernel-agreement.sh target/release/mptlab $(OUT)/agreement/ka
 
 test: setup
 	$(CARGO) test --release --workspace

@@ -9,6 +9,7 @@
 # Prints one line per measure; the logs and outputs are OUTPREFIX-<which>{.log,/}. NICE (default 10).
 set -u
 BIN=$(readlink -f "$1"); P=$(readlink -m "$2"); shift 2
+mkdir -p "$(dirname "$P")"
 W=${*:-dec1 dec2 grid s000 s002 s003 s004}
 NICE=${NICE:-10}
 D=docs/data
