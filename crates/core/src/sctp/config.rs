@@ -45,8 +45,9 @@ impl BufferSplit {
 crate::named_enum! {
     /// Path scheduler for CMT (`transport.sctp.scheduler`).
     pub enum Scheduler {
-        /// Least recently used path first (INET's default CMT scheduler).
-        RoundRobin = "roundrobin": "least recently used path first, as INET (Iyengar et al.)",
+        /// Primary path first, then the others, at every send opportunity
+        /// (INET's default CMT sender, `cmtSendAllVariant = "normal"`).
+        RoundRobin = "roundrobin": "primary path first, then the others, as INET's default",
         /// Delay-aware packet scheduling (Kuhn et al., ICC 2014).
         Daps = "daps": "delay-aware packet scheduling (Kuhn et al. 2014)",
     }

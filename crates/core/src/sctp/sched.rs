@@ -1,14 +1,28 @@
-//! CMT path schedulers: round-robin (least recently used path first, INET's
-//! default) and DAPS, delay-aware packet scheduling (Kuhn, Lochin, Mifdaoui,
-//! Sarwar, Mehani, Boreli, "DAPS: Intelligent Delay-Aware Packet Scheduling
-//! For Multipath Transport", ICC 2014).
+//! CMT path schedulers: round-robin as INET's default (primary destination
+//! first, then the others in order) and DAPS, delay-aware packet scheduling
+//! (Kuhn, Lochin, Mifdaoui, Sarwar, Mehani, Boreli, "DAPS: Intelligent
+//! Delay-Aware Packet Scheduling For Multipath Transport", ICC 2014).
 
 use super::path::Path;
 
-/// Active destinations, least recently used (for data) first.
-pub fn round_robin_order(paths: &[Path]) -> Vec<usize> {
+/// Active destinations in the order INET's CMT sender visits them at each
+/// send opportunity: the primary first, then the others in path order.
+///
+/// INET (inet-framework/inet b52bc21a34, src/inet/transportlayer/sctp/):
+/// an application write (SctpAssociationEventProc.cc `process_SEND` ->
+/// SctpAlg.cc `sendCommandInvoked`) and every received packet
+/// (SctpAssociationRcvMessage.cc `process_RCV_Message`) call
+/// `sendOnAllPaths(state->getPrimaryPath())`; SctpAssociationSendAll.cc
+/// `sendOnAllPaths` runs `sendOnPath` on that path first, which sends as long
+/// as the path's cwnd allows, then on the other paths in `sctpPathMap`
+/// order, unsorted under the default `cmtSendAllVariant = "normal"`
+/// (`cmtSendAllComparisonFunction = nullptr`, SctpAssociationBase.cc). So an
+/// application-limited sender puts its data on the primary and spills to the
+/// others only when the primary's window is full. mptlab's path index order
+/// stands in for INET's address order of the non-primary paths.
+pub fn round_robin_order(paths: &[Path], primary: usize) -> Vec<usize> {
     let mut v: Vec<usize> = (0..paths.len()).filter(|&i| paths[i].active).collect();
-    v.sort_by_key(|&i| (paths[i].last_sent_seq, i));
+    v.sort_by_key(|&i| (i != primary, i));
     v
 }
 

@@ -215,7 +215,7 @@ impl SctpAssociation {
                 return Some(c);
             }
         }
-        for i in round_robin_order(&self.paths) {
+        for i in round_robin_order(&self.paths, self.current_primary()) {
             if self.can_send(i) {
                 self.rr_current = Some(i);
                 return Some(i);
