@@ -1012,7 +1012,9 @@ impl MptcpConnection {
                 } else {
                     None
                 },
-                carries_data: seg.len > 0 || seg.has(flags::FIN) || seg.has(flags::SYN),
+                // the same test as `len > 0 || FIN || SYN`, evaluated without
+                // short-circuit branches: one mask test for both flags
+                carries_data: (seg.len > 0) | seg.has(flags::FIN | flags::SYN),
             };
             if sf.snd.ack_is_idle(&ai) {
                 // the receiving end of a transfer: nothing to do but the

@@ -487,7 +487,9 @@ impl TcpEndpoint {
                 } else {
                     None
                 },
-                carries_data: seg.len > 0 || seg.has(flags::FIN) || seg.has(flags::SYN),
+                // the same test as `len > 0 || FIN || SYN`, evaluated without
+                // short-circuit branches: one mask test for both flags
+                carries_data: (seg.len > 0) | seg.has(flags::FIN | flags::SYN),
             };
             self.snd.on_ack(now, &ai, None);
             // tcp_ack_update_window: a larger window raises max_window
