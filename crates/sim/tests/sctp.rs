@@ -73,9 +73,13 @@ fn bad_sctp_option_is_refused_with_its_key() {
     );
 }
 
-/// Seed 002's out-of-order delay, for CMT-SCTP: data sent round robin over a
-/// 10 ms and a 50 ms path waits for reordering at the receiver; plain SCTP on
-/// one lossless path never does.
+/// Seed 002's out-of-order delay, for CMT-SCTP: data spread over a 10 ms and
+/// a 50 ms path waits for reordering at the receiver; plain SCTP on one
+/// lossless path never does. CMT-SCTP fills the primary (the fast path)
+/// first, as INET's `sendOnAllPaths` does, so the video's rate (8 Mbit/s,
+/// below either path's 10) is high enough for the primary's window to fill
+/// and spill frames onto the slow path; at 950 kbit/s everything stays on the
+/// primary and nothing is reordered.
 #[test]
 fn cmt_sctp_reordering_delay_over_asymmetric_paths() {
     let text = r#"
@@ -96,7 +100,7 @@ delay_ms = 50
 protocol = "cmt-sctp"
 [traffic]
 model = "video"
-bitrate_kbit = 950
+bitrate_kbit = 8000
 fps = 30
 start_s = 1
 [output]
