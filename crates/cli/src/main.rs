@@ -22,10 +22,24 @@ use mptlab_scenario::{registry, Override, Scenario, Topology, TrafficModel};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// `mptlab --version`: the package version and the identity of the model
+/// this build simulates (the digest that keys a sweep's runs,
+/// docs/sweeps.md "Persistence and resume").
+fn version_line() -> &'static str {
+    static LINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LINE.get_or_init(|| {
+        format!(
+            "{} (model sources {})",
+            env!("CARGO_PKG_VERSION"),
+            mptlab_sweep::store::MODEL_ID
+        )
+    })
+}
+
 #[derive(Parser)]
 #[command(
     name = "mptlab",
-    version,
+    version = version_line(),
     about = "Multipath transport lab: simulate MPTCP, CMT-SCTP and TCP experiments described in TOML scenario files"
 )]
 struct Cli {
@@ -152,8 +166,9 @@ enum Command {
         /// No progress bars or messages.
         #[arg(long, short)]
         quiet: bool,
-        /// Redo the sweeps whose scenario, input files (traces) or mptlab
-        /// version changed since their runs were made (default: refused).
+        /// Redo the sweeps whose scenario, input files (traces) or model
+        /// (this build's sources, `mptlab --version`) changed since their
+        /// runs were made (default: refused).
         #[arg(long)]
         force: bool,
         /// Only check the experiment registry (scenarios/registry/experiments.toml)

@@ -914,8 +914,13 @@ fn run_sweeps(
         let op = match store {
             Ok(store) => sweep::Opened { sweep, store },
             Err(e) => {
+                // a refusal already says what to do (`--force` or another
+                // `--out`); "the same command resumes" would contradict it
+                let refused = matches!(e, mptlab_sweep::StoreError::Refused(_));
                 let code = sweep::store_error(e);
-                fail(name, &so.out);
+                if !refused {
+                    fail(name, &so.out);
+                }
                 return Err(code);
             }
         };

@@ -402,12 +402,28 @@ fn reproduce_reports_the_first_refusing_sweep_in_file_order() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert_eq!(err.matches("--force").count(), 1, "{err}");
-    assert!(
-        err.contains("runs/seed000/s0 ") && err.contains("sweep seed000/s0 failed"),
-        "{err}"
-    );
+    assert!(err.contains("runs/seed000/s0 "), "{err}");
+    // one message: the refusal says to use --force or another --out; a
+    // second line saying "the same command resumes" contradicted it
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+    assert!(!err.contains("same command resumes"), "{err}");
     for (k, b) in before.iter().enumerate() {
         assert_eq!(&files(&out.join(format!("runs/seed000/s{k}"))), b, "s{k}");
     }
     std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// `mptlab --version` names the model's sources (the digest that keys a
+/// sweep's runs), so a result can be traced to the build that made it.
+#[test]
+fn version_names_the_model_sources() {
+    let o = mptlab(&["--version"], None);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    let id = out
+        .trim()
+        .strip_suffix(')')
+        .and_then(|s| s.split("(model sources ").nth(1))
+        .unwrap_or_else(|| panic!("no model sources in {out:?}"));
+    assert_eq!(id, mptlab_sweep::store::MODEL_ID, "{out}");
 }

@@ -20,10 +20,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub const MANIFEST: &str = "sweep.json";
 /// 2: per point the SHA-256 of every file it reads, and the mptlab version
 /// (format 1 had neither, so a changed trace was not noticed).
-pub const MANIFEST_FORMAT: &str = "mptlab-sweep/2";
-/// The version recorded with the runs: a run made by another version may
-/// differ (the model changed), so its runs are not reused.
+/// 3: the identity of the model that made the runs (`MODEL_ID`; format 2
+/// recorded only the package version, which did not change with the model).
+pub const MANIFEST_FORMAT: &str = "mptlab-sweep/3";
+/// The version recorded with the runs, for people reading `sweep.json`.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The model's identity: a digest of the workspace's Rust sources, manifests
+/// and `Cargo.lock`, computed when this crate is built (`build.rs`). A run
+/// made by a build with another identity may differ (the model changed), so
+/// its runs are not reused.
+pub const MODEL_ID: &str = env!("MPTLAB_MODEL_ID");
 const TMP_MARK: &str = ".tmp-";
 
 /// Why a store cannot be opened. `Refused` is the user's to fix (exit 2).
@@ -122,7 +128,8 @@ impl InputHashes {
 
 /// What `sweep.json` records: per point, everything its runs are computed
 /// from (the key they are stored under): the effective scenario's hash and
-/// the SHA-256 of every file it reads; and the mptlab version that ran them.
+/// the SHA-256 of every file it reads; and the model (`MODEL_ID`) that ran
+/// them.
 /// Two sweeps are the same when these match (the file names are recorded
 /// for messages only: a relative trace path reads differently from another
 /// working directory).
@@ -130,6 +137,7 @@ pub fn manifest(sweep: &Sweep, inputs: &InputHashes) -> Json {
     json!({
         "format": MANIFEST_FORMAT,
         "mptlab_version": VERSION,
+        "model": MODEL_ID,
         "scenario_file": sweep.origin,
         "keys": sweep.keys,
         "points": sweep.points.iter().map(|p| json!({
@@ -407,6 +415,11 @@ pub fn manifest_difference(old: &[u8], want: &Json) -> Option<String> {
     difference(old.as_ref(), want)
 }
 
+/// The first 12 digits of a model identity, as messages print it.
+fn short(id: &str) -> &str {
+    id.get(..12).unwrap_or(id)
+}
+
 /// Why the sweep recorded in `old` differs from `want` (None: the same, its
 /// runs are valid for this sweep). Completes "DIR ...".
 fn difference(old: Option<&Json>, want: &Json) -> Option<String> {
@@ -416,16 +429,23 @@ fn difference(old: Option<&Json>, want: &Json) -> Option<String> {
         ));
     };
     if old["format"] != want["format"] {
+        let format = old["format"].as_str().unwrap_or("unknown");
+        let lacked = match format {
+            "mptlab-sweep/1" => "; format mptlab-sweep/1 did not record the contents of the trace files its runs read",
+            "mptlab-sweep/2" => "; format mptlab-sweep/2 did not record which build of the model made its runs",
+            _ => "",
+        };
         return Some(format!(
-            "holds a sweep made by another mptlab ({MANIFEST} format {}, this one writes {MANIFEST_FORMAT}; \
-             format mptlab-sweep/1 did not record the contents of the trace files its runs read)",
-            old["format"].as_str().unwrap_or("unknown")
+            "holds a sweep made by another mptlab ({MANIFEST} format {format}, this one writes {MANIFEST_FORMAT}{lacked})"
         ));
     }
-    if old["mptlab_version"] != want["mptlab_version"] {
+    if old["mptlab_version"] != want["mptlab_version"] || old["model"] != want["model"] {
         return Some(format!(
-            "holds runs made by mptlab {}, this is mptlab {VERSION} (the model may differ)",
-            old["mptlab_version"].as_str().unwrap_or("unknown")
+            "holds runs made by another build of the model (mptlab {} with model sources {}; \
+             this is mptlab {VERSION} with model sources {}), so they may differ",
+            old["mptlab_version"].as_str().unwrap_or("unknown"),
+            short(old["model"].as_str().unwrap_or("unknown")),
+            short(MODEL_ID),
         ));
     }
     let (o, w) = (Recorded::all(old), Recorded::all(want));

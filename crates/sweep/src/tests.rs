@@ -335,8 +335,18 @@ fn changed_input_file_is_refused_unless_forced() {
     }
 }
 
+/// The build script found the workspace's sources: the model's identity is
+/// their 128-bit digest (32 hex digits), not the packaged-crate fallback
+/// that never matches.
 #[test]
-fn an_older_manifest_format_or_version_is_refused() {
+fn the_model_identity_is_a_digest_of_the_sources() {
+    let id = store::MODEL_ID;
+    assert_eq!(id.len(), 32, "{id}");
+    assert!(id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+}
+
+#[test]
+fn an_older_manifest_format_version_or_model_is_refused() {
     let d = tmp("format");
     let s = sweep(TEXT);
     Store::open(&d, &s, false).unwrap();
@@ -346,12 +356,24 @@ fn an_older_manifest_format_or_version_is_refused() {
         (
             "format",
             "mptlab-sweep/1",
-            "(sweep.json format mptlab-sweep/1, this one writes mptlab-sweep/2; format mptlab-sweep/1 did not record",
+            "(sweep.json format mptlab-sweep/1, this one writes mptlab-sweep/3; format mptlab-sweep/1 did not record",
+        ),
+        (
+            "format",
+            "mptlab-sweep/2",
+            "format mptlab-sweep/2 did not record which build of the model made its runs",
         ),
         (
             "mptlab_version",
             "0.0.1",
-            "holds runs made by mptlab 0.0.1, this is mptlab",
+            "holds runs made by another build of the model (mptlab 0.0.1 with model sources",
+        ),
+        // the same package version, another model: refused (format 2 took
+        // these runs as valid, and a resumed sweep mixed two models)
+        (
+            "model",
+            "0123456789abcdef0123456789abcdef",
+            "with model sources 0123456789ab; this is mptlab",
         ),
     ] {
         let mut old = m.clone();
