@@ -37,6 +37,10 @@ def test_categories_follow_the_rules() -> None:
 
 def test_report_html_references_images_and_matrix(reproduced: Path) -> None:
     html = (reproduced / "report.html").read_text()
+    # the build that made the runs, as `mptlab --version` names it
+    version = subprocess.run([str(_cli()), "--version"], capture_output=True, text=True).stdout
+    model = re.search(r"model sources ([0-9a-f]{32})", version).group(1)
+    assert f"model sources {model}" in html
     assert "id='fig19'" in html and "Fig. 19-style matrix" in html
     imgs = re.findall(r"<img src='([^']+)'", html)
     assert len(imgs) == 2  # WLAN-3G, background off / on

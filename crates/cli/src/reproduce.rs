@@ -489,6 +489,10 @@ pub fn run(o: &Options) -> ExitCode {
     let mut manifest = manifest;
     manifest["sweep_wall_s"] = serde_json::json!(wall);
     manifest["jobs"] = serde_json::json!(o.jobs);
+    // which build made the runs: the report prints it, so a result can be
+    // traced to its model (docs/sweeps.md, "Persistence and resume")
+    manifest["mptlab_version"] = serde_json::json!(env!("CARGO_PKG_VERSION"));
+    manifest["model"] = serde_json::json!(mptlab_sweep::store::MODEL_ID);
     if let Err(e) = std::fs::write(
         o.out.join("reproduce.json"),
         serde_json::to_string_pretty(&manifest).unwrap(),

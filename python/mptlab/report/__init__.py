@@ -130,7 +130,8 @@ def generate(out: Path, claims_path: Optional[Path] = None, registry: Optional[P
     h.append(f"<p>Mode: <b>{e(mode)}</b>; runs override: {e(manifest.get('runs_override'))}; duration override: "
              f"{e(manifest.get('duration_override_s'))} s; sweeps: {len(manifest['sweeps'])}; "
              f"sweep wall time {manifest.get('sweep_wall_s', 0):.1f} s with {e(manifest.get('jobs'))} job(s); "
-             f"{len(runs)} runs in total.</p>")
+             f"{len(runs)} runs in total. Made by mptlab {e(manifest.get('mptlab_version', 'unknown'))}, "
+             f"model sources {e(manifest.get('model', 'not recorded'))} (<code>mptlab --version</code>).</p>")
     # unfinished work: every (file, point) where a transfer did not finish or
     # a message was not delivered by the end of its run (issue 12 item 3)
     unf = unfinished_rows(runs)
