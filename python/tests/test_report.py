@@ -187,3 +187,25 @@ def test_figures_drawn_in_parallel_are_the_same_bytes(tmp_path: Path, monkeypatc
     assert str(os.getpid()) in drawers and len(drawers) >= 2, drawers
     with pytest.raises(ValueError, match="figure 2"):
         common.draw_figures(_failing_figure, [(k,) for k in range(4)])
+
+
+@pytest.mark.parametrize("damage", ["", '{"seeds": ["000"], "swe', '{"jobs": 2}'])
+def test_a_damaged_manifest_is_one_message_not_a_traceback(tmp_path: Path, capsys, damage: str) -> None:
+    # reproduce.json cut short (a full disk, an interrupted copy) or not a
+    # manifest: exit 2 naming the file, nothing written
+    (tmp_path / "reproduce.json").write_text(damage)
+    assert report.main([str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {tmp_path / 'reproduce.json'}: ") and "Traceback" not in err, err
+    assert err.count("\n") == 1, err
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_a_damaged_sweep_summary_is_named(reproduced: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "copy"
+    shutil.copytree(reproduced, out)
+    sf = next(out.glob("runs/seed000/*/summary.json"))
+    sf.write_text(sf.read_text()[:100])
+    assert report.main([str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {sf}: not valid JSON" in err, err

@@ -493,11 +493,10 @@ pub fn run(o: &Options) -> ExitCode {
     // traced to its model (docs/sweeps.md, "Persistence and resume")
     manifest["mptlab_version"] = serde_json::json!(env!("CARGO_PKG_VERSION"));
     manifest["model"] = serde_json::json!(mptlab_sweep::store::MODEL_ID);
-    if let Err(e) = std::fs::write(
-        o.out.join("reproduce.json"),
-        serde_json::to_string_pretty(&manifest).unwrap(),
-    ) {
-        eprintln!("error: {}: {e}", o.out.display());
+    // atomically (temporary file, fsync, rename): the report reads it as
+    // the sign that the sweeps ended, so it is whole or absent
+    if let Err(e) = write_manifest(&o.out.join("reproduce.json"), &manifest) {
+        eprintln!("error: {e}");
         return ExitCode::from(1);
     }
     if !o.quiet {
@@ -611,11 +610,8 @@ fn kernel_pass(
         stopped = until::stopped(&m);
     }
     let wall = kernel_s();
-    if let Err(e) = std::fs::write(
-        o.out.join("kernel.json"),
-        serde_json::to_string_pretty(&m).unwrap(),
-    ) {
-        eprintln!("error: {}: {e}", o.out.display());
+    if let Err(e) = write_manifest(&o.out.join("kernel.json"), &m) {
+        eprintln!("error: {e}");
         return Err(ExitCode::from(1));
     }
     let failed = outcomes
@@ -739,8 +735,8 @@ fn rejudge(
         }
     }
     let path = o.out.join("kernel.json");
-    if let Err(e) = std::fs::write(&path, serde_json::to_string_pretty(&m).unwrap()) {
-        eprintln!("error: {}: {e}", path.display());
+    if let Err(e) = write_manifest(&path, &m) {
+        eprintln!("error: {e}");
         return Err(ExitCode::from(1));
     }
     let count = |v: &str| {
@@ -875,6 +871,14 @@ fn open_stores(
         .into_iter()
         .map(|m| m.into_inner().unwrap().expect("every sweep opened"))
         .collect()
+}
+
+/// Write `reproduce.json` or `kernel.json` whole or not at all: a plain
+/// write that a full disk or a kill cuts short leaves a manifest that
+/// neither the report nor `--kernel-from` can parse.
+fn write_manifest(path: &Path, m: &serde_json::Value) -> Result<(), String> {
+    mptlab_sweep::store::write_atomic(path, serde_json::to_string_pretty(m).unwrap().as_bytes())
+        .map_err(|e| e.to_string())
 }
 
 /// Run every sweep's pending runs from one work queue on `--jobs` threads

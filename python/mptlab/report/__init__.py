@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import common
-from .common import (BOOTSTRAP, CSS, THRESHOLD, Section, categorize, claims_file, direction_verdict, e,
-                     equivalence_verdict, guard, load_claims, load_manifest, load_runs, paired_r, table, track,
+from .common import (BOOTSTRAP, CSS, THRESHOLD, ReportInputError, Section, categorize, claims_file,
+                     direction_verdict, e, equivalence_verdict, guard, load_claims, load_manifest, load_runs, paired_r, table, track,
                      unfinished_phrase, unfinished_rows)
 from .expect import RegistryError, check_modules, check_sweeps, check_verdicts, load_checked
 from .kernel import load_kernel
@@ -235,7 +235,7 @@ def main(argv=None) -> int:
         return 2
     try:
         p = generate(d, a.claims, a.registry, a.jobs)
-    except RegistryError as err:
+    except (RegistryError, ReportInputError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(f"wrote {p}")

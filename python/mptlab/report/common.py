@@ -66,8 +66,33 @@ class Run:
         return int(self.metrics.get("messages_undelivered") or 0)
 
 
+class ReportInputError(ValueError):
+    """A file of the output directory that cannot be read as `mptlab
+    reproduce` writes it (`main` prints it as one line and exits 2)."""
+
+
+def read_json(path: Path) -> Any:
+    """`path` parsed as JSON; a damaged file (cut short by a full disk or a
+    copy interrupted half way: `mptlab` itself writes these files to a
+    temporary name and renames them) raises :class:`ReportInputError`
+    naming the file, not a traceback."""
+    try:
+        return json.loads(Path(path).read_text())
+    except json.JSONDecodeError as err:
+        what = "empty" if err.doc == "" else f"{err.msg} at line {err.lineno} column {err.colno}"
+        raise ReportInputError(f"{path}: not valid JSON ({what}); the file is damaged: run the same "
+                               f"`mptlab reproduce` command again with --force, or use another --out") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ReportInputError(f"{path}: cannot be read ({err})") from None
+
+
 def load_manifest(out: Path) -> Dict[str, Any]:
-    return json.loads((Path(out) / "reproduce.json").read_text())
+    m = read_json(Path(out) / "reproduce.json")
+    missing = [k for k in ("seeds", "sweeps") if not isinstance(m, dict) or k not in m]
+    if missing:
+        raise ReportInputError(f"{Path(out) / 'reproduce.json'}: key `{missing[0]}` is missing; it is not a "
+                               f"manifest `mptlab reproduce` wrote")
+    return m
 
 
 def load_runs(out: Path, manifest: Dict[str, Any]) -> List[Run]:
@@ -78,7 +103,7 @@ def load_runs(out: Path, manifest: Dict[str, Any]) -> List[Run]:
         if not sf.exists():
             continue
         seed_dir, stem = sw["name"].split("/")[-2:]
-        summ = json.loads(sf.read_text())
+        summ = read_json(sf)
         for pt in summ["points"]:
             for pr in pt["per_run"]:
                 runs.append(Run(seed=seed_dir.removeprefix("seed"), stem=stem, values=pt["values"],

@@ -10,7 +10,7 @@ unknown experiment stops the report instead of leaving a silent gap
 
 from __future__ import annotations
 
-import json
+from .common import read_json
 import re
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set
@@ -46,7 +46,7 @@ def check_sweeps(reg: Registry, out: Path, manifest: Mapping[str, Any]) -> Set[s
         sf = Path(out) / sw["dir"] / "summary.json"
         if not sf.exists():
             continue
-        summ = json.loads(sf.read_text())
+        summ = read_json(sf)
         keys = summ.get("keys")
         if keys is not None and list(keys) != list(x.axes):
             raise RegistryError(f"{sf}: key `keys` is {keys}, but experiment {x.key} of {reg.path} has axes "

@@ -5,7 +5,7 @@ summary metrics: 1 s throughput series (seeds 003 and 004) and per-flow rows
 
 from __future__ import annotations
 
-import json
+from .common import read_json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -17,7 +17,7 @@ def point_ids(out: Path, seed: str, stem: str) -> Dict[str, Dict[str, Any]]:
     sf = Path(out) / "runs" / f"seed{seed}" / stem / "summary.json"
     if not sf.exists():
         return {}
-    return {p["point"]: p["values"] for p in json.loads(sf.read_text())["points"]}
+    return {p["point"]: p["values"] for p in read_json(sf)["points"]}
 
 
 def load_tables(out: Path, seed: str, stem: str, point: str, run: int) -> Optional[Dict[str, Dict[str, list]]]:
@@ -25,7 +25,7 @@ def load_tables(out: Path, seed: str, stem: str, point: str, run: int) -> Option
     f = Path(out) / "runs" / f"seed{seed}" / stem / "runs" / point / f"run-{run}.json"
     if not f.exists():
         return None
-    d = json.loads(f.read_text())
+    d = read_json(f)
     return {t["name"]: {c["name"]: c["values"] for c in t["columns"]} for t in d["tables"]}
 
 
