@@ -725,18 +725,23 @@ impl MptcpConnection {
     /// size `finish_back` would give, without laying the segment out again.
     /// Written to the queue once: building it in the queue's slot and
     /// reading its payload tag back (`seg_mut`) stalled on that load (a
-    /// third of `build_tx`'s samples in `perf annotate`). Always inlined:
-    /// with the push inlined (`OutQueue`) LLVM kept it out of line.
+    /// third of `build_tx`'s samples in `perf annotate`). The packet around
+    /// it is built by `push_back_with` once the slot is known, so that its
+    /// fields are stored into the slot directly rather than into a stack
+    /// copy read back at once (a store-forwarding stall, `OutQueue`).
+    /// Always inlined: with the push inlined (`OutQueue`) LLVM kept it out
+    /// of line.
     #[inline(always)]
     fn queue_sized(&mut self, i: usize, s: TcpSegment, optlen: u32) {
         debug_assert_eq!(optlen, s.options_len(), "option bytes of {s:?}");
         let size = self.ip.header_len() + crate::packet::TCP_HEADER + optlen + s.len;
         let sf = &mut self.sfs[i];
         sf.snd.counters.packets_sent += 1;
-        self.out.push_back(Packet {
+        let flow = self.flow;
+        self.out.push_back_with(|| Packet {
             src: sf.local,
             dst: sf.remote,
-            flow: self.flow,
+            flow,
             size,
             payload: Payload::Tcp(s),
         });
