@@ -335,6 +335,11 @@ enum Command {
         /// With --scale: override a key (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE", requires = "scale")]
         set: Vec<Override>,
+        /// With --scale: time runs 0..RUNS one after another (each built,
+        /// run and dropped) and report their sums, so that a point with few
+        /// connections times enough packets at a short duration.
+        #[arg(long, default_value_t = 1, requires = "scale")]
+        runs: u32,
     },
 }
 
@@ -495,8 +500,9 @@ fn command(cli: Cli) -> ExitCode {
         Command::Bench {
             scale: Some(file),
             set,
+            runs,
             ..
-        } => scale_bench::run(&file, &set),
+        } => scale_bench::run(&file, &set, runs),
         Command::Bench {
             duration,
             repeat,

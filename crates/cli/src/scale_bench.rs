@@ -5,7 +5,9 @@
 //! thread's own CPU time, which the load of other processes does not
 //! inflate), and the process's
 //! resident memory after building (every connection idle) and at its peak.
-//! Run one point per process, so the peak belongs to that point.
+//! Run one point per process, so the peak belongs to that point. `--runs K`
+//! times K runs (seeds) of the point and sums them (session 25: points with
+//! few connections at the large points' short duration).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,25 +39,51 @@ fn cpu_ns() -> Option<u64> {
         .ok()
 }
 
-pub fn run(file: &PathBuf, set: &[Override]) -> ExitCode {
+/// Time runs 0..`runs` of the scenario (`--runs`, 1 by default) one after
+/// another, each built and then run; the figures printed are their sums
+/// (build and run time, on-CPU time, packets, events), the memory after the
+/// first build and the process's peak. The on-CPU time is read from
+/// schedstat, which the kernel brings up to date at its ticks and context
+/// switches only, so a run of a few milliseconds (one connection for 3 s)
+/// is timed only when many are summed.
+pub fn run(file: &PathBuf, set: &[Override], runs: u32) -> ExitCode {
     eprintln!("# build: {}", crate::build_flavor());
     let s = match crate::load(file, set) {
         Ok(s) => s,
         Err(c) => return c,
     };
-    let mut built = (0, 0);
-    let mut cpu0 = None;
-    let t = match mptlab_sim::bench::time_scenario(&s, &mut || {
-        built = rss_kib();
-        cpu0 = cpu_ns();
-    }) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("error: {}: {e}", file.display());
-            return ExitCode::from(1);
+    let mut built = None;
+    let mut total: Option<mptlab_sim::bench::ScenarioTiming> = None;
+    let mut cpu = Some(0.0);
+    for run in 0..runs.max(1) {
+        let mut cpu0 = None;
+        let t = match mptlab_sim::bench::time_scenario_run(&s, run, &mut || {
+            built.get_or_insert_with(rss_kib);
+            cpu0 = cpu_ns();
+        }) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: {}: {e}", file.display());
+                return ExitCode::from(1);
+            }
+        };
+        let this = cpu_ns().zip(cpu0).map(|(b, a)| (b - a) as f64 / 1e9);
+        cpu = cpu.zip(this).map(|(a, b)| a + b);
+        match total.as_mut() {
+            None => total = Some(t),
+            Some(sum) => {
+                sum.build_s += t.build_s;
+                sum.run.wall_s += t.run.wall_s;
+                sum.run.data_packets += t.run.data_packets;
+                sum.run.events += t.run.events;
+            }
         }
-    };
-    let cpu = cpu_ns().zip(cpu0).map(|(b, a)| (b - a) as f64 / 1e9);
+    }
+    if runs > 1 {
+        eprintln!("# runs: {runs} (sums over runs 0..{runs}; sim_s is one run's)");
+    }
+    let t = total.expect("at least one run");
+    let built = built.unwrap_or((0, 0));
     let (_, peak) = rss_kib();
     let r = &t.run;
     outln!(

@@ -146,8 +146,17 @@ pub fn time_scenario(
     s: &Scenario,
     after_build: &mut dyn FnMut(),
 ) -> Result<ScenarioTiming, String> {
+    time_scenario_run(s, 0, after_build)
+}
+
+/// `time_scenario` for run `run` of `s` (its seed is the run's).
+pub fn time_scenario_run(
+    s: &Scenario,
+    run: u32,
+    after_build: &mut dyn FnMut(),
+) -> Result<ScenarioTiming, String> {
     let t0 = Instant::now();
-    let mut b = runner::build(s, 0)?;
+    let mut b = runner::build(s, run)?;
     let build_s = t0.elapsed().as_secs_f64();
     after_build();
     let t1 = Instant::now();
