@@ -104,8 +104,9 @@ pub fn expiry_on(c: JiffyClock, now: Nanos, delay: Nanos) -> Nanos {
 }
 
 /// `expiry` from the wheel clock `clk` (jiffies), the delay in whole
-/// jiffies `when` and the jiffy `j`.
-#[inline]
+/// jiffies `when` and the jiffy `j`. (Forced inline, as `Wheel::expiry`:
+/// `PathSender::xmit_timer_at`'s note.)
+#[inline(always)]
 fn bucket_expiry(clk: u64, when: u64, j: Nanos) -> Nanos {
     let expires = clk + when;
     let delta = expires - clk;
@@ -164,8 +165,9 @@ impl Wheel {
         }
     }
 
-    /// `expiry_on(clock, now, delay)`.
-    #[inline]
+    /// `expiry_on(clock, now, delay)`. (Forced inline into the sender's
+    /// timer paths: `PathSender::xmit_timer_at`'s note.)
+    #[inline(always)]
     pub fn expiry(&mut self, now: Nanos, delay: Nanos) -> Nanos {
         let j = self.j;
         // on the kernel's clock from here to the return

@@ -8,6 +8,14 @@ impl PathSender {
     /// `sk_reset_timer` at jiffies + usecs_to_jiffies(delay), rounded up by
     /// the wheel (`tcp::timer_wheel`). Every kind (RTO, PTO, RACK reordering,
     /// zero-window probe) goes through it.
+    ///
+    /// Inlined, with `schedule_tlp_or_rto` and the wheel's `expiry` and
+    /// `bucket_expiry` forced inline: out of line it was a call on every
+    /// segment sent and every ACK (508,052 in the background cell), and
+    /// `#[inline]` here alone pushed `schedule_tlp_or_rto` out of line
+    /// instead (docs/performance.md "Session 25 pass: the background
+    /// traffic").
+    #[inline]
     pub(super) fn xmit_timer_at(&mut self, now: Nanos, delay: Nanos) -> Nanos {
         self.wheel.expiry(now, delay)
     }
@@ -44,8 +52,9 @@ impl PathSender {
         self.timer = Some((at, Timer::Rto));
     }
 
-    /// RFC 8985 7.2: schedule a PTO (else an RTO).
-    #[inline]
+    /// RFC 8985 7.2: schedule a PTO (else an RTO). (Forced inline: see
+    /// `xmit_timer_at`.)
+    #[inline(always)]
     pub(super) fn schedule_tlp_or_rto(&mut self, now: Nanos) {
         if self.packets_out == 0 {
             self.timer = None;
