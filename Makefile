@@ -23,7 +23,7 @@ build: setup
 
 demo: build python
 	./target/release/mptlab run scenarios/video-wlan-3g.toml --out $(OUT)/demo --force
-	./target/release/mptlab reproduce all --quick --force --out $(OUT)/reproduce
+	./target/release/mptlab reproduce all --quick --out $(OUT)/reproduce
 	@echo "report: $(OUT)/reproduce/report.html"
 
 # the simulator against every kernel run committed in docs/data/ (no root;

@@ -209,3 +209,16 @@ def test_a_damaged_sweep_summary_is_named(reproduced: Path, tmp_path: Path, caps
     assert report.main([str(out)]) == 2
     err = capsys.readouterr().err
     assert f"error: {sf}: not valid JSON" in err, err
+
+
+def test_a_stale_figure_loses_its_stamp_before_it_is_redrawn(tmp_path: Path) -> None:
+    # a kill between writing the new PNG and its stamp must not leave the new
+    # picture under the old inputs' key
+    from mptlab.report.common import figure_fresh, figure_saved
+    png = tmp_path / "f.png"
+    png.write_bytes(b"old picture")
+    figure_saved(png, "k1")
+    assert figure_fresh(png, "k1")
+    assert not figure_fresh(png, "k2")  # inputs changed: will be redrawn
+    png.write_bytes(b"new picture")  # ... and the run is killed here
+    assert not figure_fresh(png, "k1"), "the new picture passed for the old inputs'"

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 from mptlab.report import generate
+from mptlab.report.common import ReportInputError
 from mptlab.report.kernel import like_summary, load_kernel, section, verdicts
 
 from _repro import reproduce
@@ -131,6 +132,27 @@ def test_report_without_kernel_json_is_unchanged_and_with_it_has_the_section(tmp
     # after the seed's own section, before the claims
     assert html.index("id='seed004'") < html.index("id='seed004-kernel'") < html.index("id='claims'")
     assert json.loads((out / "verdicts.json").read_text())["kernel"] == {"004": {"refused": 1}}
+    # kernel.json judged against another build's simulated runs (an older
+    # pass left in the directory, or a file without `model`): said above the
+    # kernel sections
+    model = json.loads((out / "reproduce.json").read_text())["model"]
+    for was in ("0123456789abcdef0123456789abcdef", None):
+        k2 = dict(k, model=was) if was else k
+        (out / "kernel.json").write_text(json.dumps(k2))
+        generate(out)
+        html = (out / "report.html").read_text()
+        assert "id='kernel-stale'" in html and f"model sources {model}" in html
+        assert html.index("id='kernel-stale'") < html.index("id='seed004-kernel'")
+    (out / "kernel.json").write_text(json.dumps(dict(k, model=model)))
+    generate(out)
+    assert "id='kernel-stale'" not in (out / "report.html").read_text()
+    # a damaged kernel.json: one message naming it
+    (out / "kernel.json").write_text('{"cells": [')
+    try:
+        generate(out)
+        raise AssertionError("a damaged kernel.json was read")
+    except ReportInputError as err:
+        assert str(err).startswith(f"{out / 'kernel.json'}: not valid JSON"), err
     shutil.rmtree(out)
 
 

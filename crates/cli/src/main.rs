@@ -119,7 +119,8 @@ enum Command {
         /// No progress bar or messages.
         #[arg(long, short)]
         quiet: bool,
-        /// Discard runs of a different sweep (or other results) in DIR.
+        /// Discard runs of a different sweep or of another build of the model
+        /// (`mptlab --version`), or other results, in DIR.
         #[arg(long)]
         force: bool,
         /// Skip CSV output.

@@ -134,10 +134,22 @@ impl InputHashes {
 /// for messages only: a relative trace path reads differently from another
 /// working directory).
 pub fn manifest(sweep: &Sweep, inputs: &InputHashes) -> Json {
+    manifest_made_by(sweep, inputs, MODEL_ID)
+}
+
+/// Runs made by something other than the simulator record what made them
+/// here instead of [`MODEL_ID`]: kernel runs are `KERNEL_PREFIX` and the
+/// kernel's release (`reproduce --kernel`), since the simulator's sources do
+/// not decide what the kernel does, and a kernel pass of hours should not be
+/// discarded because the simulator was edited.
+pub const KERNEL_PREFIX: &str = "kernel ";
+
+/// [`manifest`] with `made_by` recorded as the runs' maker.
+pub fn manifest_made_by(sweep: &Sweep, inputs: &InputHashes, made_by: &str) -> Json {
     json!({
         "format": MANIFEST_FORMAT,
         "mptlab_version": VERSION,
-        "model": MODEL_ID,
+        "model": made_by,
         "scenario_file": sweep.origin,
         "keys": sweep.keys,
         "points": sweep.points.iter().map(|p| json!({
@@ -194,6 +206,18 @@ impl Store {
     /// of different points or other results, unless `force` (which discards
     /// the old runs). Nothing is created when it refuses.
     pub fn open(dir: &Path, sweep: &Sweep, force: bool) -> Result<Store, StoreError> {
+        Store::open_made_by(dir, sweep, force, MODEL_ID)
+    }
+
+    /// [`Store::open`] for runs made by `made_by` ([`manifest_made_by`]):
+    /// a store whose runs another maker made is refused, or discarded with
+    /// `force`.
+    pub fn open_made_by(
+        dir: &Path,
+        sweep: &Sweep,
+        force: bool,
+        made_by: &str,
+    ) -> Result<Store, StoreError> {
         if dir.exists() && !dir.is_dir() {
             return Err(StoreError::Refused(format!(
                 "--out {} exists and is not a directory",
@@ -201,7 +225,7 @@ impl Store {
             )));
         }
         let inputs = InputHashes::of(sweep)?;
-        let want = manifest(sweep, &inputs);
+        let want = manifest_made_by(sweep, &inputs, made_by);
         let mpath = dir.join(MANIFEST);
         let runs_dir = dir.join("runs");
         if mpath.exists() {
@@ -440,12 +464,21 @@ fn difference(old: Option<&Json>, want: &Json) -> Option<String> {
         ));
     }
     if old["mptlab_version"] != want["mptlab_version"] || old["model"] != want["model"] {
+        let version = old["mptlab_version"].as_str().unwrap_or("unknown");
+        let (was, is) = (
+            old["model"].as_str().unwrap_or("unknown"),
+            want["model"].as_str().unwrap_or("unknown"),
+        );
+        if is.starts_with(KERNEL_PREFIX) {
+            return Some(format!(
+                "holds kernel runs made by mptlab {version} on {was}; this is mptlab {VERSION} on {is}"
+            ));
+        }
         return Some(format!(
-            "holds runs made by another build of the model (mptlab {} with model sources {}; \
+            "holds runs made by another build of the model (mptlab {version} with model sources {}; \
              this is mptlab {VERSION} with model sources {}), so they may differ",
-            old["mptlab_version"].as_str().unwrap_or("unknown"),
-            short(old["model"].as_str().unwrap_or("unknown")),
-            short(MODEL_ID),
+            short(was),
+            short(is),
         ));
     }
     let (o, w) = (Recorded::all(old), Recorded::all(want));

@@ -335,11 +335,148 @@ fn changed_input_file_is_refused_unless_forced() {
     }
 }
 
-/// The build script found the workspace's sources: the model's identity is
-/// their 128-bit digest (32 hex digits), not the packaged-crate fallback
-/// that never matches.
+/// Kernel runs are keyed by the kernel they ran on, not the simulator's
+/// sources: a pass resumes after the simulator changed, not on another
+/// kernel.
 #[test]
-fn the_model_identity_is_a_digest_of_the_sources() {
+fn kernel_runs_are_keyed_by_the_kernel_not_the_model() {
+    let d = tmp("kernel-maker");
+    let s = sweep(TEXT);
+    let on = |release: &str| format!("{}{release}", store::KERNEL_PREFIX);
+    Store::open_made_by(&d, &s, false, &on("6.18.44")).unwrap();
+    let m: Json = serde_json::from_slice(&fs::read(d.join(MANIFEST)).unwrap()).unwrap();
+    assert_eq!(m["model"], "kernel 6.18.44");
+    // the same kernel resumes, whatever this build's MODEL_ID
+    Store::open_made_by(&d, &s, false, &on("6.18.44")).unwrap();
+    let e = Store::open_made_by(&d, &s, false, &on("6.1.0"))
+        .err()
+        .unwrap();
+    let v = env!("CARGO_PKG_VERSION");
+    let want = format!(
+        "holds kernel runs made by mptlab {v} on kernel 6.18.44; this is mptlab {v} on kernel 6.1.0"
+    );
+    assert!(e.to_string().contains(&want), "{e}");
+    // nor do simulated runs pass for kernel runs
+    assert!(Store::open(&d, &s, false).is_err());
+    fs::remove_dir_all(&d).unwrap();
+}
+
+/// The model identity's computation (`build/model_id.rs`, which `build.rs`
+/// runs), tested on a small workspace of its own.
+mod model_id {
+    #![allow(dead_code)]
+    include!("../build/model_id.rs");
+
+    pub fn id(ws: &Path) -> String {
+        digest(&model_files(ws, &closure(ws, &ROOTS)))
+    }
+}
+
+/// A workspace with the shape of this one: `sim` needs `core` (and `emu`
+/// only for its tests), `sweep` needs `results`; `cli` and `emu` are not
+/// on a run's path.
+fn toy_workspace(root: &Path) {
+    let w = |rel: &str, text: &str| {
+        let p = root.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    };
+    w("Cargo.toml", "[workspace]\n");
+    w("Cargo.lock", "# lock\n");
+    w("docs/model.md", "prose\n");
+    w(
+        "crates/sim/Cargo.toml",
+        "[package]\nname = \"mptlab-sim\"\n[dependencies]\nmptlab-core.workspace = true\n[dev-dependencies]\nmptlab-emu = { path = \"../emu\" }\n",
+    );
+    w("crates/sim/src/lib.rs", "pub fn run() {}\n");
+    w("crates/sim/tests/end_to_end.rs", "#[test] fn t() {}\n");
+    w(
+        "crates/core/Cargo.toml",
+        "[package]\nname = \"mptlab-core\"\n",
+    );
+    w("crates/core/src/lib.rs", "pub fn cwnd() -> u32 { 10 }\n");
+    w(
+        "crates/core/src/tcp/mod.rs",
+        "pub fn rto() -> u32 { 200 }\n",
+    );
+    w("crates/core/src/tcp/tests.rs", "fn t() {}\n");
+    w("crates/core/src/sctp/tests/paths.rs", "fn t() {}\n");
+    w("crates/sweep/Cargo.toml", "[package]\nname = \"mptlab-sweep\"\n[dependencies]\nmptlab-results = { path = \"../results\" }\n");
+    w("crates/sweep/src/lib.rs", "pub fn store() {}\n");
+    w(
+        "crates/results/Cargo.toml",
+        "[package]\nname = \"mptlab-results\"\n",
+    );
+    w("crates/results/src/lib.rs", "pub fn encode() {}\n");
+    w(
+        "crates/emu/Cargo.toml",
+        "[package]\nname = \"mptlab-emu\"\n",
+    );
+    w("crates/emu/src/lib.rs", "pub fn emulate() {}\n");
+    w(
+        "crates/cli/Cargo.toml",
+        "[package]\nname = \"mptlab-cli\"\n[dependencies]\nmptlab-sim.workspace = true\n",
+    );
+    w("crates/cli/src/main.rs", "fn main() {}\n");
+}
+
+/// What the identity covers: a run's crates (found through [dependencies],
+/// not dev-dependencies), their sources and manifests, `Cargo.lock`; not the
+/// CLI, the emulator, unit-test files, docs; not where the checkout is.
+#[test]
+fn the_model_identity_covers_the_sources_a_run_goes_through() {
+    let a = tmp("model-id-a");
+    toy_workspace(&a);
+    assert_eq!(
+        model_id::closure(&a, &model_id::ROOTS),
+        ["core", "results", "sim", "sweep"]
+    );
+    let base = model_id::id(&a);
+    assert_eq!(base.len(), 32, "{base}");
+    // the same sources elsewhere: the same identity
+    let b = tmp("model-id-b").join("deeper/checkout");
+    toy_workspace(&b);
+    assert_eq!(model_id::id(&b), base);
+    let edit = |rel: &str, text: &str| fs::write(a.join(rel), text).unwrap();
+    // edits that cannot change a run leave it alone
+    for (rel, text) in [
+        ("docs/model.md", "other prose\n"),
+        ("crates/cli/src/main.rs", "fn main() { println!(); }\n"),
+        ("crates/emu/src/lib.rs", "pub fn emulate() { }\n"),
+        ("crates/sim/tests/end_to_end.rs", "#[test] fn u() {}\n"),
+        ("crates/core/src/tcp/tests.rs", "fn u() {}\n"),
+        ("crates/core/src/sctp/tests/paths.rs", "fn u() {}\n"),
+    ] {
+        edit(rel, text);
+        assert_eq!(model_id::id(&a), base, "{rel}");
+    }
+    // edits on a run's path change it, and undoing them restores it
+    for (rel, text) in [
+        // the same length: the bytes count, not only the sizes
+        ("crates/core/src/tcp/mod.rs", "pub fn rto() -> u32 { 300 }\n"),
+        ("crates/results/src/lib.rs", "pub fn encode() { }\n"),
+        ("crates/sweep/Cargo.toml", "[package]\nname = \"mptlab-sweep\"\nversion = \"2\"\n[dependencies]\nmptlab-results = { path = \"../results\" }\n"),
+        ("Cargo.lock", "# lock, rand 0.9\n"),
+    ] {
+        let old = fs::read_to_string(a.join(rel)).unwrap();
+        edit(rel, text);
+        assert_ne!(model_id::id(&a), base, "{rel}");
+        edit(rel, &old);
+        assert_eq!(model_id::id(&a), base, "{rel} restored");
+    }
+    // an added source file counts, and removing it again restores
+    edit("crates/core/src/extra.rs", "// not yet used\n");
+    assert_ne!(model_id::id(&a), base);
+    fs::remove_file(a.join("crates/core/src/extra.rs")).unwrap();
+    assert_eq!(model_id::id(&a), base);
+    fs::remove_dir_all(&a).unwrap();
+    fs::remove_dir_all(b.parent().unwrap().parent().unwrap()).unwrap();
+}
+
+/// This build's identity came from the workspace's sources (32 hex
+/// digits), not the fallback for a packaged crate, which never matches.
+#[test]
+fn this_build_has_a_model_identity_from_its_sources() {
     let id = store::MODEL_ID;
     assert_eq!(id.len(), 32, "{id}");
     assert!(id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");

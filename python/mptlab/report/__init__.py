@@ -31,6 +31,7 @@ from .common import (BOOTSTRAP, CSS, THRESHOLD, ReportInputError, Section, categ
 from .expect import RegistryError, check_modules, check_sweeps, check_verdicts, load_checked
 from .kernel import load_kernel
 from .kernel import section as kernel_section
+from .kernel import stale_note as kernel_stale_note
 from .kernel import verdicts as kernel_verdicts
 
 __all__ = ["generate", "main", "THRESHOLD", "BOOTSTRAP", "categorize", "paired_r", "direction_verdict",
@@ -157,6 +158,8 @@ def generate(out: Path, claims_path: Optional[Path] = None, registry: Optional[P
                  + ", <a href='#claims'>claims</a>.</p>")
     # the kernel beside the simulator (reproduce --kernel): after each seed's section
     kern = load_kernel(out)
+    if kern is not None:
+        h.extend(kernel_stale_note(kern, manifest.get("model")))
     for seed, sec in sections.items():
         h.extend(sec.html)
         if kern is not None:

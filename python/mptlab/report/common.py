@@ -71,17 +71,24 @@ class ReportInputError(ValueError):
     reproduce` writes it (`main` prints it as one line and exits 2)."""
 
 
-def read_json(path: Path) -> Any:
+#: How to repair a damaged file: `reproduce.json` and a sweep's
+#: `summary.json` are rewritten from the run files by the same `mptlab
+#: reproduce` command; a run file is redone once it is gone (`--force` would
+#: not touch it: its key still matches).
+REMAKE = "run the same `mptlab reproduce` command again: it writes this file anew from the run files"
+REDO_RUN = "delete it and run the same `mptlab reproduce` command again: it redoes that run"
+
+
+def read_json(path: Path, fix: str = REMAKE) -> Any:
     """`path` parsed as JSON; a damaged file (cut short by a full disk or a
     copy interrupted half way: `mptlab` itself writes these files to a
     temporary name and renames them) raises :class:`ReportInputError`
-    naming the file, not a traceback."""
+    naming the file and `fix`, not a traceback."""
     try:
         return json.loads(Path(path).read_text())
     except json.JSONDecodeError as err:
         what = "empty" if err.doc == "" else f"{err.msg} at line {err.lineno} column {err.colno}"
-        raise ReportInputError(f"{path}: not valid JSON ({what}); the file is damaged: run the same "
-                               f"`mptlab reproduce` command again with --force, or use another --out") from None
+        raise ReportInputError(f"{path}: not valid JSON ({what}); the file is damaged: {fix}") from None
     except (OSError, UnicodeDecodeError) as err:
         raise ReportInputError(f"{path}: cannot be read ({err})") from None
 
@@ -460,11 +467,17 @@ def _stamp(png: Path) -> Path:
 def figure_fresh(png: Path, key: str) -> bool:
     """True when `png` exists and was drawn from inputs with this
     :func:`figure_key` (stored beside it in ``<name>.png.sha256``): the
-    report then keeps it instead of drawing it again."""
+    report then keeps it instead of drawing it again. When False, the
+    stale stamp is removed before the caller redraws: a run killed between
+    writing the new PNG and its stamp must not leave the new picture under
+    the old inputs' key (were the inputs changed back, it would be kept)."""
     try:
-        return png.is_file() and _stamp(png).read_text().strip() == key
+        if png.is_file() and _stamp(png).read_text().strip() == key:
+            return True
     except OSError:
-        return False
+        pass
+    _stamp(png).unlink(missing_ok=True)
+    return False
 
 
 def figure_saved(png: Path, key: str) -> None:

@@ -13,11 +13,10 @@ Only the standard library."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from .common import e, table
+from .common import e, read_json, table
 
 #: cell statuses, in the order the summary names them
 STATUSES = ("ran", "failed", "refused", "skipped", "not run")
@@ -26,7 +25,27 @@ STATUSES = ("ran", "failed", "refused", "skipped", "not run")
 def load_kernel(out: Path) -> Optional[Dict[str, Any]]:
     """``DIR/kernel.json``, or None when the kernel did not run."""
     p = Path(out) / "kernel.json"
-    return json.loads(p.read_text()) if p.exists() else None
+    return read_json(p, KERNEL_AGAIN) if p.exists() else None
+
+
+#: a damaged kernel.json: the kernel runs are in DIR/kernel, judged again by
+#: the same pass (they are kept) or by --kernel-from a saved copy
+KERNEL_AGAIN = ("run the same `mptlab reproduce ... --kernel` command again (the kernel runs in DIR/kernel are "
+                "kept and judged again), or move it away to report without the kernel")
+
+
+def stale_note(kern: Dict[str, Any], model: Optional[str]) -> List[str]:
+    """A warning when kernel.json's verdicts were judged against simulated
+    runs of another build than the directory's (`reproduce` run again
+    without `--kernel` keeps the older kernel.json)."""
+    was = kern.get("model")
+    if model is None or was == model:
+        return []
+    said = f"model sources {was}" if was else "a build that did not record its model sources"
+    return [f"<p class='note' id='kernel-stale'><b>The kernel verdicts below were judged against another build "
+            f"of the simulator</b> ({e(said)}; this directory's simulated runs: model sources {e(model)}). Judge "
+            f"them again against these runs: <code>mptlab reproduce SEED --kernel-from DIR/kernel.json</code> "
+            f"into a new directory.</p>"]
 
 
 def _num(metric: str, v: Optional[float], unit: bool = True) -> str:

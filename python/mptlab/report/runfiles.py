@@ -5,7 +5,7 @@ summary metrics: 1 s throughput series (seeds 003 and 004) and per-flow rows
 
 from __future__ import annotations
 
-from .common import read_json
+from .common import REDO_RUN, read_json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -25,7 +25,7 @@ def load_tables(out: Path, seed: str, stem: str, point: str, run: int) -> Option
     f = Path(out) / "runs" / f"seed{seed}" / stem / "runs" / point / f"run-{run}.json"
     if not f.exists():
         return None
-    d = read_json(f)
+    d = read_json(f, REDO_RUN)
     return {t["name"]: {c["name"]: c["values"] for c in t["columns"]} for t in d["tables"]}
 
 

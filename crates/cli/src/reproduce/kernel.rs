@@ -321,6 +321,22 @@ pub fn run_cells(
     res
 }
 
+/// What kernel runs record as their maker in their store: the kernel's
+/// release, not the simulator's sources (`mptlab_sweep::store::KERNEL_PREFIX`),
+/// so a pass resumes after the simulator was edited but not on another
+/// kernel. The emulator's own code is not part of it.
+fn made_by() -> String {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    format!(
+        "{}{}",
+        mptlab_sweep::store::KERNEL_PREFIX,
+        match release.trim() {
+            "" => "an unknown release",
+            r => r,
+        }
+    )
+}
+
 /// One cell: its pending runs (a resumed pass skips the saved ones), then
 /// `summary.json` and the tables.
 fn run_cell(
@@ -333,7 +349,7 @@ fn run_cell(
 ) -> Result<(), String> {
     let sweep = single(c, runs);
     let dir = c.dir(out);
-    let store = Store::open(&dir, &sweep, force).map_err(|e| match e {
+    let store = Store::open_made_by(&dir, &sweep, force, &made_by()).map_err(|e| match e {
         StoreError::Refused(m) => format!("{m} (pass --force to redo it)"),
         e => e.to_string(),
     })?;
@@ -363,7 +379,7 @@ pub fn run_more(
     progress: &dyn Fn(u32),
 ) -> (Vec<Value>, Option<String>) {
     let mut done = Vec::new();
-    let store = match Store::open(&c.dir(out), &single(c, to), false) {
+    let store = match Store::open_made_by(&c.dir(out), &single(c, to), false, &made_by()) {
         Ok(s) => s,
         Err(e) => return (done, Some(e.to_string())),
     };
@@ -391,7 +407,8 @@ pub fn run_more(
 /// `summary.json` (a live pass's cell after `--until-decided` added runs).
 pub fn finish_runs(c: &Cell, out: &Path, runs: u32) -> Result<(), String> {
     let sweep = single(c, runs);
-    let store = Store::open(&c.dir(out), &sweep, false).map_err(|e| e.to_string())?;
+    let store =
+        Store::open_made_by(&c.dir(out), &sweep, false, &made_by()).map_err(|e| e.to_string())?;
     let opts = WriteOptions {
         csv: true,
         parquet: true,
@@ -957,6 +974,9 @@ pub(super) fn header(runs: u32, wall_s: f64) -> Value {
                           the same runs (DIR/like); the simulator with the seed's settings is `seed_mechanism`, \
                           shown beside it, not judged as agreement",
     });
+    // the simulator the kernel's runs were judged against: the report warns
+    // when the directory's simulated runs are another build's
+    h["model"] = mptlab_sweep::store::MODEL_ID.into();
     // the kernel's CONFIG_HZ, for `--kernel-from` (reproduce::sim_hz)
     if let Ok((hz, _)) = crate::kernel_hz::host() {
         h["kernel_hz"] = hz.into();
