@@ -9,13 +9,15 @@ on a cluster) without redoing finished runs.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Tuple
 
 
-def _run_task(text: str, origin: str, base_dir: str, run: int) -> bytes:
+def _run_task(text: str, origin: str, base_dir: str, run: int) -> Tuple[str, bytes]:
+    """One run on a worker, with the identity of the model the worker's
+    build simulates: the client stores the run only if it is its own."""
     from mptlab import _core  # imported on the worker
 
-    return _core.run_toml(text, origin, base_dir, run)
+    return _core.MODEL_ID, _core.run_toml(text, origin, base_dir, run)
 
 
 def run_on_dask(job: Any, scheduler: Any, progress: Optional[Callable[[int, int], None]] = None) -> int:
@@ -35,6 +37,9 @@ def run_on_dask(job: Any, scheduler: Any, progress: Optional[Callable[[int, int]
             client = Client(scheduler, timeout="30s")
         except Exception as e:  # distributed raises OSError, TimeoutError, ValueError...
             raise SimulationError(f"cannot connect to the Dask scheduler {scheduler}: {e}") from None
+    from mptlab import _core
+
+    mine = _core.MODEL_ID
     try:
         pending = job.pending()
         tasks = {}
@@ -49,7 +54,15 @@ def run_on_dask(job: Any, scheduler: Any, progress: Optional[Callable[[int, int]
         try:
             for fut in as_completed(list(tasks)):
                 point, run = tasks[fut]
-                job.save(point, run, fut.result())
+                model, data = fut.result()
+                if model != mine:
+                    # stored under the client's key, another build's run
+                    # would pass for this model's on resume (docs/sweeps.md)
+                    raise SimulationError(
+                        f"a Dask worker runs another build of the model (model sources {model[:12]}; this "
+                        f"client: {mine[:12]}): its run was not saved; install the same mptlab build on "
+                        f"every worker (the runs saved so far are kept)")
+                job.save(point, run, data)
                 done += 1
                 if progress is not None:
                     progress(done, len(pending))

@@ -161,6 +161,25 @@ def test_dask_sweep_equals_local(sweep_file: Path, tmp_path: Path) -> None:
     assert remote.messages.equals(local.messages) and by_addr.paths.equals(local.paths)
 
 
+@pytest.mark.slow
+def test_dask_worker_of_another_model_is_not_saved(sweep_file: Path, tmp_path: Path, monkeypatch) -> None:
+    # a worker whose build simulates another model: its runs are refused,
+    # not stored as this build's (they would be resumed as if they were)
+    distributed = pytest.importorskip("distributed")
+    from mptlab import _core, _dask
+
+    def other_build(text: str, origin: str, base_dir: str, run: int):
+        return "0" * 32, _core.run_toml(text, origin, base_dir, run)
+
+    monkeypatch.setattr(_dask, "_run_task", other_build)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            with pytest.raises(mptlab.SimulationError, match="another build of the model"):
+                mptlab.sweep(sweep_file, out=tmp_path / "d", scheduler=client)
+    assert not list((tmp_path / "d" / "runs").glob("*/run-*.json"))
+
+
 def test_stats_match_known_values() -> None:
     assert abs(mptlab.stats.t975(10) - 2.2281389) < 2e-6
     d = mptlab.stats.describe([2, 4, 4, 4, 5, 5, 7, 9])

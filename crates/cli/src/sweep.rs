@@ -273,6 +273,26 @@ fn run_inner(path: &Path, o: &SweepOptions) -> Result<PointsUnfinished, ExitCode
 /// the whole command to it.
 pub fn via_python(args: &[String]) -> ExitCode {
     let py = std::env::var("MPTLAB_PYTHON").unwrap_or_else(|_| "python3".into());
+    // the package simulates with its own build: refuse another model's
+    // (its runs would be stored and later resumed as if they were this one's)
+    let theirs = std::process::Command::new(&py)
+        .args([
+            "-c",
+            "from mptlab import _core; print(getattr(_core, 'MODEL_ID', 'not recorded'))",
+        ])
+        .output();
+    if let Ok(o) = &theirs {
+        let id = String::from_utf8_lossy(&o.stdout).trim().to_string();
+        if o.status.success() && id != mptlab_sweep::store::MODEL_ID {
+            eprintln!(
+                "error: --scheduler: the mptlab Python package of {py} is another build of the model \
+                 (model sources {}; this mptlab: {}); rebuild it from this checkout (make python)",
+                id.get(..12).unwrap_or(&id),
+                &mptlab_sweep::store::MODEL_ID[..12.min(mptlab_sweep::store::MODEL_ID.len())]
+            );
+            return ExitCode::from(2);
+        }
+    }
     match std::process::Command::new(&py)
         .args(["-m", "mptlab"])
         .args(args)

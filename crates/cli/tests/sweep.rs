@@ -427,3 +427,44 @@ fn version_names_the_model_sources() {
         .unwrap_or_else(|| panic!("no model sources in {out:?}"));
     assert_eq!(id, mptlab_sweep::store::MODEL_ID, "{out}");
 }
+
+/// `--scheduler` hands the sweep to the Python package, which simulates
+/// with its own build: another build of the model is refused before
+/// anything runs (its runs would be stored as this model's).
+#[test]
+fn scheduler_refuses_a_python_package_of_another_model() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tmp("other-python");
+    std::fs::create_dir_all(&d).unwrap();
+    let scen = d.join("s.toml");
+    std::fs::write(&scen, SCEN).unwrap();
+    // a "python" whose package reports another model; run as the package
+    // it would fail loudly (exit 99), so reaching it shows in the test
+    let py = d.join("python");
+    std::fs::write(
+        &py,
+        "#!/bin/sh\nif [ \"$1\" = -c ]; then echo 0123456789abcdef0123456789abcdef; exit 0; fi\nexit 99\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&py, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = d.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_mptlab"))
+        .args([
+            "sweep",
+            scen.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .args(["--scheduler", "tcp://127.0.0.1:1"])
+        .env("MPTLAB_PYTHON", &py)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is another build of the model (model sources 0123456789ab;"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -444,6 +444,9 @@ fn schemas() -> Vec<(String, Vec<(String, String)>)> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", VERSION)?;
+    // the identity of the model this build simulates (the CLI's `--version`
+    // prints it): Dask workers' runs are stored only when theirs is this
+    m.add("MODEL_ID", mptlab_sweep::store::MODEL_ID)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_toml, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
