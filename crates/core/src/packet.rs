@@ -216,6 +216,17 @@ impl TcpSegment {
         }
     }
 
+    /// `new` carrying the MPTCP options `mptcp`, written with the other
+    /// fields (setting `mptcp` afterwards on a segment already in place
+    /// first drops the `None` there).
+    #[inline(always)]
+    pub fn with_mptcp(src_port: u16, dst_port: u16, mptcp: Option<MptcpOptions>) -> TcpSegment {
+        TcpSegment {
+            mptcp,
+            ..TcpSegment::new(src_port, dst_port)
+        }
+    }
+
     #[inline]
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0

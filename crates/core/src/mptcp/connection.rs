@@ -720,31 +720,43 @@ impl MptcpConnection {
         self.sfs[i].snd.counters.packets_sent += 1;
     }
 
-    /// Queue subflow `i`'s segment `s`, built complete on the stack, whose
-    /// option bytes the builder already knows (`optlen::Established`): the
+    /// Queue a segment of subflow `i` carrying the MPTCP options `opts`,
+    /// built in the queue's slot: `fill` completes it there (sequence
+    /// numbers, flags, ACK, window, SACK blocks) and returns its option
+    /// bytes, which the builder already knows (`optlen::Established`): the
     /// size `finish_back` would give, without laying the segment out again.
-    /// Written to the queue once: building it in the queue's slot and
-    /// reading its payload tag back (`seg_mut`) stalled on that load (a
-    /// third of `build_tx`'s samples in `perf annotate`). The packet around
-    /// it is built by `push_back_with` once the slot is known, so that its
-    /// fields are stored into the slot directly rather than into a stack
-    /// copy read back at once (a store-forwarding stall, `OutQueue`).
-    /// Always inlined: with the push inlined (`OutQueue`) LLVM kept it out
-    /// of line.
+    /// Built on the stack and moved into the slot, the segment was copied
+    /// with 16-byte loads of fields just written by narrower stores, which
+    /// the store buffer cannot forward: the copy waited for the stores to
+    /// reach the cache (an eighth of `build_ack`'s timer samples,
+    /// docs/performance.md "Session 25 pass: the segment built in its
+    /// slot"). The packet's size is written last, once the segment is
+    /// complete. Always inlined: with the push inlined (`OutQueue`) LLVM
+    /// kept it out of line; so is `build_data`'s `fill` (LLVM kept that
+    /// closure out of line, a call per data segment).
     #[inline(always)]
-    fn queue_sized(&mut self, i: usize, s: TcpSegment, optlen: u32) {
-        debug_assert_eq!(optlen, s.options_len(), "option bytes of {s:?}");
-        let size = self.ip.header_len() + crate::packet::TCP_HEADER + optlen + s.len;
+    fn queue_built(
+        &mut self,
+        i: usize,
+        opts: Option<MptcpOptions>,
+        fill: impl FnOnce(&mut TcpSegment, &mut Subflow) -> u32,
+    ) {
+        let hdr = self.ip.header_len() + crate::packet::TCP_HEADER;
         let sf = &mut self.sfs[i];
         sf.snd.counters.packets_sent += 1;
         let flow = self.flow;
-        self.out.push_back_with(|| Packet {
+        let p = self.out.push_back_mut(|| Packet {
             src: sf.local,
             dst: sf.remote,
             flow,
-            size,
-            payload: Payload::Tcp(s),
+            size: 0,
+            payload: Payload::Tcp(TcpSegment::with_mptcp(sf.lport, sf.rport, opts)),
         });
+        let s = seg_mut(p);
+        let optlen = fill(s, sf);
+        debug_assert_eq!(optlen, s.options_len(), "option bytes of {s:?}");
+        let size = hdr + optlen + s.len;
+        p.size = size;
     }
 
     fn best_subflow(&self) -> Option<usize> {

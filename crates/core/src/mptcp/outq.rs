@@ -37,25 +37,30 @@ impl OutQueue {
     }
 
     /// `push_back` of the packet `make` returns, called once the slot is
-    /// known: the packet can then be written field by field straight into
-    /// its slot. `push_back` of a packet built on the stack first copied
-    /// it in 16-byte loads, and the first of them read three fields just
-    /// stored by narrower stores (`src` 8 bytes, `flow` and `size` 4 each),
-    /// which the store buffer cannot forward to one wider load: the copy
-    /// waited for the stores to reach the cache, a fifth of `build_ack`'s
-    /// timer samples and a seventh of `send_on`'s (docs/performance.md
-    /// "Session 25 pass").
+    /// known, returning it in its slot so that the caller goes on building
+    /// it there (`MptcpConnection::queue_built`). The packet is then written
+    /// field by field straight into the slot. `push_back` of a packet built
+    /// on the stack first copied it in 16-byte loads, and the first of them
+    /// read three fields just stored by narrower stores (`src` 8 bytes,
+    /// `flow` and `size` 4 each), which the store buffer cannot forward to
+    /// one wider load: the copy waited for the stores to reach the cache, a
+    /// fifth of `build_ack`'s timer samples and a seventh of `send_on`'s
+    /// (docs/performance.md "Session 25 pass"). A closure, not the packet
+    /// itself: a packet argument is evaluated before the (cold) `grow`
+    /// call, and LLVM then built it on the stack and copied it again
+    /// ("Session 25 pass: the segment built in its slot").
     #[inline(always)]
-    pub fn push_back_with(&mut self, make: impl FnOnce() -> Packet) {
+    pub fn push_back_mut(&mut self, make: impl FnOnce() -> Packet) -> &mut Packet {
         if self.len == self.buf.len() {
             self.grow();
         }
         let i = (self.head + self.len) & (self.buf.len() - 1);
+        self.len += 1;
         // (the slot is free: nothing to drop)
         let old = self.buf[i].replace(make());
         debug_assert!(old.is_none());
         std::mem::forget(old);
-        self.len += 1;
+        self.buf[i].as_mut().expect("just stored")
     }
 
     #[inline(always)]

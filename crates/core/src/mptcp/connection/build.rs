@@ -18,6 +18,23 @@ impl MptcpConnection {
         // 4- or 8-byte DATA_ACK as Linux `mptcp_established_options_dss`
         // chooses (`msk->use_64bit_ack`).
         dss.set_ack64(self.ack64);
+        let sf = &self.sfs[i];
+        // (nothing to signal on almost every segment: skip the room sums)
+        let signalling = !self.add_addr_pending.is_empty()
+            || !self.rm_addr_pending.is_empty()
+            || sf.prio_pending.is_some();
+        if !signalling && !sf.third_ack_pending {
+            // what the general path returns then, built without `o`: LLVM
+            // keeps `o`, whose address `control_mut` takes, on the stack,
+            // and the segment built in its slot then copied the options
+            // from there with wide loads of narrow stores (the stall
+            // `queue_built` removes; docs/performance.md "Session 25 pass:
+            // the segment built in its slot")
+            return Some(MptcpOptions {
+                dss: Some(dss),
+                control: None,
+            });
+        }
         let mut o = MptcpOptions {
             dss: Some(dss),
             control: None,
@@ -40,10 +57,6 @@ impl MptcpConnection {
                 });
             }
         }
-        // (nothing to signal on almost every segment: skip the room sums)
-        let signalling = !self.add_addr_pending.is_empty()
-            || !self.rm_addr_pending.is_empty()
-            || sf.prio_pending.is_some();
         if signalling && sf.established() {
             // Linux `mptcp_established_options`: ADD_ADDR or else
             // REMOVE_ADDR, then MP_PRIO, each only if it fits in the option
@@ -248,41 +261,40 @@ impl MptcpConnection {
     ) {
         let opts = self.base_options(i, len > 0);
         let wnd = self.subflow_window(i);
-        let sf = &mut self.sfs[i];
-        let mut s = TcpSegment::new(sf.lport, sf.rport);
-        s.seq = seq;
-        s.len = len;
-        s.flags = fl;
-        s.mptcp = opts;
-        if let (Some(dsn), Some(o)) = (dsn, s.mptcp.as_mut()) {
-            let d = o.dss.get_or_insert_with(Dss::default);
-            d.set_dsn(Some(dsn));
-            d.map_len = len;
-            d.csum = self.csum;
-        }
-        // SACK blocks in what the MPTCP options leave (`tcp_established_options`).
-        let opt = crate::optlen::Established::of(&s, sf.rcv.ts_ok);
-        if len > 0 {
-            sf.rcv.on_data_sent(now);
-        }
-        sf.rcv.fill_ack_window(&mut s, now, opt.sack_room(), wnd);
-        let optlen = opt.len(s.sack_len());
-        self.queue_sized(i, s, optlen);
+        let csum = self.csum;
+        // (the closure is kept out of line unless forced: a call per segment)
+        #[rustfmt::skip]
+        self.queue_built(i, opts, #[inline(always)] |s, sf| {
+            s.seq = seq;
+            s.len = len;
+            s.flags = fl;
+            if let (Some(dsn), Some(o)) = (dsn, s.mptcp.as_mut()) {
+                let d = o.dss.get_or_insert_with(Dss::default);
+                d.set_dsn(Some(dsn));
+                d.map_len = len;
+                d.csum = csum;
+            }
+            // SACK blocks in what the MPTCP options leave (`tcp_established_options`).
+            let opt = crate::optlen::Established::of(s, sf.rcv.ts_ok);
+            if len > 0 {
+                sf.rcv.on_data_sent(now);
+            }
+            sf.rcv.fill_ack_window(s, now, opt.sack_room(), wnd);
+            opt.len(s.sack_len())
+        });
     }
 
     pub(super) fn build_ack(&mut self, i: usize, now: Nanos) {
         let opts = self.base_options(i, false);
         let wnd = self.subflow_window(i);
-        let sf = &mut self.sfs[i];
-        let mut s = TcpSegment::new(sf.lport, sf.rport);
-        s.seq = sf.snd.snd_nxt;
-        s.flags = flags::ACK;
-        s.mptcp = opts;
-        // SACK blocks in what the MPTCP options leave (`tcp_established_options`).
-        let opt = crate::optlen::Established::of(&s, sf.rcv.ts_ok);
-        sf.rcv.fill_ack_window(&mut s, now, opt.sack_room(), wnd);
-        let optlen = opt.len(s.sack_len());
-        self.queue_sized(i, s, optlen);
+        self.queue_built(i, opts, |s, sf| {
+            s.seq = sf.snd.snd_nxt;
+            s.flags = flags::ACK;
+            // SACK blocks in what the MPTCP options leave (`tcp_established_options`).
+            let opt = crate::optlen::Established::of(s, sf.rcv.ts_ok);
+            sf.rcv.fill_ack_window(s, now, opt.sack_room(), wnd);
+            opt.len(s.sack_len())
+        });
     }
 
     /// DATA_FIN on a pure ACK (RFC 8684 3.3.3), on the best usable subflow.
