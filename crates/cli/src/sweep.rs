@@ -287,8 +287,8 @@ pub fn via_python(args: &[String]) -> ExitCode {
             eprintln!(
                 "error: --scheduler: the mptlab Python package of {py} is another build of the model \
                  (model sources {}; this mptlab: {}); rebuild it from this checkout (make python)",
-                id.get(..12).unwrap_or(&id),
-                &mptlab_sweep::store::MODEL_ID[..12.min(mptlab_sweep::store::MODEL_ID.len())]
+                mptlab_sweep::store::short(&id),
+                mptlab_sweep::store::short(mptlab_sweep::store::MODEL_ID)
             );
             return ExitCode::from(2);
         }

@@ -440,7 +440,7 @@ pub fn manifest_difference(old: &[u8], want: &Json) -> Option<String> {
 }
 
 /// The first 12 digits of a model identity, as messages print it.
-fn short(id: &str) -> &str {
+pub fn short(id: &str) -> &str {
     id.get(..12).unwrap_or(id)
 }
 

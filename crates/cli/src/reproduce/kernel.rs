@@ -326,13 +326,14 @@ pub fn run_cells(
 /// so a pass resumes after the simulator was edited but not on another
 /// kernel. The emulator's own code is not part of it.
 fn made_by() -> String {
-    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let release = crate::validate::saved::kernel_release();
     format!(
         "{}{}",
         mptlab_sweep::store::KERNEL_PREFIX,
-        match release.trim() {
-            "" => "an unknown release",
-            r => r,
+        if release.is_empty() {
+            "an unknown release"
+        } else {
+            &release
         }
     )
 }

@@ -111,7 +111,9 @@ pub fn kernel_hash(s: &Scenario) -> Result<String, String> {
     Ok(format!("{:016x}", fnv1a64(kernel_settings(s)?.as_bytes())))
 }
 
-fn kernel_release() -> String {
+/// `uname -r` of this machine, empty when unknown (also the key of
+/// `reproduce --kernel` stores, reproduce/kernel.rs `made_by`).
+pub(crate) fn kernel_release() -> String {
     std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .map(|s| s.trim().to_string())
         .unwrap_or_default()
