@@ -1393,7 +1393,8 @@ impl MptcpConnection {
     /// in one go, the sender's two `next_tx` calls (the second finding
     /// nothing) reduced to `send_alone` and the flags and mapping known
     /// without asking (`build_data`), instead of `drain_subflow`'s general
-    /// `next_tx` loop and `build_tx`.
+    /// `next_tx` loop and `build_tx`. The caller has cleared `id`'s bit of
+    /// `views_valid` (`queue_on`).
     fn send_on(&mut self, now: Nanos, id: usize, dsn: u64, len: u32) -> Handed {
         if !self.queue_on(id, dsn, len) {
             return Handed::No;
@@ -1422,9 +1423,22 @@ impl MptcpConnection {
     /// `send_on` without the transmission: the data joins subflow `id`'s
     /// queue only. Always inlined: `send_on` runs it for every segment (the
     /// other caller, a held page-fragment piece, is rare).
+    ///
+    /// The caller has cleared `id`'s bit of `views_valid` (every caller
+    /// does it before the call, as its own bookkeeping of the view): this
+    /// clears `snd_quiet`'s alone. `forget(id)` here cleared both words
+    /// with one 16-byte load and store (LLVM merges the two adjacent
+    /// `&=`), and the load read `views_valid` just written by the caller's
+    /// 8-byte store, which the store buffer cannot forward to a wider load:
+    /// the hottest instruction of `send_on`, a seventh of its timer samples
+    /// (docs/performance.md "Session 26 pass").
     #[inline(always)]
     fn queue_on(&mut self, id: usize, dsn: u64, len: u32) -> bool {
-        self.forget(id);
+        debug_assert!(
+            id >= 64 || self.views_valid & (1u64 << id) == 0,
+            "queue_on: the caller keeps subflow {id}'s view"
+        );
+        self.snd_quiet &= !(1u64 << (id % 64));
         if self.bufs.is_some() && self.mode == Mode::Mptcp {
             // Upstream: the subflow's write queue takes data beyond its
             // window (`__subflow_push_pending`); the scheduler checked room.
@@ -1534,6 +1548,7 @@ impl MptcpConnection {
         }
         if let Some(id) = out.retransmit_head_on {
             if let Some((dsn, s)) = self.send.head() {
+                self.views_valid &= !(1u64 << (id % 64));
                 if self.send_on(now, id, dsn, s.len).taken() {
                     self.sfs[id].snd.counters.bytes_reinjected += s.len as u64;
                     // the scheduler loop stops here: look again on the next poll
@@ -1625,6 +1640,7 @@ impl MptcpConnection {
     #[inline(never)]
     fn schedule_fallback(&mut self, now: Nanos) {
         while let Some((dsn, len)) = self.send.peek_new(self.sfs[0].snd.mss) {
+            self.views_valid &= !1;
             if !self.send_on(now, 0, dsn, len).taken() {
                 break;
             }
@@ -1904,13 +1920,13 @@ impl MptcpConnection {
                 // Queue the piece up to the fragment start and decide
                 // there; it leaves with the rest of its segment if the
                 // same subflow takes the next fragment.
+                self.views_valid &= !(1u64 << id);
                 if self.queue_on(id, dsn, len) {
                     held = Some(FragPiece {
                         id,
                         next: dsn + len as u64,
                         end,
                     });
-                    self.views_valid &= !(1u64 << id);
                     continue;
                 }
             }
@@ -2018,6 +2034,7 @@ impl MptcpConnection {
             &probe,
             self.sfs[i].id,
         ) {
+            self.views_valid &= !(1u64 << (a % 64));
             if self.send_on(now, a, m.dsn, m.len).taken() {
                 self.sfs[a].snd.counters.bytes_probe_extra += m.len as u64;
             }
