@@ -480,6 +480,21 @@ pub fn run(o: &Options) -> ExitCode {
             "dir": format!("runs/{}", name),
         })).collect::<Vec<_>>(),
     });
+    // reproduce.json is the sign that the sweeps ended (the report reads
+    // nothing without it), and report.html / verdicts.json were made from
+    // the runs it lists. The sweeps below may redo those runs (--force, more
+    // --runs): interrupted, an older set would pass the half-redone runs off
+    // as the finished pass it describes (session 26). They are written anew
+    // at the end.
+    for name in ["reproduce.json", "report.html", "verdicts.json"] {
+        let p = o.out.join(name);
+        if p.is_file() {
+            if let Err(e) = std::fs::remove_file(&p) {
+                eprintln!("error: {}: {e}", p.display());
+                return ExitCode::from(1);
+            }
+        }
+    }
     let t0 = std::time::Instant::now();
     let unfinished = match run_sweeps(o, &jobs, &sets, runs) {
         Ok(u) => u,
@@ -1075,11 +1090,10 @@ sys.exit(r.main(sys.argv[1:]))
 /// (`python -m mptlab.report DIR --jobs N`).
 fn report(out: &Path, jobs: usize) -> ExitCode {
     let py = std::env::var("MPTLAB_PYTHON").unwrap_or_else(|_| "python3".into());
+    let kept = format!("the sweep results are kept in {}/runs", out.display());
+    let again = format!("`{py} -m mptlab.report {}`", out.display());
     let hint = format!(
-        "the sweep results are kept in {}/runs; install the Python package (bash scripts/setup.sh && pip install ., \
-         docs/python.md) and run `{py} -m mptlab.report {}`",
-        out.display(),
-        out.display()
+        "{kept}; install the Python package (bash scripts/setup.sh && pip install ., docs/python.md) and run {again}"
     );
     match std::process::Command::new(&py)
         .args(["-c", REPORT_PY])
@@ -1093,7 +1107,9 @@ fn report(out: &Path, jobs: usize) -> ExitCode {
             ExitCode::from(1)
         }
         Ok(s) => {
-            eprintln!("error: reproduce: the report generator failed ({s}); {hint}");
+            // the package is there and said what is wrong (above); telling
+            // the user to install it misled (session 26)
+            eprintln!("error: reproduce: the report generator failed ({s}; its message is above); {kept}; once that is fixed, run {again}");
             ExitCode::from(1)
         }
         Err(e) => {
