@@ -69,3 +69,24 @@ def test_one_run_per_point_is_not_checkable_not_a_failure(tmp_path: Path) -> Non
     claims = {c["id"]: c for c in json.loads((out / "verdicts.json").read_text())["claims"]}
     c = claims["s004-two-subflows-one-interface"]
     assert c["verdict"] == "not checkable" and "1 run per sweep point in seed004/subflows" in c["detail"], c
+
+
+@pytest.mark.parametrize("which", ["--claims", "--registry"])
+@pytest.mark.parametrize("bad", ["missing", "dir", "binary", "toml", "empty"])
+def test_a_bad_claims_or_registry_file_is_one_message(heavy: Path, tmp_path: Path, capsys, which, bad) -> None:
+    # `--claims` that did not exist wrote a report without any claim (exit
+    # 0); a directory, a binary file or a TOML error was a traceback
+    f = tmp_path / "given.toml"
+    if bad == "dir":
+        f.mkdir()
+    elif bad == "binary":
+        f.write_bytes(b"\x00\xd0\xff" * 20)
+    elif bad == "toml":
+        f.write_text("x = [\n")
+    elif bad == "empty":
+        f.write_text("")
+    if which == "--registry" and bad == "missing":
+        pytest.skip("a missing registry was already one message")
+    assert report.main([str(heavy), which, str(f)]) == 2
+    err = _one_error(capsys)
+    assert err.startswith(f"error: {f}: "), err

@@ -242,3 +242,49 @@ fn bench_arguments_that_mean_nothing_are_refused() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// A damaged run file in a sweep's store was named ("not a run file:
+/// malformed JSON at byte 100") without saying what to do.
+#[test]
+fn a_damaged_run_file_says_how_to_redo_it() {
+    let d = tmp("damaged-run");
+    let sweep = d.join("sw.toml");
+    std::fs::write(
+        &sweep,
+        format!("{SCEN}[sweep]\n\"traffic.size_bytes\" = [10000, 20000]\n"),
+    )
+    .unwrap();
+    let out = d.join("out");
+    let args = [
+        "sweep",
+        sweep.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ];
+    let o = mptlab(&args, None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = std::fs::read(out.join("summary.json")).unwrap();
+    let run = std::fs::read_dir(out.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("run-0.json"))
+        .find(|p| p.exists())
+        .unwrap();
+    let bytes = std::fs::read(&run).unwrap();
+    std::fs::write(&run, &bytes[..100]).unwrap();
+    std::fs::remove_file(out.join("summary.json")).unwrap();
+    let o = mptlab(&args, None);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("error: {}: not a run file", run.display()))
+            && err.contains("delete it and run the same command again"),
+        "{err}"
+    );
+    // as it says: the run is redone, and the merge is the same bytes
+    std::fs::remove_file(&run).unwrap();
+    let o = mptlab(&args, None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(out.join("summary.json")).unwrap(), summary);
+    std::fs::remove_dir_all(&d).unwrap();
+}

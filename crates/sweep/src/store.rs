@@ -414,7 +414,11 @@ impl Store {
     ) -> Result<RunOutput, StoreError> {
         let p = self.run_path(point, r);
         let b = fs::read(&p).map_err(|e| io(&p, e))?;
-        let bad = |e: String| StoreError::Io(format!("{}: {e}", p.display()));
+        // damaged (a copy cut short, a full disk when it was copied): what
+        // to do, not only what is wrong (session 26)
+        let redo =
+            "the file is damaged: delete it and run the same command again: it redoes that run";
+        let bad = |e: String| StoreError::Io(format!("{}: {e}; {redo}", p.display()));
         // A run saved before mptlab counted unfinished work (issue
         // 12) gets its `completed` columns and counts derived from
         // its tables, so a resumed sweep neither mixes table schemas
@@ -431,7 +435,7 @@ impl Store {
         o.tables.retain(|t| keep(&t.name));
         if o.run != r {
             return Err(StoreError::Io(format!(
-                "{}: holds run {}",
+                "{}: holds run {}; {redo}",
                 p.display(),
                 o.run
             )));

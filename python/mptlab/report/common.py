@@ -150,7 +150,11 @@ def load_runs(out: Path, manifest: Dict[str, Any]) -> List[Run]:
 
 def claims_file(path: Optional[Path] = None) -> Optional[Path]:
     """The claims catalogue: `path`, else docs/claims/claims.toml of the
-    repository or of the working directory; None if there is none."""
+    repository or of the working directory; None if there is none. A `path`
+    given that does not exist raises :class:`ReportInputError` (session 26:
+    `--claims` with a typo wrote a report without any claim, exit 0)."""
+    if path is not None and not Path(path).exists():
+        raise ReportInputError(f"{path}: claims file not found (--claims)")
     if path is None:
         for c in (Path(__file__).resolve().parents[3] / "docs/claims/claims.toml",
                   Path.cwd() / "docs/claims/claims.toml"):
@@ -164,7 +168,18 @@ def load_claims(path: Optional[Path] = None) -> List[Dict[str, Any]]:
     path = claims_file(path)
     if path is None:
         return []
-    return tomllib.loads(path.read_text())["claim"]
+    # a directory, a binary file, a TOML error or no [[claim]] table: one
+    # message naming the file, not a traceback (session 26)
+    try:
+        doc = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as err:
+        raise ReportInputError(f"{path}: not valid TOML: {err}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ReportInputError(f"{path}: cannot be read as the claims file ({err})") from None
+    claims = doc.get("claim")
+    if not isinstance(claims, list) or not all(isinstance(c, dict) and isinstance(c.get("id"), str) for c in claims):
+        raise ReportInputError(f"{path}: key `claim`: expected [[claim]] tables, each with an `id`")
+    return claims
 
 
 def finite(v: Any) -> bool:
