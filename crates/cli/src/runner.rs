@@ -229,6 +229,28 @@ pub fn run(s: &Scenario, o: &RunOptions, f: &dyn Driver) -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    // and the capture directory (`--capture DIR`, output.capture_dir): a
+    // file there failed only after run 0 had simulated (session 26)
+    if s.output.capture {
+        let dir = std::path::PathBuf::from(match s.output.capture_dir.as_str() {
+            "" => "capture",
+            d => d,
+        });
+        let bad = if dir.exists() && !dir.is_dir() {
+            Some("exists and is not a directory".to_string())
+        } else {
+            mptlab_results::probe_writable(&dir)
+                .err()
+                .map(|e| format!("cannot write captures there: {e}"))
+        };
+        if let Some(why) = bad {
+            eprintln!(
+                "error: --capture {} (output.capture_dir): {why}",
+                dir.display()
+            );
+            return ExitCode::from(2);
+        }
+    }
     let n = s.meta.runs as u64;
     let bar = if o.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()

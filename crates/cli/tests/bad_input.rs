@@ -288,3 +288,38 @@ fn a_damaged_run_file_says_how_to_redo_it() {
     assert_eq!(std::fs::read(out.join("summary.json")).unwrap(), summary);
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// `run --capture FILE` (a file where a directory is expected) failed only
+/// after run 0 had simulated (exit 1); refused up front now, like `--out`.
+#[test]
+fn a_capture_directory_that_is_a_file_is_refused_up_front() {
+    let d = tmp("capture");
+    let scen = d.join("s.toml");
+    std::fs::write(&scen, SCEN).unwrap();
+    let file = d.join("a-file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let out = d.join("out");
+    let o = mptlab(
+        &[
+            "run",
+            scen.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+            "--capture",
+            file.to_str().unwrap(),
+        ],
+        None,
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "error: --capture {} (output.capture_dir): exists and is not a directory",
+            file.display()
+        )
+    );
+    assert!(!out.exists());
+    std::fs::remove_dir_all(&d).unwrap();
+}
