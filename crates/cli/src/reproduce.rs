@@ -480,21 +480,6 @@ pub fn run(o: &Options) -> ExitCode {
             "dir": format!("runs/{}", name),
         })).collect::<Vec<_>>(),
     });
-    // reproduce.json is the sign that the sweeps ended (the report reads
-    // nothing without it), and report.html / verdicts.json were made from
-    // the runs it lists. The sweeps below may redo those runs (--force, more
-    // --runs): interrupted, an older set would pass the half-redone runs off
-    // as the finished pass it describes (session 26). They are written anew
-    // at the end.
-    for name in ["reproduce.json", "report.html", "verdicts.json"] {
-        let p = o.out.join(name);
-        if p.is_file() {
-            if let Err(e) = std::fs::remove_file(&p) {
-                eprintln!("error: {}: {e}", p.display());
-                return ExitCode::from(1);
-            }
-        }
-    }
     let t0 = std::time::Instant::now();
     let unfinished = match run_sweeps(o, &jobs, &sets, runs) {
         Ok(u) => u,
@@ -888,6 +873,26 @@ fn open_stores(
         .collect()
 }
 
+/// Before runs are (re)done: remove `reproduce.json` (the report's sign
+/// that the sweeps ended) and the `report.html` / `verdicts.json` made from
+/// the runs it lists. Interrupted, an older set would pass the half-redone
+/// runs (after `--force`, or more `--runs`) off as the finished pass it
+/// describes (session 26); all three are written anew at the end. Called
+/// once every store has opened, so a refused sweep (another build's runs,
+/// no `--force`) leaves the old pass whole.
+fn drop_finished_pass(out: &Path) -> Result<(), ExitCode> {
+    for name in ["reproduce.json", "report.html", "verdicts.json"] {
+        let p = out.join(name);
+        if p.is_file() {
+            if let Err(e) = std::fs::remove_file(&p) {
+                eprintln!("error: {}: {e}", p.display());
+                return Err(ExitCode::from(1));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Write `reproduce.json` or `kernel.json` whole or not at all: a plain
 /// write that a full disk or a kill cuts short leaves a manifest that
 /// neither the report nor `--kernel-from` can parse.
@@ -976,6 +981,9 @@ fn run_sweeps(
         total += n;
         done += n - left.len() as u64;
         opened.push((so, op));
+    }
+    if done < total {
+        drop_finished_pass(&o.out)?;
     }
     // the bar advances by each run's measured time and its length is the
     // estimate of the whole (module `progress`); the counts are in the message

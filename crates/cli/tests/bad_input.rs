@@ -181,6 +181,17 @@ fn an_interrupted_reproduce_leaves_no_finished_looking_pass() {
     for s in &sweeps {
         assert!(s.join("summary.json").exists(), "{}", s.display());
     }
+    // refused (a scenario changed, no --force): the old pass stays whole
+    let att = lib.join("seed002/att.toml");
+    let text = std::fs::read_to_string(&att).unwrap();
+    std::fs::write(&att, text.replacen("seed = 1", "seed = 2", 1)).unwrap();
+    let o = mptlab(&[&base[..], &["--runs", "1"]].concat(), None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    for f in ["reproduce.json", "report.html", "verdicts.json"] {
+        assert!(out.join(f).exists(), "{f} removed by a refused reproduce");
+    }
+    std::fs::write(&att, text).unwrap();
     // more runs, stopped after 2 of them (as an interruption would)
     let o = mptlab(&[&base[..], &["--runs", "3"]].concat(), Some(2));
     assert!(!o.status.success(), "{}", stderr(&o));
@@ -201,6 +212,11 @@ fn an_interrupted_reproduce_leaves_no_finished_looking_pass() {
     for s in &sweeps {
         assert!(s.join("summary.json").exists(), "{}", s.display());
     }
+    // nothing left to do: a report of these runs is kept
+    std::fs::write(out.join("report.html"), "<html>this pass</html>").unwrap();
+    let o = mptlab(&[&base[..], &["--runs", "3"]].concat(), None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("report.html").exists() && out.join("reproduce.json").exists());
     std::fs::remove_dir_all(&d).unwrap();
 }
 
