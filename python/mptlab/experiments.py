@@ -114,6 +114,9 @@ def load(path: Optional[Path] = None) -> Registry:
         raise RegistryError(f"{path}: experiment registry not found (pass --registry FILE)") from None
     except tomllib.TOMLDecodeError as err:
         raise RegistryError(f"{path}: not valid TOML: {err}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        # a directory or a binary file given as --registry (session 26: a traceback)
+        raise RegistryError(f"{path}: cannot be read as the experiment registry ({err})") from None
     return parse(doc, path)
 
 

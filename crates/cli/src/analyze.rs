@@ -130,10 +130,14 @@ pub fn run(a: Args) -> ExitCode {
         return ExitCode::from(2);
     }
     if let Some(dir) = &a.out {
-        if dir.join("summary.json").exists() && !a.force {
+        // the tables would replace files of these names (runner::run)
+        let mut theirs = mptlab_results::result_files_in(dir);
+        theirs.retain(|n| n != "scenario.toml");
+        if !theirs.is_empty() && !a.force {
             eprintln!(
-                "error: {} already holds results (summary.json); use --force to overwrite",
-                dir.display()
+                "error: {} already holds results ({}); use --force to overwrite",
+                dir.display(),
+                theirs.join(", ")
             );
             return ExitCode::from(2);
         }

@@ -356,6 +356,30 @@ fn build_flavor() -> &'static str {
 }
 
 fn bench(duration: f64, repeat: u32, only: Option<&str>) -> ExitCode {
+    // the arguments, before the header: `--duration 0` was reported as a key
+    // of an internal scenario (exit 1), `--repeat 0` timed one run anyway
+    // and an `--only` matching nothing printed an empty table with exit 0
+    // (session 26)
+    let max = mptlab_scenario::limits::MAX_DURATION_S;
+    if !(duration > 0.0 && duration <= max) {
+        eprintln!("error: --duration {duration}: expected simulated seconds > 0 and <= {max}");
+        return ExitCode::from(2);
+    }
+    if repeat == 0 {
+        eprintln!("error: --repeat 0: expected at least 1 timed repetition");
+        return ExitCode::from(2);
+    }
+    let names: Vec<&str> = mptlab_sim::bench::scenarios(duration)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    if let Some(o) = only.filter(|o| !names.iter().any(|n| n.contains(o))) {
+        eprintln!(
+            "error: --only {o:?} matches no benchmark (have: {})",
+            names.join(", ")
+        );
+        return ExitCode::from(2);
+    }
     eprintln!("# build: {}", build_flavor());
     outln!(
         "{:<34} {:>9} {:>10} {:>12} {:>14} {:>12}",
@@ -503,7 +527,13 @@ fn command(cli: Cli) -> ExitCode {
             set,
             runs,
             ..
-        } => scale_bench::run(&file, &set, runs),
+        } => {
+            if runs == 0 {
+                eprintln!("error: --runs 0: expected at least 1 run to time");
+                return ExitCode::from(2);
+            }
+            scale_bench::run(&file, &set, runs)
+        }
         Command::Bench {
             duration,
             repeat,

@@ -873,6 +873,26 @@ fn open_stores(
         .collect()
 }
 
+/// Before runs are (re)done: remove `reproduce.json` (the report's sign
+/// that the sweeps ended) and the `report.html` / `verdicts.json` made from
+/// the runs it lists. Interrupted, an older set would pass the half-redone
+/// runs (after `--force`, or more `--runs`) off as the finished pass it
+/// describes (session 26); all three are written anew at the end. Called
+/// once every store has opened, so a refused sweep (another build's runs,
+/// no `--force`) leaves the old pass whole.
+fn drop_finished_pass(out: &Path) -> Result<(), ExitCode> {
+    for name in ["reproduce.json", "report.html", "verdicts.json"] {
+        let p = out.join(name);
+        if p.is_file() {
+            if let Err(e) = std::fs::remove_file(&p) {
+                eprintln!("error: {}: {e}", p.display());
+                return Err(ExitCode::from(1));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Write `reproduce.json` or `kernel.json` whole or not at all: a plain
 /// write that a full disk or a kill cuts short leaves a manifest that
 /// neither the report nor `--kernel-from` can parse.
@@ -961,6 +981,9 @@ fn run_sweeps(
         total += n;
         done += n - left.len() as u64;
         opened.push((so, op));
+    }
+    if done < total {
+        drop_finished_pass(&o.out)?;
     }
     // the bar advances by each run's measured time and its length is the
     // estimate of the whole (module `progress`); the counts are in the message
@@ -1075,11 +1098,10 @@ sys.exit(r.main(sys.argv[1:]))
 /// (`python -m mptlab.report DIR --jobs N`).
 fn report(out: &Path, jobs: usize) -> ExitCode {
     let py = std::env::var("MPTLAB_PYTHON").unwrap_or_else(|_| "python3".into());
+    let kept = format!("the sweep results are kept in {}/runs", out.display());
+    let again = format!("`{py} -m mptlab.report {}`", out.display());
     let hint = format!(
-        "the sweep results are kept in {}/runs; install the Python package (bash scripts/setup.sh && pip install ., \
-         docs/python.md) and run `{py} -m mptlab.report {}`",
-        out.display(),
-        out.display()
+        "{kept}; install the Python package (bash scripts/setup.sh && pip install ., docs/python.md) and run {again}"
     );
     match std::process::Command::new(&py)
         .args(["-c", REPORT_PY])
@@ -1093,7 +1115,9 @@ fn report(out: &Path, jobs: usize) -> ExitCode {
             ExitCode::from(1)
         }
         Ok(s) => {
-            eprintln!("error: reproduce: the report generator failed ({s}); {hint}");
+            // the package is there and said what is wrong (above); telling
+            // the user to install it misled (session 26)
+            eprintln!("error: reproduce: the report generator failed ({s}; its message is above); {kept}; once that is fixed, run {again}");
             ExitCode::from(1)
         }
         Err(e) => {

@@ -2,7 +2,7 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mptlab_results::unfinished::{completed_only, Items, COMPLETED_ONLY};
-use mptlab_results::{aggregate, write_results, RunOutput, Unfinished, WriteOptions, SUMMARY_FILE};
+use mptlab_results::{aggregate, write_results, RunOutput, Unfinished, WriteOptions};
 use mptlab_scenario::Scenario;
 
 use crate::driver::Driver;
@@ -203,10 +203,14 @@ pub fn unfinished_warning(unf: &Unfinished, place: &str) -> Option<String> {
 }
 
 pub fn run(s: &Scenario, o: &RunOptions, f: &dyn Driver) -> ExitCode {
-    if o.out.join(SUMMARY_FILE).exists() && !o.force {
+    // not only summary.json: a `flows.csv` or `scenario.toml` of the user's
+    // own would be overwritten (or, with --no-csv, deleted) by the write
+    let theirs = mptlab_results::result_files_in(&o.out);
+    if !theirs.is_empty() && !o.force {
         eprintln!(
-            "error: {} already holds results ({SUMMARY_FILE}); use --force to overwrite, or choose another --out",
-            o.out.display()
+            "error: {} already holds results ({}); use --force to overwrite, or choose another --out",
+            o.out.display(),
+            theirs.join(", ")
         );
         return ExitCode::from(2);
     }
@@ -224,6 +228,28 @@ pub fn run(s: &Scenario, o: &RunOptions, f: &dyn Driver) -> ExitCode {
             o.out.display()
         );
         return ExitCode::from(2);
+    }
+    // and the capture directory (`--capture DIR`, output.capture_dir): a
+    // file there failed only after run 0 had simulated (session 26)
+    if s.output.capture {
+        let dir = std::path::PathBuf::from(match s.output.capture_dir.as_str() {
+            "" => "capture",
+            d => d,
+        });
+        let bad = if dir.exists() && !dir.is_dir() {
+            Some("exists and is not a directory".to_string())
+        } else {
+            mptlab_results::probe_writable(&dir)
+                .err()
+                .map(|e| format!("cannot write captures there: {e}"))
+        };
+        if let Some(why) = bad {
+            eprintln!(
+                "error: --capture {} (output.capture_dir): {why}",
+                dir.display()
+            );
+            return ExitCode::from(2);
+        }
     }
     let n = s.meta.runs as u64;
     let bar = if o.quiet || !std::io::stderr().is_terminal() {

@@ -358,6 +358,23 @@ fn write_into(
     Ok(written)
 }
 
+/// The files in `dir` that writing results there would replace or remove
+/// ([`write_tables`]: `summary.json`, `scenario.toml` and every standard
+/// table, CSV and Parquet, whether this write produces it or not), in that
+/// order. Callers refuse a non-empty list without `--force`: a `flows.csv`
+/// of the user's own, in a directory without `summary.json`, used to be
+/// overwritten, or deleted by `--no-csv` (session 26).
+pub fn result_files_in(dir: &Path) -> Vec<String> {
+    let mut names = vec![SUMMARY_FILE.to_string(), "scenario.toml".to_string()];
+    for t in schema::STANDARD {
+        for ext in ["csv", "parquet"] {
+            names.push(format!("{t}.{ext}"));
+        }
+    }
+    names.retain(|n| dir.join(n).is_file());
+    names
+}
+
 /// Whether files can be created in `dir` (created if missing, and removed
 /// again if it was: nothing is left behind when the runs then fail).
 pub fn probe_writable(dir: &Path) -> std::io::Result<()> {

@@ -64,6 +64,28 @@ pub fn apply_override(doc: &mut toml::Table, o: &Override) -> Result<(), String>
             });
         }
     }
+    // a profile neither in the file nor built in: setting one of its keys
+    // made a new profile no path uses, and the override did nothing, unsaid
+    // (`--set profile.wlna.rate_mbit=5`, session 26). Naming its base
+    // (`profile.NAME.profile=wlan`) still adds one on purpose.
+    if parts.len() >= 3 && parts[0] == "profile" && *last != "profile" {
+        let defined: Vec<String> = match doc.get("profile") {
+            Some(toml::Value::Table(p)) => p.keys().cloned().collect(),
+            _ => Vec::new(),
+        };
+        if !defined.iter().any(|d| d == parts[1]) {
+            let mut names: Vec<&str> = defined.iter().map(String::as_str).collect();
+            names.extend(crate::profiles::BUILTIN.iter().map(|b| b.name));
+            return Err(format!(
+                "cannot set `{}`: no profile `{}` in the file or built in (have: {}){}; to add one, name its base first: --set profile.{}.profile=wlan",
+                o.key,
+                parts[1],
+                names.join(", "),
+                crate::suggest::hint(parts[1], names.iter().copied()),
+                parts[1]
+            ));
+        }
+    }
     let mut t = doc;
     let mut walked = String::new();
     for p in inner {
@@ -78,8 +100,13 @@ pub fn apply_override(doc: &mut toml::Table, o: &Override) -> Result<(), String>
             toml::Value::Table(t) => t,
             other => {
                 return Err(format!(
-                    "cannot set `{}`: `{walked}` is a {}, not a table",
+                    "cannot set `{}`: `{walked}` is {} {}, not a table",
                     o.key,
+                    if other.type_str().starts_with(['a', 'i']) {
+                        "an"
+                    } else {
+                        "a"
+                    },
                     other.type_str()
                 ))
             }

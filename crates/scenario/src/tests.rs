@@ -350,6 +350,43 @@ fn file_not_found() {
     );
 }
 
+/// Session 26: `--set profile.wlna.rate_mbit=5` (a typo) made a new,
+/// unused profile and changed nothing, without a word.
+#[test]
+fn an_override_of_an_unknown_profile_is_refused() {
+    let o = |s: &str| s.parse::<Override>().unwrap();
+    let e = Scenario::from_str_with_overrides(BASE, "test.toml", &[o("profile.wlna.rate_mbit=5")])
+        .unwrap_err();
+    let msg = e.to_string();
+    assert_eq!(e.key.as_deref(), Some("profile.wlna.rate_mbit"), "{msg}");
+    assert!(
+        msg.contains("no profile `wlna` in the file or built in")
+            && msg.contains("did you mean `wlan`?"),
+        "{msg}"
+    );
+    // the file's own and the built-in profiles still take overrides, and a
+    // new one is added by naming its base
+    let s = Scenario::from_str_with_overrides(
+        BASE,
+        "test.toml",
+        &[
+            o("profile.mine.delay_ms=5"),
+            o("profile.3g.delay_ms=50"),
+            o("profile.new.profile=lte"),
+            o("profile.new.delay_ms=7"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(s.file.profile["new"].delay_ms, Some(Range::Fixed(7.0)));
+    // and the message says "an integer"
+    let e = Scenario::from_str_with_overrides(BASE, "test.toml", &[o("scenario.duration_s.x=1")])
+        .unwrap_err();
+    assert!(e.to_string().contains("is a float, not a table"), "{e}");
+    let e = Scenario::from_str_with_overrides(BASE, "test.toml", &[o("topology.paths.x=1")])
+        .unwrap_err();
+    assert!(e.to_string().contains("is an array, not a table"), "{e}");
+}
+
 #[test]
 fn overrides_apply_and_report() {
     let o = |s: &str| s.parse::<Override>().unwrap();

@@ -7,7 +7,8 @@
 //! files are removed when the store is opened again.
 
 use mptlab_results::{
-    decode_run, decode_run_tables, encode_run, schema, unfinished, RunOutput, SUMMARY_FILE,
+    decode_run, decode_run_tables, encode_run, result_files_in, schema, unfinished, RunOutput,
+    SUMMARY_FILE,
 };
 use mptlab_scenario::Sweep;
 use serde_json::{json, Value as Json};
@@ -246,11 +247,19 @@ impl Store {
                     fs::remove_dir_all(&runs_dir).map_err(|e| io(&runs_dir, e))?;
                 }
             }
-        } else if dir.join(SUMMARY_FILE).exists() && !force {
-            return Err(StoreError::Refused(format!(
-                "{} already holds results that are not a sweep ({SUMMARY_FILE}); use --force to overwrite, or choose another --out",
-                dir.display()
-            )));
+        } else if !force {
+            // no sweep here: the merged tables would replace (or, not
+            // written with --no-csv / --no-parquet, delete) files of these
+            // names; the top-level scenario.toml is not the sweep's
+            let mut theirs = result_files_in(dir);
+            theirs.retain(|n| n != "scenario.toml");
+            if !theirs.is_empty() {
+                return Err(StoreError::Refused(format!(
+                    "{} already holds results that are not a sweep ({}); use --force to overwrite, or choose another --out",
+                    dir.display(),
+                    theirs.join(", ")
+                )));
+            }
         }
         fs::create_dir_all(&runs_dir).map_err(|e| io(&runs_dir, e))?;
         // merged tables are staged in `.partial-*` (see write_results); an
@@ -291,6 +300,15 @@ impl Store {
                 }
             }
             done.push(d);
+        }
+        // summary.json marks a complete merged set (docs/results.md,
+        // "Atomicity"). With runs still to do, an older one describes runs
+        // that --force just discarded, or fewer runs than asked for: it goes
+        // now, so a sweep interrupted from here on has no summary.json to
+        // pass off as its result (`finish` writes the new one).
+        let summary = dir.join(SUMMARY_FILE);
+        if done.iter().flatten().any(|d| !d) && summary.exists() {
+            fs::remove_file(&summary).map_err(|e| io(&summary, e))?;
         }
         Ok(Store {
             dir: dir.to_path_buf(),
@@ -396,7 +414,11 @@ impl Store {
     ) -> Result<RunOutput, StoreError> {
         let p = self.run_path(point, r);
         let b = fs::read(&p).map_err(|e| io(&p, e))?;
-        let bad = |e: String| StoreError::Io(format!("{}: {e}", p.display()));
+        // damaged (a copy cut short, a full disk when it was copied): what
+        // to do, not only what is wrong (session 26)
+        let redo =
+            "the file is damaged: delete it and run the same command again: it redoes that run";
+        let bad = |e: String| StoreError::Io(format!("{}: {e}; {redo}", p.display()));
         // A run saved before mptlab counted unfinished work (issue
         // 12) gets its `completed` columns and counts derived from
         // its tables, so a resumed sweep neither mixes table schemas
@@ -413,7 +435,7 @@ impl Store {
         o.tables.retain(|t| keep(&t.name));
         if o.run != r {
             return Err(StoreError::Io(format!(
-                "{}: holds run {}",
+                "{}: holds run {}; {redo}",
                 p.display(),
                 o.run
             )));

@@ -164,6 +164,30 @@ fn changed_scenario_is_refused_unless_forced() {
     fs::remove_dir_all(&d).unwrap();
 }
 
+/// Session 26: `--force` (or more runs) left the old merge's summary.json
+/// beside the new runs, so an interrupted redo looked complete and the
+/// report read the old numbers with the new run files.
+#[test]
+fn a_sweep_with_runs_to_do_has_no_summary() {
+    let d = tmp("stale-summary");
+    full(&d, 2, None).unwrap();
+    assert!(d.join("summary.json").exists());
+    // every run done: reopening keeps the merge
+    let st = Store::open(&d, &sweep(TEXT), false).unwrap();
+    assert!(st.pending().is_empty());
+    assert!(d.join("summary.json").exists());
+    // more runs asked for: the merge of fewer goes
+    let more = sweep(&TEXT.replace("runs = 5", "runs = 6"));
+    assert_eq!(Store::open(&d, &more, false).unwrap().pending().len(), 4);
+    assert!(!d.join("summary.json").exists());
+    full(&d, 2, None).unwrap();
+    // --force discards the runs: the merge of them goes too
+    let changed = sweep(&TEXT.replace("duration_s = 5", "duration_s = 6"));
+    assert_eq!(Store::open(&d, &changed, true).unwrap().pending().len(), 20);
+    assert!(!d.join("summary.json").exists());
+    fs::remove_dir_all(&d).unwrap();
+}
+
 #[test]
 fn failures_keep_finished_runs_and_name_the_point() {
     let d = tmp("fail");

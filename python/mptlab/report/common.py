@@ -77,6 +77,9 @@ class ReportInputError(ValueError):
 #: not touch it: its key still matches).
 REMAKE = "run the same `mptlab reproduce` command again: it writes this file anew from the run files"
 REDO_RUN = "delete it and run the same `mptlab reproduce` command again: it redoes that run"
+REDO_MISSING = "run the same `mptlab reproduce` command again: it redoes that run"
+REDO_MISSING_SWEEP = ("run the same `mptlab reproduce` command again: it redoes the runs that are gone and "
+                      "merges the sweep anew")
 
 
 def read_json(path: Path, fix: str = REMAKE) -> Any:
@@ -91,6 +94,33 @@ def read_json(path: Path, fix: str = REMAKE) -> Any:
         raise ReportInputError(f"{path}: not valid JSON ({what}); the file is damaged: {fix}") from None
     except (OSError, UnicodeDecodeError) as err:
         raise ReportInputError(f"{path}: cannot be read ({err})") from None
+
+
+def read_summary(path: Path) -> Dict[str, Any]:
+    """A sweep's ``summary.json`` (:func:`read_json`), checked for the shape
+    the report reads: ``points``, each with ``point``, ``values`` and
+    ``per_run``. Valid JSON of another shape (a list, a file from another
+    tool) raises :class:`ReportInputError` naming the key, not a traceback."""
+    summ = read_json(path)
+    bad = None
+    if not isinstance(summ, dict) or not isinstance(summ.get("points"), list):
+        bad = "`points` (a list of the sweep's points)"
+    else:
+        for i, pt in enumerate(summ["points"]):
+            if not isinstance(pt, dict):
+                bad = f"`points[{i}]` (a table)"
+            elif not isinstance(pt.get("values"), dict):
+                bad = f"`points[{i}].values` (a table of axis values)"
+            elif not isinstance(pt.get("per_run"), list):
+                bad = f"`points[{i}].per_run` (a list of runs)"
+            elif not isinstance(pt.get("point"), str):
+                bad = f"`points[{i}].point` (the point id)"
+            if bad:
+                break
+    if bad:
+        raise ReportInputError(f"{path}: key {bad} is missing or of another type; it is not a summary `mptlab "
+                               f"reproduce` wrote: {REMAKE}")
+    return summ
 
 
 def load_manifest(out: Path) -> Dict[str, Any]:
@@ -110,7 +140,7 @@ def load_runs(out: Path, manifest: Dict[str, Any]) -> List[Run]:
         if not sf.exists():
             continue
         seed_dir, stem = sw["name"].split("/")[-2:]
-        summ = read_json(sf)
+        summ = read_summary(sf)
         for pt in summ["points"]:
             for pr in pt["per_run"]:
                 runs.append(Run(seed=seed_dir.removeprefix("seed"), stem=stem, values=pt["values"],
@@ -120,7 +150,11 @@ def load_runs(out: Path, manifest: Dict[str, Any]) -> List[Run]:
 
 def claims_file(path: Optional[Path] = None) -> Optional[Path]:
     """The claims catalogue: `path`, else docs/claims/claims.toml of the
-    repository or of the working directory; None if there is none."""
+    repository or of the working directory; None if there is none. A `path`
+    given that does not exist raises :class:`ReportInputError` (session 26:
+    `--claims` with a typo wrote a report without any claim, exit 0)."""
+    if path is not None and not Path(path).exists():
+        raise ReportInputError(f"{path}: claims file not found (--claims)")
     if path is None:
         for c in (Path(__file__).resolve().parents[3] / "docs/claims/claims.toml",
                   Path.cwd() / "docs/claims/claims.toml"):
@@ -134,7 +168,18 @@ def load_claims(path: Optional[Path] = None) -> List[Dict[str, Any]]:
     path = claims_file(path)
     if path is None:
         return []
-    return tomllib.loads(path.read_text())["claim"]
+    # a directory, a binary file, a TOML error or no [[claim]] table: one
+    # message naming the file, not a traceback (session 26)
+    try:
+        doc = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as err:
+        raise ReportInputError(f"{path}: not valid TOML: {err}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ReportInputError(f"{path}: cannot be read as the claims file ({err})") from None
+    claims = doc.get("claim")
+    if not isinstance(claims, list) or not all(isinstance(c, dict) and isinstance(c.get("id"), str) for c in claims):
+        raise ReportInputError(f"{path}: key `claim`: expected [[claim]] tables, each with an `id`")
+    return claims
 
 
 def finite(v: Any) -> bool:

@@ -10,7 +10,7 @@ unknown experiment stops the report instead of leaving a silent gap
 
 from __future__ import annotations
 
-from .common import read_json
+from .common import REDO_MISSING_SWEEP, ReportInputError, read_summary
 import re
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set
@@ -45,8 +45,12 @@ def check_sweeps(reg: Registry, out: Path, manifest: Mapping[str, Any]) -> Set[s
                                 f"registry {reg.path} (renamed or removed since these runs were made?)")
         sf = Path(out) / sw["dir"] / "summary.json"
         if not sf.exists():
-            continue
-        summ = read_json(sf)
+            # reproduce.json is written after every sweep it lists has
+            # merged: a summary gone since is damage, and leaving the sweep
+            # out would drop its runs from the report unsaid (session 26)
+            raise ReportInputError(f"{sf}: missing, though {Path(out) / 'reproduce.json'} lists sweep "
+                                   f"`{sw['name']}` as finished: {REDO_MISSING_SWEEP}")
+        summ = read_summary(sf)
         keys = summ.get("keys")
         if keys is not None and list(keys) != list(x.axes):
             raise RegistryError(f"{sf}: key `keys` is {keys}, but experiment {x.key} of {reg.path} has axes "

@@ -5,25 +5,40 @@ summary metrics: 1 s throughput series (seeds 003 and 004) and per-flow rows
 
 from __future__ import annotations
 
-from .common import REDO_RUN, read_json
+from .common import REDO_MISSING, REDO_RUN, ReportInputError, read_json, read_summary
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 
+def _summary(out: Path, seed: str, stem: str) -> Tuple[Path, Optional[Dict[str, Any]]]:
+    sf = Path(out) / "runs" / f"seed{seed}" / stem / "summary.json"
+    return sf, (read_summary(sf) if sf.exists() else None)
+
+
 def point_ids(out: Path, seed: str, stem: str) -> Dict[str, Dict[str, Any]]:
     """point id -> axis values of one library file's sweep."""
-    sf = Path(out) / "runs" / f"seed{seed}" / stem / "summary.json"
-    if not sf.exists():
+    _, summ = _summary(out, seed, stem)
+    if summ is None:
         return {}
-    return {p["point"]: p["values"] for p in read_json(sf)["points"]}
+    return {p["point"]: p["values"] for p in summ["points"]}
 
 
 def load_tables(out: Path, seed: str, stem: str, point: str, run: int) -> Optional[Dict[str, Dict[str, list]]]:
-    """The run's tables as {table: {column: values}}; None if the file is missing."""
+    """The run's tables as {table: {column: values}}; None if the sweep's
+    summary.json does not list the run (a caller counting runs up stops
+    there). A run the summary lists whose file is gone raises
+    :class:`ReportInputError`: the summary and the figures drawn from the
+    run files would otherwise disagree, the missing run silently left out
+    (session 26)."""
     f = Path(out) / "runs" / f"seed{seed}" / stem / "runs" / point / f"run-{run}.json"
     if not f.exists():
+        sf, summ = _summary(out, seed, stem)
+        listed = summ is not None and any(pt["point"] == point and any(pr.get("run") == run for pr in pt["per_run"])
+                                          for pt in summ["points"])
+        if listed:
+            raise ReportInputError(f"{f}: missing, though {sf} lists run {run} of point `{point}`: {REDO_MISSING}")
         return None
     d = read_json(f, REDO_RUN)
     return {t["name"]: {c["name"]: c["values"] for c in t["columns"]} for t in d["tables"]}

@@ -1,0 +1,341 @@
+//! Session 26, bad input and interrupted work: an `--out` holding files of
+//! the user's own is refused, not overwritten; a `reproduce` that redoes
+//! runs and is interrupted leaves nothing that passes for a finished pass;
+//! `bench` arguments that mean nothing are refused up front.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn mptlab(args: &[&str], stop_after: Option<usize>) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mptlab"));
+    c.args(args);
+    if let Some(k) = stop_after {
+        c.env("MPTLAB_SWEEP_STOP_AFTER", k.to_string());
+    }
+    c.output().expect("runs")
+}
+
+fn tmp(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mptlab-s26-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+const SCEN: &str = "[scenario]\nname = \"s26\"\nduration_s = 1\nruns = 1\n[topology]\npreset = \"single-path\"\npaths = [\"lte\"]\n[traffic]\nmodel = \"file\"\nsize_bytes = 10000\n";
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `run`/`sweep`/`analyze` checked for summary.json only: a `flows.csv`
+/// of the user's own was overwritten, and `--no-csv` deleted it.
+#[test]
+fn files_of_the_users_own_in_out_are_refused_not_overwritten() {
+    let d = tmp("theirs");
+    let scen = d.join("s.toml");
+    std::fs::write(&scen, SCEN).unwrap();
+    let sweep = d.join("sw.toml");
+    std::fs::write(
+        &sweep,
+        format!("{SCEN}[sweep]\n\"traffic.size_bytes\" = [10000, 20000]\n"),
+    )
+    .unwrap();
+    let out = d.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("flows.csv"), "my own table\n").unwrap();
+    std::fs::write(out.join("notes.txt"), "kept\n").unwrap();
+    let o_s = out.to_str().unwrap();
+    for args in [
+        vec![
+            "run",
+            scen.to_str().unwrap(),
+            "--out",
+            o_s,
+            "-q",
+            "--no-csv",
+        ],
+        vec!["run", scen.to_str().unwrap(), "--out", o_s, "-q"],
+        vec![
+            "sweep",
+            sweep.to_str().unwrap(),
+            "--out",
+            o_s,
+            "-q",
+            "--no-csv",
+        ],
+    ] {
+        let o = mptlab(&args, None);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with(&format!("error: {o_s} already holds results"))
+                && err.contains("flows.csv")
+                && err.contains("--force"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(out.join("flows.csv")).unwrap(),
+            "my own table\n",
+            "{args:?}"
+        );
+        assert!(!out.join("summary.json").exists() && !out.join("runs").exists());
+    }
+    // `mptlab run s.toml --out .`: the scenario file itself would be
+    // replaced by the effective scenario.toml
+    let here = d.join("here");
+    std::fs::create_dir_all(&here).unwrap();
+    std::fs::write(here.join("scenario.toml"), SCEN).unwrap();
+    let o = mptlab(
+        &[
+            "run",
+            here.join("scenario.toml").to_str().unwrap(),
+            "--out",
+            here.to_str().unwrap(),
+            "-q",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("(scenario.toml)"), "{}", stderr(&o));
+    // --force: the user said so
+    let o = mptlab(
+        &["run", scen.to_str().unwrap(), "--out", o_s, "-q", "--force"],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("summary.json").exists());
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "kept\n"
+    );
+    // an empty or unrelated directory is still fine
+    let o = mptlab(
+        &[
+            "sweep",
+            sweep.to_str().unwrap(),
+            "--out",
+            here.join("sub").to_str().unwrap(),
+            "-q",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// `root/scenarios/`: seed 002's three files and a registry of them
+/// (as tests/registry.rs builds it).
+fn library(root: &Path) -> PathBuf {
+    let lib = root.join("scenarios");
+    std::fs::create_dir_all(lib.join("seed002")).unwrap();
+    std::fs::create_dir_all(lib.join("registry")).unwrap();
+    let mut reg = String::new();
+    for c in ["att", "sprint", "verizon"] {
+        let f = format!("seed002/{c}.toml");
+        std::fs::copy(repo().join("scenarios").join(&f), lib.join(&f)).unwrap();
+        reg.push_str(&format!(
+            "[[experiment]]\nseed = \"002\"\nid = \"{c}\"\naxes = [\"transport.protocol\", \"transport.path\", \
+             \"traffic.size_bytes\", \"transport.cc\", \"output.timeseries_interval_ms\", \"output.cwnd_series\"]\n\
+             figures = []\n\n"
+        ));
+    }
+    std::fs::write(lib.join("registry/experiments.toml"), reg).unwrap();
+    lib
+}
+
+/// A finished `reproduce`, then the same with more runs, interrupted: the
+/// old reproduce.json (the report's sign that the sweeps ended), report and
+/// verdicts, and the sweeps' old summary.json files used to stay beside the
+/// half-redone runs, and the report read them as a finished pass.
+#[test]
+fn an_interrupted_reproduce_leaves_no_finished_looking_pass() {
+    let d = tmp("reproduce");
+    let lib = library(&d);
+    let out = d.join("out");
+    let base = [
+        "reproduce",
+        "002",
+        "--quick",
+        "--no-report",
+        "-q",
+        "--library",
+        lib.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let o = mptlab(&[&base[..], &["--runs", "1"]].concat(), None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("reproduce.json").exists());
+    // what the report of that pass wrote
+    std::fs::write(out.join("report.html"), "<html>old pass</html>").unwrap();
+    std::fs::write(out.join("verdicts.json"), "{}").unwrap();
+    let sweeps: Vec<PathBuf> = ["att", "sprint", "verizon"]
+        .iter()
+        .map(|c| out.join("runs/seed002").join(c))
+        .collect();
+    for s in &sweeps {
+        assert!(s.join("summary.json").exists(), "{}", s.display());
+    }
+    // refused (a scenario changed, no --force): the old pass stays whole
+    let att = lib.join("seed002/att.toml");
+    let text = std::fs::read_to_string(&att).unwrap();
+    std::fs::write(&att, text.replacen("seed = 1", "seed = 2", 1)).unwrap();
+    let o = mptlab(&[&base[..], &["--runs", "1"]].concat(), None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    for f in ["reproduce.json", "report.html", "verdicts.json"] {
+        assert!(out.join(f).exists(), "{f} removed by a refused reproduce");
+    }
+    std::fs::write(&att, text).unwrap();
+    // more runs, stopped after 2 of them (as an interruption would)
+    let o = mptlab(&[&base[..], &["--runs", "3"]].concat(), Some(2));
+    assert!(!o.status.success(), "{}", stderr(&o));
+    for f in ["reproduce.json", "report.html", "verdicts.json"] {
+        assert!(!out.join(f).exists(), "{f} of the old pass is still there");
+    }
+    for s in &sweeps {
+        assert!(
+            !s.join("summary.json").exists(),
+            "{}: the merge of 1 run per point is still there",
+            s.display()
+        );
+    }
+    // the same command resumes and finishes
+    let o = mptlab(&[&base[..], &["--runs", "3"]].concat(), None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("reproduce.json").exists());
+    for s in &sweeps {
+        assert!(s.join("summary.json").exists(), "{}", s.display());
+    }
+    // nothing left to do: a report of these runs is kept
+    std::fs::write(out.join("report.html"), "<html>this pass</html>").unwrap();
+    let o = mptlab(&[&base[..], &["--runs", "3"]].concat(), None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("report.html").exists() && out.join("reproduce.json").exists());
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// `bench --duration 0` named a key of an internal scenario (exit 1),
+/// `--repeat 0` and `--scale F --runs 0` timed a run anyway, and an
+/// `--only` matching nothing printed an empty table with exit 0.
+#[test]
+fn bench_arguments_that_mean_nothing_are_refused() {
+    let d = tmp("bench");
+    let scen = d.join("s.toml");
+    std::fs::write(&scen, SCEN).unwrap();
+    for (args, want) in [
+        (
+            vec!["bench", "--duration", "0"],
+            "error: --duration 0: expected simulated seconds > 0",
+        ),
+        (
+            vec!["bench", "--duration", "NaN"],
+            "error: --duration NaN: expected simulated seconds > 0",
+        ),
+        (
+            vec!["bench", "--repeat", "0", "--duration", "1"],
+            "error: --repeat 0: expected at least 1",
+        ),
+        (
+            vec!["bench", "--only", "nosuch", "--duration", "1"],
+            "error: --only \"nosuch\" matches no benchmark (have: single-flow-20mbit-40ms",
+        ),
+        (
+            vec!["bench", "--scale", scen.to_str().unwrap(), "--runs", "0"],
+            "error: --runs 0: expected at least 1 run",
+        ),
+    ] {
+        let o = mptlab(&args, None);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with(want), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}: no table");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// A damaged run file in a sweep's store was named ("not a run file:
+/// malformed JSON at byte 100") without saying what to do.
+#[test]
+fn a_damaged_run_file_says_how_to_redo_it() {
+    let d = tmp("damaged-run");
+    let sweep = d.join("sw.toml");
+    std::fs::write(
+        &sweep,
+        format!("{SCEN}[sweep]\n\"traffic.size_bytes\" = [10000, 20000]\n"),
+    )
+    .unwrap();
+    let out = d.join("out");
+    let args = [
+        "sweep",
+        sweep.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ];
+    let o = mptlab(&args, None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = std::fs::read(out.join("summary.json")).unwrap();
+    let run = std::fs::read_dir(out.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("run-0.json"))
+        .find(|p| p.exists())
+        .unwrap();
+    let bytes = std::fs::read(&run).unwrap();
+    std::fs::write(&run, &bytes[..100]).unwrap();
+    std::fs::remove_file(out.join("summary.json")).unwrap();
+    let o = mptlab(&args, None);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("error: {}: not a run file", run.display()))
+            && err.contains("delete it and run the same command again"),
+        "{err}"
+    );
+    // as it says: the run is redone, and the merge is the same bytes
+    std::fs::remove_file(&run).unwrap();
+    let o = mptlab(&args, None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(out.join("summary.json")).unwrap(), summary);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// `run --capture FILE` (a file where a directory is expected) failed only
+/// after run 0 had simulated (exit 1); refused up front now, like `--out`.
+#[test]
+fn a_capture_directory_that_is_a_file_is_refused_up_front() {
+    let d = tmp("capture");
+    let scen = d.join("s.toml");
+    std::fs::write(&scen, SCEN).unwrap();
+    let file = d.join("a-file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let out = d.join("out");
+    let o = mptlab(
+        &[
+            "run",
+            scen.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+            "--capture",
+            file.to_str().unwrap(),
+        ],
+        None,
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "error: --capture {} (output.capture_dir): exists and is not a directory",
+            file.display()
+        )
+    );
+    assert!(!out.exists());
+    std::fs::remove_dir_all(&d).unwrap();
+}
