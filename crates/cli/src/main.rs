@@ -143,7 +143,7 @@ enum Command {
         /// Output directory: runs/<seed>/<file>/ (sweeps), report.html, figures.
         #[arg(long, short, value_name = "DIR", required_unless_present_any = ["check", "kernel_plan"])]
         out: Option<PathBuf>,
-        /// Quick pass: 3 runs per point, video and gaming runs cut to 20 s, at most 20 bursts (not the paper's counts).
+        /// Quick pass: 3 runs per point, video, gaming and bulk runs cut to 20 s (or 20 s after the last link outage ends or delayed background traffic starts), at most 20 bursts; web and file runs stay whole (not the paper's counts).
         #[arg(long)]
         quick: bool,
         /// Runs per point (overrides the library's and --quick's).
