@@ -21,9 +21,11 @@ setup:
 build: setup
 	$(CARGO) build --release
 
+# the report runs in the interpreter `make python` installed into (./.venv when
+# setup made one), not whatever python3 is first on PATH
 demo: build python
 	./target/release/mptlab run scenarios/video-wlan-3g.toml --out $(OUT)/demo --force
-	./target/release/mptlab reproduce all --quick --out $(OUT)/reproduce
+	MPTLAB_PYTHON=$(if $(findstring /,$(PYTHON)),$(abspath $(PYTHON)),$(PYTHON)) ./target/release/mptlab reproduce all --quick --out $(OUT)/reproduce
 	@echo "report: $(OUT)/reproduce/report.html"
 
 # the simulator against every kernel run committed in docs/data/ (no root;

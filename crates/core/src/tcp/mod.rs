@@ -69,16 +69,18 @@
 //! - CUBIC is Linux's tcp_cubic.c (6.17) with Linux HyStart by default
 //!   (cc/cubic_linux.rs, cc/hystart_linux.rs; jiffies at HZ = 1000, no
 //!   pacing); RFC 9438 in floating point and RFC 9406 HyStart++ by
-//!   configuration. Congestion control gets an RTT sample only from ACKs that
-//!   advance SND.UNA (Linux's ca_rtt_us also comes from newly SACKed data).
+//!   configuration. Congestion control's RTT sample is Linux's ca_rtt_us:
+//!   the newest newly SACKed segment's when the ACK SACKs, else the newest
+//!   cumulatively acked one's (sender/rtt_sample.rs `cc_pkts_acked`).
 //! - Receive side: the application reads instantly; the advertised window
 //!   grows as Linux 6.18's (`rcvwnd.rs`: rcv_ssthresh, tcp_grow_window and
 //!   the quick ACK each growth step sets, scaling_ratio from a modelled skb
 //!   truesize) for a locked SO_RCVBUF of 2 x rcvbuf, so there is no
 //!   receive-buffer autotuning (tcp_rcv_space_adjust); the right edge never
-//!   shrinks. The delayed-ACK timeout stays at TCP_ATO_MIN (40 ms): Linux's
-//!   ato adaptation (up to 200 ms) is not modelled. Quick-ACK mode covers the
-//!   connection start, the window's growth and duplicates.
+//!   shrinks. The delayed-ACK timeout `ato` adapts to the data's
+//!   inter-arrival time between TCP_ATO_MIN and TCP_DELACK_MAX in jiffies,
+//!   as Linux's (delack.rs). Quick-ACK mode covers the connection start, the
+//!   window's growth and duplicates.
 //! - Timestamps carry nanoseconds (a capture writer converts to ms ticks);
 //!   RTT samples are therefore exact, where Linux has 1 ms / 1 us ticks
 //!   (the RTO estimator itself works in whole microseconds, as Linux's).
@@ -86,9 +88,9 @@
 //!   keepalive, no TIME_WAIT (the simulator never reuses a 4-tuple); SWS
 //!   avoidance is reduced to "full segments, or whatever fits when nothing
 //!   is in flight".
-//! - SACK option bytes on data segments reduce the payload (tcp_current_mss)
-//!   with packet.rs's compact padding (Linux pads SACK separately: 4 more
-//!   bytes); a retransmission keeps its boundaries and carries only the SACK
+//! - SACK option bytes on data segments reduce the payload (tcp_current_mss),
+//!   sized 4-byte aligned as Linux writes them (optlen.rs: NOP NOP SACK); a
+//!   retransmission keeps its boundaries and carries only the SACK
 //!   blocks that fit within the MTU (Linux would fragment it instead).
 //! - SYN: 1 s initial RTO; the active side's first five retransmissions
 //!   1 s apart (tcp_syn_linear_timeouts = 4), then backoff; it gives up after
