@@ -73,7 +73,7 @@ enum Command {
         /// Base seed (overrides scenario.seed).
         #[arg(long)]
         seed: Option<u64>,
-        /// Parallel jobs (default: all cores). Results do not depend on it.
+        /// Parallel jobs (default, or 0: all cores). Results do not depend on it.
         #[arg(long, short)]
         jobs: Option<usize>,
         /// Override a key, e.g. --set transport.cc=newreno --set profile.wlan.delay_ms=[10,20] (repeatable).
@@ -110,7 +110,7 @@ enum Command {
         /// Base seed (overrides scenario.seed).
         #[arg(long)]
         seed: Option<u64>,
-        /// Parallel jobs (default: all cores). Results do not depend on it.
+        /// Parallel jobs (default, or 0: all cores). Results do not depend on it.
         #[arg(long, short)]
         jobs: Option<usize>,
         /// Override a key of the base scenario (repeatable); sweep values win.
@@ -149,7 +149,7 @@ enum Command {
         /// Runs per point (overrides the library's and --quick's).
         #[arg(long)]
         runs: Option<u32>,
-        /// Parallel jobs (default: all cores). Results do not depend on it.
+        /// Parallel jobs (default, or 0: all cores). Results do not depend on it.
         #[arg(long, short)]
         jobs: Option<usize>,
         /// Only the library files whose name contains this (repeatable), e.g. --only video-wlan3g.
@@ -640,9 +640,7 @@ fn command(cli: Cli) -> ExitCode {
             }
             let o = sweep::SweepOptions {
                 out,
-                jobs: jobs
-                    .filter(|&j| j > 0)
-                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                jobs: jobs_or_all_cores(jobs),
                 runs,
                 set,
                 quiet,
@@ -731,9 +729,7 @@ fn command(cli: Cli) -> ExitCode {
             seed,
             out: out.unwrap_or_default(),
             quick,
-            jobs: jobs
-                .filter(|&j| j > 0)
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            jobs: jobs_or_all_cores(jobs),
             runs,
             only,
             library,
@@ -792,9 +788,7 @@ fn command(cli: Cli) -> ExitCode {
             }
             let opts = runner::RunOptions {
                 out,
-                jobs: jobs
-                    .filter(|&j| j > 0)
-                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                jobs: jobs_or_all_cores(jobs),
                 quiet,
                 force,
                 csv: !no_csv,
@@ -806,4 +800,11 @@ fn command(cli: Cli) -> ExitCode {
             runner::run(&s, &opts, &driver::Simulate)
         }
     }
+}
+
+/// `--jobs`: the number given, or every core the process may use when it is
+/// absent or 0 (so `-j 0` in a script means "all", as the help says).
+fn jobs_or_all_cores(jobs: Option<usize>) -> usize {
+    jobs.filter(|&j| j > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
