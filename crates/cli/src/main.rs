@@ -70,8 +70,8 @@ enum Command {
         /// Number of runs (overrides scenario.runs).
         #[arg(long)]
         runs: Option<u32>,
-        /// Base seed (overrides scenario.seed).
-        #[arg(long)]
+        /// Base seed, 0 to 2^63-1 (a TOML integer; overrides scenario.seed).
+        #[arg(long, value_parser = seed_arg())]
         seed: Option<u64>,
         /// Parallel jobs (default, or 0: all cores). Results do not depend on it.
         #[arg(long, short)]
@@ -107,8 +107,8 @@ enum Command {
         /// Runs per point (overrides sweep.runs and scenario.runs).
         #[arg(long)]
         runs: Option<u32>,
-        /// Base seed (overrides scenario.seed).
-        #[arg(long)]
+        /// Base seed, 0 to 2^63-1 (a TOML integer; overrides scenario.seed).
+        #[arg(long, value_parser = seed_arg())]
         seed: Option<u64>,
         /// Parallel jobs (default, or 0: all cores). Results do not depend on it.
         #[arg(long, short)]
@@ -227,8 +227,8 @@ enum Command {
         /// Number of runs (overrides scenario.runs).
         #[arg(long)]
         runs: Option<u32>,
-        /// Base seed (overrides scenario.seed).
-        #[arg(long)]
+        /// Base seed, 0 to 2^63-1 (a TOML integer; overrides scenario.seed).
+        #[arg(long, value_parser = seed_arg())]
         seed: Option<u64>,
         /// Override a key (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -807,4 +807,11 @@ fn command(cli: Cli) -> ExitCode {
 fn jobs_or_all_cores(jobs: Option<usize>) -> usize {
     jobs.filter(|&j| j > 0)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// `--seed`'s parser: the range a scenario file can hold (`scenario.seed` is
+/// a TOML integer, i64), so a larger seed is refused here, by the flag's name,
+/// rather than later as a type error of the scenario key.
+fn seed_arg() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(0..=i64::MAX as u64)
 }

@@ -339,3 +339,36 @@ fn a_capture_directory_that_is_a_file_is_refused_up_front() {
     assert!(!out.exists());
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// `--seed` took any u64, and a seed above 2^63-1 (what `scenario.seed`, a
+/// TOML integer, can hold) failed later as "invalid type: string ...,
+/// expected u64" of the scenario key; the flag now names its range. The
+/// largest seed that fits still runs.
+#[test]
+fn a_seed_beyond_what_a_scenario_holds_is_refused_by_the_flag() {
+    let d = tmp("seed");
+    let scen = d.join("s.toml");
+    std::fs::write(&scen, SCEN).unwrap();
+    let s = scen.to_str().unwrap();
+    let out = d.join("out");
+    let o = out.to_str().unwrap();
+    for cmd in ["run", "sweep"] {
+        let r = mptlab(
+            &[cmd, s, "--seed", "18446744073709551615", "-q", "--out", o],
+            None,
+        );
+        assert_eq!(r.status.code(), Some(2), "{cmd}: {}", stderr(&r));
+        let e = stderr(&r);
+        assert!(
+            e.contains("--seed") && e.contains("0..=9223372036854775807"),
+            "{cmd}: {e}"
+        );
+        assert!(!out.exists(), "{cmd}: nothing is written");
+    }
+    let r = mptlab(
+        &["run", s, "--seed", "9223372036854775807", "-q", "--out", o],
+        None,
+    );
+    assert!(r.status.success(), "{}", stderr(&r));
+    let _ = std::fs::remove_dir_all(&d);
+}
