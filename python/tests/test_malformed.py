@@ -61,3 +61,16 @@ def test_run_refuses_an_unwritable_out_before_simulating(tmp_path: Path) -> None
         mptlab.run(good, runs=1, out=blocker / "out")
     assert "cannot write results there" in str(ei.value)
     assert not (blocker / "out").exists()
+
+
+def test_run_refuses_an_out_holding_files_of_the_users_own(tmp_path: Path) -> None:
+    """`run(out=)` checked for summary.json only: a flows.csv of the user's own
+    was overwritten (session 26; the CLI's `run` refuses it the same way)."""
+    good = Path(__file__).resolve().parents[2] / "scenarios" / "video-wlan-3g.toml"
+    theirs = tmp_path / "flows.csv"
+    theirs.write_text("mine\n")
+    with pytest.raises(mptlab.ScenarioError) as ei:
+        mptlab.run(good, runs=1, set={"scenario.duration_s": 2}, out=tmp_path)
+    assert "already holds results (flows.csv)" in str(ei.value)
+    assert theirs.read_text() == "mine\n"
+    assert not (tmp_path / "summary.json").exists()

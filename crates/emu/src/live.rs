@@ -188,10 +188,14 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
                 Ok(s) => s,
                 Err(c) => return Ok(c),
             };
-            if out.join(mptlab_results::SUMMARY_FILE).exists() && !force {
+            // not only summary.json: a flows.csv or scenario.toml of the
+            // user's own would be overwritten (as `mptlab run`, session 26)
+            let theirs = mptlab_results::result_files_in(&out);
+            if !theirs.is_empty() && !force {
                 eprintln!(
-                    "error: {} already holds results; use --force",
-                    out.display()
+                    "error: {} already holds results ({}); use --force",
+                    out.display(),
+                    theirs.join(", ")
                 );
                 return Ok(ExitCode::from(2));
             }

@@ -5,7 +5,7 @@
 //! them into polars and drives Dask. Errors are raised as the Python classes
 //! in `mptlab._errors`, so they can carry attributes (`.file`, `.line`, ...).
 
-use mptlab_results::{encode_run, write_results, RunOutput, WriteOptions, SUMMARY_FILE};
+use mptlab_results::{encode_run, write_results, RunOutput, WriteOptions};
 use mptlab_scenario::{Override, Scenario, ScenarioError, Sweep};
 use mptlab_sweep::{ExecError, Store, StoreError};
 use pyo3::prelude::*;
@@ -184,13 +184,17 @@ fn run(
     }
     let s = Scenario::load(&path, &ov).map_err(|e| scenario_error(py, &e))?;
     mptlab_sim::supported(&s).map_err(|e| usage_error(py, &file, e))?;
-    if out.join(SUMMARY_FILE).exists() && !force {
+    // not only summary.json: a flows.csv or scenario.toml of the user's own
+    // would be overwritten (as the CLI's `run`, session 26)
+    let theirs = mptlab_results::result_files_in(&out);
+    if !theirs.is_empty() && !force {
         return Err(usage_error(
             py,
             &file,
             format!(
-                "{} already holds results; pass force=True or another out",
-                out.display()
+                "{} already holds results ({}); pass force=True or another out",
+                out.display(),
+                theirs.join(", ")
             ),
         ));
     }
