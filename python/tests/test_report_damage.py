@@ -90,3 +90,16 @@ def test_a_bad_claims_or_registry_file_is_one_message(heavy: Path, tmp_path: Pat
     assert report.main([str(heavy), which, str(f)]) == 2
     err = _one_error(capsys)
     assert err.startswith(f"error: {f}: "), err
+
+
+def test_one_run_per_cell_leaves_a_variability_claim_not_checkable(tmp_path: Path) -> None:
+    # seed 002's coefficient of variation needs 2 runs per cell: with 1 its
+    # section counted every cell as "not lower" and judged the claim "not
+    # reproduced" on no data (numpy warned "Mean of empty slice")
+    out = reproduce("002", tmp_path / "out", "att", runs=1)
+    claims = {c["id"]: c for c in json.loads((out / "verdicts.json").read_text())["claims"]}
+    c = claims["s002-mptcp-reduces-variability"]
+    assert c["verdict"] == "not checkable" and "fewer than 2 runs" in c["detail"], c
+    two = reproduce("002", tmp_path / "two", "att", runs=2)
+    claims = {c["id"]: c for c in json.loads((two / "verdicts.json").read_text())["claims"]}
+    assert claims["s002-mptcp-reduces-variability"]["verdict"] != "not checkable"
