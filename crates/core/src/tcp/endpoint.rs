@@ -416,13 +416,26 @@ impl TcpEndpoint {
     /// truesize (`super::sndbuf`). The segments wait in `pushed` for the
     /// driver, at the same time `now`.
     fn push_at_write_end(&mut self, now: Nanos) {
+        // Each segment is built in its place in `pushed` (a vacant packet
+        // queued, then written over), not in a local copied in: the queue
+        // is taken out of `self` meanwhile (`transmit` does not use it).
+        let mut q = std::mem::take(&mut self.pushed);
         loop {
-            let mut p = Packet::VACANT;
-            if !self.transmit(now, &mut p) {
+            q.push_back(Packet::VACANT);
+            let slot = q.back_mut().expect("just pushed");
+            if !self.transmit(now, slot) {
+                // (left as it was: `Packet::VACANT`, which owns nothing, so
+                // it is forgotten; a drop copied it out and called the drop
+                // glue)
+                std::mem::forget(q.pop_back());
                 break;
             }
-            self.pushed.push_back(p);
         }
+        // (the queue `take` left is empty and holds no allocation: a plain
+        // assignment called `VecDeque`'s drop out of line to free nothing)
+        let left = std::mem::replace(&mut self.pushed, q);
+        debug_assert!(left.is_empty() && left.capacity() == 0);
+        std::mem::forget(left);
     }
 
     /// `sk_pacing_rate` as `tcp_update_pacing_rate` sets it (mss_cache:
