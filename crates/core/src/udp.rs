@@ -85,7 +85,7 @@ impl Endpoint for UdpEndpoint {
         let Some(d) = self.out.pop_front() else {
             return false;
         };
-        slot.overwrite_with(|| Packet {
+        slot.overwrite_last(|| Packet {
             src: self.local,
             dst: self.remote,
             flow: self.flow,

@@ -797,7 +797,12 @@ mod tests {
             x ^= x << 17;
             match x % 4 {
                 0 => {
-                    pool.slots[pool.vacant as usize].overwrite_with(|| numbered(n));
+                    let slot = &mut pool.slots[pool.vacant as usize];
+                    if n % 3 == 0 {
+                        slot.overwrite_last(|| numbered(n));
+                    } else {
+                        slot.overwrite_with(|| numbered(n));
+                    }
                     live.push((pool.claim_vacant(), n));
                 }
                 1 => live.push((pool.insert(numbered(n)), n)),

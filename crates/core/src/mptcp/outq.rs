@@ -83,7 +83,7 @@ impl OutQueue {
         }
         // (taken inside `overwrite_with`, after its drop test: taken before
         // it, the packet went through a stack copy)
-        slot.overwrite_with(|| self.pop_front().expect("not empty"));
+        slot.overwrite_last(|| self.pop_front().expect("not empty"));
         true
     }
 

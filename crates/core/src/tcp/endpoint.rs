@@ -620,7 +620,7 @@ impl Endpoint for TcpEndpoint {
         if !self.pushed.is_empty() {
             // (popped inside `overwrite_with`, after its drop test: popped
             // before it, the packet went through a stack copy)
-            slot.overwrite_with(|| self.pushed.pop_front().expect("not empty"));
+            slot.overwrite_last(|| self.pushed.pop_front().expect("not empty"));
             return true;
         }
         self.transmit(now, slot)

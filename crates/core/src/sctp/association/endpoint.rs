@@ -161,7 +161,7 @@ impl Endpoint for SctpAssociation {
     fn poll_transmit_into(&mut self, now: Nanos, slot: &mut Packet) -> bool {
         match self.poll_transmit(now) {
             Some(p) => {
-                slot.overwrite_with(|| p);
+                slot.overwrite_last(|| p);
                 true
             }
             None => false,
