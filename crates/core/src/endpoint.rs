@@ -167,6 +167,14 @@ pub trait Endpoint {
     /// returns `None` after every other call.
     fn poll_transmit(&mut self, now: Nanos) -> Option<Packet>;
 
+    /// `poll_transmit` writing the packet over `*slot` (the engine passes
+    /// a slot of its packet pool): true if there was one; on false `*slot`
+    /// is left as it was. The same packets in the same order as
+    /// `poll_transmit`. It spares the 128-byte copy from the returned value
+    /// into the pool on every packet sent (docs/performance.md "Session 26
+    /// pass: the sent packet built in its slot").
+    fn poll_transmit_into(&mut self, now: Nanos, slot: &mut Packet) -> bool;
+
     /// Earliest time at which `handle_timeout` must be called, if any.
     fn poll_timeout(&self) -> Option<Nanos>;
 

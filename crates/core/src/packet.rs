@@ -88,6 +88,69 @@ pub enum Payload {
 }
 
 impl Packet {
+    /// A packet that is nobody's: what a slot holds before anything is
+    /// written into it (`Endpoint::poll_transmit_into` overwrites it; the
+    /// engine's packet pool keeps one such slot ready). An empty UDP
+    /// datagram between address 0 and itself, with nothing to drop.
+    pub const VACANT: Packet = Packet {
+        src: 0,
+        dst: 0,
+        flow: 0,
+        size: 0,
+        payload: Payload::Udp(UdpDatagram {
+            src_port: 0,
+            dst_port: 0,
+            len: 0,
+            seq: 0,
+            sent_at: 0,
+        }),
+    };
+
+    /// `*self = make()` (a packet written into a slot:
+    /// `poll_transmit_into`), with the drop of the packet it replaces
+    /// tested inline and before the new one is made. The plain assignment
+    /// called the drop glue (`drop_in_place::<Packet>`, 20 instructions)
+    /// out of line on every packet, though only an SCTP packet has
+    /// anything to drop (its boxed chunks); and a packet made before that
+    /// test (an argument) was built on the stack and copied, because the
+    /// drop may unwind.
+    #[inline(always)]
+    pub fn overwrite_with(&mut self, make: impl FnOnce() -> Packet) {
+        if let Payload::Sctp(_) = self.payload {
+            self.drop_boxed();
+        }
+        // (`*self` now owns nothing on the heap: forgetting it leaks nothing)
+        std::mem::forget(std::mem::replace(self, make()));
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn drop_boxed(&mut self) {
+        *self = Packet::VACANT;
+    }
+
+    /// `overwrite_with` for a write that ends its function (a queued
+    /// packet moved into the engine's slot): over an SCTP packet the whole
+    /// write goes out of line (`overwrite_boxed`, the plain assignment), a
+    /// tail call, so the hot path saves no registers for the cold one.
+    /// Not for the builders that go on filling the packet after it
+    /// (`TcpEndpoint::build_tx`): there this cost 13 M instructions more
+    /// in the background cell (docs/performance.md "Session 26 pass").
+    #[inline(always)]
+    pub fn overwrite_last(&mut self, make: impl FnOnce() -> Packet) {
+        if let Payload::Sctp(_) = self.payload {
+            return self.overwrite_boxed(make);
+        }
+        // (`*self` owns nothing on the heap: forgetting it leaks nothing)
+        std::mem::forget(std::mem::replace(self, make()));
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn overwrite_boxed(&mut self, make: impl FnOnce() -> Packet) {
+        *self = make();
+    }
+
     #[inline]
     pub fn tcp(&self) -> Option<&TcpSegment> {
         match &self.payload {

@@ -76,15 +76,23 @@ impl Endpoint for UdpEndpoint {
         }
     }
 
-    fn poll_transmit(&mut self, _now: Nanos) -> Option<Packet> {
-        let d = self.out.pop_front()?;
-        Some(Packet {
+    fn poll_transmit(&mut self, now: Nanos) -> Option<Packet> {
+        let mut p = Packet::VACANT;
+        self.poll_transmit_into(now, &mut p).then_some(p)
+    }
+
+    fn poll_transmit_into(&mut self, _now: Nanos, slot: &mut Packet) -> bool {
+        let Some(d) = self.out.pop_front() else {
+            return false;
+        };
+        slot.overwrite_last(|| Packet {
             src: self.local,
             dst: self.remote,
             flow: self.flow,
             size: self.ip.header_len() + UDP_HEADER + d.len,
             payload: Payload::Udp(d),
-        })
+        });
+        true
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {

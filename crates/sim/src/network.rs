@@ -205,13 +205,48 @@ struct Pipe {
 /// (as htsim recycles packets from a free list): queues and events carry a
 /// `PktId`, so a packet of ~200 bytes is not copied in and out of every
 /// pipe it crosses.
-#[derive(Default)]
 struct PacketPool {
     slots: Vec<Packet>,
     free: Vec<PktId>,
+    /// A slot neither in use nor in `free`: the next packet an endpoint
+    /// sends is written into it (`Endpoint::poll_transmit_into`) and
+    /// `claim_vacant` takes it, rather than the packet being returned and
+    /// copied into a slot (128 bytes per packet sent; docs/performance.md
+    /// "Session 26 pass: the sent packet built in its slot"). It holds
+    /// whatever it held last; the write drops that.
+    vacant: PktId,
+}
+
+impl Default for PacketPool {
+    fn default() -> Self {
+        PacketPool {
+            slots: vec![Packet::VACANT],
+            free: Vec::new(),
+            vacant: 0,
+        }
+    }
 }
 
 impl PacketPool {
+    /// The vacant slot's packet is now in use: its id, and the next free
+    /// slot (or a new one) becomes the vacant one.
+    #[inline(always)]
+    fn claim_vacant(&mut self) -> PktId {
+        let id = self.vacant;
+        self.vacant = match self.free.pop() {
+            Some(i) => i,
+            None => self.grow(),
+        };
+        id
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) -> PktId {
+        self.slots.push(Packet::VACANT);
+        (self.slots.len() - 1) as PktId
+    }
+
     #[inline]
     fn insert(&mut self, p: Packet) -> PktId {
         match self.free.pop() {
@@ -438,12 +473,27 @@ impl Network {
         }
     }
 
-    /// Pool a packet a host sends, with its pipe entry's fields (`Hdr`,
-    /// with the host of the packet's flow's client), for `enqueue`.
+    /// The pool's vacant slot, for the packet a host sends next to be
+    /// written into (`Endpoint::poll_transmit_into`); `claim_vacant_hdr`
+    /// then pools it. What the slot holds before is no packet in flight.
     #[inline(always)]
-    pub fn pool_insert_hdr(&mut self, pkt: Packet, client_host: u32) -> (PktId, Hdr) {
-        let hdr = Hdr::of(&pkt, client_host);
-        (self.pool.insert(pkt), hdr)
+    pub fn vacant_slot(&mut self) -> &mut Packet {
+        &mut self.pool.slots[self.pool.vacant as usize]
+    }
+
+    /// The packet written into the vacant slot, before `claim_vacant_hdr`.
+    #[inline(always)]
+    pub fn vacant_packet(&self) -> &Packet {
+        &self.pool.slots[self.pool.vacant as usize]
+    }
+
+    /// Pool the packet written into the vacant slot, with its pipe entry's
+    /// fields (`Hdr`, with the host of the packet's flow's client), for
+    /// `enqueue`.
+    #[inline(always)]
+    pub fn claim_vacant_hdr(&mut self, client_host: u32) -> (PktId, Hdr) {
+        let hdr = Hdr::of(self.vacant_packet(), client_host);
+        (self.pool.claim_vacant(), hdr)
     }
 
     /// `send_pooled` from a node the caller knows is a host (an endpoint's
@@ -711,6 +761,65 @@ mod tests {
                 seq: 0,
                 sent_at: 0,
             }),
+        }
+    }
+
+    /// A packet told apart by `n`: a UDP datagram, or for odd `n` an SCTP
+    /// packet (a boxed payload, which the pool must drop when the slot is
+    /// written over).
+    fn numbered(n: u32) -> Packet {
+        let mut p = pkt(n, n);
+        p.size = n;
+        if n % 2 == 1 {
+            p.payload = Payload::Sctp(Box::new(mptlab_core::sctp::chunk::SctpPacket {
+                src_port: 1,
+                dst_port: 2,
+                vtag: n,
+                chunks: Vec::new(),
+            }));
+        }
+        p
+    }
+
+    /// The pool's vacant slot (session 26: a sent packet is written into
+    /// it, then claimed) and its free list, interleaved with plain inserts
+    /// and releases: every packet in use keeps its own slot and contents,
+    /// the vacant slot is never one in use, and a write that does not
+    /// happen (`poll_transmit_into` returning false) claims nothing.
+    #[test]
+    fn the_vacant_slot_is_never_a_packet_in_use() {
+        let mut pool = PacketPool::default();
+        let mut live: Vec<(PktId, u32)> = Vec::new();
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for n in 0..5_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match x % 4 {
+                0 => {
+                    let slot = &mut pool.slots[pool.vacant as usize];
+                    if n % 3 == 0 {
+                        slot.overwrite_last(|| numbered(n));
+                    } else {
+                        slot.overwrite_with(|| numbered(n));
+                    }
+                    live.push((pool.claim_vacant(), n));
+                }
+                1 => live.push((pool.insert(numbered(n)), n)),
+                2 if !live.is_empty() => {
+                    let (id, _) = live.swap_remove((x as usize / 4) % live.len());
+                    pool.release(id);
+                }
+                _ => {}
+            }
+            assert!(live.iter().all(|&(id, _)| id != pool.vacant));
+            for &(id, m) in &live {
+                assert_eq!(pool.slots[id as usize], numbered(m), "slot {id}");
+            }
+            let mut ids: Vec<PktId> = live.iter().map(|&(id, _)| id).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len(), live.len(), "a slot handed out twice");
         }
     }
 

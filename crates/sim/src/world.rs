@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 use mptlab_capture::Capture;
 use mptlab_core::endpoint::{AppEvent, Endpoint};
 use mptlab_core::invariants;
-use mptlab_core::{FlowId, Nanos, Packet};
+use mptlab_core::{FlowId, Nanos};
 
 use crate::events::EventQueue;
 use crate::network::{IfaceMemo, Network, NodeId, NodeKind, PktId, Sent};
@@ -663,16 +663,19 @@ impl World {
         }
     }
 
-    /// Send a packet endpoint `ep` on `host` emitted.
+    /// Send the packet endpoint `ep` on `host` wrote into the pool's vacant
+    /// slot (`drain`).
     ///
-    /// The packet goes into the network's pool first, straight from the
-    /// value `poll_transmit` returned, and the capture (when on) reads it
-    /// there: when the capture read the returned packet before it was
-    /// pooled, the 128-byte packet was first copied to a local for that
-    /// untaken branch on every packet sent (docs/performance.md "Session
-    /// 17 pass").
+    /// The packet is pooled where the endpoint built it, and the capture
+    /// (when on) reads it there: when the capture read the returned packet
+    /// before it was pooled, the 128-byte packet was first copied to a
+    /// local for that untaken branch on every packet sent
+    /// (docs/performance.md "Session 17 pass"), and until session 26 the
+    /// returned packet was copied into its slot.
     #[inline]
-    fn transmit(&mut self, ep: EpId, host: NodeId, ifaces: IfaceMemo, pkt: Packet) {
+    fn transmit(&mut self, ep: EpId, host: NodeId, ifaces: IfaceMemo) {
+        let pkt = self.net.vacant_packet();
+        let (flow, src) = (pkt.flow, pkt.src);
         // the client's host, for `on_arrive` at the far end: the same
         // record it read before (`ep_hot[2f].host`), here where it is
         // `ep`'s own record or its neighbour
@@ -680,12 +683,12 @@ impl World {
         // Read from the record whichever end sends (not `host` when `ep` is
         // the client): client and server alternate, so a test of which end
         // this is was a branch mispredicted about half the time.
-        let client_ep = 2 * pkt.flow as usize;
+        let client_ep = 2 * flow as usize;
         let client_host = self.ep_hot[client_ep].host;
         let out = ifaces
-            .out_link(pkt.src)
-            .unwrap_or_else(|()| self.net.host_out_link(host, pkt.src));
-        let (id, hdr) = self.net.pool_insert_hdr(pkt, client_host);
+            .out_link(src)
+            .unwrap_or_else(|()| self.net.host_out_link(host, src));
+        let (id, hdr) = self.net.claim_vacant_hdr(client_host);
         if self.capture.is_some() {
             self.capture_sent(ep, host, id);
         }
@@ -728,8 +731,8 @@ impl World {
         let host = self.ep_hot[ep].host as NodeId;
         let ifaces = self.ep_hot[ep].ifaces;
         let now = self.now;
-        while let Some(p) = self.eps[ep].poll_transmit(now) {
-            self.transmit(ep, host, ifaces, p);
+        while self.eps[ep].poll_transmit_into(now, self.net.vacant_slot()) {
+            self.transmit(ep, host, ifaces);
         }
         // most drains have no event: look up who receives them only once
         // there is one

@@ -1341,15 +1341,16 @@ impl MptcpConnection {
         }
     }
 
-    /// `poll_transmit` with the queue empty and something new: everything
-    /// to transmit now, and its first packet. Out of line so that the calls
-    /// that only take the next queued packet stay small.
+    /// `poll_transmit_into` with the queue empty and something new:
+    /// everything to transmit now, and its first packet written over
+    /// `*slot`. Out of line so that the calls that only take the next
+    /// queued packet stay small.
     #[inline(never)]
-    fn refill(&mut self, now: Nanos) -> Option<Packet> {
+    fn refill(&mut self, now: Nanos, slot: &mut Packet) -> bool {
         self.dirty = false;
         self.fill(now);
         self.after_activity();
-        self.out.pop_front()
+        self.out.pop_front_into(slot)
     }
 
     /// Runs after every packet in and every refill. Always inlined: with the
@@ -2478,15 +2479,20 @@ impl Endpoint for MptcpConnection {
         self.after_activity();
     }
 
-    #[inline]
     fn poll_transmit(&mut self, now: Nanos) -> Option<Packet> {
-        if let Some(p) = self.out.pop_front() {
-            return Some(p);
+        let mut p = Packet::VACANT;
+        self.poll_transmit_into(now, &mut p).then_some(p)
+    }
+
+    #[inline]
+    fn poll_transmit_into(&mut self, now: Nanos, slot: &mut Packet) -> bool {
+        if self.out.pop_front_into(slot) {
+            return true;
         }
         if !self.dirty {
-            return None;
+            return false;
         }
-        self.refill(now)
+        self.refill(now, slot)
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {

@@ -74,6 +74,19 @@ impl OutQueue {
         p
     }
 
+    /// `pop_front` written over `*slot` (`Endpoint::poll_transmit_into`):
+    /// false, and `*slot` untouched, when the queue is empty.
+    #[inline(always)]
+    pub fn pop_front_into(&mut self, slot: &mut Packet) -> bool {
+        if self.len == 0 {
+            return false;
+        }
+        // (taken inside `overwrite_with`, after its drop test: taken before
+        // it, the packet went through a stack copy)
+        slot.overwrite_last(|| self.pop_front().expect("not empty"));
+        true
+    }
+
     /// The packet queued last.
     #[inline]
     pub fn back_mut(&mut self) -> Option<&mut Packet> {

@@ -178,9 +178,11 @@ impl TcpEndpoint {
         self.snd.counters.packets_sent += 1;
     }
 
-    fn build_syn(&mut self, now: Nanos) -> Packet {
-        let mut p = self.new_packet();
-        let s = seg_mut(&mut p);
+    /// The builders write the packet over `*p` (a pool slot, a queue's
+    /// slot or a local): built where it is sent from, not copied there.
+    fn build_syn(&mut self, now: Nanos, p: &mut Packet) {
+        p.overwrite_with(|| self.new_packet());
+        let s = seg_mut(p);
         s.seq = 0;
         s.flags = flags::SYN;
         // RFC 9293 3.7.1: MSS option = MTU - 40.
@@ -205,17 +207,16 @@ impl TcpEndpoint {
         } else if self.cfg.timestamps {
             s.set_ts(Some((now, 0)));
         }
-        self.finish(&mut p);
-        p
+        self.finish(p);
     }
 
     // Always inlined into `transmit` and `push_one` (every data segment):
     // as a call it built its 128-byte `Packet` in a stack temporary and
     // copied it to the return slot (cg.sh: -5.9 M instructions in the cell).
     #[inline(always)]
-    fn build_tx(&mut self, now: Nanos, tx: Tx) -> Packet {
-        let mut p = self.new_packet();
-        let s = seg_mut(&mut p);
+    fn build_tx(&mut self, now: Nanos, tx: Tx, p: &mut Packet) {
+        p.overwrite_with(|| self.new_packet());
+        let s = seg_mut(p);
         s.seq = tx.seq;
         s.len = tx.len;
         s.flags = flags::ACK;
@@ -248,18 +249,16 @@ impl TcpEndpoint {
             self.rcv.on_data_sent(now);
         }
         self.rcv.fill_ack_limited(s, now, n);
-        self.finish(&mut p);
-        p
+        self.finish(p);
     }
 
-    fn build_ack(&mut self, now: Nanos) -> Packet {
-        let mut p = self.new_packet();
-        let s = seg_mut(&mut p);
+    fn build_ack(&mut self, now: Nanos, p: &mut Packet) {
+        p.overwrite_with(|| self.new_packet());
+        let s = seg_mut(p);
         s.seq = self.snd.snd_nxt;
         s.flags = flags::ACK;
         self.rcv.fill_ack(s, now);
-        self.finish(&mut p);
-        p
+        self.finish(p);
     }
 
     /// Options agreed from the peer's SYN / SYN-ACK.
@@ -332,15 +331,17 @@ impl TcpEndpoint {
             .on_xmit(s.snd_nxt, s.mss, pace, s.rtt.min_rtt / crate::time::US);
     }
 
-    /// `Endpoint::poll_transmit` without the segments already pushed.
-    fn transmit(&mut self, now: Nanos) -> Option<Packet> {
+    /// `Endpoint::poll_transmit_into` without the segments already pushed:
+    /// the next packet written over `*p`, false if there is none.
+    fn transmit(&mut self, now: Nanos, p: &mut Packet) -> bool {
         if self.syn_pending {
             self.syn_pending = false;
             if self.syn_retx == 0 {
                 self.syn_sent_at = now;
             }
             self.syn_timer = Some(now + self.syn_rto);
-            return Some(self.build_syn(now));
+            self.build_syn(now, p);
+            return true;
         }
         if matches!(self.state, TcpState::Established | TcpState::Done) {
             // Linux tcp_current_mss: SACK blocks on this segment shrink it.
@@ -356,15 +357,17 @@ impl TcpEndpoint {
                 }
             }
             if let Some(tx) = self.snd.next_tx(now) {
-                return Some(self.build_tx(now, tx));
+                self.build_tx(now, tx, p);
+                return true;
             }
             self.xmit_round = false;
             self.cut_sent_skbs();
         }
         if self.rcv.ack_due() && self.state != TcpState::Listen {
-            return Some(self.build_ack(now));
+            self.build_ack(now, p);
+            return true;
         }
-        None
+        false
     }
 
     /// The size goal of this write's skbs (`tcp_send_mss`, see
@@ -391,7 +394,8 @@ impl TcpEndpoint {
         self.snd.tso_skb = self.sndbuf.send_head(self.snd.snd_nxt);
         self.snd.push_one = true;
         while let Some(tx) = self.snd.next_tx(now) {
-            let p = self.build_tx(now, tx);
+            let mut p = Packet::VACANT;
+            self.build_tx(now, tx, &mut p);
             self.pushed.push_back(p);
             if self.snd.tso_burst_left == 0 {
                 break;
@@ -412,9 +416,26 @@ impl TcpEndpoint {
     /// truesize (`super::sndbuf`). The segments wait in `pushed` for the
     /// driver, at the same time `now`.
     fn push_at_write_end(&mut self, now: Nanos) {
-        while let Some(p) = self.transmit(now) {
-            self.pushed.push_back(p);
+        // Each segment is built in its place in `pushed` (a vacant packet
+        // queued, then written over), not in a local copied in: the queue
+        // is taken out of `self` meanwhile (`transmit` does not use it).
+        let mut q = std::mem::take(&mut self.pushed);
+        loop {
+            q.push_back(Packet::VACANT);
+            let slot = q.back_mut().expect("just pushed");
+            if !self.transmit(now, slot) {
+                // (left as it was: `Packet::VACANT`, which owns nothing, so
+                // it is forgotten; a drop copied it out and called the drop
+                // glue)
+                std::mem::forget(q.pop_back());
+                break;
+            }
         }
+        // (the queue `take` left is empty and holds no allocation: a plain
+        // assignment called `VecDeque`'s drop out of line to free nothing)
+        let left = std::mem::replace(&mut self.pushed, q);
+        debug_assert!(left.is_empty() && left.capacity() == 0);
+        std::mem::forget(left);
     }
 
     /// `sk_pacing_rate` as `tcp_update_pacing_rate` sets it (mss_cache:
@@ -591,10 +612,18 @@ impl Endpoint for TcpEndpoint {
     }
 
     fn poll_transmit(&mut self, now: Nanos) -> Option<Packet> {
-        if let Some(p) = self.pushed.pop_front() {
-            return Some(p);
+        let mut p = Packet::VACANT;
+        self.poll_transmit_into(now, &mut p).then_some(p)
+    }
+
+    fn poll_transmit_into(&mut self, now: Nanos, slot: &mut Packet) -> bool {
+        if !self.pushed.is_empty() {
+            // (popped inside `overwrite_with`, after its drop test: popped
+            // before it, the packet went through a stack copy)
+            slot.overwrite_last(|| self.pushed.pop_front().expect("not empty"));
+            return true;
         }
-        self.transmit(now)
+        self.transmit(now, slot)
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
