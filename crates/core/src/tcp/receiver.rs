@@ -767,9 +767,10 @@ mod layout_tests {
         assert!(comp + size_of::<CompSack>() <= 256);
         assert!(offset_of!(PathReceiver, win) < comp && offset_of!(PathReceiver, dack) < comp);
         assert!(offset_of!(PathReceiver, delivered) >= 256);
-        // (the invariant checker, compiled in when a dependent crate enables
-        // `invariants` in the same build, adds its own fields)
-        if !cfg!(feature = "invariants") {
+        // (the invariant checker, compiled in by debug builds and when a
+        // dependent crate enables `invariants` in the same build, adds its
+        // own fields: `invariants::ENABLED`)
+        if !crate::invariants::ENABLED {
             assert_eq!(size_of::<PathReceiver>(), 384);
         }
     }
