@@ -107,3 +107,11 @@ def test_seed004_a_comparison_without_paired_runs_is_not_checkable() -> None:
     assert v == "not checkable" and "no paired runs" in det, (v, det)
     assert seed004._combine(["reproduced", "not checkable"]) == "reproduced"
     assert seed004._combine(["not checkable"]) == "not checkable"
+
+
+def test_seed001_never_worse_is_not_judged_on_zero_configurations(tmp_path: Path) -> None:
+    # with only the cloud runs (no tail/probe-loss/failure configuration),
+    # `not slower and len(faster) * 2 >= len(pat)` held on 0 of 0 and judged
+    # s001-tlp-never-worse "reproduced", even with 2 runs per point
+    claims = _claims(reproduce("001", tmp_path / "out", "cloud", runs=2))
+    assert "s001-tlp-never-worse" not in claims, claims.get("s001-tlp-never-worse")
