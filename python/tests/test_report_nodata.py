@@ -115,3 +115,12 @@ def test_seed001_never_worse_is_not_judged_on_zero_configurations(tmp_path: Path
     # s001-tlp-never-worse "reproduced", even with 2 runs per point
     claims = _claims(reproduce("001", tmp_path / "out", "cloud", runs=2))
     assert "s001-tlp-never-worse" not in claims, claims.get("s001-tlp-never-worse")
+
+
+def test_seed001_an_undefined_rho_says_why(tmp_path: Path) -> None:
+    # tail2 with 3 segments: the gain is the same at every delay ratio, so
+    # Spearman's rho is NaN and the claim was "not reproduced" with a bare
+    # "+nan"; the verdict stands (no growth), the numbers now say why
+    claims = _claims(reproduce("001", tmp_path / "out", "tail2-3seg", runs=2))
+    c = claims["s001-tlp-gain-grows-with-asymmetry"]
+    assert c["verdict"] == "not reproduced" and "rho undefined: the gain is the same" in c["detail"], c

@@ -283,7 +283,12 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
                 per.append(f"{p}/{s}: {spearman(np.array([ratio[k] for k in ks]), np.array([-tail[k]['r'] for k in ks])):+.2f}")
         v["s001-tlp-gain-grows-with-asymmetry"] = (direction_verdict(rho, lo, hi, +1), (
             f"Spearman rho(delay ratio, gain) over {len(series)} tail-loss configurations = {rho:+.2f} "
-            f"[{lo:+.2f}, {hi:+.2f}]; per series (pattern/segments): {', '.join(per)}" + _left(len(tail_all) - len(tail))))
+            f"[{lo:+.2f}, {hi:+.2f}]; per series (pattern/segments): {', '.join(per)}" + _left(len(tail_all) - len(tail))
+            # rho is NaN when the gain (or the ratio) is the same in every
+            # configuration (`--only tail2-3seg`): no growth, which is what
+            # "not reproduced" then rests on; say so rather than print a bare nan
+            + ("; rho undefined: the gain is the same in every configuration, it does not grow"
+               if not math.isfinite(rho) and len({c["r"] for _, c in series}) == 1 else "")))
     pat_all = {k: c for k, c in res.items() if k[0] in PATTERNS}
     if pat_all and not any(k in paired2 for k in pat_all):
         v["s001-tlp-never-worse"] = ("not checkable", _few(len(pat_all), "configurations"))
