@@ -169,6 +169,38 @@ def compare(recs, traffic: str, ps: str, bg: bool, mp: str) -> Optional[Dict[str
                 missing=", ".join(f"{PROTO_LABEL[p]} {k}" for p, k in missing.items() if k) or "")
 
 
+def _paired(recs, traffic: str, ps: str, bg: bool, mp: str, few: List[str]) -> Optional[Dict[str, Any]]:
+    """:func:`compare`, or None when the cell has fewer than 2 paired runs
+    (`reproduce --runs 1`, or runs whose metric is missing): its r has no CI,
+    and a claim read its NaN bounds as "not significant", judging it on no
+    data (session 26). The cell's label is added to `few`, so that the claim
+    says what it left out (:func:`_left_out`) or, with nothing left, is not
+    checkable (:func:`_no_pairs`) like a Fig. 19 cell (:func:`verdict_fig19`)."""
+    c = compare(recs, traffic, ps, bg, mp)
+    if c is not None and c["n"] < 2:
+        few.append(f"{traffic} {PS_LABEL[ps]}{' bg' if bg else ''} {PROTO_LABEL[mp]}")
+        return None
+    return c
+
+
+def _left_out(few: List[str]) -> str:
+    """`` (2 cells with fewer than 2 paired runs left out: ...)``, or "" when none was."""
+    if not few:
+        return ""
+    return (f" ({len(few)} cell(s) with fewer than 2 paired runs left out: {', '.join(few[:3])}"
+            + (", ..." if len(few) > 3 else "") + ")")
+
+
+def _no_pairs(few: List[str]) -> Optional[Tuple[str, str]]:
+    """The verdict of a claim none of whose cells had 2 paired runs (None:
+    the runs hold none of its cells, it is not covered)."""
+    if not few:
+        return None
+    return ("not checkable", f"fewer than 2 paired runs in each of the {len(few)} cell(s) it compares "
+            f"({', '.join(few[:3])}{', ...' if len(few) > 3 else ''}): the comparison rule needs a confidence "
+            "interval")
+
+
 def share_values(recs, traffic, ps, bg, mp) -> List[float]:
     """Per-run foreground share on path 1 (fraction)."""
     return [r["metrics"]["fg_share_path1"] for r in _cell_records(recs, traffic, ps, bg, mp)
@@ -354,9 +386,10 @@ def _h_mostly_wlan(recs):
 
 
 def _h_mptcp_vs_cmt(recs):
-    a, b = compare(recs, "video", "wlanwlan", False, "mptcp"), compare(recs, "video", "wlanwlan", False, "cmt-sctp")
+    few: List[str] = []
+    a, b = _paired(recs, "video", "wlanwlan", False, "mptcp", few), _paired(recs, "video", "wlanwlan", False, "cmt-sctp", few)
     if not a or not b:
-        return None
+        return _no_pairs(few)
     # partly: MPTCP gains and CMT-SCTP shows no significant gain (CI of its r contains 0)
     return (_grade(a["r"] < 0 < b["r"], a["r"] < 0 and b["hi"] >= 0),
             f"WLAN-WLAN video, no background: r(MPTCP vs TCP) = {a['r']:+.1%}, r(CMT-SCTP vs SCTP) = {b['r']:+.1%} "
@@ -364,24 +397,26 @@ def _h_mptcp_vs_cmt(recs):
 
 
 def _h_web_cmt_worse(recs):
-    parts, ok = [], []
+    parts, ok, few = [], [], []
     for site in ("wikipedia", "amazon", "huffpost"):
-        c = compare(recs, site, "wlan3g", True, "cmt-sctp")
+        c = _paired(recs, site, "wlan3g", True, "cmt-sctp", few)
         if not c:
             continue
         ok.append(c["lo"] > 0)
         parts.append(f"{site} r = {c['r']:+.1%} [{c['lo']:+.1%}, {c['hi']:+.1%}]")
     if not ok:
-        return None
-    return _grade(len(ok) == 3 and all(ok), any(ok)), "CMT-SCTP vs SCTP on WLAN, WLAN-3G with background: " + "; ".join(parts)
+        return _no_pairs(few)
+    return (_grade(len(ok) == 3 and all(ok), any(ok)),
+            "CMT-SCTP vs SCTP on WLAN, WLAN-3G with background: " + "; ".join(parts) + _left_out(few))
 
 
 def _h_gaming_vs_video(recs):
-    g, v = compare(recs, "gaming", "wlan3g", True, "mptcp"), compare(recs, "video", "wlan3g", True, "mptcp")
+    few: List[str] = []
+    g, v = _paired(recs, "gaming", "wlan3g", True, "mptcp", few), _paired(recs, "video", "wlan3g", True, "mptcp", few)
     gs = [x for t in GAMING for x in share_values(recs, t, "wlan3g", True, "mptcp")]
     vs = share_values(recs, "video", "wlan3g", True, "mptcp")
     if not g or not v or not gs or not vs:
-        return None
+        return _no_pairs(few)
     g3, v3 = 100 * (1 - float(np.mean(gs))), 100 * (1 - float(np.mean(vs)))
     return (_grade(g["r"] < v["r"] and g3 < v3, g["r"] < v["r"] or g3 < v3),
             f"MPTCP vs TCP on WLAN, WLAN-3G with background: r gaming {g['r']:+.1%}, video {v['r']:+.1%}; "
@@ -407,52 +442,53 @@ def _nn_between(nrecs):
 
 
 def _nn_wlan3g_above(nrecs):
-    parts, full, some = [], [], []
+    parts, full, some, few = [], [], [], []
     for t in ("video", "gaming", "wikipedia", "amazon", "huffpost"):
-        c = compare(nrecs, t, "wlan3g", False, "mptcp")
+        c = _paired(nrecs, t, "wlan3g", False, "mptcp", few)
         if not c:
             continue
         full.append(c["lo"] > 0)
         some.append(c["r"] > 0)
         parts.append(f"{t} r = {c['r']:+.1%} [{c['lo']:+.1%}, {c['hi']:+.1%}]")
     if not full:
-        return None
-    return _grade(all(full), all(some)), "MPTCP vs TCP on WLAN: " + "; ".join(parts)
+        return _no_pairs(few)
+    return _grade(all(full), all(some)), "MPTCP vs TCP on WLAN: " + "; ".join(parts) + _left_out(few)
 
 
 def _nn_gaming_similar(nrecs):
-    parts, vs = [], []
+    parts, vs, few = [], [], []
     for t in GAMING:
         for ps in ("wlanwlan", "3g3g"):
-            c = compare(nrecs, t, ps, False, "mptcp")
+            c = _paired(nrecs, t, ps, False, "mptcp", few)
             if c:
                 vs.append(equivalence_verdict(c["r"], c["lo"], c["hi"]))
                 parts.append(f"{t} {PS_LABEL[ps]} r = {c['r']:+.1%} [{c['lo']:+.1%}, {c['hi']:+.1%}]")
     if not vs:
-        return None
+        return _no_pairs(few)
     v = "reproduced" if all(x == "reproduced" for x in vs) else (
         "not reproduced" if all(x == "not reproduced" for x in vs) else "partly")
-    return v, "MPTCP vs mean TCP, equivalence margin 10 %: " + "; ".join(parts)
+    return v, "MPTCP vs mean TCP, equivalence margin 10 %: " + "; ".join(parts) + _left_out(few)
 
 
 def _nn_web_amazon_only(nrecs):
-    parts, ok = [], []
+    parts, ok, few = [], [], []
     for ps in ("wlanwlan", "3g3g"):
         for site, side in (("amazon", -1), ("wikipedia", 1), ("huffpost", 1)):
-            c = compare(nrecs, site, ps, False, "mptcp")
+            c = _paired(nrecs, site, ps, False, "mptcp", few)
             if c:
                 ok.append(c["r"] * side > 0)
                 parts.append(f"{PS_LABEL[ps]} {site} r = {c['r']:+.1%} [{c['lo']:+.1%}, {c['hi']:+.1%}]")
     if not ok:
-        return None
-    return _grade(all(ok), sum(ok) > len(ok) / 2), "MPTCP vs mean TCP (paper: amazon lower, the others higher): " + "; ".join(parts)
+        return _no_pairs(few)
+    return (_grade(all(ok), sum(ok) > len(ok) / 2),
+            "MPTCP vs mean TCP (paper: amazon lower, the others higher): " + "; ".join(parts) + _left_out(few))
 
 
 def _h_cmt_reordering(recs):
     """CMT-SCTP over WLAN-WLAN video: mean delay and p95 above the SCTP reference."""
-    parts, full, some = [], [], []
+    parts, full, some, few = [], [], [], []
     for bg in (False, True):
-        c = compare(recs, "video", "wlanwlan", bg, "cmt-sctp")
+        c = _paired(recs, "video", "wlanwlan", bg, "cmt-sctp", few)
         p95 = [_mean(recs, "video", "wlanwlan", bg, p, "delay_ms_p95") for p in ("cmt-sctp", "sctp1", "sctp2")]
         if not c or None in p95:
             continue
@@ -462,8 +498,9 @@ def _h_cmt_reordering(recs):
         parts.append(f"background {'on' if bg else 'off'}: mean delay r = {c['r']:+.1%} [{c['lo']:+.1%}, {c['hi']:+.1%}], "
                      f"p95 {p95[0]:.1f} vs {ref95:.1f} ms")
     if not full:
-        return None
-    return _grade(all(full), any(some)), "CMT-SCTP vs mean(SCTP p1, p2), WLAN-WLAN video: " + "; ".join(parts)
+        return _no_pairs(few)
+    return (_grade(all(full), any(some)),
+            "CMT-SCTP vs mean(SCTP p1, p2), WLAN-WLAN video: " + "; ".join(parts) + _left_out(few))
 
 
 def _h_larger_buffers(recs):
@@ -478,9 +515,10 @@ def _h_larger_buffers(recs):
 
 def _h_initial_burst(recs):
     """3G-3G gaming without background: CMT-SCTP gains, MPTCP about unchanged."""
-    c, m = compare(recs, "gaming", "3g3g", False, "cmt-sctp"), compare(recs, "gaming", "3g3g", False, "mptcp")
+    few: List[str] = []
+    c, m = _paired(recs, "gaming", "3g3g", False, "cmt-sctp", few), _paired(recs, "gaming", "3g3g", False, "mptcp", few)
     if not c or not m:
-        return None
+        return _no_pairs(few)
     gain = c["hi"] < 0
     flat = abs(m["r"]) < THRESHOLD
     # the claim contrasts the two: CMT-SCTP's initial burst over both paths
@@ -511,11 +549,11 @@ def _h_path_preference(recs):
 
 def _h_web_size(recs):
     """Homogeneous web: r_wikipedia > r_amazon >= r_huffpost for each multipath protocol."""
-    parts, full, some = [], [], []
+    parts, full, some, few = [], [], [], []
     for mp in MP:
         for ps in ("wlanwlan", "3g3g"):
             for bg in (False, True):
-                rs = [compare(recs, site, ps, bg, mp) for site in ("wikipedia", "amazon", "huffpost")]
+                rs = [_paired(recs, site, ps, bg, mp, few) for site in ("wikipedia", "amazon", "huffpost")]
                 if any(c is None for c in rs):
                     continue
                 w, a, h = (c["r"] for c in rs)
@@ -523,14 +561,14 @@ def _h_web_size(recs):
                 some.append(w > h)
                 parts.append(f"{PROTO_LABEL[mp]} {PS_LABEL[ps]}{' bg' if bg else ''}: {w:+.0%} / {a:+.0%} / {h:+.0%}")
     if not full:
-        return None
+        return _no_pairs(few)
     return (_grade(all(full), sum(some) > len(some) / 2),
-            "r for wikipedia / amazon / huffpost: " + "; ".join(parts))
+            "r for wikipedia / amazon / huffpost: " + "; ".join(parts) + _left_out(few))
 
 
 def _h_wikipedia_initial(recs):
     """MPTCP Wikipedia: share on the initial path >= 85 % and |r| < 10 %."""
-    parts, full, some = [], [], []
+    parts, full, some, few = [], [], [], []
     for ps in ("wlanwlan", "3g3g"):
         for bg in (False, True):
             sh = []
@@ -540,7 +578,7 @@ def _h_wikipedia_initial(recs):
                     v = r["metrics"].get(f"fg_share_path{ip}")
                     if _finite(v):
                         sh.append(float(v))
-            c = compare(recs, "wikipedia", ps, bg, "mptcp")
+            c = _paired(recs, "wikipedia", ps, bg, "mptcp", few)
             if not sh or not c:
                 continue
             m = 100 * float(np.mean(sh))
@@ -548,8 +586,8 @@ def _h_wikipedia_initial(recs):
             some.append(m >= 85 or abs(c["r"]) < THRESHOLD)
             parts.append(f"{PS_LABEL[ps]}{' bg' if bg else ''}: initial path {m:.1f} %, r = {c['r']:+.1%}")
     if not full:
-        return None
-    return _grade(all(full), any(some)), "; ".join(parts) + " (paper 87-90 %, small r)"
+        return _no_pairs(few)
+    return _grade(all(full), any(some)), "; ".join(parts) + " (paper 87-90 %, small r)" + _left_out(few)
 
 
 def _h_web_3g_bg(recs):
@@ -622,24 +660,25 @@ def symmetric_vs_asymmetric(recs):
     """s001-mptcp-latency-symmetric-vs-asymmetric (seed 001 restating seed
     000): in at least one symmetric cell MPTCP beats both its TCP reference and
     CMT-SCTP; in WLAN-3G video MPTCP is not better than TCP over WLAN."""
-    wins = []
+    wins: List[str] = []
+    few: List[str] = []
     for t in ("video", "gaming", "wikipedia", "amazon", "huffpost"):
         for ps in ("wlanwlan", "3g3g"):
             for bg in (False, True):
-                m = compare(recs, t, ps, bg, "mptcp")
+                m = _paired(recs, t, ps, bg, "mptcp", few)
                 mm = _mean(recs, t, ps, bg, "mptcp", metric_for(t)) if t != "gaming" else _gmean(recs, ps, bg, "mptcp")
                 cm = _mean(recs, t, ps, bg, "cmt-sctp", metric_for(t)) if t != "gaming" else _gmean(recs, ps, bg, "cmt-sctp")
                 if m and mm is not None and cm is not None and m["hi"] < 0 and mm < cm:
                     wins.append(f"{t} {PS_LABEL[ps]}{' bg' if bg else ''}")
-    asym = [compare(recs, "video", "wlan3g", bg, "mptcp") for bg in (False, True)]
+    asym = [_paired(recs, "video", "wlan3g", bg, "mptcp", few) for bg in (False, True)]
     asym = [c for c in asym if c]
     if not asym:
-        return None
+        return _no_pairs(few)
     not_better = [c["hi"] >= 0 for c in asym]
     return (_grade(bool(wins) and all(not_better), bool(wins) or all(not_better)),
             f"symmetric cells where MPTCP beats TCP (CI below 0) and CMT-SCTP: {len(wins)} ({', '.join(wins[:6])}"
             f"{', ...' if len(wins) > 6 else ''}); WLAN-3G video MPTCP vs TCP on WLAN: "
-            + "; ".join(f"r = {c['r']:+.1%} [{c['lo']:+.1%}, {c['hi']:+.1%}]" for c in asym))
+            + "; ".join(f"r = {c['r']:+.1%} [{c['lo']:+.1%}, {c['hi']:+.1%}]" for c in asym) + _left_out(few))
 
 
 #: NorNet Edge claims, tested on the `nornet-*` runs

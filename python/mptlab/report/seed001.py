@@ -196,6 +196,17 @@ def _figures(res: Dict[Tuple[str, int, str], Dict[str, Any]], figdir: Path) -> L
     return out
 
 
+def _few(n: int, what: str) -> str:
+    """Why a claim over `n` configurations is not checkable."""
+    return (f"fewer than 2 paired runs in each of the {n} {what}: significance (a confidence interval) "
+            "needs at least 2")
+
+
+def _left(n: int) -> str:
+    """What a verdict left out ("" when nothing)."""
+    return f" ({n} configuration(s) with fewer than 2 paired runs left out)" if n else ""
+
+
 def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, Any]], figdir: Path) -> Section:
     sec = Section()
     h = sec.html
@@ -239,8 +250,20 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
                     "bursts completed (where not all; times over these only)"], rows, "id='s001-table'"))
 
     v = sec.verdicts
-    tail = {k: c for k, c in res.items() if k[0] in TAIL}
+    # the verdicts below that read a configuration's CI (significantly faster
+    # or slower, the bootstrap of rho) judge only configurations with 2 paired
+    # runs: with 1 (reproduce --runs 1) the CI is NaN, read as "no significant
+    # difference", and rho's bootstrap had nothing to resample, a zero-width
+    # CI (session 26). `_left` says how many were left out.
+    paired2 = {k: c for k, c in res.items() if c["n"] >= 2}
+    tail_all = {k: c for k, c in res.items() if k[0] in TAIL}
+    tail = {k: c for k, c in tail_all.items() if k in paired2}
     faster_alt = {k: c for k, c in tail.items() if ratio[k] > 1}
+    if not faster_alt and any(ratio[k] > 1 for k in tail_all):
+        n1 = sum(1 for k in tail_all if ratio[k] > 1)
+        v["s001-tlp-alt-lower-delay-helps"] = ("not checkable", _few(n1, "tail-loss configurations with a faster "
+                                                                     "alternate path"))
+        v["s001-tlp-gain-grows-with-asymmetry"] = ("not checkable", _few(len(tail_all), "tail-loss configurations"))
     if faster_alt:
         sig = sum(1 for c in faster_alt.values() if c["hi"] < 0)
         pooled = float(np.mean([c["r"] for c in faster_alt.values()]))
@@ -249,7 +272,8 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
         v["s001-tlp-alt-lower-delay-helps"] = (verdict, (
             f"{sig} of {len(faster_alt)} tail-loss configurations with a faster alternate path (ratio 2-8) are "
             f"significantly faster with the MPTCP-level TLP; mean r = {pooled:+.1%}; least favourable: "
-            f"{worst[0][0]} {worst[0][1]} seg ratio {ratio[worst[0]]:g}: {fmt_r(worst[1]['r'], worst[1]['lo'], worst[1]['hi'])}"))
+            f"{worst[0][0]} {worst[0][1]} seg ratio {ratio[worst[0]]:g}: {fmt_r(worst[1]['r'], worst[1]['lo'], worst[1]['hi'])}"
+            + _left(sum(1 for k in tail_all if ratio[k] > 1) - len(faster_alt))))
         series = [(ratio[k], c) for k, c in tail.items()]
         rho, lo, hi = _gain_rho(series)
         per = []
@@ -259,9 +283,19 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
                 per.append(f"{p}/{s}: {spearman(np.array([ratio[k] for k in ks]), np.array([-tail[k]['r'] for k in ks])):+.2f}")
         v["s001-tlp-gain-grows-with-asymmetry"] = (direction_verdict(rho, lo, hi, +1), (
             f"Spearman rho(delay ratio, gain) over {len(series)} tail-loss configurations = {rho:+.2f} "
-            f"[{lo:+.2f}, {hi:+.2f}]; per series (pattern/segments): {', '.join(per)}"))
-    if res:
-        pat = {k: c for k, c in res.items() if k[0] in PATTERNS}
+            f"[{lo:+.2f}, {hi:+.2f}]; per series (pattern/segments): {', '.join(per)}" + _left(len(tail_all) - len(tail))
+            # rho is NaN when the gain (or the ratio) is the same in every
+            # configuration (`--only tail2-3seg`): no growth, which is what
+            # "not reproduced" then rests on; say so rather than print a bare nan
+            + ("; rho undefined: the gain is the same in every configuration, it does not grow"
+               if not math.isfinite(rho) and len({c["r"] for _, c in series}) == 1 else "")))
+    pat_all = {k: c for k, c in res.items() if k[0] in PATTERNS}
+    if pat_all and not any(k in paired2 for k in pat_all):
+        v["s001-tlp-never-worse"] = ("not checkable", _few(len(pat_all), "configurations"))
+    elif pat_all:
+        # (was `if res:`: with only the cloud runs, 0 of 0 configurations
+        # judged "reproduced")
+        pat = {k: c for k, c in pat_all.items() if k in paired2}
         slower = [k for k, c in pat.items() if c["lo"] > 0]
         faster = [k for k, c in pat.items() if c["hi"] < 0]
         verdict = ("reproduced" if not slower and len(faster) * 2 >= len(pat)
@@ -271,9 +305,14 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
             f"without a significant difference, {len(slower)} significantly slower "
             f"({sum(1 for k in slower if pat[k]['r'] >= 0.01)} of them by 1 % or more)"
             + (": " + "; ".join(f"{k[0]} {k[1]} seg ratio {ratio[k]:g} ({pat[k]['r']:+.1%})" for k in slower[:8])
-               if slower else "")))
-    pl = {k: c for k, c in res.items() if k[0] == "probeloss"}
-    t1 = {k: c for k, c in res.items() if k[0] == "tail1"}
+               if slower else "") + _left(len(pat_all) - len(pat))))
+    pl_all = {k: c for k, c in res.items() if k[0] == "probeloss"}
+    t1_all = {k: c for k, c in res.items() if k[0] == "tail1"}
+    pl = {k: c for k, c in pl_all.items() if k in paired2}
+    t1 = {k: c for k, c in t1_all.items() if k in paired2}
+    if pl_all and t1_all and not (pl and t1):
+        v["s001-tlp-probe-loss-effective"] = ("not checkable", _few(len(pl_all) + len(t1_all) - len(pl) - len(t1),
+                                                                    "probe-loss and tail1 configurations"))
     if pl and t1:
         rto_std = float(np.mean([c["rto_events_std"] / max(c["bursts"], 1) for c in pl.values()]))
         rto_mpl = float(np.mean([c["rto_events_mpl"] / max(c["bursts"], 1) for c in pl.values()]))
@@ -285,7 +324,10 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
             f"probe lost too: standard TLP needs {rto_std:.2f} RTOs per burst; mean gain (ratio 2-8) {g_pl:.1%} vs "
             f"{g_t1:.1%} when only the tail is lost; significantly faster in {sig} of {len(pl)} configurations "
             f"(all ratios). The loss path's own RTO still fires with the MPTCP-level probe ({rto_mpl:.2f} per burst): "
-            "the copy completes the burst at the connection level, the subflow still times out its lost segments"))
+            "the copy completes the burst at the connection level, the subflow still times out its lost segments"
+            + _left(len(pl_all) + len(t1_all) - len(pl) - len(t1))))
+    # the retransmission cost reads bytes, not a CI: every configuration counts
+    t1 = t1_all
     fail = {k: c for k, c in res.items() if k[0] == "failure"}
     if t1 and fail:
         per_event = float(np.mean([c["bytes_probe_extra_mpl"] / 1424.0 / max(c["bursts"], 1) for c in t1.values()]))

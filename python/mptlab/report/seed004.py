@@ -136,6 +136,10 @@ def _m(x: Dict[int, float]) -> float:
 
 def _cmp(a: Dict[int, float], b: Dict[int, float], side: int = +1) -> Tuple[str, str]:
     x, y = _paired(a, b)
+    if len(x) == 0:
+        # no run in common (a configuration without data): was the mean of
+        # an empty array, NaN, "not reproduced" (session 26)
+        return "not checkable", f"no paired runs ({len(a)} vs {len(b)} runs)"
     if len(x) < 2:
         return "partly" if (x.mean() - y.mean()) * side > 0 else "not reproduced", f"{x.mean():.2f} vs {y.mean():.2f}"
     r, lo, hi = paired_r(x, y)
@@ -143,7 +147,11 @@ def _cmp(a: Dict[int, float], b: Dict[int, float], side: int = +1) -> Tuple[str,
 
 
 def _combine(vs: List[str]) -> str:
-    if vs and all(v == "reproduced" for v in vs):
+    # comparisons without data are left out; none left: not checkable
+    vs = [v for v in vs if v != "not checkable"]
+    if not vs:
+        return "not checkable"
+    if all(v == "reproduced" for v in vs):
         return "reproduced"
     if any(v != "not reproduced" for v in vs):
         return "partly"
