@@ -3,27 +3,14 @@
 //! runs and is interrupted leaves nothing that passes for a finished pass;
 //! `bench` arguments that mean nothing are refused up front.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Output;
 
-fn mptlab(args: &[&str], stop_after: Option<usize>) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mptlab"));
-    c.args(args);
-    if let Some(k) = stop_after {
-        c.env("MPTLAB_SWEEP_STOP_AFTER", k.to_string());
-    }
-    c.output().expect("runs")
-}
+mod common;
+use common::{mptlab, seed002_library as library};
 
 fn tmp(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mptlab-s26-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    common::fresh_dir("s26", tag)
 }
 
 const SCEN: &str = "[scenario]\nname = \"s26\"\nduration_s = 1\nruns = 1\n[topology]\npreset = \"single-path\"\npaths = [\"lte\"]\n[traffic]\nmodel = \"file\"\nsize_bytes = 10000\n";
@@ -126,26 +113,6 @@ fn files_of_the_users_own_in_out_are_refused_not_overwritten() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     std::fs::remove_dir_all(&d).unwrap();
-}
-
-/// `root/scenarios/`: seed 002's three files and a registry of them
-/// (as tests/registry.rs builds it).
-fn library(root: &Path) -> PathBuf {
-    let lib = root.join("scenarios");
-    std::fs::create_dir_all(lib.join("seed002")).unwrap();
-    std::fs::create_dir_all(lib.join("registry")).unwrap();
-    let mut reg = String::new();
-    for c in ["att", "sprint", "verizon"] {
-        let f = format!("seed002/{c}.toml");
-        std::fs::copy(repo().join("scenarios").join(&f), lib.join(&f)).unwrap();
-        reg.push_str(&format!(
-            "[[experiment]]\nseed = \"002\"\nid = \"{c}\"\naxes = [\"transport.protocol\", \"transport.path\", \
-             \"traffic.size_bytes\", \"transport.cc\", \"output.timeseries_interval_ms\", \"output.cwnd_series\"]\n\
-             figures = []\n\n"
-        ));
-    }
-    std::fs::write(lib.join("registry/experiments.toml"), reg).unwrap();
-    lib
 }
 
 /// A finished `reproduce`, then the same with more runs, interrupted: the

@@ -14,9 +14,8 @@ fn mptlab(args: &[&str]) -> Output {
         .expect("runs")
 }
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::repo;
 
 fn tmp(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("mptlab-registry-test-{tag}-{}", std::process::id()));
@@ -27,21 +26,8 @@ fn tmp(tag: &str) -> PathBuf {
 /// `root/scenarios/`: seed 002's three files and a registry of them;
 /// `root/docs/claims/claims.toml`: one claim reading `seed002/att`.
 fn library(root: &Path) -> PathBuf {
-    let lib = root.join("scenarios");
-    std::fs::create_dir_all(lib.join("seed002")).unwrap();
-    std::fs::create_dir_all(lib.join("registry")).unwrap();
+    let lib = common::seed002_library(root);
     std::fs::create_dir_all(root.join("docs/claims")).unwrap();
-    let mut reg = String::new();
-    for c in ["att", "sprint", "verizon"] {
-        let f = format!("seed002/{c}.toml");
-        std::fs::copy(repo().join("scenarios").join(&f), lib.join(&f)).unwrap();
-        reg.push_str(&format!(
-            "[[experiment]]\nseed = \"002\"\nid = \"{c}\"\naxes = [\"transport.protocol\", \"transport.path\", \
-             \"traffic.size_bytes\", \"transport.cc\", \"output.timeseries_interval_ms\", \"output.cwnd_series\"]\n\
-             figures = []\n\n"
-        ));
-    }
-    std::fs::write(lib.join("registry/experiments.toml"), reg).unwrap();
     std::fs::write(
         root.join("docs/claims/claims.toml"),
         "[[claim]]\nid = \"s002-x\"\nseed = \"002\"\nexperiments = [\"seed002/att\"]\n",

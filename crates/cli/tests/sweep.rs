@@ -1,22 +1,13 @@
 //! End-to-end tests of `mptlab sweep`: interruption and resume, errors, --jobs.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn mptlab(args: &[&str], stop_after: Option<usize>) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mptlab"));
-    c.args(args);
-    if let Some(k) = stop_after {
-        c.env("MPTLAB_SWEEP_STOP_AFTER", k.to_string());
-    }
-    c.output().expect("runs")
-}
+mod common;
+use common::mptlab;
 
 fn tmp(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mptlab-sweep-test-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir("sweep-test", tag)
 }
 
 const SCEN: &str = "[scenario]\nname = \"sw\"\nduration_s = 4\nruns = 3\nseed = 5\n\n[topology]\npreset = \"two-path\"\npaths = [\"wlan\", \"3g\"]\n\n[transport]\nprotocol = \"tcp\"\n\n[traffic]\nmodel = \"video\"\nbitrate_kbit = 500\n\n[sweep]\n\"transport.path\" = [1, 2]\n\"transport.cc\" = [\"newreno\", \"cubic\"]\n";
