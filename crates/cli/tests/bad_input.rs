@@ -13,6 +13,14 @@ fn tmp(tag: &str) -> PathBuf {
     common::fresh_dir("s26", tag)
 }
 
+/// A fresh directory for one test and `SCEN` written in it as `s.toml`.
+fn with_scenario(tag: &str) -> (PathBuf, PathBuf) {
+    let d = tmp(tag);
+    let scen = d.join("s.toml");
+    std::fs::write(&scen, SCEN).unwrap();
+    (d, scen)
+}
+
 const SCEN: &str = "[scenario]\nname = \"s26\"\nduration_s = 1\nruns = 1\n[topology]\npreset = \"single-path\"\npaths = [\"lte\"]\n[traffic]\nmodel = \"file\"\nsize_bytes = 10000\n";
 
 fn stderr(o: &Output) -> String {
@@ -23,9 +31,7 @@ fn stderr(o: &Output) -> String {
 /// of the user's own was overwritten, and `--no-csv` deleted it.
 #[test]
 fn files_of_the_users_own_in_out_are_refused_not_overwritten() {
-    let d = tmp("theirs");
-    let scen = d.join("s.toml");
-    std::fs::write(&scen, SCEN).unwrap();
+    let (d, scen) = with_scenario("theirs");
     let sweep = d.join("sw.toml");
     std::fs::write(
         &sweep,
@@ -192,9 +198,7 @@ fn an_interrupted_reproduce_leaves_no_finished_looking_pass() {
 /// `--only` matching nothing printed an empty table with exit 0.
 #[test]
 fn bench_arguments_that_mean_nothing_are_refused() {
-    let d = tmp("bench");
-    let scen = d.join("s.toml");
-    std::fs::write(&scen, SCEN).unwrap();
+    let (d, scen) = with_scenario("bench");
     for (args, want) in [
         (
             vec!["bench", "--duration", "0"],
@@ -276,9 +280,7 @@ fn a_damaged_run_file_says_how_to_redo_it() {
 /// after run 0 had simulated (exit 1); refused up front now, like `--out`.
 #[test]
 fn a_capture_directory_that_is_a_file_is_refused_up_front() {
-    let d = tmp("capture");
-    let scen = d.join("s.toml");
-    std::fs::write(&scen, SCEN).unwrap();
+    let (d, scen) = with_scenario("capture");
     let file = d.join("a-file");
     std::fs::write(&file, "not a directory").unwrap();
     let out = d.join("out");
@@ -313,9 +315,7 @@ fn a_capture_directory_that_is_a_file_is_refused_up_front() {
 /// largest seed that fits still runs.
 #[test]
 fn a_seed_beyond_what_a_scenario_holds_is_refused_by_the_flag() {
-    let d = tmp("seed");
-    let scen = d.join("s.toml");
-    std::fs::write(&scen, SCEN).unwrap();
+    let (d, scen) = with_scenario("seed");
     let s = scen.to_str().unwrap();
     let out = d.join("out");
     let o = out.to_str().unwrap();
