@@ -31,7 +31,7 @@ def _kernel() -> dict:
                    "ratio": None, "diff": 0.03, "verdict": "PASS", "criterion": "within 5 points"}]}
     ran_bad = dict(ran_ok, point="protocol=mptcp,cc=cubic,scheduler=upstream", point_id="a2", verdict="disagree",
                    metrics=[dict(ran_ok["metrics"][0]),
-                            dict(ran_ok["metrics"][1], kernel=_ci(0.15, 0.1, 0.2, 1), diff=-0.30, verdict="FAIL")])
+                            dict(ran_ok["metrics"][1], kernel=_ci(0.15, 0.1, 0.2, 3), diff=-0.30, verdict="FAIL")])
     failed = {"seed": "000", "experiment": "seed000/file-wlan3g", "point": "size=<1MB>", "point_id": "a3",
               "status": "failed", "reason": "run 0: netns <boom> & gone"}
     sctp = {"seed": "000", "experiment": "seed000/video-wlan3g-sctp", "point": "protocol=sctp", "point_id": "a4",
@@ -64,8 +64,8 @@ def test_section_shows_both_medians_the_verdicts_and_every_refusal() -> None:
     assert "<td>PASS (kernel/sim within 10 %)</td><td>76.0 ms [72.0, 79.0] (n=10, 98 %)</td>" in t
     assert "Pairing: paired by run index." in html
     assert "<td>45.0 % [40.0, 50.0] (n=3, 75 %)</td><td>48.0 % [47.0, 50.0] (n=3, 75 %)</td><td>+3.0 points</td>" in t
-    # a single kernel run has no interval
-    assert "<td>15.0 % (n=1)</td><td>-30.0 points</td><td>FAIL (within 5 points)</td>" in t
+    # (a single kernel run has no interval and no verdict: test_report_kernel_nodata.py)
+    assert "<td>15.0 % [10.0, 20.0] (n=3, 75 %)</td><td>-30.0 points</td><td>FAIL (within 5 points)</td>" in t
     assert len(re.findall(r"<td>agree</td>", t)) == 1 and len(re.findall(r"<td>disagree</td>", t)) == 1
     # the failed cell is listed with its error (escaped), not averaged away
     f = html[html.index("id='seed000-kernel-failed'"):]

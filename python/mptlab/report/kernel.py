@@ -14,18 +14,68 @@ Only the standard library."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
-from .common import e, read_json, table
+from .common import ReportInputError, e, finite, read_json, table
 
 #: cell statuses, in the order the summary names them
 STATUSES = ("ran", "failed", "refused", "skipped", "not run")
 
+#: what the report says instead of agree / disagree when a cell's verdict
+#: would rest on no data (the seeds' claims say the same, docs/report.md
+#: "Session 26: verdicts on no data")
+NOT_CHECKABLE = "not checkable"
+
+#: paired runs a judged median needs: the "median" of one kernel run is
+#: that run's draw, its spread unknown. The Rust judge says so in its
+#: decision (validate/shift.rs `decide`: "one kernel run: its spread is
+#: unknown", never `disagree`) but still gives the point verdict; the seeds'
+#: own claims need 2 paired runs too (session 26).
+MIN_RUNS = 2
+
 
 def load_kernel(out: Path) -> Optional[Dict[str, Any]]:
-    """``DIR/kernel.json``, or None when the kernel did not run."""
+    """``DIR/kernel.json``, or None when the kernel did not run. Valid JSON
+    of another shape (a key missing, a cell without its seed or status)
+    raises :class:`ReportInputError` naming the key, not a traceback."""
     p = Path(out) / "kernel.json"
-    return read_json(p, KERNEL_AGAIN) if p.exists() else None
+    if not p.exists():
+        return None
+    kern = read_json(p, KERNEL_AGAIN)
+    bad = _shape(kern)
+    if bad:
+        raise ReportInputError(f"{p}: key {bad} is missing or of another type; it is not a kernel.json `mptlab "
+                               f"reproduce --kernel` wrote: {KERNEL_AGAIN}")
+    return kern
+
+
+def _shape(kern: Any) -> Optional[str]:
+    """The first key of `kern` the report reads that is missing or of
+    another type (None when there is none)."""
+    if not isinstance(kern, dict):
+        return "`cells` (the file is not a table)"
+    if not isinstance(kern.get("cells"), list):
+        return "`cells` (a list of cells)"
+    for k in ("criteria", "interval"):
+        if not isinstance(kern.get(k), str):
+            return f"`{k}` (text)"
+    if not isinstance(kern.get("kernel_runs"), int):
+        return "`kernel_runs` (a number of runs)"
+    for i, c in enumerate(kern["cells"]):
+        if not isinstance(c, dict):
+            return f"`cells[{i}]` (a table)"
+        for k in ("seed", "experiment", "point"):
+            if not isinstance(c.get(k), str):
+                return f"`cells[{i}].{k}` (text)"
+        if c.get("status") not in STATUSES:
+            return f"`cells[{i}].status` (one of {', '.join(STATUSES)})"
+        ms = c.get("metrics", [])
+        if not isinstance(ms, list):
+            return f"`cells[{i}].metrics` (a list)"
+        for j, m in enumerate(ms):
+            if not isinstance(m, dict) or not isinstance(m.get("metric"), str):
+                return f"`cells[{i}].metrics[{j}].metric` (text)"
+    return None
 
 
 #: a damaged kernel.json: the kernel runs are in DIR/kernel, judged again by
@@ -60,13 +110,65 @@ def _num(metric: str, v: Optional[float], unit: bool = True) -> str:
 
 def _median(metric: str, m: Optional[Dict[str, Any]]) -> str:
     """`48.1 ms [45.0, 52.3] (n=3, 75 %)`: median, interval, runs and the
-    interval's actual coverage."""
-    if not m:
+    interval's actual coverage; `-` for a bound or coverage that is not a
+    number (NaN is written as null)."""
+    if not m or not finite(m.get("median")):
         return "no value"
     s = _num(metric, m["median"])
-    if m["n"] > 1:
-        s += f" [{_num(metric, m['lo'], False)}, {_num(metric, m['hi'], False)}]"
-    return s + f" (n={m['n']}" + (f", {100 * m['coverage']:.0f} %)" if m["n"] > 1 else ")")
+    n = m.get("n") if isinstance(m.get("n"), int) else 0
+    if n > 1:
+        lo, hi = (m.get(b) if finite(m.get(b)) else None for b in ("lo", "hi"))
+        s += f" [{_num(metric, lo, False)}, {_num(metric, hi, False)}]"
+    cov = m.get("coverage")
+    return s + f" (n={n}" + (f", {100 * cov:.0f} %)" if n > 1 and finite(cov) else ")")
+
+
+def metric_gap(m: Dict[str, Any]) -> Optional[str]:
+    """Why a compared metric's verdict would rest on no data, or None when
+    it does not: a side without a value (every run on it unfinished), fewer
+    than MIN_RUNS paired runs, an interval whose bounds are not numbers, or
+    a comparison the criterion could not make (the Rust judge's `info`, e.g.
+    a ratio against a simulated median of 0)."""
+    sim, ker = m.get("sim"), m.get("kernel")
+    if not isinstance(sim, dict) or not finite(sim.get("median")):
+        return "no simulated value (no paired simulated run finished)"
+    if not isinstance(ker, dict) or not finite(ker.get("median")):
+        return "no kernel value (no kernel run finished)"
+    n = min(x.get("n") if isinstance(x.get("n"), int) else 0 for x in (sim, ker))
+    if n < MIN_RUNS:
+        return f"{n} paired run{'' if n == 1 else 's'}: a median of one run has no spread (at least {MIN_RUNS} needed)"
+    if not all(finite(x.get(b)) for x in (sim, ker) for b in ("lo", "hi")):
+        return "no interval (its bounds are not numbers)"
+    if m.get("verdict") not in ("PASS", "FAIL"):
+        return f"the criterion could not compare the medians (verdict {m.get('verdict')})"
+    return None
+
+
+def judged(c: Dict[str, Any]) -> Tuple[str, str]:
+    """A ran cell's verdict as the report gives it, and why when it is "not
+    checkable". kernel.json's `agree` / `disagree` stands when every
+    compared metric was judged on data (or a metric judged on data failed:
+    one failure decides `disagree`); otherwise, and for a cell without
+    compared metrics (kernel.json's `no verdict`), it is not checkable,
+    with each metric's reason."""
+    v = c.get("verdict") or "no verdict"
+    ms = [m for m in c.get("metrics") or [] if m.get("criterion") != "shown only"]
+    if not ms:
+        return NOT_CHECKABLE, c.get("reason") or "no compared metric"
+    gaps = [(m, metric_gap(m)) for m in ms]
+    if v in ("agree", "disagree") and (all(g is None for _, g in gaps)
+                                        or (v == "disagree" and any(g is None and m.get("verdict") == "FAIL"
+                                                                    for m, g in gaps))):
+        return v, ""
+    return NOT_CHECKABLE, "; ".join(f"{m['metric']}: {g}" for m, g in gaps if g) or f"kernel.json says {v}"
+
+
+def _kernel_runs_ok(c: Dict[str, Any]) -> bool:
+    """Every compared metric of `c` has at least MIN_RUNS kernel values
+    (a comparison of the kernel with anything needs them)."""
+    ms = c.get("metrics") or []
+    return bool(ms) and all(isinstance(m.get("kernel"), dict) and (m["kernel"].get("n") or 0) >= MIN_RUNS
+                            for m in ms)
 
 
 def _compared(metric: str, row: Dict[str, Any]) -> str:
@@ -80,11 +182,13 @@ def _compared(metric: str, row: Dict[str, Any]) -> str:
 
 def _cell_verdict(c: Dict[str, Any]) -> str:
     """`disagree [1 of 5 simulated run(s) did not finish (run 4), ...]`: the
-    verdict with how many runs of each side did not finish, when any; and
-    for a failing cell what its runs decide (kernel.json `decision`,
-    validate/shift.rs): `disagree beyond the 95 % interval`, or `undecided
-    (about N more kernel runs): why`."""
-    v = c.get("verdict", "")
+    verdict (:func:`judged`; `not checkable: why` on no data) with how many
+    runs of each side did not finish, when any; and for a failing cell what
+    its runs decide (kernel.json `decision`, validate/shift.rs): `disagree
+    beyond the 95 % interval`, or `undecided (about N more kernel runs):
+    why`."""
+    v, why = judged(c)
+    v = f"{v}: {why}" if why else v
     u = c.get("unfinished") or {}
     v = f"{v} [{u['note']}]" if u.get("note") else v
     d = c.get("decision")
@@ -110,7 +214,10 @@ def _shift(metric: str, m: Dict[str, Any]) -> str:
     s = m.get("shift")
     if not s:
         return "-"
-    if s["scale"].startswith("ratio"):
+    if not all(finite(s.get(k)) for k in ("estimate", "lo", "hi", "coverage")):
+        # NaN is written as null: no shift to show, and no decision drawn from it
+        return "no interval (its bounds are not numbers)"
+    if str(s.get("scale", "")).startswith("ratio"):
         t = f"x{s['estimate']:.3f} [{s['lo']:.3f}, {s['hi']:.3f}]"
     else:
         t = f"{100 * s['estimate']:+.1f} [{100 * s['lo']:+.1f}, {100 * s['hi']:+.1f}] points"
@@ -152,8 +259,8 @@ def like_summary(ran: List[Dict[str, Any]]) -> str:
     ``summary``): `N of M cells agree like for like; K cells ran with a
     substitution: ...`, per substitution how many agree like for like and how
     many with the simulator at the seed's settings (the seed's mechanism)."""
-    agree = sum(1 for c in ran if c.get("verdict") == "agree")
-    s = f"{agree} of {len(ran)} cells agree like for like"
+    agree = sum(1 for c in ran if judged(c)[0] == "agree")
+    s = f"{agree} of {len(ran)} cells agree like for like" + _unjudged_clause(ran)
     sub = [c for c in ran if c.get("substituted")]
     if not sub:
         return s + " (no cell ran with a substitution)" + noise_clause(ran)
@@ -163,13 +270,23 @@ def like_summary(ran: List[Dict[str, Any]]) -> str:
         groups.setdefault(_subst_text(c), []).append(c)
     parts = []
     for t, cs in groups.items():
-        like = sum(1 for c in cs if c.get("verdict") == "agree")
-        seed = sum(1 for c in cs if (c.get("seed_mechanism") or {}).get("verdict") == "agree")
+        like = sum(1 for c in cs if judged(c)[0] == "agree")
+        # the kernel against the seed's settings: the same kernel runs, so
+        # on fewer than MIN_RUNS of them not counted either
+        seed = sum(1 for c in cs if (c.get("seed_mechanism") or {}).get("verdict") == "agree" and _kernel_runs_ok(c))
         parts.append(f"{t} ({len(cs)} cells: {like} agree like for like; {seed} agree with the simulator at the "
                      "seed's settings, the seed's mechanism, not agreement)")
-    rest = agree - sum(1 for c in sub if c.get("verdict") == "agree")
+    rest = agree - sum(1 for c in sub if judged(c)[0] == "agree")
     return (s + f"; {len(sub)} cells ran with a substitution: " + "; ".join(parts)
             + f"; {rest} of {len(ran) - len(sub)} cells without one agree")
+
+
+def _unjudged_clause(ran: List[Dict[str, Any]]) -> str:
+    """`, 2 not checkable (fewer than 2 paired runs or a side without
+    values)`; empty when every cell was judged on data."""
+    k = sum(1 for c in ran if judged(c)[0] == NOT_CHECKABLE)
+    return (f", {k} not checkable (fewer than {MIN_RUNS} paired runs, a side without values or no compared metric: "
+            "the reason beside each cell)" if k else "")
 
 
 def _mechanism(metric: str, c: Dict[str, Any]) -> str:
@@ -187,7 +304,7 @@ def _mechanism(metric: str, c: Dict[str, Any]) -> str:
 def counts(cells: List[Dict[str, Any]]) -> Dict[str, int]:
     c: Dict[str, int] = {}
     for x in cells:
-        k = x["status"] if x["status"] != "ran" else f"ran, {x.get('verdict', 'no verdict')}"
+        k = x["status"] if x["status"] != "ran" else f"ran, {judged(x)[0]}"
         c[k] = c.get(k, 0) + 1
         # what a failing cell's runs decide (kernel.json `decision`)
         if x["status"] == "ran" and x.get("decision") in ("disagree", "undecided"):
@@ -204,7 +321,7 @@ def section(seed: str, kern: Dict[str, Any]) -> List[str]:
         return []
     h = [f"<h3 id='seed{seed}-kernel'>Seed {e(seed)} on the Linux kernel</h3>"]
     ran = [c for c in cells if c["status"] == "ran"]
-    agree = sum(1 for c in ran if c.get("verdict") == "agree")
+    agree = sum(1 for c in ran if judged(c)[0] == "agree")
     # cells judged on fewer runs than the kernel ran: a simulated or kernel
     # run did not finish (its page or file in the run, its messages); its
     # pair is left out of the medians and the count is said beside the
@@ -214,8 +331,11 @@ def section(seed: str, kern: Dict[str, Any]) -> List[str]:
     n = {s: sum(1 for c in cells if c["status"] == s) for s in STATUSES}
     subst = [c for c in ran if c.get("substituted")]
     h.append(f"<p>Of {len(cells)} cells (sweep points), the kernel ran <b>{n['ran']}</b> "
-             f"({kern['kernel_runs']} run(s) each, one after another in real time): <b>{agree} of {n['ran']} "
-             f"agree like for like</b> with the simulator"
+             f"({kern['kernel_runs']} run(s) each, one after another in real time): "
+             # no cell ran (all failed, refused or skipped): no count of
+             # agreeing cells over none
+             + (f"<b>{agree} of {n['ran']} agree like for like</b> with the simulator{e(_unjudged_clause(ran))}"
+                if ran else "<b>no kernel verdict</b>: not one cell ran on the kernel")
              # the noise-aware clause (with substitutions it is in the line below)
              + (f"<span id='seed{seed}-kernel-decided'>{e(noise_clause(ran))}</span>" if not subst else "")
              # the verdict line without its first clause, said just before
@@ -244,14 +364,16 @@ def section(seed: str, kern: Dict[str, Any]) -> List[str]:
                 verdict = _cell_verdict(c) if i == 0 else ""
                 if i == 0 and c.get("substituted"):
                     verdict += f" (like for like: {_subst_text(c)})"
+                gap = metric_gap(m) if m.get("criterion") != "shown only" else None
                 row = [c["experiment"].split("/")[-1] if i == 0 else "", c["point"] if i == 0 else "",
-                       metric, _median(metric, m["sim"]), _median(metric, m["kernel"]),
-                       _compared(metric, m), f"{m['verdict']} ({m['criterion']})",
+                       metric, _median(metric, m.get("sim")), _median(metric, m.get("kernel")),
+                       _compared(metric, m),
+                       f"{NOT_CHECKABLE}: {gap} ({m.get('criterion')})" if gap else f"{m.get('verdict')} ({m.get('criterion')})",
                        _median(metric, m["sim_all"]) if m.get("sim_all") else "-", _shift(metric, m), verdict]
                 rows.append(row + ([_mechanism(metric, c)] if subst else []))
             if not c.get("metrics"):
                 rows.append([c["experiment"].split("/")[-1], c["point"], "-", "-", "-", "-",
-                             c.get("reason", ""), "-", "-", c.get("verdict", "no verdict")]
+                             c.get("reason", ""), "-", "-", _cell_verdict(c)]
                             + (["-"] if subst else []))
         # with substitutions: the judged simulator median is the kernel's
         # settings' (like for like), the seed's settings in the last column
@@ -271,7 +393,7 @@ def section(seed: str, kern: Dict[str, Any]) -> List[str]:
                  f"<ul id='seed{seed}-kernel-differs'>")
         for why, cs in differ.items():
             pts = "".join(f"<li><code>{e(c['experiment'].split('/')[-1])}</code>: {e(c['point'])} "
-                          f"({e(c.get('verdict', ''))})</li>" for c in cs)
+                          f"({e(judged(c)[0])})</li>" for c in cs)
             h.append(f"<li>{e(why)} <details><summary>{len(cs)} cell(s)</summary><ul>{pts}</ul></details></li>")
         h.append("</ul>")
     failed = [c for c in cells if c["status"] in ("failed", "not run")]
