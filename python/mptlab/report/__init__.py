@@ -99,6 +99,30 @@ def _sections(todo: List[Tuple[str, List[Any]]], manifest: Dict[str, Any], claim
         return {seed: futs[seed].result() for seed, _ in todo}
 
 
+#: the per-run metrics whose absence in every run of a point leaves a
+#: claim over it without data (completion times and delays exist only for
+#: what completed; goodput and shares are missing when nothing was received)
+VALUED = ("completion_time_ms", "delay_ms_mean", "delay_ms_median", "delay_ms_p95", "fg_throughput_mbit",
+          "fg_share_path1", "fg_share_path2")
+
+
+def _valueless(runs: List[Any]) -> Dict[str, str]:
+    """experiment (`seedNNN/stem`) -> `metric at point (values)`, the first
+    point of it whose runs all carry `metric` without a finite value."""
+    acc: Dict[Tuple[str, str], Dict[str, bool]] = {}
+    for r in runs:
+        pt = acc.setdefault((f"seed{r.seed}/{r.stem}", ", ".join(f"{a}={b}" for a, b in sorted(r.values.items()))), {})
+        for m in VALUED:
+            if m in r.metrics:
+                pt[m] = pt.get(m, False) or common.finite(r.metrics[m])
+    out: Dict[str, str] = {}
+    for (x, point), has in sorted(acc.items()):
+        none = [m for m, ok in has.items() if not ok]
+        if none and x not in out:
+            out[x] = f"{', '.join(none)} at point ({point})"
+    return out
+
+
 def generate(out: Path, claims_path: Optional[Path] = None, registry: Optional[Path] = None,
              jobs: int = 1) -> Path:
     """Write out/report.html (and out/figures/*.png, out/verdicts.json); return its path.
@@ -177,6 +201,7 @@ def generate(out: Path, claims_path: Optional[Path] = None, registry: Optional[P
     for (x, _), n in per_point.items():
         most[x] = max(most.get(x, 0), n)
     single = {x for x, n in most.items() if n < 2}
+    valueless = _valueless(runs)
     for cl in claims:
         if cl.get("seed") not in seeds:
             continue
@@ -196,6 +221,15 @@ def generate(out: Path, claims_path: Optional[Path] = None, registry: Optional[P
             res = ("not checkable", "1 run per sweep point in " + ", ".join(few[:3])
                    + (f" and {len(few) - 3} more" if len(few) > 3 else "")
                    + " (reproduce --runs 1): its comparisons need at least 2")
+        if res is None and cl.get("experiments") and set(cl["experiments"]) <= ran \
+                and any(k in valueless for k in cl["experiments"]):
+            # every run of a point without a value of a metric (a transfer
+            # that finished in none of them, no message delivered): the
+            # section had nothing to judge. Was check_verdicts' "look for
+            # these runs under another name?", exit 2 (session 27)
+            x = next(k for k in cl["experiments"] if k in valueless)
+            res = ("not checkable", f"no value in any run of {valueless[x]} in {x} (work that did not finish; "
+                   "see Unfinished work): the claim's comparisons had nothing to compare")
         if res is None:
             continue  # not covered by the runs of this slice; listed below
         counts[res[0]] = counts.get(res[0], 0) + 1

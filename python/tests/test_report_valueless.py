@@ -1,0 +1,33 @@
+"""Session 27: a sweep point whose runs all lack a value (no page finished
+in any run, no message delivered). The section had nothing to judge, gave
+the claim no verdict, and the report stopped (exit 2) blaming the registry
+("does its report module look for these runs under another name?"). The
+claim is now "not checkable", naming the point; the unfinished work is in
+the report's Unfinished work section. Fails on main 7d4d8a8."""
+
+import json
+from pathlib import Path
+
+from mptlab.report import generate
+
+from _repro import reproduce
+
+
+def test_a_point_without_a_value_in_any_run_makes_its_claims_not_checkable(tmp_path: Path) -> None:
+    out = reproduce("000", tmp_path / "out", "wikipedia-wlanwlan")
+    # TCP on path 1 without background: its page finished in no run
+    sf = out / "runs" / "seed000" / "wikipedia-wlanwlan-tcp" / "summary.json"
+    summ = json.loads(sf.read_text())
+    pt = next(p for p in summ["points"] if p["values"] == {"background.enabled": False, "transport.path": 1,
+                                                           "transport.protocol": "tcp"})
+    for pr in pt["per_run"]:
+        pr["metrics"].update(completion_time_ms=None, transfers_unfinished=pr["metrics"].get("transfers") or 1)
+    sf.write_text(json.dumps(summ))
+    generate(out)  # was: RegistryError, exit 2
+    claims = {c["id"]: c for c in json.loads((out / "verdicts.json").read_text())["claims"]}
+    c = claims["s000-fig19-mptcp-wikipedia-nobg-wlanwlan"]
+    assert c["verdict"] == "not checkable", c
+    assert ("no value in any run of completion_time_ms at point (background.enabled=False, transport.path=1, "
+            "transport.protocol=tcp) in seed000/wikipedia-wlanwlan-tcp") in c["detail"], c
+    # the unfinished transfers are reported, not averaged away
+    assert "id='unfinished-table'" in (out / "report.html").read_text()
