@@ -52,6 +52,19 @@ def _sets(set: Optional[Mapping[str, Any]]) -> list:
     return [f"{k}={_toml(v)}" for k, v in (set or {}).items()]
 
 
+def _counts(**kw: Any) -> None:
+    """`runs`, `seed`, `jobs`, `stop_after` given as negative numbers (or
+    not whole numbers): a ScenarioError naming the argument (was an
+    OverflowError "out of range integral type conversion attempted" from the
+    compiled module, naming nothing). The upper limits are the parser's."""
+    for k, v in kw.items():
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ScenarioError(f"{k} = {v!r}: expected a whole number >= 0", key=k,
+                                message=f"expected a whole number >= 0, found {v!r}")
+
+
 def _warn_unfinished(r: Results) -> Results:
     """Warn (UnfinishedWarning) when some transfer or message did not complete."""
     if r.unfinished_count:
@@ -97,6 +110,7 @@ def run(scenario: PathLike, *, runs: Optional[int] = None, seed: Optional[int] =
     keeps the result directory (else a temporary one is used and removed).
     Raises ScenarioError for bad input, SimulationError if a run fails.
     """
+    _counts(runs=runs, seed=seed, jobs=jobs)
     return _into(out, lambda d: _core.run(str(scenario), str(d), runs, seed, _sets(set), jobs, force))
 
 
@@ -113,6 +127,8 @@ def sweep(scenario: PathLike, *, out: Optional[PathLike] = None, runs: Optional[
     local threads. ``stop_after`` stops after that many runs (raising
     KeyboardInterrupt), to test interruptions.
     """
+
+    _counts(runs=runs, seed=seed, jobs=jobs, stop_after=stop_after)
 
     def go(d: Path) -> None:
         job = _core.SweepJob(str(scenario), str(d), runs, seed, _sets(set), force)

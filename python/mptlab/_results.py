@@ -134,7 +134,16 @@ def load(path: Union[str, Path]) -> Results:
     summary_file = d / "summary.json"
     if not summary_file.is_file():
         raise SimulationError(f"{d}: no summary.json: not a complete result directory")
-    summary = json.loads(summary_file.read_text())
+    # a damaged directory (a copy cut short, a file from another tool): one
+    # error naming the file, not a JSONDecodeError / polars traceback
+    try:
+        summary = json.loads(summary_file.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise SimulationError(f"{summary_file}: not valid JSON ({err}); the result directory is damaged: "
+                              "run it again") from None
+    if not isinstance(summary, dict):
+        raise SimulationError(f"{summary_file}: not a summary mptlab wrote (expected a table, found "
+                              f"{type(summary).__name__})")
     names = [n for n in STANDARD]
     for f in sorted(d.glob("*.parquet")) + sorted(d.glob("*.csv")):
         if f.stem not in names:
@@ -142,8 +151,14 @@ def load(path: Union[str, Path]) -> Results:
     tables: Dict[str, pl.DataFrame] = {}
     for n in names:
         pq, csv = d / f"{n}.parquet", d / f"{n}.csv"
-        if pq.is_file():
-            tables[n] = pl.read_parquet(pq)
-        elif csv.is_file():
-            tables[n] = _read_csv(n, csv)
+        f = pq if pq.is_file() else csv
+        try:
+            if pq.is_file():
+                tables[n] = pl.read_parquet(pq)
+            elif csv.is_file():
+                tables[n] = _read_csv(n, csv)
+        except (pl.exceptions.PolarsError, OSError) as err:
+            raise SimulationError(f"{f}: cannot be read as table `{n}` ({type(err).__name__}: "
+                                  f"{str(err).splitlines()[0] if str(err) else ''}); the result directory is "
+                                  "damaged: run it again") from None
     return Results(tables, summary, d)
