@@ -82,3 +82,40 @@ def test_heavy_load_no_harm_without_paired_runs_is_not_checkable(tmp_path: Path)
     # paired, the same bytes in every run: r = 0 with a zero-width CI, "reproduced" (as before)
     v = _section(tmp_path / "paired", _heavy(tmp_path / "paired", {"tcp1": [0, 1], "lia": [0, 1]}))
     assert v["s004-heavy-load-no-harm"][0] == "reproduced", v
+
+
+def _handover(tmp_path: Path, rates: Dict[int, List[float]]) -> List[Run]:
+    """A `handover` sweep on disk: TCP on WiFi, per run its 1 s send rate
+    (Mbit/s) at t = 1, 2, ... s."""
+    base = tmp_path / "runs" / "seed004" / "handover"
+    per_run, runs = [], []
+    for r, rate in rates.items():
+        m = {"fg_throughput_mbit": 2.0, "sim_time_s": float(len(rate))}
+        per_run.append({"run": r, "seed": r, "metrics": m})
+        runs.append(Run(seed="004", stem="handover", values=TCP1, run=r, rng_seed=r, metrics=m))
+        n = len(rate)
+        ts = {"name": "timeseries", "columns": [
+            {"name": "t_ms", "values": [1000 * (i + 1) for i in range(n)]},
+            {"name": "label", "values": ["bulk"] * n}, {"name": "side", "values": ["server"] * n},
+            {"name": "metric", "values": ["send_mbit"] * n}, {"name": "value", "values": rate}]}
+        f = base / "runs" / "p1" / f"run-{r}.json"
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(json.dumps({"tables": [ts]}))
+    (base / "summary.json").write_text(json.dumps({"points": [{"point": "p1", "values": TCP1, "per_run": per_run}]}))
+    return runs
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_handover_tcp_not_back_before_the_end_is_counted(tmp_path: Path) -> None:
+    # 4 Mbit/s until the outage at 100 s, nothing after it (not back by 150 s):
+    # np.nanmean over no recovery time ("Mean of empty slice", "back ... nan s")
+    dead = [4.0] * 100 + [0.0] * 50
+    v = _section(tmp_path, _handover(tmp_path, {0: dead, 1: dead}))
+    detail = v["s004-handover-tcp-zero"][1]
+    assert "nan" not in detail and "is not back at half its earlier rate by the end of 2 of 2 run(s)" in detail, detail
+    # one run back 5 s after the WiFi returns: its time, and the other counted
+    back = [4.0] * 100 + [0.0] * 34 + [4.0] * 16
+    v = _section(tmp_path / "one", _handover(tmp_path / "one", {0: back, 1: dead}))
+    detail = v["s004-handover-tcp-zero"][1]
+    assert ("is back at half its earlier rate 5.0 s after the WiFi returns (RTO backoff) in 1 of 2 runs; "
+            "not back at half its earlier rate by the end of 1 of 2 run(s)") in detail, detail

@@ -433,9 +433,17 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
             before = window_mean(s, a - 20, a)
             after = s[(s[:, 0] > a + dur_o) & (s[:, 1] >= 0.5 * before)]
             rec.append(float(after[0, 0] - (a + dur_o)) if len(after) else float("nan"))
+        # runs not back at half their earlier rate by the end of the run are
+        # counted, not left out of the mean unsaid (np.nanmean of them all
+        # was "nan s" and numpy's "Mean of empty slice"; session 27)
+        back = [x for x in rec if math.isfinite(x)]
+        late = len(rec) - len(back)
+        when = (f"is back at half its earlier rate {np.mean(back):.1f} s after the WiFi returns (RTO backoff)"
+                + (f" in {len(back)} of {len(rec)} runs; " if late else "") if back else "")
+        when += (f"{'' if back else 'is '}not back at half its earlier rate by the end of {late} of {len(rec)} run(s)"
+                 if late else "")
         plain = (f"Plain TCP on WiFi (no failover) sends {np.mean(sent) * 1000:.1f} kbit/s during the outage (RTO "
-                 f"retransmissions, all dropped) and is back at half its earlier rate {np.nanmean(rec):.1f} s after the "
-                 "WiFi returns (RTO backoff)") if sent else ""
+                 f"retransmissions, all dropped) and {when}") if sent else ""
         # TCP with application failover: zero until the new connection over 3G sends, then the 3G rate
         sw, zero, on3g, ok, n = [], [], [], 0, 0
         for r in D.runs("handover", "tcp1-failover"):
