@@ -31,3 +31,23 @@ def test_a_point_without_a_value_in_any_run_makes_its_claims_not_checkable(tmp_p
             "transport.protocol=tcp) in seed000/wikipedia-wlanwlan-tcp") in c["detail"], c
     # the unfinished transfers are reported, not averaged away
     assert "id='unfinished-table'" in (out / "report.html").read_text()
+
+
+def test_seed002_with_no_download_finished_draws_no_figure_and_judges_nothing(tmp_path: Path) -> None:
+    # a pass too short for any download to finish: the download-time figure
+    # (log axes over no data) raised matplotlib's "cannot be log-scaled", and
+    # s002-mptcp-close-to-best-path said "not reproduced: within 1.2 x in 0 of
+    # N cells; median ratio nan"
+    out = reproduce("002", tmp_path / "out", "att")
+    for sf in (out / "runs" / "seed002").glob("*/summary.json"):
+        summ = json.loads(sf.read_text())
+        for pt in summ["points"]:
+            for pr in pt["per_run"]:
+                pr["metrics"].update(completion_time_ms=None, transfers_unfinished=pr["metrics"].get("transfers") or 1)
+        sf.write_text(json.dumps(summ))
+    generate(out)
+    claims = {c["id"]: c for c in json.loads((out / "verdicts.json").read_text())["claims"]}
+    c = claims["s002-mptcp-close-to-best-path"]
+    assert c["verdict"] == "not checkable" and "no single-path download finished in any run" in c["detail"], c
+    html = (out / "report.html").read_text()
+    assert "id='s002-no-download-time'" in html and "s002-download-time.png" not in html
