@@ -51,3 +51,27 @@ def test_seed002_with_no_download_finished_draws_no_figure_and_judges_nothing(tm
     assert c["verdict"] == "not checkable" and "no single-path download finished in any run" in c["detail"], c
     html = (out / "report.html").read_text()
     assert "id='s002-no-download-time'" in html and "s002-download-time.png" not in html
+
+
+def test_a_summary_point_without_runs_or_with_a_run_of_another_shape_names_the_key(tmp_path: Path) -> None:
+    # a point whose `per_run` is empty was silently left out (seed 001's
+    # s001-linux-loss-recovery-heuristic went from partly to reproduced on the
+    # other points; seeds 003 and 004 stopped with "look for these runs under
+    # another name?"); a run without `run` or `metrics` was a KeyError
+    from mptlab.report.common import ReportInputError, read_summary
+    ok = {"points": [{"point": "p", "values": {}, "per_run": [{"run": 0, "seed": 1, "metrics": {}}]}]}
+    sf = tmp_path / "summary.json"
+    sf.write_text(json.dumps(ok))
+    read_summary(sf)
+    for edit, key in [(lambda pt: pt.update(per_run=[]), "`points[0].per_run`"),
+                      (lambda pt: pt["per_run"][0].pop("run"), "`points[0].per_run[0].run`"),
+                      (lambda pt: pt["per_run"][0].pop("metrics"), "`points[0].per_run[0].metrics`"),
+                      (lambda pt: pt["per_run"][0].pop("seed"), "`points[0].per_run[0].seed`")]:
+        bad = json.loads(json.dumps(ok))
+        edit(bad["points"][0])
+        sf.write_text(json.dumps(bad))
+        try:
+            read_summary(sf)
+            raise AssertionError(f"read: {key}")
+        except ReportInputError as err:
+            assert str(err).startswith(f"{sf}: key {key}"), err

@@ -115,6 +115,21 @@ def read_summary(path: Path) -> Dict[str, Any]:
                 bad = f"`points[{i}].per_run` (a list of runs)"
             elif not isinstance(pt.get("point"), str):
                 bad = f"`points[{i}].point` (the point id)"
+            elif not pt["per_run"]:
+                # a point without runs: its claims were judged on the other
+                # points alone, or not at all (session 27)
+                bad = f"`points[{i}].per_run` (the point's runs; it is empty)"
+            else:
+                for j, pr in enumerate(pt["per_run"]):
+                    if not isinstance(pr, dict) or not isinstance(pr.get("run"), int) \
+                            or isinstance(pr.get("run"), bool):
+                        bad = f"`points[{i}].per_run[{j}].run` (the run index)"
+                    elif not isinstance(pr.get("metrics"), dict):
+                        bad = f"`points[{i}].per_run[{j}].metrics` (a table of metrics)"
+                    elif "seed" not in pr:
+                        bad = f"`points[{i}].per_run[{j}].seed` (the run's seed)"
+                    if bad:
+                        break
             if bad:
                 break
     if bad:
