@@ -75,3 +75,21 @@ def test_a_summary_point_without_runs_or_with_a_run_of_another_shape_names_the_k
             raise AssertionError(f"read: {key}")
         except ReportInputError as err:
             assert str(err).startswith(f"{sf}: key {key}"), err
+
+
+def test_a_run_file_of_another_shape_names_the_key(tmp_path: Path) -> None:
+    # valid JSON without `tables`, or a table without columns: was a KeyError
+    from mptlab.report.common import ReportInputError
+    from mptlab.report.runfiles import load_tables
+    f = tmp_path / "runs" / "seed004" / "normal" / "runs" / "p1" / "run-0.json"
+    f.parent.mkdir(parents=True)
+    for doc, key in [({}, "`tables`"), ([], "`tables`"), ({"tables": [{"name": "flows"}]}, "`tables[0]`"),
+                     ({"tables": [{"name": "flows", "columns": [{"values": []}]}]}, "`tables[0]`")]:
+        f.write_text(json.dumps(doc))
+        try:
+            load_tables(tmp_path, "004", "normal", "p1", 0)
+            raise AssertionError(f"read: {doc}")
+        except ReportInputError as err:
+            assert str(err).startswith(f"{f}: key {key}"), err
+    f.write_text(json.dumps({"tables": [{"name": "flows", "columns": [{"name": "flow", "values": [1]}]}]}))
+    assert load_tables(tmp_path, "004", "normal", "p1", 0) == {"flows": {"flow": [1]}}

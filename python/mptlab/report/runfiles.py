@@ -41,6 +41,17 @@ def load_tables(out: Path, seed: str, stem: str, point: str, run: int) -> Option
             raise ReportInputError(f"{f}: missing, though {sf} lists run {run} of point `{point}`: {REDO_MISSING}")
         return None
     d = read_json(f, REDO_RUN)
+    # valid JSON of another shape: the key named, not a KeyError (session 27)
+    if not isinstance(d, dict) or not isinstance(d.get("tables"), list):
+        raise ReportInputError(f"{f}: key `tables` (a list of tables) is missing or of another type; it is not a "
+                               f"run file `mptlab reproduce` wrote: {REDO_RUN}")
+    for i, t in enumerate(d["tables"]):
+        if not isinstance(t, dict) or not isinstance(t.get("name"), str) or not isinstance(t.get("columns"), list) \
+                or not all(isinstance(c, dict) and isinstance(c.get("name"), str) and isinstance(c.get("values"), list)
+                           for c in t["columns"]):
+            raise ReportInputError(f"{f}: key `tables[{i}]` (a table with `name` and `columns`, each with `name` and "
+                                   f"`values`) is missing or of another type; it is not a run file `mptlab reproduce` "
+                                   f"wrote: {REDO_RUN}")
     return {t["name"]: {c["name"]: c["values"] for c in t["columns"]} for t in d["tables"]}
 
 
