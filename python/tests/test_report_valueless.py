@@ -93,3 +93,19 @@ def test_a_run_file_of_another_shape_names_the_key(tmp_path: Path) -> None:
             assert str(err).startswith(f"{f}: key {key}"), err
     f.write_text(json.dumps({"tables": [{"name": "flows", "columns": [{"name": "flow", "values": [1]}]}]}))
     assert load_tables(tmp_path, "004", "normal", "p1", 0) == {"flows": {"flow": [1]}}
+
+
+def test_seed002_table6_rtt_without_an_rtt_is_not_checkable(tmp_path: Path) -> None:
+    # MPTCP runs without a mean RTT on either path: "0 of 0 RTT values within
+    # +-30 %" was `within == total`, "reproduced"
+    out = reproduce("002", tmp_path / "out", "att")
+    for sf in (out / "runs" / "seed002").glob("*/summary.json"):
+        summ = json.loads(sf.read_text())
+        for pt in summ["points"]:
+            for pr in pt["per_run"]:
+                pr["metrics"].update(srtt_ms_mean_path1=None, srtt_ms_mean_path2=None)
+        sf.write_text(json.dumps(summ))
+    generate(out)
+    claims = {c["id"]: c for c in json.loads((out / "verdicts.json").read_text())["claims"]}
+    c = claims["s002-table6-rtt"]
+    assert c["verdict"] == "not checkable" and c["detail"].startswith("0 of 0 RTT values"), c

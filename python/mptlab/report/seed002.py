@@ -368,6 +368,9 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
         growth = {c: t6[c].get(16 * MB, {}).get("cell", float("nan")) > t6[c].get(4 * MB, {}).get("cell", float("nan"))
                   for c in t6 if c in ("verizon", "sprint")}
         v["s002-table6-rtt"] = (
+            # no RTT value at all (no run sampled an RTT): `within == total`
+            # held on 0 of 0 and said "reproduced" (session 27)
+            "not checkable" if total == 0 else
             "reproduced" if within == total else ("partly" if within2 == total or within * 2 >= total else "not reproduced"),
             f"{within} of {total} RTT values (per carrier and file size, cellular and WiFi subflow) within +-30 % of "
             f"Table 6, {within2} within +-60 %; RTT grows from 4 to 16 MB: "
