@@ -109,3 +109,24 @@ def test_seed002_table6_rtt_without_an_rtt_is_not_checkable(tmp_path: Path) -> N
     claims = {c["id"]: c for c in json.loads((out / "verdicts.json").read_text())["claims"]}
     c = claims["s002-table6-rtt"]
     assert c["verdict"] == "not checkable" and c["detail"].startswith("0 of 0 RTT values"), c
+
+
+def test_seed002_table6_claims_without_out_of_order_values_are_not_checkable(tmp_path: Path) -> None:
+    # MPTCP downloads without out-of-order metrics: their means were NaN, NaN
+    # compared False and the claims were judged on no data ("nan% of the
+    # segments arrive out of order", "not reproduced")
+    out = reproduce("002", tmp_path / "out")
+    for sf in (out / "runs" / "seed002").glob("*/summary.json"):
+        summ = json.loads(sf.read_text())
+        for pt in summ["points"]:
+            for pr in pt["per_run"]:
+                pr["metrics"].update(ofo_delay_ms_mean=None, ofo_fraction=None, ofo_fraction_over_150ms=None)
+        sf.write_text(json.dumps(summ))
+    generate(out)
+    claims = {c["id"]: c for c in json.loads((out / "verdicts.json").read_text())["claims"]}
+    for cid in ("s002-table6-ofo", "s002-sprint-75pct-ooo", "s002-sprint-20pct-ofo-over-150ms",
+                "s002-sprint-e2e-200ms", "s002-ofo-from-slow-path"):
+        c = claims[cid]
+        assert c["verdict"] == "not checkable" and "nan" not in c["detail"], c
+    # the RTT claim reads other metrics: still judged
+    assert claims["s002-table6-rtt"]["verdict"] != "not checkable"
