@@ -471,17 +471,14 @@ impl<E: Packed> EventQueue<E> {
         let lane = &self.lanes[0];
         let h = &lane.heap[..];
         let code = |k: u128| E::unpack(k as u32 & (CODE_LIMIT - 1));
-        if lane.sorted {
-            // the next pop is the last entry, the one after it the one before
-            if let [.., b, a] = h {
-                near(code(*a));
-                far(code(*b));
-            } else if let [a] = h {
-                near(code(*a));
-            }
+        // no hints from a sorted lane: it is sorted only while it holds a
+        // few dozen events at most, and the hints run only with
+        // `PREFETCH_FROM` (1,024) events queued, so with the rest in the
+        // calendar (and handling the sorted form here made the engine's
+        // closure a call, docs/performance.md "Session 27 pass")
+        let n = if lane.sorted {
             return;
-        }
-        let n = if lane.hole {
+        } else if lane.hole {
             match (h.get(1), h.get(2)) {
                 (Some(&a), Some(&b)) => {
                     let (n, sib) = if a < b { (1, b) } else { (2, a) };
