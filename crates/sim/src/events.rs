@@ -427,6 +427,12 @@ impl<E: Packed> EventQueue<E> {
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Nanos, E)> {
+        self.pop_code().map(|(t, c)| (t, E::unpack(c)))
+    }
+
+    /// `pop`, the event as its code (`Packed::pack`).
+    #[inline]
+    pub fn pop_code(&mut self) -> Option<(Nanos, u32)> {
         let (l, k) = self.first()?;
         if l == 0 {
             let lane = &mut self.lanes[0];
@@ -445,7 +451,7 @@ impl<E: Packed> EventQueue<E> {
         }
         self.popped += 1;
         self.last = (k >> 64) as Nanos;
-        Some((self.last, E::unpack(k as u32 & (CODE_LIMIT - 1))))
+        Some((self.last, k as u32 & (CODE_LIMIT - 1)))
     }
 
     /// Take the timer heap's root (`first` chose it): the last entry fills
