@@ -433,6 +433,19 @@ impl<E: Packed> EventQueue<E> {
     /// `pop`, the event as its code (`Packed::pack`).
     #[inline]
     pub fn pop_code(&mut self) -> Option<(Nanos, u32)> {
+        // the common case on its own path: a sorted event lane whose
+        // earliest entry comes before the timers'
+        let lane = &mut self.lanes[0];
+        if lane.sorted {
+            if let Some(&a) = lane.heap.last() {
+                if !(self.timer_top < a) {
+                    lane.heap.pop();
+                    self.popped += 1;
+                    self.last = (a >> 64) as Nanos;
+                    return Some((self.last, a as u32 & (CODE_LIMIT - 1)));
+                }
+            }
+        }
         let (l, k) = self.first()?;
         if l == 0 {
             let lane = &mut self.lanes[0];
