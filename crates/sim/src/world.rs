@@ -515,7 +515,7 @@ impl World {
                 break;
             }
             self.now = t;
-            if self.events.events_len() >= PREFETCH_FROM {
+            if self.events.hints_from(PREFETCH_FROM) {
                 self.prefetch_upcoming();
             }
             // Packet arrivals are almost every event (99.8 % in the htsim
