@@ -109,7 +109,7 @@ impl Lane {
     fn insert_sorted(&mut self, k: u128) {
         let n = self.heap.len();
         if n >= SORTED_MAX {
-            return self.into_heap(k);
+            return self.make_heap(k);
         }
         self.heap.push(k);
         let h = &mut self.heap[..];
@@ -130,7 +130,7 @@ impl Lane {
     /// push `k` as a heap does.
     #[cold]
     #[inline(never)]
-    fn into_heap(&mut self, k: u128) {
+    fn make_heap(&mut self, k: u128) {
         debug_assert!(self.sorted && !self.hole);
         self.heap.reverse();
         self.sorted = false;
@@ -141,7 +141,7 @@ impl Lane {
     /// entries besides: drop the hole and sort the rest in descending order.
     #[cold]
     #[inline(never)]
-    fn into_sorted(&mut self) {
+    fn make_sorted(&mut self) {
         debug_assert!(!self.sorted && self.hole);
         self.heap.swap_remove(0);
         self.hole = false;
@@ -438,7 +438,8 @@ impl<E: Packed> EventQueue<E> {
         let lane = &mut self.lanes[0];
         if lane.sorted {
             if let Some(&a) = lane.heap.last() {
-                if !(self.timer_top < a) {
+                // (`first`'s choice: the timers' only if earlier)
+                if a <= self.timer_top {
                     lane.heap.pop();
                     self.popped += 1;
                     self.last = (a >> 64) as Nanos;
@@ -456,7 +457,7 @@ impl<E: Packed> EventQueue<E> {
                 // the root becomes the hole
                 lane.hole = true;
                 if lane.heap.len() <= SORTED_BACK + 1 {
-                    lane.into_sorted();
+                    lane.make_sorted();
                 }
             }
         } else {
