@@ -17,6 +17,12 @@
 //!   event loop's common pattern, pop a packet arrival and push the next
 //!   arrival on the same link, thus costs one sift-down instead of a
 //!   sift-down and a sift-up;
+//! * while the event lane holds at most a few dozen entries (a run with a
+//!   few busy links: 4-5 in the seed-000 background cell) it is a vector
+//!   sorted in descending order rather than a heap (`Lane::sorted`): a pop
+//!   takes the last entry and a push moves only the entries due before it,
+//!   where the heap sifted two or three levels on each (3.6 % of that
+//!   cell's instructions, docs/performance.md "Session 27 pass");
 //! * timers live in a heap of their own (`push_timer`). Every endpoint and
 //!   application keeps a timer queued, most of them far in the future, while
 //!   almost all pops and pushes are packet arrivals: those now sift through
@@ -63,20 +69,84 @@ impl Packed for u32 {
     }
 }
 
-/// One binary min-heap with a possibly empty root ("hole").
+/// One binary min-heap with a possibly empty root ("hole"), or, while the
+/// event lane holds few entries (`sorted`), a vector sorted in descending
+/// order, the earliest entry last.
 pub(crate) struct Lane {
     heap: Vec<u128>,
     /// `heap[0]` was popped and is only a placeholder: the next push takes
     /// its place, the next pop fills it with the last entry first.
     hole: bool,
+    /// `heap` is sorted in descending order (no hole): a pop takes the
+    /// last entry and a push moves the entries earlier than it up by one.
+    /// The event lane of a run with a few busy links holds a handful of
+    /// entries (4-5 in the seed-000 background cell), where a push moves
+    /// only the entries due before it and a pop moves none, against a sift
+    /// of two or three levels either way in the heap (docs/performance.md
+    /// "Session 27 pass"). Beyond `SORTED_MAX` entries the lane becomes a heap (a
+    /// vector sorted in ascending order is one), and back once it has
+    /// shrunk to `SORTED_BACK`.
+    sorted: bool,
 }
 
+/// The event lane becomes a heap when a push finds this many entries.
+const SORTED_MAX: usize = 32;
+/// A heap lane becomes sorted again when a pop leaves at most this many.
+const SORTED_BACK: usize = 8;
+
 impl Lane {
-    fn new() -> Self {
+    fn new(sorted: bool) -> Self {
         Lane {
             heap: Vec::with_capacity(256),
             hole: false,
+            sorted,
         }
+    }
+
+    /// `push` in the sorted form: `k` goes after the entries later than it
+    /// (keys are unique), the earlier ones move up by one.
+    #[inline(always)]
+    fn insert_sorted(&mut self, k: u128) {
+        let n = self.heap.len();
+        if n >= SORTED_MAX {
+            return self.make_heap(k);
+        }
+        self.heap.push(k);
+        let h = &mut self.heap[..];
+        let mut j = n;
+        // `j < h.len()` throughout: `h` has n + 1 entries
+        while j > 0 {
+            let prev = h[j - 1];
+            if prev > k {
+                break;
+            }
+            h[j] = prev;
+            j -= 1;
+        }
+        h[j] = k;
+    }
+
+    /// The sorted lane is full: reverse it (ascending order is a heap) and
+    /// push `k` as a heap does.
+    #[cold]
+    #[inline(never)]
+    fn make_heap(&mut self, k: u128) {
+        debug_assert!(self.sorted && !self.hole);
+        self.heap.reverse();
+        self.sorted = false;
+        self.push_end(k);
+    }
+
+    /// A heap lane with a hole at the root and at most `SORTED_BACK`
+    /// entries besides: drop the hole and sort the rest in descending order.
+    #[cold]
+    #[inline(never)]
+    fn make_sorted(&mut self) {
+        debug_assert!(!self.sorted && self.hole);
+        self.heap.swap_remove(0);
+        self.hole = false;
+        self.heap.sort_unstable_by(|a, b| b.cmp(a));
+        self.sorted = true;
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -98,7 +168,9 @@ impl Lane {
 
     #[inline(always)]
     fn push(&mut self, k: u128) {
-        if self.hole {
+        if self.sorted {
+            self.insert_sorted(k);
+        } else if self.hole {
             self.fill_hole(k);
         } else {
             self.push_end(k);
@@ -126,6 +198,9 @@ impl Lane {
     /// instructions per lane and pop (docs/performance.md "Session 16 pass").
     #[inline(always)]
     fn top(&mut self) -> Option<&u128> {
+        if self.sorted {
+            return self.heap.last();
+        }
         if self.hole {
             self.fill_root();
         }
@@ -195,6 +270,7 @@ impl Lane {
     /// come out in the same order from any heap of the same keys.
     pub(crate) fn heapify(&mut self) {
         debug_assert!(!self.hole);
+        self.sorted = false;
         for i in (0..self.heap.len() / 2).rev() {
             let k = self.heap[i];
             self.sift_down(i, k);
@@ -245,7 +321,7 @@ const NO_TIMER_KEY: u128 = u128::MAX;
 impl<E: Packed> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            lanes: [Lane::new(), Lane::new()],
+            lanes: [Lane::new(true), Lane::new(false)],
             cal: Calendar::new(),
             seq: 0,
             popped: 0,
@@ -273,6 +349,8 @@ impl<E: Packed> EventQueue<E> {
         } else if time >= self.cal.bot_end {
             // (never while the calendar is off: `bot_end` is the largest time)
             self.cal.push(k);
+        } else if self.lanes[0].sorted {
+            self.lanes[0].insert_sorted(k);
         } else if self.lanes[0].hole {
             self.lanes[0].fill_hole(k);
         } else {
@@ -349,16 +427,45 @@ impl<E: Packed> EventQueue<E> {
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Nanos, E)> {
+        self.pop_code().map(|(t, c)| (t, E::unpack(c)))
+    }
+
+    /// `pop`, the event as its code (`Packed::pack`).
+    #[inline]
+    pub fn pop_code(&mut self) -> Option<(Nanos, u32)> {
+        // the common case on its own path: a sorted event lane whose
+        // earliest entry comes before the timers'
+        let lane = &mut self.lanes[0];
+        if lane.sorted {
+            if let Some(&a) = lane.heap.last() {
+                // (`first`'s choice: the timers' only if earlier)
+                if a <= self.timer_top {
+                    lane.heap.pop();
+                    self.popped += 1;
+                    self.last = (a >> 64) as Nanos;
+                    return Some((self.last, a as u32 & (CODE_LIMIT - 1)));
+                }
+            }
+        }
         let (l, k) = self.first()?;
         if l == 0 {
-            // the root becomes the hole
-            self.lanes[0].hole = true;
+            let lane = &mut self.lanes[0];
+            if lane.sorted {
+                // `first` found it last
+                lane.heap.pop();
+            } else {
+                // the root becomes the hole
+                lane.hole = true;
+                if lane.heap.len() <= SORTED_BACK + 1 {
+                    lane.make_sorted();
+                }
+            }
         } else {
             self.pop_timer();
         }
         self.popped += 1;
         self.last = (k >> 64) as Nanos;
-        Some((self.last, E::unpack(k as u32 & (CODE_LIMIT - 1))))
+        Some((self.last, k as u32 & (CODE_LIMIT - 1)))
     }
 
     /// Take the timer heap's root (`first` chose it): the last entry fills
@@ -384,7 +491,14 @@ impl<E: Packed> EventQueue<E> {
         let lane = &self.lanes[0];
         let h = &lane.heap[..];
         let code = |k: u128| E::unpack(k as u32 & (CODE_LIMIT - 1));
-        let n = if lane.hole {
+        // no hints from a sorted lane: it is sorted only while it holds a
+        // few dozen events at most, and the hints run only with
+        // `PREFETCH_FROM` (1,024) events queued, so with the rest in the
+        // calendar (and handling the sorted form here made the engine's
+        // closure a call, docs/performance.md "Session 27 pass")
+        let n = if lane.sorted {
+            return;
+        } else if lane.hole {
             match (h.get(1), h.get(2)) {
                 (Some(&a), Some(&b)) => {
                     let (n, sib) = if a < b { (1, b) } else { (2, a) };
@@ -409,6 +523,14 @@ impl<E: Packed> EventQueue<E> {
     #[inline(always)]
     pub fn events_len(&self) -> usize {
         self.lanes[0].heap.len() + self.cal.held()
+    }
+
+    /// `events_len() >= n` where `upcoming` has hints to give: none while
+    /// the event lane is sorted (`upcoming`), so that test comes first and
+    /// a small run's event loop reads one flag instead of two lengths.
+    #[inline(always)]
+    pub fn hints_from(&self, n: usize) -> bool {
+        !self.lanes[0].sorted && self.events_len() >= n
     }
 
     pub fn peek_time(&mut self) -> Option<Nanos> {
@@ -516,6 +638,73 @@ mod tests {
         against_reference(Some(5_003));
     }
 
+    /// The event lane in both of its forms (`Lane::sorted`): the queue grows
+    /// past `SORTED_MAX` events and shrinks below `SORTED_BACK` again and
+    /// again, with equal times and timers beside, and the pops come in
+    /// exactly (time, push order) against a reference; while sorted the
+    /// lane is in strictly descending order with no hole.
+    #[test]
+    fn the_event_lane_changes_form_and_keeps_the_order() {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let mut q = EventQueue::<u32>::new();
+        let mut reference = BinaryHeap::new();
+        let mut x: u64 = 2027;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut id, mut now, mut seq) = (0u32, 0, 0u64);
+        let (mut to_heap, mut to_sorted) = (0, 0);
+        let mut was_sorted = q.lanes[0].sorted;
+        for step in 0..60_000u64 {
+            // phases of growth (up to about 100 queued) and of shrinking
+            // (down to none)
+            let growing = (step / 600) % 2 == 0;
+            let pushes = if growing { next() % 3 } else { next() % 2 };
+            for _ in 0..pushes {
+                let r = next();
+                let t = now + r % 40;
+                if r % 8 == 0 {
+                    q.push_timer(t, id);
+                } else {
+                    q.push(t, id);
+                }
+                reference.push(Reverse((t, seq, id)));
+                seq += 1;
+                id = (id + 1) % CODE_LIMIT;
+            }
+            let pops = if growing { next() % 2 } else { 1 + next() % 2 };
+            for _ in 0..pops {
+                let want = reference.pop().map(|Reverse((t, _, e))| (t, e));
+                assert_eq!(q.pop(), want, "step {step}");
+                if let Some((t, _)) = want {
+                    now = t;
+                }
+            }
+            let lane = &q.lanes[0];
+            if lane.sorted {
+                assert!(!lane.hole, "a sorted lane has no hole");
+                assert!(lane.heap.len() <= SORTED_MAX);
+                assert!(
+                    lane.heap.windows(2).all(|w| w[0] > w[1]),
+                    "descending at step {step}"
+                );
+            }
+            match (was_sorted, lane.sorted) {
+                (true, false) => to_heap += 1,
+                (false, true) => to_sorted += 1,
+                _ => {}
+            }
+            was_sorted = lane.sorted;
+            assert_eq!(q.len(), reference.len());
+            assert_timer_top(&q);
+        }
+        assert!(to_heap >= 10 && to_sorted >= 10, "{to_heap} {to_sorted}");
+    }
+
     /// Tens of thousands of queued events, as at 10,000 connections: the
     /// calendar (`crate::calendar`) turns on, and pops still come in exactly
     /// (time, push order), through many bucket refills and passes, with
@@ -600,7 +789,7 @@ mod tests {
                     ((x % 50) as u128) << 64 | i as u128
                 })
                 .collect();
-            let mut lane = Lane::new();
+            let mut lane = Lane::new(true);
             lane.buffer().extend(&keys);
             lane.heapify();
             let h = &lane.heap;
