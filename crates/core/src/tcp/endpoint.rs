@@ -257,7 +257,9 @@ impl TcpEndpoint {
         let s = seg_mut(p);
         s.seq = self.snd.snd_nxt;
         s.flags = flags::ACK;
-        self.rcv.fill_ack(s, now);
+        // (`fill_ack`'s body: `fill_ack` itself stayed a call)
+        self.rcv
+            .fill_ack_limited(s, now, crate::packet::MAX_SACK_BLOCKS);
         self.finish(p);
     }
 
