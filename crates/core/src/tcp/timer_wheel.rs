@@ -120,9 +120,9 @@ pub fn expiry_on(c: JiffyClock, now: Nanos, delay: Nanos) -> Nanos {
 }
 
 /// [`expiry_on`] for a timer armed at the jiffy `clk` (`c.jiffies(now)`,
-/// which the caller has) for `when` whole jiffies: `expiry_on(c, now, when
-/// * jiffy(c.hz))`, whose `usecs_to_jiffies` of whole jiffies is `when`
-/// exactly, without dividing again.
+/// which the caller has) for `when` whole jiffies, without dividing again:
+/// the same as `expiry_on(c, now, when * jiffy(c.hz))`, whose
+/// `usecs_to_jiffies` of whole jiffies is `when` exactly.
 #[inline(always)]
 pub fn expiry_at_jiffy(c: JiffyClock, clk: u64, when: u64) -> Nanos {
     bucket_expiry(clk, when, jiffy(c.hz)) - c.phase
