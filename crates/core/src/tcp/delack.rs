@@ -88,7 +88,11 @@ impl DelackEngine {
     /// `ato` to the gap since the last one. True when the caller does
     /// `tcp_incr_quickack`: the first data segment, and after a gap longer
     /// than the RTO ("Too long gap. Apparently sender failed to restart
-    /// window, so that we send ACKs quickly.").
+    /// window, so that we send ACKs quickly."). (Forced inline into
+    /// `PathReceiver::on_segment`, its one caller, on every in-order data
+    /// segment: with `timer_wheel::per_jiffy` it went out of line, 11.6 M
+    /// instructions own in the background cell against 8.7 M saved.)
+    #[inline(always)]
     pub fn on_data(&mut self, now: Nanos, own: OwnRtt) -> bool {
         self.own = own;
         let now_j = self.now_j(now);
@@ -147,7 +151,9 @@ impl DelackEngine {
             ato = ato.min(max_ato);
         }
         ato = ato.min(self.delack_max);
-        let now_j = self.now_j(now);
+        // the jiffy count once, for the timeout and for the wheel
+        let clk = self.clock.jiffies(now);
+        let now_j = clk as u32;
         let mut timeout = now_j.wrapping_add(ato);
         if let Some(t) = self.timeout {
             // "If delack timer is about to expire, send ACK now."
@@ -159,14 +165,15 @@ impl DelackEngine {
             }
         }
         self.timeout = Some(timeout);
-        Delack::At(self.fires_at(now, timeout))
+        Delack::At(self.fires_at(clk, timeout))
     }
 
-    /// `sk_reset_timer(.., timeout)` at `now`: when the wheel runs it.
-    fn fires_at(&self, now: Nanos, timeout: u32) -> Nanos {
-        let when = timeout.wrapping_sub(self.now_j(now)) as i32;
-        let j = timer_wheel::jiffy(self.clock.hz);
-        timer_wheel::expiry_on(self.clock, now, when.max(0) as Nanos * j)
+    /// `sk_reset_timer(.., timeout)` at the jiffy `clk` (the jiffies count
+    /// at `now`, `JiffyClock::jiffies`, which the caller has): when the
+    /// wheel runs it.
+    fn fires_at(&self, clk: u64, timeout: u32) -> Nanos {
+        let when = timeout.wrapping_sub(clk as u32) as i32;
+        timer_wheel::expiry_at_jiffy(self.clock, clk, when.max(0) as u64)
     }
 
     /// `tcp_delack_timer_handler` at `now` with an ACK still scheduled:
@@ -176,8 +183,9 @@ impl DelackEngine {
     /// `icsk_ack.timeout` (returned).
     pub fn on_timer(&mut self, now: Nanos, pingpong: bool) -> Option<Nanos> {
         let t = self.timeout?;
-        if (t.wrapping_sub(self.now_j(now)) as i32) > 0 {
-            return Some(self.fires_at(now, t));
+        let clk = self.clock.jiffies(now);
+        if (t.wrapping_sub(clk as u32) as i32) > 0 {
+            return Some(self.fires_at(clk, t));
         }
         self.timeout = None;
         if !pingpong {

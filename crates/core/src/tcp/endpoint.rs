@@ -257,7 +257,9 @@ impl TcpEndpoint {
         let s = seg_mut(p);
         s.seq = self.snd.snd_nxt;
         s.flags = flags::ACK;
-        self.rcv.fill_ack(s, now);
+        // (`fill_ack`'s body: `fill_ack` itself stayed a call)
+        self.rcv
+            .fill_ack_limited(s, now, crate::packet::MAX_SACK_BLOCKS);
         self.finish(p);
     }
 
@@ -512,7 +514,14 @@ impl TcpEndpoint {
                 // short-circuit branches: one mask test for both flags
                 carries_data: (seg.len > 0) | seg.has(flags::FIN | flags::SYN),
             };
-            self.snd.on_ack(now, &ai, None);
+            // The ACK field of a data segment at an end that sends no data
+            // (`ack_is_idle`) takes `on_ack`'s own first test, here, without
+            // the call: about two in three segments in a bulk flow's cell.
+            if self.snd.ack_is_idle(&ai) {
+                self.snd.on_idle_ack();
+            } else {
+                self.snd.on_ack(now, &ai, None);
+            }
             // tcp_ack_update_window: a larger window raises max_window
             self.max_window = self.max_window.max(self.snd.snd_wnd);
             queue_shrunk = self.sndbuf.on_ack(self.snd.snd_una);

@@ -44,8 +44,24 @@ fn lvl_start(n: u32) -> u64 {
 }
 
 /// One jiffy at `hz` ticks per second.
-pub fn jiffy(hz: u32) -> Nanos {
+pub const fn jiffy(hz: u32) -> Nanos {
     SEC / hz as Nanos
+}
+
+/// `x / jiffy(hz)`: the jiffy clock's count of a time. The kernel divides
+/// by a constant (CONFIG_HZ is a build choice: Kconfig `HZ_100` / `HZ_250`
+/// / `HZ_300` / `HZ_1000`); here `hz` is the scenario's (`transport.hz`).
+/// Its common values (1000, the default, and 250, the validation
+/// machine's) take a branch each that divides by a constant, which the
+/// compiler turns into a multiply and shifts, exact for every `u64` (the
+/// same quotient); any other divides at run time.
+#[inline(always)]
+pub fn per_jiffy(x: Nanos, hz: u32) -> u64 {
+    match hz {
+        1000 => x / jiffy(1000),
+        250 => x / jiffy(250),
+        _ => x / jiffy(hz),
+    }
 }
 
 /// The modelled kernel's jiffy clock: CONFIG_HZ and where simulated time 0
@@ -79,7 +95,7 @@ impl JiffyClock {
     /// jiffy that holds time 0; u64, the caller truncates like the kernel).
     #[inline]
     pub fn jiffies(&self, now: Nanos) -> u64 {
-        (now + self.phase) / jiffy(self.hz)
+        per_jiffy(now + self.phase, self.hz)
     }
 }
 
@@ -101,6 +117,15 @@ pub fn expiry(now: Nanos, delay: Nanos, hz: u32) -> Nanos {
 pub fn expiry_on(c: JiffyClock, now: Nanos, delay: Nanos) -> Nanos {
     let j = jiffy(c.hz);
     bucket_expiry((now + c.phase) / j, to_jiffies(delay, c.hz), j) - c.phase
+}
+
+/// [`expiry_on`] for a timer armed at the jiffy `clk` (`c.jiffies(now)`,
+/// which the caller has) for `when` whole jiffies, without dividing again:
+/// the same as `expiry_on(c, now, when * jiffy(c.hz))`, whose
+/// `usecs_to_jiffies` of whole jiffies is `when` exactly.
+#[inline(always)]
+pub fn expiry_at_jiffy(c: JiffyClock, clk: u64, when: u64) -> Nanos {
+    bucket_expiry(clk, when, jiffy(c.hz)) - c.phase
 }
 
 /// `expiry` from the wheel clock `clk` (jiffies), the delay in whole
@@ -303,6 +328,42 @@ mod tests {
             assert_eq!(at, expiry_on(c, now, delay));
             assert_eq!((at + c.phase) % (4 * MS), 0);
             assert!(at >= now + delay);
+        }
+    }
+
+    /// `per_jiffy`'s constant branches give the run-time quotient, and
+    /// `expiry_at_jiffy` gives `expiry_on`'s result for a whole-jiffy
+    /// delay, at every HZ (the constant ones and others) and phase.
+    #[test]
+    fn jiffy_divisions_by_a_constant_are_exact() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for hz in [100, 250, 300, 1000, 1024] {
+            let j = SEC / hz as u64;
+            for t in [0, 1, j - 1, j, j + 1, 605 * SEC, u64::MAX - 1, u64::MAX] {
+                assert_eq!(per_jiffy(t, hz), t / j, "hz {hz} t {t}");
+            }
+            for _ in 0..20_000 {
+                let t = next() >> (next() % 64);
+                assert_eq!(per_jiffy(t, hz), t / j, "hz {hz} t {t}");
+            }
+            for phase in [0, 1, j / 3, j - 1] {
+                let c = JiffyClock::with_phase(hz, phase);
+                for _ in 0..2_000 {
+                    let now = next() % (700 * SEC);
+                    let when = next() % 5_000;
+                    assert_eq!(
+                        expiry_at_jiffy(c, c.jiffies(now), when),
+                        expiry_on(c, now, when * j),
+                        "hz {hz} phase {phase} now {now} when {when}"
+                    );
+                }
+            }
         }
     }
 

@@ -64,7 +64,7 @@ pub const CUBE_FACTOR: u64 = (1u64 << (10 + 3 * BICTCP_HZ)) / (BIC_SCALE as u64 
 /// on the same jiffy clock as the timer wheel (`timer_wheel::jiffy`: SEC /
 /// hz ns, 3,333,333 ns at HZ = 300).
 pub fn jiffies(now: Nanos, hz: u32) -> u32 {
-    (now / crate::tcp::timer_wheel::jiffy(hz)) as u32
+    crate::tcp::timer_wheel::per_jiffy(now, hz) as u32
 }
 
 /// usecs_to_jiffies (include/linux/jiffies.h, `_usecs_to_jiffies` /

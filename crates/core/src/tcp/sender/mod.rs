@@ -567,7 +567,7 @@ impl PathSender {
 
     /// Unsent bytes up to the next chunk end (`chunk_ends`), the most one
     /// new segment may carry.
-    #[inline]
+    #[inline(always)]
     pub(super) fn unsent_in_chunk(&self) -> u64 {
         match self.chunk_ends.front() {
             Some(&end) if end > self.snd_nxt => end.min(self.write_seq) - self.snd_nxt,

@@ -301,8 +301,11 @@ impl PathSender {
     }
 
     /// Send `len` bytes of new data unless TSO deferral holds them, and arm
-    /// the timers.
-    #[inline]
+    /// the timers. (Forced inline into `next_tx_slow`, which calls it for
+    /// every new segment: with `#[inline]` it stayed a call, whose prologue
+    /// and epilogue cost 17 instructions a segment; `tso_defers` and
+    /// `unsent_in_chunk` are forced in with it, or they leave as calls.)
+    #[inline(always)]
     fn new_segment(&mut self, now: Nanos, len: u32, mss_now: u32) -> Option<Tx> {
         self.tx_start(now);
         self.tso_psh = false;
@@ -418,6 +421,7 @@ impl PathSender {
     /// skbs out itself (`tso_skb`, plain TCP). Returns `Some` to defer,
     /// with whether the round ends cwnd-limited (`is_cwnd_limited`, for
     /// `tcp_cwnd_validate`).
+    #[inline(always)]
     pub(super) fn tso_defers(&mut self, now: Nanos, mss_now: u32) -> Option<bool> {
         if self.tso_burst_left > 0 {
             self.tso_burst_left -= 1;
