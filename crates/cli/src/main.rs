@@ -13,6 +13,8 @@ mod kernel_hz;
 mod reproduce;
 mod runner;
 mod scale_bench;
+#[cfg(test)]
+mod scratch;
 mod sweep;
 mod validate;
 

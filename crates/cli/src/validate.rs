@@ -971,10 +971,8 @@ mod tests {
             .collect()
     }
 
-    fn tmp(name: &str) -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("mptlab-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        d
+    fn tmp(name: &str) -> crate::scratch::Scratch {
+        crate::scratch::Scratch::unmade(name)
     }
 
     /// Kernel runs saved and loaded back give the same cells, CSV and
@@ -1124,8 +1122,7 @@ mod tests {
 
     #[test]
     fn scenarios_include_one_subdirectory_level() {
-        let dir = std::env::temp_dir().join(format!("mptlab-validate-list-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = crate::scratch::Scratch::unmade("validate-list");
         std::fs::create_dir_all(dir.join("grid/deeper")).unwrap();
         for f in ["a.toml", "notes.md", "grid/b.toml", "grid/deeper/c.toml"] {
             std::fs::write(dir.join(f), "").unwrap();

@@ -4,8 +4,10 @@
 //! simulated run's capture against what `run` reported (needs
 //! `mptlab run --capture`; skipped with a note while it is absent).
 
+mod common;
+
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use mptlab_analyze::testutil;
@@ -14,11 +16,8 @@ fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_mptlab")
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mptlab-cli-analyze-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> common::Scratch {
+    common::Scratch::new(&format!("cli-analyze-{name}"))
 }
 
 /// Rows of a CSV table as column -> text maps (no quoted commas in the

@@ -9,12 +9,12 @@ use std::process::Output;
 mod common;
 use common::{mptlab, seed002_library as library};
 
-fn tmp(tag: &str) -> PathBuf {
+fn tmp(tag: &str) -> common::Scratch {
     common::fresh_dir("s26", tag)
 }
 
 /// A fresh directory for one test and `SCEN` written in it as `s.toml`.
-fn with_scenario(tag: &str) -> (PathBuf, PathBuf) {
+fn with_scenario(tag: &str) -> (common::Scratch, PathBuf) {
     let d = tmp(tag);
     let scen = d.join("s.toml");
     std::fs::write(&scen, SCEN).unwrap();

@@ -5,6 +5,8 @@
 //! must leave no output directory behind (above all none that looks
 //! complete). The table below holds each file's key and message fragments.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -336,10 +338,8 @@ fn mptlab(args: &[&str]) -> Output {
         .expect("runs")
 }
 
-fn tmp(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mptlab-malformed-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn tmp(tag: &str) -> common::Scratch {
+    common::Scratch::unmade(&format!("malformed-{tag}"))
 }
 
 /// Every problem with one command's answer on one file.
