@@ -9,6 +9,7 @@ mod stdout;
 mod analyze;
 mod driver;
 mod experiments;
+mod interrupt;
 mod kernel_hz;
 mod reproduce;
 mod runner;
