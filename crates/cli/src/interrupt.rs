@@ -189,11 +189,12 @@ fn message(s: &State, stage: Stage, sig: i32) -> String {
     let out = s.out.display();
     let (total, before) = (TOTAL.load(Ordering::SeqCst), BEFORE.load(Ordering::SeqCst));
     let done = before + DONE.load(Ordering::SeqCst);
+    // "at least": a run is counted just after it is saved, so one saved
+    // as the signal came may be missing from the count
     let runs = || {
         format!(
-            "{done} of {total} run(s) finished and are saved under {out}/runs{}, {} did not (runs under way are dropped)",
+            "at least {done} of {total} run(s) finished and are saved under {out}/runs{} (runs under way are dropped)",
             if before > 0 { format!(" ({before} before this invocation)") } else { String::new() },
-            total.saturating_sub(done)
         )
     };
     let what = match &s.cmd {
