@@ -321,6 +321,15 @@ const CASES: &[(&str, Option<&str>, &[&str])] = &[
             "found 2 address(es) and 1 link(s)",
         ],
     ),
+    (
+        "63-profile-no-path-uses",
+        Some("profile.wlann"),
+        &[
+            ":10:",
+            "profile `wlann` is defined but no link uses it",
+            "did you mean `wlan`?",
+        ],
+    ),
 ];
 
 /// Messages that would mislead (item 4: cmt-sctp with lia talked of single-path TCP).
