@@ -193,8 +193,8 @@ fn message(s: &State, stage: Stage, sig: i32) -> String {
     // as the signal came may be missing from the count
     let runs = || {
         format!(
-            "at least {done} of {total} run(s) finished and are saved under {out}/runs{} (runs under way are dropped)",
-            if before > 0 { format!(" ({before} before this invocation)") } else { String::new() },
+            "at least {done} of {total} run(s) finished and are saved under {out}/runs ({}runs under way are dropped)",
+            if before > 0 { format!("{before} of them by an earlier invocation; ") } else { String::new() },
         )
     };
     let what = match &s.cmd {

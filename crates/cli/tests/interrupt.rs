@@ -121,7 +121,7 @@ fn an_interrupted_sweep_says_what_finished_and_resumes() {
         .lines()
         .find(|l| l.starts_with("interrupted by SIGTERM"))
         .unwrap_or_else(|| panic!("no interruption line in: {err}"));
-    assert!(line.contains("before this invocation"), "{line}");
+    assert!(line.contains("of them by an earlier invocation"), "{line}");
     assert!(!out.join("summary.json").exists());
 }
 
