@@ -490,6 +490,20 @@ fn scenarios(dir: &Path, only: Option<&str>) -> Result<Vec<PathBuf>, String> {
 }
 
 pub fn run(o: Options) -> ExitCode {
+    // a --kernel-from that is no directory: one message, before the
+    // CONFIG_HZ note and per-scenario errors it led to (session 27)
+    if let Some(d) = o.kernel_from.iter().find(|d| !d.is_dir()) {
+        eprintln!(
+            "error: --kernel-from {}: {}; expected the directory of an earlier `mptlab validate -o DIR`",
+            d.display(),
+            if d.exists() { "not a directory" } else { "no such directory" }
+        );
+        return ExitCode::from(2);
+    }
+    if o.runs == Some(0) {
+        eprintln!("error: --runs 0: expected a number of runs >= 1");
+        return ExitCode::from(2);
+    }
     if o.decisions && o.kernel_from.len() > 1 {
         eprintln!(
             "error: --kernel-from: --decisions re-judges one saved pass; got {} directories ({})",
