@@ -174,6 +174,9 @@ fn mptcp_capture() -> Vec<(u64, Vec<u8>, u32)> {
     r
 }
 
+// the CLI's test scratch directory (removed when the test ends, passed or failed)
+#[path = "../../cli/src/scratch.rs"]
+mod scratch;
 #[test]
 fn mptcp_connection_counts_ofo_delay_messages_and_reinjection() {
     let buf = pcap(LINKTYPE_RAW, &mptcp_capture());
@@ -266,8 +269,7 @@ fn truncated_file_keeps_the_records_before_the_cut() {
 
 #[test]
 fn gzip_capture_reads_as_the_capture_and_a_damaged_one_is_refused() {
-    let dir = std::env::temp_dir().join(format!("mptlab-gz-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch::Scratch::new("gz");
     let buf = pcap(LINKTYPE_RAW, &mptcp_capture());
     let gz = crate::gz::compress(&buf);
     assert_eq!(&gz[..2], &[0x1f, 0x8b]);

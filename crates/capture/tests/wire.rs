@@ -18,6 +18,10 @@ fn tcp_packet(s: TcpSegment) -> Packet {
     }
 }
 
+// the CLI's test scratch directory (removed when the test ends, passed or failed)
+#[path = "../../cli/src/scratch.rs"]
+mod scratch;
+
 #[test]
 fn tcp_data_segment_round_trips() {
     let mut s = TcpSegment::new(80, 40000);
@@ -240,7 +244,8 @@ fn ipv6_segments_round_trip() {
     assert_eq!(opts[at + 20..at + 28], h);
     // UDP through a capture file, read back: checksum over the IPv6
     // pseudo-header
-    let dir = std::env::temp_dir().join(format!("mptlab-wire-v6-{}", std::process::id()));
+    let scratch = scratch::Scratch::unmade("wire-v6");
+    let dir = scratch.to_path_buf();
     let hosts = [HostIfaces {
         host: 0,
         name: "h".into(),

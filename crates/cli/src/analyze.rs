@@ -2,8 +2,11 @@
 //! packet captures (crate mptlab-analyze, docs/analyze.md).
 //!
 //! Exit codes: 0 when every capture was read; 1 when a capture could not be
-//! read at all (its name and why on stderr) or writing failed; 2 when
-//! nothing could be analysed (no capture read, or no frame decoded).
+//! read at all (its name and why on stderr; nothing is written: tables of
+//! the others would pass for the analysis of all) or writing failed; 2 when
+//! nothing could be analysed (no capture read, or no frame decoded), or for
+//! bad arguments (an interval that is not a positive number of ms, a
+//! capture named twice).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,7 +26,7 @@ pub struct Args {
     #[arg(long)]
     force: bool,
     /// Interval of the throughput time series and figure, ms.
-    #[arg(long, default_value_t = 100.0)]
+    #[arg(long, default_value_t = 100.0, allow_hyphen_values = true)]
     interval_ms: f64,
     /// Capture clock minus the agent's clock, ns (message delays of wall-clock
     /// captures); estimated from the messages when not given.
@@ -40,7 +43,44 @@ pub struct Args {
     no_figures: bool,
 }
 
+/// Arguments that mean nothing, refused before any capture is read
+/// (session 27): an interval of 0, below 1 ns, negative or NaN gave an
+/// empty `timeseries` without a word; a capture named twice was analysed
+/// as two runs (twice its packets with `--merge`).
+fn check_args(a: &Args) -> Result<(), String> {
+    if !(a.interval_ms.is_finite() && a.interval_ms * 1e6 >= 1.0) {
+        return Err(format!(
+            "--interval-ms {}: expected an interval in ms >= 0.000001 (1 ns), as a finite number",
+            a.interval_ms
+        ));
+    }
+    let mut seen: Vec<(PathBuf, &PathBuf)> = Vec::new();
+    for p in &a.captures {
+        // the same file under two spellings is the same capture
+        let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+        if let Some((_, first)) = seen.iter().find(|(r, _)| *r == real) {
+            return Err(format!(
+                "capture {} is named twice ({} and {}): it would be analysed as two runs{}",
+                real.display(),
+                first.display(),
+                p.display(),
+                if a.merge {
+                    " (with --merge, its packets twice)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        seen.push((real, p));
+    }
+    Ok(())
+}
+
 pub fn run(a: Args) -> ExitCode {
+    if let Err(e) = check_args(&a) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let opts = Options {
         interval_ms: a.interval_ms,
         clock: a.clock_offset_ns.map_or(ClockMap::Auto, ClockMap::Given),
@@ -129,6 +169,19 @@ pub fn run(a: Args) -> ExitCode {
         eprintln!("error: nothing could be analysed: no capture was read or no frame was decoded");
         return ExitCode::from(2);
     }
+    if failed > 0 {
+        if let Some(dir) = &a.out {
+            // the tables of the others, with summary.json naming every
+            // capture, would pass for the analysis of all (session 27)
+            eprintln!(
+                "error: {failed} of {} capture(s) could not be read (named above); nothing written \
+                 to {}: leave them out, or fix them, and run again",
+                groups.len(),
+                dir.display()
+            );
+        }
+        return ExitCode::FAILURE;
+    }
     if let Some(dir) = &a.out {
         // the tables would replace files of these names (runner::run)
         let mut theirs = mptlab_results::result_files_in(dir);
@@ -160,9 +213,5 @@ pub fn run(a: Args) -> ExitCode {
             }
         }
     }
-    if failed > 0 {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
+    ExitCode::SUCCESS
 }

@@ -247,9 +247,8 @@ figures = ["HU -> KRU"]
     }
 
     /// A library with one file per name under seed003/.
-    fn library(tag: &str, stems: &[&str]) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("mptlab-registry-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
+    fn library(tag: &str, stems: &[&str]) -> crate::scratch::Scratch {
+        let d = crate::scratch::Scratch::unmade(&format!("registry-{tag}"));
         std::fs::create_dir_all(d.join("seed003")).unwrap();
         for s in stems {
             std::fs::write(d.join("seed003").join(format!("{s}.toml")), "").unwrap();

@@ -9,10 +9,13 @@ mod stdout;
 mod analyze;
 mod driver;
 mod experiments;
+mod interrupt;
 mod kernel_hz;
 mod reproduce;
 mod runner;
 mod scale_bench;
+#[cfg(test)]
+mod scratch;
 mod sweep;
 mod validate;
 

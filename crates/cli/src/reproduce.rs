@@ -458,6 +458,11 @@ pub fn run(o: &Options) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
+    // an interruption is reported (module interrupt); with the kernel,
+    // the emulator catches the signals to tear its namespaces down
+    if o.kernel.is_none() && o.until_decided.is_none() {
+        crate::interrupt::install(crate::interrupt::Cmd::Reproduce, &o.out);
+    }
     if let Err(e) = std::fs::create_dir_all(o.out.join("runs")) {
         eprintln!("error: {}: {e}", o.out.display());
         return ExitCode::from(1);
@@ -517,6 +522,7 @@ pub fn run(o: &Options) -> ExitCode {
         jobs: o.jobs,
     };
     if let Some(saved) = saved {
+        crate::interrupt::stage(crate::interrupt::Stage::Comparing);
         if let Err(code) = rejudge(o, saved, &cells, &inputs) {
             return code;
         }
@@ -995,6 +1001,7 @@ fn run_sweeps(
         0,
         "{spinner} [{elapsed_precise}] {bar:40} {msg} (eta {eta})",
     );
+    crate::interrupt::runs_planned(total, done);
     bar.set_message(progress.message(done));
     let pairs: Vec<(&mptlab_scenario::Sweep, &mptlab_sweep::Store)> = opened
         .iter()
@@ -1008,6 +1015,7 @@ fn run_sweeps(
         mptlab_sweep::Order::PilotsFirst,
         stop_after,
         &|d: &mptlab_sweep::Done| {
+            crate::interrupt::run_done();
             let now = progress.tick(d);
             bar.set_length(now.len);
             bar.set_position(now.pos);
@@ -1016,6 +1024,7 @@ fn run_sweeps(
     );
     bar.finish_and_clear();
     sweep::exec_result(r, "reproduce", &o.out)?;
+    crate::interrupt::stage(crate::interrupt::Stage::Merging);
     // merging reads every run file back: spread the sweeps over the threads
     let next = std::sync::atomic::AtomicUsize::new(0);
     let closed: Vec<std::sync::Mutex<Option<Result<sweep::PointsUnfinished, ExitCode>>>> =
@@ -1103,12 +1112,28 @@ fn report(out: &Path, jobs: usize) -> ExitCode {
     let hint = format!(
         "{kept}; install the Python package (bash scripts/setup.sh && pip install ., docs/python.md) and run {again}"
     );
-    match std::process::Command::new(&py)
+    use std::os::unix::process::CommandExt;
+    // in a process group of its own: Ctrl-C at the terminal reaches only
+    // mptlab, which stops the report itself (module interrupt; Python's
+    // KeyboardInterrupt printed a traceback)
+    let status = std::process::Command::new(&py)
         .args(["-c", REPORT_PY])
         .arg(out)
         .args(["--jobs", &jobs.max(1).to_string()])
-        .status()
-    {
+        .process_group(0)
+        .spawn()
+        .and_then(|mut child| {
+            crate::interrupt::stage(crate::interrupt::Stage::Report(Some(child.id())));
+            child.wait()
+        });
+    if let Some(sig) = crate::interrupt::report_ended() {
+        // stopped half-way: neither file passes for a finished report
+        for name in ["report.html", "verdicts.json"] {
+            let _ = std::fs::remove_file(out.join(name));
+        }
+        crate::interrupt::exit_after_report(sig);
+    }
+    match status {
         Ok(s) if s.success() => ExitCode::SUCCESS,
         Ok(s) if s.code() == Some(NO_PACKAGE) => {
             eprintln!("error: reproduce: the report needs the mptlab Python package with matplotlib and polars ({py}: the import failed as printed above); {hint}");

@@ -354,10 +354,9 @@ mod tests {
     #[test]
     fn failure_writes_nothing() {
         let s = Scenario::from_str(TEXT, "t.toml").unwrap();
-        let dir = std::env::temp_dir().join(format!("mptlab-cli-fail-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = crate::scratch::Scratch::unmade("cli-fail");
         let o = RunOptions {
-            out: dir.clone(),
+            out: dir.to_path_buf(),
             jobs: 3,
             quiet: true,
             force: false,

@@ -45,6 +45,10 @@ pub fn plan(path: &Path, set: &[Override], runs: Option<u32>) -> Result<Sweep, S
 }
 
 pub fn run(path: &Path, o: &SweepOptions) -> ExitCode {
+    crate::interrupt::install(
+        crate::interrupt::Cmd::Sweep(path.display().to_string()),
+        &o.out,
+    );
     run_counted(path, o, true).0
 }
 
@@ -256,17 +260,24 @@ fn run_inner(path: &Path, o: &SweepOptions) -> Result<PointsUnfinished, ExitCode
         done,
         "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs (eta {eta})",
     );
+    crate::interrupt::runs_planned(total, done);
     let r = execute(
         sweep,
         store,
         o.jobs,
         &|s: &Scenario, r: u32| Simulate.run_once(s, r),
         stop_after,
-        &|| bar.inc(1),
+        &|| {
+            crate::interrupt::run_done();
+            bar.inc(1)
+        },
     );
     bar.finish_and_clear();
     exec_result(r, &sweep.origin, &o.out)?;
-    close(&opened, o)
+    crate::interrupt::stage(crate::interrupt::Stage::Merging);
+    let closed = close(&opened, o);
+    crate::interrupt::stage(crate::interrupt::Stage::Done);
+    closed
 }
 
 /// `--scheduler ADDRESS`: the Dask path lives in the Python package; hand

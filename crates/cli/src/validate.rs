@@ -490,6 +490,20 @@ fn scenarios(dir: &Path, only: Option<&str>) -> Result<Vec<PathBuf>, String> {
 }
 
 pub fn run(o: Options) -> ExitCode {
+    // a --kernel-from that is no directory: one message, before the
+    // CONFIG_HZ note and per-scenario errors it led to (session 27)
+    if let Some(d) = o.kernel_from.iter().find(|d| !d.is_dir()) {
+        eprintln!(
+            "error: --kernel-from {}: {}; expected the directory of an earlier `mptlab validate -o DIR`",
+            d.display(),
+            if d.exists() { "not a directory" } else { "no such directory" }
+        );
+        return ExitCode::from(2);
+    }
+    if o.runs == Some(0) {
+        eprintln!("error: --runs 0: expected a number of runs >= 1");
+        return ExitCode::from(2);
+    }
     if o.decisions && o.kernel_from.len() > 1 {
         eprintln!(
             "error: --kernel-from: --decisions re-judges one saved pass; got {} directories ({})",
@@ -971,10 +985,8 @@ mod tests {
             .collect()
     }
 
-    fn tmp(name: &str) -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("mptlab-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        d
+    fn tmp(name: &str) -> crate::scratch::Scratch {
+        crate::scratch::Scratch::unmade(name)
     }
 
     /// Kernel runs saved and loaded back give the same cells, CSV and
@@ -1124,8 +1136,7 @@ mod tests {
 
     #[test]
     fn scenarios_include_one_subdirectory_level() {
-        let dir = std::env::temp_dir().join(format!("mptlab-validate-list-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = crate::scratch::Scratch::unmade("validate-list");
         std::fs::create_dir_all(dir.join("grid/deeper")).unwrap();
         for f in ["a.toml", "notes.md", "grid/b.toml", "grid/deeper/c.toml"] {
             std::fs::write(dir.join(f), "").unwrap();

@@ -4,8 +4,10 @@
 //! simulated run's capture against what `run` reported (needs
 //! `mptlab run --capture`; skipped with a note while it is absent).
 
+mod common;
+
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use mptlab_analyze::testutil;
@@ -14,11 +16,8 @@ fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_mptlab")
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mptlab-cli-analyze-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> common::Scratch {
+    common::Scratch::new(&format!("cli-analyze-{name}"))
 }
 
 /// Rows of a CSV table as column -> text maps (no quoted commas in the
@@ -85,12 +84,70 @@ fn unreadable_captures_exit_non_zero_naming_the_file() {
         "--out",
         out.to_str().unwrap(),
     ]);
+    // one good and one bad capture: exit 1 and nothing written (session
+    // 27: the good one's tables, with summary.json naming both captures,
+    // passed for the analysis of both)
     assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("junk.pcap: not a pcap or pcapng"), "{err}");
+    assert!(
+        err.contains("1 of 2 capture(s) could not be read") && err.contains("nothing written"),
+        "{err}"
+    );
+    assert!(!out.join("summary.json").exists() && !out.join("flows.csv").exists());
+    // the good one alone
+    let o = analyze(&[good.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
     let flows = csv(&out.join("flows.csv"));
     assert_eq!(flows.len(), 1);
     assert_eq!(flows[0]["protocol"], "tcp");
     assert!(out.join("rtt.csv").exists() && out.join("paths.parquet").exists());
-    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Session 27: arguments that mean nothing are refused (exit 2, nothing
+/// read or written): an interval of 0, NaN, negative or below 1 ns gave an
+/// empty `timeseries` without a word; a capture named twice (also as
+/// `./x`) was analysed as two runs.
+#[test]
+fn meaningless_analyze_arguments_are_refused() {
+    let d = tmp("args");
+    let p = testutil::tcp(
+        [10, 0, 0, 1],
+        [10, 0, 0, 2],
+        1,
+        2,
+        3,
+        testutil::Flags::default(),
+        &[],
+        b"x",
+    );
+    let n = p.len() as u32;
+    let good = d.join("good.pcap");
+    std::fs::write(&good, testutil::pcap(101, &[(0, p, n)])).unwrap();
+    let out = d.join("out");
+    let g = good.to_str().unwrap();
+    for iv in ["0", "NaN", "-5", "1e-9", "inf"] {
+        let o = analyze(&[g, "--interval-ms", iv, "--out", out.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "--interval-ms {iv}: {err}");
+        assert!(
+            err.contains("--interval-ms") && err.contains("expected an interval in ms"),
+            "{err}"
+        );
+        assert!(!out.exists(), "--interval-ms {iv} wrote {}", out.display());
+    }
+    let again = d.join(".").join("good.pcap");
+    for merge in [false, true] {
+        let mut args = vec![g, again.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        if merge {
+            args.push("--merge");
+        }
+        let o = analyze(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("is named twice"), "{err}");
+        assert!(!out.exists());
+    }
 }
 
 fn is_root() -> bool {

@@ -9,12 +9,12 @@ use std::process::Output;
 mod common;
 use common::{mptlab, seed002_library as library};
 
-fn tmp(tag: &str) -> PathBuf {
+fn tmp(tag: &str) -> common::Scratch {
     common::fresh_dir("s26", tag)
 }
 
 /// A fresh directory for one test and `SCEN` written in it as `s.toml`.
-fn with_scenario(tag: &str) -> (PathBuf, PathBuf) {
+fn with_scenario(tag: &str) -> (common::Scratch, PathBuf) {
     let d = tmp(tag);
     let scen = d.join("s.toml");
     std::fs::write(&scen, SCEN).unwrap();
@@ -338,4 +338,57 @@ fn a_seed_beyond_what_a_scenario_holds_is_refused_by_the_flag() {
     );
     assert!(r.status.success(), "{}", stderr(&r));
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Session 27: `validate --kernel-from DIR` with no such DIR printed a
+/// CONFIG_HZ note and then a per-scenario "no saved kernel results" error;
+/// `--runs 0` was blamed on the file's `runs = 3` line. One message each,
+/// naming the option, exit 2.
+#[test]
+fn validate_options_that_mean_nothing_are_refused_by_name() {
+    let d = tmp("validate");
+    let dir = common::repo().join("scenarios/validate");
+    let missing = d.join("nosuch");
+    let o = mptlab(
+        &[
+            "validate",
+            "--dir",
+            dir.to_str().unwrap(),
+            "--only",
+            "file-256k-tcp",
+            "--kernel-from",
+            missing.to_str().unwrap(),
+        ],
+        None,
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "error: --kernel-from {}: no such directory",
+            missing.display()
+        )),
+        "{err}"
+    );
+    let o = mptlab(
+        &[
+            "validate",
+            "--dir",
+            dir.to_str().unwrap(),
+            "--only",
+            "file-256k-tcp",
+            "--kernel-from",
+            d.to_str().unwrap(),
+            "--runs",
+            "0",
+        ],
+        None,
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err.trim(),
+        "error: --runs 0: expected a number of runs >= 1"
+    );
 }

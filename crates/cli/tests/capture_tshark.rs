@@ -38,6 +38,8 @@
 //!
 //! Skips, saying why, if tshark is not installed (scripts/setup.sh installs it).
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -371,12 +373,7 @@ fn library(v6: bool) {
         return;
     }
     let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/capture");
-    let tmp = std::env::temp_dir().join(format!(
-        "mptlab-capture-test-{}-v{}",
-        std::process::id(),
-        if v6 { 6 } else { 4 }
-    ));
-    let _ = std::fs::remove_dir_all(&tmp);
+    let tmp = common::Scratch::unmade(&format!("capture-test-v{}", if v6 { 6 } else { 4 }));
     let mut names: Vec<_> = std::fs::read_dir(&lib)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -480,8 +477,7 @@ fn remove_addr_closes_the_subflows_of_a_withdrawn_address() {
         return;
     }
     let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/capture");
-    let tmp = std::env::temp_dir().join(format!("mptlab-capture-rmaddr-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
+    let tmp = common::Scratch::unmade("capture-rmaddr");
     let name = "mptcp-upstream";
     // client path 2 (10.2.0.2, address id 1: the subflow,backup endpoint)
     // is withdrawn at 2 s
@@ -536,8 +532,7 @@ fn fastclose_resets_every_subflow_with_the_peers_key() {
         return;
     }
     let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/capture");
-    let tmp = std::env::temp_dir().join(format!("mptlab-capture-fastclose-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
+    let tmp = common::Scratch::unmade("capture-fastclose");
     // the client aborts the fullmesh download at 1 s (4 subflows)
     let cap = run_with(
         &lib.join("mptcp-fullmesh.toml"),
@@ -674,8 +669,7 @@ fn dss_checksums_are_negotiated_and_correct() {
         return;
     }
     let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/capture");
-    let tmp = std::env::temp_dir().join(format!("mptlab-capture-csum-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
+    let tmp = common::Scratch::unmade("capture-csum");
     for name in ["mptcp-fullmesh", "mptcp-upstream"] {
         let dir = tmp.join(name);
         let cap = run_with(

@@ -1,5 +1,7 @@
 //! End-to-end tests of the `mptlab` binary.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -14,10 +16,8 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn tmp(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mptlab-cli-test-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn tmp(tag: &str) -> common::Scratch {
+    common::Scratch::unmade(&format!("cli-test-{tag}"))
 }
 
 fn text(b: &[u8]) -> String {

@@ -1,6 +1,8 @@
 //! `mptlab emulate` and `mptlab agent` through the binary (root for the
 //! network tests; they use only namespaces they create).
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Mutex;
@@ -15,10 +17,8 @@ fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_mptlab")
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mptlab-cli-emu-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn tmp(name: &str) -> common::Scratch {
+    common::Scratch::unmade(&format!("cli-emu-{name}"))
 }
 
 fn write_scenario(dir: &std::path::Path, body: &str) -> PathBuf {
@@ -62,9 +62,7 @@ fn emulate_refuses_without_root() {
         );
         return;
     }
-    let d = std::env::temp_dir().join(format!("mptlab-cli-emu-nonroot-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+    let d = common::Scratch::new("cli-emu-nonroot");
     std::fs::set_permissions(&d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
     let s = write_scenario(&d, FILE);
     std::fs::set_permissions(&s, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
@@ -533,7 +531,7 @@ fn validate_kernel_from_repeated_takes_each_scenario_from_the_last_directory_wit
         serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
     v["runs"].as_array_mut().unwrap().pop();
     std::fs::write(nine.join("kernel/file-256k-tcp.json"), v.to_string()).unwrap();
-    let run = |dirs: &[&PathBuf], extra: &[&str]| {
+    let run = |dirs: &[&common::Scratch], extra: &[&str]| {
         let mut c = Command::new(bin());
         c.args([
             "validate",

@@ -3,7 +3,9 @@
 //! Needs root, /dev/net/tun and MPTCP; skips with the reason otherwise.
 //! Every test checks that its run left no namespace behind.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
 
@@ -24,11 +26,8 @@ fn skip_reason() -> Option<&'static str> {
     }
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mptlab-emu-seeds-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> common::Scratch {
+    common::Scratch::new(&format!("emu-seeds-{name}"))
 }
 
 /// Run `mptlab <cmd> <scenario> --out <out> -q <extra>`; assert success and

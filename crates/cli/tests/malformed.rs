@@ -5,6 +5,8 @@
 //! must leave no output directory behind (above all none that looks
 //! complete). The table below holds each file's key and message fragments.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -319,6 +321,15 @@ const CASES: &[(&str, Option<&str>, &[&str])] = &[
             "found 2 address(es) and 1 link(s)",
         ],
     ),
+    (
+        "63-profile-no-path-uses",
+        Some("profile.wlann"),
+        &[
+            ":10:",
+            "profile `wlann` is defined but no link uses it",
+            "did you mean `wlan`?",
+        ],
+    ),
 ];
 
 /// Messages that would mislead (item 4: cmt-sctp with lia talked of single-path TCP).
@@ -336,10 +347,8 @@ fn mptlab(args: &[&str]) -> Output {
         .expect("runs")
 }
 
-fn tmp(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mptlab-malformed-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn tmp(tag: &str) -> common::Scratch {
+    common::Scratch::unmade(&format!("malformed-{tag}"))
 }
 
 /// Every problem with one command's answer on one file.

@@ -17,10 +17,8 @@ fn mptlab(args: &[&str]) -> Output {
 mod common;
 use common::repo;
 
-fn tmp(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mptlab-registry-test-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn tmp(tag: &str) -> common::Scratch {
+    common::Scratch::unmade(&format!("registry-test-{tag}"))
 }
 
 /// `root/scenarios/`: seed 002's three files and a registry of them;

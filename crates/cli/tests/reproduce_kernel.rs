@@ -2,6 +2,8 @@
 //! real cell on the kernel (root, TUN and MPTCP; skipped with the reason
 //! otherwise).
 
+mod common;
+
 use mptlab_scenario::Sweep;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -119,7 +121,7 @@ fn kernel_only_selects_cells_and_a_filter_matching_none_is_an_error() {
 /// real time the loop can take.
 #[test]
 fn until_decided_refuses_bad_combinations_before_simulating() {
-    let tmp = std::env::temp_dir().join(format!("mptlab-until-{}", std::process::id()));
+    let tmp = common::Scratch::unmade("until");
     let out = tmp.to_str().unwrap();
     let refused = |args: &[&str], want: &str| {
         let mut a = vec![
@@ -228,8 +230,7 @@ fn reproduce_kernel_runs_one_cell_beside_the_simulator() {
         eprintln!("skipping reproduce_kernel_runs_one_cell_beside_the_simulator: {e}");
         return;
     }
-    let out = std::env::temp_dir().join(format!("mptlab-reproduce-kernel-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
+    let out = common::Scratch::unmade("reproduce-kernel");
     let py = report_python();
     let mut c = Command::new(env!("CARGO_BIN_EXE_mptlab"));
     c.current_dir(repo())
@@ -324,8 +325,7 @@ fn reproduce_kernel_runs_one_cell_beside_the_simulator() {
 #[test]
 fn kernel_from_rejudges_a_saved_file_and_refuses_another_sweeps() {
     let saved = "docs/data/seed002-kernel-2026-11-26";
-    let tmp = std::env::temp_dir().join(format!("mptlab-kernel-from-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
+    let tmp = common::Scratch::unmade("kernel-from");
     let (bad, good) = (tmp.join("bad"), tmp.join("good"));
     let o = mptlab(&[
         "reproduce",

@@ -1,12 +1,12 @@
 //! End-to-end tests of `mptlab sweep`: interruption and resume, errors, --jobs.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 mod common;
 use common::mptlab;
 
-fn tmp(tag: &str) -> PathBuf {
+fn tmp(tag: &str) -> common::Scratch {
     common::fresh_dir("sweep-test", tag)
 }
 

@@ -13,6 +13,10 @@ const BIN: &str = env!("CARGO_BIN_EXE_mptlab-linkemu");
 /// race with the SIGKILL test looking at its leftovers.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+// the CLI's test scratch directory (removed when the test ends, passed or failed)
+#[path = "../../cli/src/scratch.rs"]
+mod scratch;
+
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -73,7 +77,8 @@ fn sigint_stops_cleans_up_and_writes_stats() {
         return;
     }
     let _g = serial();
-    let stats = std::env::temp_dir().join(format!("mptl-test-stats-{}.json", std::process::id()));
+    let scratch = scratch::Scratch::new("linkemu-stats");
+    let stats = scratch.join("stats.json");
     let (mut child, prefix) = start(&["--stats", stats.to_str().unwrap()]);
     assert_eq!(cleanup::namespaces_with_prefix(&prefix).unwrap().len(), 3);
     // SAFETY: signalling our own child.

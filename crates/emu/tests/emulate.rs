@@ -11,6 +11,10 @@ use mptlab_scenario::Scenario;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
+// the CLI's test scratch directory (removed when the test ends, passed or failed)
+#[path = "../../cli/src/scratch.rs"]
+mod scratch;
+
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -68,12 +72,7 @@ fn emulate(s: &Scenario) -> RunOutput {
 }
 
 fn check_written(o: RunOutput, s: &Scenario) {
-    let dir = std::env::temp_dir().join(format!(
-        "mptlab-emu-test-{}-{}",
-        std::process::id(),
-        s.meta.name
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch::Scratch::unmade(&format!("emu-test-{}", s.meta.name));
     mptlab_results::write_results(&dir, &[o], &Default::default()).unwrap();
     for t in mptlab_results::schema::STANDARD {
         assert!(dir.join(format!("{t}.csv")).exists(), "{t}.csv");

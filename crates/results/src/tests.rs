@@ -1,5 +1,5 @@
 use super::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn sample() -> Table {
     let mut t = Table::with_schema(
@@ -36,10 +36,12 @@ fn sample() -> Table {
     t
 }
 
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mptlab-results-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+// the CLI's test scratch directory (removed when the test ends, passed or failed)
+#[path = "../../cli/src/scratch.rs"]
+mod scratch;
+
+fn tmpdir(tag: &str) -> scratch::Scratch {
+    scratch::Scratch::unmade(&format!("results-{tag}"))
 }
 
 #[test]

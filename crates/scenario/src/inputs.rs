@@ -50,14 +50,18 @@ impl Scenario {
     }
 }
 
+// the CLI's test scratch directory (removed when the test ends, passed or failed)
+#[cfg(test)]
+#[path = "../../cli/src/scratch.rs"]
+mod scratch;
+
 #[cfg(test)]
 mod tests {
     use crate::Scenario;
 
     #[test]
     fn lists_link_and_gaming_trace_files_once_in_order() {
-        let d = std::env::temp_dir().join(format!("mptlab-inputs-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
+        let d = super::scratch::Scratch::new("inputs");
         for f in ["link.trace", "game.idt", "game.ps"] {
             std::fs::write(d.join(f), "1\n2\n").unwrap();
         }
@@ -66,13 +70,13 @@ mod tests {
             [topology]\npreset = \"two-path\"\npaths = [\"tr\", \"tr\"]\n\
             [transport]\nprotocol = \"udp\"\n\
             [traffic]\nmodel = \"gaming\"\ntrace = \"game.idt\"\n";
-        let s = Scenario::from_str_in(text, "i.toml", d.clone()).unwrap();
+        let s = Scenario::from_str_in(text, "i.toml", d.to_path_buf()).unwrap();
         assert_eq!(
             s.input_files(),
             vec![d.join("link.trace"), d.join("game.idt"), d.join("game.ps")]
         );
         let builtin = text.replace("game.idt", "t1").replace("\"tr\"]", "\"3g\"]");
-        let s = Scenario::from_str_in(&builtin, "i.toml", d.clone()).unwrap();
+        let s = Scenario::from_str_in(&builtin, "i.toml", d.to_path_buf()).unwrap();
         assert_eq!(s.input_files(), vec![d.join("link.trace")]);
         std::fs::remove_dir_all(&d).unwrap();
     }

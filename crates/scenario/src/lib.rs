@@ -24,6 +24,7 @@ pub mod registry;
 pub mod suggest;
 pub mod sweep;
 pub mod types;
+mod unused;
 mod validate;
 pub mod value;
 
@@ -58,6 +59,10 @@ pub struct Scenario {
     pub output: Output,
     /// The clients of `topology.preset = "clients"` (`[population]`).
     pub population: Option<population::Population>,
+    /// Every profile name (the file's and built-in) that a link reaches,
+    /// directly or as a base; a file's `[profile.X]` outside it is refused
+    /// (module `unused`).
+    pub profiles_used: std::collections::BTreeSet<String>,
 }
 
 /// Resolved topology.
@@ -343,7 +348,31 @@ impl Scenario {
         // 1. syntax
         let doc: toml::Table =
             toml::from_str(text).map_err(|e| loc.toml_error(ErrorKind::Syntax, &e, None))?;
-        Self::parse_doc(text, doc, origin, base_dir, overrides, files)
+        // with a [sweep], a profile may be used by some point only: the
+        // sweep checks the union of its points (`Sweep::from_str`)
+        let single = !doc.contains_key("sweep");
+        // the file's own tables (one added by --set has no place in it)
+        let in_file: Vec<String> = doc
+            .get("profile")
+            .and_then(toml::Value::as_table)
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default();
+        let s = Self::parse_doc(text, doc, origin, base_dir, overrides, files)?;
+        let unused = unused::unused(s.file.profile.keys(), &s.profiles_used);
+        if single && !unused.is_empty() {
+            let key = format!("profile.{}", unused[0]);
+            let msg = unused::message(&unused, &s.profiles_used, "link");
+            let mut err = if in_file.contains(&unused[0]) {
+                loc.at_key(ErrorKind::Invalid, Some(&key), msg)
+            } else {
+                let mut e = ScenarioError::new(ErrorKind::Invalid, origin, msg);
+                e.key = Some(key);
+                e
+            };
+            mark_override(&mut err, overrides);
+            return Err(err);
+        }
+        Ok(s)
     }
 
     /// Steps 2-4 of `parse` on the document `doc` parsed from `text` (a

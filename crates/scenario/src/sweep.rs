@@ -368,6 +368,30 @@ impl Sweep {
                 scenario,
             });
         }
+        // a profile no point's links reach (module `unused`)
+        let mut used = std::collections::BTreeSet::new();
+        let mut defined = std::collections::BTreeSet::new();
+        for p in &points {
+            used.extend(p.scenario.profiles_used.iter().cloned());
+            defined.extend(p.scenario.file.profile.keys().cloned());
+        }
+        let unused = crate::unused::unused(&defined, &used);
+        if !unused.is_empty() {
+            let scope = if spec.is_some() {
+                "link of any sweep point"
+            } else {
+                "link"
+            };
+            let key = format!("profile.{}", unused[0]);
+            let mut e = at(&key, crate::unused::message(&unused, &used, scope));
+            if let Some(o) = set
+                .iter()
+                .find(|o| o.key == key || o.key.starts_with(&format!("{key}.")))
+            {
+                e.from_override = Some(o.to_string());
+            }
+            return Err(e);
+        }
         let runs = points[0].scenario.meta.runs;
         let total = points.len() as u64 * runs as u64;
         if total > MAX_SWEEP_RUNS {

@@ -14,6 +14,10 @@ delay_ms = 20
 
 [traffic]
 model = "video"
+
+# a profile no link uses is refused (session 27): the server link uses it
+[topology.server_link]
+profile = "mine"
 "#;
 
 fn parse(text: &str) -> Result<Scenario, ScenarioError> {
@@ -65,7 +69,10 @@ fn base_parses_and_resolves() {
         }
     );
     assert_eq!(paths[1].link.up.queue, QueueLimit::Packets(3750));
-    assert_eq!(server_link.down.rate_mbit, Some(Range::Fixed(100.0)));
+    assert_eq!(
+        server_link.down.rate_mbit,
+        Some(Range::Uniform { lo: 5.0, hi: 10.0 })
+    );
     assert_eq!(
         s.traffic.model,
         TrafficModel::Video {
@@ -374,6 +381,8 @@ fn an_override_of_an_unknown_profile_is_refused() {
             o("profile.3g.delay_ms=50"),
             o("profile.new.profile=lte"),
             o("profile.new.delay_ms=7"),
+            // used by a path (session 27: a profile no link uses is refused)
+            o("topology.paths=[\"new\", \"3g\"]"),
         ],
     )
     .unwrap();
@@ -739,4 +748,78 @@ fn hz_phase_is_within_one_jiffy_and_defaults_to_0() {
     assert!(t.contains("hz_phase_us = 1509"), "{t}");
     let t = toml::to_string(&parse(BASE).unwrap().transport).unwrap();
     assert!(!t.contains("hz_phase_us"), "{t}");
+}
+
+/// Session 27: `[profile.wlann]` (a typo) beside `paths = ["wlan", "3g"]`
+/// was accepted and the built-in wlan used, without a word. A profile no
+/// link reaches is refused, naming its table and the closest used name;
+/// one reached only as another's base, or picked by `--set
+/// topology.paths`, is used.
+#[test]
+fn a_profile_no_link_uses_is_refused() {
+    let typo = "[scenario]\nname = \"t\"\nduration_s = 10\n\n[topology]\npreset = \"two-path\"\n\
+        paths = [\"wlan\", \"3g\"]\n\n[profile.wlann]\nrate_mbit = 5\n\n[traffic]\nmodel = \"bulk\"\n";
+    let e = parse(typo).unwrap_err();
+    assert_err(
+        &e,
+        "profile.wlann",
+        9,
+        &[
+            "profile `wlann` is defined but no link uses it",
+            "the links use `3g`, `ethernet`, `wlan`",
+            "did you mean `wlan`?",
+        ],
+    );
+    // picked by --set: used
+    let o = |s: &str| s.parse::<Override>().unwrap();
+    let s = Scenario::from_str_with_overrides(
+        typo,
+        "test.toml",
+        &[o("topology.paths=[\"wlann\", \"3g\"]")],
+    )
+    .unwrap();
+    assert!(s.profiles_used.contains("wlann"));
+    // reached as the base of a used profile: used
+    let chain = typo.replace(
+        "[profile.wlann]",
+        "[profile.a]\nprofile = \"wlann\"\n[profile.wlann]",
+    );
+    let chain = chain.replace("paths = [\"wlan\", \"3g\"]", "paths = [\"a\", \"3g\"]");
+    let s = parse(&chain).unwrap();
+    assert!(s.profiles_used.contains("wlann") && s.profiles_used.contains("a"));
+    // an override of a profile no path uses changed nothing: refused, the
+    // override named, no place in the file
+    let e = Scenario::from_str_with_overrides(
+        &typo.replace("[profile.wlann]\nrate_mbit = 5\n", ""),
+        "test.toml",
+        &[o("profile.lte.delay_ms=5")],
+    )
+    .unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("profile.lte"), "{e}");
+    assert_eq!(e.line, None, "{e}");
+    assert_eq!(e.from_override.as_deref(), Some("profile.lte.delay_ms=5"));
+}
+
+/// A sweep checks the union of its points: a profile one point's paths
+/// name is used; one no point reaches is refused as "no link of any sweep
+/// point".
+#[test]
+fn a_sweep_refuses_a_profile_no_point_uses() {
+    let text = "[scenario]\nname = \"t\"\nduration_s = 10\n\n[topology]\npreset = \"two-path\"\n\
+        paths = [\"wlan\", \"3g\"]\n\n[profile.mine]\nrate_mbit = 5\n\n[traffic]\nmodel = \"bulk\"\n\n\
+        [sweep]\n\"topology.paths\" = [[\"wlan\", \"3g\"], [\"mine\", \"3g\"]]\n";
+    let sw = Sweep::from_str(text, "test.toml", &[], None).unwrap();
+    assert_eq!(sw.points.len(), 2);
+    let unused = text.replace("[\"mine\", \"3g\"]", "[\"lte\", \"3g\"]");
+    let e = Sweep::from_str(&unused, "test.toml", &[], None).unwrap_err();
+    let msg = e.to_string();
+    assert_eq!(e.key.as_deref(), Some("profile.mine"), "{msg}");
+    assert_eq!(e.line, Some(9), "{msg}");
+    assert!(
+        msg.contains("profile `mine` is defined but no link of any sweep point uses it"),
+        "{msg}"
+    );
+    // `mptlab run` of the file (its base document) is not refused for a
+    // profile only a sweep point uses
+    Scenario::from_str(text, "test.toml").unwrap();
 }

@@ -45,10 +45,13 @@ fn schedule(s: &Scenario) -> Vec<(u64, f64)> {
         .collect()
 }
 
+// the CLI's test scratch directory (removed when the test ends, passed or failed)
+#[path = "../../cli/src/scratch.rs"]
+mod scratch;
+
 #[test]
 fn csv_and_ditg_traces_replay_the_same_schedule() {
-    let dir = std::env::temp_dir().join(format!("mptlab-gt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch::Scratch::new("gt");
     std::fs::write(dir.join("g.idt"), "50\n100\n100\n").unwrap();
     std::fs::write(dir.join("g.ps"), "100\n200\n1400\n").unwrap();
     std::fs::write(

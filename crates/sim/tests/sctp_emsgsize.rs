@@ -7,6 +7,10 @@
 use mptlab_results::{RunOutput, Table, Value};
 use mptlab_scenario::Scenario;
 
+// the CLI's test scratch directory (removed when the test ends, passed or failed)
+#[path = "../../cli/src/scratch.rs"]
+mod scratch;
+
 /// Send buffer of the scenarios, bytes (`sndbuf_kib = 4`).
 const SNDBUF: u32 = 4096;
 
@@ -21,8 +25,7 @@ fn sizes() -> Vec<u32> {
 /// Runs `protocol` over two lossless 10 Mbit/s paths with a 4 KiB send
 /// buffer, replaying `sizes` as a gaming trace file.
 fn run(protocol: &str, sizes: &[u32], tag: &str) -> RunOutput {
-    let dir = std::env::temp_dir().join(format!("mptlab-emsg-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch::Scratch::new(&format!("emsg-{tag}"));
     let trace: String = sizes
         .iter()
         .enumerate()

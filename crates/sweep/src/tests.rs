@@ -24,10 +24,12 @@ fn fake(s: &Scenario, r: u32) -> Result<RunOutput, String> {
     Ok(o)
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mptlab-sweep-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    d
+// the CLI's test scratch directory (removed when the test ends, passed or failed)
+#[path = "../../cli/src/scratch.rs"]
+mod scratch;
+
+fn tmp(name: &str) -> scratch::Scratch {
+    scratch::Scratch::unmade(&format!("sweep-{name}"))
 }
 
 fn sweep(text: &str) -> Sweep {
@@ -458,7 +460,8 @@ fn the_model_identity_covers_the_sources_a_run_goes_through() {
     let base = model_id::id(&a);
     assert_eq!(base.len(), 32, "{base}");
     // the same sources elsewhere: the same identity
-    let b = tmp("model-id-b").join("deeper/checkout");
+    let b_root = tmp("model-id-b");
+    let b = b_root.join("deeper/checkout");
     toy_workspace(&b);
     assert_eq!(model_id::id(&b), base);
     let edit = |rel: &str, text: &str| fs::write(a.join(rel), text).unwrap();

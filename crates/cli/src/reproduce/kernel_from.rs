@@ -572,11 +572,8 @@ mod tests {
             .unwrap()
     }
 
-    fn tmp(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("mptlab-kfrom-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
+    fn tmp(name: &str) -> crate::scratch::Scratch {
+        crate::scratch::Scratch::new(&format!("kfrom-{name}"))
     }
 
     /// A `summary.json` of every cell's point with `runs` runs: goodput

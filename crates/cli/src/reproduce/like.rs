@@ -416,8 +416,7 @@ mod tests {
         let sw = crate::sweep::plan(&f, &set, Some(2)).unwrap();
         let cells = super::super::kernel::cells(&[(key.into(), "004".into(), sw)], &[]);
         let c = cells.iter().find(|c| !c.subs.is_empty()).unwrap();
-        let out = std::env::temp_dir().join(format!("mptlab-like-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&out);
+        let out = crate::scratch::Scratch::unmade("like");
         let inputs = Inputs {
             files: vec![(key.into(), f.clone(), set)],
             jobs: 2,

@@ -787,10 +787,8 @@ mod tests {
         Scenario::from_str_with_overrides(CELL, "cell.toml", &set).unwrap()
     }
 
-    fn tmp(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("mptlab-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        d
+    fn tmp(name: &str) -> crate::scratch::Scratch {
+        crate::scratch::Scratch::unmade(name)
     }
 
     /// A live `--decisions -o prev` pass without root: [`run_scenario`]'s

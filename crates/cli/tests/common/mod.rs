@@ -17,12 +17,14 @@ pub fn mptlab(args: &[&str], stop_after: Option<usize>) -> Output {
     c.output().expect("runs")
 }
 
-/// An empty directory of its own for one test (`mptlab-<suite>-<tag>-<pid>`).
-pub fn fresh_dir(suite: &str, tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mptlab-{suite}-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+#[path = "../../src/scratch.rs"]
+mod scratch;
+pub use scratch::Scratch;
+
+/// An empty directory of its own for one test (`mptlab-<suite>-<tag>-<pid>`),
+/// removed when the test ends.
+pub fn fresh_dir(suite: &str, tag: &str) -> Scratch {
+    Scratch::new(&format!("{suite}-{tag}"))
 }
 
 /// The repository's root.

@@ -202,6 +202,10 @@ pub(super) struct Resolver<'a> {
     pub base_dir: &'a PathBuf,
     /// Trace files already read (a sweep validates many points).
     pub files: &'a mut Files,
+    /// Every profile name a link reaches, directly or as the base of one it
+    /// names (user-defined and built-in): a `[profile.X]` outside this set
+    /// changes nothing ([`crate::unused_profiles`]).
+    pub used: BTreeSet<String>,
 }
 
 impl Resolver<'_> {
@@ -326,6 +330,14 @@ impl Resolver<'_> {
 
     pub fn link(&mut self, at: &str, profile_key: &str, p: &LinkParams) -> VResult<Link> {
         let flat = self.flatten(profile_key, p)?;
+        // the chain resolved (flatten checked it): record its names
+        let mut name = p.profile.clone();
+        while let Some(n) = name {
+            if !self.used.insert(n.clone()) {
+                break;
+            }
+            name = self.user.get(&n).and_then(|u| u.profile.clone());
+        }
         let shadowed = p.profile.clone().filter(|n| {
             builtin(n).is_some() && self.user.get(n).is_some_and(|u| u.profile.is_none())
         });

@@ -92,6 +92,7 @@ pub(crate) fn validate(
         user: &file.profile,
         base_dir: &base_dir,
         files,
+        used: std::collections::BTreeSet::new(),
     };
     // every user profile's base chain resolves, even if the profile is unused
     for name in file.profile.keys() {
@@ -108,6 +109,7 @@ pub(crate) fn validate(
     let population = population::resolve(&file, &topology, &traffic, &mut res)?;
     background(&file, &topology, res.files)?;
     output(&file)?;
+    let profiles_used = std::mem::take(&mut res.used);
     Ok(Scenario {
         origin: origin.to_string(),
         base_dir,
@@ -120,6 +122,7 @@ pub(crate) fn validate(
         output: file.output.clone(),
         population,
         file,
+        profiles_used,
     })
 }
 

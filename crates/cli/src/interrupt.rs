@@ -1,0 +1,275 @@
+//! SIGINT (Ctrl-C), SIGTERM and SIGHUP during `mptlab sweep` and
+//! `mptlab reproduce`: one line on stderr saying that the command was
+//! interrupted, how many runs finished (each is saved as it finishes, so
+//! they are kept), what was not written, and how to resume; then exit
+//! 128 + the signal's number (130, 143, 129), as a shell reports a process
+//! the signal killed. Before session 27 the default action killed the
+//! process without a word.
+//!
+//! Nothing partial can pass for complete at any moment, which is why the
+//! process may simply exit from the handler thread: a run file, a sweep's
+//! merged tables (`summary.json` renamed last), `reproduce.json` and
+//! `kernel.json` are written to a temporary name and renamed (module
+//! `mptlab_sweep::store`, `mptlab_results::write_tables`); runs under way
+//! are dropped and redone by the same command. The one writer that is not
+//! atomic is the report's Python process: it runs in a process group of
+//! its own (so Ctrl-C at the terminal reaches only `mptlab`), the handler
+//! stops it with SIGTERM, and the main thread removes what it may have
+//! left half-written (`report.html`, `verdicts.json`) before exiting.
+//!
+//! Not installed for `reproduce --kernel` or `--until-decided`: the kernel
+//! emulator blocks these signals and waits for them itself
+//! (`mptlab_emu::signals`) to tear its namespaces down; a handler here
+//! would take the signal from it.
+
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+/// The interrupted command.
+#[derive(Clone, Debug)]
+pub enum Cmd {
+    /// `sweep FILE`.
+    Sweep(String),
+    Reproduce,
+}
+
+/// Where the command is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Stage {
+    /// Planning and opening the stores: no run started yet.
+    Starting,
+    /// Running ([`runs_planned`], [`run_done`] count them).
+    Runs,
+    /// All runs done; merging each sweep's runs into its tables.
+    Merging,
+    /// `reproduce --kernel-from`: the saved kernel runs judged against
+    /// this simulation (`kernel.json`).
+    Comparing,
+    /// `reproduce`: the report's Python process, its pid.
+    Report(Option<u32>),
+    /// Everything written.
+    Done,
+}
+
+struct State {
+    cmd: Cmd,
+    out: PathBuf,
+    stage: Stage,
+}
+
+static STATE: Mutex<Option<State>> = Mutex::new(None);
+/// Runs of this command: in all, done before it started (resumed), done.
+static TOTAL: AtomicU64 = AtomicU64::new(0);
+static BEFORE: AtomicU64 = AtomicU64::new(0);
+static DONE: AtomicU64 = AtomicU64::new(0);
+/// The signal that stopped the report's process (0: none).
+static CAUGHT: AtomicI32 = AtomicI32::new(0);
+
+fn state() -> MutexGuard<'static, Option<State>> {
+    // a worker that panicked holding the lock leaves usable data
+    STATE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Catch SIGINT, SIGTERM and SIGHUP for `cmd` writing to `out`; a
+/// failure to do so is a warning (the signals then kill as before).
+pub fn install(cmd: Cmd, out: &Path) {
+    let mut signals = match Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!(
+                "warning: cannot catch SIGINT/SIGTERM ({e}): an interruption will not be reported"
+            );
+            return;
+        }
+    };
+    *state() = Some(State {
+        cmd,
+        out: out.to_path_buf(),
+        stage: Stage::Starting,
+    });
+    let spawned = std::thread::Builder::new()
+        .name("interrupt".into())
+        .spawn(move || {
+            for sig in signals.forever() {
+                on_signal(sig);
+            }
+        });
+    if let Err(e) = spawned {
+        eprintln!(
+            "warning: cannot watch for SIGINT/SIGTERM ({e}): an interruption will not be reported"
+        );
+    }
+}
+
+/// The command is now at `stage`.
+pub fn stage(stage: Stage) {
+    if let Some(s) = state().as_mut() {
+        s.stage = stage;
+    }
+}
+
+/// `total` runs in all, `before` of them done by an earlier invocation.
+pub fn runs_planned(total: u64, before: u64) {
+    TOTAL.store(total, Ordering::SeqCst);
+    BEFORE.store(before, Ordering::SeqCst);
+    DONE.store(0, Ordering::SeqCst);
+    stage(Stage::Runs);
+}
+
+/// One more run finished and saved.
+pub fn run_done() {
+    DONE.fetch_add(1, Ordering::SeqCst);
+}
+
+/// The report's process ended: the signal that stopped it, if one did.
+/// Its pid is forgotten first, so a late signal does not reach a reused pid.
+pub fn report_ended() -> Option<i32> {
+    stage(Stage::Done);
+    match CAUGHT.load(Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
+}
+
+/// Exit as [`on_signal`] does once the report's process is gone (its
+/// half-written files removed by the caller).
+pub fn exit_after_report(sig: i32) -> ! {
+    let line = state()
+        .as_ref()
+        .map(|s| message(s, Stage::Report(None), sig))
+        .unwrap_or_default();
+    say_and_exit(&line, sig)
+}
+
+fn on_signal(sig: i32) {
+    let guard = state();
+    let Some(s) = guard.as_ref() else {
+        return;
+    };
+    // the first signal during the report stops the report's process; the
+    // main thread then cleans up and exits (a second one exits at once)
+    if let Stage::Report(Some(pid)) = s.stage {
+        if CAUGHT.swap(sig, Ordering::SeqCst) == 0 {
+            // SAFETY: kill(2) on our own child's pid, which is not reaped
+            // while it is recorded (report_ended clears it first).
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
+            return;
+        }
+    }
+    let line = message(s, s.stage, sig);
+    say_and_exit(&line, sig)
+}
+
+fn say_and_exit(line: &str, sig: i32) -> ! {
+    // start below a progress bar
+    let nl = if std::io::stderr().is_terminal() {
+        "\n"
+    } else {
+        ""
+    };
+    eprintln!("{nl}{line}");
+    std::process::exit(128 + sig)
+}
+
+fn name(sig: i32) -> String {
+    match sig {
+        SIGINT => "SIGINT (Ctrl-C)".into(),
+        SIGTERM => "SIGTERM".into(),
+        SIGHUP => "SIGHUP".into(),
+        s => format!("signal {s}"),
+    }
+}
+
+/// The one line said when `sig` stops the command at `stage`.
+fn message(s: &State, stage: Stage, sig: i32) -> String {
+    let out = s.out.display();
+    let (total, before) = (TOTAL.load(Ordering::SeqCst), BEFORE.load(Ordering::SeqCst));
+    let done = before + DONE.load(Ordering::SeqCst);
+    // "at least": a run is counted just after it is saved, so one saved
+    // as the signal came may be missing from the count
+    let runs = || {
+        format!(
+            "at least {done} of {total} run(s) finished and are saved under {out}/runs ({}runs under way are dropped)",
+            if before > 0 { format!("{before} of them by an earlier invocation; ") } else { String::new() },
+        )
+    };
+    let what = match &s.cmd {
+        Cmd::Sweep(f) => format!("sweep {f}"),
+        Cmd::Reproduce => "reproduce".into(),
+    };
+    let body = match (&s.cmd, stage) {
+        (Cmd::Sweep(_), Stage::Starting) => {
+            "before any run started; run the same command to start".to_string()
+        }
+        (Cmd::Sweep(_), Stage::Runs) => format!(
+            "{}; the merged tables and summary.json were not written; run the same command to resume",
+            runs()
+        ),
+        (Cmd::Sweep(_), _) => format!(
+            "all {total} run(s) finished and are saved under {out}/runs; merging them into the \
+             tables was cut short (summary.json, written last, marks a complete merge); run the \
+             same command to merge them"
+        ),
+        (Cmd::Reproduce, Stage::Starting) => {
+            "before any run started; run the same command to start".to_string()
+        }
+        (Cmd::Reproduce, Stage::Runs) => format!(
+            "{}; reproduce.json, report.html and verdicts.json (the marks of a finished pass) were \
+             not written; run the same command to resume",
+            runs()
+        ),
+        (Cmd::Reproduce, Stage::Merging) => format!(
+            "all {total} run(s) finished and are saved under {out}/runs; merging them was cut \
+             short and reproduce.json, report.html and verdicts.json were not written; run the \
+             same command to finish (it redoes no run)"
+        ),
+        (Cmd::Reproduce, Stage::Comparing) => format!(
+            "the simulation's runs and {out}/reproduce.json are complete; the comparison with the \
+             saved kernel runs (kernel.json) and the report were not written; run the same \
+             command to finish (it redoes no run)"
+        ),
+        (Cmd::Reproduce, Stage::Report(_)) => format!(
+            "the runs and {out}/reproduce.json are complete; the report was stopped and what it \
+             had written of report.html and verdicts.json removed; run `python3 -m mptlab.report \
+             {out}` (or the same command) to write it"
+        ),
+        (Cmd::Reproduce, Stage::Done) => format!("after its results in {out} were written"),
+    };
+    format!("interrupted by {}: {what}: {body}", name(sig))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn st(cmd: Cmd, stage: Stage) -> State {
+        State {
+            cmd,
+            out: PathBuf::from("o"),
+            stage,
+        }
+    }
+
+    /// Every stage's line names the signal, the command and how to go on.
+    #[test]
+    fn every_stage_says_what_to_do() {
+        for cmd in [Cmd::Sweep("s.toml".into()), Cmd::Reproduce] {
+            for stage in [
+                Stage::Starting,
+                Stage::Runs,
+                Stage::Merging,
+                Stage::Comparing,
+                Stage::Report(None),
+            ] {
+                let m = message(&st(cmd.clone(), stage), stage, SIGTERM);
+                assert!(m.starts_with("interrupted by SIGTERM: "), "{m}");
+                assert!(m.contains("the same command"), "{m}");
+                assert!(!m.contains('\n'), "{m}");
+            }
+        }
+    }
+}
