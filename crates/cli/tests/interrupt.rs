@@ -57,6 +57,13 @@ fn spawn(args: &[&str], envs: &[(&str, &str)]) -> Child {
     c.spawn().expect("runs")
 }
 
+/// The one line the binary prints when `sig` (its name) interrupted it.
+fn interruption_line<'a>(err: &'a str, sig: &str) -> &'a str {
+    err.lines()
+        .find(|l| l.starts_with(&format!("interrupted by {sig}")))
+        .unwrap_or_else(|| panic!("no interruption line in: {err}"))
+}
+
 /// Send `sig`; the exit code and stderr.
 fn signal(child: Child, sig: i32) -> (Option<i32>, String) {
     // SAFETY: kill(2) on our own child, not yet waited for.
@@ -95,10 +102,7 @@ fn an_interrupted_sweep_says_what_finished_and_resumes() {
     wait_for(&mut child, "a saved run", || run_files(&out) >= 3);
     let (code, err) = signal(child, libc::SIGINT);
     assert_eq!(code, Some(130), "{err}");
-    let line = err
-        .lines()
-        .find(|l| l.starts_with("interrupted by SIGINT"))
-        .unwrap_or_else(|| panic!("no interruption line in: {err}"));
+    let line = interruption_line(&err, "SIGINT");
     assert!(line.contains("sweep "), "{line}");
     assert!(
         line.contains("at least ") && line.contains(" of 800 run(s) finished and are saved under"),
@@ -117,10 +121,7 @@ fn an_interrupted_sweep_says_what_finished_and_resumes() {
     let (code, err) = signal(child, libc::SIGTERM);
     assert_eq!(code, Some(143), "{err}");
     assert!(err.contains("resuming:"), "{err}");
-    let line = err
-        .lines()
-        .find(|l| l.starts_with("interrupted by SIGTERM"))
-        .unwrap_or_else(|| panic!("no interruption line in: {err}"));
+    let line = interruption_line(&err, "SIGTERM");
     assert!(line.contains("of them by an earlier invocation"), "{line}");
     assert!(!out.join("summary.json").exists());
 }
@@ -173,10 +174,7 @@ fn an_interrupted_report_leaves_no_half_written_report() {
         .unwrap();
     let (code, err) = signal(child, libc::SIGINT);
     assert_eq!(code, Some(130), "{err}");
-    let line = err
-        .lines()
-        .find(|l| l.starts_with("interrupted by SIGINT"))
-        .unwrap_or_else(|| panic!("no interruption line in: {err}"));
+    let line = interruption_line(&err, "SIGINT");
     assert!(line.contains("reproduce.json are complete"), "{line}");
     assert!(line.contains("-m mptlab.report"), "{line}");
     assert!(out.join("reproduce.json").exists());

@@ -33,8 +33,8 @@ pub fn message(unused: &[String], used: &BTreeSet<String>, scope: &str) -> Strin
     };
     let names: Vec<&str> = used.iter().map(String::as_str).collect();
     format!(
-        "profile `{first}` is defined but no {scope} uses it{others} (the links use {}): name it \
-         in topology.paths (or a link's `profile`) or remove the table{}",
+        "profile `{first}` is defined but no {scope} uses it{others} (the links use {}): a profile \
+         must be named in topology.paths (or a link's `profile`); name it there or remove the table{}",
         if names.is_empty() {
             "none".to_string()
         } else {
