@@ -561,6 +561,17 @@ impl<E: Packed> Default for EventQueue<E> {
 mod tests {
     use super::*;
 
+    /// Marsaglia's xorshift64 (13, 7, 17) from `seed`: the tests' cheap,
+    /// reproducible draws.
+    fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
     #[test]
     fn earliest_first_then_fifo() {
         let mut q = EventQueue::<u32>::new();
@@ -581,13 +592,7 @@ mod tests {
             q.seq_limit = l;
         }
         let mut reference: Vec<(Nanos, u32)> = Vec::new();
-        let mut x: u64 = 12345;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(12345);
         let mut id = 0u32;
         let mut now = 0;
         let mut max_len = 0;
@@ -649,13 +654,7 @@ mod tests {
         use std::collections::BinaryHeap;
         let mut q = EventQueue::<u32>::new();
         let mut reference = BinaryHeap::new();
-        let mut x: u64 = 2027;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(2027);
         let (mut id, mut now, mut seq) = (0u32, 0, 0u64);
         let (mut to_heap, mut to_sorted) = (0, 0);
         let mut was_sorted = q.lanes[0].sorted;
@@ -717,13 +716,7 @@ mod tests {
         let mut q = EventQueue::<u32>::new();
         q.seq_limit = 150_001;
         let mut reference = BinaryHeap::new();
-        let mut x: u64 = 99;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(99);
         let (mut id, mut now, mut seq) = (0u32, 0, 0u64);
         let mut push = |q: &mut EventQueue<u32>, reference: &mut BinaryHeap<_>, t, timer| {
             if timer {
@@ -779,15 +772,10 @@ mod tests {
     /// pops them in sorted order, for sizes around the powers of two.
     #[test]
     fn a_heapified_bucket_pops_in_key_order() {
-        let mut x: u64 = 0x2545_f491;
+        let mut next = xorshift(0x2545_f491);
         for n in [0usize, 1, 2, 3, 7, 8, 9, 63, 64, 65, 200] {
             let mut keys: Vec<u128> = (0..n as u64)
-                .map(|i| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    ((x % 50) as u128) << 64 | i as u128
-                })
+                .map(|i| ((next() % 50) as u128) << 64 | i as u128)
                 .collect();
             let mut lane = Lane::new(true);
             lane.buffer().extend(&keys);
