@@ -692,8 +692,15 @@ impl World {
     /// local for that untaken branch on every packet sent
     /// (docs/performance.md "Session 17 pass"), and until session 26 the
     /// returned packet was copied into its slot.
+    ///
+    /// The host's interfaces are read from `ep`'s engine record here, once
+    /// a packet is to be sent, not by `drain` before its first poll: read
+    /// there, they were loaded and kept on the stack across the endpoint's
+    /// calls on every drain, most of which send nothing more than the
+    /// drains before (docs/performance.md "Session 28 pass").
     #[inline]
-    fn transmit(&mut self, ep: EpId, host: NodeId, ifaces: IfaceMemo) {
+    fn transmit(&mut self, ep: EpId) {
+        let ifaces = self.ep_hot[ep].ifaces;
         let pkt = self.net.vacant_packet();
         let (flow, src) = (pkt.flow, pkt.src);
         // the client's host, for `on_arrive` at the far end: the same
@@ -707,10 +714,10 @@ impl World {
         let client_host = self.ep_hot[client_ep].host;
         let out = ifaces
             .out_link(src)
-            .unwrap_or_else(|()| self.net.host_out_link(host, src));
+            .unwrap_or_else(|()| self.net.host_out_link(self.ep_hot[ep].host as NodeId, src));
         let (id, hdr) = self.net.claim_vacant_hdr(client_host);
         if self.capture.is_some() {
-            self.capture_sent(ep, host, id);
+            self.capture_sent(ep, self.ep_hot[ep].host as NodeId, id);
         }
         if let Sent::InFlight {
             dlink,
@@ -748,11 +755,9 @@ impl World {
     }
 
     fn drain(&mut self, ep: EpId) {
-        let host = self.ep_hot[ep].host as NodeId;
-        let ifaces = self.ep_hot[ep].ifaces;
         let now = self.now;
         while self.eps[ep].poll_transmit_into(now, self.net.vacant_slot()) {
-            self.transmit(ep, host, ifaces);
+            self.transmit(ep);
         }
         // most drains have no event: look up who receives them only once
         // there is one
