@@ -541,11 +541,13 @@ impl World {
             if !self.dirty.is_empty() || !self.app_events.is_empty() {
                 self.settle();
             }
-            if std::mem::take(&mut self.app_ran)
-                && !fg_apps.is_empty()
-                && fg_apps.iter().all(|&a| self.apps[a].is_done())
-            {
-                break;
+            // (tested before it is cleared: `mem::take` stored `false` on
+            // every event, and an application callback runs on few of them)
+            if self.app_ran {
+                self.app_ran = false;
+                if !fg_apps.is_empty() && fg_apps.iter().all(|&a| self.apps[a].is_done()) {
+                    break;
+                }
             }
         }
     }
