@@ -433,8 +433,17 @@ impl<E: Packed> EventQueue<E> {
     /// `pop`, the event as its code (`Packed::pack`).
     #[inline]
     pub fn pop_code(&mut self) -> Option<(Nanos, u32)> {
-        // the common case on its own path: a sorted event lane whose
-        // earliest entry comes before the timers'
+        self.pop_code_hinted(usize::MAX).map(|(t, c, _)| (t, c))
+    }
+
+    /// `pop_code`, and `hints_from(n)` after the pop. The common case, a
+    /// sorted event lane whose earliest entry comes before the timers', is
+    /// on its own path, and there the answer is known to be no (no hints
+    /// from a sorted lane): the event loop asked `hints_from` after every
+    /// pop, two instructions that read the flag again (docs/performance.md
+    /// "Session 28 pass").
+    #[inline]
+    pub fn pop_code_hinted(&mut self, n: usize) -> Option<(Nanos, u32, bool)> {
         let lane = &mut self.lanes[0];
         if lane.sorted {
             if let Some(&a) = lane.heap.last() {
@@ -443,10 +452,17 @@ impl<E: Packed> EventQueue<E> {
                     lane.heap.pop();
                     self.popped += 1;
                     self.last = (a >> 64) as Nanos;
-                    return Some((self.last, a as u32 & (CODE_LIMIT - 1)));
+                    return Some((self.last, a as u32 & (CODE_LIMIT - 1), false));
                 }
             }
         }
+        let (t, c) = self.pop_general()?;
+        Some((t, c, self.hints_from(n)))
+    }
+
+    /// `pop_code` when the sorted lane's path did not apply.
+    #[inline(always)]
+    fn pop_general(&mut self) -> Option<(Nanos, u32)> {
         let (l, k) = self.first()?;
         if l == 0 {
             let lane = &mut self.lanes[0];

@@ -509,13 +509,13 @@ impl World {
         // ask once after the first event whatever happened, as before any
         // event the apps' start() ran
         self.app_ran = true;
-        while let Some((t, code)) = self.events.pop_code() {
+        while let Some((t, code, hints)) = self.events.pop_code_hinted(PREFETCH_FROM) {
             if t > end {
                 self.now = end;
                 break;
             }
             self.now = t;
-            if self.events.hints_from(PREFETCH_FROM) {
+            if hints {
                 self.prefetch_upcoming();
             }
             // Packet arrivals are almost every event (99.8 % in the htsim
