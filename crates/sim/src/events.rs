@@ -720,6 +720,51 @@ mod tests {
         assert!(to_heap >= 10 && to_sorted >= 10, "{to_heap} {to_sorted}");
     }
 
+    /// `pop_code_hinted`'s answer is `hints_from` asked after the pop, in
+    /// both forms of the event lane (the sorted one's own path answers no
+    /// without asking), and its pops are `pop_code`'s: the queue grows past
+    /// `SORTED_MAX` (a heap, where the threshold holds) and shrinks to a
+    /// sorted lane again, with timers beside.
+    #[test]
+    fn the_hinted_pop_answers_as_hints_from() {
+        let (mut q, mut plain) = (EventQueue::<u32>::new(), EventQueue::<u32>::new());
+        let mut next = xorshift(28);
+        let (mut id, mut now) = (0u32, 0);
+        let n = 20;
+        let (mut yes, mut no) = (0, 0);
+        for step in 0..40_000u64 {
+            let growing = (step / 500) % 2 == 0;
+            let pushes = if growing { next() % 3 } else { next() % 2 };
+            for _ in 0..pushes {
+                let r = next();
+                let t = now + r % 40;
+                if r % 8 == 0 {
+                    q.push_timer(t, id);
+                    plain.push_timer(t, id);
+                } else {
+                    q.push(t, id);
+                    plain.push(t, id);
+                }
+                id = (id + 1) % CODE_LIMIT;
+            }
+            let pops = if growing { next() % 2 } else { 1 + next() % 2 };
+            for _ in 0..pops {
+                let got = q.pop_code_hinted(n);
+                assert_eq!(got.map(|(t, c, _)| (t, c)), plain.pop_code(), "step {step}");
+                if let Some((t, _, hints)) = got {
+                    assert_eq!(hints, q.hints_from(n), "step {step}");
+                    if hints {
+                        yes += 1;
+                    } else {
+                        no += 1;
+                    }
+                    now = t;
+                }
+            }
+        }
+        assert!(yes >= 1_000 && no >= 1_000, "{yes} {no}");
+    }
+
     /// Tens of thousands of queued events, as at 10,000 connections: the
     /// calendar (`crate::calendar`) turns on, and pops still come in exactly
     /// (time, push order), through many bucket refills and passes, with
