@@ -921,6 +921,22 @@ mod tests {
         }
     }
 
+    /// `World::run` takes a code below `MAX_EVENT_INDEX` for an arrival on
+    /// the directed link numbered by the code itself, without unpacking it:
+    /// every arrival packs to its link, and every other event to a code at
+    /// or above the limit (passes on main too, whose packing is the same;
+    /// fails if arrivals are not kind 0, checked).
+    #[test]
+    fn arrivals_are_the_codes_below_the_index_limit() {
+        let last = MAX_EVENT_INDEX - 1;
+        for i in [0, 1, 2, 12_345, last] {
+            assert_eq!(Ev::Arrive(i).pack(), i as u32);
+            for ev in [Ev::EpTimer(i), Ev::AppTimer(i), Ev::Sample] {
+                assert!(ev.pack() >= MAX_EVENT_INDEX as u32, "{ev:?}");
+            }
+        }
+    }
+
     #[test]
     fn events_pack_into_queue_codes_and_back() {
         let last = MAX_EVENT_INDEX - 1;
