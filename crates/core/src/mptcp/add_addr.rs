@@ -76,6 +76,12 @@ impl AddAddrTimers {
         });
     }
 
+    /// No address announced (so no timer: `deadline` is `None`).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
     /// The earliest timer.
     pub fn deadline(&self) -> Option<Nanos> {
         self.list.iter().filter_map(|a| a.deadline).min()

@@ -24,8 +24,9 @@ pub(super) enum Repeated {
     /// rounds here stopped before a round they do not run, or at the
     /// loop's bound) or none (the last send drained the subflow).
     General(Option<usize>),
-    /// A round handed nothing out: the general round would have ended the
-    /// loop there.
+    /// A round handed nothing out, or the next general round would end the
+    /// loop before handing anything out (no subflow available): the loop
+    /// ends here.
     Stop,
 }
 
@@ -47,7 +48,26 @@ impl MptcpConnection {
         while *rounds < max {
             // the general round's `again`, with every view kept (no
             // rebuild to run) and no copy to offer
-            if self.views_valid != u64::MAX || self.copies || !views[p].available() {
+            if self.views_valid != u64::MAX || self.copies {
+                break;
+            }
+            if !views[p].available() {
+                // The general round would now find no pick to repeat and,
+                // with nothing queued for reinjection or a re-push (whose
+                // queues it would trim), end at its idle test (or before
+                // it) when no subflow is available (v0.9x `mptcp_write_xmit`
+                // stops when `get_available_subflow` finds none;
+                // `Scheduler::idle_without_available`): every view is kept,
+                // so the views answer what `sf_available` would. The pass
+                // ends here without that round's reads (the common end of a
+                // pass in the htsim scenario: the ACK's window used up).
+                if self.idle_unavailable
+                    && !self.send.repeat_queued()
+                    && !views.iter().any(|v| v.available())
+                {
+                    debug_assert!(!self.sfs.iter().any(|s| self.sf_available(s)));
+                    return Repeated::Stop;
+                }
                 break;
             }
             if self.send.next_reinject().is_some() || self.send.next_resend().is_some() {
