@@ -70,3 +70,13 @@ def test_seed002_a_size_left_out_for_no_value_is_named(tmp_path: Path) -> None:
     v = seed002.section({}, runs, [], tmp_path / "figures").verdicts["s002-3g-wifi-reduces-latency"]
     assert "for 1 of 1 file sizes" in v[1], v
     assert "left out, fewer than 2 paired runs with a completion time on each side: 32 MB" in v[1], v
+
+
+def test_unfinished_work_without_a_recorded_total_is_still_counted() -> None:
+    # a run with 2 unfinished transfers and no `transfers` key: the
+    # Unfinished work table said "-" (the total read as 0 hid the count)
+    from mptlab.report.common import unfinished_rows
+    r = _run("000", "f", {"x": 1}, 0, {"transfers_unfinished": 2, "messages_undelivered": 0})
+    assert unfinished_rows([r]) == [["000", "f", "x=1", 1, 1, "2 (total not recorded)", "-"]]
+    r.metrics.update(transfers=5, messages_undelivered=1200, messages=4000)
+    assert unfinished_rows([r]) == [["000", "f", "x=1", 1, 1, "2 of 5", "1,200 of 4,000"]]
