@@ -16,6 +16,8 @@ mod until;
 
 /// `--kernel-runs` default.
 pub const KERNEL_RUNS: u32 = kernel::DEFAULT_RUNS;
+/// Paired runs a judged median needs (kernel cells and `validate`'s cells).
+pub const MIN_RUNS: u64 = kernel::MIN_RUNS;
 
 use crate::driver::{Driver, Emulate, Simulate};
 use crate::experiments::{Registry, REGISTRY};
@@ -752,15 +754,20 @@ fn rejudge(
                 .count()
         })
     };
-    let judged = count("agree") + count("disagree") + count("no verdict");
+    // a ran cell judged on no data (fewer than 2 paired runs, a side
+    // without values) is "not checkable", never agree / disagree
+    let nc = kernel::NOT_CHECKABLE;
+    let judged = count("agree") + count("disagree") + count(nc);
     eprintln!(
         "reproduce --kernel-from: {} cell(s), {} without a kernel result (refused, skipped or failed \
-         in the saved pass); {judged} re-judged: {} agree, {} disagree, {} no verdict; wrote {}",
+         in the saved pass); {judged} re-judged: {} agree, {} disagree, {} {nc} (fewer than {} paired \
+         runs or a side without values: the reason in each cell's `reason`); wrote {}",
         cells.len(),
         cells.len() - judged,
         count("agree"),
         count("disagree"),
-        count("no verdict"),
+        count(nc),
+        kernel::MIN_RUNS,
         path.display()
     );
     if !m["until_decided"].is_null() {
@@ -781,7 +788,7 @@ fn rejudge(
 
 /// The like-for-like runs of the cells the kernel ran with a substitution
 /// ([`like`]), before kernel.json is written; a cell whose runs fail is
-/// named on stderr (its entry says "no verdict").
+/// named on stderr (its entry says "not checkable").
 fn simulate_like(o: &Options, inputs: &like::Inputs, todo: &[like::Todo]) {
     if todo.is_empty() {
         return;

@@ -419,21 +419,37 @@ more_kernel_runs,kernel_runs_many_sim\n",
     s
 }
 
+/// Runs a side needs for its median to be judged ([`crate::reproduce`]'s
+/// kernel cells use the same).
+fn reproduce_min_runs() -> usize {
+    crate::reproduce::MIN_RUNS as usize
+}
+
 /// The summary line: "N of M cells pass" over the counted cells.
 fn summary(cells: &[Cell]) -> String {
     let counted: Vec<&Cell> = cells
         .iter()
         .filter(|c| c.verdict != Verdict::Info)
         .collect();
+    // a median of one run has no spread: such a cell is counted, not
+    // passed (`--runs 1`; reproduce/kernel.rs `metric_gap`, the same rule)
+    let few = |c: &&Cell| c.sim.n.min(c.kernel.n) < reproduce_min_runs();
     let pass = counted
         .iter()
-        .filter(|c| c.verdict == Verdict::Pass)
+        .filter(|c| c.verdict == Verdict::Pass && !few(c))
         .count();
     let unf = counted
         .iter()
         .filter(|c| c.sim_unfinished.0 > 0 || c.kernel_unfinished.0 > 0)
         .count();
     let mut s = format!("{pass} of {} cells pass", counted.len());
+    let n_few = counted.iter().filter(|c| few(c)).count();
+    if n_few > 0 {
+        s.push_str(&format!(
+            ", {n_few} not checkable (fewer than {} runs on a side: a median of one run has no spread)",
+            reproduce_min_runs()
+        ));
+    }
     let disagree = counted
         .iter()
         .filter(|c| c.decision == Some(shift::Decision::Disagree))
@@ -1024,6 +1040,25 @@ mod tests {
             "0 of 1 cells pass; 1 disagree beyond their 95 % interval; 0 undecided"
         );
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// Session 28: `validate --runs 1` passed a cell on one kernel run
+    /// against one simulated run ("1 of 1 cells pass"); it is counted, not
+    /// passed, with the reason.
+    #[test]
+    fn one_run_cells_are_not_checkable() {
+        let s = scenario(&[]);
+        let one = runs(&s, 1, 700.0, 0.1);
+        let cells = cells_of("cell", false, &one, &one);
+        assert_eq!(cells[0].verdict, super::Verdict::Pass);
+        assert!(
+            summary(&cells).starts_with(
+                "0 of 1 cells pass, 1 not checkable (fewer than 2 runs on a side: a median of one run \
+                 has no spread)"
+            ),
+            "{}",
+            summary(&cells)
+        );
     }
 
     /// The kernel's CONFIG_HZ is recorded beside its runs (when the host's

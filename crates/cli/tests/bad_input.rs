@@ -392,3 +392,97 @@ fn validate_options_that_mean_nothing_are_refused_by_name() {
         "error: --runs 0: expected a number of runs >= 1"
     );
 }
+
+/// Session 28: `agent client --run 5` on a scenario of 1 run was accepted
+/// (a seed no `run` or `emulate` of the file draws); `agent server --out`
+/// overwrote results already there when it stopped; port 0 was taken as
+/// "any port". Each is one message naming the option, exit 2, before the
+/// agent touches the network.
+#[test]
+fn agent_options_out_of_range_are_refused_by_name() {
+    let (d, scen) = with_scenario("agent");
+    let sc = scen.to_str().unwrap();
+    let to = |connect: &str, extra: &[&str]| {
+        let mut a = vec!["agent", "client", sc, "--connect", connect, "--out"];
+        a.push(d.to_str().unwrap());
+        a.extend_from_slice(extra);
+        mptlab(&a, None)
+    };
+    let client = |extra: &[&str]| to("127.0.0.1:1", extra);
+    let o = client(&["--run", "5"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("--run 5: the scenario has 1 run(s) (scenario.runs = 1), so --run must be 0")
+            && e.contains(sc)
+            && e.lines().count() == 1,
+        "{e}"
+    );
+    // the server the same
+    let o = mptlab(
+        &[
+            "agent",
+            "server",
+            sc,
+            "--listen",
+            "127.0.0.1:1",
+            "--run",
+            "1",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--run 1: the scenario has 1 run(s)"),
+        "{}",
+        stderr(&o)
+    );
+    // with more runs set, the range says so
+    let o = client(&["--run", "3", "--set", "scenario.runs=3"]);
+    assert!(
+        stderr(&o).contains("so --run must be 0 to 2"),
+        "{}",
+        stderr(&o)
+    );
+    // port 0
+    let o = to("127.0.0.1:0", &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--connect 127.0.0.1:0: port 0"),
+        "{}",
+        stderr(&o)
+    );
+    let o = mptlab(&["agent", "server", sc, "--listen", "127.0.0.1:0"], None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--listen 127.0.0.1:0: port 0"),
+        "{}",
+        stderr(&o)
+    );
+    // the server's --out holding results: refused up front, kept
+    let out = d.join("srv");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("summary.json"), "{\"mine\": 1}").unwrap();
+    let o = mptlab(
+        &[
+            "agent",
+            "server",
+            sc,
+            "--listen",
+            "127.0.0.1:1",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("already holds results (summary.json); use --force"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("summary.json")).unwrap(),
+        "{\"mine\": 1}"
+    );
+}

@@ -41,6 +41,9 @@ pub enum AgentCommand {
         /// of an "up" scenario) into DIR.
         #[arg(long, short, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// Overwrite results already in DIR (`--out`).
+        #[arg(long, requires = "out")]
+        force: bool,
     },
     /// Run the scenario's client side against a server and write the result tables.
     Client {
@@ -67,11 +70,15 @@ pub enum AgentCommand {
     },
 }
 
-fn load(p: &PathBuf, set: &[Override]) -> Result<Scenario, ExitCode> {
+fn load(p: &PathBuf, set: &[Override], run: u32) -> Result<Scenario, ExitCode> {
     let s = Scenario::load(p, set).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
+    if let Err(e) = run_in_range(&s, run) {
+        eprintln!("error: {}: {e}", p.display());
+        return Err(ExitCode::from(2));
+    }
     supported(&s).map_err(|e| {
         eprintln!("error: {}: {e}", p.display());
         ExitCode::from(2)
@@ -90,6 +97,59 @@ fn load(p: &PathBuf, set: &[Override]) -> Result<Scenario, ExitCode> {
         return Err(ExitCode::from(2));
     }
     Ok(s)
+}
+
+/// `--run R` names one of the scenario's runs (`scenario.runs`), as every
+/// other command's runs are `0..runs`: a run index beyond them took a seed
+/// no `mptlab run` or `emulate` of the same file ever draws, so its result
+/// had no simulated counterpart to compare with.
+fn run_in_range(s: &Scenario, run: u32) -> Result<(), String> {
+    let n = s.meta.runs;
+    if run < n {
+        return Ok(());
+    }
+    Err(format!(
+        "--run {run}: the scenario has {n} run(s) (scenario.runs = {n}), so --run must be {}; raise \
+         scenario.runs in the file (or --set scenario.runs=N, on both hosts) to run more",
+        if n <= 1 {
+            "0".to_string()
+        } else {
+            format!("0 to {}", n - 1)
+        }
+    ))
+}
+
+/// `--out DIR` of the server: results already in DIR are refused before
+/// the agent serves (they were overwritten when it stopped, the run's
+/// result written over another's), unless `--force`.
+fn out_free(out: &Option<PathBuf>, force: bool) -> Result<(), String> {
+    let Some(out) = out else { return Ok(()) };
+    let theirs = mptlab_results::result_files_in(out);
+    if theirs.is_empty() || force {
+        return Ok(());
+    }
+    Err(format!(
+        "--out {}: it already holds results ({}); use --force to overwrite them, or another DIR",
+        out.display(),
+        theirs.join(", ")
+    ))
+}
+
+/// Port 0 asks the kernel for any free port: a server listening there
+/// cannot be found by its client, and no server listens on it.
+fn port_set(opt: &str, a: SocketAddrV4) -> Result<(), String> {
+    if a.port() == 0 {
+        return Err(format!(
+            "{opt} {a}: port 0 is no port to {}; give the port both hosts use, e.g. {}:5201",
+            if opt == "--listen" {
+                "listen on (the kernel would pick one the client cannot know)"
+            } else {
+                "connect to"
+            },
+            a.ip()
+        ));
+    }
+    Ok(())
 }
 
 pub fn main(cmd: AgentCommand) -> ExitCode {
@@ -111,11 +171,16 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
             run,
             set,
             out,
+            force,
         } => {
-            let s = match load(&scenario, &set) {
+            let s = match load(&scenario, &set, run) {
                 Ok(s) => s,
                 Err(c) => return Ok(c),
             };
+            if let Err(e) = out_free(&out, force).and(port_set("--listen", listen)) {
+                eprintln!("error: {e}");
+                return Ok(ExitCode::from(2));
+            }
             let p = Arc::new(plan(
                 &s,
                 s.run_seed(run),
@@ -184,10 +249,14 @@ fn run(cmd: AgentCommand) -> Result<ExitCode, String> {
             out,
             force,
         } => {
-            let s = match load(&scenario, &set) {
+            let s = match load(&scenario, &set, run) {
                 Ok(s) => s,
                 Err(c) => return Ok(c),
             };
+            if let Err(e) = port_set("--connect", connect) {
+                eprintln!("error: {e}");
+                return Ok(ExitCode::from(2));
+            }
             // not only summary.json: a flows.csv or scenario.toml of the
             // user's own would be overwritten (as `mptlab run`, session 26)
             let theirs = mptlab_results::result_files_in(&out);

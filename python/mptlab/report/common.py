@@ -340,7 +340,12 @@ def unfinished_rows(runs: Sequence["Run"]) -> List[List[Any]]:
         a[3] += int(r.metrics.get("transfers") or 0)
         a[4] += r.messages_undelivered
         a[5] += int(r.metrics.get("messages") or 0)
-    return [[s, f, p, a[0], a[1], f"{a[2]} of {a[3]}" if a[3] else "-", f"{a[4]:,} of {a[5]:,}" if a[5] else "-"]
+    # a run without `transfers` / `messages` (not what mptlab writes) adds
+    # 0 to the total: the unfinished count is still shown, "-" only when
+    # nothing is unfinished (it was "-" beside 2 unfinished of no total)
+    def of(n: int, total: int, sep: str) -> str:
+        return (f"{n:{sep}} of {total:{sep}}" if total else (f"{n:{sep}} (total not recorded)" if n else "-"))
+    return [[s, f, p, a[0], a[1], of(a[2], a[3], ""), of(a[4], a[5], ",")]
             for (s, f, p), a in sorted(acc.items()) if a[2] or a[4]]
 
 

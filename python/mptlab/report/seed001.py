@@ -350,15 +350,28 @@ def section(manifest: Dict[str, Any], runs: List[Run], claims: List[Dict[str, An
         v["s001-tlp-up-to-50pct"] = (verdict, (
             f"largest reduction of the mean burst completion time: {g:.1%} ({best[0][0]} {best[0][1]} seg, "
             f"alternate {best[0][2]}); built-in wlan + lte: " + ("; ".join(cl) if cl else "not run")))
-    std_runs = [r for r in runs if r.values.get("transport.mptcp.tlp") == "subflow" and r.get("fg_rto_events") is not None]
+    # a run without one of the three counters is left out and counted, not
+    # read as 0: a missing retransmission count made an RTO look like one
+    # without a retransmission (session 28)
+    counters = ("fg_rto_events", "fg_bytes_reinjected", "fg_retrans_rto")
+    tlp_runs = [r for r in runs if r.values.get("transport.mptcp.tlp") == "subflow"
+                and any(r.get(c) is not None for c in counters)]
+    std_runs = [r for r in tlp_runs if all(r.get(c) is not None for c in counters)]
+    lacking = [r for r in tlp_runs if any(r.get(c) is None for c in counters)]
+    dropped = (f"; {len(lacking)} run(s) left out for lacking " + " or ".join(
+        c for c in counters if any(r.get(c) is None for r in lacking))
+        + f" (in {', '.join(sorted({r.stem for r in lacking}))})") if lacking else ""
+    if lacking and not std_runs:
+        v["s001-linux-loss-recovery-heuristic"] = ("not checkable", "no standard-TLP run with all of "
+                                                   + ", ".join(counters) + dropped)
     if std_runs:
-        reinj_wo_rto = sum(1 for r in std_runs if (r.get("fg_bytes_reinjected") or 0) > 0 and (r.get("fg_rto_events") or 0) == 0)
-        odd = [r for r in std_runs if (r.get("fg_rto_events") or 0) > 0 and (r.get("fg_retrans_rto") or 0) == 0]
+        reinj_wo_rto = sum(1 for r in std_runs if r.get("fg_bytes_reinjected") > 0 and r.get("fg_rto_events") == 0)
+        odd = [r for r in std_runs if r.get("fg_rto_events") > 0 and r.get("fg_retrans_rto") == 0]
         rto_wo_retx = len(odd)
         where = sorted({r.stem for r in odd})
-        with_reinj = sum(1 for r in std_runs if (r.get("fg_bytes_reinjected") or 0) > 0)
+        with_reinj = sum(1 for r in std_runs if r.get("fg_bytes_reinjected") > 0)
         v["s001-linux-loss-recovery-heuristic"] = (grade(reinj_wo_rto == 0 and rto_wo_retx == 0, reinj_wo_rto == 0), (
-            f"standard-TLP runs: {with_reinj} of {len(std_runs)} reinjected data on the other subflow, "
+            f"standard-TLP runs{dropped}: {with_reinj} of {len(std_runs)} reinjected data on the other subflow, "
             f"{reinj_wo_rto} of them without an RTO; {rto_wo_retx} runs had an RTO without a retransmission on "
             "the original subflow" + (f" (in {', '.join(where)}; they retransmitted and reinjected no data at all, "
                                       "so the timer was not a data RTO; not investigated further)" if odd else "")

@@ -581,7 +581,7 @@ pub fn metrics_of(s: &Scenario) -> Vec<&'static str> {
 /// The comparison rows of one cell from the simulator's and the kernel's
 /// point (entries of `summary.json` `points`), and the cell's verdict:
 /// `agree` when every judged metric passes, `disagree` when one fails,
-/// `no verdict` when none could be judged.
+/// `not checkable` when none could be judged on data ([`cell_judgement`]).
 ///
 /// Paired by run index: `sim` and `kernel` are the medians over the runs
 /// both sides have (the kernel's `--kernel-runs N` runs 0..N-1 against the
@@ -682,20 +682,106 @@ pub fn compare_cell(metrics: &[&str], sim: &Value, kernel: &Value) -> (Vec<Value
     (rows, verdict)
 }
 
-/// A cell's verdict from its rows: `agree` when every judged metric passes,
-/// `disagree` when one fails, `no verdict` when none could be judged.
+/// What a cell's verdict is instead of agree / disagree when it would rest
+/// on no data (python/mptlab/report/kernel.py `NOT_CHECKABLE`; the seeds'
+/// claims say the same, docs/report.md "Session 26: verdicts on no data").
+pub const NOT_CHECKABLE: &str = "not checkable";
+
+/// Paired runs a judged median needs: the "median" of one kernel run is
+/// that run's draw, its spread unknown ([`shift::decide`] says so too:
+/// "one kernel run: its spread is unknown"). The report's rule is the same
+/// (report/kernel.py `MIN_RUNS`).
+pub const MIN_RUNS: u64 = 2;
+
+/// A cell's verdict from its rows: `agree` when every compared metric
+/// passes on data, `disagree` when one fails on data, else
+/// [`NOT_CHECKABLE`] ([`cell_judgement`] gives the reason).
 pub fn cell_verdict(rows: &[Value]) -> &'static str {
-    let is = |v: Verdict| {
-        rows.iter()
-            .any(|r| r["verdict"].as_str() == Some(v.as_str()))
-    };
-    if is(Verdict::Fail) {
-        "disagree"
-    } else if is(Verdict::Pass) {
-        "agree"
-    } else {
-        "no verdict"
+    cell_judgement(rows).0
+}
+
+/// Why a compared metric's row would be judged on no data, or `None` when
+/// it would not: a side without a value (every run on it unfinished), fewer
+/// than [`MIN_RUNS`] paired runs, an interval whose bounds are not numbers
+/// (NaN is written as null), or a comparison the criterion could not make
+/// (`info`, e.g. a ratio against a simulated median of 0). The same rule
+/// and words as report/kernel.py `metric_gap`, which re-judges saved files.
+pub fn metric_gap(row: &Value) -> Option<String> {
+    let (sim, ker) = (&row["sim"], &row["kernel"]);
+    let finite = |v: &Value| v.as_f64().is_some_and(f64::is_finite);
+    // the paired medians lack both sides when either does: the side to
+    // name is the kernel when none of its runs finished (`kernel_all`)
+    if !finite(&sim["median"]) || !finite(&ker["median"]) {
+        return Some(
+            if !finite(&row["kernel_all"]["median"]) && !finite(&ker["median"]) {
+                "no kernel value (no kernel run finished)".into()
+            } else if !finite(&sim["median"]) {
+                "no simulated value (no paired simulated run finished)".into()
+            } else {
+                "no kernel value (no kernel run finished)".into()
+            },
+        );
     }
+    let n = [sim, ker]
+        .iter()
+        .map(|x| x["n"].as_u64().unwrap_or(0))
+        .min()
+        .unwrap_or(0);
+    if n < MIN_RUNS {
+        return Some(format!(
+            "{n} paired run{}: a median of one run has no spread (at least {MIN_RUNS} needed)",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    if ![sim, ker]
+        .iter()
+        .all(|x| finite(&x["lo"]) && finite(&x["hi"]))
+    {
+        return Some("no interval (its bounds are not numbers)".into());
+    }
+    let v = row["verdict"].as_str().unwrap_or("None");
+    if v != Verdict::Pass.as_str() && v != Verdict::Fail.as_str() {
+        return Some(format!(
+            "the criterion could not compare the medians (verdict {v})"
+        ));
+    }
+    None
+}
+
+/// A cell's verdict from its rows and, when it is [`NOT_CHECKABLE`], why
+/// (each compared metric's [`metric_gap`], `metric: why; ...`). A metric
+/// that fails on data decides `disagree` whatever the others lack; `agree`
+/// needs every compared metric (criterion not "shown only") judged on data
+/// and passing. The rule of report/kernel.py `judged`, so kernel.json, its
+/// stderr summary and the report say the same.
+pub fn cell_judgement(rows: &[Value]) -> (&'static str, Option<String>) {
+    let compared: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["criterion"] != "shown only")
+        .collect();
+    if compared.is_empty() {
+        return (NOT_CHECKABLE, Some("no compared metric".into()));
+    }
+    let gaps: Vec<(&Value, Option<String>)> =
+        compared.iter().map(|r| (*r, metric_gap(r))).collect();
+    let fail = Some(Verdict::Fail.as_str());
+    if gaps
+        .iter()
+        .any(|(r, g)| g.is_none() && r["verdict"].as_str() == fail)
+    {
+        return ("disagree", None);
+    }
+    if gaps.iter().all(|(_, g)| g.is_none()) {
+        return ("agree", None);
+    }
+    let why: Vec<String> = gaps
+        .iter()
+        .filter_map(|(r, g)| {
+            g.as_ref()
+                .map(|g| format!("{}: {g}", r["metric"].as_str().unwrap_or("?")))
+        })
+        .collect();
+    (NOT_CHECKABLE, Some(why.join("; ")))
 }
 
 /// A cell's `unfinished` entry from its rows' (`None` when every kernel
@@ -792,7 +878,7 @@ pub fn unfinished_lines(m: &Value) -> String {
                 "  {}:{}: {}; {}\n",
                 c["experiment"].as_str().unwrap_or("?"),
                 c["point"].as_str().unwrap_or("?"),
-                c["verdict"].as_str().unwrap_or("no verdict"),
+                c["verdict"].as_str().unwrap_or(NOT_CHECKABLE),
                 note
             ));
         }
@@ -897,7 +983,7 @@ pub fn manifest(
                     });
                 }
                 _ => {
-                    e["verdict"] = "no verdict".into();
+                    e["verdict"] = NOT_CHECKABLE.into();
                     e["reason"] = "summary.json of the simulated or the kernel runs missing".into();
                 }
             }
@@ -1022,7 +1108,7 @@ mod tests {
         assert_eq!(rows[1]["verdict"], "PASS");
         // no kernel value: nothing judged
         let (_, v) = compare_cell(&m, &pt(&[100.0; 3], &[0.4; 3]), &json!({"per_run": []}));
-        assert_eq!(v, "no verdict");
+        assert_eq!(v, NOT_CHECKABLE);
         // bulk goodput is judged within 10 %
         assert_eq!(judge("fg_throughput_mbit", 10.0, 8.0).2, Verdict::Fail);
         assert_eq!(judge("fg_throughput_mbit", 10.0, 9.5).2, Verdict::Pass);
@@ -1040,8 +1126,9 @@ mod tests {
         let (rows, v) = compare_cell(&["completion_time_ms"], &sim, &ker);
         let r = &rows[0];
         // paired: kernel run 0 against simulated run 0, x1.0 (the median of
-        // all three simulated runs, 100 ms, would give x3.0 and FAIL)
-        assert_eq!(v, "agree");
+        // all three simulated runs, 100 ms, would give x3.0 and FAIL); one
+        // paired run: the metric passes, the cell is not checkable
+        assert_eq!(v, NOT_CHECKABLE);
         assert_eq!(r["verdict"], "PASS");
         assert_eq!(
             (r["sim"]["median"].as_f64(), r["sim"]["n"].as_u64()),
@@ -1062,14 +1149,18 @@ mod tests {
             json!({"per_run": [{"run": 2, "seed": 13, "metrics": {"completion_time_ms": 300.0}}]});
         let (rows, v) = compare_cell(&["completion_time_ms"], &sim, &ker2);
         assert_eq!(
-            (v, rows[0]["sim"]["median"].as_f64()),
-            ("disagree", Some(100.0))
+            (
+                v,
+                rows[0]["verdict"].as_str(),
+                rows[0]["sim"]["median"].as_f64()
+            ),
+            (NOT_CHECKABLE, Some("FAIL"), Some(100.0))
         );
         // a run recorded with another seed is not paired: nothing judged
         let ker3 =
             json!({"per_run": [{"run": 0, "seed": 99, "metrics": {"completion_time_ms": 300.0}}]});
         let (rows, v) = compare_cell(&["completion_time_ms"], &sim, &ker3);
-        assert_eq!((v, rows[0]["kernel"].clone()), ("no verdict", Value::Null));
+        assert_eq!((v, rows[0]["kernel"].clone()), (NOT_CHECKABLE, Value::Null));
         assert_eq!(rows[0]["kernel_all"]["n"], 1);
         // shares: per-run differences in points
         let s = pt(&[100.0; 3], &[0.40, 0.10, 0.10]);
@@ -1120,5 +1211,103 @@ mod tests {
         assert_eq!(hms(5.4), "5 s");
         assert_eq!(hms(125.0), "2 min 05 s");
         assert_eq!(hms(3725.0), "1 h 02 min 05 s");
+    }
+}
+
+/// Session 28: the kernel's verdict on too little data, against the cases
+/// the report's judge reads too (python/tests/data/kernel-judge-cases.json,
+/// python/tests/test_kernel_judge_parity.py): both give the same verdict
+/// and reason for the same cell.
+#[cfg(test)]
+mod judge_parity {
+    use super::*;
+
+    fn cases() -> Vec<Value> {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../python/tests/data/kernel-judge-cases.json");
+        let v: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+        v["cases"].as_array().unwrap().clone()
+    }
+
+    /// Fails before session 28: one kernel run within (outside) the
+    /// criterion was `agree` (`disagree`), a share without a simulated
+    /// value beside a judged delay `agree`, every kernel run unfinished
+    /// `no verdict`.
+    #[test]
+    fn too_little_data_is_not_checkable_as_the_report_says() {
+        for c in cases() {
+            let name = c["name"].as_str().unwrap();
+            let m: Vec<&str> = c["metrics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_str().unwrap())
+                .collect();
+            let (rows, v) = compare_cell(&m, &c["sim"], &c["kernel"]);
+            // the rows the report's test reads are what this code writes
+            assert_eq!(Value::from(rows.clone()), c["rows"], "{name}: rows");
+            assert_eq!(v, c["verdict"], "{name}");
+            let (v, why) = cell_judgement(&rows);
+            assert_eq!(v, c["verdict"], "{name}");
+            assert_eq!(
+                why.map(Value::from).unwrap_or(Value::Null),
+                c["reason"],
+                "{name}"
+            );
+        }
+    }
+
+    /// The stderr verdict line counts the cells as the report's
+    /// (python/tests/test_kernel_judge_parity.py, the same cells).
+    #[test]
+    fn the_verdict_line_counts_them_not_checkable() {
+        let cells: Vec<Value> = cases()
+            .iter()
+            .map(|c| {
+                let mut e = json!({"status": "ran", "metrics": c["rows"]});
+                super::super::like::judge_cell(&mut e, &Value::Null, None, &|_| {
+                    serde_json::from_value(c["rows"].clone()).unwrap()
+                });
+                assert_eq!(e["verdict"], c["verdict"], "{}", c["name"]);
+                assert_eq!(e["reason"], c["reason"], "{}", c["name"]);
+                e
+            })
+            .collect();
+        let line = super::super::like::summary(&json!({ "cells": cells }));
+        assert!(
+            line.starts_with(
+                "1 of 6 cells agree like for like, 4 not checkable (fewer than 2 paired runs, a side \
+                 without values or no compared metric: the reason beside each cell) (no cell ran with \
+                 a substitution)"
+            ),
+            "{line}"
+        );
+    }
+
+    /// NaN bounds (null in JSON) and the criterion's `info` are not
+    /// checkable with the report's words; no compared metric either.
+    #[test]
+    fn null_bounds_info_and_no_metric() {
+        let ci = |lo: Value| json!({"median": 80.0, "lo": lo, "hi": 82.0, "n": 3});
+        let row = |lo: Value, v: &str| {
+            json!({"metric": "delay_ms_median", "sim": ci(json!(70.0)), "kernel": ci(lo),
+                   "verdict": v, "criterion": "kernel/sim within 10 %"})
+        };
+        assert_eq!(
+            cell_judgement(&[row(Value::Null, "PASS")]),
+            (
+                NOT_CHECKABLE,
+                Some("delay_ms_median: no interval (its bounds are not numbers)".into())
+            )
+        );
+        assert_eq!(
+            cell_judgement(&[row(json!(79.0), "info")]).1.unwrap(),
+            "delay_ms_median: the criterion could not compare the medians (verdict info)"
+        );
+        assert_eq!(cell_judgement(&[row(json!(79.0), "PASS")]), ("agree", None));
+        assert_eq!(
+            cell_judgement(&[]),
+            (NOT_CHECKABLE, Some("no compared metric".into()))
+        );
     }
 }

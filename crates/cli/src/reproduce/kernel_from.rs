@@ -414,7 +414,7 @@ pub fn rejudge_cell(c: &Cell, e: &Value, sim: Option<&Value>, like: Option<&Valu
     }
     let metrics = metrics_of(&c.point.scenario);
     let Some(sim) = sim else {
-        out["verdict"] = "no verdict".into();
+        out["verdict"] = super::kernel::NOT_CHECKABLE.into();
         out["reason"] = "summary.json of the simulated runs missing".into();
         return out;
     };
@@ -1137,12 +1137,12 @@ mod tests {
             json: old,
         };
         assert_eq!(manifest(&old, &cells, &dir)["cells"], m["cells"]);
-        // the like-for-like runs missing: no verdict, said
+        // the like-for-like runs missing: not checkable, said
         let bare = tmp("like-missing");
         write(&bare.join("runs").join(KEYS[1]).join("summary.json"), &seed);
         write(&bare.join("runs").join(KEYS[0]).join("summary.json"), &seed);
         let mm = manifest(&saved, &cells, &bare);
-        assert_eq!(mm["cells"][sub]["verdict"], "no verdict");
+        assert_eq!(mm["cells"][sub]["verdict"], "not checkable");
         assert!(mm["cells"][sub]["reason"]
             .as_str()
             .unwrap()

@@ -16,7 +16,7 @@
 //! simulated point's (`Scenario::run_seed` depends on `scenario.seed` only).
 //! See docs/report.md, "like for like".
 
-use super::kernel::{cell_verdict, judge, Cell};
+use super::kernel::{cell_judgement, cell_verdict, judge, Cell, MIN_RUNS, NOT_CHECKABLE};
 use crate::driver::{Driver, Simulate};
 use mptlab_emu::substitute::Substitution;
 use mptlab_results::WriteOptions;
@@ -211,7 +211,7 @@ pub fn simulate(inputs: &Inputs, todo: &[Todo], out: &Path) -> Vec<(String, Stri
 /// simulated point with the seed's settings beside it (its median over the
 /// same runs, the ratio seed / like for like, and the kernel against it as
 /// judged before, `kernel_*`), not judged as agreement. `Some(Err(why))`:
-/// the like-for-like runs are missing; no verdict.
+/// the like-for-like runs are missing; not checkable.
 pub fn judge_cell(
     e: &mut Value,
     sim: &Value,
@@ -228,15 +228,25 @@ pub fn judge_cell(
         e["seed_mechanism"] = mechanism(&seed_rows, &rows);
     }
     if let Some(Err(why)) = &like {
-        e["verdict"] = "no verdict".into();
+        e["verdict"] = NOT_CHECKABLE.into();
         e["reason"] = format!("no like-for-like simulated runs: {why}").into();
         return;
     }
     if let Some(u) = super::kernel::unfinished_of(&rows) {
         e["unfinished"] = u;
     }
-    let verdict = cell_verdict(&rows);
+    let (verdict, why) = cell_judgement(&rows);
     e["verdict"] = verdict.into();
+    // a re-judged entry keeps the saved cell's keys: an earlier reason
+    // must not outlive the verdict it explained
+    match why {
+        Some(why) => e["reason"] = why.into(),
+        None => {
+            if let Some(o) = e.as_object_mut() {
+                o.remove("reason");
+            }
+        }
+    }
     let (decision, undecided) = crate::validate::shift::cell_decision(&rows, verdict);
     e["decision"] = decision.into();
     if !undecided.is_null() {
@@ -298,6 +308,17 @@ pub fn summary(m: &Value) -> String {
     let agree = |c: &&&Value| c["verdict"] == "agree";
     let n_agree = cells.iter().filter(agree).count();
     let mut s = format!("{n_agree} of {} cells agree like for like", cells.len());
+    // cells judged on no data, counted as report/kernel.py `_unjudged_clause` does
+    let unjudged = cells
+        .iter()
+        .filter(|c| c["verdict"] == NOT_CHECKABLE || c["verdict"] == "no verdict")
+        .count();
+    if unjudged > 0 {
+        s.push_str(&format!(
+            ", {unjudged} {NOT_CHECKABLE} (fewer than {MIN_RUNS} paired runs, a side without values or no \
+             compared metric: the reason beside each cell)"
+        ));
+    }
     let noise = decisions(&cells);
     let subst: Vec<&&Value> = cells
         .iter()
@@ -322,9 +343,12 @@ pub fn summary(m: &Value) -> String {
         .iter()
         .map(|(t, cs)| {
             let like = cs.iter().filter(|c| c["verdict"] == "agree").count();
+            // the kernel against the seed's settings: the same kernel runs,
+            // so on fewer than MIN_RUNS of them not counted either
+            // (report/kernel.py `_kernel_runs_ok`)
             let seed = cs
                 .iter()
-                .filter(|c| c["seed_mechanism"]["verdict"] == "agree")
+                .filter(|c| c["seed_mechanism"]["verdict"] == "agree" && kernel_runs_ok(c))
                 .count();
             format!(
                 "{t} ({} cells: {like} agree like for like; {seed} agree with the simulator at the seed's settings, \
@@ -341,6 +365,16 @@ pub fn summary(m: &Value) -> String {
         cells.len() - subst.len()
     ));
     s
+}
+
+/// Every compared metric of a cell entry has at least [`MIN_RUNS`] kernel
+/// values (report/kernel.py `_kernel_runs_ok`).
+fn kernel_runs_ok(c: &Value) -> bool {
+    let ms = c["metrics"].as_array().map_or(&[][..], |a| a.as_slice());
+    !ms.is_empty()
+        && ms
+            .iter()
+            .all(|m| m["kernel"]["n"].as_u64().unwrap_or(0) >= MIN_RUNS)
 }
 
 /// The noise-aware clause of the verdict line from the cells' `decision`
@@ -367,18 +401,23 @@ mod tests {
     fn the_verdict_line_says_what_was_compared() {
         let sub = json!([{"key": "transport.mptcp.scheduler", "scenario": "minrtt", "kernel": "upstream"}]);
         let mech = |v: &str| json!({"verdict": v});
+        let k3 = json!([{"kernel": {"n": 3}}]);
         let m = json!({"cells": [
             {"status": "ran", "verdict": "agree"},
             {"status": "ran", "verdict": "disagree"},
             {"status": "ran", "verdict": "agree", "substituted": sub, "seed_mechanism": mech("disagree")},
-            {"status": "ran", "verdict": "agree", "substituted": sub, "seed_mechanism": mech("agree")},
+            {"status": "ran", "verdict": "agree", "substituted": sub, "seed_mechanism": mech("agree"), "metrics": k3},
             {"status": "ran", "verdict": "disagree", "substituted": sub, "seed_mechanism": mech("disagree")},
+            // the seed's settings agreeing on one kernel run: not counted (report/kernel.py alike)
+            {"status": "ran", "verdict": "not checkable", "substituted": sub, "seed_mechanism": mech("agree"),
+             "metrics": [{"kernel": {"n": 1}}]},
             {"status": "refused", "reason": "olia"},
         ]});
         assert_eq!(
             summary(&m),
-            "3 of 5 cells agree like for like; 3 cells ran with a substitution: \
-             transport.mptcp.scheduler = minrtt -> upstream (3 cells: 2 agree like for like; 1 agree \
+            "3 of 6 cells agree like for like, 1 not checkable (fewer than 2 paired runs, a side without \
+             values or no compared metric: the reason beside each cell); 4 cells ran with a substitution: \
+             transport.mptcp.scheduler = minrtt -> upstream (4 cells: 2 agree like for like; 1 agree \
              with the simulator at the seed's settings, the seed's mechanism, not agreement); \
              1 of 2 cells without one agree"
         );

@@ -19,8 +19,12 @@ use serde_json::{json, Value};
 /// Why a cell got no more runs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stop {
-    /// Its decision is no longer `undecided` (`agree`, `disagree` or `no verdict`).
+    /// Its decision is no longer `undecided` (`agree` or `disagree`).
     Decided(String),
+    /// Not checkable with MIN_RUNS kernel runs or more (a side without
+    /// values, no compared metric): more kernel runs alone would not make
+    /// it checkable. The cell's reason.
+    NotCheckable(String),
     /// MAX kernel runs reached, still undecided.
     Max,
     /// Undecided, but the judge gives no kernel run count that would
@@ -37,6 +41,7 @@ impl Stop {
     pub fn text(&self) -> String {
         match self {
             Stop::Decided(d) => format!("decided: {d}"),
+            Stop::NotCheckable(why) => format!("{}: {why}", super::kernel::NOT_CHECKABLE),
             Stop::Max => "MAX reached, still undecided".into(),
             Stop::NoEstimate => {
                 "undecided, not by kernel runs alone with these simulated runs (no estimate)".into()
@@ -82,22 +87,42 @@ pub fn runs_of(entry: &Value) -> (u32, u32) {
 
 /// The stopping rule for one judged cell entry (`None`: the cell has no
 /// kernel result, status other than `ran`): a cell that is not
-/// `undecided` is decided; an undecided one with MAX runs stops; else it
-/// gets the judge's estimate of the runs still needed
-/// (`undecided.more_kernel_runs`, at least one), capped at MAX; without an
-/// estimate it stops.
+/// `undecided` is decided, unless it is `not checkable`: on fewer than
+/// MIN_RUNS kernel runs it gets the runs up to MIN_RUNS (capped at MAX),
+/// else it stops not checkable (not counted as decided); an undecided one
+/// with MAX runs stops; else it gets the judge's estimate of the runs
+/// still needed (`undecided.more_kernel_runs`, at least one), capped at
+/// MAX; without an estimate it stops.
 pub fn step(entry: &Value, max: u32) -> Option<Step> {
     if entry["status"].as_str() != Some("ran") {
         return None;
     }
+    let nc = super::kernel::NOT_CHECKABLE;
     let decision = entry["decision"]
         .as_str()
         .or(entry["verdict"].as_str())
-        .unwrap_or("no verdict");
+        .unwrap_or(nc);
+    let (have, next) = runs_of(entry);
+    if decision == nc || decision == "no verdict" {
+        // one kernel run passing its point criterion was `agree` here,
+        // decided on one run's draw; a second run makes it checkable
+        // (a cell without judged rows, e.g. its like-for-like runs
+        // missing, has no kernel run to add to: it stops)
+        let min = super::kernel::MIN_RUNS as u32;
+        let rows = entry["metrics"].as_array().is_some_and(|m| !m.is_empty());
+        if rows && have >= 1 && have < min && have < max {
+            return Some(Step::More {
+                have,
+                next,
+                target: next + (min - have).min(max - have),
+            });
+        }
+        let why = entry["reason"].as_str().unwrap_or("no reason recorded");
+        return Some(Step::Done(Stop::NotCheckable(why.to_string())));
+    }
     if decision != "undecided" {
         return Some(Step::Done(Stop::Decided(decision.to_string())));
     }
-    let (have, next) = runs_of(entry);
     if have >= max {
         return Some(Step::Done(Stop::Max));
     }
@@ -255,7 +280,8 @@ fn annotate(m: &mut Value, max: u32, recs: &[Record]) {
         "added_runs": added,
         "rule": "after the planned kernel runs, every undecided cell with fewer than max kernel runs got \
                  the judge's estimate of the runs still needed (undecided.more_kernel_runs), capped at max, \
-                 and was re-judged, until no cell asked; a decision reached this way was looked at after \
+                 and every cell not checkable on fewer than 2 kernel runs got the runs up to 2; each was \
+                 re-judged, until no cell asked; a decision reached this way was looked at after \
                  each batch, so its 95 % is per look, not for the sequence",
     });
 }
@@ -341,12 +367,44 @@ mod tests {
     #[test]
     fn the_stopping_rule() {
         // decided cells get nothing more
-        for d in ["agree", "disagree", "no verdict"] {
+        for d in ["agree", "disagree"] {
             assert_eq!(
                 step(&cell(3, d, None), 10),
                 Some(Step::Done(Stop::Decided(d.into())))
             );
         }
+        // not checkable on 3 runs (a side without values): more runs would
+        // not help, and it is not counted as decided
+        let mut nc = cell(3, "not checkable", None);
+        nc["reason"] = "fg_throughput_mbit: no simulated value".into();
+        assert_eq!(
+            step(&nc, 10),
+            Some(Step::Done(Stop::NotCheckable(
+                "fg_throughput_mbit: no simulated value".into()
+            )))
+        );
+        // not checkable on one kernel run (it passed its point criterion:
+        // `agree`, decided, before session 28): a second run, to MIN_RUNS
+        assert_eq!(
+            step(&cell(1, "not checkable", None), 10),
+            Some(Step::More {
+                have: 1,
+                next: 1,
+                target: 2
+            })
+        );
+        // a cell without judged rows (its like-for-like runs missing) stops
+        let mut bare = cell(1, "not checkable", None);
+        bare["metrics"] = json!([]);
+        assert!(matches!(
+            step(&bare, 10),
+            Some(Step::Done(Stop::NotCheckable(_)))
+        ));
+        // ... unless MAX allows no more
+        assert!(matches!(
+            step(&cell(1, "not checkable", None), 1),
+            Some(Step::Done(Stop::NotCheckable(_)))
+        ));
         // undecided: the judge's estimate, from the next run index
         assert_eq!(
             step(&cell(3, "undecided", Some(4)), 10),
