@@ -333,6 +333,28 @@ impl TcpEndpoint {
             .on_xmit(s.snd_nxt, s.mss, pace, s.rtt.min_rtt / crate::time::US);
     }
 
+    /// `transmit` would return false and write nothing but what it already
+    /// holds: no SYN, no ACK due (`tcp_send_ack` / `__tcp_ack_snd_check`
+    /// only when asked), an established connection whose sender has nothing
+    /// to send and ends its pass without `tcp_cwnd_validate`
+    /// (`PathSender::quiet_pass`: `tcp_write_xmit` sends nothing), no round
+    /// open (`xmit_round` is false after every such pass) and nothing sent
+    /// since the last cut (`cut_sent_skbs` returns at once). Tested before
+    /// the call: the receiving end's drain after each data segment (half of
+    /// the background cell's `transmit` calls) then costs no call.
+    /// `transmit` would also set `snd.opt_overhead`; it is read only by
+    /// `start_xmit_round`, `next_tx_slow` and `push_one_tx`, each after
+    /// `transmit` or `push_one` set it again, so it is left as it is.
+    #[inline(always)]
+    fn quiet(&self) -> bool {
+        !self.rcv.ack_due()
+            && self.snd.quiet_pass()
+            && !self.syn_pending
+            && !self.xmit_round
+            && matches!(self.state, TcpState::Established | TcpState::Done)
+            && !self.sndbuf.sent_since_cut(self.snd.snd_nxt)
+    }
+
     /// `Endpoint::poll_transmit_into` without the segments already pushed:
     /// the next packet written over `*p`, false if there is none.
     fn transmit(&mut self, now: Nanos, p: &mut Packet) -> bool {
@@ -631,6 +653,10 @@ impl Endpoint for TcpEndpoint {
             // before it, the packet went through a stack copy)
             slot.overwrite_last(|| self.pushed.pop_front().expect("not empty"));
             return true;
+        }
+        if self.quiet() {
+            // `transmit` would end an empty pass: see `quiet`.
+            return false;
         }
         self.transmit(now, slot)
     }
