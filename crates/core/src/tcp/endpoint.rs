@@ -346,13 +346,41 @@ impl TcpEndpoint {
     /// `start_xmit_round`, `next_tx_slow` and `push_one_tx`, each after
     /// `transmit` or `push_one` set it again, so it is left as it is.
     #[inline(always)]
-    fn quiet(&self) -> bool {
+    pub(super) fn quiet(&self) -> bool {
         !self.rcv.ack_due()
             && self.snd.quiet_pass()
             && !self.syn_pending
             && !self.xmit_round
             && matches!(self.state, TcpState::Established | TcpState::Done)
             && !self.sndbuf.sent_since_cut(self.snd.snd_nxt)
+    }
+
+    /// Builds with invariants: a `transmit` call `quiet` skips would have
+    /// sent nothing and changed nothing but `snd.opt_overhead` (restored
+    /// here, so that these builds hold what release builds hold). Runs the
+    /// call to see.
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    fn check_quiet(&mut self, now: Nanos) {
+        let state = |e: &Self| {
+            (
+                e.snd.pass_state(),
+                (
+                    e.snd.snd_nxt,
+                    e.snd.counters.packets_sent,
+                    e.snd.next_timeout(),
+                ),
+                (e.xmit_round, e.syn_pending, e.state),
+                (e.sndbuf.sent_since_cut(e.snd.snd_nxt), e.rcv.ack_due()),
+            )
+        };
+        let (before, opt) = (state(self), self.snd.opt_overhead);
+        let mut p = Packet::VACANT;
+        let sent = self.transmit(now, &mut p);
+        assert!(
+            !sent && state(self) == before,
+            "quiet() skipped a transmit call that acted"
+        );
+        self.snd.opt_overhead = opt;
     }
 
     /// `Endpoint::poll_transmit_into` without the segments already pushed:
@@ -656,6 +684,8 @@ impl Endpoint for TcpEndpoint {
         }
         if self.quiet() {
             // `transmit` would end an empty pass: see `quiet`.
+            #[cfg(any(debug_assertions, feature = "invariants"))]
+            self.check_quiet(now);
             return false;
         }
         self.transmit(now, slot)

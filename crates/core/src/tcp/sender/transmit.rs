@@ -184,7 +184,7 @@ impl PathSender {
 
     /// What ending a sending pass writes (`end_pass`), for the debug check
     /// that a skipped `next_tx` would have changed nothing.
-    #[cfg(debug_assertions)]
+    #[cfg(any(debug_assertions, feature = "invariants"))]
     pub fn pass_state(&self) -> (bool, u32, u64, bool) {
         (
             self.is_cwnd_limited,
