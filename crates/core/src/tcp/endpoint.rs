@@ -72,6 +72,26 @@ pub struct TcpEndpoint {
     write_blocked: bool,
     app_closed: bool,
     close_reported: bool,
+    /// The window the last ACK fields advertised (`ack_window`).
+    wnd_memo: WndMemo,
+}
+
+/// `PathReceiver::window()` (Linux `__tcp_select_window` and
+/// `tcp_select_window`'s no-shrink rule and field limit) for the inputs it
+/// was computed from. `window()` reads `rcv_nxt`, `rcv_wnd` and the right
+/// edge (the key) and the receiver's buffer state (`win`, the out-of-order
+/// bytes, `rcv_mss`, `rcv_wscale`), which only segments received change:
+/// `valid` is cleared wherever `TcpEndpoint` hands the receiver a segment
+/// (`on_segment`) or runs the handshake. The data sender of a bulk flow
+/// builds one to two segments per ACK received, each advertising the same
+/// window from the same state: Linux computes it for every segment
+/// (`tcp_select_window` in `__tcp_transmit_skb`); the model computes it
+/// once and advertises the value it would compute again.
+#[derive(Clone, Copy, Debug, Default)]
+struct WndMemo {
+    valid: bool,
+    key: (u64, u64, u64),
+    wnd: u64,
 }
 
 impl TcpEndpoint {
@@ -143,6 +163,7 @@ impl TcpEndpoint {
             write_blocked: false,
             app_closed: false,
             close_reported: false,
+            wnd_memo: WndMemo::default(),
         }
     }
 
@@ -248,8 +269,29 @@ impl TcpEndpoint {
         if tx.len > 0 {
             self.rcv.on_data_sent(now);
         }
-        self.rcv.fill_ack_limited(s, now, n);
+        let wnd = self.ack_window();
+        self.rcv.fill_ack_window(s, now, n, wnd);
         self.finish(p);
+    }
+
+    /// The window to advertise: `PathReceiver::window()`, or the memo's
+    /// value when none of its inputs changed since (`WndMemo`).
+    #[inline(always)]
+    fn ack_window(&mut self) -> u64 {
+        let key = self.rcv.window_key();
+        let m = &mut self.wnd_memo;
+        if m.valid && m.key == key {
+            #[cfg(any(debug_assertions, feature = "invariants"))]
+            assert_eq!(m.wnd, self.rcv.window(), "window memo out of date");
+            return m.wnd;
+        }
+        let wnd = self.rcv.window();
+        *m = WndMemo {
+            valid: true,
+            key,
+            wnd,
+        };
+        wnd
     }
 
     fn build_ack(&mut self, now: Nanos, p: &mut Packet) {
@@ -258,8 +300,9 @@ impl TcpEndpoint {
         s.seq = self.snd.snd_nxt;
         s.flags = flags::ACK;
         // (`fill_ack`'s body: `fill_ack` itself stayed a call)
+        let wnd = self.ack_window();
         self.rcv
-            .fill_ack_limited(s, now, crate::packet::MAX_SACK_BLOCKS);
+            .fill_ack_window(s, now, crate::packet::MAX_SACK_BLOCKS, wnd);
         self.finish(p);
     }
 
@@ -577,6 +620,8 @@ impl TcpEndpoint {
             queue_shrunk = self.sndbuf.on_ack(self.snd.snd_una);
         }
         if seg.len > 0 || seg.has(flags::FIN) || seg.seq < self.rcv.rcv_nxt {
+            // (the receiver's buffer state may change: `WndMemo`)
+            self.wnd_memo.valid = false;
             let out = self.rcv.on_segment(
                 now,
                 seg.seq,
@@ -627,6 +672,10 @@ impl Endpoint for TcpEndpoint {
         if seg.len > 0 {
             c.data_packets_received += 1;
             c.bytes_received += seg.len as u64;
+        }
+        if !matches!(self.state, TcpState::Established | TcpState::Done) {
+            // the handshake sets up the receiver (`WndMemo`)
+            self.wnd_memo.valid = false;
         }
         match self.state {
             TcpState::Closed => {}
