@@ -673,13 +673,11 @@ impl Endpoint for TcpEndpoint {
             c.data_packets_received += 1;
             c.bytes_received += seg.len as u64;
         }
-        if !matches!(self.state, TcpState::Established | TcpState::Done) {
-            // the handshake sets up the receiver (`WndMemo`)
-            self.wnd_memo.valid = false;
-        }
         match self.state {
             TcpState::Closed => {}
             TcpState::Listen => {
+                // (the handshake sets up the receiver: `WndMemo`)
+                self.wnd_memo.valid = false;
                 if seg.has(flags::SYN) && !seg.has(flags::ACK) {
                     self.negotiate(now, seg);
                     self.rcv.on_syn(seg.ts().map(|t| t.0));
@@ -689,6 +687,7 @@ impl Endpoint for TcpEndpoint {
                 }
             }
             TcpState::SynSent => {
+                self.wnd_memo.valid = false;
                 if seg.has(flags::SYN) && seg.has(flags::ACK) && seg.ack == 1 {
                     self.negotiate(now, seg);
                     self.rcv.on_syn(seg.ts().map(|t| t.0));
@@ -698,6 +697,7 @@ impl Endpoint for TcpEndpoint {
                 }
             }
             TcpState::SynRcvd => {
+                self.wnd_memo.valid = false;
                 if seg.has(flags::SYN) {
                     // duplicate SYN: our SYN-ACK was lost, resend it (a
                     // retransmission: no RTT sample from it, Karn's rule)
