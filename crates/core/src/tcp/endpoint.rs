@@ -72,6 +72,26 @@ pub struct TcpEndpoint {
     write_blocked: bool,
     app_closed: bool,
     close_reported: bool,
+    /// The window the last ACK fields advertised (`ack_window`).
+    wnd_memo: WndMemo,
+}
+
+/// `PathReceiver::window()` (Linux `__tcp_select_window` and
+/// `tcp_select_window`'s no-shrink rule and field limit) for the inputs it
+/// was computed from. `window()` reads `rcv_nxt`, `rcv_wnd` and the right
+/// edge (the key) and the receiver's buffer state (`win`, the out-of-order
+/// bytes, `rcv_mss`, `rcv_wscale`), which only segments received change:
+/// `valid` is cleared wherever `TcpEndpoint` hands the receiver a segment
+/// (`on_segment`) or runs the handshake. The data sender of a bulk flow
+/// builds one to two segments per ACK received, each advertising the same
+/// window from the same state: Linux computes it for every segment
+/// (`tcp_select_window` in `__tcp_transmit_skb`); the model computes it
+/// once and advertises the value it would compute again.
+#[derive(Clone, Copy, Debug, Default)]
+struct WndMemo {
+    valid: bool,
+    key: (u64, u64, u64),
+    wnd: u64,
 }
 
 impl TcpEndpoint {
@@ -143,6 +163,7 @@ impl TcpEndpoint {
             write_blocked: false,
             app_closed: false,
             close_reported: false,
+            wnd_memo: WndMemo::default(),
         }
     }
 
@@ -248,8 +269,29 @@ impl TcpEndpoint {
         if tx.len > 0 {
             self.rcv.on_data_sent(now);
         }
-        self.rcv.fill_ack_limited(s, now, n);
+        let wnd = self.ack_window();
+        self.rcv.fill_ack_window(s, now, n, wnd);
         self.finish(p);
+    }
+
+    /// The window to advertise: `PathReceiver::window()`, or the memo's
+    /// value when none of its inputs changed since (`WndMemo`).
+    #[inline(always)]
+    fn ack_window(&mut self) -> u64 {
+        let key = self.rcv.window_key();
+        let m = &mut self.wnd_memo;
+        if m.valid && m.key == key {
+            #[cfg(any(debug_assertions, feature = "invariants"))]
+            assert_eq!(m.wnd, self.rcv.window(), "window memo out of date");
+            return m.wnd;
+        }
+        let wnd = self.rcv.window();
+        *m = WndMemo {
+            valid: true,
+            key,
+            wnd,
+        };
+        wnd
     }
 
     fn build_ack(&mut self, now: Nanos, p: &mut Packet) {
@@ -258,8 +300,9 @@ impl TcpEndpoint {
         s.seq = self.snd.snd_nxt;
         s.flags = flags::ACK;
         // (`fill_ack`'s body: `fill_ack` itself stayed a call)
+        let wnd = self.ack_window();
         self.rcv
-            .fill_ack_limited(s, now, crate::packet::MAX_SACK_BLOCKS);
+            .fill_ack_window(s, now, crate::packet::MAX_SACK_BLOCKS, wnd);
         self.finish(p);
     }
 
@@ -331,6 +374,56 @@ impl TcpEndpoint {
         let pace = self.pacing_rate_bps();
         self.sndbuf
             .on_xmit(s.snd_nxt, s.mss, pace, s.rtt.min_rtt / crate::time::US);
+    }
+
+    /// `transmit` would return false and write nothing but what it already
+    /// holds: no SYN, no ACK due (`tcp_send_ack` / `__tcp_ack_snd_check`
+    /// only when asked), an established connection whose sender has nothing
+    /// to send and ends its pass without `tcp_cwnd_validate`
+    /// (`PathSender::quiet_pass`: `tcp_write_xmit` sends nothing), no round
+    /// open (`xmit_round` is false after every such pass) and nothing sent
+    /// since the last cut (`cut_sent_skbs` returns at once). Tested before
+    /// the call: the receiving end's drain after each data segment (half of
+    /// the background cell's `transmit` calls) then costs no call.
+    /// `transmit` would also set `snd.opt_overhead`; it is read only by
+    /// `start_xmit_round`, `next_tx_slow` and `push_one_tx`, each after
+    /// `transmit` or `push_one` set it again, so it is left as it is.
+    #[inline(always)]
+    pub(super) fn quiet(&self) -> bool {
+        !self.rcv.ack_due()
+            && self.snd.quiet_pass()
+            && !self.syn_pending
+            && !self.xmit_round
+            && matches!(self.state, TcpState::Established | TcpState::Done)
+            && !self.sndbuf.sent_since_cut(self.snd.snd_nxt)
+    }
+
+    /// Builds with invariants: a `transmit` call `quiet` skips would have
+    /// sent nothing and changed nothing but `snd.opt_overhead` (restored
+    /// here, so that these builds hold what release builds hold). Runs the
+    /// call to see.
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    fn check_quiet(&mut self, now: Nanos) {
+        let state = |e: &Self| {
+            (
+                e.snd.pass_state(),
+                (
+                    e.snd.snd_nxt,
+                    e.snd.counters.packets_sent,
+                    e.snd.next_timeout(),
+                ),
+                (e.xmit_round, e.syn_pending, e.state),
+                (e.sndbuf.sent_since_cut(e.snd.snd_nxt), e.rcv.ack_due()),
+            )
+        };
+        let (before, opt) = (state(self), self.snd.opt_overhead);
+        let mut p = Packet::VACANT;
+        let sent = self.transmit(now, &mut p);
+        assert!(
+            !sent && state(self) == before,
+            "quiet() skipped a transmit call that acted"
+        );
+        self.snd.opt_overhead = opt;
     }
 
     /// `Endpoint::poll_transmit_into` without the segments already pushed:
@@ -527,6 +620,8 @@ impl TcpEndpoint {
             queue_shrunk = self.sndbuf.on_ack(self.snd.snd_una);
         }
         if seg.len > 0 || seg.has(flags::FIN) || seg.seq < self.rcv.rcv_nxt {
+            // (the receiver's buffer state may change: `WndMemo`)
+            self.wnd_memo.valid = false;
             let out = self.rcv.on_segment(
                 now,
                 seg.seq,
@@ -581,6 +676,8 @@ impl Endpoint for TcpEndpoint {
         match self.state {
             TcpState::Closed => {}
             TcpState::Listen => {
+                // (the handshake sets up the receiver: `WndMemo`)
+                self.wnd_memo.valid = false;
                 if seg.has(flags::SYN) && !seg.has(flags::ACK) {
                     self.negotiate(now, seg);
                     self.rcv.on_syn(seg.ts().map(|t| t.0));
@@ -590,6 +687,7 @@ impl Endpoint for TcpEndpoint {
                 }
             }
             TcpState::SynSent => {
+                self.wnd_memo.valid = false;
                 if seg.has(flags::SYN) && seg.has(flags::ACK) && seg.ack == 1 {
                     self.negotiate(now, seg);
                     self.rcv.on_syn(seg.ts().map(|t| t.0));
@@ -599,6 +697,7 @@ impl Endpoint for TcpEndpoint {
                 }
             }
             TcpState::SynRcvd => {
+                self.wnd_memo.valid = false;
                 if seg.has(flags::SYN) {
                     // duplicate SYN: our SYN-ACK was lost, resend it (a
                     // retransmission: no RTT sample from it, Karn's rule)
@@ -631,6 +730,12 @@ impl Endpoint for TcpEndpoint {
             // before it, the packet went through a stack copy)
             slot.overwrite_last(|| self.pushed.pop_front().expect("not empty"));
             return true;
+        }
+        if self.quiet() {
+            // `transmit` would end an empty pass: see `quiet`.
+            #[cfg(any(debug_assertions, feature = "invariants"))]
+            self.check_quiet(now);
+            return false;
         }
         self.transmit(now, slot)
     }

@@ -676,6 +676,14 @@ impl PathReceiver {
         crate::optlen::sack_len(n)
     }
 
+    /// The inputs of `window()` that building an ACK writes
+    /// (`fill_ack_window`: `rcv_wnd`, the right edge) or that each in-order
+    /// segment moves (`rcv_nxt`): the key of `TcpEndpoint`'s window memo.
+    #[inline(always)]
+    pub fn window_key(&self) -> (u64, u64, u64) {
+        (self.rcv_nxt, self.rcv_wnd, self.right_edge)
+    }
+
     /// Fill the ACK fields of an outgoing segment (ack, window, SACK/D-SACK,
     /// TSecr) and account for the ACK being sent.
     pub fn fill_ack(&mut self, seg: &mut TcpSegment, now: Nanos) {

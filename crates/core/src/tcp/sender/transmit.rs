@@ -171,9 +171,20 @@ impl PathSender {
         !self.probe0_fire && !self.tlp_fire && self.lost_out <= self.retrans_out && !self.has_new()
     }
 
+    /// `next_tx` would return None and change nothing: `nothing_to_send`,
+    /// and `end_pass(limited)` with `limited` false (neither the owner's
+    /// data nor a segment sent in this pass) and `sent_in_pass` already
+    /// false, so `cwnd_validate` does not run. The plain endpoint's
+    /// `poll_transmit_into` skips its `transmit` call on it (the receiving
+    /// end's drains after each data segment).
+    #[inline(always)]
+    pub fn quiet_pass(&self) -> bool {
+        !self.sent_in_pass && !self.owner_has_data && self.nothing_to_send()
+    }
+
     /// What ending a sending pass writes (`end_pass`), for the debug check
     /// that a skipped `next_tx` would have changed nothing.
-    #[cfg(debug_assertions)]
+    #[cfg(any(debug_assertions, feature = "invariants"))]
     pub fn pass_state(&self) -> (bool, u32, u64, bool) {
         (
             self.is_cwnd_limited,

@@ -32,6 +32,9 @@ struct Wire {
     /// Data copies B received although it already had them: how many per
     /// rcv_nxt at the time (the ACK number of the dup ACK each elicited).
     stale_dups: std::collections::BTreeMap<u64, u64>,
+    /// Polls of `a` and `b` that `TcpEndpoint::quiet` answered without the
+    /// `transmit` call (each checked against that call in test builds).
+    quiet_polls: [u64; 2],
 }
 
 impl Wire {
@@ -55,6 +58,7 @@ impl Wire {
             pre_rto_on_wire: 0,
             rto_seen: 0,
             stale_dups: Default::default(),
+            quiet_polls: [0, 0],
         }
     }
 
@@ -63,6 +67,7 @@ impl Wire {
             loop {
                 let ep = if dir { &mut self.a } else { &mut self.b };
                 let tlp_before = ep.counters().tlp_probes;
+                self.quiet_polls[!dir as usize] += ep.quiet() as u64;
                 let Some(p) = ep.poll_transmit(self.now) else {
                     break;
                 };
@@ -284,6 +289,48 @@ fn harness_lossless_transfer() {
     assert_eq!(w.b.counters().bytes_received, 1_000_000);
     // 1 MB at 20 Mbit/s with 40 ms RTT takes well under 2 s
     assert!(w.now < 2 * SEC, "took {}", w.now);
+}
+
+/// `poll_transmit_into` returns false without calling `transmit` when
+/// `TcpEndpoint::quiet` holds (the receiving end's drain after a data
+/// segment that asks for no ACK yet). Test builds run the skipped call as
+/// well (`check_quiet`) and panic if it would have sent or changed anything:
+/// here through loss, recovery, RTOs and the close, on both ends, and with
+/// delayed ACKs off (every data segment answered at once).
+#[test]
+fn quiet_polls_would_send_nothing() {
+    let mut no_delack = cfg();
+    no_delack.delayed_ack = false;
+    for (c, loss) in [(cfg(), 0.0), (cfg(), 0.03), (no_delack, 0.03)] {
+        for seed in 1..4 {
+            let mut w = Wire::new(&c, &c, loss, seed);
+            w.ack_loss = loss;
+            let (mut written, total) = (0u64, 600_000u64);
+            w.run(600 * SEC, |w| {
+                while w.a.poll_event().is_some() {}
+                while let Some(e) = w.b.poll_event() {
+                    if e == AppEvent::PeerClosed {
+                        w.b.close(w.now);
+                    }
+                }
+                if w.a.state == TcpState::Established && written < total {
+                    written += w.a.write(w.now, total - written);
+                    if written == total {
+                        w.a.close(w.now);
+                    }
+                }
+                w.a.state == TcpState::Done && w.b.state == TcpState::Done
+            });
+            assert_eq!(w.b.rcv.delivered, total);
+            // the receiving end takes the quiet exit after most data segments
+            // with delayed ACKs; never with them off (each asks for an ACK)
+            assert!(
+                w.quiet_polls[1] > 0 || !c.delayed_ack,
+                "{:?}",
+                w.quiet_polls
+            );
+        }
+    }
 }
 
 fn check_lossy(cfg_a: &TcpConfig, cfg_b: &TcpConfig, seed: u64) {

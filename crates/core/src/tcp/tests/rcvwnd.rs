@@ -106,3 +106,29 @@ fn no_quick_ack_in_ping_pong_mode() {
     // the delayed-ACK timer: jiffy 22 + 40, level 0: one jiffy later
     assert_eq!(ep.poll_timeout(), Some(t + 43 * MS));
 }
+
+/// An out-of-order segment grows the window as well (`tcp_data_queue_ofo`
+/// -> `tcp_grow_window`) while `rcv_nxt`, and so the ACK number, stay: the
+/// duplicate ACK it elicits at once advertises the grown window. The
+/// endpoint keeps the last window with `rcv_nxt`, `rcv_wnd` and the right
+/// edge (`WndMemo`); after the second ACK below, which repeats the first
+/// one's window, the three are those the third ACK is built from, so only
+/// the memo's clearing by the out-of-order segment keeps its window right.
+#[test]
+fn out_of_order_growth_shows_in_the_duplicate_ack() {
+    let mut ep = server_with(&small_buf());
+    let t = 20 * MS;
+    let mut wins = vec![];
+    // in order; the same segment again (a duplicate: ACKed at once, no
+    // growth); then one segment beyond a hole
+    for i in [0, 0, 2] {
+        send!(ep, t, data(i));
+        let out = recv!(ep, t);
+        assert_eq!(out.len(), 1, "segment {i} ACKed at once");
+        assert_eq!(tcp(&out[0]).ack, sq(1));
+        wins.push(tcp(&out[0]).window);
+    }
+    // 65160 + 2896: the first segment grew the window, the duplicate did
+    // not, the out-of-order one did (+ 2896)
+    assert_eq!(wins, [68056, 68056, 70952]);
+}
