@@ -28,8 +28,8 @@
 //!   almost all pops and pushes are packet arrivals: those now sift through
 //!   a heap of about a third of the size. A pop takes the earlier of the two
 //!   roots; the timer heap's root is kept beside the heaps (`timer_top`),
-//!   so that a pop reads one key for the timers, and that heap fills the
-//!   hole of a pop at once;
+//!   so that a pop reads one key for the timers (the earlier of the root's
+//!   children while the timer heap has a hole, `pop_timer`);
 //! * once the event heap holds `calendar::SPILL_FROM` entries (thousands of
 //!   connections), the events not due soon wait in a calendar of time
 //!   buckets (`crate::calendar`) and the heap holds only the current
@@ -305,8 +305,8 @@ pub struct EventQueue<E: Packed> {
     /// popped about once per thousand events (the htsim benchmark): the
     /// key kept here spares each pop the timer heap's hole test, its
     /// emptiness test and the load of its buffer (docs/performance.md
-    /// "Session 22 pass"). The timer heap therefore never keeps a hole: a
-    /// timer pop fills it at once (`pop_timer`).
+    /// "Session 22 pass"). While the timer heap has a hole (`pop_timer`)
+    /// it is the earlier of the root's children.
     timer_top: u128,
     _ev: std::marker::PhantomData<E>,
 }
@@ -342,9 +342,15 @@ impl<E: Packed> EventQueue<E> {
         let k = (time as u128) << 64 | ((self.seq << CODE_BITS) | code as u64) as u128;
         self.seq += 1;
         if lane == 1 {
-            // (no hole in the timer heap: `pop_timer` fills it)
-            debug_assert!(!self.lanes[1].hole);
-            self.lanes[1].push_end(k);
+            // a hole left by `pop_timer` takes `k`, and the root is then
+            // the earlier of `k` and the root's children, which
+            // `timer_top` was
+            let t = &mut self.lanes[1];
+            if t.hole {
+                t.fill_hole(k);
+            } else {
+                t.push_end(k);
+            }
             self.timer_top = self.timer_top.min(k);
         } else if time >= self.cal.bot_end {
             // (never while the calendar is off: `bot_end` is the largest time)
@@ -413,7 +419,7 @@ impl<E: Packed> EventQueue<E> {
             // (below `SPILL_FROM` it holds nothing, and a pop costs no
             // test of it)
             None if self.cal.held() > 0 => self.first_refilled(),
-            None => (!self.lanes[1].heap.is_empty()).then_some((1, timer)),
+            None => (self.lanes[1].len() > 0).then_some((1, timer)),
         }
     }
 
@@ -484,15 +490,30 @@ impl<E: Packed> EventQueue<E> {
         Some((self.last, k as u32 & (CODE_LIMIT - 1)))
     }
 
-    /// Take the timer heap's root (`first` chose it): the last entry fills
-    /// its place at once, and `timer_top` is the new root. A call: timers
-    /// are about one pop in a thousand.
+    /// Take the timer heap's root (`first` chose it): it becomes the hole,
+    /// and `timer_top` the earlier of its children. A call: timers are
+    /// about one pop in a thousand.
+    ///
+    /// The hole waits for the next timer push, as the event heap's does:
+    /// almost every timer pop is followed by its endpoint's or its
+    /// application's re-arm (`World::rearm_ep`, `rearm_app`), and the new
+    /// key then sifts down from the root once, where filling the hole at
+    /// once sifted the last entry down and the re-arm's key up from the
+    /// end (docs/performance.md "Session 28 pass: the timer heap's pop").
+    /// A second pop before a push fills the hole first.
     #[inline(never)]
     fn pop_timer(&mut self) {
         let t = &mut self.lanes[1];
+        if t.hole {
+            t.fill_root();
+        }
         t.hole = true;
-        t.fill_root();
-        self.timer_top = t.heap.first().copied().unwrap_or(NO_TIMER_KEY);
+        // (`first` found a timer, so the heap has a root to pop)
+        self.timer_top = match t.heap.get(1..) {
+            Some([a, b, ..]) => *a.min(b),
+            Some([a]) => *a,
+            _ => NO_TIMER_KEY,
+        };
     }
 
     /// Events (not timers) that may come soon, for prefetching their
@@ -640,12 +661,22 @@ mod tests {
         assert_eq!(q.peek_time(), reference.iter().map(|r| r.0).min());
     }
 
-    /// The kept key is the timer heap's root, and that heap has no hole
-    /// (`EventQueue::timer_top`).
+    /// The kept key is the earliest timer's (`EventQueue::timer_top`), and
+    /// the timer heap, its hole aside, is a heap.
     fn assert_timer_top(q: &EventQueue<u32>) {
         let t = &q.lanes[1];
-        assert!(!t.hole, "the timer heap keeps no hole");
-        assert_eq!(q.timer_top, t.heap.first().copied().unwrap_or(NO_TIMER_KEY));
+        let live = &t.heap[t.hole as usize..];
+        assert_eq!(
+            q.timer_top,
+            live.iter().copied().min().unwrap_or(NO_TIMER_KEY)
+        );
+        for i in 1 + t.hole as usize..t.heap.len() {
+            let p = (i - 1) / 2;
+            assert!(
+                p == 0 && t.hole || t.heap[p] < t.heap[i],
+                "heap order at {i}"
+            );
+        }
     }
 
     #[test]
@@ -718,6 +749,74 @@ mod tests {
             assert_timer_top(&q);
         }
         assert!(to_heap >= 10 && to_sorted >= 10, "{to_heap} {to_sorted}");
+    }
+
+    /// The timer heap's hole (`pop_timer`): timers popped and re-armed as
+    /// the engine does (most timer pops followed by a timer push, some by
+    /// none, so that two timer pops meet a hole), many due at once or at
+    /// equal times, some far ahead, stale ones left behind, with events
+    /// beside and the heap from empty to about a hundred timers. Pops come
+    /// in exactly (time, push order) against a reference priority queue,
+    /// and `assert_timer_top` checks the kept key after every step.
+    #[test]
+    fn the_timer_heap_hole_keeps_the_order() {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let mut q = EventQueue::<u32>::new();
+        let mut reference = BinaryHeap::new();
+        let mut next = xorshift(1628);
+        let (mut id, mut now, mut seq) = (0u32, 0, 0u64);
+        let (mut timer_pops, mut holes_met, mut max_timers) = (0u32, 0u32, 0);
+        let mut push = |q: &mut EventQueue<u32>, reference: &mut BinaryHeap<_>, r: u64, now| {
+            let (t, timer) = match r % 8 {
+                0 => (now + r % 30, false),            // an event
+                1 => (now, true),                      // a timer due now
+                2 | 3 => (now + r % 64, true),         // soon, equal times
+                _ => (now + 1_000 + r % 50_000, true), // far ahead
+            };
+            if timer {
+                q.push_timer(t, id);
+            } else {
+                q.push(t, id);
+            }
+            reference.push(Reverse((t, seq, id, timer)));
+            seq += 1;
+            id = (id + 1) % CODE_LIMIT;
+        };
+        for step in 0..80_000u64 {
+            let growing = (step / 700) % 2 == 0;
+            for _ in 0..(if growing { next() % 3 } else { next() % 2 }) {
+                push(&mut q, &mut reference, next(), now);
+            }
+            for _ in 0..(if growing { next() % 2 } else { 1 + next() % 2 }) {
+                let hole = q.lanes[1].hole;
+                let want = reference.pop();
+                let got = q.pop();
+                assert_eq!(got, want.map(|Reverse((t, _, e, _))| (t, e)), "step {step}");
+                let Some(Reverse((t, _, _, timer))) = want else {
+                    break;
+                };
+                now = t;
+                if timer {
+                    timer_pops += 1;
+                    holes_met += hole as u32;
+                    // the re-arm, mostly
+                    if next() % 4 != 0 {
+                        let r = next() | 1; // any timer, not an event
+                        push(&mut q, &mut reference, r, now);
+                    }
+                }
+                assert_timer_top(&q);
+            }
+            assert_eq!(q.len(), reference.len());
+            assert_timer_top(&q);
+            max_timers = max_timers.max(q.lanes[1].len());
+        }
+        assert!(
+            timer_pops >= 20_000 && holes_met >= 1_000,
+            "{timer_pops} {holes_met}"
+        );
+        assert!(max_timers >= 64, "{max_timers}");
     }
 
     /// `pop_code_hinted`'s answer is `hints_from` asked after the pop, in
