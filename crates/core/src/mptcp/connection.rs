@@ -1793,21 +1793,31 @@ impl MptcpConnection {
             }
             // No subflow available: the scheduler would answer Wait or
             // NoneAvailable and change nothing (`idle_without_available`),
-            // which ends the loop below; stop before the snapshot.
-            if self.idle_unavailable
-                && again.is_none()
-                && !self.sfs.iter().any(|s| self.sf_available(s))
-            {
-                break;
-            }
+            // which ends the loop below. Where no view is kept, stop before
+            // the snapshot; where views are kept (`views_valid`: at most
+            // the subflows touched since the last pass are stale), bring the
+            // stale ones up to date first and ask the views, which answer
+            // what `sf_available` would: the subflow an ACK touched is read
+            // once (its view is rebuilt on nearly every pass that sends)
+            // instead of twice, and a view rebuilt for a pass that ends
+            // here stays kept until its subflow changes.
             let mut stale = !self.views_valid;
-            if stale == u64::MAX && views.len() != self.sfs.len() {
-                self.sched_views(views);
-            } else if stale == u64::MAX {
-                // in place: cheaper than clearing and extending the vector
-                for (id, v) in views.iter_mut().enumerate() {
-                    *v = self.sched_view(&self.sfs[id]);
+            if stale == u64::MAX {
+                if self.idle_unavailable
+                    && again.is_none()
+                    && !self.sfs.iter().any(|s| self.sf_available(s))
+                {
+                    break;
                 }
+                if views.len() != self.sfs.len() {
+                    self.sched_views(views);
+                } else {
+                    // in place: cheaper than clearing and extending the vector
+                    for (id, v) in views.iter_mut().enumerate() {
+                        *v = self.sched_view(&self.sfs[id]);
+                    }
+                }
+                self.views_valid = u64::MAX;
             } else {
                 #[cfg(any(debug_assertions, feature = "invariants"))]
                 self.check_views(views);
@@ -1816,8 +1826,13 @@ impl MptcpConnection {
                     views[id] = self.sched_view(&self.sfs[id]);
                     stale &= stale - 1;
                 }
+                self.views_valid = u64::MAX;
+                if self.idle_unavailable && again.is_none() && !views.iter().any(|v| v.available())
+                {
+                    debug_assert!(!self.sfs.iter().any(|s| self.sf_available(s)));
+                    break;
+                }
             }
-            self.views_valid = u64::MAX;
             let views_now = &views[..];
             // A cut offer: the end of the segment it was cut from. The
             // offer at a held piece's fragment start: the whole segment

@@ -318,6 +318,13 @@ impl RcvWindow {
     /// window last offered (used without scaling). Not modelled: dropping
     /// quick-ACK mode when less than half the space is free, and
     /// `tcp_shrink_window` (default off).
+    ///
+    /// Always inlined (into `PathReceiver::window` and `window_mptcp`, one
+    /// call per segment built): LLVM's choice moves with unrelated edits
+    /// (session 28: out of line for the MPTCP callers on main f06e3c2,
+    /// 4.57 M instructions of its own in the htsim run; docs/performance.md,
+    /// "Session 28 pass: follow-ups").
+    #[inline(always)]
     pub fn select(
         &self,
         free: u64,
