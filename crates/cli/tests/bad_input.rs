@@ -27,6 +27,12 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Exit 2 with `needle` in the one message.
+fn refused(o: &Output, needle: &str) {
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(o));
+    assert!(stderr(o).contains(needle), "{}", stderr(o));
+}
+
 /// `run`/`sweep`/`analyze` checked for summary.json only: a `flows.csv`
 /// of the user's own was overwritten, and `--no-csv` deleted it.
 #[test]
@@ -409,6 +415,11 @@ fn agent_options_out_of_range_are_refused_by_name() {
         mptlab(&a, None)
     };
     let client = |extra: &[&str]| to("127.0.0.1:1", extra);
+    let server = |listen: &str, extra: &[&str]| {
+        let mut a = vec!["agent", "server", sc, "--listen", listen];
+        a.extend_from_slice(extra);
+        mptlab(&a, None)
+    };
     let o = client(&["--run", "5"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let e = stderr(&o);
@@ -419,24 +430,8 @@ fn agent_options_out_of_range_are_refused_by_name() {
         "{e}"
     );
     // the server the same
-    let o = mptlab(
-        &[
-            "agent",
-            "server",
-            sc,
-            "--listen",
-            "127.0.0.1:1",
-            "--run",
-            "1",
-        ],
-        None,
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("--run 1: the scenario has 1 run(s)"),
-        "{}",
-        stderr(&o)
-    );
+    let o = server("127.0.0.1:1", &["--run", "1"]);
+    refused(&o, "--run 1: the scenario has 1 run(s)");
     // with more runs set, the range says so
     let o = client(&["--run", "3", "--set", "scenario.runs=3"]);
     assert!(
@@ -446,41 +441,15 @@ fn agent_options_out_of_range_are_refused_by_name() {
     );
     // port 0
     let o = to("127.0.0.1:0", &[]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("--connect 127.0.0.1:0: port 0"),
-        "{}",
-        stderr(&o)
-    );
-    let o = mptlab(&["agent", "server", sc, "--listen", "127.0.0.1:0"], None);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("--listen 127.0.0.1:0: port 0"),
-        "{}",
-        stderr(&o)
-    );
+    refused(&o, "--connect 127.0.0.1:0: port 0");
+    let o = server("127.0.0.1:0", &[]);
+    refused(&o, "--listen 127.0.0.1:0: port 0");
     // the server's --out holding results: refused up front, kept
     let out = d.join("srv");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("summary.json"), "{\"mine\": 1}").unwrap();
-    let o = mptlab(
-        &[
-            "agent",
-            "server",
-            sc,
-            "--listen",
-            "127.0.0.1:1",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        None,
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("already holds results (summary.json); use --force"),
-        "{}",
-        stderr(&o)
-    );
+    let o = server("127.0.0.1:1", &["--out", out.to_str().unwrap()]);
+    refused(&o, "already holds results (summary.json); use --force");
     assert_eq!(
         std::fs::read_to_string(out.join("summary.json")).unwrap(),
         "{\"mine\": 1}"

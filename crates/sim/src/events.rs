@@ -609,6 +609,23 @@ mod tests {
         }
     }
 
+    /// A queue, the reference priority queue the order tests compare its
+    /// pops with (entries `Reverse((time, push order, ...))`), and the
+    /// tests' draws from `seed`.
+    fn against<T: Ord>(
+        seed: u64,
+    ) -> (
+        EventQueue<u32>,
+        std::collections::BinaryHeap<T>,
+        impl FnMut() -> u64,
+    ) {
+        (
+            EventQueue::new(),
+            std::collections::BinaryHeap::new(),
+            xorshift(seed),
+        )
+    }
+
     #[test]
     fn earliest_first_then_fifo() {
         let mut q = EventQueue::<u32>::new();
@@ -698,10 +715,7 @@ mod tests {
     #[test]
     fn the_event_lane_changes_form_and_keeps_the_order() {
         use std::cmp::Reverse;
-        use std::collections::BinaryHeap;
-        let mut q = EventQueue::<u32>::new();
-        let mut reference = BinaryHeap::new();
-        let mut next = xorshift(2027);
+        let (mut q, mut reference, mut next) = against(2027);
         let (mut id, mut now, mut seq) = (0u32, 0, 0u64);
         let (mut to_heap, mut to_sorted) = (0, 0);
         let mut was_sorted = q.lanes[0].sorted;
@@ -762,9 +776,7 @@ mod tests {
     fn the_timer_heap_hole_keeps_the_order() {
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
-        let mut q = EventQueue::<u32>::new();
-        let mut reference = BinaryHeap::new();
-        let mut next = xorshift(1628);
+        let (mut q, mut reference, mut next) = against(1628);
         let (mut id, mut now, mut seq) = (0u32, 0, 0u64);
         let (mut timer_pops, mut holes_met, mut max_timers) = (0u32, 0u32, 0);
         let mut push = |q: &mut EventQueue<u32>, reference: &mut BinaryHeap<_>, r: u64, now| {
@@ -873,10 +885,8 @@ mod tests {
     fn the_calendar_keeps_the_exact_order_at_scale() {
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
-        let mut q = EventQueue::<u32>::new();
+        let (mut q, mut reference, mut next) = against(99);
         q.seq_limit = 150_001;
-        let mut reference = BinaryHeap::new();
-        let mut next = xorshift(99);
         let (mut id, mut now, mut seq) = (0u32, 0, 0u64);
         let mut push = |q: &mut EventQueue<u32>, reference: &mut BinaryHeap<_>, t, timer| {
             if timer {
