@@ -626,6 +626,31 @@ mod tests {
         )
     }
 
+    /// The grow-and-shrink workload of the lane tests: how many pushes a
+    /// step makes (more while growing), each push's time (within 40 ns of
+    /// `now`) and whether it is a timer (one in eight), and how many pops
+    /// follow (more while shrinking).
+    fn pushes_in_step(next: &mut impl FnMut() -> u64, growing: bool) -> u64 {
+        if growing {
+            next() % 3
+        } else {
+            next() % 2
+        }
+    }
+
+    fn push_draw(next: &mut impl FnMut() -> u64, now: Nanos) -> (Nanos, bool) {
+        let r = next();
+        (now + r % 40, r % 8 == 0)
+    }
+
+    fn pops_in_step(next: &mut impl FnMut() -> u64, growing: bool) -> u64 {
+        if growing {
+            next() % 2
+        } else {
+            1 + next() % 2
+        }
+    }
+
     #[test]
     fn earliest_first_then_fifo() {
         let mut q = EventQueue::<u32>::new();
@@ -723,11 +748,9 @@ mod tests {
             // phases of growth (up to about 100 queued) and of shrinking
             // (down to none)
             let growing = (step / 600) % 2 == 0;
-            let pushes = if growing { next() % 3 } else { next() % 2 };
-            for _ in 0..pushes {
-                let r = next();
-                let t = now + r % 40;
-                if r % 8 == 0 {
+            for _ in 0..pushes_in_step(&mut next, growing) {
+                let (t, timer) = push_draw(&mut next, now);
+                if timer {
                     q.push_timer(t, id);
                 } else {
                     q.push(t, id);
@@ -736,8 +759,7 @@ mod tests {
                 seq += 1;
                 id = (id + 1) % CODE_LIMIT;
             }
-            let pops = if growing { next() % 2 } else { 1 + next() % 2 };
-            for _ in 0..pops {
+            for _ in 0..pops_in_step(&mut next, growing) {
                 let want = reference.pop().map(|Reverse((t, _, e))| (t, e));
                 assert_eq!(q.pop(), want, "step {step}");
                 if let Some((t, _)) = want {
@@ -845,11 +867,9 @@ mod tests {
         let (mut yes, mut no) = (0, 0);
         for step in 0..40_000u64 {
             let growing = (step / 500) % 2 == 0;
-            let pushes = if growing { next() % 3 } else { next() % 2 };
-            for _ in 0..pushes {
-                let r = next();
-                let t = now + r % 40;
-                if r % 8 == 0 {
+            for _ in 0..pushes_in_step(&mut next, growing) {
+                let (t, timer) = push_draw(&mut next, now);
+                if timer {
                     q.push_timer(t, id);
                     plain.push_timer(t, id);
                 } else {
@@ -858,8 +878,7 @@ mod tests {
                 }
                 id = (id + 1) % CODE_LIMIT;
             }
-            let pops = if growing { next() % 2 } else { 1 + next() % 2 };
-            for _ in 0..pops {
+            for _ in 0..pops_in_step(&mut next, growing) {
                 let got = q.pop_code_hinted(n);
                 assert_eq!(got.map(|(t, c, _)| (t, c)), plain.pop_code(), "step {step}");
                 if let Some((t, _, hints)) = got {
