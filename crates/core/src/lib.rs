@@ -6,6 +6,7 @@
 
 pub mod delay_stats;
 pub mod endpoint;
+pub mod fifo;
 pub mod invariants;
 pub mod link;
 pub mod loss;

@@ -8,8 +8,9 @@
 //! Hosts never forward.
 
 use std::cell::Cell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
+use mptlab_core::fifo::Fifo;
 use mptlab_core::link::{LinkModel, LinkParams, LinkStats, Verdict};
 use mptlab_core::packet::{addr_to_string, Addr};
 use mptlab_core::{Nanos, Packet};
@@ -182,8 +183,9 @@ struct Pipe {
     /// prefetched through this record alone (`prefetch_arrival_deep`),
     /// without a dependent load of the queue's buffer.
     head: InPipe,
-    /// The packets behind `head`, in arrival order.
-    rest: VecDeque<InPipe>,
+    /// The packets behind `head`, in arrival order (a `Fifo`, not a
+    /// `VecDeque`: docs/performance.md "Session 29 pass").
+    rest: Fifo<InPipe>,
     to: NodeId,
     /// `head` holds a packet.
     busy: bool,
@@ -392,7 +394,7 @@ impl Network {
             .iter()
             .map(|d| Pipe {
                 head: InPipe::default(),
-                rest: VecDeque::new(),
+                rest: Fifo::new(),
                 busy: false,
                 to: d.to,
                 to_router: spec.nodes[d.to].kind == NodeKind::Router,
