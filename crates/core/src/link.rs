@@ -117,11 +117,19 @@ pub enum Verdict {
 }
 
 /// Per-direction counters; part of the result schema (links table).
+///
+/// A packet's two counters of one kind are not neighbours: with
+/// `packets_offered` beside `bytes_offered` (and the delivered pair
+/// likewise) the compiler added each pair as one two-lane vector, built
+/// from the size in a register and a constant, spilled to the stack and
+/// reloaded for the delivered pair: 10 instructions an offer where four
+/// scalar adds do (docs/performance.md "Session 29 pass"). Users name the
+/// fields; the order is not part of the schema.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LinkStats {
     pub packets_offered: u64,
-    pub bytes_offered: u64,
     pub packets_delivered: u64,
+    pub bytes_offered: u64,
     pub bytes_delivered: u64,
     pub drops_queue: u64,
     pub drops_loss: u64,
