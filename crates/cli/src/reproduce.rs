@@ -596,9 +596,9 @@ fn kernel_pass(
     if let (Some(max), Some(emu), false) = (o.until_decided, &emu, stopped) {
         // this pass's cells only (not an earlier pass's in the same DIR)
         let eligible = |i: usize| cells[i].selected && cells[i].runnable.is_ok();
-        let mut top_up = |i: usize, from: u32, to: u32| {
+        let mut top_up = |i: usize, from: u32, to: u32, round: until::Round| {
             let c = &cells[i];
-            let (done, err) = top_up_runs(o, c, (from, to), emu, t0);
+            let (done, err) = top_up_runs(o, c, (from, to), emu, t0, round);
             // the store holds runs 0..from too: merge what it has
             let kept = from + done.len() as u32;
             if kept > from {
@@ -650,22 +650,32 @@ fn kernel_pass(
 
 /// One `--until-decided` batch of a cell on the kernel: runs `from..to`
 /// into its store with a progress line per run. Returns the finished runs'
-/// `per_run` entries and the error that ended it early.
+/// `per_run` entries and the error that ended it early. The line's time
+/// left is the round's (this batch and the later ones), at the pace of the
+/// round so far, as the planned pass's line is ([`kernel::time_left`]).
 fn top_up_runs(
     o: &Options,
     c: &kernel::Cell,
     (from, to): (u32, u32),
     emu: &Emulate,
     t0: std::time::Instant,
+    round: until::Round,
 ) -> (Vec<serde_json::Value>, Option<String>) {
     let (done, err) = kernel::run_more(c, &o.out, (from, to), emu, &|r| {
         if !o.quiet {
+            let left = kernel::time_left(
+                round.total_s,
+                round.left_s,
+                c,
+                r - from,
+                round.started.elapsed().as_secs_f64(),
+            );
             eprintln!(
-                "kernel until-decided: {} run {}/{to} ({} elapsed, about {} left in this batch)",
+                "kernel until-decided: {} run {}/{to} ({} elapsed, about {} left in this round)",
                 c.name(),
                 r + 1,
                 kernel::hms(t0.elapsed().as_secs_f64()),
-                kernel::hms(c.estimate_s(to - r))
+                kernel::hms(left)
             );
         }
     });
@@ -722,9 +732,9 @@ fn rejudge(
         };
         if let Some(emu) = &emu {
             let t0 = std::time::Instant::now();
-            let mut top_up = |i: usize, from: u32, to: u32| {
+            let mut top_up = |i: usize, from: u32, to: u32, round: until::Round| {
                 let t = std::time::Instant::now();
-                let (done, err) = top_up_runs(o, &cells[i], (from, to), emu, t0);
+                let (done, err) = top_up_runs(o, &cells[i], (from, to), emu, t0, round);
                 saved
                     .borrow_mut()
                     .append(&cells[i], &done, t.elapsed().as_secs_f64());
