@@ -757,26 +757,16 @@ fn rejudge(
         eprintln!("error: {e}");
         return Err(ExitCode::from(1));
     }
-    let count = |v: &str| {
-        m["cells"].as_array().map_or(0, |c| {
-            c.iter()
-                .filter(|c| c["verdict"].as_str() == Some(v))
-                .count()
-        })
-    };
-    // a ran cell judged on no data (fewer than 2 paired runs, a side
-    // without values) is "not checkable", never agree / disagree
-    let nc = kernel::NOT_CHECKABLE;
-    let judged = count("agree") + count("disagree") + count(nc);
+    let [agree, disagree, undecided, not_checkable] = rejudged_counts(&m);
+    let judged = agree + disagree + undecided + not_checkable;
     eprintln!(
         "reproduce --kernel-from: {} cell(s), {} without a kernel result (refused, skipped or failed \
-         in the saved pass); {judged} re-judged: {} agree, {} disagree, {} {nc} (fewer than {} paired \
-         runs or a side without values: the reason in each cell's `reason`); wrote {}",
+         in the saved pass); {judged} re-judged: {agree} agree, {disagree} disagree, {undecided} \
+         undecided, {not_checkable} {} (fewer than {} paired runs or a side without values: the \
+         reason in each cell's `reason`); wrote {}",
         cells.len(),
         cells.len() - judged,
-        count("agree"),
-        count("disagree"),
-        count(nc),
+        kernel::NOT_CHECKABLE,
         kernel::MIN_RUNS,
         path.display()
     );
@@ -794,6 +784,38 @@ fn rejudge(
         return Err(ExitCode::from(1));
     }
     Ok(())
+}
+
+/// A re-judged kernel.json's cells by their decision: agree, disagree,
+/// undecided, not checkable. The decision, not the point `verdict`: a
+/// cell whose point is outside the band but whose 95 % interval reaches it
+/// has verdict `disagree` and decision `undecided`, and the count line
+/// said "disagree" for it above the summary line's "0 disagree beyond their
+/// 95 % interval; 1 undecided" (session 29). A ran cell judged on no data
+/// (fewer than 2 paired runs, a side without values) is not checkable,
+/// never agree / disagree.
+fn rejudged_counts(m: &serde_json::Value) -> [usize; 4] {
+    let mut n = [0; 4];
+    for c in m["cells"].as_array().into_iter().flatten() {
+        // a cell the rule leaves not checkable may still carry the noise
+        // judge's `undecided` decision: not checkable wins, as in the
+        // summary line's count
+        let v = c["verdict"].as_str();
+        let d = if v == Some(kernel::NOT_CHECKABLE) {
+            v
+        } else {
+            c["decision"].as_str().or(v)
+        };
+        let i = match d {
+            Some("agree") => 0,
+            Some("disagree") => 1,
+            Some("undecided") => 2,
+            Some(x) if x == kernel::NOT_CHECKABLE => 3,
+            _ => continue,
+        };
+        n[i] += 1;
+    }
+    n
 }
 
 /// The like-for-like runs of the cells the kernel ran with a substitution
@@ -1172,6 +1194,23 @@ fn report(out: &Path, jobs: usize) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The --kernel-from count line counts decisions: a cell whose point is
+    /// outside the band with its interval reaching it (verdict `disagree`,
+    /// decision `undecided`) is undecided, as in the summary line below it.
+    #[test]
+    fn rejudged_cells_are_counted_by_decision() {
+        let m = serde_json::json!({"cells": [
+            {"status": "ran", "decision": "agree", "verdict": "agree"},
+            {"status": "ran", "decision": "undecided", "verdict": "disagree"},
+            {"status": "ran", "decision": "disagree", "verdict": "disagree"},
+            {"status": "ran", "decision": "not checkable", "verdict": "not checkable"},
+            {"status": "ran", "decision": "undecided", "verdict": "not checkable"},
+            {"status": "ran", "verdict": "agree"},
+            {"status": "refused"},
+        ]});
+        assert_eq!(rejudged_counts(&m), [2, 1, 1, 2]);
+    }
 
     const BASE: &str = r#"
 [scenario]
