@@ -26,7 +26,8 @@ S0="--kernel-from $D/seed000-kernel-s13-2026-11-27/kernel-1run.json --kernel-fro
  --kernel-from $D/seed000-kernel-s13-2026-11-27/kernel-gaming-t1-rerun.json --kernel-from $D/seed000-kernel-s14-2026-11-27/kernel-5run.json \
  --kernel-from $D/seed000-kernel-s14-2026-11-27/kernel-10run.json --kernel-from $D/seed000-kernel-s14-2026-11-27/kernel-10run-b.json \
  --kernel-from $D/seed000-kernel-s20-2026-11-28/kernel-background.json --kernel-from $D/seed000-kernel-s20-2026-11-28/kernel-nornet.json \
- --kernel-from $D/seed000-kernel-s20-2026-11-28/kernel-background-others.json --kernel-from $D/seed000-kernel-s21-2026-11-28/kernel-quiet.json --kernel-from $D/seed000-kernel-s23-2026-11-28/kernel-huffpost-p2-20run.json --kernel-from $D/seed000-kernel-s23-2026-11-28/kernel-web-40run.json ${S0EXTRA:-}"
+ --kernel-from $D/seed000-kernel-s20-2026-11-28/kernel-background-others.json --kernel-from $D/seed000-kernel-s21-2026-11-28/kernel-quiet.json --kernel-from $D/seed000-kernel-s23-2026-11-28/kernel-huffpost-p2-20run.json --kernel-from $D/seed000-kernel-s23-2026-11-28/kernel-web-40run.json \
+ --kernel-from $D/seed000-kernel-s29-2026-11-29/kernel-until-decided.json ${S0EXTRA:-}"
 for w in $W; do
   case $w in
     dec1) nice -n $NICE $BIN validate --decisions --dir scenarios/decisions --runs 5 --kernel-from $D/decisions-kernel-2026-11-27-s13 -o $P-dec1 > $P-dec1.log 2>&1 ;;

@@ -596,9 +596,9 @@ fn kernel_pass(
     if let (Some(max), Some(emu), false) = (o.until_decided, &emu, stopped) {
         // this pass's cells only (not an earlier pass's in the same DIR)
         let eligible = |i: usize| cells[i].selected && cells[i].runnable.is_ok();
-        let mut top_up = |i: usize, from: u32, to: u32| {
+        let mut top_up = |i: usize, from: u32, to: u32, round: until::Round| {
             let c = &cells[i];
-            let (done, err) = top_up_runs(o, c, (from, to), emu, t0);
+            let (done, err) = top_up_runs(o, c, (from, to), emu, t0, round);
             // the store holds runs 0..from too: merge what it has
             let kept = from + done.len() as u32;
             if kept > from {
@@ -650,22 +650,32 @@ fn kernel_pass(
 
 /// One `--until-decided` batch of a cell on the kernel: runs `from..to`
 /// into its store with a progress line per run. Returns the finished runs'
-/// `per_run` entries and the error that ended it early.
+/// `per_run` entries and the error that ended it early. The line's time
+/// left is the round's (this batch and the later ones), at the pace of the
+/// round so far, as the planned pass's line is ([`kernel::time_left`]).
 fn top_up_runs(
     o: &Options,
     c: &kernel::Cell,
     (from, to): (u32, u32),
     emu: &Emulate,
     t0: std::time::Instant,
+    round: until::Round,
 ) -> (Vec<serde_json::Value>, Option<String>) {
     let (done, err) = kernel::run_more(c, &o.out, (from, to), emu, &|r| {
         if !o.quiet {
+            let left = kernel::time_left(
+                round.total_s,
+                round.left_s,
+                c,
+                r - from,
+                round.started.elapsed().as_secs_f64(),
+            );
             eprintln!(
-                "kernel until-decided: {} run {}/{to} ({} elapsed, about {} left in this batch)",
+                "kernel until-decided: {} run {}/{to} ({} elapsed, about {} left in this round)",
                 c.name(),
                 r + 1,
                 kernel::hms(t0.elapsed().as_secs_f64()),
-                kernel::hms(c.estimate_s(to - r))
+                kernel::hms(left)
             );
         }
     });
@@ -722,9 +732,9 @@ fn rejudge(
         };
         if let Some(emu) = &emu {
             let t0 = std::time::Instant::now();
-            let mut top_up = |i: usize, from: u32, to: u32| {
+            let mut top_up = |i: usize, from: u32, to: u32, round: until::Round| {
                 let t = std::time::Instant::now();
-                let (done, err) = top_up_runs(o, &cells[i], (from, to), emu, t0);
+                let (done, err) = top_up_runs(o, &cells[i], (from, to), emu, t0, round);
                 saved
                     .borrow_mut()
                     .append(&cells[i], &done, t.elapsed().as_secs_f64());
@@ -747,26 +757,16 @@ fn rejudge(
         eprintln!("error: {e}");
         return Err(ExitCode::from(1));
     }
-    let count = |v: &str| {
-        m["cells"].as_array().map_or(0, |c| {
-            c.iter()
-                .filter(|c| c["verdict"].as_str() == Some(v))
-                .count()
-        })
-    };
-    // a ran cell judged on no data (fewer than 2 paired runs, a side
-    // without values) is "not checkable", never agree / disagree
-    let nc = kernel::NOT_CHECKABLE;
-    let judged = count("agree") + count("disagree") + count(nc);
+    let [agree, disagree, undecided, not_checkable] = rejudged_counts(&m);
+    let judged = agree + disagree + undecided + not_checkable;
     eprintln!(
         "reproduce --kernel-from: {} cell(s), {} without a kernel result (refused, skipped or failed \
-         in the saved pass); {judged} re-judged: {} agree, {} disagree, {} {nc} (fewer than {} paired \
-         runs or a side without values: the reason in each cell's `reason`); wrote {}",
+         in the saved pass); {judged} re-judged: {agree} agree, {disagree} disagree, {undecided} \
+         undecided, {not_checkable} {} (fewer than {} paired runs or a side without values: the \
+         reason in each cell's `reason`); wrote {}",
         cells.len(),
         cells.len() - judged,
-        count("agree"),
-        count("disagree"),
-        count(nc),
+        kernel::NOT_CHECKABLE,
         kernel::MIN_RUNS,
         path.display()
     );
@@ -784,6 +784,38 @@ fn rejudge(
         return Err(ExitCode::from(1));
     }
     Ok(())
+}
+
+/// A re-judged kernel.json's cells by their decision: agree, disagree,
+/// undecided, not checkable. The decision, not the point `verdict`: a
+/// cell whose point is outside the band but whose 95 % interval reaches it
+/// has verdict `disagree` and decision `undecided`, and the count line
+/// said "disagree" for it above the summary line's "0 disagree beyond their
+/// 95 % interval; 1 undecided" (session 29). A ran cell judged on no data
+/// (fewer than 2 paired runs, a side without values) is not checkable,
+/// never agree / disagree.
+fn rejudged_counts(m: &serde_json::Value) -> [usize; 4] {
+    let mut n = [0; 4];
+    for c in m["cells"].as_array().into_iter().flatten() {
+        // a cell the rule leaves not checkable may still carry the noise
+        // judge's `undecided` decision: not checkable wins, as in the
+        // summary line's count
+        let v = c["verdict"].as_str();
+        let d = if v == Some(kernel::NOT_CHECKABLE) {
+            v
+        } else {
+            c["decision"].as_str().or(v)
+        };
+        let i = match d {
+            Some("agree") => 0,
+            Some("disagree") => 1,
+            Some("undecided") => 2,
+            Some(x) if x == kernel::NOT_CHECKABLE => 3,
+            _ => continue,
+        };
+        n[i] += 1;
+    }
+    n
 }
 
 /// The like-for-like runs of the cells the kernel ran with a substitution
@@ -1162,6 +1194,23 @@ fn report(out: &Path, jobs: usize) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The --kernel-from count line counts decisions: a cell whose point is
+    /// outside the band with its interval reaching it (verdict `disagree`,
+    /// decision `undecided`) is undecided, as in the summary line below it.
+    #[test]
+    fn rejudged_cells_are_counted_by_decision() {
+        let m = serde_json::json!({"cells": [
+            {"status": "ran", "decision": "agree", "verdict": "agree"},
+            {"status": "ran", "decision": "undecided", "verdict": "disagree"},
+            {"status": "ran", "decision": "disagree", "verdict": "disagree"},
+            {"status": "ran", "decision": "not checkable", "verdict": "not checkable"},
+            {"status": "ran", "decision": "undecided", "verdict": "not checkable"},
+            {"status": "ran", "verdict": "agree"},
+            {"status": "refused"},
+        ]});
+        assert_eq!(rejudged_counts(&m), [2, 1, 1, 2]);
+    }
 
     const BASE: &str = r#"
 [scenario]

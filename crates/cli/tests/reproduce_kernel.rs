@@ -369,7 +369,7 @@ fn kernel_from_rejudges_a_saved_file_and_refuses_another_sweeps() {
     assert!(
         // the saved pass ran one kernel run per cell: not checkable
         // (session 28; it counted them agree or disagree)
-        err.contains("reproduce --kernel-from: 39 cell(s), 13 without a kernel result (refused, skipped or failed in the saved pass); 26 re-judged: 0 agree, 0 disagree, 26 not checkable"),
+        err.contains("reproduce --kernel-from: 39 cell(s), 13 without a kernel result (refused, skipped or failed in the saved pass); 26 re-judged: 0 agree, 0 disagree, 0 undecided, 26 not checkable"),
         "{err}"
     );
     let read = |p: &Path| -> serde_json::Value {

@@ -330,7 +330,7 @@ pub fn run_cells(
 /// estimate still to do is scaled by the time the done part really took
 /// over its estimate, so the set-up cost each run pays beyond
 /// [`OVERHEAD_S`] on a busy host shows in the figure.
-fn time_left(total: f64, left_before_cell: f64, c: &Cell, r: u32, elapsed: f64) -> f64 {
+pub(crate) fn time_left(total: f64, left_before_cell: f64, c: &Cell, r: u32, elapsed: f64) -> f64 {
     let left = left_before_cell - c.estimate_s(r);
     let done = total - left;
     if done > 0.0 && elapsed > 0.0 {

@@ -165,9 +165,22 @@ impl Record {
 /// A batch's result: `Ok` when every run of it finished.
 pub type Batch = Result<(), Stop>;
 
+/// Where a batch stands in its round, for the per-run progress line: a
+/// round runs many cells' batches one after another, so the time left is
+/// the round's (this batch and the ones after it), not the batch's alone.
+#[derive(Debug, Clone, Copy)]
+pub struct Round {
+    /// The round's estimate (`cost` summed over its batches).
+    pub total_s: f64,
+    /// The estimate of this batch and every batch after it in the round.
+    pub left_s: f64,
+    /// When the round's first batch started.
+    pub started: std::time::Instant,
+}
+
 /// The loop: judge `m` (a kernel.json with every cell judged), give every
 /// cell [`step`] asks more of its runs with `top_up(cell index, next,
-/// target)`, re-judge with `judge`, until no cell asks; only the cells
+/// target, where the batch stands in its round)`, re-judge with `judge`, until no cell asks; only the cells
 /// `eligible` accepts get runs. `cost(cell, runs)`
 /// estimates real time for the plan printed before each round. Returns the
 /// final kernel.json, with `until_decided` per cell that ran and at the top.
@@ -177,7 +190,7 @@ pub fn run(
     name: &dyn Fn(usize) -> String,
     eligible: &dyn Fn(usize) -> bool,
     cost: &dyn Fn(usize, u32) -> f64,
-    top_up: &mut dyn FnMut(usize, u32, u32) -> Batch,
+    top_up: &mut dyn FnMut(usize, u32, u32, Round) -> Batch,
     judge: &mut dyn FnMut() -> Value,
 ) -> Value {
     let cells = |m: &Value| m["cells"].as_array().cloned().unwrap_or_default();
@@ -235,13 +248,21 @@ pub fn run(
             eprintln!("  {}: runs {n}..{} ({} in all)", name(i), t - 1, t);
         }
         let mut stopped = false;
+        let started = std::time::Instant::now();
+        let mut left_s = est;
         for (i, n, t) in todo {
             let r = recs
                 .iter_mut()
                 .find(|r| r.cell == i)
                 .expect("a record per ran cell");
             r.batches += 1;
-            match top_up(i, n, t) {
+            let round = Round {
+                total_s: est,
+                left_s,
+                started,
+            };
+            left_s -= cost(i, t - n);
+            match top_up(i, n, t, round) {
                 Ok(()) => {}
                 Err(Stop::Stopped) => {
                     r.stop = Some(Stop::Stopped);
@@ -487,6 +508,7 @@ mod tests {
             json!({ "cells": cells })
         };
         let asked = RefCell::new(Vec::new());
+        let lefts = RefCell::new(Vec::new());
         let m0 = judged(&runs.borrow());
         let m = run(
             8,
@@ -494,14 +516,19 @@ mod tests {
             &|i| format!("cell{i}"),
             &|i| i != 3,
             &|_, n| n as f64,
-            &mut |i, from, to| {
+            &mut |i, from, to, round: Round| {
                 asked.borrow_mut().push((i, from, to));
+                lefts.borrow_mut().push((round.total_s, round.left_s));
                 runs.borrow_mut()[i] = to;
                 Ok(())
             },
             &mut || judged(&runs.borrow()),
         );
         assert_eq!(*asked.borrow(), vec![(0, 3, 5), (1, 3, 7), (1, 7, 8)]);
+        // the progress line's time left is the round's: round 1 is 2 + 4
+        // runs (cost = runs here), its second batch has 4 left; round 2 is
+        // the one run
+        assert_eq!(*lefts.borrow(), vec![(6.0, 6.0), (6.0, 4.0), (1.0, 1.0)]);
         let u = |i: usize| &m["cells"][i]["until_decided"];
         assert_eq!(u(0)["stopped"], "decided: disagree");
         assert_eq!(
@@ -542,7 +569,7 @@ mod tests {
             &|i| format!("cell{i}"),
             &|_| true,
             &|_, n| n as f64,
-            &mut |i, from, _| {
+            &mut |i, from, _, _| {
                 // two runs finished, then Ctrl-C
                 runs.borrow_mut()[i] = from + 2;
                 Err(Stop::Stopped)
@@ -568,7 +595,7 @@ mod tests {
             &|i| format!("cell{i}"),
             &|_| true,
             &|_, n| n as f64,
-            &mut |_, _, _| Ok(()),
+            &mut |_, _, _, _| Ok(()),
             &mut || json!({"cells": [cell(3, "undecided", Some(2))]}),
         );
         assert_eq!(
