@@ -643,7 +643,7 @@ impl TcpEndpoint {
         if seg.len > 0 || seg.has(flags::FIN) || seg.seq < self.rcv.rcv_nxt {
             // (the receiver's buffer state may change: `WndMemo`)
             self.wnd_memo.valid = false;
-            let out = self.rcv.on_segment(
+            let out = self.rcv.on_segment_inlined(
                 now,
                 seg.seq,
                 seg.len,
