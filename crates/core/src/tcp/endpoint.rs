@@ -447,8 +447,25 @@ impl TcpEndpoint {
                     self.start_xmit_round();
                 }
                 if self.snd.tso_burst_left == 0 {
-                    // the skb a new transmission is decided for (tcp_send_head)
-                    self.snd.tso_skb = self.sndbuf.send_head(self.snd.snd_nxt);
+                    // the skb a new transmission is decided for (tcp_send_head),
+                    // looked up only if `next_tx` can reach `tso_defers`, its
+                    // one reader: a pass that finds the window full
+                    // (`PathSender::window_full`) ends first. Linux
+                    // tcp_write_xmit reads `tcp_send_head` at the top of its
+                    // loop, then `tcp_cwnd_test` breaks before the skb is
+                    // used; the model skips the read it would not use.
+                    if self.snd.window_full() {
+                        #[cfg(any(debug_assertions, feature = "invariants"))]
+                        {
+                            self.snd.tso_skb_stale = true;
+                        }
+                    } else {
+                        self.snd.tso_skb = self.sndbuf.send_head(self.snd.snd_nxt);
+                        #[cfg(any(debug_assertions, feature = "invariants"))]
+                        {
+                            self.snd.tso_skb_stale = false;
+                        }
+                    }
                 }
             }
             if let Some(tx) = self.snd.next_tx(now) {
@@ -487,6 +504,10 @@ impl TcpEndpoint {
         self.snd.opt_overhead = self.rcv.sack_option_bytes(self.rcv.pending_sack_blocks());
         self.start_xmit_round();
         self.snd.tso_skb = self.sndbuf.send_head(self.snd.snd_nxt);
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        {
+            self.snd.tso_skb_stale = false;
+        }
         self.snd.push_one = true;
         while let Some(tx) = self.snd.next_tx(now) {
             let mut p = Packet::VACANT;
@@ -622,7 +643,7 @@ impl TcpEndpoint {
         if seg.len > 0 || seg.has(flags::FIN) || seg.seq < self.rcv.rcv_nxt {
             // (the receiver's buffer state may change: `WndMemo`)
             self.wnd_memo.valid = false;
-            let out = self.rcv.on_segment(
+            let out = self.rcv.on_segment_inlined(
                 now,
                 seg.seq,
                 seg.len,

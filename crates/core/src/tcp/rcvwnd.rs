@@ -143,7 +143,7 @@ impl RcvWindow {
 
     /// truesize of `bytes` of payload held as segments of `mss` bytes
     /// (the out-of-order queue; Linux charges each skb's truesize).
-    #[inline]
+    #[inline(always)]
     pub fn rmem_of(&self, bytes: u64, mss: u32) -> u64 {
         if bytes == 0 {
             return 0;
@@ -271,7 +271,7 @@ impl RcvWindow {
     /// sets `icsk_ack.quick |= 1`. Not modelled: memory pressure
     /// (`tcp_under_memory_pressure`), and `truesize_adjust` (only for skbs
     /// without a linear part, which TUN does not build).
-    #[inline]
+    #[inline(always)]
     pub fn grow(&mut self, len: u32, rmem: u64) -> bool {
         let limit = self.window_clamp.min(self.space(rmem));
         if limit <= self.rcv_ssthresh {

@@ -391,6 +391,11 @@ pub struct PathSender {
     /// before a transmission is decided (plain TCP, `super::super::sndbuf`);
     /// None: the current owner chunk is the skb (`unsent_in_chunk`).
     pub tso_skb: Option<(u64, bool)>,
+    /// Checked builds: the owner left `tso_skb` from an earlier pass
+    /// because the window was full (`window_full`); `tso_defers` asserts
+    /// it never reads such a value.
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    pub tso_skb_stale: bool,
     /// Ends (sequence offsets) of owner chunks a new segment must not cross,
     /// ascending; empty for plain TCP. An MPTCP subflow that queues several
     /// mappings records each non-contiguous one's end here, as the kernel
@@ -523,6 +528,8 @@ impl PathSender {
             last_send: 0,
             tso_max_segs: 0,
             tso_skb: None,
+            #[cfg(any(debug_assertions, feature = "invariants"))]
+            tso_skb_stale: false,
             tso_burst_left: 0,
             push_one: false,
             tso_psh: false,
@@ -595,6 +602,16 @@ impl PathSender {
     #[inline]
     pub fn in_flight(&self) -> u32 {
         self.packets_out - (self.sacked_out + self.lost_out) + self.retrans_out
+    }
+
+    /// `next_tx` would stop at its congestion-window test before any new
+    /// segment (Linux `tcp_cwnd_test` returning 0 in `tcp_write_xmit`):
+    /// nothing before that test changes the packets in flight or cwnd (a
+    /// due window probe returns before it, a due TLP either sends or
+    /// changes nothing: `tlp_probe` is pure).
+    #[inline(always)]
+    pub fn window_full(&self) -> bool {
+        self.in_flight() >= self.cc_state.cwnd
     }
 
     /// SACK was negotiated (else NewReno with emulated SACKs).

@@ -442,6 +442,11 @@ impl PathSender {
             return None;
         }
         let chunk = self.unsent_in_chunk();
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        assert!(
+            !self.tso_skb_stale,
+            "tso_defers read a send head left from an earlier pass"
+        );
         let (skb_len, tail) = match self.tso_skb {
             // plain TCP: the send buffer's skb (`tcp_send_head`), within
             // what is unsent
