@@ -219,11 +219,14 @@ pub fn judge_cell(
     rows_of: &dyn Fn(&Value) -> Vec<Value>,
 ) {
     let seed_rows = rows_of(sim);
-    let rows = match &like {
+    let mut rows = match &like {
         None => seed_rows.clone(),
         Some(Ok(lp)) => rows_of(lp),
         Some(Err(_)) => Vec::new(),
     };
+    // the rows' own `decision` by the cell's rule, on the rows as judged
+    // (a re-judge replaces `kernel_all` after compare_cell)
+    super::kernel::mark_unjudged(&mut rows);
     if like.is_some() {
         e["seed_mechanism"] = mechanism(&seed_rows, &rows);
     }
