@@ -18,6 +18,9 @@ mod until;
 pub const KERNEL_RUNS: u32 = kernel::DEFAULT_RUNS;
 /// Paired runs a judged median needs (kernel cells and `validate`'s cells).
 pub const MIN_RUNS: u64 = kernel::MIN_RUNS;
+/// What a cell or row is instead of agree / disagree on no data
+/// (`validate` says it too).
+pub const NOT_CHECKABLE: &str = kernel::NOT_CHECKABLE;
 
 use crate::driver::{Driver, Emulate, Simulate};
 use crate::experiments::{Registry, REGISTRY};
