@@ -11,7 +11,7 @@
 mod kernel;
 mod kernel_from;
 mod like;
-mod progress;
+pub(crate) mod progress;
 mod until;
 
 /// `--kernel-runs` default.
@@ -1005,12 +1005,7 @@ fn run_sweeps(
     // estimate of the whole (module `progress`); the counts are in the message
     let progress = progress::Progress::new(&priors, done, total);
     let start = progress.start();
-    let bar = sweep::progress_bar(
-        o.quiet,
-        start.len,
-        0,
-        "{spinner} [{elapsed_precise}] {bar:40} {msg} (eta {eta})",
-    );
+    let bar = sweep::progress_bar(o.quiet, start.len, 0, progress::TEMPLATE);
     crate::interrupt::runs_planned(total, done);
     bar.set_message(progress.message(done));
     let pairs: Vec<(&mptlab_scenario::Sweep, &mptlab_sweep::Store)> = opened
@@ -1026,10 +1021,7 @@ fn run_sweeps(
         stop_after,
         &|d: &mptlab_sweep::Done| {
             crate::interrupt::run_done();
-            let now = progress.tick(d);
-            bar.set_length(now.len);
-            bar.set_position(now.pos);
-            bar.set_message(progress.message(now.runs));
+            progress.show(&bar, d);
         },
     );
     bar.finish_and_clear();
