@@ -446,6 +446,13 @@ fn summary(cells: &[Cell]) -> String {
         .iter()
         .filter(|c| c.verdict != Verdict::Info)
         .collect();
+    if counted.is_empty() {
+        // "0 of 0 cells pass" was a count over nothing (session 29)
+        return format!(
+            "no verdict: no counted cell (no counted metric has values on both sides; {} shown only)",
+            cells.len()
+        );
+    }
     // a median of one run has no spread: such a cell is counted, not
     // passed (`--runs 1`; reproduce/kernel.rs `metric_gap`, the same rule)
     let few = |c: &&Cell| c.sim.n.min(c.kernel.n) < reproduce_min_runs();
@@ -1055,6 +1062,16 @@ mod tests {
             "0 of 1 cells pass; 1 disagree beyond their 95 % interval; 0 undecided"
         );
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// Session 29: no counted cell (none with values on both sides, or
+    /// only shares of a single-path protocol) read "0 of 0 cells pass".
+    #[test]
+    fn no_counted_cell_is_no_verdict_not_0_of_0() {
+        assert_eq!(
+            summary(&[]),
+            "no verdict: no counted cell (no counted metric has values on both sides; 0 shown only)"
+        );
     }
 
     /// Session 28: `validate --runs 1` passed a cell on one kernel run
