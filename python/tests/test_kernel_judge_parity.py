@@ -9,7 +9,7 @@ e.g. `agree` on one kernel run) and as it writes them now."""
 import json
 from pathlib import Path
 
-from mptlab.report.kernel import judged, like_summary
+from mptlab.report.kernel import judged, like_summary, row_decision, section
 
 CASES = json.loads((Path(__file__).parent / "data" / "kernel-judge-cases.json").read_text())["cases"]
 
@@ -31,5 +31,35 @@ def test_the_verdict_lines_count_alike() -> None:
     # (`like_summary`) start the same way on these cells
     cells = [_cell(c, c["verdict"]) for c in CASES]
     assert like_summary(cells).startswith(
-        "1 of 6 cells agree like for like, 4 not checkable (fewer than 2 paired runs, a side without values or "
+        "1 of 7 cells agree like for like, 5 not checkable (fewer than 2 paired runs, a side without values or "
         "no compared metric: the reason beside each cell) (no cell ran with a substitution)"), like_summary(cells)
+
+
+def _old_rows(case):
+    """The case's rows as kernel.json wrote them before session 29: the
+    point verdict's decision (`agree` on one paired run), no reason."""
+    rows = []
+    for r, (_, d) in zip(case["rows"], case["row_decisions_before_session29"]):
+        r = {k: v for k, v in r.items() if k not in ("decision", "reason")}
+        if d is not None:
+            r["decision"] = d
+        rows.append(r)
+    return rows
+
+
+def test_a_row_s_decision_follows_the_cell_s_rule() -> None:
+    # session 29: the rows the Rust side writes now and the rows it wrote
+    # before read the same in the report (reproduce/kernel.rs mark_unjudged)
+    for case in CASES:
+        want = [(m, d, r or "") for m, d, r in case["row_decisions"]]
+        for rows in (case["rows"], _old_rows(case)):
+            assert [(r["metric"], *row_decision(r)) for r in rows] == want, case["name"]
+
+
+def test_the_report_never_shows_agree_in_a_row_on_one_run() -> None:
+    # the shift column said ", agree" beside a verdict "not checkable: 1 paired run"
+    case = next(c for c in CASES if c["name"].startswith("one kernel run, within"))
+    cell = dict(_cell(case, "agree"), metrics=_old_rows(case))
+    html = "".join(section("000", {"cells": [cell], "criteria": "c", "interval": "i", "kernel_runs": 1}))
+    assert "kernel runs, 50 %), not checkable" in html, html
+    assert "kernel runs, 50 %), agree" not in html

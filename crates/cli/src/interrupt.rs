@@ -1,5 +1,5 @@
-//! SIGINT (Ctrl-C), SIGTERM and SIGHUP during `mptlab sweep` and
-//! `mptlab reproduce`: one line on stderr saying that the command was
+//! SIGINT (Ctrl-C), SIGTERM and SIGHUP during `mptlab run` (session 29),
+//! `mptlab sweep` and `mptlab reproduce`: one line on stderr saying that the command was
 //! interrupted, how many runs finished (each is saved as it finishes, so
 //! they are kept), what was not written, and how to resume; then exit
 //! 128 + the signal's number (130, 143, 129), as a shell reports a process
@@ -32,6 +32,10 @@ use std::sync::{Mutex, MutexGuard};
 /// The interrupted command.
 #[derive(Clone, Debug)]
 pub enum Cmd {
+    /// `run FILE` (session 29: it was killed without a word). Its runs
+    /// are kept in memory and written together at the end, so an
+    /// interrupted run writes nothing.
+    Run(String),
     /// `sweep FILE`.
     Sweep(String),
     Reproduce,
@@ -186,9 +190,23 @@ fn name(sig: i32) -> String {
 
 /// The one line said when `sig` stops the command at `stage`.
 fn message(s: &State, stage: Stage, sig: i32) -> String {
+    let counts = (
+        TOTAL.load(Ordering::SeqCst),
+        BEFORE.load(Ordering::SeqCst),
+        DONE.load(Ordering::SeqCst),
+    );
+    message_with(s, stage, sig, counts)
+}
+
+/// [`message`] with the run counts (in all, done before, done here) given.
+fn message_with(
+    s: &State,
+    stage: Stage,
+    sig: i32,
+    (total, before, here): (u64, u64, u64),
+) -> String {
     let out = s.out.display();
-    let (total, before) = (TOTAL.load(Ordering::SeqCst), BEFORE.load(Ordering::SeqCst));
-    let done = before + DONE.load(Ordering::SeqCst);
+    let done = before + here;
     // "at least": a run is counted just after it is saved, so one saved
     // as the signal came may be missing from the count
     let runs = || {
@@ -198,10 +216,26 @@ fn message(s: &State, stage: Stage, sig: i32) -> String {
         )
     };
     let what = match &s.cmd {
+        Cmd::Run(f) => format!("run {f}"),
         Cmd::Sweep(f) => format!("sweep {f}"),
         Cmd::Reproduce => "reproduce".into(),
     };
     let body = match (&s.cmd, stage) {
+        (Cmd::Run(_), Stage::Starting) => {
+            "before any run started; nothing was written; run the same command to start".to_string()
+        }
+        (Cmd::Run(_), Stage::Runs) => format!(
+            "at least {done} of {total} run(s) had finished; `run` writes its runs together when \
+             all have finished, so no table and no summary.json were written to {out} (what it \
+             held before is unchanged); run the same command to start again (`mptlab sweep` \
+             keeps each run as it finishes)"
+        ),
+        (Cmd::Run(_), Stage::Done) => format!("after its results in {out} were written"),
+        (Cmd::Run(_), _) => format!(
+            "all {total} run(s) finished; writing them to {out} was cut short (summary.json, \
+             written last, marks a complete set; without it the tables there are not a whole \
+             result); run the same command to write them again"
+        ),
         (Cmd::Sweep(_), Stage::Starting) => {
             "before any run started; run the same command to start".to_string()
         }
@@ -257,7 +291,11 @@ mod tests {
     /// Every stage's line names the signal, the command and how to go on.
     #[test]
     fn every_stage_says_what_to_do() {
-        for cmd in [Cmd::Sweep("s.toml".into()), Cmd::Reproduce] {
+        for cmd in [
+            Cmd::Run("s.toml".into()),
+            Cmd::Sweep("s.toml".into()),
+            Cmd::Reproduce,
+        ] {
             for stage in [
                 Stage::Starting,
                 Stage::Runs,
@@ -271,5 +309,22 @@ mod tests {
                 assert!(!m.contains('\n'), "{m}");
             }
         }
+    }
+
+    /// Session 29: `mptlab run` interrupted said nothing (killed by the
+    /// signal's default action); its line says how many runs had finished
+    /// and that nothing of them was written.
+    #[test]
+    fn an_interrupted_run_says_nothing_was_written() {
+        let run = st(Cmd::Run("c.toml".into()), Stage::Runs);
+        let m = message_with(&run, Stage::Runs, SIGINT, (30, 0, 12));
+        assert!(
+            m.starts_with(
+                "interrupted by SIGINT (Ctrl-C): run c.toml: at least 12 of 30 run(s) had \
+                 finished; `run` writes its runs together when all have finished, so no table and \
+                 no summary.json were written to o"
+            ),
+            "{m}"
+        );
     }
 }

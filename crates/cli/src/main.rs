@@ -800,6 +800,8 @@ fn command(cli: Cli) -> ExitCode {
             if !quiet {
                 eprintln!("{}", describe(&s));
             }
+            // not for `emulate` (its runs handle these signals themselves)
+            interrupt::install(interrupt::Cmd::Run(s.origin.clone()), &opts.out);
             runner::run(&s, &opts, &driver::Simulate)
         }
     }

@@ -11,13 +11,16 @@
 mod kernel;
 mod kernel_from;
 mod like;
-mod progress;
+pub(crate) mod progress;
 mod until;
 
 /// `--kernel-runs` default.
 pub const KERNEL_RUNS: u32 = kernel::DEFAULT_RUNS;
 /// Paired runs a judged median needs (kernel cells and `validate`'s cells).
 pub const MIN_RUNS: u64 = kernel::MIN_RUNS;
+/// What a cell or row is instead of agree / disagree on no data
+/// (`validate` says it too).
+pub const NOT_CHECKABLE: &str = kernel::NOT_CHECKABLE;
 
 use crate::driver::{Driver, Emulate, Simulate};
 use crate::experiments::{Registry, REGISTRY};
@@ -1034,12 +1037,7 @@ fn run_sweeps(
     // estimate of the whole (module `progress`); the counts are in the message
     let progress = progress::Progress::new(&priors, done, total);
     let start = progress.start();
-    let bar = sweep::progress_bar(
-        o.quiet,
-        start.len,
-        0,
-        "{spinner} [{elapsed_precise}] {bar:40} {msg} (eta {eta})",
-    );
+    let bar = sweep::progress_bar(o.quiet, start.len, 0, progress::TEMPLATE);
     crate::interrupt::runs_planned(total, done);
     bar.set_message(progress.message(done));
     let pairs: Vec<(&mptlab_scenario::Sweep, &mptlab_sweep::Store)> = opened
@@ -1055,10 +1053,7 @@ fn run_sweeps(
         stop_after,
         &|d: &mptlab_sweep::Done| {
             crate::interrupt::run_done();
-            let now = progress.tick(d);
-            bar.set_length(now.len);
-            bar.set_position(now.pos);
-            bar.set_message(progress.message(now.runs));
+            progress.show(&bar, d);
         },
     );
     bar.finish_and_clear();

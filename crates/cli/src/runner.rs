@@ -70,6 +70,7 @@ pub fn run_all(
                     failed.store(true, Ordering::Relaxed);
                 }
                 results.lock().unwrap()[i as usize] = Some(r);
+                crate::interrupt::run_done();
                 bar.inc(1);
             });
         }
@@ -264,8 +265,11 @@ pub fn run(s: &Scenario, o: &RunOptions, f: &dyn Driver) -> ExitCode {
         );
         b
     };
+    crate::interrupt::runs_planned(n, 0);
     let runs = run_all(s, o.jobs, &bar, f);
     bar.finish_and_clear();
+    // the tables are written whole or not at all (write_results)
+    crate::interrupt::stage(crate::interrupt::Stage::Merging);
     let runs = match runs {
         Ok(r) => r,
         Err(e) => {
@@ -300,6 +304,7 @@ pub fn run(s: &Scenario, o: &RunOptions, f: &dyn Driver) -> ExitCode {
             if let Some(w) = unfinished_warning(&Unfinished::of(&runs), &s.origin) {
                 eprintln!("{w}");
             }
+            crate::interrupt::stage(crate::interrupt::Stage::Done);
             ExitCode::SUCCESS
         }
         Err(e) => {

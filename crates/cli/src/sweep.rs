@@ -4,12 +4,13 @@
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mptlab_results::{Unfinished, WriteOptions};
 use mptlab_scenario::{Override, Scenario, Sweep};
-use mptlab_sweep::{execute, finish, meta, ExecError, Store, StoreError};
+use mptlab_sweep::{finish, meta, Done, ExecError, Order, Store, StoreError};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::driver::{Driver, Simulate};
+use crate::reproduce::progress::{Progress, TEMPLATE};
 
 /// Test hook: stop after this many runs, as an interruption would.
 pub const STOP_ENV: &str = "MPTLAB_SWEEP_STOP_AFTER";
@@ -254,22 +255,25 @@ fn run_inner(path: &Path, o: &SweepOptions) -> Result<PointsUnfinished, ExitCode
             }
         );
     }
-    let bar = progress_bar(
-        o.quiet,
-        total,
-        done,
-        "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs (eta {eta})",
-    );
+    // the bar in measured time, as reproduce's: a sweep's points differ in
+    // cost (background on or off: 5 ms or 125 ms a run), so a count of
+    // runs showed 57 % and "eta 0s" with 80 % of the time left (session 29)
+    let progress = progress_of(sweep, store, done, total);
+    let bar = progress_bar(o.quiet, progress.start().len, 0, TEMPLATE);
+    bar.set_message(progress.message(done));
     crate::interrupt::runs_planned(total, done);
-    let r = execute(
-        sweep,
-        store,
+    let r = mptlab_sweep::execute_many(
+        &[(sweep, store)],
         o.jobs,
         &|s: &Scenario, r: u32| Simulate.run_once(s, r),
+        &crate::reproduce::run_cost,
+        // one run of every point first: each point's time per run is then
+        // measured early, and the estimate of the rest rests on it
+        Order::PilotsFirst,
         stop_after,
-        &|| {
+        &|d: &Done| {
             crate::interrupt::run_done();
-            bar.inc(1)
+            progress.show(&bar, d);
         },
     );
     bar.finish_and_clear();
@@ -278,6 +282,21 @@ fn run_inner(path: &Path, o: &SweepOptions) -> Result<PointsUnfinished, ExitCode
     let closed = close(&opened, o);
     crate::interrupt::stage(crate::interrupt::Stage::Done);
     closed
+}
+
+/// The progress of a sweep's pending runs (`done` of `total` already
+/// done): per point its simulated seconds and runs still to do, as
+/// `reproduce` plans its sweeps ([`Progress::new`]).
+fn progress_of(sweep: &Sweep, store: &Store, done: u64, total: u64) -> Progress {
+    let mut todo: Vec<(f64, u64)> = sweep
+        .points
+        .iter()
+        .map(|p| (crate::reproduce::run_cost(&p.scenario), 0))
+        .collect();
+    for (p, _) in store.pending() {
+        todo[p].1 += 1;
+    }
+    Progress::new(&[todo], done, total)
 }
 
 /// `--scheduler ADDRESS`: the Dask path lives in the Python package; hand
@@ -314,5 +333,53 @@ pub fn via_python(args: &[String]) -> ExitCode {
             eprintln!("error: --scheduler needs the mptlab Python package (pip install ., see docs/python.md): cannot start {py}: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Session 29: `mptlab sweep`'s bar counted runs (`bar.inc(1)`), so a
+    /// sweep whose points differ in cost read half done, eta 0 s, when its
+    /// cheap half was done and nearly all its time was left. It now
+    /// advances by measured time, as `reproduce`'s: here the cheap point's
+    /// 4 runs (1 ms each) and the costly point's pilot (100 ms) leave the
+    /// bar near a quarter of the way, its count in the message.
+    #[test]
+    fn the_bar_advances_by_measured_time_not_by_runs() {
+        let d = crate::scratch::Scratch::new("sweep-bar");
+        let toml = d.path().join("s.toml");
+        std::fs::write(
+            &toml,
+            "[scenario]\nname = \"s\"\nduration_s = 5\nruns = 4\n[topology]\npreset = \"single-path\"\n\
+             paths = [\"lte\"]\n[traffic]\nmodel = \"bulk\"\n[sweep]\n\"background.enabled\" = [false, true]\n",
+        )
+        .unwrap();
+        let sweep = plan(&toml, &[], None).unwrap();
+        let store = Store::open(&d.path().join("out"), &sweep, false).unwrap();
+        let progress = progress_of(&sweep, &store, 0, 8);
+        let bar = ProgressBar::hidden();
+        let done = |point, seconds| Done {
+            sweep: 0,
+            point,
+            cost: 5.0,
+            seconds,
+        };
+        // pilots first (Order::PilotsFirst): the costly point's first run
+        // and then the cheap point's four
+        progress.show(&bar, &done(1, 0.100));
+        for _ in 0..4 {
+            progress.show(&bar, &done(0, 0.001));
+        }
+        let (pos, len) = (bar.position(), bar.length().unwrap());
+        // 104 ms done of 104 + 3 x 100 ms: 26 %; counting runs said 5/8
+        assert_eq!((pos, len), (104_000, 404_000));
+        assert_eq!(bar.message(), "5/8 runs");
+        for _ in 0..3 {
+            progress.show(&bar, &done(1, 0.100));
+        }
+        assert_eq!(bar.position(), bar.length().unwrap());
+        assert_eq!(bar.message(), "8/8 runs");
     }
 }

@@ -337,7 +337,22 @@ fn fmt_decision(c: &Cell) -> String {
         },
         _ => String::new(),
     };
-    format!("{sh}{}{more}", d.as_str())
+    format!("{sh}{}{more}", decision_text(c))
+}
+
+/// The cell's decision as the table and `validation.csv` give it: `agree`
+/// on fewer than [`reproduce_min_runs`] runs on a side is `not checkable`,
+/// as [`summary`] counts it (session 29; the point verdict's `agree` had
+/// no spread to rest on). `undecided` and `disagree` rest on the shift
+/// over all runs and stand. Empty for a metric shown only.
+fn decision_text(c: &Cell) -> &'static str {
+    match &c.decision {
+        None => "",
+        Some(shift::Decision::Agree) if c.sim.n.min(c.kernel.n) < reproduce_min_runs() => {
+            crate::reproduce::NOT_CHECKABLE
+        }
+        Some(d) => d.as_str(),
+    }
 }
 
 /// An undecided cell's estimate of the kernel runs to add
@@ -403,7 +418,7 @@ more_kernel_runs,kernel_runs_many_sim\n",
                 .as_ref()
                 .map(|s| shift::reported(criterion(c.metric), s.hi))),
             opt(c.shift.as_ref().map(|s| s.coverage)),
-            c.decision.as_ref().map_or("", |d| d.as_str()),
+            decision_text(c),
             more_runs(c)
                 .flatten()
                 .map(|r| r.to_string())
@@ -431,6 +446,13 @@ fn summary(cells: &[Cell]) -> String {
         .iter()
         .filter(|c| c.verdict != Verdict::Info)
         .collect();
+    if counted.is_empty() {
+        // "0 of 0 cells pass" was a count over nothing (session 29)
+        return format!(
+            "no verdict: no counted cell (no counted metric has values on both sides; {} shown only)",
+            cells.len()
+        );
+    }
     // a median of one run has no spread: such a cell is counted, not
     // passed (`--runs 1`; reproduce/kernel.rs `metric_gap`, the same rule)
     let few = |c: &&Cell| c.sim.n.min(c.kernel.n) < reproduce_min_runs();
@@ -963,7 +985,7 @@ fn keep_compressed(saved: &[(&Scenario, decisions::Saved)], prev: &Path, to: &Pa
 
 #[cfg(test)]
 mod tests {
-    use super::{cells_of, csv, inside, saved, scenarios, summary};
+    use super::{cells_of, csv, inside, saved, scenarios, summary, table};
     use mptlab_results::RunOutput;
     use mptlab_scenario::{Override, Scenario};
 
@@ -1042,6 +1064,16 @@ mod tests {
         std::fs::remove_dir_all(&d).unwrap();
     }
 
+    /// Session 29: no counted cell (none with values on both sides, or
+    /// only shares of a single-path protocol) read "0 of 0 cells pass".
+    #[test]
+    fn no_counted_cell_is_no_verdict_not_0_of_0() {
+        assert_eq!(
+            summary(&[]),
+            "no verdict: no counted cell (no counted metric has values on both sides; 0 shown only)"
+        );
+    }
+
     /// Session 28: `validate --runs 1` passed a cell on one kernel run
     /// against one simulated run ("1 of 1 cells pass"); it is counted, not
     /// passed, with the reason.
@@ -1059,6 +1091,20 @@ mod tests {
             "{}",
             summary(&cells)
         );
+        // session 29: the table's and the CSV's decision say so too (they said agree)
+        let csv = csv(&cells);
+        let head: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let col = head.iter().position(|h| *h == "decision").unwrap();
+        for line in csv.lines().skip(1) {
+            let d = line.split(',').nth(col).unwrap();
+            assert!(d.is_empty() || d == "not checkable", "{line}");
+        }
+        assert!(csv
+            .lines()
+            .skip(1)
+            .any(|l| l.split(',').nth(col) == Some("not checkable")));
+        assert!(table(&cells).contains("not checkable"), "{}", table(&cells));
+        assert!(!table(&cells).contains(" agree"), "{}", table(&cells));
     }
 
     /// The kernel's CONFIG_HZ is recorded beside its runs (when the host's

@@ -150,6 +150,22 @@ def metric_gap(m: Dict[str, Any]) -> Optional[str]:
     return None
 
 
+def row_decision(m: Dict[str, Any]) -> Tuple[Optional[str], str]:
+    """A metric row's decision as the report gives it, and why when it is
+    "not checkable": the row's `agree` (or no decision, the criterion's
+    `info`) on no data (:func:`metric_gap`) is not checkable, as the cell
+    (:func:`judged`); `undecided` and `disagree` (the shift over all runs)
+    stand. kernel.json written before session 29 says `agree` in a row
+    judged on one kernel run; the Rust judge writes what this gives
+    (reproduce/kernel.rs `mark_unjudged`)."""
+    d = m.get("decision")
+    if m.get("criterion") != "shown only" and d in (None, "agree", NOT_CHECKABLE):
+        gap = metric_gap(m)
+        if gap:
+            return NOT_CHECKABLE, gap
+    return d, ""
+
+
 def judged(c: Dict[str, Any]) -> Tuple[str, str]:
     """A ran cell's verdict as the report gives it, and why when it is "not
     checkable". kernel.json's `agree` / `disagree` stands when every
@@ -228,7 +244,8 @@ def _shift(metric: str, m: Dict[str, Any]) -> str:
     else:
         t = f"{100 * s['estimate']:+.1f} [{100 * s['lo']:+.1f}, {100 * s['hi']:+.1f}] points"
     t += f" ({s['sim_runs']} sim, {s['kernel_runs']} kernel runs, {100 * s['coverage']:.0f} %)"
-    return t + (f", {m['decision']}" if m.get("decision") else "")
+    d, _ = row_decision(m)
+    return t + (f", {d}" if d else "")
 
 
 def noise_clause(ran: List[Dict[str, Any]]) -> str:

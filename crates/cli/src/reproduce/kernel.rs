@@ -697,8 +697,36 @@ pub fn compare_cell(metrics: &[&str], sim: &Value, kernel: &Value) -> (Vec<Value
         }
         rows.push(row);
     }
+    mark_unjudged(&mut rows);
     let verdict = cell_verdict(&rows);
     (rows, verdict)
+}
+
+/// A compared row's `decision` under the cell's rule ([`cell_judgement`]):
+/// a row the point verdict would call `agree` (or that has no decision,
+/// the criterion's `info`) on no data ([`metric_gap`]: fewer than
+/// [`MIN_RUNS`] paired runs, a side without a value, null bounds) is
+/// `not checkable`, with the gap's words in `reason`. [`shift::decide`]
+/// gives `agree` on the point verdict alone, so one kernel run within the
+/// criterion read `agree` in its row while the cell said not checkable.
+/// `undecided` and `disagree` rest on the shift over all runs and already
+/// say what the runs cannot tell; they are kept. Idempotent: a re-judge
+/// ([`super::kernel_from`]) that changes `kernel_all` after
+/// [`compare_cell`] calls it again so the reason names the right side.
+pub fn mark_unjudged(rows: &mut [Value]) {
+    for row in rows.iter_mut() {
+        if row["criterion"] == "shown only" {
+            continue;
+        }
+        let d = row["decision"].as_str();
+        if !matches!(d, None | Some("agree") | Some(NOT_CHECKABLE)) {
+            continue;
+        }
+        if let Some(why) = metric_gap(row) {
+            row["decision"] = NOT_CHECKABLE.into();
+            row["reason"] = why.into();
+        }
+    }
 }
 
 /// What a cell's verdict is instead of agree / disagree when it would rest
@@ -1072,9 +1100,11 @@ pub(super) fn header(runs: u32, wall_s: f64) -> Value {
         "decision": "a failing cell (its medians outside the criterion) `disagree`s only when the 95 % interval \
                      of the kernel-vs-simulator shift lies wholly outside the criterion's band, else it is \
                      `undecided`, with the kernel runs that would decide it (`undecided`); one kernel run is \
-                     always undecided. The shift is the Hodges-Lehmann estimate over every simulated against \
-                     every kernel run (times and goodput on ln values, a ratio; shares on the difference) with \
-                     its Moses interval (Hollander, Wolfe & Chicken, sections 4.2-4.3); `verdict` is unchanged",
+                     never `agree` or `disagree`: a metric row not judged on data (fewer than 2 paired runs, \
+                     a side without values, no interval) is `not checkable` with its `reason`, as the cell. The \
+                     shift is the Hodges-Lehmann estimate over every simulated against every kernel run (times \
+                     and goodput on ln values, a ratio; shares on the difference) with its Moses interval \
+                     (Hollander, Wolfe & Chicken, sections 4.2-4.3); `verdict` is unchanged",
         "like_for_like": "a cell the kernel ran with a substitution (`substituted`: a setting it cannot run as \
                           the scenario gives it) is judged against the simulator with the kernel's settings, \
                           the same runs (DIR/like); the simulator with the seed's settings is `seed_mechanism`, \
@@ -1321,12 +1351,72 @@ mod judge_parity {
         let line = super::super::like::summary(&json!({ "cells": cells }));
         assert!(
             line.starts_with(
-                "1 of 6 cells agree like for like, 4 not checkable (fewer than 2 paired runs, a side \
+                "1 of 7 cells agree like for like, 5 not checkable (fewer than 2 paired runs, a side \
                  without values or no compared metric: the reason beside each cell) (no cell ran with \
                  a substitution)"
             ),
             "{line}"
         );
+    }
+
+    /// (metric, decision, reason) of each row.
+    fn decisions(rows: &[Value]) -> Value {
+        rows.iter()
+            .map(|r| json!([r["metric"], r["decision"], r["reason"]]))
+            .collect()
+    }
+
+    /// Session 29: a row's `decision` follows the cell's rule with the
+    /// same words. Fails before: a row judged on one paired run (one
+    /// kernel run, or three whose simulated runs but one did not finish)
+    /// said `agree` while its cell said not checkable, and a row without
+    /// a value had no decision. A saved file's old rows re-judged
+    /// ([`super::super::like::judge_cell`], as `--kernel-from` and a live
+    /// pass do) get the same.
+    #[test]
+    fn a_row_s_decision_follows_the_cell_s_rule() {
+        for c in cases() {
+            let name = c["name"].as_str().unwrap();
+            let m: Vec<&str> = c["metrics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_str().unwrap())
+                .collect();
+            let (rows, _) = compare_cell(&m, &c["sim"], &c["kernel"]);
+            assert_eq!(decisions(&rows), c["row_decisions"], "{name}");
+            for r in &rows {
+                // never `agree` on no data; a reason exactly when not checkable
+                if r["decision"] == "agree" {
+                    assert_eq!(metric_gap(r), None, "{name}: {r}");
+                }
+                assert_eq!(
+                    r["reason"].is_string(),
+                    r["decision"] == NOT_CHECKABLE,
+                    "{name}: {r}"
+                );
+            }
+            // the rows as written before session 29, judged again
+            let old: Vec<Value> = rows
+                .iter()
+                .zip(c["row_decisions_before_session29"].as_array().unwrap())
+                .map(|(r, b)| {
+                    let mut r = r.clone();
+                    let o = r.as_object_mut().unwrap();
+                    o.remove("reason");
+                    o.remove("decision");
+                    if b[1].is_string() {
+                        o.insert("decision".into(), b[1].clone());
+                    }
+                    r
+                })
+                .collect();
+            let mut e = json!({"status": "ran"});
+            super::super::like::judge_cell(&mut e, &Value::Null, None, &|_| old.clone());
+            let again: Vec<Value> = serde_json::from_value(e["metrics"].clone()).unwrap();
+            assert_eq!(decisions(&again), c["row_decisions"], "{name}: re-judged");
+            assert_eq!(e["verdict"], c["verdict"], "{name}: re-judged");
+        }
     }
 
     /// NaN bounds (null in JSON) and the criterion's `info` are not

@@ -219,11 +219,14 @@ pub fn judge_cell(
     rows_of: &dyn Fn(&Value) -> Vec<Value>,
 ) {
     let seed_rows = rows_of(sim);
-    let rows = match &like {
+    let mut rows = match &like {
         None => seed_rows.clone(),
         Some(Ok(lp)) => rows_of(lp),
         Some(Err(_)) => Vec::new(),
     };
+    // the rows' own `decision` by the cell's rule, on the rows as judged
+    // (a re-judge replaces `kernel_all` after compare_cell)
+    super::kernel::mark_unjudged(&mut rows);
     if like.is_some() {
         e["seed_mechanism"] = mechanism(&seed_rows, &rows);
     }
@@ -305,6 +308,11 @@ pub fn summary(m: &Value) -> String {
         .flatten()
         .filter(|c| c["status"] == "ran")
         .collect();
+    if cells.is_empty() {
+        // "0 of 0 cells agree" was a count over nothing (session 29); the
+        // report's words (report/kernel.py `section`)
+        return "no kernel verdict: not one cell ran on the kernel".into();
+    }
     let agree = |c: &&&Value| c["verdict"] == "agree";
     let n_agree = cells.iter().filter(agree).count();
     let mut s = format!("{n_agree} of {} cells agree like for like", cells.len());
@@ -438,6 +446,21 @@ mod tests {
         assert_eq!(
             summary(&none),
             "1 of 2 cells agree like for like (no cell ran with a substitution)"
+        );
+    }
+
+    /// Session 29: with no cell that ran (all failed or refused) the line
+    /// said "0 of 0 cells agree like for like".
+    #[test]
+    fn no_cell_ran_is_no_verdict_not_0_of_0() {
+        let m = json!({"cells": [{"status": "failed", "reason": "x"}, {"status": "refused"}]});
+        assert_eq!(
+            summary(&m),
+            "no kernel verdict: not one cell ran on the kernel"
+        );
+        assert_eq!(
+            summary(&json!({"cells": []})),
+            "no kernel verdict: not one cell ran on the kernel"
         );
     }
 

@@ -14,6 +14,7 @@
 //! before that from its simulated duration at the time per simulated
 //! second measured so far (in its sweep if any, else over all).
 
+use indicatif::ProgressBar;
 use mptlab_sweep::Done;
 use std::sync::Mutex;
 
@@ -121,7 +122,21 @@ impl Progress {
     pub fn message(&self, runs: u64) -> String {
         format!("{runs}/{} runs", self.total)
     }
+
+    /// One more run saved, shown on `bar`: its position and length in
+    /// measured microseconds ([`Progress::tick`]), the run count in its
+    /// message (`reproduce` and `sweep`).
+    pub fn show(&self, bar: &ProgressBar, d: &Done) {
+        let now = self.tick(d);
+        bar.set_length(now.len);
+        bar.set_position(now.pos);
+        bar.set_message(self.message(now.runs));
+    }
 }
+
+/// The bar's template: the count is in the message, the bar and its ETA
+/// in measured time.
+pub const TEMPLATE: &str = "{spinner} [{elapsed_precise}] {bar:40} {msg} (eta {eta})";
 
 /// Microseconds the runs still to do should take: a measured point's mean
 /// per run; an unmeasured one's simulated seconds at the measured time per
