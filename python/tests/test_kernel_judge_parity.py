@@ -63,3 +63,14 @@ def test_the_report_never_shows_agree_in_a_row_on_one_run() -> None:
     html = "".join(section("000", {"cells": [cell], "criteria": "c", "interval": "i", "kernel_runs": 1}))
     assert "kernel runs, 50 %), not checkable" in html, html
     assert "kernel runs, 50 %), agree" not in html
+
+
+def test_a_not_checkable_cell_is_counted_once() -> None:
+    # session 29: "26 not checkable ...; 1 undecided" of 26 cells: a cell not
+    # checkable on one kernel run also counted by its noise decision (the Rust
+    # line, reproduce/like.rs `summary`, alike)
+    case = next(c for c in CASES if c["name"].startswith("one kernel run, within"))
+    cell = dict(_cell(case, "not checkable"), decision="undecided", undecided={"more_kernel_runs": 20})
+    s = like_summary([cell])
+    assert s.startswith("0 of 1 cells agree like for like, 1 not checkable"), s
+    assert s.endswith("; 0 disagree beyond their 95 % interval; 0 undecided"), s

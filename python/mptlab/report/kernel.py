@@ -255,6 +255,9 @@ def noise_clause(ran: List[Dict[str, Any]]) -> str:
     before cells had a `decision`."""
     if not any(isinstance(c.get("decision"), str) for c in ran):
         return ""
+    # a cell the rule leaves not checkable is counted there only (its noise
+    # decision, e.g. `undecided` on one kernel run, counted it twice)
+    ran = [c for c in ran if judged(c)[0] != NOT_CHECKABLE]
     dis = sum(1 for c in ran if c.get("decision") == "disagree")
     more = [(c.get("undecided") or {}).get("more_kernel_runs") for c in ran if c.get("decision") == "undecided"]
     s = f"; {dis} disagree beyond their 95 % interval; {len(more)} undecided"

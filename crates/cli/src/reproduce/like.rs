@@ -392,6 +392,14 @@ fn decisions(cells: &[&Value]) -> String {
     if !cells.iter().any(|c| c["decision"].is_string()) {
         return String::new();
     }
+    // a cell the rule leaves not checkable is counted there only: its
+    // noise decision (e.g. `undecided` on one kernel run) counted it twice,
+    // "26 not checkable ...; 1 undecided" of 26 cells (session 29)
+    let cells: Vec<&Value> = cells
+        .iter()
+        .copied()
+        .filter(|c| c["verdict"] != NOT_CHECKABLE && c["verdict"] != "no verdict")
+        .collect();
     let disagree = cells.iter().filter(|c| c["decision"] == "disagree").count();
     let more: Vec<Option<u64>> = cells
         .iter()
@@ -441,6 +449,19 @@ mod tests {
             summary(&d),
             "1 of 4 cells agree like for like (no cell ran with a substitution); 1 disagree beyond \
              their 95 % interval; 2 undecided (about 5 more kernel runs each, 5-9)"
+        );
+        // a not-checkable cell with a noise decision is counted once, as
+        // not checkable (report/kernel.py `noise_clause` alike)
+        let once = json!({"cells": [
+            {"status": "ran", "verdict": "agree", "decision": "agree"},
+            {"status": "ran", "verdict": "not checkable", "decision": "undecided", "undecided": und(20)},
+            {"status": "ran", "verdict": "not checkable", "decision": "disagree"},
+        ]});
+        assert_eq!(
+            summary(&once),
+            "1 of 3 cells agree like for like, 2 not checkable (fewer than 2 paired runs, a side without \
+             values or no compared metric: the reason beside each cell) (no cell ran with a substitution); \
+             0 disagree beyond their 95 % interval; 0 undecided"
         );
         let none = json!({"cells": [{"status": "ran", "verdict": "agree"}, {"status": "ran", "verdict": "disagree"}]});
         assert_eq!(
