@@ -34,7 +34,7 @@ for w in $W; do
     dec2) nice -n $NICE $BIN validate --decisions --dir scenarios/decisions --runs 5 --kernel-from $D/decisions-kernel-2026-11-27-s13b -o $P-dec2 > $P-dec2.log 2>&1 ;;
     grid) nice -n $NICE $BIN validate --runs 30 --hz 250 --kernel-from $D/kernel-grid-2026-11-26 --kernel-from $D/kernel-grid-s24-2026-11-29 --kernel-from $D/kernel-grid-s24-2026-11-29/30run -o $P-grid > $P-grid.log 2>&1 ;;
     s000) nice -n $NICE $BIN reproduce 000 --quick --runs 30 --no-report --out $P-s000 $S0 > $P-s000.log 2>&1 ;;
-    s002) nice -n $NICE $BIN reproduce 002 --quick --runs 30 --no-report --out $P-s002 --kernel-from $D/seed002-kernel-s28-2026-11-29 > $P-s002.log 2>&1 ;;
+    s002) nice -n $NICE $BIN reproduce 002 --quick --runs 30 --no-report --out $P-s002 --kernel-from $D/seed002-kernel-s28-2026-11-29 --kernel-from $D/seed002-kernel-s29-2026-11-29/kernel-verizon-wifi-8k-40run.json > $P-s002.log 2>&1 ;;
     s004) nice -n $NICE $BIN reproduce 004 --quick --runs 30 --no-report --out $P-s004 --kernel-from $D/seed004-kernel-s17-2026-11-28 --kernel-from $D/seed004-kernel-s24-2026-11-29 > $P-s004.log 2>&1 ;;
     s003) nice -n $NICE $BIN reproduce 003 --quick --runs 30 --no-report --out $P-s003 $S3 > $P-s003.log 2>&1 ;;
   esac
