@@ -87,6 +87,8 @@ use full_estab::{v09x_full_by_data, v09x_full_by_data_ack};
 // The scheduler loop's rounds that repeat the last pick.
 mod repeat;
 use repeat::Repeated;
+// The poll that would refill nothing, tested before the call.
+mod quiet;
 
 /// Subflow-level window given to each `PathSender`: the connection-level
 /// window is enforced by the connection (RFC 8684 3.3.5).
@@ -2505,6 +2507,15 @@ impl Endpoint for MptcpConnection {
             return true;
         }
         if !self.dirty {
+            return false;
+        }
+        if self.quiet_refill() {
+            // `refill` would queue nothing and change nothing but `dirty`
+            // (the receiving end after a data segment that asks for no ACK
+            // yet): see `quiet.rs`.
+            #[cfg(any(debug_assertions, feature = "invariants"))]
+            self.check_quiet_refill(now);
+            self.dirty = false;
             return false;
         }
         self.refill(now, slot)

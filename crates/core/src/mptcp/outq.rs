@@ -97,7 +97,7 @@ impl OutQueue {
         self.buf[i].as_mut()
     }
 
-    #[cfg(any(test, debug_assertions))]
+    #[cfg(any(test, debug_assertions, feature = "invariants"))]
     pub fn len(&self) -> usize {
         self.len
     }

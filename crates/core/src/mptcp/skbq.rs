@@ -175,7 +175,27 @@ impl SkbQueue {
     /// bytes from `seq` on and whether it is the write queue's tail
     /// (`tcp_skb_is_last`), for `tcp_tso_should_defer`. None when no skb
     /// holds `seq`.
+    #[inline]
     pub fn unsent_skb_at(&self, seq: u64) -> Option<(u64, bool)> {
+        // The send head holds `seq` (almost always: `seq` is `snd_nxt`), or
+        // nothing is unsent and every transmitted skb ends at or before
+        // `seq`. Both are what the search below finds first: the unsent
+        // skbs follow the transmitted ones in sequence order, so when the
+        // front unsent skb holds `seq` every transmitted one ends at or
+        // before it.
+        let r = match self.unsent.front() {
+            Some(f) if f.start <= seq && seq < f.end => Some((f.end - seq, self.unsent.len() == 1)),
+            None if self.sent.back().is_none_or(|b| b.end <= seq) => None,
+            _ => return self.skb_at_searched(seq),
+        };
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        assert_eq!(r, self.skb_at_searched(seq), "send head at {seq}");
+        r
+    }
+
+    /// `unsent_skb_at` by search: the first skb whose end is past `seq`.
+    #[inline(never)]
+    fn skb_at_searched(&self, seq: u64) -> Option<(u64, bool)> {
         let held = |s: &&Skb| s.start <= seq;
         // The first skb whose end is past `seq` (ends rise along the
         // queue), almost always the send head: `seq` is `snd_nxt`.

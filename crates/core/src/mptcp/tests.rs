@@ -34,6 +34,8 @@ struct Wire {
     log: Vec<(Nanos, Packet)>,
     c_events: Vec<AppEvent>,
     s_events: Vec<AppEvent>,
+    /// Polls that took `poll_transmit_into`'s quiet exit (client, server).
+    quiet: [u64; 2],
 }
 
 fn delay_of(a: Addr) -> Nanos {
@@ -60,12 +62,14 @@ impl Wire {
             log: Vec::new(),
             c_events: Vec::new(),
             s_events: Vec::new(),
+            quiet: [0, 0],
         }
     }
 
     fn pump(&mut self) {
         loop {
             let mut any = false;
+            self.quiet[0] += self.c.quiet_poll() as u64;
             while let Some(p) = self.c.poll_transmit(self.now) {
                 any = true;
                 self.log.push((self.now, p.clone()));
@@ -74,6 +78,7 @@ impl Wire {
                     self.q.push((self.now + d, true, p));
                 }
             }
+            self.quiet[1] += self.s.quiet_poll() as u64;
             while let Some(p) = self.s.poll_transmit(self.now) {
                 any = true;
                 self.log.push((self.now, p.clone()));
@@ -1774,5 +1779,52 @@ fn a_join_syn_leaves_after_the_data_its_ack_released() {
             data_before > 0,
             "{pm:?}: the SYN left before the ACK's data"
         );
+    }
+}
+
+/// The receiving end's polls after a data segment that asks for no ACK yet
+/// skip `refill` (`quiet_refill`); test builds run each skipped `refill`
+/// and assert that it would have queued and changed nothing
+/// (`check_quiet_refill`). Transfers with minRTT (no loss, one data segment
+/// in 23 dropped, ACKs too; the default path manager, one packet in 17),
+/// the redundant scheduler (`copies`: never quiet) and the upstream
+/// scheduler and path manager (send buffers and the connection-level
+/// timer: never quiet); the client closes at the end.
+#[test]
+fn quiet_polls_would_refill_nothing() {
+    use crate::mptcp::sched::SchedulerKind;
+    let runs: [(SchedulerKind, PmKind, u64); 5] = [
+        (SchedulerKind::Minrtt, PmKind::Fullmesh { per_pair: 1 }, 0),
+        (SchedulerKind::Minrtt, PmKind::Fullmesh { per_pair: 1 }, 23),
+        (
+            SchedulerKind::Redundant,
+            PmKind::Fullmesh { per_pair: 1 },
+            23,
+        ),
+        (SchedulerKind::Upstream, PmKind::Upstream, 0),
+        (SchedulerKind::Minrtt, PmKind::Default, 17),
+    ];
+    for (sched, pm, every) in runs {
+        let mut c = cfg(pm);
+        c.scheduler = sched;
+        let mut w = Wire::new(c.clone(), c);
+        let mut n = 0u64;
+        // every `every`-th packet after the handshake is lost (data and ACKs)
+        w.drop = Box::new(move |now, _| {
+            n += 1;
+            now > 300 * MS && every > 0 && n % every == 0
+        });
+        connect_with_request(&mut w);
+        w.run(200 * MS);
+        transfer(&mut w, 600_000, 30 * SEC);
+        assert_eq!(w.c.recv.delivered, 600_000, "{sched:?} {pm:?}");
+        w.c.close(w.now);
+        w.run(w.now + 5 * SEC);
+        assert!(w.s_events.contains(&AppEvent::Closed), "{sched:?} {pm:?}");
+        // the receiving end (the client) takes the exit with minRTT; never
+        // with copies to send (redundant) or where drains are not tracked
+        // (upstream)
+        let expect = sched == SchedulerKind::Minrtt;
+        assert_eq!(w.quiet[0] > 0, expect, "{sched:?} {pm:?} {:?}", w.quiet);
     }
 }
