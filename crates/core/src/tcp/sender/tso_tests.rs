@@ -64,3 +64,26 @@ fn deferral_needs_a_recent_write_and_an_ack_due_soon() {
     assert_eq!(round(&mut s, 35 * MS, 12), 2);
     assert_eq!(round(&mut s, 35 * MS + 500 * US, 13), 1);
 }
+
+/// A send head left stale by a full-window pass (plain TCP's `transmit`
+/// skips the lookup then) is harmless once nothing is unsent: a tail-loss
+/// probe may send the last bytes with the window full, and a FIN alone
+/// then reaches `tso_defers` with nothing to lay out. The checked builds'
+/// stale-head assertion fired there (session 29 review); it now covers
+/// only a pass with unsent data.
+#[cfg(any(debug_assertions, feature = "invariants"))]
+#[test]
+fn a_stale_send_head_with_nothing_unsent_is_not_read() {
+    let mut s = full_window(2);
+    // send everything that is queued
+    s.cc_state.cwnd = 1000;
+    s.tso_burst_left = 0;
+    while s.next_tx(39 * MS).is_some() {
+        s.tso_burst_left = 0;
+    }
+    assert_eq!(s.unsent(), 0);
+    s.tso_skb = Some((4 * MSS, true));
+    s.tso_skb_stale = true;
+    s.tso_burst_left = 0;
+    assert_eq!(s.tso_defers(40 * MS, MSS as u32), None);
+}
