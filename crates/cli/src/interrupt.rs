@@ -34,8 +34,10 @@ use std::sync::{Mutex, MutexGuard};
 pub enum Cmd {
     /// `run FILE` (session 29: it was killed without a word). Its runs
     /// are kept in memory and written together at the end, so an
-    /// interrupted run writes nothing.
-    Run(String),
+    /// interrupted run writes no table: but its packet captures (the
+    /// directory, when `output.capture` is on) are written while the runs
+    /// go, so those of an interrupted run are partial.
+    Run(String, Option<String>),
     /// `sweep FILE`.
     Sweep(String),
     Reproduce,
@@ -216,22 +218,30 @@ fn message_with(
         )
     };
     let what = match &s.cmd {
-        Cmd::Run(f) => format!("run {f}"),
+        Cmd::Run(f, _) => format!("run {f}"),
         Cmd::Sweep(f) => format!("sweep {f}"),
         Cmd::Reproduce => "reproduce".into(),
     };
     let body = match (&s.cmd, stage) {
-        (Cmd::Run(_), Stage::Starting) => {
+        (Cmd::Run(..), Stage::Starting) => {
             "before any run started; nothing was written; run the same command to start".to_string()
         }
-        (Cmd::Run(_), Stage::Runs) => format!(
+        (Cmd::Run(_, capture), Stage::Runs) => format!(
             "at least {done} of {total} run(s) had finished; `run` writes its runs together when \
              all have finished, so no table and no summary.json were written to {out} (what it \
-             held before is unchanged); run the same command to start again (`mptlab sweep` \
-             keeps each run as it finishes)"
+             held before is unchanged){}; run the same command to start again (`mptlab sweep` \
+             keeps each run as it finishes)",
+            match capture {
+                Some(d) => format!(
+                    "; the packet captures under {d} are written as the runs go: those of the \
+                     runs under way are cut short and any from an earlier run of the same \
+                     numbers were overwritten"
+                ),
+                None => String::new(),
+            }
         ),
-        (Cmd::Run(_), Stage::Done) => format!("after its results in {out} were written"),
-        (Cmd::Run(_), _) => format!(
+        (Cmd::Run(..), Stage::Done) => format!("after its results in {out} were written"),
+        (Cmd::Run(..), _) => format!(
             "all {total} run(s) finished; writing them to {out} was cut short (summary.json, \
              written last, marks a complete set; without it the tables there are not a whole \
              result); run the same command to write them again"
@@ -292,7 +302,8 @@ mod tests {
     #[test]
     fn every_stage_says_what_to_do() {
         for cmd in [
-            Cmd::Run("s.toml".into()),
+            Cmd::Run("s.toml".into(), None),
+            Cmd::Run("s.toml".into(), Some("o/capture".into())),
             Cmd::Sweep("s.toml".into()),
             Cmd::Reproduce,
         ] {
@@ -316,13 +327,28 @@ mod tests {
     /// and that nothing of them was written.
     #[test]
     fn an_interrupted_run_says_nothing_was_written() {
-        let run = st(Cmd::Run("c.toml".into()), Stage::Runs);
+        let run = st(Cmd::Run("c.toml".into(), None), Stage::Runs);
         let m = message_with(&run, Stage::Runs, SIGINT, (30, 0, 12));
         assert!(
             m.starts_with(
                 "interrupted by SIGINT (Ctrl-C): run c.toml: at least 12 of 30 run(s) had \
                  finished; `run` writes its runs together when all have finished, so no table and \
                  no summary.json were written to o"
+            ),
+            "{m}"
+        );
+        assert!(!m.contains("capture"), "{m}");
+        // with captures on, the line does not say nothing was written:
+        // the pcaps are written as the runs go (session 29 review)
+        let run = st(
+            Cmd::Run("c.toml".into(), Some("o/capture".into())),
+            Stage::Runs,
+        );
+        let m = message_with(&run, Stage::Runs, SIGINT, (30, 0, 12));
+        assert!(
+            m.contains(
+                "the packet captures under o/capture are written as the runs go: those of the \
+                 runs under way are cut short"
             ),
             "{m}"
         );

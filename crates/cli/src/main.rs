@@ -801,7 +801,8 @@ fn command(cli: Cli) -> ExitCode {
                 eprintln!("{}", describe(&s));
             }
             // not for `emulate` (its runs handle these signals themselves)
-            interrupt::install(interrupt::Cmd::Run(s.origin.clone()), &opts.out);
+            let capture = s.output.capture.then(|| s.output.capture_dir.clone());
+            interrupt::install(interrupt::Cmd::Run(s.origin.clone(), capture), &opts.out);
             runner::run(&s, &opts, &driver::Simulate)
         }
     }
