@@ -1297,6 +1297,16 @@ mod tests {
 mod judge_parity {
     use super::*;
 
+    /// A case's compared metrics, by name.
+    fn metric_names(c: &Value) -> Vec<&str> {
+        c["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap())
+            .collect()
+    }
+
     fn cases() -> Vec<Value> {
         let p = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../python/tests/data/kernel-judge-cases.json");
@@ -1312,12 +1322,7 @@ mod judge_parity {
     fn too_little_data_is_not_checkable_as_the_report_says() {
         for c in cases() {
             let name = c["name"].as_str().unwrap();
-            let m: Vec<&str> = c["metrics"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_str().unwrap())
-                .collect();
+            let m = metric_names(&c);
             let (rows, v) = compare_cell(&m, &c["sim"], &c["kernel"]);
             // the rows the report's test reads are what this code writes
             assert_eq!(Value::from(rows.clone()), c["rows"], "{name}: rows");
@@ -1377,12 +1382,7 @@ mod judge_parity {
     fn a_row_s_decision_follows_the_cell_s_rule() {
         for c in cases() {
             let name = c["name"].as_str().unwrap();
-            let m: Vec<&str> = c["metrics"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_str().unwrap())
-                .collect();
+            let m = metric_names(&c);
             let (rows, _) = compare_cell(&m, &c["sim"], &c["kernel"]);
             assert_eq!(decisions(&rows), c["row_decisions"], "{name}");
             for r in &rows {
