@@ -709,20 +709,33 @@ pub fn compare_cell(metrics: &[&str], sim: &Value, kernel: &Value) -> (Vec<Value
 /// `not checkable`, with the gap's words in `reason`. [`shift::decide`]
 /// gives `agree` on the point verdict alone, so one kernel run within the
 /// criterion read `agree` in its row while the cell said not checkable.
-/// `undecided` and `disagree` rest on the shift over all runs and already
-/// say what the runs cannot tell; they are kept. Idempotent: a re-judge
-/// ([`super::kernel_from`]) that changes `kernel_all` after
-/// [`compare_cell`] calls it again so the reason names the right side.
+/// A row on fewer than [`MIN_RUNS`] paired runs ([`paired_gap`]) is
+/// `not checkable` whatever its shift decision (session 30): its
+/// `undecided` or `disagree` rested on the shift over all runs, but the
+/// paired medians the row and the cell are judged on are one run's draw
+/// or absent, so the row said `disagree` beside a cell `not checkable`
+/// when the simulated runs at the kernel's indices did not finish. The
+/// shift's decision stays in `shift_decision` (and an `undecided` entry
+/// with it): the cell's noise `decision` is drawn from it as before
+/// ([`shift::cell_decision`]), and `--until-decided` sizes its batches by
+/// it. Other `undecided` and `disagree` rows (null bounds on 2 or more
+/// paired runs) rest on the shift and say what the runs cannot tell; they
+/// are kept. Idempotent: a re-judge ([`super::kernel_from`]) that changes
+/// `kernel_all` after [`compare_cell`] calls it again so the reason names
+/// the right side.
 pub fn mark_unjudged(rows: &mut [Value]) {
     for row in rows.iter_mut() {
         if row["criterion"] == "shown only" {
             continue;
         }
         let d = row["decision"].as_str();
-        if !matches!(d, None | Some("agree") | Some(NOT_CHECKABLE)) {
-            continue;
-        }
-        if let Some(why) = metric_gap(row) {
+        if matches!(d, None | Some("agree") | Some(NOT_CHECKABLE)) {
+            if let Some(why) = metric_gap(row) {
+                row["decision"] = NOT_CHECKABLE.into();
+                row["reason"] = why.into();
+            }
+        } else if let Some(why) = paired_gap(row) {
+            row["shift_decision"] = row["decision"].take();
             row["decision"] = NOT_CHECKABLE.into();
             row["reason"] = why.into();
         }
@@ -749,11 +762,38 @@ pub fn cell_verdict(rows: &[Value]) -> &'static str {
 
 /// Why a compared metric's row would be judged on no data, or `None` when
 /// it would not: a side without a value (every run on it unfinished), fewer
-/// than [`MIN_RUNS`] paired runs, an interval whose bounds are not numbers
-/// (NaN is written as null), or a comparison the criterion could not make
-/// (`info`, e.g. a ratio against a simulated median of 0). The same rule
-/// and words as report/kernel.py `metric_gap`, which re-judges saved files.
+/// than [`MIN_RUNS`] paired runs ([`paired_gap`]), an interval whose bounds
+/// are not numbers (NaN is written as null), or a comparison the criterion
+/// could not make (`info`, e.g. a ratio against a simulated median of 0).
+/// The same rule and words as report/kernel.py `metric_gap`, which
+/// re-judges saved files.
 pub fn metric_gap(row: &Value) -> Option<String> {
+    if let Some(why) = paired_gap(row) {
+        return Some(why);
+    }
+    let (sim, ker) = (&row["sim"], &row["kernel"]);
+    let finite = |v: &Value| v.as_f64().is_some_and(f64::is_finite);
+    if ![sim, ker]
+        .iter()
+        .all(|x| finite(&x["lo"]) && finite(&x["hi"]))
+    {
+        return Some("no interval (its bounds are not numbers)".into());
+    }
+    let v = row["verdict"].as_str().unwrap_or("None");
+    if v != Verdict::Pass.as_str() && v != Verdict::Fail.as_str() {
+        return Some(format!(
+            "the criterion could not compare the medians (verdict {v})"
+        ));
+    }
+    None
+}
+
+/// Why a compared metric's row has fewer than [`MIN_RUNS`] paired runs
+/// (the first gaps of [`metric_gap`]: a side without a value, or too few
+/// runs both sides finished at the same indices), or `None`. No decision
+/// stands on such a row: its paired medians, which the cell is judged on,
+/// are one run's draw or absent. report/kernel.py `paired_gap` alike.
+pub fn paired_gap(row: &Value) -> Option<String> {
     let (sim, ker) = (&row["sim"], &row["kernel"]);
     let finite = |v: &Value| v.as_f64().is_some_and(f64::is_finite);
     // the paired medians lack both sides when either does: the side to
@@ -769,30 +809,30 @@ pub fn metric_gap(row: &Value) -> Option<String> {
             },
         );
     }
-    let n = [sim, ker]
-        .iter()
-        .map(|x| x["n"].as_u64().unwrap_or(0))
-        .min()
-        .unwrap_or(0);
+    let n = paired_runs(row);
     if n < MIN_RUNS {
         return Some(format!(
             "{n} paired run{}: a median of one run has no spread (at least {MIN_RUNS} needed)",
             if n == 1 { "" } else { "s" }
         ));
     }
-    if ![sim, ker]
-        .iter()
-        .all(|x| finite(&x["lo"]) && finite(&x["hi"]))
-    {
-        return Some("no interval (its bounds are not numbers)".into());
-    }
-    let v = row["verdict"].as_str().unwrap_or("None");
-    if v != Verdict::Pass.as_str() && v != Verdict::Fail.as_str() {
-        return Some(format!(
-            "the criterion could not compare the medians (verdict {v})"
-        ));
-    }
     None
+}
+
+/// Runs a compared row pairs (both sides finished at the same index): the
+/// fewer of its paired medians' run counts, 0 without them.
+pub fn paired_runs(row: &Value) -> u64 {
+    [&row["sim"], &row["kernel"]]
+        .iter()
+        .map(|x| {
+            if x["median"].as_f64().is_some_and(f64::is_finite) {
+                x["n"].as_u64().unwrap_or(0)
+            } else {
+                0
+            }
+        })
+        .min()
+        .unwrap_or(0)
 }
 
 /// A cell's verdict from its rows and, when it is [`NOT_CHECKABLE`], why
@@ -1101,7 +1141,8 @@ pub(super) fn header(runs: u32, wall_s: f64) -> Value {
                      of the kernel-vs-simulator shift lies wholly outside the criterion's band, else it is \
                      `undecided`, with the kernel runs that would decide it (`undecided`); one kernel run is \
                      never `agree` or `disagree`: a metric row not judged on data (fewer than 2 paired runs, \
-                     a side without values, no interval) is `not checkable` with its `reason`, as the cell. The \
+                     whatever its shift says, a side without values, no interval) is `not checkable` with its \
+                     `reason`, as the cell. The \
                      shift is the Hodges-Lehmann estimate over every simulated against every kernel run (times \
                      and goodput on ln values, a ratio; shares on the difference) with its Moses interval \
                      (Hollander, Wolfe & Chicken, sections 4.2-4.3); `verdict` is unchanged",
@@ -1356,7 +1397,7 @@ mod judge_parity {
         let line = super::super::like::summary(&json!({ "cells": cells }));
         assert!(
             line.starts_with(
-                "1 of 7 cells agree like for like, 5 not checkable (fewer than 2 paired runs, a side \
+                "1 of 8 cells agree like for like, 6 not checkable (fewer than 2 paired runs, a side \
                  without values or no compared metric: the reason beside each cell) (no cell ran with \
                  a substitution)"
             ),
