@@ -30,6 +30,7 @@
 //! refusal removed from the emulator makes its cells run. See
 //! docs/report.md, "Kernel beside the simulator".
 
+use super::pace::{Event, Pace};
 use crate::driver::{Driver, Emulate};
 use crate::validate::criteria::{compare, criterion, median_ci, Criterion, MedianCi, Verdict};
 use crate::validate::shift;
@@ -37,6 +38,7 @@ use mptlab_results::WriteOptions;
 use mptlab_scenario::{Scenario, Sweep, SweepPoint, TrafficModel};
 use mptlab_sweep::{finish, meta, Store, StoreError};
 use serde_json::{json, Value};
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
@@ -279,6 +281,9 @@ pub fn run_cells(
     let total: f64 = todo.iter().map(|c| c.estimate_s(runs)).sum();
     let t0 = std::time::Instant::now();
     let mut left = total;
+    // the time left at the pace of the runs run here, not of those a
+    // resumed pass reads back (module `pace`)
+    let pace = RefCell::new(Pace::new(total));
     let mut res = Vec::new();
     let stopped = || {
         emu.0
@@ -291,17 +296,23 @@ pub fn run_cells(
             res.push((c.name(), Outcome::Stopped));
             continue;
         }
-        let o = run_cell(c, out, runs, force, emu, &|r| {
-            if !quiet {
-                eprintln!(
-                    "kernel [{}/{}] {} run {}/{runs} ({} elapsed, about {} left)",
-                    i + 1,
-                    todo.len(),
-                    c.name(),
-                    r + 1,
-                    hms(t0.elapsed().as_secs_f64()),
-                    hms(time_left(total, left, c, r, t0.elapsed().as_secs_f64()))
-                );
+        pace.borrow_mut().settle(left);
+        let o = run_cell(c, out, runs, force, emu, &|ev| match ev {
+            Event::ReadBack => pace.borrow_mut().skipped(c.estimate_s(1)),
+            Event::Starting(r) => {
+                let now = t0.elapsed().as_secs_f64();
+                let left = pace.borrow_mut().starting(c.estimate_s(1), now);
+                if !quiet {
+                    eprintln!(
+                        "kernel [{}/{}] {} run {}/{runs} ({} elapsed, about {} left)",
+                        i + 1,
+                        todo.len(),
+                        c.name(),
+                        r + 1,
+                        hms(now),
+                        hms(left)
+                    );
+                }
             }
         });
         let o = match o {
@@ -321,25 +332,6 @@ pub fn run_cells(
     res
 }
 
-/// Real time left before run `r` (0-based) of cell `c`, of a pass whose
-/// cells were estimated at `total` seconds in all with `left_before_cell`
-/// still to do when `c` began, `elapsed` seconds into the pass. The runs
-/// done are counted at `c`'s own estimate (its refined `run_s`, not the
-/// scenario's cut: a seed-002 download estimated at 2 s is cut at 900 s,
-/// and counting the cut made the line jump by 15 minutes per run), and the
-/// estimate still to do is scaled by the time the done part really took
-/// over its estimate, so the set-up cost each run pays beyond
-/// [`OVERHEAD_S`] on a busy host shows in the figure.
-pub(crate) fn time_left(total: f64, left_before_cell: f64, c: &Cell, r: u32, elapsed: f64) -> f64 {
-    let left = left_before_cell - c.estimate_s(r);
-    let done = total - left;
-    if done > 0.0 && elapsed > 0.0 {
-        left * elapsed / done
-    } else {
-        left
-    }
-}
-
 /// What kernel runs record as their maker in their store: the kernel's
 /// release, not the simulator's sources (`mptlab_sweep::store::KERNEL_PREFIX`),
 /// so a pass resumes after the simulator was edited but not on another
@@ -357,15 +349,15 @@ fn made_by() -> String {
     )
 }
 
-/// One cell: its pending runs (a resumed pass skips the saved ones), then
-/// `summary.json` and the tables.
+/// One cell: its pending runs (a resumed pass skips the saved ones, each
+/// reported as [`Event::ReadBack`]), then `summary.json` and the tables.
 fn run_cell(
     c: &Cell,
     out: &Path,
     runs: u32,
     force: bool,
     emu: &Emulate,
-    progress: &dyn Fn(u32),
+    progress: &dyn Fn(Event),
 ) -> Result<(), String> {
     let sweep = single(c, runs);
     let dir = c.dir(out);
@@ -373,8 +365,12 @@ fn run_cell(
         StoreError::Refused(m) => format!("{m} (pass --force to redo it)"),
         e => e.to_string(),
     })?;
-    for (_, r) in store.pending() {
-        progress(r);
+    let pending = store.pending();
+    for _ in pending.len()..runs as usize {
+        progress(Event::ReadBack);
+    }
+    for (_, r) in pending {
+        progress(Event::Starting(r));
         let o = emu.run_once(&c.point.scenario, r)?;
         store.save(0, &o).map_err(|e| e.to_string())?;
     }
@@ -384,7 +380,8 @@ fn run_cell(
 
 /// Kernel runs `from..to` of a cell into its store, one after another (a
 /// run already on disk, from an interrupted earlier top-up, is read back,
-/// not redone), for `--until-decided` ([`super::until`]). Returns the
+/// not redone, and reported as [`Event::ReadBack`]), for `--until-decided`
+/// ([`super::until`]). Returns the
 /// runs' `per_run` entries as `summary.json` writes them (`run`, `seed`,
 /// `metrics`) and the error that ended the batch early, if any (a stop:
 /// Ctrl-C); the runs before it are returned and stay on disk. The store's
@@ -396,7 +393,7 @@ pub fn run_more(
     out: &Path,
     (from, to): (u32, u32),
     emu: &dyn Driver,
-    progress: &dyn Fn(u32),
+    progress: &dyn Fn(Event),
 ) -> (Vec<Value>, Option<String>) {
     let mut done = Vec::new();
     let store = match Store::open_made_by(&c.dir(out), &single(c, to), false, &made_by()) {
@@ -405,11 +402,12 @@ pub fn run_more(
     };
     for r in from..to {
         let o = if store.has_run(0, r) {
+            progress(Event::ReadBack);
             store
                 .load_run_tables(0, r, &|_| false)
                 .map_err(|e| e.to_string())
         } else {
-            progress(r);
+            progress(Event::Starting(r));
             emu.run_once(&c.point.scenario, r).and_then(|o| {
                 store.save(0, &o).map_err(|e| e.to_string())?;
                 Ok(o)
@@ -1298,7 +1296,9 @@ mod tests {
 
     /// Fails on the line before session 28, which subtracted the
     /// scenario's cut (900 s here) per run done instead of the cell's own
-    /// estimate, so the time left fell by 15 minutes per 2-second run.
+    /// estimate, so the time left fell by 15 minutes per 2-second run. The
+    /// runs are counted at `estimate_s(1)`, the refined run time plus the
+    /// overhead, at the pace so far (module `pace`).
     #[test]
     fn time_left_counts_runs_at_their_estimate_and_the_pace_so_far() {
         let text = "[scenario]\nname = \"t\"\nduration_s = 900\nruns = 3\n[topology]\n\
@@ -1312,14 +1312,21 @@ mod tests {
         }
         let total: f64 = cs.iter().map(|c| c.estimate_s(3)).sum(); // 2 x 3 x (2 + 1) = 18
         assert_eq!(total, 18.0);
+        let run = cs[0].estimate_s(1);
+        assert_eq!(run, 3.0);
+        let mut p = Pace::new(total);
+        p.settle(total);
         // nothing done yet: the plain estimate
-        assert_eq!(time_left(total, total, &cs[0], 0, 0.0), 18.0);
+        assert_eq!(p.starting(run, 0.0), 18.0);
+        p.starting(run, 3.0);
         // two runs done in exactly their estimate (6 s)
-        assert!((time_left(total, total, &cs[0], 2, 6.0) - 12.0).abs() < 1e-9);
+        assert!((p.starting(run, 6.0) - 12.0).abs() < 1e-9);
         // the first cell (9 s estimated) took 18 s: what is left doubles
-        assert!((time_left(total, 9.0, &cs[1], 0, 18.0) - 18.0).abs() < 1e-9);
+        p.settle(9.0);
+        assert!((p.starting(run, 18.0) - 18.0).abs() < 1e-9);
+        p.starting(run, 24.0);
         // the last run of the last cell: 3 s estimated, at the same pace 6 s
-        assert!((time_left(total, 9.0, &cs[1], 2, 30.0) - 3.0 * 30.0 / 15.0).abs() < 1e-9);
+        assert!((p.starting(run, 30.0) - 3.0 * 30.0 / 15.0).abs() < 1e-9);
     }
 
     #[test]
