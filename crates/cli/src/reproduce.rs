@@ -1034,11 +1034,10 @@ fn run_sweeps(
     if done < total {
         drop_finished_pass(&o.out)?;
     }
-    // the bar advances by each run's measured time and its length is the
-    // estimate of the whole (module `progress`); the counts are in the message
+    // the bar advances by each run's measured time over the estimate of the
+    // whole, never back (module `progress`); the counts are in the message
     let progress = progress::Progress::new(&priors, done, total);
-    let start = progress.start();
-    let bar = sweep::progress_bar(o.quiet, start.len, 0, progress::TEMPLATE);
+    let bar = sweep::progress_bar(o.quiet, progress::BAR_LEN, 0, progress::TEMPLATE);
     crate::interrupt::runs_planned(total, done);
     bar.set_message(progress.message(done));
     let pairs: Vec<(&mptlab_scenario::Sweep, &mptlab_sweep::Store)> = opened
