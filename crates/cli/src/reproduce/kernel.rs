@@ -278,11 +278,17 @@ pub fn run_cells(
     quiet: bool,
 ) -> Vec<(String, Outcome)> {
     let todo = to_run(cells);
-    let total: f64 = todo.iter().map(|c| c.estimate_s(runs)).sum();
+    // the runs still to do: a resumed pass reads its saved runs back in
+    // about no time, so they are not in the estimate (before session 30
+    // they were, and counted as done work at the pace)
+    let to_do: Vec<f64> = todo
+        .iter()
+        .map(|c| c.estimate_s(runs - saved_runs(c, out, runs, force)))
+        .collect();
+    let total: f64 = to_do.iter().sum();
     let t0 = std::time::Instant::now();
     let mut left = total;
-    // the time left at the pace of the runs run here, not of those a
-    // resumed pass reads back (module `pace`)
+    // the time left at the pace of the runs run here (module `pace`)
     let pace = RefCell::new(Pace::new(total));
     let mut res = Vec::new();
     let stopped = || {
@@ -298,7 +304,8 @@ pub fn run_cells(
         }
         pace.borrow_mut().settle(left);
         let o = run_cell(c, out, runs, force, emu, &|ev| match ev {
-            Event::ReadBack => pace.borrow_mut().skipped(c.estimate_s(1)),
+            // left out of the estimate already (`saved_runs`)
+            Event::ReadBack => {}
             Event::Starting(r) => {
                 let now = t0.elapsed().as_secs_f64();
                 let left = pace.borrow_mut().starting(c.estimate_s(1), now);
@@ -326,10 +333,26 @@ pub fn run_cells(
             }
             Ok(()) => Outcome::Ran,
         };
-        left -= c.estimate_s(runs);
+        left -= to_do[i];
         res.push((c.name(), o));
     }
     res
+}
+
+/// How many of a cell's runs `0..runs` its store holds from an earlier
+/// pass, which [`run_cell`] reads back rather than runs (none with
+/// `force`). Read from the store's files (`runs/<point id>/run-<r>.json`,
+/// `mptlab_sweep::Store`): an estimate for the time left only; a store
+/// that refuses them fails its cell, and the next cell's estimate is
+/// settled anew.
+fn saved_runs(c: &Cell, out: &Path, runs: u32, force: bool) -> u32 {
+    if force {
+        return 0;
+    }
+    let dir = c.dir(out).join("runs").join(&c.point.id);
+    (0..runs)
+        .filter(|r| dir.join(format!("run-{r}.json")).is_file())
+        .count() as u32
 }
 
 /// What kernel runs record as their maker in their store: the kernel's
@@ -1327,6 +1350,31 @@ mod tests {
         p.starting(run, 24.0);
         // the last run of the last cell: 3 s estimated, at the same pace 6 s
         assert!((p.starting(run, 30.0) - 3.0 * 30.0 / 15.0).abs() < 1e-9);
+    }
+
+    /// A resumed pass's saved runs are left out of the time left before
+    /// the pass starts (they are read back, not run); `--force` redoes
+    /// them. Before session 30 they were in the estimate, so the first
+    /// lines of a resumed pass read high, and then, counted as done at the
+    /// pace, low.
+    #[test]
+    fn saved_runs_are_counted_from_the_store() {
+        let text = "[scenario]\nname = \"t\"\nduration_s = 10\nruns = 3\n[topology]\n\
+                    preset = \"single-path\"\npaths = [\"wlan\"]\n[transport]\n\
+                    protocol = \"tcp\"\n[traffic]\nmodel = \"bulk\"\n";
+        let sw = mptlab_scenario::Sweep::from_str(text, "t.toml", &[], None).unwrap();
+        let cs = cells(&[("seed002/x".into(), "002".into(), sw)], &[]);
+        let d = crate::scratch::Scratch::new("kernel-saved-runs");
+        let c = &cs[0];
+        assert_eq!(saved_runs(c, &d, 4, false), 0);
+        let runs = c.dir(&d).join("runs").join(&c.point.id);
+        std::fs::create_dir_all(&runs).unwrap();
+        for r in [0, 2, 5] {
+            std::fs::write(runs.join(format!("run-{r}.json")), "{}").unwrap();
+        }
+        // runs 0 and 2 of 0..4 (run 5 is not part of this pass)
+        assert_eq!(saved_runs(c, &d, 4, false), 2);
+        assert_eq!(saved_runs(c, &d, 4, true), 0, "--force redoes them");
     }
 
     #[test]
