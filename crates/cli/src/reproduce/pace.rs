@@ -11,7 +11,9 @@
 //! and the time left too low (a pass of two 3-run cells at 10 s a run,
 //! the first read back, its second cell's runs taking 20 s: "10 s left"
 //! before the last two runs, 40 s in truth). Now such a run leaves the
-//! estimate and counts in neither side of the pace.
+//! estimate and counts in neither side of the pace; the planned pass leaves
+//! the runs its stores hold out of the estimate from the start
+//! (`kernel::saved_runs`).
 
 /// The counts behind the time left of one pass or round, on a clock of
 /// the caller's (seconds from any fixed origin).
