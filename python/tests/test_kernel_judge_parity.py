@@ -31,7 +31,7 @@ def test_the_verdict_lines_count_alike() -> None:
     # (`like_summary`) start the same way on these cells
     cells = [_cell(c, c["verdict"]) for c in CASES]
     assert like_summary(cells).startswith(
-        "1 of 7 cells agree like for like, 5 not checkable (fewer than 2 paired runs, a side without values or "
+        "1 of 8 cells agree like for like, 6 not checkable (fewer than 2 paired runs, a side without values or "
         "no compared metric: the reason beside each cell) (no cell ran with a substitution)"), like_summary(cells)
 
 
@@ -63,6 +63,22 @@ def test_the_report_never_shows_agree_in_a_row_on_one_run() -> None:
     html = "".join(section("000", {"cells": [cell], "criteria": "c", "interval": "i", "kernel_runs": 1}))
     assert "kernel runs, 50 %), not checkable" in html, html
     assert "kernel runs, 50 %), agree" not in html
+
+
+def test_the_report_never_shows_a_decision_in_a_row_on_one_paired_run() -> None:
+    # session 30: 3 kernel runs whose simulated runs 1 and 2 did not finish:
+    # the row said "disagree" (the shift over all runs) beside a cell "not
+    # checkable: 1 paired run"; a file written before reads the same now
+    case = next(c for c in CASES if c["name"].startswith("3 kernel runs, 2 of their simulated runs unfinished: 1 "
+                                                          "paired run outside"))
+    for rows in (case["rows"], _old_rows(case)):
+        assert [row_decision(r) for r in rows] == [
+            ("not checkable", "1 paired run: a median of one run has no spread (at least 2 needed)")]
+        cell = dict(_cell(case, "not checkable"), metrics=rows)
+        html = "".join(section("000", {"cells": [cell], "criteria": "c", "interval": "i", "kernel_runs": 3}))
+        assert "), not checkable" in html, html
+        assert "), disagree" not in html, html
+        assert "), undecided" not in html, html
 
 
 def test_a_not_checkable_cell_is_counted_once() -> None:

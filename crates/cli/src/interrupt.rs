@@ -52,6 +52,17 @@ pub enum Stage {
     Runs,
     /// All runs done; merging each sweep's runs into its tables.
     Merging,
+    /// `run`: all runs done; their tables and `summary.json` being written
+    /// to the output directory, whose `summary.json` was this file (or
+    /// absent) before (session 30: the line reads the directory to say
+    /// whether the write had finished, was cut short before anything there
+    /// changed, or after; a stage set after the write would leave a window
+    /// in which the line said "cut short" of a complete result).
+    Writing(Option<FileId>),
+    /// `run`: a run failed; nothing is written and the command is ending
+    /// (session 30: the line said "all runs finished; writing was cut
+    /// short").
+    Failed,
     /// `reproduce --kernel-from`: the saved kernel runs judged against
     /// this simulation (`kernel.json`).
     Comparing,
@@ -59,6 +70,16 @@ pub enum Stage {
     Report(Option<u32>),
     /// Everything written.
     Done,
+}
+
+/// A file's identity (device and inode): a result written anew is renamed
+/// into place, so its `summary.json` is another inode than the one before.
+pub type FileId = (u64, u64);
+
+/// The identity of the file at `p`, `None` when there is none.
+pub fn file_id(p: &Path) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()))
 }
 
 struct State {
@@ -241,6 +262,21 @@ fn message_with(
             }
         ),
         (Cmd::Run(..), Stage::Done) => format!("after its results in {out} were written"),
+        (Cmd::Run(_, capture), Stage::Failed) => format!(
+            "a run had failed (its error is printed); `run` writes nothing when a run fails, so no \
+             table and no summary.json were written to {out} (what it held before is unchanged){}; \
+             run the same command once the cause is fixed",
+            match capture {
+                Some(d) => format!(
+                    "; the packet captures under {d} are written as the runs go: those of the \
+                     runs under way are cut short"
+                ),
+                None => String::new(),
+            }
+        ),
+        (Cmd::Run(..), Stage::Writing(before)) => {
+            written_line(total, &s.out, before, file_id(&s.out.join(SUMMARY)))
+        }
         (Cmd::Run(..), _) => format!(
             "all {total} run(s) finished; writing them to {out} was cut short (summary.json, \
              written last, marks a complete set; without it the tables there are not a whole \
@@ -249,6 +285,10 @@ fn message_with(
         (Cmd::Sweep(_), Stage::Starting) => {
             "before any run started; run the same command to start".to_string()
         }
+        (Cmd::Sweep(_) | Cmd::Reproduce, Stage::Failed) => format!(
+            "after a failure (its error is printed); the runs that finished are saved under \
+             {out}/runs; run the same command to resume"
+        ),
         (Cmd::Sweep(_), Stage::Runs) => format!(
             "{}; the merged tables and summary.json were not written; run the same command to resume",
             runs()
@@ -266,7 +306,7 @@ fn message_with(
              not written; run the same command to resume",
             runs()
         ),
-        (Cmd::Reproduce, Stage::Merging) => format!(
+        (Cmd::Reproduce, Stage::Merging | Stage::Writing(_)) => format!(
             "all {total} run(s) finished and are saved under {out}/runs; merging them was cut \
              short and reproduce.json, report.html and verdicts.json were not written; run the \
              same command to finish (it redoes no run)"
@@ -284,6 +324,43 @@ fn message_with(
         (Cmd::Reproduce, Stage::Done) => format!("after its results in {out} were written"),
     };
     format!("interrupted by {}: {what}: {body}", name(sig))
+}
+
+/// `summary.json`, written last: a complete set of tables beside it.
+const SUMMARY: &str = mptlab_results::SUMMARY_FILE;
+
+/// `run`'s line when the signal came while its `total` runs were written
+/// to `out`, from `out/summary.json`'s identity before the write and now:
+/// a new one is this run's complete result (the write had finished); the
+/// same one is the earlier result, untouched (the new tables were still in
+/// a `.partial-*` directory, which the next write removes); none is a cut
+/// write (the earlier result's summary.json is removed before the new
+/// files are moved in: `mptlab_results::write_tables`).
+fn written_line(total: u64, out: &Path, before: Option<FileId>, now: Option<FileId>) -> String {
+    let out = out.display();
+    match now {
+        Some(id) if Some(id) != before => format!(
+            "all {total} run(s) finished and writing them had finished: {out}/summary.json and \
+             the tables beside it are this run's complete result; nothing is left to redo (only \
+             the summary table on stdout and the file count were not printed)"
+        ),
+        Some(_) => format!(
+            "all {total} run(s) finished; writing them to {out} was cut short before anything \
+             there changed: what it held before, summary.json and its tables, is unchanged (the \
+             new tables were in a .partial-* directory there, which the next write removes); run \
+             the same command to write them"
+        ),
+        None => format!(
+            "all {total} run(s) finished; writing them to {out} was cut short: there is no \
+             summary.json there (written last, it marks a complete set), so the tables there \
+             are not a whole result{}; run the same command to write them again",
+            if before.is_some() {
+                " (the earlier result's summary.json had been removed first)"
+            } else {
+                ""
+            }
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -311,6 +388,8 @@ mod tests {
                 Stage::Starting,
                 Stage::Runs,
                 Stage::Merging,
+                Stage::Writing(None),
+                Stage::Failed,
                 Stage::Comparing,
                 Stage::Report(None),
             ] {
@@ -320,6 +399,65 @@ mod tests {
                 assert!(!m.contains('\n'), "{m}");
             }
         }
+    }
+
+    /// Session 30: `run`'s line after its runs said "writing them was
+    /// cut short" from the moment the runs ended, also when a run had
+    /// failed (nothing is written) or the write had just finished
+    /// (summary.json complete). It now says which: a failed run, and in
+    /// the write what `summary.json` on disk shows.
+    #[test]
+    fn an_interrupted_run_s_write_says_what_is_on_disk() {
+        let d = crate::scratch::Scratch::new("interrupt-write");
+        let mut run = st(Cmd::Run("c.toml".into(), None), Stage::Failed);
+        run.out = d.to_path_buf();
+        let at = |run: &State| message_with(run, run.stage, SIGINT, (30, 0, 30));
+        let m = at(&run);
+        assert!(m.contains("a run had failed"), "{m}");
+        assert!(
+            m.contains("no table and no summary.json were written"),
+            "{m}"
+        );
+        assert!(!m.contains("cut short"), "{m}");
+        // no earlier result, the write under way: no summary.json yet
+        let summary = d.join(SUMMARY);
+        run.stage = Stage::Writing(file_id(&summary));
+        let m = at(&run);
+        assert!(
+            m.contains("was cut short: there is no summary.json there"),
+            "{m}"
+        );
+        assert!(!m.contains("removed first"), "{m}");
+        // ... then renamed into place: the write had finished
+        std::fs::write(&summary, "{}").unwrap();
+        let m = at(&run);
+        assert!(m.contains("writing them had finished"), "{m}");
+        assert!(m.contains("this run's complete result"), "{m}");
+        assert!(!m.contains("cut short"), "{m}");
+        // an earlier result: the new summary.json is made in a partial
+        // directory while the earlier one is still in place (unchanged),
+        // which is removed (cut short), then the new one renamed into
+        // place (finished), as mptlab_results::write_tables does
+        run.stage = Stage::Writing(file_id(&summary));
+        let partial = d.join(".partial-1-0");
+        std::fs::create_dir(&partial).unwrap();
+        std::fs::write(partial.join(SUMMARY), "{}").unwrap();
+        let m = at(&run);
+        assert!(m.contains("cut short before anything there changed"), "{m}");
+        assert!(m.contains("is unchanged"), "{m}");
+        std::fs::remove_file(&summary).unwrap();
+        let m = at(&run);
+        assert!(
+            m.contains("was cut short: there is no summary.json there"),
+            "{m}"
+        );
+        assert!(
+            m.contains("the earlier result's summary.json had been removed first"),
+            "{m}"
+        );
+        std::fs::rename(partial.join(SUMMARY), &summary).unwrap();
+        let m = at(&run);
+        assert!(m.contains("writing them had finished"), "{m}");
     }
 
     /// Session 29: `mptlab run` interrupted said nothing (killed by the

@@ -11,6 +11,7 @@
 mod kernel;
 mod kernel_from;
 mod like;
+mod pace;
 pub(crate) mod progress;
 mod until;
 
@@ -599,7 +600,7 @@ fn kernel_pass(
     if let (Some(max), Some(emu), false) = (o.until_decided, &emu, stopped) {
         // this pass's cells only (not an earlier pass's in the same DIR)
         let eligible = |i: usize| cells[i].selected && cells[i].runnable.is_ok();
-        let mut top_up = |i: usize, from: u32, to: u32, round: until::Round| {
+        let mut top_up = |i: usize, from: u32, to: u32, round: until::Round<'_>| {
             let c = &cells[i];
             let (done, err) = top_up_runs(o, c, (from, to), emu, t0, round);
             // the store holds runs 0..from too: merge what it has
@@ -655,31 +656,31 @@ fn kernel_pass(
 /// into its store with a progress line per run. Returns the finished runs'
 /// `per_run` entries and the error that ended it early. The line's time
 /// left is the round's (this batch and the later ones), at the pace of the
-/// round so far, as the planned pass's line is ([`kernel::time_left`]).
+/// runs the round ran so far, as the planned pass's line is (module
+/// `pace`: a run read back from the store leaves the estimate and does not
+/// set the pace).
 fn top_up_runs(
     o: &Options,
     c: &kernel::Cell,
     (from, to): (u32, u32),
     emu: &Emulate,
     t0: std::time::Instant,
-    round: until::Round,
+    round: until::Round<'_>,
 ) -> (Vec<serde_json::Value>, Option<String>) {
-    let (done, err) = kernel::run_more(c, &o.out, (from, to), emu, &|r| {
-        if !o.quiet {
-            let left = kernel::time_left(
-                round.total_s,
-                round.left_s,
-                c,
-                r - from,
-                round.started.elapsed().as_secs_f64(),
-            );
-            eprintln!(
-                "kernel until-decided: {} run {}/{to} ({} elapsed, about {} left in this round)",
-                c.name(),
-                r + 1,
-                kernel::hms(t0.elapsed().as_secs_f64()),
-                kernel::hms(left)
-            );
+    let (done, err) = kernel::run_more(c, &o.out, (from, to), emu, &|ev| match ev {
+        pace::Event::ReadBack => round.pace.borrow_mut().skipped(c.estimate_s(1)),
+        pace::Event::Starting(r) => {
+            let now = round.started.elapsed().as_secs_f64();
+            let left = round.pace.borrow_mut().starting(c.estimate_s(1), now);
+            if !o.quiet {
+                eprintln!(
+                    "kernel until-decided: {} run {}/{to} ({} elapsed, about {} left in this round)",
+                    c.name(),
+                    r + 1,
+                    kernel::hms(t0.elapsed().as_secs_f64()),
+                    kernel::hms(left)
+                );
+            }
         }
     });
     (done, err)
@@ -735,7 +736,7 @@ fn rejudge(
         };
         if let Some(emu) = &emu {
             let t0 = std::time::Instant::now();
-            let mut top_up = |i: usize, from: u32, to: u32, round: until::Round| {
+            let mut top_up = |i: usize, from: u32, to: u32, round: until::Round<'_>| {
                 let t = std::time::Instant::now();
                 let (done, err) = top_up_runs(o, &cells[i], (from, to), emu, t0, round);
                 saved
@@ -1033,11 +1034,10 @@ fn run_sweeps(
     if done < total {
         drop_finished_pass(&o.out)?;
     }
-    // the bar advances by each run's measured time and its length is the
-    // estimate of the whole (module `progress`); the counts are in the message
+    // the bar advances by each run's measured time over the estimate of the
+    // whole, never back (module `progress`); the counts are in the message
     let progress = progress::Progress::new(&priors, done, total);
-    let start = progress.start();
-    let bar = sweep::progress_bar(o.quiet, start.len, 0, progress::TEMPLATE);
+    let bar = sweep::progress_bar(o.quiet, progress::BAR_LEN, 0, progress::TEMPLATE);
     crate::interrupt::runs_planned(total, done);
     bar.set_message(progress.message(done));
     let pairs: Vec<(&mptlab_scenario::Sweep, &mptlab_sweep::Store)> = opened

@@ -268,11 +268,12 @@ pub fn run(s: &Scenario, o: &RunOptions, f: &dyn Driver) -> ExitCode {
     crate::interrupt::runs_planned(n, 0);
     let runs = run_all(s, o.jobs, &bar, f);
     bar.finish_and_clear();
-    // the tables are written whole or not at all (write_results)
-    crate::interrupt::stage(crate::interrupt::Stage::Merging);
     let runs = match runs {
         Ok(r) => r,
         Err(e) => {
+            // an interrupt from here on says a run failed, not that the
+            // write was cut short (session 30)
+            crate::interrupt::stage(crate::interrupt::Stage::Failed);
             eprintln!("error: {}: {e}; nothing written", s.origin);
             return ExitCode::from(1);
         }
@@ -293,8 +294,16 @@ pub fn run(s: &Scenario, o: &RunOptions, f: &dyn Driver) -> ExitCode {
         "scenario.toml".into(),
         s.effective_toml.clone().into_bytes(),
     ));
+    // the tables are written whole or not at all (write_results); an
+    // interrupt during the write reads summary.json to say whether it had
+    // finished, against its identity now
+    let summary = o.out.join(mptlab_results::SUMMARY_FILE);
+    crate::interrupt::stage(crate::interrupt::Stage::Writing(crate::interrupt::file_id(
+        &summary,
+    )));
     match write_results(&o.out, &runs, &opts) {
         Ok(files) => {
+            crate::interrupt::stage(crate::interrupt::Stage::Done);
             if !o.quiet {
                 out!("{}", summary_table(&runs));
                 eprintln!("wrote {} files to {}", files.len(), o.out.display());
@@ -304,7 +313,6 @@ pub fn run(s: &Scenario, o: &RunOptions, f: &dyn Driver) -> ExitCode {
             if let Some(w) = unfinished_warning(&Unfinished::of(&runs), &s.origin) {
                 eprintln!("{w}");
             }
-            crate::interrupt::stage(crate::interrupt::Stage::Done);
             ExitCode::SUCCESS
         }
         Err(e) => {

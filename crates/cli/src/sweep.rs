@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::driver::{Driver, Simulate};
-use crate::reproduce::progress::{Progress, TEMPLATE};
+use crate::reproduce::progress::{Progress, BAR_LEN, TEMPLATE};
 
 /// Test hook: stop after this many runs, as an interruption would.
 pub const STOP_ENV: &str = "MPTLAB_SWEEP_STOP_AFTER";
@@ -259,7 +259,7 @@ fn run_inner(path: &Path, o: &SweepOptions) -> Result<PointsUnfinished, ExitCode
     // cost (background on or off: 5 ms or 125 ms a run), so a count of
     // runs showed 57 % and "eta 0s" with 80 % of the time left (session 29)
     let progress = progress_of(sweep, store, done, total);
-    let bar = progress_bar(o.quiet, progress.start().len, 0, TEMPLATE);
+    let bar = progress_bar(o.quiet, BAR_LEN, 0, TEMPLATE);
     bar.set_message(progress.message(done));
     crate::interrupt::runs_planned(total, done);
     let r = mptlab_sweep::execute_many(
@@ -359,7 +359,7 @@ mod tests {
         let sweep = plan(&toml, &[], None).unwrap();
         let store = Store::open(&d.path().join("out"), &sweep, false).unwrap();
         let progress = progress_of(&sweep, &store, 0, 8);
-        let bar = ProgressBar::hidden();
+        let bar = ProgressBar::with_draw_target(Some(BAR_LEN), ProgressDrawTarget::hidden());
         let done = |point, seconds| Done {
             sweep: 0,
             point,
@@ -372,9 +372,9 @@ mod tests {
         for _ in 0..4 {
             progress.show(&bar, &done(0, 0.001));
         }
-        let (pos, len) = (bar.position(), bar.length().unwrap());
-        // 104 ms done of 104 + 3 x 100 ms: 26 %; counting runs said 5/8
-        assert_eq!((pos, len), (104_000, 404_000));
+        // 104 ms done of 104 + 3 x 100 ms: 26 % (in millionths of the
+        // bar, progress::BAR_LEN); counting runs said 5/8
+        assert_eq!(bar.position(), 104_000 * BAR_LEN / 404_000);
         assert_eq!(bar.message(), "5/8 runs");
         for _ in 0..3 {
             progress.show(&bar, &done(1, 0.100));

@@ -328,6 +328,8 @@ fn fmt_decision(c: &Cell) -> String {
         }
     });
     let more = match (d, more_runs(c)) {
+        // not checkable on one run: no decision to add runs to
+        _ if few_runs(c) => String::new(),
         (shift::Decision::Undecided { .. }, Some(Some(r))) => {
             format!(" (about {r} more kernel runs)")
         }
@@ -340,19 +342,26 @@ fn fmt_decision(c: &Cell) -> String {
     format!("{sh}{}{more}", decision_text(c))
 }
 
-/// The cell's decision as the table and `validation.csv` give it: `agree`
-/// on fewer than [`reproduce_min_runs`] runs on a side is `not checkable`,
-/// as [`summary`] counts it (session 29; the point verdict's `agree` had
-/// no spread to rest on). `undecided` and `disagree` rest on the shift
-/// over all runs and stand. Empty for a metric shown only.
+/// The cell's decision as the table and `validation.csv` give it: any
+/// decision on fewer than [`reproduce_min_runs`] runs on a side is `not
+/// checkable`, as [`summary`] counts it: the point verdict's `agree` had no
+/// spread to rest on (session 29), and an `undecided` or `disagree` beside
+/// "not checkable" in the summary said what the median of one run cannot
+/// (session 30, as reproduce/kernel.rs `mark_unjudged` for kernel.json's
+/// rows). Other `undecided` and `disagree` cells rest on the shift over
+/// all runs and stand. Empty for a metric shown only.
 fn decision_text(c: &Cell) -> &'static str {
     match &c.decision {
         None => "",
-        Some(shift::Decision::Agree) if c.sim.n.min(c.kernel.n) < reproduce_min_runs() => {
-            crate::reproduce::NOT_CHECKABLE
-        }
+        Some(_) if few_runs(c) => crate::reproduce::NOT_CHECKABLE,
         Some(d) => d.as_str(),
     }
+}
+
+/// Fewer than [`reproduce_min_runs`] runs on a side: a median of one run
+/// has no spread, so the cell is counted, not judged.
+fn few_runs(c: &Cell) -> bool {
+    c.sim.n.min(c.kernel.n) < reproduce_min_runs()
 }
 
 /// An undecided cell's estimate of the kernel runs to add
@@ -455,7 +464,7 @@ fn summary(cells: &[Cell]) -> String {
     }
     // a median of one run has no spread: such a cell is counted, not
     // passed (`--runs 1`; reproduce/kernel.rs `metric_gap`, the same rule)
-    let few = |c: &&Cell| c.sim.n.min(c.kernel.n) < reproduce_min_runs();
+    let few = |c: &&Cell| few_runs(c);
     let pass = counted
         .iter()
         .filter(|c| c.verdict == Verdict::Pass && !few(c))
@@ -472,11 +481,14 @@ fn summary(cells: &[Cell]) -> String {
             reproduce_min_runs()
         ));
     }
-    let disagree = counted
+    // a cell not checkable on one run is counted there only, not again by
+    // its noise decision (session 30; reproduce/like.rs `decisions` alike)
+    let judged: Vec<&&Cell> = counted.iter().filter(|c| !few(c)).collect();
+    let disagree = judged
         .iter()
         .filter(|c| c.decision == Some(shift::Decision::Disagree))
         .count();
-    let more: Vec<Option<u64>> = counted.iter().filter_map(|c| more_runs(c)).collect();
+    let more: Vec<Option<u64>> = judged.iter().filter_map(|c| more_runs(c)).collect();
     if unf > 0 {
         s.push_str(&format!(
             " ({unf} of them with unfinished items on at least one side; their medians cover completed items only)"
@@ -1105,6 +1117,31 @@ mod tests {
             .any(|l| l.split(',').nth(col) == Some("not checkable")));
         assert!(table(&cells).contains("not checkable"), "{}", table(&cells));
         assert!(!table(&cells).contains(" agree"), "{}", table(&cells));
+        // session 30: one kernel run far outside the criterion: the shift
+        // says `undecided` ("one kernel run: its spread is unknown"); the
+        // table, the CSV and the summary say not checkable, once
+        let far = runs(&s, 1, 2100.0, 0.1);
+        let cells = cells_of("cell", false, &one, &far);
+        assert_eq!(cells[0].verdict, super::Verdict::Fail);
+        assert!(
+            matches!(
+                cells[0].decision,
+                Some(super::shift::Decision::Undecided { .. })
+            ),
+            "{:?}",
+            cells[0].decision
+        );
+        assert_eq!(super::decision_text(&cells[0]), "not checkable");
+        let line = summary(&cells);
+        assert!(
+            line.starts_with("0 of 1 cells pass, 1 not checkable"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with("; 0 disagree beyond their 95 % interval; 0 undecided"),
+            "{line}"
+        );
+        assert!(!table(&cells).contains("undecided"), "{}", table(&cells));
     }
 
     /// The kernel's CONFIG_HZ is recorded beside its runs (when the host's

@@ -126,14 +126,30 @@ def _median(metric: str, m: Optional[Dict[str, Any]]) -> str:
 def metric_gap(m: Dict[str, Any]) -> Optional[str]:
     """Why a compared metric's verdict would rest on no data, or None when
     it does not: a side without a value (every run on it unfinished), fewer
-    than MIN_RUNS paired runs, an interval whose bounds are not numbers, or
-    a comparison the criterion could not make (the Rust judge's `info`, e.g.
-    a ratio against a simulated median of 0)."""
+    than MIN_RUNS paired runs (:func:`paired_gap`), an interval whose bounds
+    are not numbers, or a comparison the criterion could not make (the Rust
+    judge's `info`, e.g. a ratio against a simulated median of 0)."""
+    gap = paired_gap(m)
+    if gap:
+        return gap
+    sim, ker = m.get("sim"), m.get("kernel")
+    if not all(finite(x.get(b)) for x in (sim, ker) for b in ("lo", "hi")):
+        return "no interval (its bounds are not numbers)"
+    if m.get("verdict") not in ("PASS", "FAIL"):
+        return f"the criterion could not compare the medians (verdict {m.get('verdict')})"
+    return None
+
+
+def paired_gap(m: Dict[str, Any]) -> Optional[str]:
+    """Why a compared metric has fewer than MIN_RUNS paired runs (a side
+    without a value, or too few runs both sides finished at the same
+    indices), or None: the first gaps of :func:`metric_gap`. No decision
+    stands on such a row (reproduce/kernel.rs `paired_gap`, the same rule
+    and words)."""
     sim, ker = m.get("sim"), m.get("kernel")
     med = lambda x: finite(x.get("median")) if isinstance(x, dict) else False  # noqa: E731
     # the paired medians lack both sides when either does: the side to name
-    # is the kernel when none of its runs finished (`kernel_all`); the same
-    # rule and words as the Rust judge (reproduce/kernel.rs `metric_gap`)
+    # is the kernel when none of its runs finished (`kernel_all`)
     if not med(sim) or not med(ker):
         if not med(m.get("kernel_all")) and not med(ker):
             return "no kernel value (no kernel run finished)"
@@ -143,10 +159,6 @@ def metric_gap(m: Dict[str, Any]) -> Optional[str]:
     n = min(x.get("n") if isinstance(x.get("n"), int) else 0 for x in (sim, ker))
     if n < MIN_RUNS:
         return f"{n} paired run{'' if n == 1 else 's'}: a median of one run has no spread (at least {MIN_RUNS} needed)"
-    if not all(finite(x.get(b)) for x in (sim, ker) for b in ("lo", "hi")):
-        return "no interval (its bounds are not numbers)"
-    if m.get("verdict") not in ("PASS", "FAIL"):
-        return f"the criterion could not compare the medians (verdict {m.get('verdict')})"
     return None
 
 
@@ -154,13 +166,17 @@ def row_decision(m: Dict[str, Any]) -> Tuple[Optional[str], str]:
     """A metric row's decision as the report gives it, and why when it is
     "not checkable": the row's `agree` (or no decision, the criterion's
     `info`) on no data (:func:`metric_gap`) is not checkable, as the cell
-    (:func:`judged`); `undecided` and `disagree` (the shift over all runs)
-    stand. kernel.json written before session 29 says `agree` in a row
-    judged on one kernel run; the Rust judge writes what this gives
-    (reproduce/kernel.rs `mark_unjudged`)."""
+    (:func:`judged`); so is any decision on fewer than MIN_RUNS paired runs
+    (:func:`paired_gap`; session 30: an `undecided` or `disagree` from the
+    shift over all runs stood beside a cell not checkable when the simulated
+    runs at the kernel's indices did not finish); other `undecided` and
+    `disagree` rows (the shift over all runs) stand. kernel.json written
+    before session 29 (30) says `agree` (`undecided`, `disagree`) in such a
+    row; the Rust judge writes what this gives (reproduce/kernel.rs
+    `mark_unjudged`)."""
     d = m.get("decision")
-    if m.get("criterion") != "shown only" and d in (None, "agree", NOT_CHECKABLE):
-        gap = metric_gap(m)
+    if m.get("criterion") != "shown only":
+        gap = metric_gap(m) if d in (None, "agree", NOT_CHECKABLE) else paired_gap(m)
         if gap:
             return NOT_CHECKABLE, gap
     return d, ""

@@ -30,6 +30,7 @@
 //! refusal removed from the emulator makes its cells run. See
 //! docs/report.md, "Kernel beside the simulator".
 
+use super::pace::{Event, Pace};
 use crate::driver::{Driver, Emulate};
 use crate::validate::criteria::{compare, criterion, median_ci, Criterion, MedianCi, Verdict};
 use crate::validate::shift;
@@ -37,6 +38,7 @@ use mptlab_results::WriteOptions;
 use mptlab_scenario::{Scenario, Sweep, SweepPoint, TrafficModel};
 use mptlab_sweep::{finish, meta, Store, StoreError};
 use serde_json::{json, Value};
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
@@ -276,9 +278,18 @@ pub fn run_cells(
     quiet: bool,
 ) -> Vec<(String, Outcome)> {
     let todo = to_run(cells);
-    let total: f64 = todo.iter().map(|c| c.estimate_s(runs)).sum();
+    // the runs still to do: a resumed pass reads its saved runs back in
+    // about no time, so they are not in the estimate (before session 30
+    // they were, and counted as done work at the pace)
+    let to_do: Vec<f64> = todo
+        .iter()
+        .map(|c| c.estimate_s(runs - saved_runs(c, out, runs, force)))
+        .collect();
+    let total: f64 = to_do.iter().sum();
     let t0 = std::time::Instant::now();
     let mut left = total;
+    // the time left at the pace of the runs run here (module `pace`)
+    let pace = RefCell::new(Pace::new(total));
     let mut res = Vec::new();
     let stopped = || {
         emu.0
@@ -291,17 +302,24 @@ pub fn run_cells(
             res.push((c.name(), Outcome::Stopped));
             continue;
         }
-        let o = run_cell(c, out, runs, force, emu, &|r| {
-            if !quiet {
-                eprintln!(
-                    "kernel [{}/{}] {} run {}/{runs} ({} elapsed, about {} left)",
-                    i + 1,
-                    todo.len(),
-                    c.name(),
-                    r + 1,
-                    hms(t0.elapsed().as_secs_f64()),
-                    hms(time_left(total, left, c, r, t0.elapsed().as_secs_f64()))
-                );
+        pace.borrow_mut().settle(left);
+        let o = run_cell(c, out, runs, force, emu, &|ev| match ev {
+            // left out of the estimate already (`saved_runs`)
+            Event::ReadBack => {}
+            Event::Starting(r) => {
+                let now = t0.elapsed().as_secs_f64();
+                let left = pace.borrow_mut().starting(c.estimate_s(1), now);
+                if !quiet {
+                    eprintln!(
+                        "kernel [{}/{}] {} run {}/{runs} ({} elapsed, about {} left)",
+                        i + 1,
+                        todo.len(),
+                        c.name(),
+                        r + 1,
+                        hms(now),
+                        hms(left)
+                    );
+                }
             }
         });
         let o = match o {
@@ -315,29 +333,26 @@ pub fn run_cells(
             }
             Ok(()) => Outcome::Ran,
         };
-        left -= c.estimate_s(runs);
+        left -= to_do[i];
         res.push((c.name(), o));
     }
     res
 }
 
-/// Real time left before run `r` (0-based) of cell `c`, of a pass whose
-/// cells were estimated at `total` seconds in all with `left_before_cell`
-/// still to do when `c` began, `elapsed` seconds into the pass. The runs
-/// done are counted at `c`'s own estimate (its refined `run_s`, not the
-/// scenario's cut: a seed-002 download estimated at 2 s is cut at 900 s,
-/// and counting the cut made the line jump by 15 minutes per run), and the
-/// estimate still to do is scaled by the time the done part really took
-/// over its estimate, so the set-up cost each run pays beyond
-/// [`OVERHEAD_S`] on a busy host shows in the figure.
-pub(crate) fn time_left(total: f64, left_before_cell: f64, c: &Cell, r: u32, elapsed: f64) -> f64 {
-    let left = left_before_cell - c.estimate_s(r);
-    let done = total - left;
-    if done > 0.0 && elapsed > 0.0 {
-        left * elapsed / done
-    } else {
-        left
+/// How many of a cell's runs `0..runs` its store holds from an earlier
+/// pass, which [`run_cell`] reads back rather than runs (none with
+/// `force`). Read from the store's files (`runs/<point id>/run-<r>.json`,
+/// `mptlab_sweep::Store`): an estimate for the time left only; a store
+/// that refuses them fails its cell, and the next cell's estimate is
+/// settled anew.
+fn saved_runs(c: &Cell, out: &Path, runs: u32, force: bool) -> u32 {
+    if force {
+        return 0;
     }
+    let dir = c.dir(out).join("runs").join(&c.point.id);
+    (0..runs)
+        .filter(|r| dir.join(format!("run-{r}.json")).is_file())
+        .count() as u32
 }
 
 /// What kernel runs record as their maker in their store: the kernel's
@@ -357,15 +372,15 @@ fn made_by() -> String {
     )
 }
 
-/// One cell: its pending runs (a resumed pass skips the saved ones), then
-/// `summary.json` and the tables.
+/// One cell: its pending runs (a resumed pass skips the saved ones, each
+/// reported as [`Event::ReadBack`]), then `summary.json` and the tables.
 fn run_cell(
     c: &Cell,
     out: &Path,
     runs: u32,
     force: bool,
     emu: &Emulate,
-    progress: &dyn Fn(u32),
+    progress: &dyn Fn(Event),
 ) -> Result<(), String> {
     let sweep = single(c, runs);
     let dir = c.dir(out);
@@ -373,8 +388,12 @@ fn run_cell(
         StoreError::Refused(m) => format!("{m} (pass --force to redo it)"),
         e => e.to_string(),
     })?;
-    for (_, r) in store.pending() {
-        progress(r);
+    let pending = store.pending();
+    for _ in pending.len()..runs as usize {
+        progress(Event::ReadBack);
+    }
+    for (_, r) in pending {
+        progress(Event::Starting(r));
         let o = emu.run_once(&c.point.scenario, r)?;
         store.save(0, &o).map_err(|e| e.to_string())?;
     }
@@ -384,7 +403,8 @@ fn run_cell(
 
 /// Kernel runs `from..to` of a cell into its store, one after another (a
 /// run already on disk, from an interrupted earlier top-up, is read back,
-/// not redone), for `--until-decided` ([`super::until`]). Returns the
+/// not redone, and reported as [`Event::ReadBack`]), for `--until-decided`
+/// ([`super::until`]). Returns the
 /// runs' `per_run` entries as `summary.json` writes them (`run`, `seed`,
 /// `metrics`) and the error that ended the batch early, if any (a stop:
 /// Ctrl-C); the runs before it are returned and stay on disk. The store's
@@ -396,7 +416,7 @@ pub fn run_more(
     out: &Path,
     (from, to): (u32, u32),
     emu: &dyn Driver,
-    progress: &dyn Fn(u32),
+    progress: &dyn Fn(Event),
 ) -> (Vec<Value>, Option<String>) {
     let mut done = Vec::new();
     let store = match Store::open_made_by(&c.dir(out), &single(c, to), false, &made_by()) {
@@ -405,11 +425,12 @@ pub fn run_more(
     };
     for r in from..to {
         let o = if store.has_run(0, r) {
+            progress(Event::ReadBack);
             store
                 .load_run_tables(0, r, &|_| false)
                 .map_err(|e| e.to_string())
         } else {
-            progress(r);
+            progress(Event::Starting(r));
             emu.run_once(&c.point.scenario, r).and_then(|o| {
                 store.save(0, &o).map_err(|e| e.to_string())?;
                 Ok(o)
@@ -709,20 +730,33 @@ pub fn compare_cell(metrics: &[&str], sim: &Value, kernel: &Value) -> (Vec<Value
 /// `not checkable`, with the gap's words in `reason`. [`shift::decide`]
 /// gives `agree` on the point verdict alone, so one kernel run within the
 /// criterion read `agree` in its row while the cell said not checkable.
-/// `undecided` and `disagree` rest on the shift over all runs and already
-/// say what the runs cannot tell; they are kept. Idempotent: a re-judge
-/// ([`super::kernel_from`]) that changes `kernel_all` after
-/// [`compare_cell`] calls it again so the reason names the right side.
+/// A row on fewer than [`MIN_RUNS`] paired runs ([`paired_gap`]) is
+/// `not checkable` whatever its shift decision (session 30): its
+/// `undecided` or `disagree` rested on the shift over all runs, but the
+/// paired medians the row and the cell are judged on are one run's draw
+/// or absent, so the row said `disagree` beside a cell `not checkable`
+/// when the simulated runs at the kernel's indices did not finish. The
+/// shift's decision stays in `shift_decision` (and an `undecided` entry
+/// with it): the cell's noise `decision` is drawn from it as before
+/// ([`shift::cell_decision`]), and `--until-decided` sizes its batches by
+/// it. Other `undecided` and `disagree` rows (null bounds on 2 or more
+/// paired runs) rest on the shift and say what the runs cannot tell; they
+/// are kept. Idempotent: a re-judge ([`super::kernel_from`]) that changes
+/// `kernel_all` after [`compare_cell`] calls it again so the reason names
+/// the right side.
 pub fn mark_unjudged(rows: &mut [Value]) {
     for row in rows.iter_mut() {
         if row["criterion"] == "shown only" {
             continue;
         }
         let d = row["decision"].as_str();
-        if !matches!(d, None | Some("agree") | Some(NOT_CHECKABLE)) {
-            continue;
-        }
-        if let Some(why) = metric_gap(row) {
+        if matches!(d, None | Some("agree") | Some(NOT_CHECKABLE)) {
+            if let Some(why) = metric_gap(row) {
+                row["decision"] = NOT_CHECKABLE.into();
+                row["reason"] = why.into();
+            }
+        } else if let Some(why) = paired_gap(row) {
+            row["shift_decision"] = row["decision"].take();
             row["decision"] = NOT_CHECKABLE.into();
             row["reason"] = why.into();
         }
@@ -749,11 +783,38 @@ pub fn cell_verdict(rows: &[Value]) -> &'static str {
 
 /// Why a compared metric's row would be judged on no data, or `None` when
 /// it would not: a side without a value (every run on it unfinished), fewer
-/// than [`MIN_RUNS`] paired runs, an interval whose bounds are not numbers
-/// (NaN is written as null), or a comparison the criterion could not make
-/// (`info`, e.g. a ratio against a simulated median of 0). The same rule
-/// and words as report/kernel.py `metric_gap`, which re-judges saved files.
+/// than [`MIN_RUNS`] paired runs ([`paired_gap`]), an interval whose bounds
+/// are not numbers (NaN is written as null), or a comparison the criterion
+/// could not make (`info`, e.g. a ratio against a simulated median of 0).
+/// The same rule and words as report/kernel.py `metric_gap`, which
+/// re-judges saved files.
 pub fn metric_gap(row: &Value) -> Option<String> {
+    if let Some(why) = paired_gap(row) {
+        return Some(why);
+    }
+    let (sim, ker) = (&row["sim"], &row["kernel"]);
+    let finite = |v: &Value| v.as_f64().is_some_and(f64::is_finite);
+    if ![sim, ker]
+        .iter()
+        .all(|x| finite(&x["lo"]) && finite(&x["hi"]))
+    {
+        return Some("no interval (its bounds are not numbers)".into());
+    }
+    let v = row["verdict"].as_str().unwrap_or("None");
+    if v != Verdict::Pass.as_str() && v != Verdict::Fail.as_str() {
+        return Some(format!(
+            "the criterion could not compare the medians (verdict {v})"
+        ));
+    }
+    None
+}
+
+/// Why a compared metric's row has fewer than [`MIN_RUNS`] paired runs
+/// (the first gaps of [`metric_gap`]: a side without a value, or too few
+/// runs both sides finished at the same indices), or `None`. No decision
+/// stands on such a row: its paired medians, which the cell is judged on,
+/// are one run's draw or absent. report/kernel.py `paired_gap` alike.
+pub fn paired_gap(row: &Value) -> Option<String> {
     let (sim, ker) = (&row["sim"], &row["kernel"]);
     let finite = |v: &Value| v.as_f64().is_some_and(f64::is_finite);
     // the paired medians lack both sides when either does: the side to
@@ -769,30 +830,30 @@ pub fn metric_gap(row: &Value) -> Option<String> {
             },
         );
     }
-    let n = [sim, ker]
-        .iter()
-        .map(|x| x["n"].as_u64().unwrap_or(0))
-        .min()
-        .unwrap_or(0);
+    let n = paired_runs(row);
     if n < MIN_RUNS {
         return Some(format!(
             "{n} paired run{}: a median of one run has no spread (at least {MIN_RUNS} needed)",
             if n == 1 { "" } else { "s" }
         ));
     }
-    if ![sim, ker]
-        .iter()
-        .all(|x| finite(&x["lo"]) && finite(&x["hi"]))
-    {
-        return Some("no interval (its bounds are not numbers)".into());
-    }
-    let v = row["verdict"].as_str().unwrap_or("None");
-    if v != Verdict::Pass.as_str() && v != Verdict::Fail.as_str() {
-        return Some(format!(
-            "the criterion could not compare the medians (verdict {v})"
-        ));
-    }
     None
+}
+
+/// Runs a compared row pairs (both sides finished at the same index): the
+/// fewer of its paired medians' run counts, 0 without them.
+pub fn paired_runs(row: &Value) -> u64 {
+    [&row["sim"], &row["kernel"]]
+        .iter()
+        .map(|x| {
+            if x["median"].as_f64().is_some_and(f64::is_finite) {
+                x["n"].as_u64().unwrap_or(0)
+            } else {
+                0
+            }
+        })
+        .min()
+        .unwrap_or(0)
 }
 
 /// A cell's verdict from its rows and, when it is [`NOT_CHECKABLE`], why
@@ -1101,7 +1162,8 @@ pub(super) fn header(runs: u32, wall_s: f64) -> Value {
                      of the kernel-vs-simulator shift lies wholly outside the criterion's band, else it is \
                      `undecided`, with the kernel runs that would decide it (`undecided`); one kernel run is \
                      never `agree` or `disagree`: a metric row not judged on data (fewer than 2 paired runs, \
-                     a side without values, no interval) is `not checkable` with its `reason`, as the cell. The \
+                     whatever its shift says, a side without values, no interval) is `not checkable` with its \
+                     `reason`, as the cell. The \
                      shift is the Hodges-Lehmann estimate over every simulated against every kernel run (times \
                      and goodput on ln values, a ratio; shares on the difference) with its Moses interval \
                      (Hollander, Wolfe & Chicken, sections 4.2-4.3); `verdict` is unchanged",
@@ -1257,7 +1319,9 @@ mod tests {
 
     /// Fails on the line before session 28, which subtracted the
     /// scenario's cut (900 s here) per run done instead of the cell's own
-    /// estimate, so the time left fell by 15 minutes per 2-second run.
+    /// estimate, so the time left fell by 15 minutes per 2-second run. The
+    /// runs are counted at `estimate_s(1)`, the refined run time plus the
+    /// overhead, at the pace so far (module `pace`).
     #[test]
     fn time_left_counts_runs_at_their_estimate_and_the_pace_so_far() {
         let text = "[scenario]\nname = \"t\"\nduration_s = 900\nruns = 3\n[topology]\n\
@@ -1271,14 +1335,46 @@ mod tests {
         }
         let total: f64 = cs.iter().map(|c| c.estimate_s(3)).sum(); // 2 x 3 x (2 + 1) = 18
         assert_eq!(total, 18.0);
+        let run = cs[0].estimate_s(1);
+        assert_eq!(run, 3.0);
+        let mut p = Pace::new(total);
+        p.settle(total);
         // nothing done yet: the plain estimate
-        assert_eq!(time_left(total, total, &cs[0], 0, 0.0), 18.0);
+        assert_eq!(p.starting(run, 0.0), 18.0);
+        p.starting(run, 3.0);
         // two runs done in exactly their estimate (6 s)
-        assert!((time_left(total, total, &cs[0], 2, 6.0) - 12.0).abs() < 1e-9);
+        assert!((p.starting(run, 6.0) - 12.0).abs() < 1e-9);
         // the first cell (9 s estimated) took 18 s: what is left doubles
-        assert!((time_left(total, 9.0, &cs[1], 0, 18.0) - 18.0).abs() < 1e-9);
+        p.settle(9.0);
+        assert!((p.starting(run, 18.0) - 18.0).abs() < 1e-9);
+        p.starting(run, 24.0);
         // the last run of the last cell: 3 s estimated, at the same pace 6 s
-        assert!((time_left(total, 9.0, &cs[1], 2, 30.0) - 3.0 * 30.0 / 15.0).abs() < 1e-9);
+        assert!((p.starting(run, 30.0) - 3.0 * 30.0 / 15.0).abs() < 1e-9);
+    }
+
+    /// A resumed pass's saved runs are left out of the time left before
+    /// the pass starts (they are read back, not run); `--force` redoes
+    /// them. Before session 30 they were in the estimate, so the first
+    /// lines of a resumed pass read high, and then, counted as done at the
+    /// pace, low.
+    #[test]
+    fn saved_runs_are_counted_from_the_store() {
+        let text = "[scenario]\nname = \"t\"\nduration_s = 10\nruns = 3\n[topology]\n\
+                    preset = \"single-path\"\npaths = [\"wlan\"]\n[transport]\n\
+                    protocol = \"tcp\"\n[traffic]\nmodel = \"bulk\"\n";
+        let sw = mptlab_scenario::Sweep::from_str(text, "t.toml", &[], None).unwrap();
+        let cs = cells(&[("seed002/x".into(), "002".into(), sw)], &[]);
+        let d = crate::scratch::Scratch::new("kernel-saved-runs");
+        let c = &cs[0];
+        assert_eq!(saved_runs(c, &d, 4, false), 0);
+        let runs = c.dir(&d).join("runs").join(&c.point.id);
+        std::fs::create_dir_all(&runs).unwrap();
+        for r in [0, 2, 5] {
+            std::fs::write(runs.join(format!("run-{r}.json")), "{}").unwrap();
+        }
+        // runs 0 and 2 of 0..4 (run 5 is not part of this pass)
+        assert_eq!(saved_runs(c, &d, 4, false), 2);
+        assert_eq!(saved_runs(c, &d, 4, true), 0, "--force redoes them");
     }
 
     #[test]
@@ -1356,7 +1452,7 @@ mod judge_parity {
         let line = super::super::like::summary(&json!({ "cells": cells }));
         assert!(
             line.starts_with(
-                "1 of 7 cells agree like for like, 5 not checkable (fewer than 2 paired runs, a side \
+                "1 of 8 cells agree like for like, 6 not checkable (fewer than 2 paired runs, a side \
                  without values or no compared metric: the reason beside each cell) (no cell ran with \
                  a substitution)"
             ),

@@ -13,6 +13,16 @@
 //! pilot run of every point first, `mptlab_sweep::Order::PilotsFirst`), or
 //! before that from its simulated duration at the time per simulated
 //! second measured so far (in its sweep if any, else over all).
+//!
+//! The bar never steps back (session 30). Its length is [`BAR_LEN`] and its
+//! position the share done in millionths, raised only: a run that took
+//! longer than its point's estimate lengthens the estimate more than it
+//! advances the position, and the fraction shown stays where it was until
+//! the work catches up (before, the bar stepped back). The saver threads
+//! (four in `mptlab_sweep`) set the bar under the lock that counts their
+//! runs, so the count and the position reach it in the order they were
+//! counted (before, a thread that counted run 10 could set "9/..." after
+//! another had set "10/...").
 
 use indicatif::ProgressBar;
 use mptlab_sweep::Done;
@@ -36,7 +46,14 @@ struct State {
     done: u64,
     /// runs done, including those of an earlier (resumed) invocation
     runs: u64,
+    /// the bar's position: the largest share done shown so far, in
+    /// millionths of [`BAR_LEN`]
+    shown: u64,
 }
+
+/// The bar's length: its position is the share of the work done in
+/// millionths ([`Progress::show`]).
+pub const BAR_LEN: u64 = 1_000_000;
 
 /// The counts behind the bar, updated by the saver threads as runs are
 /// saved.
@@ -78,14 +95,16 @@ impl Progress {
                 points,
                 done: 0,
                 runs: done,
+                shown: 0,
             }),
             total,
         }
     }
 
-    /// The bar before any run is done here: nothing measured yet, so the
-    /// estimate is in simulated seconds (1 s = 1 unit; only the ratio of
-    /// position to length is shown, and the first tick replaces it).
+    /// The counts before any run is done here: nothing measured yet, so
+    /// the estimate is in simulated seconds (1 s = 1 unit). The bar starts
+    /// at 0 of [`BAR_LEN`] without it.
+    #[cfg(test)]
     pub fn start(&self) -> Position {
         let st = self.state.lock().unwrap();
         let len = st
@@ -101,37 +120,57 @@ impl Progress {
         }
     }
 
-    /// One more run saved.
+    /// One more run saved (the tests' view of [`Progress::show`]'s count).
+    #[cfg(test)]
     pub fn tick(&self, d: &Done) -> Position {
-        let mut st = self.state.lock().unwrap();
-        let us = (d.seconds * 1e6).round() as u64;
-        let p = &mut st.points[d.sweep][d.point];
-        p.left = p.left.saturating_sub(1);
-        p.micros += us;
-        p.measured += 1;
-        st.done += us;
-        st.runs += 1;
-        let left = estimate_left(&st.points);
-        Position {
-            pos: st.done,
-            len: st.done + left,
-            runs: st.runs,
-        }
+        tick(&mut self.state.lock().unwrap(), d)
     }
 
     pub fn message(&self, runs: u64) -> String {
         format!("{runs}/{} runs", self.total)
     }
 
-    /// One more run saved, shown on `bar`: its position and length in
-    /// measured microseconds ([`Progress::tick`]), the run count in its
-    /// message (`reproduce` and `sweep`).
-    pub fn show(&self, bar: &ProgressBar, d: &Done) {
-        let now = self.tick(d);
-        bar.set_length(now.len);
-        bar.set_position(now.pos);
+    /// One more run saved, shown on `bar` (of length [`BAR_LEN`]): its
+    /// position is the share done ([`Progress::tick`]: measured
+    /// microseconds over their sum with the estimate left) in millionths,
+    /// never lowered, and the run count is in its message (`reproduce` and
+    /// `sweep`). The bar is set under the lock that counts the runs, so
+    /// concurrent savers reach it in the order they were counted. Returns
+    /// the bar's position and the runs done as shown.
+    pub fn show(&self, bar: &ProgressBar, d: &Done) -> (u64, u64) {
+        let mut st = self.state.lock().unwrap();
+        let now = tick(&mut st, d);
+        st.shown = st.shown.max(share(now));
+        bar.set_position(st.shown);
         bar.set_message(self.message(now.runs));
+        (st.shown, now.runs)
     }
+}
+
+/// [`Progress::tick`] on the locked counts.
+fn tick(st: &mut State, d: &Done) -> Position {
+    let us = (d.seconds * 1e6).round() as u64;
+    let p = &mut st.points[d.sweep][d.point];
+    p.left = p.left.saturating_sub(1);
+    p.micros += us;
+    p.measured += 1;
+    st.done += us;
+    st.runs += 1;
+    let left = estimate_left(&st.points);
+    Position {
+        pos: st.done,
+        len: st.done + left,
+        runs: st.runs,
+    }
+}
+
+/// The share of `p` done, in millionths ([`BAR_LEN`]): exactly the whole
+/// when nothing is left.
+fn share(p: Position) -> u64 {
+    if p.len == 0 || p.pos >= p.len {
+        return BAR_LEN;
+    }
+    (u128::from(p.pos) * u128::from(BAR_LEN) / u128::from(p.len)) as u64
 }
 
 /// The bar's template: the count is in the message, the bar and its ETA
@@ -201,6 +240,80 @@ mod tests {
         assert_eq!(b.len, b.pos + 9 * 1_000 + 9 * 160_000 + 10 * 160_000);
         assert_eq!(b.runs, 2);
         assert_eq!(p.message(b.runs), "2/30 runs");
+    }
+
+    /// Session 30: the bar never steps back. Ten cheap runs of one point
+    /// (1 ms each) done and the other point's ten priced at that rate: half
+    /// done. Its first run takes 100 ms, so its nine left are priced at
+    /// 100 ms each: the share done falls to 11 % (the old `show` set that
+    /// on the bar, position over length). Shown, it holds at half until the
+    /// work done passes it, and ends whole.
+    #[test]
+    fn the_bar_never_steps_back() {
+        let new = || Progress::new(&[vec![(10.0, 10), (10.0, 10)]], 0, 20);
+        // the raw share: 50 %, then 11 %
+        let p = new();
+        let mut raw = Position {
+            pos: 0,
+            len: 0,
+            runs: 0,
+        };
+        for _ in 0..10 {
+            raw = p.tick(&done(0, 0, 0.001));
+        }
+        assert_eq!((raw.pos, raw.len), (10_000, 20_000));
+        let fell = p.tick(&done(0, 1, 0.100));
+        assert_eq!((fell.pos, fell.len), (110_000, 1_010_000));
+        assert!(share(fell) < share(raw), "{raw:?} {fell:?}");
+        // shown: never lower, the count always up, whole at the end
+        let p = new();
+        let bar =
+            ProgressBar::with_draw_target(Some(BAR_LEN), indicatif::ProgressDrawTarget::hidden());
+        let mut last = (0, 0);
+        let runs = std::iter::repeat_n((0, 0.001), 10).chain(std::iter::repeat_n((1, 0.100), 10));
+        let mut seen = Vec::new();
+        for (pt, s) in runs {
+            let now = p.show(&bar, &done(0, pt, s));
+            assert!(
+                now.0 >= last.0 && now.1 == last.1 + 1,
+                "{last:?} -> {now:?}"
+            );
+            assert_eq!(bar.position(), now.0);
+            seen.push(now.0);
+            last = now;
+        }
+        assert_eq!(seen[9], 500_000);
+        assert_eq!(seen[10], 500_000, "held, not 108_910");
+        assert_eq!(last, (BAR_LEN, 20), "the whole at the end");
+        assert_eq!(bar.message(), "20/20 runs");
+    }
+
+    /// Four savers at once: each one's shown position and count are never
+    /// below what it saw before, and the bar ends whole, with the count at
+    /// the total (the bar is set under the counting lock).
+    #[test]
+    fn concurrent_savers_never_step_back() {
+        let pts: Vec<(f64, u64)> = (0..10).map(|i| (5.0 + i as f64 * 60.0, 40)).collect();
+        let p = Progress::new(&[pts], 0, 400);
+        let bar =
+            ProgressBar::with_draw_target(Some(BAR_LEN), indicatif::ProgressDrawTarget::hidden());
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let (p, bar) = (&p, &bar);
+                s.spawn(move || {
+                    let mut last = (0, 0);
+                    for i in 0..100u64 {
+                        let k = t * 100 + i;
+                        let d = done(0, (k % 10) as usize, (k % 7) as f64 * 0.0123 + 1e-4);
+                        let now = p.show(bar, &d);
+                        assert!(now.0 >= last.0 && now.1 > last.1, "{last:?} -> {now:?}");
+                        last = now;
+                    }
+                });
+            }
+        });
+        assert_eq!(bar.position(), BAR_LEN);
+        assert_eq!(bar.message(), "400/400 runs");
     }
 
     /// The bar ends exactly at its length and the count at the total,

@@ -14,7 +14,9 @@
 //! number of runs and batches it took (kernel.json `until_decided`), not as
 //! a fixed-size test.
 
+use super::pace::Pace;
 use serde_json::{json, Value};
+use std::cell::RefCell;
 
 /// Why a cell got no more runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -169,13 +171,15 @@ pub type Batch = Result<(), Stop>;
 /// round runs many cells' batches one after another, so the time left is
 /// the round's (this batch and the ones after it), not the batch's alone.
 #[derive(Debug, Clone, Copy)]
-pub struct Round {
-    /// The round's estimate (`cost` summed over its batches).
-    pub total_s: f64,
-    /// The estimate of this batch and every batch after it in the round.
-    pub left_s: f64,
-    /// When the round's first batch started.
+pub struct Round<'a> {
+    /// When the round's first batch started: the clock of `pace`.
     pub started: std::time::Instant,
+    /// The round's pace, over its batches: a batch reports its runs to it
+    /// (a run read back from the store, from an interrupted earlier
+    /// top-up, leaves the estimate and does not count in the pace:
+    /// [`super::pace`]). As the batch begins it is settled to the estimate
+    /// of this batch and every batch after it in the round (`cost` summed).
+    pub pace: &'a RefCell<Pace>,
 }
 
 /// The loop: judge `m` (a kernel.json with every cell judged), give every
@@ -190,7 +194,7 @@ pub fn run(
     name: &dyn Fn(usize) -> String,
     eligible: &dyn Fn(usize) -> bool,
     cost: &dyn Fn(usize, u32) -> f64,
-    top_up: &mut dyn FnMut(usize, u32, u32, Round) -> Batch,
+    top_up: &mut dyn FnMut(usize, u32, u32, Round<'_>) -> Batch,
     judge: &mut dyn FnMut() -> Value,
 ) -> Value {
     let cells = |m: &Value| m["cells"].as_array().cloned().unwrap_or_default();
@@ -250,16 +254,17 @@ pub fn run(
         let mut stopped = false;
         let started = std::time::Instant::now();
         let mut left_s = est;
+        let pace = RefCell::new(Pace::new(est));
         for (i, n, t) in todo {
             let r = recs
                 .iter_mut()
                 .find(|r| r.cell == i)
                 .expect("a record per ran cell");
             r.batches += 1;
+            pace.borrow_mut().settle(left_s);
             let round = Round {
-                total_s: est,
-                left_s,
                 started,
+                pace: &pace,
             };
             left_s -= cost(i, t - n);
             match top_up(i, n, t, round) {
@@ -518,7 +523,8 @@ mod tests {
             &|_, n| n as f64,
             &mut |i, from, to, round: Round| {
                 asked.borrow_mut().push((i, from, to));
-                lefts.borrow_mut().push((round.total_s, round.left_s));
+                // nothing ran on the pace's clock: its estimate left
+                lefts.borrow_mut().push(round.pace.borrow().left(0.0));
                 runs.borrow_mut()[i] = to;
                 Ok(())
             },
@@ -528,7 +534,7 @@ mod tests {
         // the progress line's time left is the round's: round 1 is 2 + 4
         // runs (cost = runs here), its second batch has 4 left; round 2 is
         // the one run
-        assert_eq!(*lefts.borrow(), vec![(6.0, 6.0), (6.0, 4.0), (1.0, 1.0)]);
+        assert_eq!(*lefts.borrow(), vec![6.0, 4.0, 1.0]);
         let u = |i: usize| &m["cells"][i]["until_decided"];
         assert_eq!(u(0)["stopped"], "decided: disagree");
         assert_eq!(
@@ -553,6 +559,50 @@ mod tests {
             s.contains("3 -> 8 kernel runs in 2 batch(es); MAX reached, still undecided"),
             "{s}"
         );
+    }
+
+    /// Session 30: the round's pace is shared by its batches and settled
+    /// to each batch's estimate as it begins; a batch's run read back from
+    /// the store (an interrupted earlier top-up saved it) leaves the
+    /// estimate and does not count as work done. Before, the next batch's
+    /// line counted it as 10 s done in no time and read low.
+    #[test]
+    fn a_run_read_back_does_not_set_the_round_s_pace() {
+        use std::cell::RefCell;
+        let runs = RefCell::new(vec![3u32, 3]);
+        let judged = |runs: &[u32]| {
+            json!({"cells": runs.iter().enumerate().map(|(i, &n)| if n > 3 {
+                cell(n, "agree", None)
+            } else {
+                cell(n, "undecided", Some(1 + i as u64))
+            }).collect::<Vec<_>>()})
+        };
+        let lefts = RefCell::new(Vec::new());
+        let m0 = judged(&runs.borrow());
+        run(
+            10,
+            m0,
+            &|i| format!("cell{i}"),
+            &|_| true,
+            &|_, n| 10.0 * n as f64,
+            &mut |i, from, to, round: Round| {
+                let mut p = round.pace.borrow_mut();
+                if i == 0 {
+                    // cell 0's one run (10 s) was on disk already
+                    p.skipped(10.0);
+                } else {
+                    // cell 1's two runs, 20 s each on a clock from the
+                    // round's start: 20 s left before the first (no pace
+                    // yet), 10 s at twice the estimate before the second
+                    lefts.borrow_mut().push(p.starting(10.0, 0.0));
+                    lefts.borrow_mut().push(p.starting(10.0, 20.0));
+                }
+                runs.borrow_mut()[i] = to.max(from);
+                Ok(())
+            },
+            &mut || judged(&runs.borrow()),
+        );
+        assert_eq!(*lefts.borrow(), vec![20.0, 20.0]);
     }
 
     /// Ctrl-C in a batch ends the loop: the cell and every cell still

@@ -342,24 +342,29 @@ pub fn undecided_json(d: &Decision, s: Option<&Shift>) -> Value {
     }
 }
 
-/// A cell's decision from its rows' (`decision` of each judged row):
-/// `disagree` when a row's interval lies outside its band, else
-/// `undecided` when a row is, else `fallback` (the point verdict: `agree`
-/// or `no verdict`); with the `undecided` entry of its undecided rows
-/// merged: their reasons, and the most kernel runs any of them needs
+/// A cell's decision from its rows' (the shift's decision of each judged
+/// row: `shift_decision` where the row itself is `not checkable` on fewer
+/// than 2 paired runs, reproduce/kernel.rs `mark_unjudged`, else
+/// `decision`): `disagree` when a row's interval lies outside its band,
+/// else `undecided` when a row is, else `fallback` (the point verdict:
+/// `agree` or `no verdict`); with the `undecided` entry of its undecided
+/// rows merged: their reasons, and the most kernel runs any of them needs
 /// (`null` when one cannot be decided by kernel runs alone).
 pub fn cell_decision(rows: &[Value], fallback: &str) -> (String, Value) {
-    let has = |d: &str| rows.iter().any(|r| r["decision"] == d);
+    let shift = |r: &Value| -> Value {
+        match &r["shift_decision"] {
+            Value::Null => r["decision"].clone(),
+            d => d.clone(),
+        }
+    };
+    let has = |d: &str| rows.iter().any(|r| shift(r) == d);
     if has("disagree") {
         return ("disagree".into(), Value::Null);
     }
     if !has("undecided") {
         return (fallback.into(), Value::Null);
     }
-    let und: Vec<&Value> = rows
-        .iter()
-        .filter(|r| r["decision"] == "undecided")
-        .collect();
+    let und: Vec<&Value> = rows.iter().filter(|r| shift(r) == "undecided").collect();
     let why: Vec<String> = und
         .iter()
         .map(|r| {
