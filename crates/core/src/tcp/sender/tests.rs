@@ -639,3 +639,33 @@ fn check_full_pass_catches_a_pass_that_sends() {
     s.probe0_fire = true;
     s.check_full_pass(5 * MS);
 }
+
+#[test]
+fn an_ack_of_nothing_outstanding_is_idle() {
+    let s = sender();
+    assert!(s.ack_is_idle(&ack(sq(0), &[])));
+    let mut t = sender();
+    let _ = send(&mut t, 0, 2);
+    assert!(!t.ack_is_idle(&ack(sq(0), &[])));
+}
+
+/// `ack_is_idle` leaves out the SACKed / lost counts (they follow from
+/// `packets_out == 0`); checked builds assert them.
+#[cfg(any(debug_assertions, feature = "invariants"))]
+#[test]
+#[should_panic(expected = "ack_is_idle: nothing outstanding, but sacked_out 1")]
+fn ack_is_idle_checks_the_counts_it_does_not_test() {
+    let mut s = sender();
+    s.sacked_out = 1;
+    let _ = s.ack_is_idle(&ack(sq(0), &[]));
+}
+
+#[test]
+#[should_panic(expected = "dupthresh must be at least 1")]
+fn a_dupthresh_of_zero_is_refused() {
+    let cfg = TcpConfig {
+        dupthresh: 0,
+        ..TcpConfig::default()
+    };
+    let _ = PathSender::new(&cfg, CcKind::NewReno.build());
+}
