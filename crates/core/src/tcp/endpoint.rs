@@ -430,6 +430,16 @@ impl TcpEndpoint {
         self.snd.opt_overhead = opt;
     }
 
+    /// Builds with invariants: an idle ACK (`PathSender::ack_is_idle`)
+    /// leaves no skb of the send buffer to free. Makes the call to see.
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    pub(super) fn check_idle_sndbuf(&mut self) {
+        assert!(
+            !self.sndbuf.on_ack(self.snd.snd_una),
+            "an idle ACK skipped the send buffer's on_ack, which freed an skb"
+        );
+    }
+
     /// `Endpoint::poll_transmit_into` without the segments already pushed:
     /// the next packet written over `*p`, false if there is none.
     fn transmit(&mut self, now: Nanos, p: &mut Packet) -> bool {
@@ -649,12 +659,19 @@ impl TcpEndpoint {
             // the call: about two in three segments in a bulk flow's cell.
             if self.snd.ack_is_idle(&ai) {
                 self.snd.on_idle_ack();
+                // Nothing outstanding or unsent and SND.UNA unmoved: the
+                // send buffer's `on_ack` (tcp_clean_rtx_queue's skb
+                // freeing) would find no skb acknowledged, the one after
+                // the last `on_ack` having freed them all. Checked builds
+                // make the call (`check_idle_sndbuf`).
+                #[cfg(any(debug_assertions, feature = "invariants"))]
+                self.check_idle_sndbuf();
             } else {
                 self.snd.on_ack(now, &ai, None);
+                queue_shrunk = self.sndbuf.on_ack(self.snd.snd_una);
             }
             // tcp_ack_update_window: a larger window raises max_window
             self.max_window = self.max_window.max(self.snd.snd_wnd);
-            queue_shrunk = self.sndbuf.on_ack(self.snd.snd_una);
         }
         if seg.len > 0 || seg.has(flags::FIN) || seg.seq < self.rcv.rcv_nxt {
             // (the receiver's buffer state may change: `WndMemo`)
