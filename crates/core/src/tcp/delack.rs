@@ -131,24 +131,15 @@ impl DelackEngine {
     }
 
     /// `tcp_send_delayed_ack` at `now`; `pingpong` and `pushed`
-    /// (`ICSK_ACK_PUSHED`) as the receiver has them.
+    /// (`ICSK_ACK_PUSHED`) as the receiver has them. (Forced inline into
+    /// the receiver's data path, which calls it on every second in-order
+    /// data segment; the bound of an `ato` above its minimum, with its
+    /// divisions, stays a call: `bounded_ato`.)
+    #[inline(always)]
     pub fn schedule(&mut self, now: Nanos, pingpong: bool, pushed: bool) -> Delack {
         let mut ato = self.ato.max(self.ato_min);
         if ato > self.ato_min {
-            let hz = self.clock.hz;
-            let mut max_ato = hz / 2;
-            if pingpong || pushed {
-                max_ato = self.delack_max;
-            }
-            // "If some rtt estimate is known, use it to bound delayed ack."
-            if self.own.srtt > 0 {
-                let us = self.own.srtt / US;
-                let rtt = (timer_wheel::to_jiffies(us * US, hz) as u32).max(self.ato_min);
-                if rtt < max_ato {
-                    max_ato = rtt;
-                }
-            }
-            ato = ato.min(max_ato);
+            ato = self.bounded_ato(ato, pingpong, pushed);
         }
         ato = ato.min(self.delack_max);
         // the jiffy count once, for the timeout and for the wheel
@@ -168,9 +159,32 @@ impl DelackEngine {
         Delack::At(self.fires_at(clk, timeout))
     }
 
+    /// `tcp_send_delayed_ack`'s bound of an `ato` above `TCP_ATO_MIN`: half
+    /// a second, or `TCP_DELACK_MAX` in ping-pong mode or with
+    /// `ICSK_ACK_PUSHED`, and the RTT if one is known.
+    #[inline(never)]
+    fn bounded_ato(&self, ato: u32, pingpong: bool, pushed: bool) -> u32 {
+        let hz = self.clock.hz;
+        let mut max_ato = hz / 2;
+        if pingpong || pushed {
+            max_ato = self.delack_max;
+        }
+        // "If some rtt estimate is known, use it to bound delayed ack."
+        if self.own.srtt > 0 {
+            let us = self.own.srtt / US;
+            let rtt = (timer_wheel::to_jiffies(us * US, hz) as u32).max(self.ato_min);
+            if rtt < max_ato {
+                max_ato = rtt;
+            }
+        }
+        ato.min(max_ato)
+    }
+
     /// `sk_reset_timer(.., timeout)` at the jiffy `clk` (the jiffies count
     /// at `now`, `JiffyClock::jiffies`, which the caller has): when the
-    /// wheel runs it.
+    /// wheel runs it. (Inline with `schedule`: left to the compiler, it
+    /// became a call once `schedule` was forced inline.)
+    #[inline(always)]
     fn fires_at(&self, clk: u64, timeout: u32) -> Nanos {
         let when = timeout.wrapping_sub(clk as u32) as i32;
         timer_wheel::expiry_at_jiffy(self.clock, clk, when.max(0) as u64)

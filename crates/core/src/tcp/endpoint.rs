@@ -430,6 +430,16 @@ impl TcpEndpoint {
         self.snd.opt_overhead = opt;
     }
 
+    /// Builds with invariants: an idle ACK (`PathSender::ack_is_idle`)
+    /// leaves no skb of the send buffer to free. Makes the call to see.
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    pub(super) fn check_idle_sndbuf(&mut self) {
+        assert!(
+            !self.sndbuf.on_ack(self.snd.snd_una),
+            "an idle ACK skipped the send buffer's on_ack, which freed an skb"
+        );
+    }
+
     /// `Endpoint::poll_transmit_into` without the segments already pushed:
     /// the next packet written over `*p`, false if there is none.
     fn transmit(&mut self, now: Nanos, p: &mut Packet) -> bool {
@@ -445,34 +455,46 @@ impl TcpEndpoint {
         if matches!(self.state, TcpState::Established | TcpState::Done) {
             // Linux tcp_current_mss: SACK blocks on this segment shrink it.
             self.snd.opt_overhead = self.rcv.sack_option_bytes(self.rcv.pending_sack_blocks());
-            // (only new data is deferred: nothing to set up without it)
-            if self.snd.unsent() > 0 {
-                if !self.xmit_round {
-                    self.start_xmit_round();
-                }
-                if self.snd.tso_burst_left == 0 {
-                    // the skb a new transmission is decided for (tcp_send_head),
-                    // looked up only if `next_tx` can reach `tso_defers`, its
-                    // one reader: a pass that finds the window full
-                    // (`PathSender::window_full`) ends first. Linux
-                    // tcp_write_xmit reads `tcp_send_head` at the top of its
-                    // loop, then `tcp_cwnd_test` breaks before the skb is
-                    // used; the model skips the read it would not use.
-                    if self.snd.window_full() {
-                        #[cfg(any(debug_assertions, feature = "invariants"))]
-                        {
-                            self.snd.tso_skb_stale = true;
-                        }
-                    } else {
-                        self.snd.tso_skb = self.sndbuf.send_head(self.snd.snd_nxt);
-                        #[cfg(any(debug_assertions, feature = "invariants"))]
-                        {
-                            self.snd.tso_skb_stale = false;
+            let tx = 'pass: {
+                // (only new data is deferred: nothing to set up without it)
+                if self.snd.unsent() > 0 {
+                    if !self.xmit_round {
+                        self.start_xmit_round();
+                    }
+                    if self.snd.tso_burst_left == 0 {
+                        // the skb a new transmission is decided for
+                        // (tcp_send_head), looked up only if `next_tx` can
+                        // reach `tso_defers`, its one reader: a pass that
+                        // finds the window full (`PathSender::window_full`)
+                        // ends first. Linux tcp_write_xmit reads
+                        // `tcp_send_head` at the top of its loop, then
+                        // `tcp_cwnd_test` breaks before the skb is used; the
+                        // model skips the read it would not use.
+                        if self.snd.window_full() {
+                            #[cfg(any(debug_assertions, feature = "invariants"))]
+                            {
+                                self.snd.tso_skb_stale = true;
+                            }
+                            // ... and, with no probe due, the `next_tx` call
+                            // that would only end the pass there
+                            // (`PathSender::end_full_pass`)
+                            if self.snd.end_full_pass(now) {
+                                break 'pass None;
+                            }
+                        } else {
+                            self.snd.tso_skb = self.sndbuf.send_head(self.snd.snd_nxt);
+                            #[cfg(any(debug_assertions, feature = "invariants"))]
+                            {
+                                self.snd.tso_skb_stale = false;
+                            }
                         }
                     }
+                    // (new data unsent: `next_tx`'s quick test fails)
+                    break 'pass self.snd.next_tx_with_new(now);
                 }
-            }
-            if let Some(tx) = self.snd.next_tx(now) {
+                self.snd.next_tx(now)
+            };
+            if let Some(tx) = tx {
                 self.build_tx(now, tx, p);
                 return true;
             }
@@ -637,12 +659,19 @@ impl TcpEndpoint {
             // the call: about two in three segments in a bulk flow's cell.
             if self.snd.ack_is_idle(&ai) {
                 self.snd.on_idle_ack();
+                // Nothing outstanding or unsent and SND.UNA unmoved: the
+                // send buffer's `on_ack` (tcp_clean_rtx_queue's skb
+                // freeing) would find no skb acknowledged, the one after
+                // the last `on_ack` having freed them all. Checked builds
+                // make the call (`check_idle_sndbuf`).
+                #[cfg(any(debug_assertions, feature = "invariants"))]
+                self.check_idle_sndbuf();
             } else {
                 self.snd.on_ack(now, &ai, None);
+                queue_shrunk = self.sndbuf.on_ack(self.snd.snd_una);
             }
             // tcp_ack_update_window: a larger window raises max_window
             self.max_window = self.max_window.max(self.snd.snd_wnd);
-            queue_shrunk = self.sndbuf.on_ack(self.snd.snd_una);
         }
         if seg.len > 0 || seg.has(flags::FIN) || seg.seq < self.rcv.rcv_nxt {
             // (the receiver's buffer state may change: `WndMemo`)

@@ -10,9 +10,18 @@ impl PathSender {
     /// field of every data segment arriving at a receiver that sends no
     /// data itself, so `on_ack` returns early then, and an owner may skip
     /// building the `paths` view it would not read.
+    ///
+    /// Three of the conditions are not tested, they follow from
+    /// `packets_out == 0`: no segment SACKed or marked lost (`sacked_out`
+    /// and `lost_out` count segments of the scoreboard, so neither exceeds
+    /// `packets_out`; Linux `tcp_left_out` <= `packets_out`, which
+    /// `tcp_packets_in_flight` relies on), and so `sacked_out <
+    /// dupthresh` (`dupthresh` >= 1, `PathSender::new`). Checked builds
+    /// assert them (`check_idle_counts`). All the tests pass on each data
+    /// segment a receiving end gets.
     #[inline]
     pub fn ack_is_idle(&self, a: &AckInfo) -> bool {
-        self.packets_out == 0
+        let idle = self.packets_out == 0
             && a.ack == self.snd_una
             && self.snd_nxt == self.snd_una
             && a.sack.is_empty()
@@ -23,21 +32,48 @@ impl PathSender {
             && self.tlp_high_seq.is_none()
             && self.undo_marker.is_none()
             && self.cc_state.ca_state == CaState::Open
-            && self.sacked_out == 0
-            && self.lost_out == 0
-            && self.sacked_out < self.dupthresh
             && self.lost_scan_seq >= self.snd_una
             && self.retx_hint >= self.snd_una
             && !self.rack.advanced
             && self.rack.fack >= self.snd_una
-            && self.rack.dsack_round.is_none()
+            && self.rack.dsack_round.is_none();
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        if idle {
+            self.check_idle_counts();
+        }
+        idle
+    }
+
+    /// Builds with invariants: the tests `ack_is_idle` leaves out hold
+    /// when the others pass (nothing outstanding: nothing SACKed or lost).
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    pub(super) fn check_idle_counts(&self) {
+        assert!(
+            self.sacked_out == 0
+                && self.lost_out == 0
+                && self.retrans_out == 0
+                && self.sacked_out < self.dupthresh,
+            "ack_is_idle: nothing outstanding, but sacked_out {} lost_out {} retrans_out {} \
+             dupthresh {}",
+            self.sacked_out,
+            self.lost_out,
+            self.retrans_out,
+            self.dupthresh
+        );
     }
 
     /// `on_ack` for an ACK that `ack_is_idle` accepted: every step of
     /// `on_ack` would leave the state as it is, except the final snapshot.
+    /// `sync_cc` with nothing outstanding: `in_flight` is 0 without its
+    /// arithmetic (`packets_out` is 0, and so are the SACKed, lost and
+    /// retransmitted counts of segments out: `check_idle_counts`).
     #[inline]
     pub fn on_idle_ack(&mut self) {
-        self.sync_cc();
+        self.cc_state.in_flight = 0;
+        self.cc_state.srtt = self.rtt.srtt;
+        self.cc_state.min_rtt = self.rtt.min_rtt;
+        self.cc_state.snd_una = self.snd_una;
+        self.cc_state.snd_nxt = self.snd_nxt;
     }
 
     /// Process the ACK fields of an incoming segment. `paths` is the view of

@@ -433,6 +433,9 @@ impl PathSender {
 
     pub fn new(cfg: &TcpConfig, cc: Box<dyn CongestionControl>) -> Self {
         let mss = cfg.mss_option() - if cfg.timestamps { 12 } else { 0 };
+        // RFC 6675 DupThresh counts duplicate ACKs (SACKed segments) before
+        // a loss is declared: at least one (`ack_is_idle` relies on it).
+        assert!(cfg.dupthresh >= 1, "tcp: dupthresh must be at least 1");
         PathSender {
             mss,
             opt_overhead: 0,

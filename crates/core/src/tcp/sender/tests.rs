@@ -574,3 +574,98 @@ fn rearm_timers_on_ack_leaves_an_armed_reordering_timer() {
     assert!(s.rack_reo_pending(), "Linux: no FLAG_SET_XMIT_TIMER");
     assert_eq!(s.next_timeout(), Some(150 * MS));
 }
+
+// ---- shortcuts and their checks (session 30) ---------------------------------
+
+/// A sender whose window is full (10 segments out, NewReno's initial cwnd)
+/// with 10 more unsent: the state `TcpEndpoint::transmit` hands to
+/// `end_full_pass`.
+fn window_full_with_data_unsent() -> PathSender {
+    let mut s = sender();
+    let sent = send(&mut s, 0, 20);
+    assert_eq!(sent.len(), 10);
+    assert!(s.window_full() && s.unsent() > 0);
+    s
+}
+
+#[test]
+fn end_full_pass_ends_the_pass_as_next_tx_does() {
+    let mut a = window_full_with_data_unsent();
+    let mut b = window_full_with_data_unsent();
+    // a segment sent in this pass: `end_pass` must run `cwnd_validate`
+    a.sent_in_pass = true;
+    b.sent_in_pass = true;
+    assert!(a.end_full_pass(5 * MS));
+    assert_eq!(b.next_tx(5 * MS), None);
+    let pass = |s: &PathSender| {
+        (
+            s.is_cwnd_limited,
+            s.max_packets_out,
+            s.cwnd_usage_seq,
+            s.sent_in_pass,
+        )
+    };
+    assert_eq!(pass(&a), pass(&b));
+    assert!(a.is_cwnd_limited && !a.sent_in_pass && a.max_packets_out == 10);
+}
+
+#[test]
+fn end_full_pass_leaves_a_due_probe_to_next_tx() {
+    // a window probe, a TLP and a `tcp_push_one` round are decided before
+    // the window test: the shortcut must not take their passes
+    for which in 0..3 {
+        let mut s = window_full_with_data_unsent();
+        match which {
+            0 => s.probe0_fire = true,
+            1 => s.tlp_fire = true,
+            _ => s.push_one = true,
+        }
+        assert!(!s.end_full_pass(5 * MS), "case {which}");
+    }
+    let mut s = window_full_with_data_unsent();
+    s.probe0_fire = true;
+    assert!(!s.end_full_pass(5 * MS));
+    let tx = s.next_tx(5 * MS).expect("the probe");
+    assert_eq!(tx.kind, TxKind::WindowProbe);
+}
+
+/// The check behind `end_full_pass` catches a pass that `next_tx` would
+/// not have ended at the window test (a window probe due).
+#[cfg(any(debug_assertions, feature = "invariants"))]
+#[test]
+#[should_panic(expected = "end_full_pass skipped a next_tx call that acted")]
+fn check_full_pass_catches_a_pass_that_sends() {
+    let mut s = window_full_with_data_unsent();
+    s.probe0_fire = true;
+    s.check_full_pass(5 * MS);
+}
+
+#[test]
+fn an_ack_of_nothing_outstanding_is_idle() {
+    let s = sender();
+    assert!(s.ack_is_idle(&ack(sq(0), &[])));
+    let mut t = sender();
+    let _ = send(&mut t, 0, 2);
+    assert!(!t.ack_is_idle(&ack(sq(0), &[])));
+}
+
+/// `ack_is_idle` leaves out the SACKed / lost counts (they follow from
+/// `packets_out == 0`); checked builds assert them.
+#[cfg(any(debug_assertions, feature = "invariants"))]
+#[test]
+#[should_panic(expected = "ack_is_idle: nothing outstanding, but sacked_out 1")]
+fn ack_is_idle_checks_the_counts_it_does_not_test() {
+    let mut s = sender();
+    s.sacked_out = 1;
+    let _ = s.ack_is_idle(&ack(sq(0), &[]));
+}
+
+#[test]
+#[should_panic(expected = "dupthresh must be at least 1")]
+fn a_dupthresh_of_zero_is_refused() {
+    let cfg = TcpConfig {
+        dupthresh: 0,
+        ..TcpConfig::default()
+    };
+    let _ = PathSender::new(&cfg, CcKind::NewReno.build());
+}

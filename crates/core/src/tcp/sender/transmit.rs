@@ -158,6 +158,76 @@ impl PathSender {
         tx
     }
 
+    /// `next_tx` when the owner knows new data is unsent (`unsent() > 0`):
+    /// its quick test (`nothing_to_send`, false with new data) left out.
+    #[inline(always)]
+    pub fn next_tx_with_new(&mut self, now: Nanos) -> Option<Tx> {
+        debug_assert!(self.has_new());
+        let tx = self.next_tx_slow(now);
+        #[cfg(test)]
+        self.check_rack_list();
+        tx
+    }
+
+    /// `next_tx` for a pass whose congestion-window test fails with new
+    /// data unsent, taken without the call: the owner found
+    /// `window_full` with `unsent() > 0` and nothing changed since. True
+    /// when the pass ended (what `next_tx` returning None would have done),
+    /// false when `next_tx` must run: a `tcp_push_one` round, a window probe
+    /// or a TLP due, each decided before the window test.
+    ///
+    /// `next_tx` would find `nothing_to_send` false (`has_new`), and
+    /// `next_tx_slow`, past those three, stop at `in_flight >= cwnd` with
+    /// `limited` true (`has_new`): `end_pass(true)`, None. Linux
+    /// `tcp_write_xmit`: `tcp_cwnd_test` returns 0 and the loop breaks,
+    /// then `is_cwnd_limited |= (tcp_packets_in_flight >= tcp_snd_cwnd)`
+    /// and `tcp_cwnd_validate`. In a bulk flow this is the last call of
+    /// nearly every drain after an ACK (the segments it freed sent, the
+    /// window full again). Checked builds make the `next_tx` call and
+    /// assert it did just that (`check_full_pass`).
+    #[inline(always)]
+    pub fn end_full_pass(&mut self, now: Nanos) -> bool {
+        if self.push_one | self.probe0_fire | self.tlp_fire {
+            return false;
+        }
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        self.check_full_pass(now);
+        #[cfg(not(any(debug_assertions, feature = "invariants")))]
+        {
+            let _ = now;
+            self.end_pass(true);
+            #[cfg(test)]
+            self.check_rack_list();
+        }
+        true
+    }
+
+    /// Builds with invariants: `end_full_pass`'s shortcut is `next_tx`
+    /// returning None after `end_pass(true)`. Makes the call and compares.
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    pub(super) fn check_full_pass(&mut self, now: Nanos) {
+        let rest = |s: &Self| {
+            (
+                s.snd_nxt,
+                s.counters.packets_sent,
+                s.next_timeout(),
+                s.in_flight(),
+                s.cc_state.cwnd,
+            )
+        };
+        assert!(
+            self.has_new() && self.window_full(),
+            "end_full_pass on a pass whose window test would not fail"
+        );
+        let expect = (true, self.packets_out, self.snd_nxt, false);
+        let before = rest(self);
+        let tx = self.next_tx(now);
+        assert!(
+            tx.is_none() && self.pass_state() == expect && rest(self) == before,
+            "end_full_pass skipped a next_tx call that acted"
+        );
+    }
+
     /// `next_tx`'s quick test: no probe due, nothing lost to retransmit,
     /// nothing new; `next_tx` then only ends the pass (`end_pass`) and
     /// returns None, without reading the time. Once such a call has run,

@@ -291,6 +291,21 @@ fn harness_lossless_transfer() {
     assert!(w.now < 2 * SEC, "took {}", w.now);
 }
 
+/// An idle ACK (`PathSender::ack_is_idle`) leaves the send buffer's
+/// `on_ack` out; checked builds make the call (`check_idle_sndbuf`) and
+/// panic if it freed an skb. Here B has written data and SND.UNA is moved
+/// past it by hand, leaving its skbs acknowledged but not freed.
+#[cfg(any(debug_assertions, feature = "invariants"))]
+#[test]
+#[should_panic(expected = "an idle ACK skipped the send buffer's on_ack, which freed an skb")]
+fn check_idle_sndbuf_catches_an_skb_left_to_free() {
+    let mut w = Wire::new(&cfg(), &cfg(), 0.0, 1);
+    w.run(10 * SEC, |w| w.b.state == TcpState::Established);
+    assert!(w.b.write(w.now, 3 * MSS) > 0);
+    w.b.snd.snd_una = w.b.snd.write_seq;
+    w.b.check_idle_sndbuf();
+}
+
 /// `poll_transmit_into` returns false without calling `transmit` when
 /// `TcpEndpoint::quiet` holds (the receiving end's drain after a data
 /// segment that asks for no ACK yet). Test builds run the skipped call as
