@@ -280,6 +280,13 @@ pub struct MptcpConnection {
     /// to the subflow the last new segment went to while it is available
     /// (`schedule_loop`), without asking the scheduler again.
     repeats_pick: bool,
+    /// `Scheduler::picks_fresh_by_views`: a decision on data sent nowhere
+    /// yet that fits the peer's window is read off the views
+    /// (`sched::fresh_pick`) without asking the scheduler.
+    fresh_by_views: bool,
+    /// Tests: the decisions `schedule_loop` read off the views.
+    #[cfg(test)]
+    pub(super) fresh_picks: u64,
     /// Something happened since the last `fill` (packet, timer, app call).
     dirty: bool,
     /// A scheduling pass is handing data to subflows: what they transmit
@@ -429,6 +436,7 @@ impl MptcpConnection {
         let copies = sched.sends_copies();
         let idle_unavailable = sched.idle_without_available();
         let repeats_pick = sched.repeats_fresh_pick();
+        let fresh_by_views = sched.picks_fresh_by_views();
         let cc = cfg
             .cc
             .build_with(cfg.tcp.cubic, cfg.tcp.hystart, cfg.tcp.jiffy_clock());
@@ -506,6 +514,9 @@ impl MptcpConnection {
             copies,
             idle_unavailable,
             repeats_pick,
+            fresh_by_views,
+            #[cfg(test)]
+            fresh_picks: 0,
             dirty: true,
             in_push: false,
             gave_up: None,
@@ -1890,13 +1901,32 @@ impl MptcpConnection {
             // The decision on new data that fits (the scheduler's
             // `repeats_fresh_pick` holds for it).
             let fresh = !reinj && fits && held.is_none();
-            let (out, pick);
+            let (out, pick, by_views);
             pick = again.filter(|_| fresh);
             let ids: &[usize] = match &pick {
                 Some(p) => {
                     #[cfg(any(debug_assertions, feature = "invariants"))]
                     self.check_repeat(now, views_now, dsn, len, *p);
                     std::slice::from_ref(p)
+                }
+                // The first decision of a pass on new data (or a re-push)
+                // that fits: the scheduler's answer read off the views, as
+                // v0.9x `mptcp_next_segment` -> `get_available_subflow`
+                // finds it (`Scheduler::picks_fresh_by_views`). With no
+                // pick the scheduler would answer Wait or NoneAvailable and
+                // change nothing: the loop ends.
+                None if self.fresh_by_views && !reinj && fits => {
+                    by_views = super::sched::fresh_pick(views_now);
+                    #[cfg(any(debug_assertions, feature = "invariants"))]
+                    self.check_fresh_pick(now, views_now, dsn, len, by_views);
+                    #[cfg(test)]
+                    {
+                        self.fresh_picks += 1;
+                    }
+                    match &by_views {
+                        Some(p) => std::slice::from_ref(p),
+                        None => break,
+                    }
                 }
                 None => {
                     let conn = self.conn_view(fits);
@@ -2011,6 +2041,37 @@ impl MptcpConnection {
             SchedOutcome::just(Decision::Send(p)),
             "repeated pick of subflow {p}"
         );
+    }
+
+    /// Builds with invariants: the decision `schedule_loop` read off the
+    /// views (`Scheduler::picks_fresh_by_views`) is the scheduler's answer
+    /// for new data [dsn, dsn + len) that fits the peer's window, and the
+    /// scheduler says nothing else (no pick: `Wait` or `NoneAvailable`).
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    fn check_fresh_pick(
+        &mut self,
+        now: Nanos,
+        views: &[SubflowView],
+        dsn: u64,
+        len: u32,
+        pick: Option<usize>,
+    ) {
+        let conn = self.conn_view(true);
+        let seg = self.offer(dsn, len, false);
+        let out = self.sched.schedule(now, views, &conn, &seg);
+        match pick {
+            Some(p) => assert_eq!(
+                out,
+                SchedOutcome::just(Decision::Send(p)),
+                "fresh pick of subflow {p} read off the views"
+            ),
+            None => assert!(
+                matches!(out.decision, Decision::Wait | Decision::NoneAvailable)
+                    && out.retransmit_head_on.is_none()
+                    && out.penalize.is_empty(),
+                "no fresh pick read off the views, the scheduler answered {out:?}"
+            ),
+        }
     }
 
     /// New data [d, d + l) as the push loop offers it: cut at the first
