@@ -1760,6 +1760,9 @@ impl MptcpConnection {
         // elsewhere), and the send moved only that subflow's view, which
         // was updated and kept (`Handed::AloneInFlight`).
         let mut repeat: Option<usize> = None;
+        if self.repeats_pick && self.fresh_by_views && self.views_valid != 0 {
+            repeat = self.pick_at_pass_start(views);
+        }
         const ROUNDS: u32 = 100_000;
         let mut rounds = 0;
         loop {
@@ -2015,6 +2018,42 @@ impl MptcpConnection {
         if let Some(h) = held {
             self.drain_subflow_cold(now, h.id);
         }
+    }
+
+    /// The pass's first decision on new data that fits, known before the
+    /// first round (`schedule_loop`'s `repeat`), where the views are kept
+    /// and the scheduler states both `repeats_fresh_pick` and
+    /// `picks_fresh_by_views` (minRTT): the stale views (those of the
+    /// subflows an ACK or a timer touched since the last pass) are brought
+    /// up to date, and `fresh_pick` on them is what the scheduler answers
+    /// for such data (v0.9x `mptcp_next_segment` -> `get_available_subflow`).
+    /// That is the premise of `repeat_sends`' rounds, so the pass starts
+    /// there and the common pass (new data, the ACKed subflow's window
+    /// opened) runs no general round. Where the offer is anything else (a
+    /// reinjection or re-push queued, a new push, a cut at a page fragment,
+    /// a segment past the window, nothing new) `repeat_sends` stops before
+    /// changing anything and the general round runs with this pick as its
+    /// repeated one, which is the scheduler's answer there too. A view
+    /// rebuilt here for a pass that ends without a send stays kept until
+    /// its subflow changes, as one rebuilt by the general round does.
+    /// Builds with invariants compare the views (`check_views`) and each
+    /// repeated pick with the scheduler's answer (`check_repeat`).
+    #[inline(always)]
+    fn pick_at_pass_start(&mut self, views: &mut [SubflowView]) -> Option<usize> {
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        self.check_views(views);
+        let mut stale = !self.views_valid;
+        while stale != 0 {
+            let id = stale.trailing_zeros() as usize;
+            views[id] = self.sched_view(&self.sfs[id]);
+            stale &= stale - 1;
+        }
+        self.views_valid = u64::MAX;
+        #[cfg(test)]
+        {
+            self.fresh_picks += 1;
+        }
+        super::sched::fresh_pick(views)
     }
 
     /// The segment [dsn, dsn + len) as the scheduler is offered it.
