@@ -284,9 +284,6 @@ pub struct MptcpConnection {
     /// yet that fits the peer's window is read off the views
     /// (`sched::fresh_pick`) without asking the scheduler.
     fresh_by_views: bool,
-    /// Tests: the decisions `schedule_loop` read off the views.
-    #[cfg(test)]
-    pub(super) fresh_picks: u64,
     /// Something happened since the last `fill` (packet, timer, app call).
     dirty: bool,
     /// A scheduling pass is handing data to subflows: what they transmit
@@ -515,8 +512,6 @@ impl MptcpConnection {
             idle_unavailable,
             repeats_pick,
             fresh_by_views,
-            #[cfg(test)]
-            fresh_picks: 0,
             dirty: true,
             in_push: false,
             gave_up: None,
@@ -1923,9 +1918,7 @@ impl MptcpConnection {
                     #[cfg(any(debug_assertions, feature = "invariants"))]
                     self.check_fresh_pick(now, views_now, dsn, len, by_views);
                     #[cfg(test)]
-                    {
-                        self.fresh_picks += 1;
-                    }
+                    FRESH_PICKS.with(|n| n.set(n.get() + 1));
                     match &by_views {
                         Some(p) => std::slice::from_ref(p),
                         None => break,
@@ -2050,9 +2043,7 @@ impl MptcpConnection {
         }
         self.views_valid = u64::MAX;
         #[cfg(test)]
-        {
-            self.fresh_picks += 1;
-        }
+        FRESH_PICKS.with(|n| n.set(n.get() + 1));
         super::sched::fresh_pick(views)
     }
 
@@ -2835,6 +2826,15 @@ impl Endpoint for MptcpConnection {
             hol_time: self.recv.hol_time,
         })
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: the decisions `schedule_loop` read off the views
+    /// (`Scheduler::picks_fresh_by_views`) on this thread. A counter outside
+    /// the connection: a test-only field would move the hot fields of test
+    /// builds (`layout_tests`).
+    pub(super) static FRESH_PICKS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 #[cfg(test)]
