@@ -1918,12 +1918,14 @@ impl MptcpConnection {
                     self.check_repeat(now, views_now, dsn, len, *p);
                     std::slice::from_ref(p)
                 }
-                // The first decision of a pass on new data (or a re-push)
-                // that fits: the scheduler's answer read off the views, as
-                // v0.9x `mptcp_next_segment` -> `get_available_subflow`
-                // finds it (`Scheduler::picks_fresh_by_views`). With no
-                // pick the scheduler would answer Wait or NoneAvailable and
-                // change nothing: the loop ends.
+                // A decision on new data (or a re-push) that fits where no
+                // pick is repeated (views not kept, the repeated pick no
+                // longer available, a held fragment piece): the scheduler's
+                // answer read off the views, as v0.9x `mptcp_next_segment`
+                // -> `get_available_subflow` finds it
+                // (`Scheduler::picks_fresh_by_views`). With no pick the
+                // scheduler would answer Wait or NoneAvailable and change
+                // nothing: the loop ends.
                 None if self.fresh_by_views && !reinj && fits => {
                     by_views = super::sched::fresh_pick(views_now);
                     #[cfg(any(debug_assertions, feature = "invariants"))]
