@@ -280,6 +280,10 @@ pub struct MptcpConnection {
     /// to the subflow the last new segment went to while it is available
     /// (`schedule_loop`), without asking the scheduler again.
     repeats_pick: bool,
+    /// `Scheduler::picks_fresh_by_views`: a decision on data sent nowhere
+    /// yet that fits the peer's window is read off the views
+    /// (`sched::fresh_pick`) without asking the scheduler.
+    fresh_by_views: bool,
     /// Something happened since the last `fill` (packet, timer, app call).
     dirty: bool,
     /// A scheduling pass is handing data to subflows: what they transmit
@@ -429,6 +433,7 @@ impl MptcpConnection {
         let copies = sched.sends_copies();
         let idle_unavailable = sched.idle_without_available();
         let repeats_pick = sched.repeats_fresh_pick();
+        let fresh_by_views = sched.picks_fresh_by_views();
         let cc = cfg
             .cc
             .build_with(cfg.tcp.cubic, cfg.tcp.hystart, cfg.tcp.jiffy_clock());
@@ -506,6 +511,7 @@ impl MptcpConnection {
             copies,
             idle_unavailable,
             repeats_pick,
+            fresh_by_views,
             dirty: true,
             in_push: false,
             gave_up: None,
@@ -605,6 +611,17 @@ impl MptcpConnection {
     /// What the scheduler sees of one subflow (a function of the subflow and
     /// the connection mode only).
     fn sched_view(&self, s: &Subflow) -> SubflowView {
+        self.sched_view_inline(s)
+    }
+
+    /// `sched_view`'s body, inlined where a pass rebuilds the views on
+    /// every ACK (`pick_at_pass_start`): a call there cost 18 instructions
+    /// per view besides its body. Its other callers keep the call, so the
+    /// code around them is as before (`sched_view` always inlined moved
+    /// plain TCP's `RcvWindow::measure` out of line, docs/performance.md
+    /// "Session 30 pass").
+    #[inline(always)]
+    fn sched_view_inline(&self, s: &Subflow) -> SubflowView {
         let ss = s.snd.ssthresh();
         let srtt = s.snd.rtt.srtt;
         let cwnd = s.snd.cwnd();
@@ -1749,6 +1766,9 @@ impl MptcpConnection {
         // elsewhere), and the send moved only that subflow's view, which
         // was updated and kept (`Handed::AloneInFlight`).
         let mut repeat: Option<usize> = None;
+        if self.repeats_pick && self.fresh_by_views && self.views_valid != 0 {
+            repeat = self.pick_at_pass_start(views);
+        }
         const ROUNDS: u32 = 100_000;
         let mut rounds = 0;
         loop {
@@ -1890,13 +1910,32 @@ impl MptcpConnection {
             // The decision on new data that fits (the scheduler's
             // `repeats_fresh_pick` holds for it).
             let fresh = !reinj && fits && held.is_none();
-            let (out, pick);
+            let (out, pick, by_views);
             pick = again.filter(|_| fresh);
             let ids: &[usize] = match &pick {
                 Some(p) => {
                     #[cfg(any(debug_assertions, feature = "invariants"))]
                     self.check_repeat(now, views_now, dsn, len, *p);
                     std::slice::from_ref(p)
+                }
+                // A decision on new data (or a re-push) that fits where no
+                // pick is repeated (views not kept, the repeated pick no
+                // longer available, a held fragment piece): the scheduler's
+                // answer read off the views, as v0.9x `mptcp_next_segment`
+                // -> `get_available_subflow` finds it
+                // (`Scheduler::picks_fresh_by_views`). With no pick the
+                // scheduler would answer Wait or NoneAvailable and change
+                // nothing: the loop ends.
+                None if self.fresh_by_views && !reinj && fits => {
+                    by_views = super::sched::fresh_pick(views_now);
+                    #[cfg(any(debug_assertions, feature = "invariants"))]
+                    self.check_fresh_pick(now, views_now, dsn, len, by_views);
+                    #[cfg(test)]
+                    FRESH_PICKS.with(|n| n.set(n.get() + 1));
+                    match &by_views {
+                        Some(p) => std::slice::from_ref(p),
+                        None => break,
+                    }
                 }
                 None => {
                     let conn = self.conn_view(fits);
@@ -1987,6 +2026,40 @@ impl MptcpConnection {
         }
     }
 
+    /// The pass's first decision on new data that fits, known before the
+    /// first round (`schedule_loop`'s `repeat`), where the views are kept
+    /// and the scheduler states both `repeats_fresh_pick` and
+    /// `picks_fresh_by_views` (minRTT): the stale views (those of the
+    /// subflows an ACK or a timer touched since the last pass) are brought
+    /// up to date, and `fresh_pick` on them is what the scheduler answers
+    /// for such data (v0.9x `mptcp_next_segment` -> `get_available_subflow`).
+    /// That is the premise of `repeat_sends`' rounds, so the pass starts
+    /// there and the common pass (new data, the ACKed subflow's window
+    /// opened) runs no general round. Where the offer is anything else (a
+    /// reinjection or re-push queued, a new push, a cut at a page fragment,
+    /// a segment past the window, nothing new) `repeat_sends` stops before
+    /// changing anything and the general round runs with this pick as its
+    /// repeated one, which is the scheduler's answer there too. A view
+    /// rebuilt here for a pass that ends without a send stays kept until
+    /// its subflow changes, as one rebuilt by the general round does.
+    /// Builds with invariants compare the views (`check_views`) and each
+    /// repeated pick with the scheduler's answer (`check_repeat`).
+    #[inline(always)]
+    fn pick_at_pass_start(&mut self, views: &mut [SubflowView]) -> Option<usize> {
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        self.check_views(views);
+        let mut stale = !self.views_valid;
+        while stale != 0 {
+            let id = stale.trailing_zeros() as usize;
+            views[id] = self.sched_view_inline(&self.sfs[id]);
+            stale &= stale - 1;
+        }
+        self.views_valid = u64::MAX;
+        #[cfg(test)]
+        FRESH_PICKS.with(|n| n.set(n.get() + 1));
+        super::sched::fresh_pick(views)
+    }
+
     /// The segment [dsn, dsn + len) as the scheduler is offered it.
     #[inline]
     fn offer(&self, dsn: u64, len: u32, reinj: bool) -> Segment {
@@ -2011,6 +2084,37 @@ impl MptcpConnection {
             SchedOutcome::just(Decision::Send(p)),
             "repeated pick of subflow {p}"
         );
+    }
+
+    /// Builds with invariants: the decision `schedule_loop` read off the
+    /// views (`Scheduler::picks_fresh_by_views`) is the scheduler's answer
+    /// for new data [dsn, dsn + len) that fits the peer's window, and the
+    /// scheduler says nothing else (no pick: `Wait` or `NoneAvailable`).
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    fn check_fresh_pick(
+        &mut self,
+        now: Nanos,
+        views: &[SubflowView],
+        dsn: u64,
+        len: u32,
+        pick: Option<usize>,
+    ) {
+        let conn = self.conn_view(true);
+        let seg = self.offer(dsn, len, false);
+        let out = self.sched.schedule(now, views, &conn, &seg);
+        match pick {
+            Some(p) => assert_eq!(
+                out,
+                SchedOutcome::just(Decision::Send(p)),
+                "fresh pick of subflow {p} read off the views"
+            ),
+            None => assert!(
+                matches!(out.decision, Decision::Wait | Decision::NoneAvailable)
+                    && out.retransmit_head_on.is_none()
+                    && out.penalize.is_empty(),
+                "no fresh pick read off the views, the scheduler answered {out:?}"
+            ),
+        }
     }
 
     /// New data [d, d + l) as the push loop offers it: cut at the first
@@ -2735,6 +2839,15 @@ impl Endpoint for MptcpConnection {
             hol_time: self.recv.hol_time,
         })
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: the decisions `schedule_loop` read off the views
+    /// (`Scheduler::picks_fresh_by_views`) on this thread. A counter outside
+    /// the connection: a test-only field would move the hot fields of test
+    /// builds (`layout_tests`).
+    pub(super) static FRESH_PICKS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 #[cfg(test)]

@@ -1828,3 +1828,48 @@ fn quiet_polls_would_refill_nothing() {
         assert_eq!(w.quiet[0] > 0, expect, "{sched:?} {pm:?} {:?}", w.quiet);
     }
 }
+
+/// The sending end's decisions on new data that fits the peer's window are
+/// read off the views with minRTT (`Scheduler::picks_fresh_by_views`): in
+/// the general round and at a pass's start (`pick_at_pass_start`, whose
+/// pick `repeat_sends` then repeats); test builds ask the scheduler each
+/// time and assert the same answer (`check_fresh_pick`, `check_repeat`) and
+/// compare the kept views with fresh ones (`check_views`: a pass-start pick
+/// made without rebuilding the ACKed subflow's view fails there). Transfers
+/// with minRTT without loss and with one
+/// packet in 23 dropped (data and ACKs: reinjections and re-pushes, which
+/// still ask the scheduler), and with BLEST, which may wait for the fast
+/// subflow and is always asked.
+#[test]
+fn fresh_decisions_are_read_off_the_views() {
+    use crate::mptcp::sched::SchedulerKind;
+    let runs: [(SchedulerKind, u64); 3] = [
+        (SchedulerKind::Minrtt, 0),
+        (SchedulerKind::Minrtt, 23),
+        (SchedulerKind::Blest, 23),
+    ];
+    for (sched, every) in runs {
+        let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
+        c.scheduler = sched;
+        let mut w = Wire::new(c.clone(), c);
+        let mut n = 0u64;
+        w.drop = Box::new(move |now, _| {
+            n += 1;
+            now > 300 * MS && every > 0 && n % every == 0
+        });
+        super::connection::FRESH_PICKS.with(|n| n.set(0));
+        connect_with_request(&mut w);
+        w.run(200 * MS);
+        transfer(&mut w, 600_000, 30 * SEC);
+        assert_eq!(w.c.recv.delivered, 600_000, "{sched:?} {every}");
+        // (both ends': the client's are its request's)
+        let by_views = super::connection::FRESH_PICKS.with(|n| n.get());
+        if sched == SchedulerKind::Minrtt {
+            // most of the transfer's segments, fewer when a pick repeats
+            // (`repeat_sends`)
+            assert!(by_views > 20, "{sched:?} {every}: {by_views}");
+        } else {
+            assert_eq!(by_views, 0, "{sched:?}");
+        }
+    }
+}

@@ -69,6 +69,16 @@ impl Scheduler for MinRtt {
     fn repeats_fresh_pick(&self) -> bool {
         true
     }
+
+    /// `schedule` is `get_available_subflow` and `RbufOpt::outcome`; for a
+    /// segment sent nowhere yet the first is `fresh_pick` (its one-pass
+    /// case, `available_fresh`), and the second, with the segment fitting
+    /// the receive window, sends to the pick and touches no state (its
+    /// penalisation clock is read and written only by `RbufOpt::run`), or,
+    /// with no pick, answers `nothing_now`.
+    fn picks_fresh_by_views(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]
@@ -97,6 +107,73 @@ mod tests {
             x.established = false;
         }
         assert_eq!(send(&mut s, &subs), Decision::NoneAvailable);
+    }
+
+    /// `picks_fresh_by_views`: for a segment sent nowhere yet that fits the
+    /// receive window, `schedule` answers `fresh_pick`'s subflow (or, with
+    /// none, Wait / NoneAvailable) and nothing else, whatever the rest of
+    /// the connection's view (a head of line held by a slower subflow, the
+    /// writer blocked), over every combination of state, backup flag and
+    /// srtt order of one to three subflows, ties included; the scheduler's
+    /// penalisation clock is left as it was (a later rwnd-limited decision
+    /// still penalises at once).
+    #[test]
+    fn fresh_decision_is_read_off_the_views() {
+        use super::super::fresh_pick;
+        let mut s = MinRtt::default();
+        let mut picked = 0;
+        for n in 1..=3usize {
+            for code in 0..10u32.pow(n as u32) {
+                for srtts in [[10, 20, 10], [30, 20, 10], [20, 10, 30]] {
+                    let mut v: Vec<SubflowView> = (0..n).map(|i| sv(i, srtts[i])).collect();
+                    let mut c = code;
+                    for x in v.iter_mut() {
+                        let k = c % 10;
+                        c /= 10;
+                        x.backup = k >= 5;
+                        match k % 5 {
+                            1 => x.inflight_pkts = x.cwnd_pkts,
+                            2 => x.in_loss = true,
+                            3 => x.established = false,
+                            4 => x.potentially_failed = true,
+                            _ => {}
+                        }
+                    }
+                    for head_blocked in [false, true] {
+                        let cv = ConnView {
+                            send_buf_full: head_blocked,
+                            head: head_blocked.then_some(HeadOfLine {
+                                len: 1000,
+                                sent_on: 0b10,
+                            }),
+                            ..conn()
+                        };
+                        let out = s.schedule(7 * MS * code as u64, &v, &cv, &seg());
+                        match fresh_pick(&v) {
+                            Some(p) => {
+                                picked += 1;
+                                assert_eq!(out, SchedOutcome::just(Decision::Send(p)), "{v:?}");
+                            }
+                            None => {
+                                assert!(out.retransmit_head_on.is_none(), "{v:?}");
+                                assert!(out.penalize.is_empty(), "{v:?}");
+                                assert!(
+                                    matches!(
+                                        out.decision,
+                                        Decision::Wait | Decision::NoneAvailable
+                                    ),
+                                    "{v:?}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(picked > 1000);
+        // no penalisation clock was started above
+        let (subs, c) = rwnd_limited();
+        assert_eq!(s.schedule(0, &subs, &c, &seg()).penalize.len(), 1);
     }
 
     #[test]

@@ -266,6 +266,21 @@ pub trait Scheduler {
         false
     }
 
+    /// For a segment sent nowhere yet (not a reinjection, `Segment::sent_on`
+    /// 0) that fits the peer's receive window (`ConnView::fits_rwnd`),
+    /// `schedule` returns `Send` to `fresh_pick`'s subflow, or, with none,
+    /// `Wait` / `NoneAvailable` (which end the connection's loop alike),
+    /// neither retransmits nor penalises, and changes no state of the
+    /// scheduler, whatever `now`, the segment's length and the rest of the
+    /// connection's view. The connection then takes `fresh_pick`'s answer
+    /// from the views without building the connection's view and the
+    /// offer or making the call (`MptcpConnection::schedule_loop`; builds
+    /// with invariants ask and compare). Asked once, when the connection
+    /// is built; false unless a scheduler states it.
+    fn picks_fresh_by_views(&self) -> bool {
+        false
+    }
+
     /// A new push begins (upstream `__mptcp_push_pending` after an
     /// application write, `super::super::push`): the next decision is a
     /// fresh pick. Nothing for schedulers without a send burst.
@@ -441,6 +456,16 @@ fn available_two_pass(
         sent_on = 0;
     }
     None
+}
+
+/// The subflow (its `id`) `get_available_subflow` picks for a segment sent
+/// nowhere yet, or none: what a scheduler that states
+/// `Scheduler::picks_fresh_by_views` sends such a segment to when it fits
+/// the peer's receive window (minRTT: `get_available_subflow`, then
+/// `RbufOpt::outcome`'s send).
+#[inline]
+pub fn fresh_pick(subflows: &[SubflowView]) -> Option<usize> {
+    get_available_subflow(subflows, None).map(|i| subflows[i].id)
 }
 
 /// `get_available_subflow` for a segment sent nowhere yet (new data, or no
