@@ -606,16 +606,11 @@ impl Network {
         // pop_front()` moved it through a stack temporary (two stores
         // and two loads, and in `perf annotate` the busiest lines of
         // `World::run`: docs/performance.md "Session 22 pass")
-        let next = match pipe.rest.front() {
-            Some(n) => {
-                pipe.head = *n;
-                pipe.rest.pop_front();
-                Some(pipe.head.at)
-            }
-            None => {
-                pipe.busy = false;
-                None
-            }
+        let next = if pipe.rest.pop_front_into(&mut pipe.head) {
+            Some(pipe.head.at)
+        } else {
+            pipe.busy = false;
+            None
         };
         Arrival {
             node: pipe.to,
