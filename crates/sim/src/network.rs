@@ -59,7 +59,15 @@ impl TopologySpec {
     }
 }
 
-/// One direction of a link.
+/// One direction of a link: its model, then its propagation pipe.
+///
+/// The pipe is held here, not in a vector of its own beside `dlinks`
+/// (until session 30): a send (`Network::enqueue`) offers the packet to
+/// the model and puts it into the pipe of the same link, and the two
+/// vectors were indexed one after the other, each with its own bounds
+/// check and base load (docs/performance.md "Session 30 pass: the
+/// engine's per-event cost"). An arrival still touches only the pipe's
+/// own two cache lines of the record.
 pub struct DLink {
     pub name: String,
     /// "ab" or "ba" relative to the spec, for reports.
@@ -67,6 +75,7 @@ pub struct DLink {
     pub from: NodeId,
     pub to: NodeId,
     pub model: LinkModel,
+    pipe: Pipe,
 }
 
 /// What a router needs of a packet to forward it, carried beside the
@@ -162,7 +171,7 @@ struct InPipe {
     hdr: Hdr,
 }
 
-/// The hot part of a directed link's far end, kept apart from the 480-byte
+/// The hot part of a directed link's far end, a record of its own in the
 /// `DLink` so that an arrival touches one small record: the packets in
 /// propagation, in arrival order (FIFO because the model serialises in
 /// order and the delay is constant), and the node they arrive at.
@@ -175,9 +184,10 @@ struct InPipe {
 /// took two queue operations, `pop_front` and `front`, and each send into
 /// an empty pipe a `push_back`.)
 ///
-/// 32-byte aligned (128 bytes; until session 17 this said 96), so a record
-/// spans two cache lines.
-#[repr(align(32))]
+/// 64-byte aligned (128 bytes), so a record spans two cache lines (32 until
+/// session 30, in a vector of pipes, whose buffer the allocator aligns to
+/// at least 16 bytes; in `DLink` it follows the 64-byte aligned model).
+#[repr(align(64))]
 struct Pipe {
     /// The packet due first, when `busy`: an arrival expected soon is
     /// prefetched through this record alone (`prefetch_arrival_deep`),
@@ -201,6 +211,19 @@ struct Pipe {
     /// the arrival's `forward_from` finds it instead of repeating the
     /// lookup (docs/performance.md "Session 24").
     memo: Cell<Option<(Addr, DLinkId)>>,
+}
+
+impl Pipe {
+    fn new(to: NodeId, to_router: bool) -> Pipe {
+        Pipe {
+            head: InPipe::default(),
+            rest: Fifo::new(),
+            busy: false,
+            to,
+            to_router,
+            memo: Cell::new(None),
+        }
+    }
 }
 
 /// Packets in flight, stored once while they cross the network hop by hop
@@ -286,8 +309,6 @@ pub struct Network {
     routes: Routes,
     pub drops_no_route: u64,
     pool: PacketPool,
-    /// Per directed link, its pipe (see `Pipe`).
-    pipes: Vec<Pipe>,
     /// Per directed link, the cache lines of its `LinkModel` that
     /// `offer_packet` reads (`LinkModel::hot_lines`), for
     /// `prefetch_departure`: kept here, one byte a link, because the model
@@ -348,20 +369,19 @@ impl Network {
             let ba = 2 * i + 1;
             let rng_ab = mptlab_core::link::link_stream(seed, &l.name, true);
             let rng_ba = mptlab_core::link::link_stream(seed, &l.name, false);
-            dlinks.push(DLink {
-                name: l.name.clone(),
-                dir: "ab",
-                from: l.a,
-                to: l.b,
-                model: LinkModel::new(l.ab.clone(), rng_ab),
-            });
-            dlinks.push(DLink {
-                name: l.name.clone(),
-                dir: "ba",
-                from: l.b,
-                to: l.a,
-                model: LinkModel::new(l.ba.clone(), rng_ba),
-            });
+            for (dir, from, to, params, rng) in [
+                ("ab", l.a, l.b, &l.ab, rng_ab),
+                ("ba", l.b, l.a, &l.ba, rng_ba),
+            ] {
+                dlinks.push(DLink {
+                    name: l.name.clone(),
+                    dir,
+                    from,
+                    to,
+                    model: LinkModel::new(params.clone(), rng),
+                    pipe: Pipe::new(to, spec.nodes[to].kind == NodeKind::Router),
+                });
+            }
             adj[l.a].push((l.b, ab));
             adj[l.b].push((l.a, ba));
             for (node, addr, out) in [(l.a, l.a_addr, ab), (l.b, l.b_addr, ba)] {
@@ -390,20 +410,8 @@ impl Network {
             }
             host_if_at.push(u32::try_from(i).expect("fewer than 2^32 interfaces"));
         }
-        let pipes = dlinks
-            .iter()
-            .map(|d| Pipe {
-                head: InPipe::default(),
-                rest: Fifo::new(),
-                busy: false,
-                to: d.to,
-                to_router: spec.nodes[d.to].kind == NodeKind::Router,
-                memo: Cell::new(None),
-            })
-            .collect();
         let model_lines = dlinks.iter().map(|d| d.model.hot_lines() as u8).collect();
         Ok(Network {
-            pipes,
             model_lines,
             nodes: spec.nodes.clone(),
             dlinks,
@@ -526,7 +534,7 @@ impl Network {
     /// router is the pipe's far end), with the pipe's route memo.
     #[inline(always)]
     pub fn forward_from(&mut self, from: DLinkId, now: Nanos, id: PktId, hdr: Hdr) -> Sent {
-        let pipe = &self.pipes[from];
+        let pipe = &self.dlinks[from].pipe;
         let out = match pipe.memo.get() {
             Some((dst, out)) if dst == hdr.dst => Some(out),
             _ => self.route_memoised(pipe, hdr.dst),
@@ -556,12 +564,11 @@ impl Network {
             self.pool.release(id);
             return Sent::NoRoute;
         };
-        match self.dlinks[out]
-            .model
-            .offer_packet(now, hdr.size, hdr.payload_len)
-        {
+        // one index for the model and the pipe (`DLink`)
+        let d = &mut self.dlinks[out];
+        match d.model.offer_packet(now, hdr.size, hdr.payload_len) {
             Verdict::Deliver { at } => {
-                let p = &mut self.pipes[out];
+                let p = &mut d.pipe;
                 let head = !p.busy;
                 let e = InPipe { at, id, hdr };
                 if head {
@@ -596,7 +603,7 @@ impl Network {
     /// (`forward_pooled`) or hands it to a host and `release`s it.
     #[inline(always)]
     pub fn arrive_pooled(&mut self, dl: DLinkId) -> Arrival {
-        let pipe = &mut self.pipes[dl];
+        let pipe = &mut self.dlinks[dl].pipe;
         assert!(pipe.busy, "arrival event for an empty pipe");
         // the head, in the record (at 10,000 connections the queue's
         // buffer is a cache miss: its entry is read only as the next head)
@@ -625,8 +632,8 @@ impl Network {
     /// record), for an arrival expected soon (`EventQueue::upcoming`).
     #[inline(always)]
     pub fn prefetch_arrival(&self, dl: DLinkId) {
-        if let Some(p) = self.pipes.get(dl) {
-            crate::prefetch::record(p);
+        if let Some(d) = self.dlinks.get(dl) {
+            crate::prefetch::record(&d.pipe);
         }
     }
 
@@ -638,7 +645,7 @@ impl Network {
     /// receiving endpoint's state.
     #[inline(always)]
     pub fn prefetch_arrival_deep(&self, dl: DLinkId) -> Option<(NodeId, Hdr)> {
-        let pipe = self.pipes.get(dl)?;
+        let pipe = &self.dlinks.get(dl)?.pipe;
         if !pipe.busy {
             return None;
         }
@@ -678,6 +685,7 @@ impl Network {
     #[inline(always)]
     fn prefetch_departure(&self, out: DLinkId) {
         if let Some(d) = self.dlinks.get(out) {
+            crate::prefetch::record(&d.pipe);
             // the fields `offer_packet` touches fill the model's first
             // three cache lines (mptlab_core::link)
             // (a link with random loss, as the phones' Wi-Fi, takes the
@@ -687,9 +695,6 @@ impl Network {
             for l in 0..lines {
                 crate::prefetch::line(m.wrapping_add(64 * l));
             }
-        }
-        if let Some(p) = self.pipes.get(out) {
-            crate::prefetch::record(p);
         }
     }
 
@@ -912,14 +917,14 @@ mod tests {
         else {
             panic!("dropped")
         };
-        let router = net.pipes[dlink].to;
-        assert_eq!(net.pipes[dlink].memo.get(), None);
+        let router = net.dlinks[dlink].pipe.to;
+        assert_eq!(net.dlinks[dlink].pipe.memo.get(), None);
         assert!(
             net.prefetch_arrival_deep(dlink).is_none(),
             "a router's arrival"
         );
         let out = net.routes.next_hop(router, server).expect("a route");
-        assert_eq!(net.pipes[dlink].memo.get(), Some((server, out)));
+        assert_eq!(net.dlinks[dlink].pipe.memo.get(), Some((server, out)));
         let a = net.arrive_pooled(dlink);
         assert!(a.router);
         match net.forward_from(dlink, a.next.unwrap_or(0), a.id, a.hdr) {
