@@ -208,7 +208,7 @@ struct Pipe {
     /// most router hops. A `Cell` because the prefetch of an arrival
     /// expected next (`prefetch_arrival_deep`, through `&self`) looks the
     /// head's route up where the memo misses and leaves it here, so that
-    /// the arrival's `forward_from` finds it instead of repeating the
+    /// the arrival's `forward_arrival` finds it instead of repeating the
     /// lookup (docs/performance.md "Session 24").
     memo: Cell<Option<(Addr, DLinkId)>>,
 }
@@ -530,16 +530,55 @@ impl Network {
         self.enqueue(out, now, id, hdr)
     }
 
-    /// `forward_pooled` for a packet that arrived through pipe `from` (the
-    /// router is the pipe's far end), with the pipe's route memo.
+    /// Whether an arrival on `dl` is at a router (`forward_arrival`) or at
+    /// a host (`arrive_pooled`).
     #[inline(always)]
-    pub fn forward_from(&mut self, from: DLinkId, now: Nanos, id: PktId, hdr: Hdr) -> Sent {
-        let pipe = &self.dlinks[from].pipe;
-        let out = match pipe.memo.get() {
-            Some((dst, out)) if dst == hdr.dst => Some(out),
-            _ => self.route_memoised(pipe, hdr.dst),
+    pub fn arrives_at_router(&self, dl: DLinkId) -> bool {
+        self.dlinks[dl].pipe.to_router
+    }
+
+    /// The packet at the head of pipe `dl`, whose far end is a router
+    /// (`arrives_at_router`), forwarded where it lies in the pipe's record
+    /// (by the pipe's route memo, then `enqueue`), and only then the
+    /// next entry moved into the record (`arrive_pooled`'s step); the
+    /// arrival time of the pipe's next packet is returned beside what the
+    /// forward did.
+    ///
+    /// `arrive_pooled` then `forward_from` (until session 30) copied the head's fields out of
+    /// the record and kept them on the stack across the caller's push of
+    /// the pipe's next arrival (five stores and as many loads per hop) and
+    /// indexed the pipe twice (docs/performance.md "Session 30 pass: the
+    /// engine's per-event cost"). The result is the same: the forward
+    /// touches only the next link (a router's next hop is never the pipe
+    /// the packet came by: `out` leaves the router `dl` enters), and the
+    /// caller pushes the two arrivals in the order it did.
+    #[inline(always)]
+    pub fn forward_arrival(&mut self, dl: DLinkId, now: Nanos) -> (Sent, Option<Nanos>) {
+        let pipe = &self.dlinks[dl].pipe;
+        assert!(pipe.busy, "arrival event for an empty pipe");
+        debug_assert!(pipe.to_router);
+        let InPipe { id, hdr, .. } = pipe.head;
+        let out = self.next_hop_memo(pipe, hdr.dst);
+        debug_assert_ne!(out, Some(dl), "a router's next hop is the link it came by");
+        let sent = self.enqueue(out, now, id, hdr);
+        let pipe = &mut self.dlinks[dl].pipe;
+        let next = if pipe.rest.pop_front_into(&mut pipe.head) {
+            Some(pipe.head.at)
+        } else {
+            pipe.busy = false;
+            None
         };
-        self.enqueue(out, now, id, hdr)
+        (sent, next)
+    }
+
+    /// The next hop at `pipe`'s far end (a router) for `dst`: the pipe's
+    /// memo, or where it holds another destination `route_memoised`.
+    #[inline(always)]
+    fn next_hop_memo(&self, pipe: &Pipe, dst: Addr) -> Option<DLinkId> {
+        match pipe.memo.get() {
+            Some((d, out)) if d == dst => Some(out),
+            _ => self.route_memoised(pipe, dst),
+        }
     }
 
     /// The next hop at `pipe`'s far end (a router) for `dst`, left in the
@@ -658,13 +697,9 @@ impl Network {
             // by the memo, or where the memo will miss (a shared link,
             // carrying many clients' packets: the core's and the access
             // routers' hops at 10,000 clients) by the route itself, which
-            // `forward_from` will look up anyway (since session 12 a load
+            // `forward_arrival` will look up anyway (since session 12 a load
             // from a dense table, `crate::addr_index`)
-            let out = match pipe.memo.get() {
-                Some((dst, out)) if dst == e.hdr.dst => Some(out),
-                _ => self.route_memoised(pipe, e.hdr.dst),
-            };
-            if let Some(out) = out {
+            if let Some(out) = self.next_hop_memo(pipe, e.hdr.dst) {
                 self.prefetch_departure(out);
             }
             None
@@ -907,8 +942,11 @@ mod tests {
 
     /// The hint for an arrival at a router expected next looks its route up
     /// and leaves it in the pipe's memo (docs/performance.md "Session 24"),
-    /// which the arrival's `forward_from` then uses: the memo holds the
+    /// which the arrival's `forward_arrival` then uses: the memo holds the
     /// route's answer and the packet leaves on the link the route gives.
+    /// The forward takes the head and moves the next packet up, as
+    /// `arrive_pooled` does (session 30: the head is forwarded from the
+    /// pipe's record before the next one moves up).
     #[test]
     fn the_arrival_hint_leaves_the_route_in_the_memo() {
         let mut net = Network::build(&two_path(), 1).unwrap();
@@ -917,6 +955,17 @@ mod tests {
         else {
             panic!("dropped")
         };
+        let mut second = pkt(addr(10, 1, 0, 2), server);
+        second.size = 200;
+        let Sent::InFlight {
+            dlink: d2,
+            head: false,
+            at: at2,
+        } = net.send_from(0, 0, second)
+        else {
+            panic!("dropped, or not behind the first")
+        };
+        assert_eq!(d2, dlink);
         let router = net.dlinks[dlink].pipe.to;
         assert_eq!(net.dlinks[dlink].pipe.memo.get(), None);
         assert!(
@@ -925,12 +974,17 @@ mod tests {
         );
         let out = net.routes.next_hop(router, server).expect("a route");
         assert_eq!(net.dlinks[dlink].pipe.memo.get(), Some((server, out)));
-        let a = net.arrive_pooled(dlink);
-        assert!(a.router);
-        match net.forward_from(dlink, a.next.unwrap_or(0), a.id, a.hdr) {
+        assert!(net.arrives_at_router(dlink));
+        let (sent, next) = net.forward_arrival(dlink, at2);
+        assert_eq!(next, Some(at2), "the second packet moved up");
+        match sent {
             Sent::InFlight { dlink: next, .. } => assert_eq!(next, out),
             _ => panic!("dropped"),
         }
+        let (sent, next) = net.forward_arrival(dlink, at2);
+        assert_eq!(next, None, "the pipe is empty");
+        assert!(matches!(sent, Sent::InFlight { dlink: o, head: false, .. } if o == out));
+        assert!(!net.dlinks[dlink].pipe.busy);
     }
 
     /// The memo in the engine's endpoint record answers as the table does
