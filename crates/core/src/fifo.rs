@@ -191,7 +191,7 @@ mod tests {
         assert!(!r.pop_front_into(&mut dst));
         assert_eq!(dst, 7, "the destination is left alone");
         assert_eq!(r.pop_front_if(|_| true), None);
-        assert!(r.is_empty() && r.len() == 0);
+        assert!(r.is_empty() && r.front().is_none());
         r.push_back(1);
         r.push_back(2);
         assert_eq!(r.pop_front_if(|&e| e > 1), None, "the front is 1");

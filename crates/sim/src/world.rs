@@ -509,15 +509,29 @@ impl World {
         // ask once after the first event whatever happened, as before any
         // event the apps' start() ran
         self.app_ran = true;
-        while let Some((t, code, hints)) = self.events.pop_code_hinted(PREFETCH_FROM) {
+        loop {
+            // the common pop on its own path, with no hint flag to test
+            // (`EventQueue::pop_sorted`); the hints of the general path are
+            // taken before the time is checked, which changes nothing (a
+            // prefetch is only a hint)
+            let (t, code) = match self.events.pop_sorted() {
+                Some(tc) => tc,
+                None => {
+                    let Some((t, code, hints)) = self.events.pop_general_hinted(PREFETCH_FROM)
+                    else {
+                        break;
+                    };
+                    if hints {
+                        self.prefetch_upcoming();
+                    }
+                    (t, code)
+                }
+            };
             if t > end {
                 self.now = end;
                 break;
             }
             self.now = t;
-            if hints {
-                self.prefetch_upcoming();
-            }
             // Packet arrivals are almost every event (99.8 % in the htsim
             // benchmark): the other kinds are calls, so that the loop's
             // inlined arrival path stays compact in the instruction cache
