@@ -184,9 +184,9 @@ struct InPipe {
 /// took two queue operations, `pop_front` and `front`, and each send into
 /// an empty pipe a `push_back`.)
 ///
-/// 64-byte aligned (128 bytes), so a record spans two cache lines (32 until
-/// session 30, in a vector of pipes, whose buffer the allocator aligns to
-/// at least 16 bytes; in `DLink` it follows the 64-byte aligned model).
+/// 64-byte aligned (128 bytes), so a record spans exactly two cache lines
+/// wherever it sits in its `DLink` (32-byte aligned until session 30, in a
+/// vector of pipes; until session 17 it was 96 bytes).
 #[repr(align(64))]
 struct Pipe {
     /// The packet due first, when `busy`: an arrival expected soon is
