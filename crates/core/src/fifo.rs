@@ -10,9 +10,18 @@
 //! instructions besides the entry's stores and an arrival's `front` and
 //! `pop_front` about 22 (docs/performance.md "Session 29 pass: the
 //! engine's per-event cost"). Here `front` is one bounds-checked `get`, a
-//! pop that bounds check and one increment, and a push `Vec::push`. The popped entries stay in
-//! the vector until a push finds it full (`make_room`), so a queue that
-//! never empties (a busy pipe) still does not grow without bound.
+//! pop that bounds check and one increment, and a push `Vec::push`. The
+//! popped entries stay in the vector until a push finds it full
+//! (`make_room`), so a queue that never empties (a busy pipe) still does
+//! not grow without bound.
+//!
+//! The buffer may reach four times the longest queue where a `VecDeque`'s
+//! reaches two (in the background cell 249 KiB for 16 queues against
+//! 126 KiB). The eight-run cell's higher peak RSS since this type is not
+//! that memory (it is freed before the peak, the results' merge) but
+//! glibc's placement: with its mmap threshold fixed both forms peak alike,
+//! and compacting at a quarter popped instead of half raised the peak
+//! (docs/performance.md "Session 30 pass: the engine's per-event cost").
 //!
 //! Not a power-of-two ring with masked counters: that was tried first and
 //! kept a bounds check and the mask's arithmetic on both ends (the cell
