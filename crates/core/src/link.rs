@@ -255,11 +255,7 @@ impl LinkModel {
 
     #[inline]
     fn expire(&mut self, now: Nanos) {
-        while let Some(&(start, size)) = self.waiting.front() {
-            if start > now {
-                break;
-            }
-            self.waiting.pop_front();
+        while let Some((_, size)) = self.waiting.pop_front_if(|&(start, _)| start <= now) {
             self.waiting_bytes -= size as u64;
         }
     }

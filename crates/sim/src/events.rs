@@ -450,6 +450,20 @@ impl<E: Packed> EventQueue<E> {
     /// "Session 28 pass").
     #[inline]
     pub fn pop_code_hinted(&mut self, n: usize) -> Option<(Nanos, u32, bool)> {
+        if let Some((t, c)) = self.pop_sorted() {
+            return Some((t, c, false));
+        }
+        self.pop_general_hinted(n)
+    }
+
+    /// `pop_code` in the common case, a sorted event lane whose earliest
+    /// entry comes before the timers'; `None` (nothing popped) otherwise,
+    /// and `pop_general_hinted` pops. Two calls, not `pop_code_hinted`, for
+    /// the event loop: the hint flag then exists only on the general path
+    /// (on the merged path it was cleared, then tested, on every pop:
+    /// docs/performance.md "Session 30 pass: the engine's per-event cost").
+    #[inline(always)]
+    pub fn pop_sorted(&mut self) -> Option<(Nanos, u32)> {
         let lane = &mut self.lanes[0];
         if lane.sorted {
             if let Some(&a) = lane.heap.last() {
@@ -458,10 +472,16 @@ impl<E: Packed> EventQueue<E> {
                     lane.heap.pop();
                     self.popped += 1;
                     self.last = (a >> 64) as Nanos;
-                    return Some((self.last, a as u32 & (CODE_LIMIT - 1), false));
+                    return Some((self.last, a as u32 & (CODE_LIMIT - 1)));
                 }
             }
         }
+        None
+    }
+
+    /// `pop_code_hinted` when `pop_sorted` popped nothing.
+    #[inline(always)]
+    pub fn pop_general_hinted(&mut self, n: usize) -> Option<(Nanos, u32, bool)> {
         let (t, c) = self.pop_general()?;
         Some((t, c, self.hints_from(n)))
     }

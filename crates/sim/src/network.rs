@@ -59,7 +59,15 @@ impl TopologySpec {
     }
 }
 
-/// One direction of a link.
+/// One direction of a link: its model, then its propagation pipe.
+///
+/// The pipe is held here, not in a vector of its own beside `dlinks`
+/// (until session 30): a send (`Network::enqueue`) offers the packet to
+/// the model and puts it into the pipe of the same link, and the two
+/// vectors were indexed one after the other, each with its own bounds
+/// check and base load (docs/performance.md "Session 30 pass: the
+/// engine's per-event cost"). An arrival still touches only the pipe's
+/// own two cache lines of the record.
 pub struct DLink {
     pub name: String,
     /// "ab" or "ba" relative to the spec, for reports.
@@ -67,6 +75,7 @@ pub struct DLink {
     pub from: NodeId,
     pub to: NodeId,
     pub model: LinkModel,
+    pipe: Pipe,
 }
 
 /// What a router needs of a packet to forward it, carried beside the
@@ -162,7 +171,7 @@ struct InPipe {
     hdr: Hdr,
 }
 
-/// The hot part of a directed link's far end, kept apart from the 480-byte
+/// The hot part of a directed link's far end, a record of its own in the
 /// `DLink` so that an arrival touches one small record: the packets in
 /// propagation, in arrival order (FIFO because the model serialises in
 /// order and the delay is constant), and the node they arrive at.
@@ -175,9 +184,10 @@ struct InPipe {
 /// took two queue operations, `pop_front` and `front`, and each send into
 /// an empty pipe a `push_back`.)
 ///
-/// 32-byte aligned (128 bytes; until session 17 this said 96), so a record
-/// spans two cache lines.
-#[repr(align(32))]
+/// 64-byte aligned (128 bytes), so a record spans exactly two cache lines
+/// wherever it sits in its `DLink` (32-byte aligned until session 30, in a
+/// vector of pipes; until session 17 it was 96 bytes).
+#[repr(align(64))]
 struct Pipe {
     /// The packet due first, when `busy`: an arrival expected soon is
     /// prefetched through this record alone (`prefetch_arrival_deep`),
@@ -198,9 +208,22 @@ struct Pipe {
     /// most router hops. A `Cell` because the prefetch of an arrival
     /// expected next (`prefetch_arrival_deep`, through `&self`) looks the
     /// head's route up where the memo misses and leaves it here, so that
-    /// the arrival's `forward_from` finds it instead of repeating the
+    /// the arrival's `forward_arrival` finds it instead of repeating the
     /// lookup (docs/performance.md "Session 24").
     memo: Cell<Option<(Addr, DLinkId)>>,
+}
+
+impl Pipe {
+    fn new(to: NodeId, to_router: bool) -> Pipe {
+        Pipe {
+            head: InPipe::default(),
+            rest: Fifo::new(),
+            busy: false,
+            to,
+            to_router,
+            memo: Cell::new(None),
+        }
+    }
 }
 
 /// Packets in flight, stored once while they cross the network hop by hop
@@ -286,8 +309,6 @@ pub struct Network {
     routes: Routes,
     pub drops_no_route: u64,
     pool: PacketPool,
-    /// Per directed link, its pipe (see `Pipe`).
-    pipes: Vec<Pipe>,
     /// Per directed link, the cache lines of its `LinkModel` that
     /// `offer_packet` reads (`LinkModel::hot_lines`), for
     /// `prefetch_departure`: kept here, one byte a link, because the model
@@ -348,20 +369,19 @@ impl Network {
             let ba = 2 * i + 1;
             let rng_ab = mptlab_core::link::link_stream(seed, &l.name, true);
             let rng_ba = mptlab_core::link::link_stream(seed, &l.name, false);
-            dlinks.push(DLink {
-                name: l.name.clone(),
-                dir: "ab",
-                from: l.a,
-                to: l.b,
-                model: LinkModel::new(l.ab.clone(), rng_ab),
-            });
-            dlinks.push(DLink {
-                name: l.name.clone(),
-                dir: "ba",
-                from: l.b,
-                to: l.a,
-                model: LinkModel::new(l.ba.clone(), rng_ba),
-            });
+            for (dir, from, to, params, rng) in [
+                ("ab", l.a, l.b, &l.ab, rng_ab),
+                ("ba", l.b, l.a, &l.ba, rng_ba),
+            ] {
+                dlinks.push(DLink {
+                    name: l.name.clone(),
+                    dir,
+                    from,
+                    to,
+                    model: LinkModel::new(params.clone(), rng),
+                    pipe: Pipe::new(to, spec.nodes[to].kind == NodeKind::Router),
+                });
+            }
             adj[l.a].push((l.b, ab));
             adj[l.b].push((l.a, ba));
             for (node, addr, out) in [(l.a, l.a_addr, ab), (l.b, l.b_addr, ba)] {
@@ -390,20 +410,8 @@ impl Network {
             }
             host_if_at.push(u32::try_from(i).expect("fewer than 2^32 interfaces"));
         }
-        let pipes = dlinks
-            .iter()
-            .map(|d| Pipe {
-                head: InPipe::default(),
-                rest: Fifo::new(),
-                busy: false,
-                to: d.to,
-                to_router: spec.nodes[d.to].kind == NodeKind::Router,
-                memo: Cell::new(None),
-            })
-            .collect();
         let model_lines = dlinks.iter().map(|d| d.model.hot_lines() as u8).collect();
         Ok(Network {
-            pipes,
             model_lines,
             nodes: spec.nodes.clone(),
             dlinks,
@@ -522,16 +530,55 @@ impl Network {
         self.enqueue(out, now, id, hdr)
     }
 
-    /// `forward_pooled` for a packet that arrived through pipe `from` (the
-    /// router is the pipe's far end), with the pipe's route memo.
+    /// Whether an arrival on `dl` is at a router (`forward_arrival`) or at
+    /// a host (`arrive_pooled`).
     #[inline(always)]
-    pub fn forward_from(&mut self, from: DLinkId, now: Nanos, id: PktId, hdr: Hdr) -> Sent {
-        let pipe = &self.pipes[from];
-        let out = match pipe.memo.get() {
-            Some((dst, out)) if dst == hdr.dst => Some(out),
-            _ => self.route_memoised(pipe, hdr.dst),
+    pub fn arrives_at_router(&self, dl: DLinkId) -> bool {
+        self.dlinks[dl].pipe.to_router
+    }
+
+    /// The packet at the head of pipe `dl`, whose far end is a router
+    /// (`arrives_at_router`), forwarded where it lies in the pipe's record
+    /// (by the pipe's route memo, then `enqueue`), and only then the
+    /// next entry moved into the record (`arrive_pooled`'s step); the
+    /// arrival time of the pipe's next packet is returned beside what the
+    /// forward did.
+    ///
+    /// `arrive_pooled` then `forward_from` (until session 30) copied the head's fields out of
+    /// the record and kept them on the stack across the caller's push of
+    /// the pipe's next arrival (five stores and as many loads per hop) and
+    /// indexed the pipe twice (docs/performance.md "Session 30 pass: the
+    /// engine's per-event cost"). The result is the same: the forward
+    /// touches only the next link (a router's next hop is never the pipe
+    /// the packet came by: `out` leaves the router `dl` enters), and the
+    /// caller pushes the two arrivals in the order it did.
+    #[inline(always)]
+    pub fn forward_arrival(&mut self, dl: DLinkId, now: Nanos) -> (Sent, Option<Nanos>) {
+        let pipe = &self.dlinks[dl].pipe;
+        assert!(pipe.busy, "arrival event for an empty pipe");
+        debug_assert!(pipe.to_router);
+        let InPipe { id, hdr, .. } = pipe.head;
+        let out = self.next_hop_memo(pipe, hdr.dst);
+        debug_assert_ne!(out, Some(dl), "a router's next hop is the link it came by");
+        let sent = self.enqueue(out, now, id, hdr);
+        let pipe = &mut self.dlinks[dl].pipe;
+        let next = if pipe.rest.pop_front_into(&mut pipe.head) {
+            Some(pipe.head.at)
+        } else {
+            pipe.busy = false;
+            None
         };
-        self.enqueue(out, now, id, hdr)
+        (sent, next)
+    }
+
+    /// The next hop at `pipe`'s far end (a router) for `dst`: the pipe's
+    /// memo, or where it holds another destination `route_memoised`.
+    #[inline(always)]
+    fn next_hop_memo(&self, pipe: &Pipe, dst: Addr) -> Option<DLinkId> {
+        match pipe.memo.get() {
+            Some((d, out)) if d == dst => Some(out),
+            _ => self.route_memoised(pipe, dst),
+        }
     }
 
     /// The next hop at `pipe`'s far end (a router) for `dst`, left in the
@@ -556,12 +603,11 @@ impl Network {
             self.pool.release(id);
             return Sent::NoRoute;
         };
-        match self.dlinks[out]
-            .model
-            .offer_packet(now, hdr.size, hdr.payload_len)
-        {
+        // one index for the model and the pipe (`DLink`)
+        let d = &mut self.dlinks[out];
+        match d.model.offer_packet(now, hdr.size, hdr.payload_len) {
             Verdict::Deliver { at } => {
-                let p = &mut self.pipes[out];
+                let p = &mut d.pipe;
                 let head = !p.busy;
                 let e = InPipe { at, id, hdr };
                 if head {
@@ -596,7 +642,7 @@ impl Network {
     /// (`forward_pooled`) or hands it to a host and `release`s it.
     #[inline(always)]
     pub fn arrive_pooled(&mut self, dl: DLinkId) -> Arrival {
-        let pipe = &mut self.pipes[dl];
+        let pipe = &mut self.dlinks[dl].pipe;
         assert!(pipe.busy, "arrival event for an empty pipe");
         // the head, in the record (at 10,000 connections the queue's
         // buffer is a cache miss: its entry is read only as the next head)
@@ -606,16 +652,11 @@ impl Network {
         // pop_front()` moved it through a stack temporary (two stores
         // and two loads, and in `perf annotate` the busiest lines of
         // `World::run`: docs/performance.md "Session 22 pass")
-        let next = match pipe.rest.front() {
-            Some(n) => {
-                pipe.head = *n;
-                pipe.rest.pop_front();
-                Some(pipe.head.at)
-            }
-            None => {
-                pipe.busy = false;
-                None
-            }
+        let next = if pipe.rest.pop_front_into(&mut pipe.head) {
+            Some(pipe.head.at)
+        } else {
+            pipe.busy = false;
+            None
         };
         Arrival {
             node: pipe.to,
@@ -630,8 +671,8 @@ impl Network {
     /// record), for an arrival expected soon (`EventQueue::upcoming`).
     #[inline(always)]
     pub fn prefetch_arrival(&self, dl: DLinkId) {
-        if let Some(p) = self.pipes.get(dl) {
-            crate::prefetch::record(p);
+        if let Some(d) = self.dlinks.get(dl) {
+            crate::prefetch::record(&d.pipe);
         }
     }
 
@@ -643,7 +684,7 @@ impl Network {
     /// receiving endpoint's state.
     #[inline(always)]
     pub fn prefetch_arrival_deep(&self, dl: DLinkId) -> Option<(NodeId, Hdr)> {
-        let pipe = self.pipes.get(dl)?;
+        let pipe = &self.dlinks.get(dl)?.pipe;
         if !pipe.busy {
             return None;
         }
@@ -656,13 +697,9 @@ impl Network {
             // by the memo, or where the memo will miss (a shared link,
             // carrying many clients' packets: the core's and the access
             // routers' hops at 10,000 clients) by the route itself, which
-            // `forward_from` will look up anyway (since session 12 a load
+            // `forward_arrival` will look up anyway (since session 12 a load
             // from a dense table, `crate::addr_index`)
-            let out = match pipe.memo.get() {
-                Some((dst, out)) if dst == e.hdr.dst => Some(out),
-                _ => self.route_memoised(pipe, e.hdr.dst),
-            };
-            if let Some(out) = out {
+            if let Some(out) = self.next_hop_memo(pipe, e.hdr.dst) {
                 self.prefetch_departure(out);
             }
             None
@@ -683,6 +720,7 @@ impl Network {
     #[inline(always)]
     fn prefetch_departure(&self, out: DLinkId) {
         if let Some(d) = self.dlinks.get(out) {
+            crate::prefetch::record(&d.pipe);
             // the fields `offer_packet` touches fill the model's first
             // three cache lines (mptlab_core::link)
             // (a link with random loss, as the phones' Wi-Fi, takes the
@@ -692,9 +730,6 @@ impl Network {
             for l in 0..lines {
                 crate::prefetch::line(m.wrapping_add(64 * l));
             }
-        }
-        if let Some(p) = self.pipes.get(out) {
-            crate::prefetch::record(p);
         }
     }
 
@@ -907,8 +942,11 @@ mod tests {
 
     /// The hint for an arrival at a router expected next looks its route up
     /// and leaves it in the pipe's memo (docs/performance.md "Session 24"),
-    /// which the arrival's `forward_from` then uses: the memo holds the
+    /// which the arrival's `forward_arrival` then uses: the memo holds the
     /// route's answer and the packet leaves on the link the route gives.
+    /// The forward takes the head and moves the next packet up, as
+    /// `arrive_pooled` does (session 30: the head is forwarded from the
+    /// pipe's record before the next one moves up).
     #[test]
     fn the_arrival_hint_leaves_the_route_in_the_memo() {
         let mut net = Network::build(&two_path(), 1).unwrap();
@@ -917,20 +955,36 @@ mod tests {
         else {
             panic!("dropped")
         };
-        let router = net.pipes[dlink].to;
-        assert_eq!(net.pipes[dlink].memo.get(), None);
+        let mut second = pkt(addr(10, 1, 0, 2), server);
+        second.size = 200;
+        let Sent::InFlight {
+            dlink: d2,
+            head: false,
+            at: at2,
+        } = net.send_from(0, 0, second)
+        else {
+            panic!("dropped, or not behind the first")
+        };
+        assert_eq!(d2, dlink);
+        let router = net.dlinks[dlink].pipe.to;
+        assert_eq!(net.dlinks[dlink].pipe.memo.get(), None);
         assert!(
             net.prefetch_arrival_deep(dlink).is_none(),
             "a router's arrival"
         );
         let out = net.routes.next_hop(router, server).expect("a route");
-        assert_eq!(net.pipes[dlink].memo.get(), Some((server, out)));
-        let a = net.arrive_pooled(dlink);
-        assert!(a.router);
-        match net.forward_from(dlink, a.next.unwrap_or(0), a.id, a.hdr) {
+        assert_eq!(net.dlinks[dlink].pipe.memo.get(), Some((server, out)));
+        assert!(net.arrives_at_router(dlink));
+        let (sent, next) = net.forward_arrival(dlink, at2);
+        assert_eq!(next, Some(at2), "the second packet moved up");
+        match sent {
             Sent::InFlight { dlink: next, .. } => assert_eq!(next, out),
             _ => panic!("dropped"),
         }
+        let (sent, next) = net.forward_arrival(dlink, at2);
+        assert_eq!(next, None, "the pipe is empty");
+        assert!(matches!(sent, Sent::InFlight { dlink: o, head: false, .. } if o == out));
+        assert!(!net.dlinks[dlink].pipe.busy);
     }
 
     /// The memo in the engine's endpoint record answers as the table does
