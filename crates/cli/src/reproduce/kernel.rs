@@ -1168,8 +1168,9 @@ pub(super) fn header(runs: u32, wall_s: f64) -> Value {
         "decision": "a failing cell (its medians outside the criterion) `disagree`s only when the 95 % interval \
                      of the kernel-vs-simulator shift lies wholly outside the criterion's band, else it is \
                      `undecided`, with the kernel runs that would decide it (`undecided`); one kernel run is \
-                     never `agree` or `disagree`: a metric row not judged on data (fewer than 2 paired runs, \
-                     whatever its shift says, a side without values, no interval) is `not checkable` with its \
+                     never `agree` or `disagree`: a metric row on fewer than 2 paired runs or with a side \
+                     without values is `not checkable` whatever its shift says, and so is a row that would \
+                     `agree` (or has no decision) on an interval whose bounds are not numbers, each with its \
                      `reason`, as the cell. The \
                      shift is the Hodges-Lehmann estimate over every simulated against every kernel run (times \
                      and goodput on ln values, a ratio; shares on the difference) with its Moses interval \
@@ -1550,7 +1551,8 @@ mod judge_parity {
                     "{name}: {r}"
                 );
             }
-            // the rows as written before session 29, judged again
+            // the rows as written before session 29 (no `reason`, and no
+            // `shift_decision`, session 30's), judged again
             let old: Vec<Value> = rows
                 .iter()
                 .zip(c["row_decisions_before_session29"].as_array().unwrap())
@@ -1559,6 +1561,7 @@ mod judge_parity {
                     let o = r.as_object_mut().unwrap();
                     o.remove("reason");
                     o.remove("decision");
+                    o.remove("shift_decision");
                     if b[1].is_string() {
                         o.insert("decision".into(), b[1].clone());
                     }
