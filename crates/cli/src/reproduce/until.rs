@@ -591,8 +591,10 @@ mod tests {
                 // the pace as `top_up_runs` hands them (`Pace::on`)
                 let mut p = round.pace.borrow_mut();
                 if i == 0 {
-                    // cell 0's one run (10 s) was on disk already
+                    // cell 0's one run (10 s) was on disk already: the
+                    // round's 30 s less that run are left
                     assert_eq!(p.on(Event::ReadBack, 10.0, 0.0), None);
+                    assert_eq!(p.left(0.0), 20.0);
                 } else {
                     // cell 1's two runs, 20 s each on a clock from the
                     // round's start: 20 s left before the first (no pace
