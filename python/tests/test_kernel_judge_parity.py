@@ -37,10 +37,11 @@ def test_the_verdict_lines_count_alike() -> None:
 
 def _old_rows(case):
     """The case's rows as kernel.json wrote them before session 29: the
-    point verdict's decision (`agree` on one paired run), no reason."""
+    point verdict's decision (`agree` on one paired run), no reason, no
+    `shift_decision` (session 30)."""
     rows = []
     for r, (_, d) in zip(case["rows"], case["row_decisions_before_session29"]):
-        r = {k: v for k, v in r.items() if k not in ("decision", "reason")}
+        r = {k: v for k, v in r.items() if k not in ("decision", "reason", "shift_decision")}
         if d is not None:
             r["decision"] = d
         rows.append(r)
@@ -68,17 +69,26 @@ def test_the_report_never_shows_agree_in_a_row_on_one_run() -> None:
 def test_the_report_never_shows_a_decision_in_a_row_on_one_paired_run() -> None:
     # session 30: 3 kernel runs whose simulated runs 1 and 2 did not finish:
     # the row said "disagree" (the shift over all runs) beside a cell "not
-    # checkable: 1 paired run"; a file written before reads the same now
+    # checkable: 1 paired run"; a file written before reads the same now.
+    # The cell's `decision` is `disagree`, as the Rust judge writes it for
+    # this case (drawn from the row's `shift_decision`): the cell column
+    # added "; disagree beyond the 95 % interval" to "not checkable: ..."
     case = next(c for c in CASES if c["name"].startswith("3 kernel runs, 2 of their simulated runs unfinished: 1 "
                                                           "paired run outside"))
+    why = "1 paired run: a median of one run has no spread (at least 2 needed)"
     for rows in (case["rows"], _old_rows(case)):
-        assert [row_decision(r) for r in rows] == [
-            ("not checkable", "1 paired run: a median of one run has no spread (at least 2 needed)")]
-        cell = dict(_cell(case, "not checkable"), metrics=rows)
+        assert [row_decision(r) for r in rows] == [("not checkable", why)]
+        cell = dict(_cell(case, "not checkable"), metrics=rows, decision="disagree")
         html = "".join(section("000", {"cells": [cell], "criteria": "c", "interval": "i", "kernel_runs": 3}))
         assert "), not checkable" in html, html
-        assert "), disagree" not in html, html
-        assert "), undecided" not in html, html
+        # the cell column: the verdict and its reason, no decision
+        assert f"<td>not checkable: delay_ms_median: {why}</td>" in html, html
+        # no decision words for the cell anywhere: not in its row, its cell,
+        # nor counted in the verdict line (which counts it as not checkable)
+        for words in ("), disagree", "), undecided", "disagree beyond the 95 % interval", "undecided (",
+                      "1 disagree", "1 undecided"):
+            assert words not in html, (words, html)
+        assert "1 not checkable" in html and "; 0 disagree beyond their 95 % interval; 0 undecided" in html, html
 
 
 def test_a_not_checkable_cell_is_counted_once() -> None:

@@ -667,20 +667,17 @@ fn top_up_runs(
     t0: std::time::Instant,
     round: until::Round<'_>,
 ) -> (Vec<serde_json::Value>, Option<String>) {
-    let (done, err) = kernel::run_more(c, &o.out, (from, to), emu, &|ev| match ev {
-        pace::Event::ReadBack => round.pace.borrow_mut().skipped(c.estimate_s(1)),
-        pace::Event::Starting(r) => {
-            let now = round.started.elapsed().as_secs_f64();
-            let left = round.pace.borrow_mut().starting(c.estimate_s(1), now);
-            if !o.quiet {
-                eprintln!(
-                    "kernel until-decided: {} run {}/{to} ({} elapsed, about {} left in this round)",
-                    c.name(),
-                    r + 1,
-                    kernel::hms(t0.elapsed().as_secs_f64()),
-                    kernel::hms(left)
-                );
-            }
+    let (done, err) = kernel::run_more(c, &o.out, (from, to), emu, &|ev| {
+        let now = round.started.elapsed().as_secs_f64();
+        let started = round.pace.borrow_mut().on(ev, c.estimate_s(1), now);
+        if let (Some((r, left)), false) = (started, o.quiet) {
+            eprintln!(
+                "kernel until-decided: {} run {}/{to} ({} elapsed, about {} left in this round)",
+                c.name(),
+                r + 1,
+                kernel::hms(t0.elapsed().as_secs_f64()),
+                kernel::hms(left)
+            );
         }
     });
     (done, err)

@@ -366,12 +366,26 @@ fn few_runs(c: &Cell) -> bool {
 
 /// An undecided cell's estimate of the kernel runs to add
 /// ([`shift::runs_to_decide`]): `Some(None)` when kernel runs alone would
-/// not decide it; `None` unless undecided.
+/// not decide it; `None` unless undecided, and for a cell on fewer than
+/// [`reproduce_min_runs`] runs on a side, whose `undecided` the table, the
+/// CSV's `decision` and the summary give as `not checkable` (before, the
+/// CSV still filled `more_kernel_runs` from it, session 30).
 fn more_runs(c: &Cell) -> Option<Option<u64>> {
     match &c.decision {
+        _ if few_runs(c) => None,
         Some(shift::Decision::Undecided { kernel_runs, .. }) => {
             Some(kernel_runs.map(|r| r.saturating_sub(c.kernel.n as u64)))
         }
+        _ => None,
+    }
+}
+
+/// An undecided cell's kernel runs to decide it with far more simulated
+/// runs (the CSV's `kernel_runs_many_sim`); `None` as for [`more_runs`].
+fn many_sim_runs(c: &Cell) -> Option<u64> {
+    match &c.decision {
+        _ if few_runs(c) => None,
+        Some(shift::Decision::Undecided { many_sim, .. }) => *many_sim,
         _ => None,
     }
 }
@@ -432,12 +446,7 @@ more_kernel_runs,kernel_runs_many_sim\n",
                 .flatten()
                 .map(|r| r.to_string())
                 .unwrap_or_default(),
-            match &c.decision {
-                Some(shift::Decision::Undecided {
-                    many_sim: Some(r), ..
-                }) => r.to_string(),
-                _ => String::new(),
-            },
+            many_sim_runs(c).map(|r| r.to_string()).unwrap_or_default(),
         ));
     }
     s
@@ -1142,6 +1151,16 @@ mod tests {
             "{line}"
         );
         assert!(!table(&cells).contains("undecided"), "{}", table(&cells));
+        // nor does the CSV fill the runs to add from that `undecided`, as
+        // the table shows none (it filled them, session 30's review)
+        let text = super::csv(&cells);
+        let head: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+        let line: Vec<&str> = text.lines().nth(1).unwrap().split(',').collect();
+        for k in ["decision", "more_kernel_runs", "kernel_runs_many_sim"] {
+            let col = head.iter().position(|h| *h == k).unwrap();
+            let want = if k == "decision" { "not checkable" } else { "" };
+            assert_eq!(line[col], want, "{k}: {text}");
+        }
     }
 
     /// The kernel's CONFIG_HZ is recorded beside its runs (when the host's

@@ -224,12 +224,19 @@ def _cell_verdict(c: Dict[str, Any]) -> str:
     runs of each side did not finish, when any; and for a failing cell what
     its runs decide (kernel.json `decision`, validate/shift.rs): `disagree
     beyond the 95 % interval`, or `undecided (about N more kernel runs):
-    why`."""
+    why`. A cell not checkable gets no such clause: its `decision` rests on
+    the shift over all runs (kernel.json keeps it, reproduce/kernel.rs
+    `mark_unjudged`), while the cell stands on fewer than MIN_RUNS paired
+    runs or a side without values; the verdict line leaves it out alike
+    (:func:`noise_clause`, reproduce/like.rs `decisions`), so the cell read
+    "not checkable: ... 1 paired run ...; disagree beyond the 95 % interval"
+    (session 30)."""
     v, why = judged(c)
+    checkable = v != NOT_CHECKABLE
     v = f"{v}: {why}" if why else v
     u = c.get("unfinished") or {}
     v = f"{v} [{u['note']}]" if u.get("note") else v
-    d = c.get("decision")
+    d = c.get("decision") if checkable else None
     if d == "disagree":
         v += "; disagree beyond the 95 % interval"
     elif d == "undecided":

@@ -281,9 +281,14 @@ pub fn run_cells(
     // the runs still to do: a resumed pass reads its saved runs back in
     // about no time, so they are not in the estimate (before session 30
     // they were, and counted as done work at the pace)
+    let saved: Vec<u32> = todo
+        .iter()
+        .map(|c| saved_runs(c, out, runs, force))
+        .collect();
     let to_do: Vec<f64> = todo
         .iter()
-        .map(|c| c.estimate_s(runs - saved_runs(c, out, runs, force)))
+        .zip(&saved)
+        .map(|(c, &s)| c.estimate_s(runs - s))
         .collect();
     let total: f64 = to_do.iter().sum();
     let t0 = std::time::Instant::now();
@@ -302,24 +307,22 @@ pub fn run_cells(
             res.push((c.name(), Outcome::Stopped));
             continue;
         }
-        pace.borrow_mut().settle(left);
-        let o = run_cell(c, out, runs, force, emu, &|ev| match ev {
-            // left out of the estimate already (`saved_runs`)
-            Event::ReadBack => {}
-            Event::Starting(r) => {
-                let now = t0.elapsed().as_secs_f64();
-                let left = pace.borrow_mut().starting(c.estimate_s(1), now);
-                if !quiet {
-                    eprintln!(
-                        "kernel [{}/{}] {} run {}/{runs} ({} elapsed, about {} left)",
-                        i + 1,
-                        todo.len(),
-                        c.name(),
-                        r + 1,
-                        hms(now),
-                        hms(left)
-                    );
-                }
+        // this cell's saved runs are in its estimate here and leave it as
+        // they are read back, as a top-up's do (`Pace::on`)
+        pace.borrow_mut().settle(left + c.estimate_s(saved[i]));
+        let o = run_cell(c, out, runs, force, emu, &|ev| {
+            let now = t0.elapsed().as_secs_f64();
+            let started = pace.borrow_mut().on(ev, c.estimate_s(1), now);
+            if let (Some((r, left)), false) = (started, quiet) {
+                eprintln!(
+                    "kernel [{}/{}] {} run {}/{runs} ({} elapsed, about {} left)",
+                    i + 1,
+                    todo.len(),
+                    c.name(),
+                    r + 1,
+                    hms(now),
+                    hms(left)
+                );
             }
         });
         let o = match o {
@@ -373,13 +376,15 @@ fn made_by() -> String {
 }
 
 /// One cell: its pending runs (a resumed pass skips the saved ones, each
-/// reported as [`Event::ReadBack`]), then `summary.json` and the tables.
+/// reported as [`Event::ReadBack`]; a run made reports
+/// [`Event::Starting`], then [`Event::Ran`] once saved), then
+/// `summary.json` and the tables.
 fn run_cell(
     c: &Cell,
     out: &Path,
     runs: u32,
     force: bool,
-    emu: &Emulate,
+    emu: &dyn Driver,
     progress: &dyn Fn(Event),
 ) -> Result<(), String> {
     let sweep = single(c, runs);
@@ -396,6 +401,7 @@ fn run_cell(
         progress(Event::Starting(r));
         let o = emu.run_once(&c.point.scenario, r)?;
         store.save(0, &o).map_err(|e| e.to_string())?;
+        progress(Event::Ran);
     }
     drop(store);
     finish_runs(c, out, runs)
@@ -433,6 +439,7 @@ pub fn run_more(
             progress(Event::Starting(r));
             emu.run_once(&c.point.scenario, r).and_then(|o| {
                 store.save(0, &o).map_err(|e| e.to_string())?;
+                progress(Event::Ran);
                 Ok(o)
             })
         };
@@ -1161,8 +1168,9 @@ pub(super) fn header(runs: u32, wall_s: f64) -> Value {
         "decision": "a failing cell (its medians outside the criterion) `disagree`s only when the 95 % interval \
                      of the kernel-vs-simulator shift lies wholly outside the criterion's band, else it is \
                      `undecided`, with the kernel runs that would decide it (`undecided`); one kernel run is \
-                     never `agree` or `disagree`: a metric row not judged on data (fewer than 2 paired runs, \
-                     whatever its shift says, a side without values, no interval) is `not checkable` with its \
+                     never `agree` or `disagree`: a metric row on fewer than 2 paired runs or with a side \
+                     without values is `not checkable` whatever its shift says, and so is a row that would \
+                     `agree` (or has no decision) on an interval whose bounds are not numbers, each with its \
                      `reason`, as the cell. The \
                      shift is the Hodges-Lehmann estimate over every simulated against every kernel run (times \
                      and goodput on ln values, a ratio; shares on the difference) with its Moses interval \
@@ -1341,15 +1349,66 @@ mod tests {
         p.settle(total);
         // nothing done yet: the plain estimate
         assert_eq!(p.starting(run, 0.0), 18.0);
+        p.ran();
         p.starting(run, 3.0);
+        p.ran();
         // two runs done in exactly their estimate (6 s)
         assert!((p.starting(run, 6.0) - 12.0).abs() < 1e-9);
+        p.ran();
         // the first cell (9 s estimated) took 18 s: what is left doubles
         p.settle(9.0);
         assert!((p.starting(run, 18.0) - 18.0).abs() < 1e-9);
+        p.ran();
         p.starting(run, 24.0);
+        p.ran();
         // the last run of the last cell: 3 s estimated, at the same pace 6 s
         assert!((p.starting(run, 30.0) - 3.0 * 30.0 / 15.0).abs() < 1e-9);
+    }
+
+    /// What a cell's runs report to the progress line, here with the
+    /// simulator standing in for the kernel: a run made reports `Starting`
+    /// then `Ran`; a resumed cell's saved runs (`run_cell`) and a top-up's
+    /// runs on disk (`run_more`) report `ReadBack`; a run that fails
+    /// reports no `Ran`. Through the pace as both call sites hand the
+    /// events to it (`Pace::on`), settled as `run_cells` settles a cell
+    /// (its saved runs in its estimate), the line before the resumed run
+    /// says that run alone. Fails without a run's `ReadBack` or `Ran`
+    /// (session 30: the per-run lines rest on them).
+    #[test]
+    fn a_cell_s_runs_report_what_became_of_each() {
+        use crate::driver::Simulate;
+        let text = "[scenario]\nname = \"t\"\nduration_s = 5\nruns = 3\n[topology]\n\
+                    preset = \"single-path\"\npaths = [\"wlan\"]\n[transport]\n\
+                    protocol = \"tcp\"\n[traffic]\nmodel = \"bulk\"\n";
+        let sw = mptlab_scenario::Sweep::from_str(text, "t.toml", &[], None).unwrap();
+        let cs = cells(&[("seed002/x".into(), "002".into(), sw)], &[]);
+        let c = &cs[0];
+        let d = crate::scratch::Scratch::new("kernel-run-events");
+        let events = RefCell::new(Vec::new());
+        let log = |ev: Event| events.borrow_mut().push(ev);
+        let take = || std::mem::take(&mut *events.borrow_mut());
+        use Event::{Ran, ReadBack, Starting};
+        run_cell(c, &d, 2, false, &Simulate, &log).unwrap();
+        assert_eq!(take(), [Starting(0), Ran, Starting(1), Ran]);
+        // the same cell resumed with 3 runs: 0 and 1 are read back
+        assert_eq!(saved_runs(c, &d, 3, false), 2);
+        run_cell(c, &d, 3, false, &Simulate, &log).unwrap();
+        let resumed = take();
+        assert_eq!(resumed, [ReadBack, ReadBack, Starting(2), Ran]);
+        let run = c.estimate_s(1);
+        let mut p = Pace::new(run);
+        p.settle(run + c.estimate_s(2));
+        let lines: Vec<_> = resumed.iter().filter_map(|&e| p.on(e, run, 0.0)).collect();
+        assert_eq!(lines, [(2, run)]);
+        // a top-up from run 2 whose run 4 fails: 2 read back, 3 made, 4
+        // started and failed (no `Ran`)
+        let fails = |s: &mptlab_scenario::Scenario, r: u32| match r {
+            4 => Err("the run failed".to_string()),
+            _ => crate::driver::Driver::run_once(&Simulate, s, r),
+        };
+        let (done, err) = run_more(c, &d, (2, 6), &fails, &log);
+        assert_eq!((done.len(), err.as_deref()), (2, Some("the run failed")));
+        assert_eq!(take(), [ReadBack, Starting(3), Ran, Starting(4)]);
     }
 
     /// A resumed pass's saved runs are left out of the time left before
@@ -1492,7 +1551,8 @@ mod judge_parity {
                     "{name}: {r}"
                 );
             }
-            // the rows as written before session 29, judged again
+            // the rows as written before session 29 (no `reason`, and no
+            // `shift_decision`, session 30's), judged again
             let old: Vec<Value> = rows
                 .iter()
                 .zip(c["row_decisions_before_session29"].as_array().unwrap())
@@ -1501,6 +1561,7 @@ mod judge_parity {
                     let o = r.as_object_mut().unwrap();
                     o.remove("reason");
                     o.remove("decision");
+                    o.remove("shift_decision");
                     if b[1].is_string() {
                         o.insert("decision".into(), b[1].clone());
                     }

@@ -373,6 +373,7 @@ pub fn plan_line(cells: &[&super::kernel::Cell], planned: u32, max: u32) -> Stri
 
 #[cfg(test)]
 mod tests {
+    use super::super::pace::Event;
     use super::*;
 
     /// A judged cell entry with kernel runs `0..n` and its decision.
@@ -586,23 +587,31 @@ mod tests {
             &|_| true,
             &|_, n| 10.0 * n as f64,
             &mut |i, from, to, round: Round| {
+                // the events as `kernel::run_more` reports them, handed to
+                // the pace as `top_up_runs` hands them (`Pace::on`)
                 let mut p = round.pace.borrow_mut();
                 if i == 0 {
-                    // cell 0's one run (10 s) was on disk already
-                    p.skipped(10.0);
+                    // cell 0's one run (10 s) was on disk already: the
+                    // round's 30 s less that run are left
+                    assert_eq!(p.on(Event::ReadBack, 10.0, 0.0), None);
+                    assert_eq!(p.left(0.0), 20.0);
                 } else {
                     // cell 1's two runs, 20 s each on a clock from the
                     // round's start: 20 s left before the first (no pace
                     // yet), 10 s at twice the estimate before the second
-                    lefts.borrow_mut().push(p.starting(10.0, 0.0));
-                    lefts.borrow_mut().push(p.starting(10.0, 20.0));
+                    lefts.borrow_mut().push(p.on(Event::Starting(0), 10.0, 0.0));
+                    p.on(Event::Ran, 10.0, 20.0);
+                    lefts
+                        .borrow_mut()
+                        .push(p.on(Event::Starting(1), 10.0, 20.0));
+                    p.on(Event::Ran, 10.0, 40.0);
                 }
                 runs.borrow_mut()[i] = to.max(from);
                 Ok(())
             },
             &mut || judged(&runs.borrow()),
         );
-        assert_eq!(*lefts.borrow(), vec![20.0, 20.0]);
+        assert_eq!(*lefts.borrow(), vec![Some((0, 20.0)), Some((1, 20.0))]);
     }
 
     /// Ctrl-C in a batch ends the loop: the cell and every cell still
