@@ -550,7 +550,8 @@ impl Network {
     /// indexed the pipe twice (docs/performance.md "Session 30 pass: the
     /// engine's per-event cost"). The result is the same: the forward
     /// touches only the next link (a router's next hop is never the pipe
-    /// the packet came by: `out` leaves the router `dl` enters), and the
+    /// the packet came by: `out` leaves the router `dl` enters, and
+    /// `Network::build` refuses a link whose two ends are one node), and the
     /// caller pushes the two arrivals in the order it did.
     #[inline(always)]
     pub fn forward_arrival(&mut self, dl: DLinkId, now: Nanos) -> (Sent, Option<Nanos>) {

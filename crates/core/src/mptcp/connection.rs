@@ -1823,6 +1823,8 @@ impl MptcpConnection {
             // once (its view is rebuilt on nearly every pass that sends)
             // instead of twice, and a view rebuilt for a pass that ends
             // here stays kept until its subflow changes.
+            #[cfg(any(debug_assertions, feature = "invariants"))]
+            self.check_stale_within_subflows();
             let mut stale = !self.views_valid;
             if stale == u64::MAX {
                 if self.idle_unavailable
@@ -2041,13 +2043,18 @@ impl MptcpConnection {
     /// changing anything and the general round runs with this pick as its
     /// repeated one, which is the scheduler's answer there too. A view
     /// rebuilt here for a pass that ends without a send stays kept until
-    /// its subflow changes, as one rebuilt by the general round does.
+    /// its subflow changes. Unlike the general round, which stops before
+    /// its snapshot when nothing is offered, this rebuilds the stale views
+    /// on every such pass too (the receiving end's, on each data segment).
     /// Builds with invariants compare the views (`check_views`) and each
     /// repeated pick with the scheduler's answer (`check_repeat`).
     #[inline(always)]
     fn pick_at_pass_start(&mut self, views: &mut [SubflowView]) -> Option<usize> {
         #[cfg(any(debug_assertions, feature = "invariants"))]
-        self.check_views(views);
+        {
+            self.check_views(views);
+            self.check_stale_within_subflows();
+        }
         let mut stale = !self.views_valid;
         while stale != 0 {
             let id = stale.trailing_zeros() as usize;
@@ -2058,6 +2065,27 @@ impl MptcpConnection {
         #[cfg(test)]
         FRESH_PICKS.with(|n| n.set(n.get() + 1));
         super::sched::fresh_pick(views)
+    }
+
+    /// Builds with invariants: the stale set `!views_valid` names live
+    /// subflows only. The walks over it (`pick_at_pass_start`, the general
+    /// round's rebuild) index `views` and `sfs` by its bits, so every bit
+    /// at or above `sfs.len()` must be set whenever `views_valid` is not 0:
+    /// a kept set is made by `= u64::MAX` and narrowed by clearing live
+    /// subflows' bits; the one bit set again (`Handed::AloneInFlight`) is a
+    /// live subflow's, and the review found no path where it is set on a
+    /// set cleared to 0 (which this would catch).
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    fn check_stale_within_subflows(&self) {
+        let n = self.sfs.len();
+        if n < 64 && self.views_valid != 0 {
+            assert_eq!(
+                self.views_valid >> n,
+                u64::MAX >> n,
+                "a view marked stale past the last subflow ({n} subflows, views_valid {:#x})",
+                self.views_valid
+            );
+        }
     }
 
     /// The segment [dsn, dsn + len) as the scheduler is offered it.
@@ -2866,5 +2894,50 @@ mod layout_tests {
         assert!(offset_of!(MptcpConnection, bufs) < send);
         assert!(offset_of!(MptcpConnection, ip) < offset_of!(MptcpConnection, snd_quiet));
         assert!(offset_of!(MptcpConnection, snd_quiet) <= 32);
+    }
+}
+
+#[cfg(all(test, any(debug_assertions, feature = "invariants")))]
+mod stale_tests {
+    use super::{MptcpConfig, MptcpConnection, Role};
+    use crate::packet::addr;
+
+    /// `check_stale_within_subflows` (session 30 review): a stale bit past
+    /// the last subflow would send the pass start's rebuild out of `sfs`.
+    #[test]
+    fn a_stale_bit_past_the_last_subflow_is_caught() {
+        let local = [addr(10, 1, 0, 2)];
+        let remote = [addr(10, 0, 0, 2)];
+        let mut c = MptcpConnection::new(
+            MptcpConfig::default(),
+            0,
+            Role::Client,
+            &local,
+            40000,
+            &remote,
+            80,
+        )
+        .unwrap();
+        // a new client has no subflow yet; the rule holds for any count
+        let n = c.sfs.len();
+        assert!(n < 63, "{n} subflows");
+        // every view kept, and a kept set with every live subflow stale: fine
+        c.views_valid = u64::MAX;
+        c.check_stale_within_subflows();
+        c.views_valid = u64::MAX << n;
+        c.check_stale_within_subflows();
+        // nothing kept: fine
+        c.views_valid = 0;
+        c.check_stale_within_subflows();
+        // a set rebuilt from 0 by setting one live bit: the bits past the
+        // last subflow read stale
+        c.views_valid = 1;
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            c.check_stale_within_subflows()
+        }));
+        assert!(
+            caught.is_err(),
+            "a stale bit past {n} subflows was not caught"
+        );
     }
 }
