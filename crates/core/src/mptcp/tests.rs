@@ -1782,6 +1782,20 @@ fn a_join_syn_leaves_after_the_data_its_ack_released() {
     }
 }
 
+/// Both ends with `sched` and `pm`; every `every`-th packet after the
+/// handshake (300 ms) is lost, data and ACKs alike (0: none).
+fn wire_dropping_every(sched: crate::mptcp::sched::SchedulerKind, pm: PmKind, every: u64) -> Wire {
+    let mut c = cfg(pm);
+    c.scheduler = sched;
+    let mut w = Wire::new(c.clone(), c);
+    let mut n = 0u64;
+    w.drop = Box::new(move |now, _| {
+        n += 1;
+        now > 300 * MS && every > 0 && n % every == 0
+    });
+    w
+}
+
 /// The receiving end's polls after a data segment that asks for no ACK yet
 /// skip `refill` (`quiet_refill`); test builds run each skipped `refill`
 /// and assert that it would have queued and changed nothing
@@ -1805,15 +1819,7 @@ fn quiet_polls_would_refill_nothing() {
         (SchedulerKind::Minrtt, PmKind::Default, 17),
     ];
     for (sched, pm, every) in runs {
-        let mut c = cfg(pm);
-        c.scheduler = sched;
-        let mut w = Wire::new(c.clone(), c);
-        let mut n = 0u64;
-        // every `every`-th packet after the handshake is lost (data and ACKs)
-        w.drop = Box::new(move |now, _| {
-            n += 1;
-            now > 300 * MS && every > 0 && n % every == 0
-        });
+        let mut w = wire_dropping_every(sched, pm, every);
         connect_with_request(&mut w);
         w.run(200 * MS);
         transfer(&mut w, 600_000, 30 * SEC);
@@ -1849,14 +1855,7 @@ fn fresh_decisions_are_read_off_the_views() {
         (SchedulerKind::Blest, 23),
     ];
     for (sched, every) in runs {
-        let mut c = cfg(PmKind::Fullmesh { per_pair: 1 });
-        c.scheduler = sched;
-        let mut w = Wire::new(c.clone(), c);
-        let mut n = 0u64;
-        w.drop = Box::new(move |now, _| {
-            n += 1;
-            now > 300 * MS && every > 0 && n % every == 0
-        });
+        let mut w = wire_dropping_every(sched, PmKind::Fullmesh { per_pair: 1 }, every);
         super::connection::FRESH_PICKS.with(|n| n.set(0));
         connect_with_request(&mut w);
         w.run(200 * MS);
