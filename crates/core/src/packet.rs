@@ -106,17 +106,34 @@ impl Packet {
         }),
     };
 
+    /// True if the packet owns memory on the heap, which its drop frees: an
+    /// SCTP packet's boxed chunks, or a TCP segment's MPTCP signalling
+    /// options (`MptcpOptions::control`: MP_CAPABLE, MP_JOIN, ADD_ADDR ...).
+    /// Every other packet's drop does nothing, so the writes below forget
+    /// it instead of calling the drop glue.
+    #[inline(always)]
+    pub fn owns_heap(&self) -> bool {
+        match &self.payload {
+            Payload::Sctp(_) => true,
+            Payload::Tcp(s) => matches!(&s.mptcp, Some(o) if o.control.is_some()),
+            Payload::Udp(_) => false,
+        }
+    }
+
     /// `*self = make()` (a packet written into a slot:
     /// `poll_transmit_into`), with the drop of the packet it replaces
     /// tested inline and before the new one is made. The plain assignment
     /// called the drop glue (`drop_in_place::<Packet>`, 20 instructions)
-    /// out of line on every packet, though only an SCTP packet has
-    /// anything to drop (its boxed chunks); and a packet made before that
-    /// test (an argument) was built on the stack and copied, because the
-    /// drop may unwind.
+    /// out of line on every packet, though only a packet that `owns_heap`
+    /// has anything to drop; and a packet made before that test (an
+    /// argument) was built on the stack and copied, because the drop may
+    /// unwind. (Until session 31 the test was for SCTP only, and the
+    /// boxed MPTCP signalling options of every handshake and ADD_ADDR
+    /// segment overwritten in a slot leaked, two to five allocations a
+    /// connection: `packet::tests::an_overwrite_drops_*`.)
     #[inline(always)]
     pub fn overwrite_with(&mut self, make: impl FnOnce() -> Packet) {
-        if let Payload::Sctp(_) = self.payload {
+        if self.owns_heap() {
             self.drop_boxed();
         }
         // (`*self` now owns nothing on the heap: forgetting it leaks nothing)
@@ -130,15 +147,16 @@ impl Packet {
     }
 
     /// `overwrite_with` for a write that ends its function (a queued
-    /// packet moved into the engine's slot): over an SCTP packet the whole
-    /// write goes out of line (`overwrite_boxed`, the plain assignment), a
-    /// tail call, so the hot path saves no registers for the cold one.
+    /// packet moved into the engine's slot): over a packet that
+    /// `owns_heap` the whole write goes out of line (`overwrite_boxed`, the
+    /// plain assignment), a tail call, so the hot path saves no registers
+    /// for the cold one.
     /// Not for the builders that go on filling the packet after it
     /// (`TcpEndpoint::build_tx`): there this cost 13 M instructions more
     /// in the background cell (docs/performance.md "Session 26 pass").
     #[inline(always)]
     pub fn overwrite_last(&mut self, make: impl FnOnce() -> Packet) {
-        if let Payload::Sctp(_) = self.payload {
+        if self.owns_heap() {
             return self.overwrite_boxed(make);
         }
         // (`*self` owns nothing on the heap: forgetting it leaks nothing)
