@@ -41,6 +41,7 @@
 //! `SEQ_LIMIT` (2^38 pushes) the queued entries are renumbered in their
 //! order (`renumber`), which keeps every comparison as it was.
 
+use mptlab_core::invariants;
 use mptlab_core::Nanos;
 
 use crate::calendar::{Calendar, SPILL_FROM};
@@ -136,6 +137,23 @@ impl Lane {
         }
         h[j] = k;
         self.small_len = n + 1;
+    }
+
+    /// Checked builds: the lane holds its entries in one form only, the
+    /// sorted form's array empty in the heap form (`pop_sorted` reads the
+    /// array without testing the form) and the heap empty in the sorted.
+    #[cold]
+    #[inline(never)]
+    fn check_form(&self) {
+        if self.sorted {
+            assert!(
+                self.heap.is_empty() && !self.hole,
+                "a sorted event lane holds {} heap entries",
+                self.heap.len()
+            );
+        } else {
+            assert_eq!(self.small_len, 0, "a heap event lane holds sorted entries");
+        }
     }
 
     /// The sorted form's earliest entry (the last), if any.
@@ -487,18 +505,26 @@ impl<E: Packed> EventQueue<E> {
     /// the event loop: the hint flag then exists only on the general path
     /// (on the merged path it was cleared, then tested, on every pop:
     /// docs/performance.md "Session 30 pass: the engine's per-event cost").
+    ///
+    /// `lane.sorted` is not tested: the heap form keeps nothing in the
+    /// sorted form's array (`small_len` is 0, checked in checked builds), so
+    /// there `small_last` finds nothing and the general path pops, as the
+    /// flag's test sent it (two instructions a pop fewer in the common
+    /// case: docs/performance.md "Session 31 pass: the engine's per-event
+    /// cost").
     #[inline(always)]
     pub fn pop_sorted(&mut self) -> Option<(Nanos, u32)> {
         let lane = &mut self.lanes[0];
-        if lane.sorted {
-            if let Some(&a) = lane.small_last() {
-                // (`first`'s choice: the timers' only if earlier)
-                if a <= self.timer_top {
-                    lane.small_len -= 1;
-                    self.popped += 1;
-                    self.last = (a >> 64) as Nanos;
-                    return Some((self.last, a as u32 & (CODE_LIMIT - 1)));
-                }
+        if invariants::ENABLED {
+            lane.check_form();
+        }
+        if let Some(&a) = lane.small_last() {
+            // (`first`'s choice: the timers' only if earlier)
+            if a <= self.timer_top {
+                lane.small_len -= 1;
+                self.popped += 1;
+                self.last = (a >> 64) as Nanos;
+                return Some((self.last, a as u32 & (CODE_LIMIT - 1)));
             }
         }
         None
@@ -832,6 +858,23 @@ mod tests {
             assert_timer_top(&q);
         }
         assert!(to_heap >= 10 && to_sorted >= 10, "{to_heap} {to_sorted}");
+    }
+
+    /// `pop_sorted` reads the sorted form's array without testing the
+    /// lane's form: a heap lane with an entry left in the array would pop
+    /// it ahead of the heap's. Checked builds catch the state at the pop.
+    #[test]
+    #[should_panic(expected = "a heap event lane holds sorted entries")]
+    fn a_heap_lane_with_sorted_entries_is_caught() {
+        let mut q: EventQueue<u32> = EventQueue::new();
+        for i in 0..=SORTED_MAX as u32 {
+            q.push(1_000 + i as Nanos, i);
+        }
+        assert!(!q.lanes[0].sorted, "the lane became a heap");
+        // a stale entry, earlier than the heap's, in the sorted array
+        q.lanes[0].small[0] = 5u128 << 64;
+        q.lanes[0].small_len = 1;
+        let _ = q.pop();
     }
 
     /// The timer heap's hole (`pop_timer`): timers popped and re-armed as
