@@ -41,6 +41,7 @@
 //! `SEQ_LIMIT` (2^38 pushes) the queued entries are renumbered in their
 //! order (`renumber`), which keeps every comparison as it was.
 
+use mptlab_core::invariants;
 use mptlab_core::Nanos;
 
 use crate::calendar::{Calendar, SPILL_FROM};
@@ -70,15 +71,17 @@ impl Packed for u32 {
 }
 
 /// One binary min-heap with a possibly empty root ("hole"), or, while the
-/// event lane holds few entries (`sorted`), a vector sorted in descending
+/// event lane holds few entries (`sorted`), an array sorted in descending
 /// order, the earliest entry last.
 pub(crate) struct Lane {
+    /// The heap form's entries (empty while `sorted`).
     heap: Vec<u128>,
     /// `heap[0]` was popped and is only a placeholder: the next push takes
     /// its place, the next pop fills it with the last entry first.
     hole: bool,
-    /// `heap` is sorted in descending order (no hole): a pop takes the
-    /// last entry and a push moves the entries earlier than it up by one.
+    /// The lane is in its sorted form: `small[..small_len]` in descending
+    /// order, `heap` empty with no hole. A pop takes the last entry and a
+    /// push moves the entries earlier than it up by one.
     /// The event lane of a run with a few busy links holds a handful of
     /// entries (4-5 in the seed-000 background cell), where a push moves
     /// only the entries due before it and a pop moves none, against a sift
@@ -87,6 +90,14 @@ pub(crate) struct Lane {
     /// vector sorted in ascending order is one), and back once it has
     /// shrunk to `SORTED_BACK`.
     sorted: bool,
+    /// The sorted form's entry count.
+    small_len: usize,
+    /// The sorted form's entries: a fixed array, where they were kept in
+    /// `heap` until session 31, so that a push has no capacity test and
+    /// no buffer pointer to load, and the compiler sees every index below
+    /// `SORTED_MAX` (docs/performance.md "Session 31 pass: the engine's
+    /// per-event cost").
+    small: [u128; SORTED_MAX],
 }
 
 /// The event lane becomes a heap when a push finds this many entries.
@@ -100,6 +111,8 @@ impl Lane {
             heap: Vec::with_capacity(256),
             hole: false,
             sorted,
+            small_len: 0,
+            small: [0; SORTED_MAX],
         }
     }
 
@@ -107,14 +120,13 @@ impl Lane {
     /// (keys are unique), the earlier ones move up by one.
     #[inline(always)]
     fn insert_sorted(&mut self, k: u128) {
-        let n = self.heap.len();
+        let n = self.small_len;
         if n >= SORTED_MAX {
             return self.make_heap(k);
         }
-        self.heap.push(k);
-        let h = &mut self.heap[..];
+        let h = &mut self.small;
         let mut j = n;
-        // `j < h.len()` throughout: `h` has n + 1 entries
+        // `j < SORTED_MAX` throughout
         while j > 0 {
             let prev = h[j - 1];
             if prev > k {
@@ -124,6 +136,31 @@ impl Lane {
             j -= 1;
         }
         h[j] = k;
+        self.small_len = n + 1;
+    }
+
+    /// Checked builds: the lane holds its entries in one form only, the
+    /// sorted form's array empty in the heap form (`pop_sorted` reads the
+    /// array without testing the form) and the heap empty in the sorted.
+    #[cold]
+    #[inline(never)]
+    fn check_form(&self) {
+        if self.sorted {
+            assert!(
+                self.heap.is_empty() && !self.hole,
+                "a sorted event lane holds {} heap entries",
+                self.heap.len()
+            );
+        } else {
+            assert_eq!(self.small_len, 0, "a heap event lane holds sorted entries");
+        }
+    }
+
+    /// The sorted form's earliest entry (the last), if any.
+    #[inline(always)]
+    fn small_last(&self) -> Option<&u128> {
+        // (`small_len` 0 wraps to past the array: one test for both)
+        self.small.get(self.small_len.wrapping_sub(1))
     }
 
     /// The sorted lane is full: reverse it (ascending order is a heap) and
@@ -131,8 +168,9 @@ impl Lane {
     #[cold]
     #[inline(never)]
     fn make_heap(&mut self, k: u128) {
-        debug_assert!(self.sorted && !self.hole);
-        self.heap.reverse();
+        debug_assert!(self.sorted && !self.hole && self.heap.is_empty());
+        self.heap.extend(self.small[..self.small_len].iter().rev());
+        self.small_len = 0;
         self.sorted = false;
         self.push_end(k);
     }
@@ -146,17 +184,22 @@ impl Lane {
         self.heap.swap_remove(0);
         self.hole = false;
         self.heap.sort_unstable_by(|a, b| b.cmp(a));
+        let n = self.heap.len();
+        self.small[..n].copy_from_slice(&self.heap);
+        self.small_len = n;
+        self.heap.clear();
         self.sorted = true;
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.heap.len() - self.hole as usize
+        self.heap.len() - self.hole as usize + self.small_len
     }
 
-    /// Empty the heap (its hole included), keeping the buffer.
+    /// Empty the lane (the heap's hole included), keeping the buffer.
     pub(crate) fn clear(&mut self) {
         self.heap.clear();
         self.hole = false;
+        self.small_len = 0;
     }
 
     /// The heap's buffer, for `Calendar::refill` to fill while the heap is
@@ -199,7 +242,7 @@ impl Lane {
     #[inline(always)]
     fn top(&mut self) -> Option<&u128> {
         if self.sorted {
-            return self.heap.last();
+            return self.small_last();
         }
         if self.hole {
             self.fill_root();
@@ -269,7 +312,7 @@ impl Lane {
     /// (docs/performance.md "Session 24"). Keys are unique, so the pops
     /// come out in the same order from any heap of the same keys.
     pub(crate) fn heapify(&mut self) {
-        debug_assert!(!self.hole);
+        debug_assert!(!self.hole && self.small_len == 0);
         self.sorted = false;
         for i in (0..self.heap.len() / 2).rev() {
             let k = self.heap[i];
@@ -280,9 +323,9 @@ impl Lane {
     /// The live entries (not the hole), in no particular order.
     pub(crate) fn drain_all(&mut self) -> Vec<u128> {
         let skip = self.hole as usize;
-        let v = self.heap[skip..].to_vec();
-        self.heap.clear();
-        self.hole = false;
+        let mut v = self.heap[skip..].to_vec();
+        v.extend_from_slice(&self.small[..self.small_len]);
+        self.clear();
         v
     }
 }
@@ -462,18 +505,26 @@ impl<E: Packed> EventQueue<E> {
     /// the event loop: the hint flag then exists only on the general path
     /// (on the merged path it was cleared, then tested, on every pop:
     /// docs/performance.md "Session 30 pass: the engine's per-event cost").
+    ///
+    /// `lane.sorted` is not tested: the heap form keeps nothing in the
+    /// sorted form's array (`small_len` is 0, checked in checked builds), so
+    /// there `small_last` finds nothing and the general path pops, as the
+    /// flag's test sent it (two instructions a pop fewer in the common
+    /// case: docs/performance.md "Session 31 pass: the engine's per-event
+    /// cost").
     #[inline(always)]
     pub fn pop_sorted(&mut self) -> Option<(Nanos, u32)> {
         let lane = &mut self.lanes[0];
-        if lane.sorted {
-            if let Some(&a) = lane.heap.last() {
-                // (`first`'s choice: the timers' only if earlier)
-                if a <= self.timer_top {
-                    lane.heap.pop();
-                    self.popped += 1;
-                    self.last = (a >> 64) as Nanos;
-                    return Some((self.last, a as u32 & (CODE_LIMIT - 1)));
-                }
+        if invariants::ENABLED {
+            lane.check_form();
+        }
+        if let Some(&a) = lane.small_last() {
+            // (`first`'s choice: the timers' only if earlier)
+            if a <= self.timer_top {
+                lane.small_len -= 1;
+                self.popped += 1;
+                self.last = (a >> 64) as Nanos;
+                return Some((self.last, a as u32 & (CODE_LIMIT - 1)));
             }
         }
         None
@@ -494,7 +545,7 @@ impl<E: Packed> EventQueue<E> {
             let lane = &mut self.lanes[0];
             if lane.sorted {
                 // `first` found it last
-                lane.heap.pop();
+                lane.small_len -= 1;
             } else {
                 // the root becomes the hole
                 lane.hole = true;
@@ -579,7 +630,8 @@ impl<E: Packed> EventQueue<E> {
     /// Events queued (not timers), in the heap or the calendar.
     #[inline(always)]
     pub fn events_len(&self) -> usize {
-        self.lanes[0].heap.len() + self.cal.held()
+        let lane = &self.lanes[0];
+        lane.heap.len() + lane.small_len + self.cal.held()
     }
 
     /// `events_len() >= n` where `upcoming` has hints to give: none while
@@ -789,9 +841,10 @@ mod tests {
             let lane = &q.lanes[0];
             if lane.sorted {
                 assert!(!lane.hole, "a sorted lane has no hole");
-                assert!(lane.heap.len() <= SORTED_MAX);
+                assert!(lane.heap.is_empty(), "a sorted lane's heap is empty");
+                assert!(lane.small_len <= SORTED_MAX);
                 assert!(
-                    lane.heap.windows(2).all(|w| w[0] > w[1]),
+                    lane.small[..lane.small_len].windows(2).all(|w| w[0] > w[1]),
                     "descending at step {step}"
                 );
             }
@@ -805,6 +858,23 @@ mod tests {
             assert_timer_top(&q);
         }
         assert!(to_heap >= 10 && to_sorted >= 10, "{to_heap} {to_sorted}");
+    }
+
+    /// `pop_sorted` reads the sorted form's array without testing the
+    /// lane's form: a heap lane with an entry left in the array would pop
+    /// it ahead of the heap's. Checked builds catch the state at the pop.
+    #[test]
+    #[should_panic(expected = "a heap event lane holds sorted entries")]
+    fn a_heap_lane_with_sorted_entries_is_caught() {
+        let mut q: EventQueue<u32> = EventQueue::new();
+        for i in 0..=SORTED_MAX as u32 {
+            q.push(1_000 + i as Nanos, i);
+        }
+        assert!(!q.lanes[0].sorted, "the lane became a heap");
+        // a stale entry, earlier than the heap's, in the sorted array
+        q.lanes[0].small[0] = 5u128 << 64;
+        q.lanes[0].small_len = 1;
+        let _ = q.pop();
     }
 
     /// The timer heap's hole (`pop_timer`): timers popped and re-armed as
