@@ -182,18 +182,84 @@ pub struct Round<'a> {
     pub pace: &'a RefCell<Pace>,
 }
 
+/// One batch of a round: cell index, run indices `next..target`, and how
+/// many of them its store holds already (an earlier pass with more
+/// `--kernel-runs` or an interrupted top-up saved them), which the batch
+/// reads back rather than runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Planned {
+    pub cell: usize,
+    pub next: u32,
+    pub target: u32,
+    pub saved: u32,
+}
+
+impl Planned {
+    /// The runs the batch will run (not read back).
+    pub fn to_run(self) -> u32 {
+        (self.target - self.next).saturating_sub(self.saved)
+    }
+}
+
+/// The header printed before round `round` of batches `todo` and the
+/// round's estimated real time: the runs to run only, at `cost(cell,
+/// runs)`; the runs read back are counted apart (before session 31 they
+/// were in both counts at their full length, so a resumed round's header
+/// overestimated).
+pub fn round_plan(
+    round: u32,
+    todo: &[Planned],
+    max: u32,
+    name: &dyn Fn(usize) -> String,
+    cost: &dyn Fn(usize, u32) -> f64,
+) -> (String, f64) {
+    let est: f64 = todo.iter().map(|p| cost(p.cell, p.to_run())).sum();
+    let to_run: u32 = todo.iter().map(|p| p.to_run()).sum();
+    let back: u32 = todo.iter().map(|p| p.saved).sum();
+    let mut s = format!(
+        "until-decided: round {round}: {} undecided cell(s) with fewer than {max} kernel runs, \
+         {to_run} more run(s){}, about {} real time:",
+        todo.len(),
+        if back > 0 {
+            format!(" to run ({back} more read back from their stores, saved by an earlier pass or top-up)")
+        } else {
+            String::new()
+        },
+        super::kernel::hms(est)
+    );
+    for p in todo {
+        s.push_str(&format!(
+            "\n  {}: runs {}..{} ({} in all{})",
+            name(p.cell),
+            p.next,
+            p.target - 1,
+            p.target,
+            if p.saved > 0 {
+                format!("; {} of them read back", p.saved)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    (s, est)
+}
+
 /// The loop: judge `m` (a kernel.json with every cell judged), give every
 /// cell [`step`] asks more of its runs with `top_up(cell index, next,
 /// target, where the batch stands in its round)`, re-judge with `judge`, until no cell asks; only the cells
 /// `eligible` accepts get runs. `cost(cell, runs)`
-/// estimates real time for the plan printed before each round. Returns the
+/// estimates real time for the plan printed before each round, and
+/// `saved(cell, next, target)` counts the runs of a batch its store holds
+/// already (read back, not run: not in the estimate). Returns the
 /// final kernel.json, with `until_decided` per cell that ran and at the top.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     max: u32,
     mut m: Value,
     name: &dyn Fn(usize) -> String,
     eligible: &dyn Fn(usize) -> bool,
     cost: &dyn Fn(usize, u32) -> f64,
+    saved: &dyn Fn(usize, u32, u32) -> u32,
     top_up: &mut dyn FnMut(usize, u32, u32, Round<'_>) -> Batch,
     judge: &mut dyn FnMut() -> Value,
 ) -> Value {
@@ -226,7 +292,12 @@ pub fn run(
                         r.stop = Some(Stop::Failed("the batch added no kernel run".into()));
                     } else {
                         r.asked_at = have;
-                        todo.push((r.cell, next, target));
+                        todo.push(Planned {
+                            cell: r.cell,
+                            next,
+                            target,
+                            saved: saved(r.cell, next, target),
+                        });
                     }
                 }
                 Some(Step::Done(s)) => {
@@ -240,33 +311,28 @@ pub fn run(
             break;
         }
         round += 1;
-        let est: f64 = todo.iter().map(|&(i, n, t)| cost(i, t - n)).sum();
-        eprintln!(
-            "until-decided: round {round}: {} undecided cell(s) with fewer than {max} kernel runs, \
-             {} more run(s), about {} real time:",
-            todo.len(),
-            todo.iter().map(|&(_, n, t)| t - n).sum::<u32>(),
-            super::kernel::hms(est)
-        );
-        for &(i, n, t) in &todo {
-            eprintln!("  {}: runs {n}..{} ({} in all)", name(i), t - 1, t);
-        }
+        let (header, est) = round_plan(round, &todo, max, name, cost);
+        eprintln!("{header}");
         let mut stopped = false;
         let started = std::time::Instant::now();
+        // the runs to run of this batch and the later ones
         let mut left_s = est;
         let pace = RefCell::new(Pace::new(est));
-        for (i, n, t) in todo {
+        for p in todo {
+            let (i, n, t) = (p.cell, p.next, p.target);
             let r = recs
                 .iter_mut()
                 .find(|r| r.cell == i)
                 .expect("a record per ran cell");
             r.batches += 1;
-            pace.borrow_mut().settle(left_s);
+            // this batch's runs on disk are in its estimate here and leave
+            // it as they are read back (`Pace::on`), as in the planned pass
+            pace.borrow_mut().settle(left_s + cost(i, p.saved));
             let round = Round {
                 started,
                 pace: &pace,
             };
-            left_s -= cost(i, t - n);
+            left_s -= cost(i, p.to_run());
             match top_up(i, n, t, round) {
                 Ok(()) => {}
                 Err(Stop::Stopped) => {
@@ -357,17 +423,34 @@ pub fn summary(m: &Value) -> String {
 }
 
 /// The plan's line for `--until-decided`: the most real time the loop can
-/// add, every cell taken from `planned` runs to MAX.
-pub fn plan_line(cells: &[&super::kernel::Cell], planned: u32, max: u32) -> String {
+/// add, every cell taken from `planned` runs to MAX, less the runs of
+/// `planned..MAX` its store holds already (`saved`: an earlier pass's or an
+/// interrupted top-up's, read back rather than run).
+pub fn plan_line(
+    cells: &[&super::kernel::Cell],
+    planned: u32,
+    max: u32,
+    saved: &dyn Fn(&super::kernel::Cell) -> u32,
+) -> String {
+    let add = max.saturating_sub(planned);
+    let back: Vec<u32> = cells.iter().map(|c| saved(c).min(add)).collect();
     let extra: f64 = cells
         .iter()
-        .map(|c| c.estimate_s(max) - c.estimate_s(planned.min(max)))
+        .zip(&back)
+        .map(|(c, &b)| c.estimate_s(add - b))
         .sum();
+    let back: u32 = back.iter().sum();
     format!(
         "until-decided: then every undecided cell gets more kernel runs, in batches of the judge's \
-         estimate, up to {max} in all: at most {} more real time ({} cell(s) from {planned} to {max} runs)",
+         estimate, up to {max} in all: at most {} more real time ({} cell(s) from {planned} to {max} \
+         runs{})",
         super::kernel::hms(extra),
-        cells.len()
+        cells.len(),
+        if back > 0 {
+            format!("; {back} of those runs are in the stores already, saved by an earlier pass or top-up, and are read back")
+        } else {
+            String::new()
+        }
     )
 }
 
@@ -491,6 +574,52 @@ mod tests {
         );
     }
 
+    /// Session 31: a round's header and estimate count the runs it will
+    /// run; those a batch reads back from its store (an earlier pass or an
+    /// interrupted top-up saved them) are counted apart. Before, the header said "4
+    /// more run(s), about 40 s" for a round of which 3 runs were on disk.
+    #[test]
+    fn a_round_s_header_counts_the_runs_to_run() {
+        let todo = [
+            Planned {
+                cell: 0,
+                next: 3,
+                target: 5,
+                saved: 2,
+            },
+            Planned {
+                cell: 1,
+                next: 3,
+                target: 5,
+                saved: 1,
+            },
+        ];
+        let (h, est) = round_plan(2, &todo, 10, &|i| format!("cell{i}"), &|_, n| {
+            10.0 * n as f64
+        });
+        assert_eq!(est, 10.0);
+        assert_eq!(
+            h,
+            "until-decided: round 2: 2 undecided cell(s) with fewer than 10 kernel runs, 1 more \
+             run(s) to run (3 more read back from their stores, saved by an earlier \
+             pass or top-up), about 10 s real time:\n  cell0: runs 3..4 (5 in all; 2 of them read back)\n  \
+             cell1: runs 3..4 (5 in all; 1 of them read back)"
+        );
+        // nothing on disk: the runs and the time as before session 31
+        let fresh = [Planned {
+            saved: 0,
+            ..todo[0]
+        }];
+        let (h, est) = round_plan(1, &fresh, 10, &|i| format!("cell{i}"), &|_, n| {
+            10.0 * n as f64
+        });
+        assert_eq!(est, 20.0);
+        assert!(
+            h.ends_with("2 more run(s), about 20 s real time:\n  cell0: runs 3..4 (5 in all)"),
+            "{h}"
+        );
+    }
+
     /// The loop on synthetic judge results: a cell decided after its first
     /// batch, one that reaches MAX still undecided, one already agreeing
     /// and one that is not eligible; every run asked for is counted.
@@ -522,6 +651,7 @@ mod tests {
             &|i| format!("cell{i}"),
             &|i| i != 3,
             &|_, n| n as f64,
+            &|_, _, _| 0,
             &mut |i, from, to, round: Round| {
                 asked.borrow_mut().push((i, from, to));
                 // nothing ran on the pace's clock: its estimate left
@@ -586,6 +716,7 @@ mod tests {
             &|i| format!("cell{i}"),
             &|_| true,
             &|_, n| 10.0 * n as f64,
+            &|i, _, _| (i == 0) as u32,
             &mut |i, from, to, round: Round| {
                 // the events as `kernel::run_more` reports them, handed to
                 // the pace as `top_up_runs` hands them (`Pace::on`)
@@ -628,6 +759,7 @@ mod tests {
             &|i| format!("cell{i}"),
             &|_| true,
             &|_, n| n as f64,
+            &|_, _, _| 0,
             &mut |i, from, _, _| {
                 // two runs finished, then Ctrl-C
                 runs.borrow_mut()[i] = from + 2;
@@ -654,6 +786,7 @@ mod tests {
             &|i| format!("cell{i}"),
             &|_| true,
             &|_, n| n as f64,
+            &|_, _, _| 0,
             &mut |_, _, _, _| Ok(()),
             &mut || json!({"cells": [cell(3, "undecided", Some(2))]}),
         );
