@@ -9,7 +9,7 @@ e.g. `agree` on one kernel run) and as it writes them now."""
 import json
 from pathlib import Path
 
-from mptlab.report.kernel import judged, like_summary, row_decision, section
+from mptlab.report.kernel import counts, judged, like_summary, noise_clause, row_decision, section
 
 CASES = json.loads((Path(__file__).parent / "data" / "kernel-judge-cases.json").read_text())["cases"]
 
@@ -100,3 +100,23 @@ def test_a_not_checkable_cell_is_counted_once() -> None:
     s = like_summary([cell])
     assert s.startswith("0 of 1 cells agree like for like, 1 not checkable"), s
     assert s.endswith("; 0 disagree beyond their 95 % interval; 0 undecided"), s
+
+
+def test_verdicts_json_counts_a_not_checkable_cell_once() -> None:
+    # session 31: verdicts.json (`counts`) counted a cell not checkable under
+    # `ran, not checkable` and again under `ran, decision ...`, its noise
+    # decision drawn from the shift over all runs (the fixture's `decision`,
+    # which the Rust judge writes for these cells: kernel.rs
+    # `the_verdict_line_counts_them_not_checkable`); the verdict lines, the
+    # Rust one and the report's, count it as not checkable only
+    cells = [dict(_cell(c, c["verdict"]), decision=c["decision"]) for c in CASES]
+    assert [c["decision"] for c in cells if judged(c)[0] == "not checkable"].count("disagree") == 1
+    n = counts(cells)
+    assert n == {"ran, not checkable": 6, "ran, agree": 1, "ran, disagree": 1, "ran, decision undecided": 1}, n
+    # what the verdict line says of the decisions is what verdicts.json counts
+    clause = noise_clause(cells)
+    assert clause.startswith(f"; {n.get('ran, decision disagree', 0)} disagree beyond their 95 % interval; "
+                             f"{n.get('ran, decision undecided', 0)} undecided"), clause
+    assert noise_clause(cells) in like_summary(cells)
+    html = "".join(section("000", {"cells": cells, "criteria": "c", "interval": "i", "kernel_runs": 3}))
+    assert "6 not checkable" in html and "; 0 disagree beyond their 95 % interval; 1 undecided" in html, html

@@ -17,6 +17,9 @@
 //! stops it with SIGTERM, and the main thread removes what it may have
 //! left half-written (`report.html`, `verdicts.json`) before exiting.
 //!
+//! `run`'s write commits under the handler's lock ([`holding`]): the line
+//! reads the output directory, which may not change before the exit.
+//!
 //! Not installed for `reproduce --kernel` or `--until-decided`: the kernel
 //! emulator blocks these signals and waits for them itself
 //! (`mptlab_emu::signals`) to tear its namespaces down; a handler here
@@ -57,7 +60,9 @@ pub enum Stage {
     /// absent) before (session 30: the line reads the directory to say
     /// whether the write had finished, was cut short before anything there
     /// changed, or after; a stage set after the write would leave a window
-    /// in which the line said "cut short" of a complete result).
+    /// in which the line said "cut short" of a complete result). The
+    /// write's commit runs under the handler's lock ([`holding`], session
+    /// 31), so the directory does not change between that read and the exit.
     Writing(Option<FileId>),
     /// `run`: a run failed; nothing is written and the command is ending
     /// (session 30: the line said "all runs finished; writing was cut
@@ -132,6 +137,22 @@ pub fn install(cmd: Cmd, out: &Path) {
     }
 }
 
+/// Run `commit`, the steps of `run`'s write that change which result its
+/// directory holds (`mptlab_results::write_results_with`), under the lock
+/// the handler takes before it reads that directory and holds until the
+/// process exits ([`on_signal`]). Before session 31 the handler read
+/// `summary.json`'s identity, and the main thread could remove or rename it
+/// in the millisecond before the exit, so the line ("cut short before
+/// anything there changed") could be out of date by then. Now either the
+/// commit ran before the handler's read (the line sees its result), or it
+/// waits for the lock, which the exit never releases (the directory stays
+/// as the line says). The files are written to the partial directory
+/// before, outside the lock: an interrupt there does not wait for them.
+pub fn holding(commit: &mut dyn FnMut()) {
+    let _handler_out = state();
+    commit();
+}
+
 /// The command is now at `stage`.
 pub fn stage(stage: Stage) {
     if let Some(s) = state().as_mut() {
@@ -187,6 +208,9 @@ fn on_signal(sig: i32) {
             return;
         }
     }
+    // the lock is held through the exit: `run`'s write commits under it
+    // ([`holding`]), so what `message` reads of the output directory is
+    // what it holds when the process ends
     let line = message(s, s.stage, sig);
     say_and_exit(&line, sig)
 }
@@ -335,7 +359,10 @@ const SUMMARY: &str = mptlab_results::SUMMARY_FILE;
 /// same one is the earlier result, untouched (the new tables were still in
 /// a `.partial-*` directory, which the next write removes); none is a cut
 /// write (the earlier result's summary.json is removed before the new
-/// files are moved in: `mptlab_results::write_tables`).
+/// files are moved in: `mptlab_results::write_tables`). Since session 31
+/// the commit runs under the handler's lock ([`holding`]), so an interrupt
+/// sees none only where there was none before, or after a commit that
+/// failed (its error printed).
 fn written_line(total: u64, out: &Path, before: Option<FileId>, now: Option<FileId>) -> String {
     let out = out.display();
     match now {
@@ -458,6 +485,80 @@ mod tests {
         std::fs::rename(partial.join(SUMMARY), &summary).unwrap();
         let m = at(&run);
         assert!(m.contains("writing them had finished"), "{m}");
+    }
+
+    /// Session 31: the handler holds the lock from reading `summary.json`'s
+    /// identity until the process exits; `run`'s write
+    /// (`runner::write_run`) may not change the directory meanwhile. Before,
+    /// the write went on beside the handler, so the line could be out of
+    /// date by the exit: here the handler's stand-in holds the lock while
+    /// the write of a new result runs, and `summary.json` must not change
+    /// until it lets go (fails with the write's commit outside the lock:
+    /// the write finishes and renames its summary.json in under the line).
+    #[test]
+    fn the_write_does_not_change_the_directory_under_the_line() {
+        use std::sync::mpsc;
+        use std::time::Duration;
+        let d = crate::scratch::Scratch::new("interrupt-window");
+        let out = d.to_path_buf();
+        let runs: Vec<mptlab_results::RunOutput> = (0..2)
+            .map(|r| {
+                let mut o = mptlab_results::RunOutput::new(r, 7 + r as u64);
+                o.set_metric("x", r as f64);
+                o
+            })
+            .collect();
+        let opts = mptlab_results::WriteOptions {
+            parquet: false,
+            ..Default::default()
+        };
+        // an earlier result in the directory
+        crate::runner::write_run(&out, &runs, &opts).unwrap();
+        let summary = out.join(SUMMARY);
+        let earlier = file_id(&summary);
+        assert!(earlier.is_some());
+        // `run` writes its new result; once its files are being made in
+        // the partial directory (the stage is set, the commit still to
+        // come), the signal comes: the handler takes the lock (on_signal),
+        // reads the directory and prints
+        let (done, finished) = mpsc::channel();
+        let writer = std::thread::spawn({
+            let out = out.clone();
+            let runs = runs.clone();
+            let opts = opts.clone();
+            move || {
+                let r = crate::runner::write_run(&out, &runs, &opts);
+                let _ = done.send(());
+                r
+            }
+        });
+        let partial = || {
+            std::fs::read_dir(&out)
+                .unwrap()
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with(".partial-"))
+        };
+        let t = std::time::Instant::now();
+        while !partial() {
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "the write made no partial directory"
+            );
+            std::hint::spin_loop();
+        }
+        let handler = state();
+        let read = file_id(&summary);
+        let ended = finished.recv_timeout(Duration::from_secs(2)).is_ok();
+        assert_eq!(
+            file_id(&summary),
+            read,
+            "summary.json changed between the handler's read and its exit"
+        );
+        assert!(!ended, "the write's commit ran under the handler's line");
+        // (a real handler exits here; this one lets the write go on)
+        drop(handler);
+        writer.join().unwrap().unwrap();
+        assert_ne!(file_id(&summary), earlier, "the new result is in place");
     }
 
     /// Session 29: `mptlab run` interrupted said nothing (killed by the

@@ -439,9 +439,15 @@ pub fn run(o: &Options) -> ExitCode {
             if !o.out.as_os_str().is_empty() {
                 kernel::refine(&mut cells, &o.out);
             }
-            println!("{}", kernel::plan_text(&cells, k.runs, true));
+            // the runs an earlier pass into --out saved are read back, not run
+            let saved = kernel::saved_counts(&cells, &o.out, k.runs, o.force);
+            println!("{}", kernel::plan_text(&cells, k.runs, &saved, true));
             if let Some(max) = o.until_decided {
-                println!("{}", until::plan_line(&kernel::to_run(&cells), k.runs, max));
+                let beyond = |c: &kernel::Cell| top_ups_saved(o, c, k.runs, max);
+                println!(
+                    "{}",
+                    until::plan_line(&kernel::to_run(&cells), k.runs, max, &beyond)
+                );
             }
             return ExitCode::SUCCESS;
         }
@@ -569,9 +575,13 @@ fn kernel_pass(
     kernel::refine(cells, &o.out);
     let cells = &*cells;
     let todo = kernel::to_run(cells);
-    eprintln!("{}", kernel::plan_text(cells, k.runs, false));
+    // the runs an earlier pass into this DIR saved are read back, not run:
+    // the plan counts them apart (kernel::run_cells does the same count)
+    let saved = kernel::saved_counts(cells, &o.out, k.runs, o.force);
+    eprintln!("{}", kernel::plan_text(cells, k.runs, &saved, false));
     if let Some(max) = o.until_decided {
-        eprintln!("{}", until::plan_line(&todo, k.runs, max));
+        let beyond = |c: &kernel::Cell| top_ups_saved(o, c, k.runs, max);
+        eprintln!("{}", until::plan_line(&todo, k.runs, max, &beyond));
     }
     let t0 = std::time::Instant::now();
     let emu = match todo.first() {
@@ -616,6 +626,7 @@ fn kernel_pass(
             &|i| cells[i].name(),
             &eligible,
             &|i, n| cells[i].estimate_s(n),
+            &|i, from, to| kernel::saved_between(&cells[i], &o.out, (from, to)),
             &mut top_up,
             &mut || judge(kernel_s()),
         );
@@ -650,6 +661,17 @@ fn kernel_pass(
         return Err(ExitCode::from(1));
     }
     Ok(failed)
+}
+
+/// A cell's kernel runs `planned..max` on disk before the pass (an earlier
+/// pass with more `--kernel-runs`, or an interrupted `--until-decided`
+/// top-up, saved them), which a top-up reads back: none with `--force`
+/// (the planned pass discards the store's runs) or without `--out`.
+fn top_ups_saved(o: &Options, c: &kernel::Cell, planned: u32, max: u32) -> u32 {
+    if o.force || o.out.as_os_str().is_empty() {
+        return 0;
+    }
+    kernel::saved_between(c, &o.out, (planned, max))
 }
 
 /// One `--until-decided` batch of a cell on the kernel: runs `from..to`
@@ -747,6 +769,7 @@ fn rejudge(
                 &|i| cells[i].name(),
                 &|i| cells[i].runnable.is_ok(),
                 &|i, n| cells[i].estimate_s(n),
+                &|i, from, to| kernel::saved_between(&cells[i], &o.out, (from, to)),
                 &mut top_up,
                 &mut || judge(),
             );

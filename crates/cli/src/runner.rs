@@ -2,7 +2,7 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mptlab_results::unfinished::{completed_only, Items, COMPLETED_ONLY};
-use mptlab_results::{aggregate, write_results, RunOutput, Unfinished, WriteOptions};
+use mptlab_results::{aggregate, write_results_with, RunOutput, Unfinished, WriteOptions};
 use mptlab_scenario::Scenario;
 
 use crate::driver::Driver;
@@ -294,14 +294,7 @@ pub fn run(s: &Scenario, o: &RunOptions, f: &dyn Driver) -> ExitCode {
         "scenario.toml".into(),
         s.effective_toml.clone().into_bytes(),
     ));
-    // the tables are written whole or not at all (write_results); an
-    // interrupt during the write reads summary.json to say whether it had
-    // finished, against its identity now
-    let summary = o.out.join(mptlab_results::SUMMARY_FILE);
-    crate::interrupt::stage(crate::interrupt::Stage::Writing(crate::interrupt::file_id(
-        &summary,
-    )));
-    match write_results(&o.out, &runs, &opts) {
+    match write_run(&o.out, &runs, &opts) {
         Ok(files) => {
             crate::interrupt::stage(crate::interrupt::Stage::Done);
             if !o.quiet {
@@ -320,6 +313,25 @@ pub fn run(s: &Scenario, o: &RunOptions, f: &dyn Driver) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `run`'s write of its runs into `out`: whole or not at all
+/// ([`write_results_with`]). An interrupt during it reads `summary.json`
+/// to say whether it had finished, against its identity before it
+/// (`Stage::Writing`); the write's commit, the steps that change which
+/// result `out` holds, runs under the lock the interrupt handler holds
+/// from that read until the process exits ([`crate::interrupt::holding`]),
+/// so the line cannot go out of date before the exit (session 31).
+pub(crate) fn write_run(
+    out: &std::path::Path,
+    runs: &[RunOutput],
+    opts: &WriteOptions,
+) -> Result<Vec<PathBuf>, mptlab_results::WriteError> {
+    let summary = out.join(mptlab_results::SUMMARY_FILE);
+    crate::interrupt::stage(crate::interrupt::Stage::Writing(crate::interrupt::file_id(
+        &summary,
+    )));
+    write_results_with(out, runs, opts, &crate::interrupt::holding)
 }
 
 #[cfg(test)]

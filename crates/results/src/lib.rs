@@ -30,7 +30,8 @@ pub mod unfinished;
 pub use csv::{read_csv, write_csv};
 pub use output::{
     aggregate, merge_runs, probe_writable, result_files_in, summary_json, write_results,
-    write_tables, RunOutput, Stats, WriteError, WriteOptions, SUMMARY_FILE,
+    write_results_with, write_tables, AroundCommit, RunOutput, Stats, WriteError, WriteOptions,
+    SUMMARY_FILE,
 };
 pub use parquet_writer::write_parquet;
 pub use rows::{

@@ -230,9 +230,29 @@ pub fn write_results(
     runs: &[RunOutput],
     opts: &WriteOptions,
 ) -> Result<Vec<PathBuf>, WriteError> {
+    write_results_with(dir, runs, opts, &|commit| commit())
+}
+
+/// How a write runs its commit: `around(commit)` calls `commit` once.
+/// The commit is the part of a write that changes which result set its
+/// directory holds (the older `summary.json` and the standard tables this
+/// write does not produce removed, the new files renamed in, `summary.json`
+/// last); the files are complete in the partial directory before it. A
+/// caller that reads the directory to say what it holds (`mptlab run`'s
+/// interrupt line) runs the commit under a lock it takes too, so the
+/// directory does not change between its read and what it does with it.
+pub type AroundCommit<'a> = &'a dyn Fn(&mut dyn FnMut());
+
+/// [`write_results`] with its commit run through `around`.
+pub fn write_results_with(
+    dir: &Path,
+    runs: &[RunOutput],
+    opts: &WriteOptions,
+    around: AroundCommit<'_>,
+) -> Result<Vec<PathBuf>, WriteError> {
     let tables =
         merge_runs(runs).map_err(|e| WriteError(format!("cannot merge run outputs: {e}")))?;
-    write_tables(dir, &tables, &summary_json(runs, &opts.meta), opts)
+    write_tables_with(dir, &tables, &summary_json(runs, &opts.meta), opts, around)
 }
 
 /// Write already merged `tables` and the `summary` document into `dir`,
@@ -244,6 +264,18 @@ pub fn write_tables(
     summary: &Json,
     opts: &WriteOptions,
 ) -> Result<Vec<PathBuf>, WriteError> {
+    write_tables_with(dir, tables, summary, opts, &|commit| commit())
+}
+
+/// [`write_tables`] with its commit run through `around`
+/// ([`AroundCommit`]).
+fn write_tables_with(
+    dir: &Path,
+    tables: &[Table],
+    summary: &Json,
+    opts: &WriteOptions,
+    around: AroundCommit<'_>,
+) -> Result<Vec<PathBuf>, WriteError> {
     let created = !dir.exists();
     fs::create_dir_all(dir)
         .map_err(|e| WriteError(format!("cannot create {}: {e}", dir.display())))?;
@@ -251,7 +283,7 @@ pub fn write_tables(
     static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!(".partial-{}-{n}", std::process::id()));
-    let result = write_into(&tmp, dir, tables, summary, opts);
+    let result = write_into(&tmp, dir, tables, summary, opts, around);
     let _ = fs::remove_dir_all(&tmp);
     if result.is_err() && created {
         let _ = fs::remove_dir(dir); // only succeeds if empty
@@ -292,6 +324,7 @@ fn write_into(
     tables: &[Table],
     summary: &Json,
     opts: &WriteOptions,
+    around: AroundCommit<'_>,
 ) -> Result<Vec<PathBuf>, WriteError> {
     let io = |p: &Path, e: std::io::Error| WriteError(format!("cannot write {}: {e}", p.display()));
     fs::create_dir(tmp).map_err(|e| io(tmp, e))?;
@@ -329,10 +362,25 @@ fn write_into(
         serde_json::to_writer_pretty(&mut *w, summary).map_err(|e| e.to_string())?;
         w.write_all(b"\n").map_err(|e| e.to_string())
     })?;
-    // All complete. An older result set in `dir` stops being "complete"
-    // first (its summary.json goes), and standard files this write does not
-    // produce are removed so old and new results never mix; then move the
-    // new files into place, summary.json last.
+    let mut committed = Err(WriteError(format!(
+        "{}: the write's commit was not run",
+        dir.display()
+    )));
+    around(&mut || committed = commit(tmp, dir, &files));
+    let written = committed?;
+    if let Ok(d) = fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(written)
+}
+
+/// The commit of a write whose `files` are complete in `tmp`: an older
+/// result set in `dir` stops being "complete" first (its summary.json
+/// goes), and standard files this write does not produce are removed so
+/// old and new results never mix; then the new files are moved into place,
+/// summary.json last (it is last in `files`).
+fn commit(tmp: &Path, dir: &Path, files: &[String]) -> Result<Vec<PathBuf>, WriteError> {
+    let io = |p: &Path, e: std::io::Error| WriteError(format!("cannot write {}: {e}", p.display()));
     let old_summary = dir.join(SUMMARY_FILE);
     if old_summary.exists() {
         fs::remove_file(&old_summary).map_err(|e| io(&old_summary, e))?;
@@ -347,13 +395,10 @@ fn write_into(
         }
     }
     let mut written = Vec::new();
-    for name in &files {
+    for name in files {
         let (from, to) = (tmp.join(name), dir.join(name));
         fs::rename(&from, &to).map_err(|e| io(&to, e))?;
         written.push(to);
-    }
-    if let Ok(d) = fs::File::open(dir) {
-        let _ = d.sync_all();
     }
     Ok(written)
 }

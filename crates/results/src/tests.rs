@@ -370,6 +370,46 @@ fn rewrite_replaces_old_results() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `write_results_with` runs the whole commit, and only the commit, through
+/// its `around`: before it the directory holds the earlier result (the new
+/// files complete in the partial directory), after it the new one; an
+/// `around` that does not run it is an error, not a panic, and changes
+/// nothing (session 31: `mptlab run` commits under its interrupt
+/// handler's lock).
+#[test]
+fn the_commit_runs_through_around() {
+    let dir = tmpdir("around");
+    write_results(&dir, &[run_output(0, 2)], &WriteOptions::default()).unwrap();
+    let summary = dir.join(SUMMARY_FILE);
+    let earlier = std::fs::read(&summary).unwrap();
+    let seen = std::cell::RefCell::new(Vec::new());
+    let around = |commit: &mut dyn FnMut()| {
+        let partial = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().starts_with(".partial-"));
+        let staged = partial.is_some_and(|p| p.path().join(SUMMARY_FILE).is_file());
+        seen.borrow_mut().push((
+            staged,
+            std::fs::read(&summary).ok() == Some(earlier.clone()),
+        ));
+        commit();
+        seen.borrow_mut()
+            .push((false, std::fs::read(&summary).ok() == Some(earlier.clone())));
+    };
+    // two runs where there was one: another summary.json
+    let two = [run_output(0, 1), run_output(1, 1)];
+    write_results_with(&dir, &two, &WriteOptions::default(), &around).unwrap();
+    // before: every new file staged, the earlier result in place; after: replaced
+    assert_eq!(*seen.borrow(), [(true, true), (false, false)]);
+    let now = std::fs::read(&summary).unwrap();
+    let e = write_results_with(&dir, &[run_output(0, 2)], &WriteOptions::default(), &|_| {})
+        .unwrap_err();
+    assert!(e.0.contains("the write's commit was not run"), "{e}");
+    assert_eq!(std::fs::read(&summary).unwrap(), now, "nothing changed");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// docs/results.md documents every standard table's columns, in order and
 /// with their types, as the typed rows define them (a renamed, added or
 /// reordered field must be documented).

@@ -351,12 +351,21 @@ def _mechanism(metric: str, c: Dict[str, Any]) -> str:
 
 
 def counts(cells: List[Dict[str, Any]]) -> Dict[str, int]:
+    """verdicts.json's counts of one seed's cells: by status, a ran cell by
+    its verdict (:func:`judged`), and a failing cell that is checkable also
+    by what its runs decide (`ran, decision disagree|undecided`, kernel.json
+    `decision`). A cell not checkable is counted there only, as the verdict
+    line counts it (:func:`noise_clause`, reproduce/like.rs `decisions`):
+    its `decision` rests on the shift over all runs while the cell stands on
+    fewer than MIN_RUNS paired runs or a side without values, so before
+    session 31 a cell not checkable on one kernel run whose shift said
+    `undecided` was counted under `ran, not checkable` and again under
+    `ran, decision undecided`."""
     c: Dict[str, int] = {}
     for x in cells:
         k = x["status"] if x["status"] != "ran" else f"ran, {judged(x)[0]}"
         c[k] = c.get(k, 0) + 1
-        # what a failing cell's runs decide (kernel.json `decision`)
-        if x["status"] == "ran" and x.get("decision") in ("disagree", "undecided"):
+        if k != f"ran, {NOT_CHECKABLE}" and x["status"] == "ran" and x.get("decision") in ("disagree", "undecided"):
             d = f"ran, decision {x['decision']}"
             c[d] = c.get(d, 0) + 1
     return c

@@ -3,7 +3,10 @@
 //! criterion, its 95 % interval reaching the band: [`crate::validate::shift`])
 //! and has fewer than MAX kernel runs, give it more runs, in batches of the
 //! judge's own estimate (`undecided.more_kernel_runs`) capped at MAX,
-//! re-judge, repeat. The same loop serves a live pass (`--kernel`: the runs
+//! re-judge, repeat. A cell `not checkable` (fewer than 2 paired runs, a
+//! side without values) is not decided either, whatever its noise
+//! `decision` says (session 31): it gets more runs the same way until it
+//! is checkable or has MAX. The same loop serves a live pass (`--kernel`: the runs
 //! go on in the cell's store) and a saved pass continued (`--kernel-from
 //! FILE`: the runs are appended to the file's, [`super::kernel_from::Saved::append`]).
 //!
@@ -23,12 +26,17 @@ use std::cell::RefCell;
 pub enum Stop {
     /// Its decision is no longer `undecided` (`agree` or `disagree`).
     Decided(String),
-    /// Not checkable with MIN_RUNS kernel runs or more (a side without
-    /// values, no compared metric): more kernel runs alone would not make
-    /// it checkable. The cell's reason.
+    /// Not checkable, and more kernel runs cannot make it checkable: no
+    /// compared metric (no kernel run to add to), or a compared metric of
+    /// which no simulated run finished (a kernel run is judged with the
+    /// simulated run of its index). The cell's reason.
     NotCheckable(String),
     /// MAX kernel runs reached, still undecided.
     Max,
+    /// MAX kernel runs reached, still not checkable: the cell's reason
+    /// (session 31; before, such a cell could stop "decided" on its noise
+    /// decision, or stop at 2 kernel runs).
+    MaxNotCheckable(String),
     /// Undecided, but the judge gives no kernel run count that would
     /// decide it with these simulated runs (more simulated runs, `--runs`,
     /// or none at all: the estimate sits on the band's edge).
@@ -45,6 +53,9 @@ impl Stop {
             Stop::Decided(d) => format!("decided: {d}"),
             Stop::NotCheckable(why) => format!("{}: {why}", super::kernel::NOT_CHECKABLE),
             Stop::Max => "MAX reached, still undecided".into(),
+            Stop::MaxNotCheckable(why) => {
+                format!("MAX reached, still {}: {why}", super::kernel::NOT_CHECKABLE)
+            }
             Stop::NoEstimate => {
                 "undecided, not by kernel runs alone with these simulated runs (no estimate)".into()
             }
@@ -88,39 +99,29 @@ pub fn runs_of(entry: &Value) -> (u32, u32) {
 }
 
 /// The stopping rule for one judged cell entry (`None`: the cell has no
-/// kernel result, status other than `ran`): a cell that is not
-/// `undecided` is decided, unless it is `not checkable`: on fewer than
-/// MIN_RUNS kernel runs it gets the runs up to MIN_RUNS (capped at MAX),
-/// else it stops not checkable (not counted as decided); an undecided one
-/// with MAX runs stops; else it gets the judge's estimate of the runs
-/// still needed (`undecided.more_kernel_runs`, at least one), capped at
-/// MAX; without an estimate it stops.
+/// kernel result, status other than `ran`): a cell `not checkable` is not
+/// decided ([`not_checkable_step`]); a cell that is not `undecided` is
+/// decided; an undecided one with MAX runs stops; else it gets the judge's
+/// estimate of the runs still needed (`undecided.more_kernel_runs`, at
+/// least one), capped at MAX; without an estimate it stops.
 pub fn step(entry: &Value, max: u32) -> Option<Step> {
     if entry["status"].as_str() != Some("ran") {
         return None;
     }
     let nc = super::kernel::NOT_CHECKABLE;
-    let decision = entry["decision"]
-        .as_str()
-        .or(entry["verdict"].as_str())
-        .unwrap_or(nc);
+    let verdict = entry["verdict"].as_str().unwrap_or(nc);
+    let decision = entry["decision"].as_str().unwrap_or(verdict);
     let (have, next) = runs_of(entry);
-    if decision == nc || decision == "no verdict" {
-        // one kernel run passing its point criterion was `agree` here,
-        // decided on one run's draw; a second run makes it checkable
-        // (a cell without judged rows, e.g. its like-for-like runs
-        // missing, has no kernel run to add to: it stops)
-        let min = super::kernel::MIN_RUNS as u32;
-        let rows = entry["metrics"].as_array().is_some_and(|m| !m.is_empty());
-        if rows && have >= 1 && have < min && have < max {
-            return Some(Step::More {
-                have,
-                next,
-                target: next + (min - have).min(max - have),
-            });
-        }
-        let why = entry["reason"].as_str().unwrap_or("no reason recorded");
-        return Some(Step::Done(Stop::NotCheckable(why.to_string())));
+    // The cell's verdict first (session 31): a cell not checkable keeps
+    // the noise judge's `decision`, drawn from its rows' shift over all
+    // runs (validate/shift.rs `cell_decision`), so one paired run outside
+    // the criterion whose shift said `disagree` stopped here as "decided:
+    // disagree" while kernel.json and the report said not checkable.
+    if [verdict, decision]
+        .iter()
+        .any(|d| *d == nc || *d == "no verdict")
+    {
+        return Some(not_checkable_step(entry, have, next, max));
     }
     if decision != "undecided" {
         return Some(Step::Done(Stop::Decided(decision.to_string())));
@@ -137,6 +138,65 @@ pub fn step(entry: &Value, max: u32) -> Option<Step> {
         next,
         target: next + add,
     })
+}
+
+/// The step of a cell that is not checkable (`have` kernel runs, the next
+/// index `next`): more runs until it is checkable or has MAX, never
+/// "decided". Each batch is the runs it lacks for MIN_RUNS paired runs
+/// (at least one; a kernel run whose simulated run did not finish pairs
+/// with nothing, so it may take more than one batch), or the judge's
+/// estimate when its noise decision is `undecided` and asks more, capped
+/// at MAX. It stops at once only where more kernel runs cannot make it
+/// checkable: no compared metric (its like-for-like runs or a
+/// summary.json missing: no kernel run to add to), or a compared metric
+/// no simulated run of which finished (`sim_all` without a median: kernel
+/// run r is judged with simulated run r, and every simulated run up to
+/// MAX exists, `reproduce.rs check_until`).
+fn not_checkable_step(entry: &Value, have: u32, next: u32, max: u32) -> Step {
+    let why = entry["reason"]
+        .as_str()
+        .unwrap_or("no reason recorded")
+        .to_string();
+    let rows: Vec<&Value> = entry["metrics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["criterion"] != "shown only")
+        .collect();
+    if rows.is_empty() || have == 0 {
+        return Step::Done(Stop::NotCheckable(why));
+    }
+    let finite = |v: &Value| v.as_f64().is_some_and(f64::is_finite);
+    if let Some(r) = rows
+        .iter()
+        .find(|r| r.get("sim_all").is_some_and(|s| !finite(&s["median"])))
+    {
+        return Step::Done(Stop::NotCheckable(format!(
+            "{why} (no simulated run of {} finished: a kernel run has nothing to pair with)",
+            r["metric"].as_str().unwrap_or("?")
+        )));
+    }
+    if have >= max {
+        return Step::Done(Stop::MaxNotCheckable(why));
+    }
+    let min = super::kernel::MIN_RUNS;
+    let paired = rows
+        .iter()
+        .map(|r| super::kernel::paired_runs(r))
+        .min()
+        .unwrap_or(0);
+    let lack = min.saturating_sub(paired).max(1);
+    let estimate = if entry["decision"] == "undecided" {
+        entry["undecided"]["more_kernel_runs"].as_u64().unwrap_or(0)
+    } else {
+        0
+    };
+    let add = lack.max(estimate).min((max - have) as u64) as u32;
+    Step::More {
+        have,
+        next,
+        target: next + add,
+    }
 }
 
 /// One cell's record of the loop, for kernel.json and the summary.
@@ -182,18 +242,84 @@ pub struct Round<'a> {
     pub pace: &'a RefCell<Pace>,
 }
 
+/// One batch of a round: cell index, run indices `next..target`, and how
+/// many of them its store holds already (an earlier pass with more
+/// `--kernel-runs` or an interrupted top-up saved them), which the batch
+/// reads back rather than runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Planned {
+    pub cell: usize,
+    pub next: u32,
+    pub target: u32,
+    pub saved: u32,
+}
+
+impl Planned {
+    /// The runs the batch will run (not read back).
+    pub fn to_run(self) -> u32 {
+        (self.target - self.next).saturating_sub(self.saved)
+    }
+}
+
+/// The header printed before round `round` of batches `todo` and the
+/// round's estimated real time: the runs to run only, at `cost(cell,
+/// runs)`; the runs read back are counted apart (before session 31 they
+/// were in both counts at their full length, so a resumed round's header
+/// overestimated).
+pub fn round_plan(
+    round: u32,
+    todo: &[Planned],
+    max: u32,
+    name: &dyn Fn(usize) -> String,
+    cost: &dyn Fn(usize, u32) -> f64,
+) -> (String, f64) {
+    let est: f64 = todo.iter().map(|p| cost(p.cell, p.to_run())).sum();
+    let to_run: u32 = todo.iter().map(|p| p.to_run()).sum();
+    let back: u32 = todo.iter().map(|p| p.saved).sum();
+    let mut s = format!(
+        "until-decided: round {round}: {} cell(s) undecided or not checkable with fewer than {max} \
+         kernel runs, {to_run} more run(s){}, about {} real time:",
+        todo.len(),
+        if back > 0 {
+            format!(" to run ({back} more read back from their stores, saved by an earlier pass or top-up)")
+        } else {
+            String::new()
+        },
+        super::kernel::hms(est)
+    );
+    for p in todo {
+        s.push_str(&format!(
+            "\n  {}: runs {}..{} ({} in all{})",
+            name(p.cell),
+            p.next,
+            p.target - 1,
+            p.target,
+            if p.saved > 0 {
+                format!("; {} of them read back", p.saved)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    (s, est)
+}
+
 /// The loop: judge `m` (a kernel.json with every cell judged), give every
 /// cell [`step`] asks more of its runs with `top_up(cell index, next,
 /// target, where the batch stands in its round)`, re-judge with `judge`, until no cell asks; only the cells
 /// `eligible` accepts get runs. `cost(cell, runs)`
-/// estimates real time for the plan printed before each round. Returns the
+/// estimates real time for the plan printed before each round, and
+/// `saved(cell, next, target)` counts the runs of a batch its store holds
+/// already (read back, not run: not in the estimate). Returns the
 /// final kernel.json, with `until_decided` per cell that ran and at the top.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     max: u32,
     mut m: Value,
     name: &dyn Fn(usize) -> String,
     eligible: &dyn Fn(usize) -> bool,
     cost: &dyn Fn(usize, u32) -> f64,
+    saved: &dyn Fn(usize, u32, u32) -> u32,
     top_up: &mut dyn FnMut(usize, u32, u32, Round<'_>) -> Batch,
     judge: &mut dyn FnMut() -> Value,
 ) -> Value {
@@ -226,7 +352,12 @@ pub fn run(
                         r.stop = Some(Stop::Failed("the batch added no kernel run".into()));
                     } else {
                         r.asked_at = have;
-                        todo.push((r.cell, next, target));
+                        todo.push(Planned {
+                            cell: r.cell,
+                            next,
+                            target,
+                            saved: saved(r.cell, next, target),
+                        });
                     }
                 }
                 Some(Step::Done(s)) => {
@@ -240,33 +371,28 @@ pub fn run(
             break;
         }
         round += 1;
-        let est: f64 = todo.iter().map(|&(i, n, t)| cost(i, t - n)).sum();
-        eprintln!(
-            "until-decided: round {round}: {} undecided cell(s) with fewer than {max} kernel runs, \
-             {} more run(s), about {} real time:",
-            todo.len(),
-            todo.iter().map(|&(_, n, t)| t - n).sum::<u32>(),
-            super::kernel::hms(est)
-        );
-        for &(i, n, t) in &todo {
-            eprintln!("  {}: runs {n}..{} ({} in all)", name(i), t - 1, t);
-        }
+        let (header, est) = round_plan(round, &todo, max, name, cost);
+        eprintln!("{header}");
         let mut stopped = false;
         let started = std::time::Instant::now();
+        // the runs to run of this batch and the later ones
         let mut left_s = est;
         let pace = RefCell::new(Pace::new(est));
-        for (i, n, t) in todo {
+        for p in todo {
+            let (i, n, t) = (p.cell, p.next, p.target);
             let r = recs
                 .iter_mut()
                 .find(|r| r.cell == i)
                 .expect("a record per ran cell");
             r.batches += 1;
-            pace.borrow_mut().settle(left_s);
+            // this batch's runs on disk are in its estimate here and leave
+            // it as they are read back (`Pace::on`), as in the planned pass
+            pace.borrow_mut().settle(left_s + cost(i, p.saved));
             let round = Round {
                 started,
                 pace: &pace,
             };
-            left_s -= cost(i, t - n);
+            left_s -= cost(i, p.to_run());
             match top_up(i, n, t, round) {
                 Ok(()) => {}
                 Err(Stop::Stopped) => {
@@ -306,9 +432,11 @@ fn annotate(m: &mut Value, max: u32, recs: &[Record]) {
         "added_runs": added,
         "rule": "after the planned kernel runs, every undecided cell with fewer than max kernel runs got \
                  the judge's estimate of the runs still needed (undecided.more_kernel_runs), capped at max, \
-                 and every cell not checkable on fewer than 2 kernel runs got the runs up to 2; each was \
-                 re-judged, until no cell asked; a decision reached this way was looked at after \
-                 each batch, so its 95 % is per look, not for the sequence",
+                 and every cell not checkable (whatever its decision) the runs it lacked for 2 paired \
+                 runs, or that estimate when larger, capped at max (unless no simulated run of a compared \
+                 metric finished, or it had no compared metric: then more kernel runs cannot make it \
+                 checkable); each was re-judged, until no cell asked; a decision reached this way was \
+                 looked at after each batch, so its 95 % is per look, not for the sequence",
     });
 }
 
@@ -357,17 +485,34 @@ pub fn summary(m: &Value) -> String {
 }
 
 /// The plan's line for `--until-decided`: the most real time the loop can
-/// add, every cell taken from `planned` runs to MAX.
-pub fn plan_line(cells: &[&super::kernel::Cell], planned: u32, max: u32) -> String {
+/// add, every cell taken from `planned` runs to MAX, less the runs of
+/// `planned..MAX` its store holds already (`saved`: an earlier pass's or an
+/// interrupted top-up's, read back rather than run).
+pub fn plan_line(
+    cells: &[&super::kernel::Cell],
+    planned: u32,
+    max: u32,
+    saved: &dyn Fn(&super::kernel::Cell) -> u32,
+) -> String {
+    let add = max.saturating_sub(planned);
+    let back: Vec<u32> = cells.iter().map(|c| saved(c).min(add)).collect();
     let extra: f64 = cells
         .iter()
-        .map(|c| c.estimate_s(max) - c.estimate_s(planned.min(max)))
+        .zip(&back)
+        .map(|(c, &b)| c.estimate_s(add - b))
         .sum();
+    let back: u32 = back.iter().sum();
     format!(
-        "until-decided: then every undecided cell gets more kernel runs, in batches of the judge's \
-         estimate, up to {max} in all: at most {} more real time ({} cell(s) from {planned} to {max} runs)",
+        "until-decided: then every undecided or not checkable cell gets more kernel runs, in batches \
+         of the judge's estimate, up to {max} in all: at most {} more real time ({} cell(s) from \
+         {planned} to {max} runs{})",
         super::kernel::hms(extra),
-        cells.len()
+        cells.len(),
+        if back > 0 {
+            format!("; {back} of those runs are in the stores already, saved by an earlier pass or top-up, and are read back")
+        } else {
+            String::new()
+        }
     )
 }
 
@@ -377,14 +522,34 @@ mod tests {
     use super::*;
 
     /// A judged cell entry with kernel runs `0..n` and its decision.
+    /// A judged cell entry with kernel runs `0..n` and its decision, all
+    /// `n` paired (a `not checkable` one is the verdict as well).
     fn cell(n: u32, decision: &str, more: Option<u64>) -> Value {
+        let verdict = match decision {
+            "agree" | "not checkable" => decision,
+            _ => "disagree",
+        };
+        judged_cell(n, n, verdict, decision, more)
+    }
+
+    /// A judged cell entry with kernel runs `0..n`, `paired` of them paired
+    /// with a finished simulated run (the rows' paired medians' `n`), its
+    /// verdict, and its noise decision (with `more` kernel runs to decide
+    /// it when `undecided`), as kernel.rs `compare_cell` and
+    /// like.rs `judge_cell` write them.
+    fn judged_cell(n: u32, paired: u32, verdict: &str, decision: &str, more: Option<u64>) -> Value {
         let runs: Vec<Value> = (0..n).map(|r| json!({"run": r, "kernel": 1.0})).collect();
+        let ci = json!({"median": 1.0, "n": paired});
         let mut e = json!({
             "status": "ran",
-            "verdict": if decision == "agree" { "agree" } else { "disagree" },
+            "verdict": verdict,
             "decision": decision,
-            "metrics": [{"metric": "fg_throughput_mbit", "runs": runs, "kernel_all": {"n": n}}],
+            "metrics": [{"metric": "fg_throughput_mbit", "runs": runs, "kernel_all": {"n": n},
+                         "sim": ci, "kernel": ci, "sim_all": {"median": 1.0, "n": 10}}],
         });
+        if verdict == "not checkable" {
+            e["reason"] = format!("fg_throughput_mbit: {paired} paired run(s)").into();
+        }
         if decision == "undecided" {
             e["undecided"] = json!({"why": "w", "more_kernel_runs": more});
         }
@@ -400,16 +565,6 @@ mod tests {
                 Some(Step::Done(Stop::Decided(d.into())))
             );
         }
-        // not checkable on 3 runs (a side without values): more runs would
-        // not help, and it is not counted as decided
-        let mut nc = cell(3, "not checkable", None);
-        nc["reason"] = "fg_throughput_mbit: no simulated value".into();
-        assert_eq!(
-            step(&nc, 10),
-            Some(Step::Done(Stop::NotCheckable(
-                "fg_throughput_mbit: no simulated value".into()
-            )))
-        );
         // not checkable on one kernel run (it passed its point criterion:
         // `agree`, decided, before session 28): a second run, to MIN_RUNS
         assert_eq!(
@@ -427,11 +582,13 @@ mod tests {
             step(&bare, 10),
             Some(Step::Done(Stop::NotCheckable(_)))
         ));
-        // ... unless MAX allows no more
-        assert!(matches!(
+        // ... and one at MAX stops, still not checkable (not decided)
+        assert_eq!(
             step(&cell(1, "not checkable", None), 1),
-            Some(Step::Done(Stop::NotCheckable(_)))
-        ));
+            Some(Step::Done(Stop::MaxNotCheckable(
+                "fg_throughput_mbit: 1 paired run(s)".into()
+            )))
+        );
         // undecided: the judge's estimate, from the next run index
         assert_eq!(
             step(&cell(3, "undecided", Some(4)), 10),
@@ -491,6 +648,194 @@ mod tests {
         );
     }
 
+    /// Session 31: a cell not checkable is not decided, whatever its noise
+    /// `decision` (drawn from its rows' shift over all runs). Before, one
+    /// paired run outside the criterion whose shift said `disagree`
+    /// stopped as "decided: disagree" (kernel.json and the report said not
+    /// checkable), and one not checkable on 2 kernel runs or more stopped
+    /// without more runs.
+    #[test]
+    fn a_cell_not_checkable_is_not_decided() {
+        let nc = "not checkable";
+        // one kernel run, its shift `disagree`: a second run (was decided)
+        assert_eq!(
+            step(&judged_cell(1, 1, nc, "disagree", None), 10),
+            Some(Step::More {
+                have: 1,
+                next: 1,
+                target: 2
+            })
+        );
+        // three kernel runs, simulated runs 1 and 2 unfinished (1 paired),
+        // the shift `disagree`: one more run (was decided)
+        assert_eq!(
+            step(&judged_cell(3, 1, nc, "disagree", None), 10),
+            Some(Step::More {
+                have: 3,
+                next: 3,
+                target: 4
+            })
+        );
+        // no paired run at all: the two runs it lacks (was stopped)
+        assert_eq!(
+            step(&judged_cell(3, 0, nc, nc, None), 10),
+            Some(Step::More {
+                have: 3,
+                next: 3,
+                target: 5
+            })
+        );
+        // the shift `undecided` asking more: the judge's estimate, as before
+        assert_eq!(
+            step(&judged_cell(1, 1, nc, "undecided", Some(5)), 10),
+            Some(Step::More {
+                have: 1,
+                next: 1,
+                target: 6
+            })
+        );
+        // ... without an estimate: the runs it lacks (was "no estimate")
+        assert_eq!(
+            step(&judged_cell(1, 1, nc, "undecided", None), 10),
+            Some(Step::More {
+                have: 1,
+                next: 1,
+                target: 2
+            })
+        );
+        // capped at MAX, and at MAX it stops not checkable with its reason
+        assert_eq!(
+            step(&judged_cell(3, 0, nc, "disagree", None), 4),
+            Some(Step::More {
+                have: 3,
+                next: 3,
+                target: 4
+            })
+        );
+        assert_eq!(
+            step(&judged_cell(4, 1, nc, "disagree", None), 4),
+            Some(Step::Done(Stop::MaxNotCheckable(
+                "fg_throughput_mbit: 1 paired run(s)".into()
+            )))
+        );
+        // no simulated run of a compared metric finished: no kernel run can
+        // pair, so it stops at once, not checkable
+        let mut none = judged_cell(3, 0, nc, nc, None);
+        none["metrics"][0]["sim_all"] = json!({"median": null, "n": 0});
+        match step(&none, 10) {
+            Some(Step::Done(Stop::NotCheckable(why))) => assert!(
+                why.ends_with(
+                    "(no simulated run of fg_throughput_mbit finished: a kernel run has nothing to \
+                     pair with)"
+                ),
+                "{why}"
+            ),
+            s => panic!("{s:?}"),
+        }
+    }
+
+    /// Session 31, the loop: a cell not checkable on one paired run whose
+    /// shift says `disagree` gets runs until it is checkable, then stops
+    /// decided on what its runs then say; one that stays not checkable
+    /// gets runs to MAX and is reported as such, not decided. Before, both
+    /// stopped at once as "decided: disagree".
+    #[test]
+    fn the_loop_gives_a_cell_not_checkable_runs_to_max() {
+        use std::cell::RefCell;
+        let nc = "not checkable";
+        let runs = RefCell::new(vec![1u32, 3]);
+        let judged = |runs: &[u32]| -> Value {
+            json!({"cells": [
+                // checkable from 2 kernel runs: disagree
+                if runs[0] >= 2 {
+                    cell(runs[0], "disagree", None)
+                } else {
+                    judged_cell(runs[0], 1, nc, "disagree", None)
+                },
+                // its kernel runs' simulated runs never finish but run 0's
+                judged_cell(runs[1], 1, nc, "disagree", None),
+            ]})
+        };
+        let asked = RefCell::new(Vec::new());
+        let m0 = judged(&runs.borrow());
+        let m = run(
+            5,
+            m0,
+            &|i| format!("cell{i}"),
+            &|_| true,
+            &|_, n| n as f64,
+            &|_, _, _| 0,
+            &mut |i, from, to, _| {
+                asked.borrow_mut().push((i, from, to));
+                runs.borrow_mut()[i] = to;
+                Ok(())
+            },
+            &mut || judged(&runs.borrow()),
+        );
+        assert_eq!(*asked.borrow(), vec![(0, 1, 2), (1, 3, 4), (1, 4, 5)]);
+        let u = |i: usize| &m["cells"][i]["until_decided"];
+        assert_eq!(u(0)["stopped"], "decided: disagree");
+        assert_eq!(
+            u(1)["stopped"],
+            "MAX reached, still not checkable: fg_throughput_mbit: 1 paired run(s)"
+        );
+        assert_eq!(
+            (u(1)["runs"].as_u64(), u(1)["batches"].as_u64()),
+            (Some(5), Some(2))
+        );
+        let s = summary(&m);
+        assert!(
+            s.contains("3 kernel run(s) added; 1 cell(s) decided, 1 not"),
+            "{s}"
+        );
+    }
+
+    /// Session 31: a round's header and estimate count the runs it will
+    /// run; those a batch reads back from its store (an earlier pass or an
+    /// interrupted top-up saved them) are counted apart. Before, the header said "4
+    /// more run(s), about 40 s" for a round of which 3 runs were on disk.
+    #[test]
+    fn a_round_s_header_counts_the_runs_to_run() {
+        let todo = [
+            Planned {
+                cell: 0,
+                next: 3,
+                target: 5,
+                saved: 2,
+            },
+            Planned {
+                cell: 1,
+                next: 3,
+                target: 5,
+                saved: 1,
+            },
+        ];
+        let (h, est) = round_plan(2, &todo, 10, &|i| format!("cell{i}"), &|_, n| {
+            10.0 * n as f64
+        });
+        assert_eq!(est, 10.0);
+        assert_eq!(
+            h,
+            "until-decided: round 2: 2 cell(s) undecided or not checkable with fewer than 10 kernel \
+             runs, 1 more run(s) to run (3 more read back from their stores, saved by an earlier \
+             pass or top-up), about 10 s real time:\n  cell0: runs 3..4 (5 in all; 2 of them read back)\n  \
+             cell1: runs 3..4 (5 in all; 1 of them read back)"
+        );
+        // nothing on disk: the runs and the time as before session 31
+        let fresh = [Planned {
+            saved: 0,
+            ..todo[0]
+        }];
+        let (h, est) = round_plan(1, &fresh, 10, &|i| format!("cell{i}"), &|_, n| {
+            10.0 * n as f64
+        });
+        assert_eq!(est, 20.0);
+        assert!(
+            h.ends_with("2 more run(s), about 20 s real time:\n  cell0: runs 3..4 (5 in all)"),
+            "{h}"
+        );
+    }
+
     /// The loop on synthetic judge results: a cell decided after its first
     /// batch, one that reaches MAX still undecided, one already agreeing
     /// and one that is not eligible; every run asked for is counted.
@@ -522,6 +867,7 @@ mod tests {
             &|i| format!("cell{i}"),
             &|i| i != 3,
             &|_, n| n as f64,
+            &|_, _, _| 0,
             &mut |i, from, to, round: Round| {
                 asked.borrow_mut().push((i, from, to));
                 // nothing ran on the pace's clock: its estimate left
@@ -586,6 +932,7 @@ mod tests {
             &|i| format!("cell{i}"),
             &|_| true,
             &|_, n| 10.0 * n as f64,
+            &|i, _, _| (i == 0) as u32,
             &mut |i, from, to, round: Round| {
                 // the events as `kernel::run_more` reports them, handed to
                 // the pace as `top_up_runs` hands them (`Pace::on`)
@@ -628,6 +975,7 @@ mod tests {
             &|i| format!("cell{i}"),
             &|_| true,
             &|_, n| n as f64,
+            &|_, _, _| 0,
             &mut |i, from, _, _| {
                 // two runs finished, then Ctrl-C
                 runs.borrow_mut()[i] = from + 2;
@@ -654,6 +1002,7 @@ mod tests {
             &|i| format!("cell{i}"),
             &|_| true,
             &|_, n| n as f64,
+            &|_, _, _| 0,
             &mut |_, _, _, _| Ok(()),
             &mut || json!({"cells": [cell(3, "undecided", Some(2))]}),
         );
