@@ -2099,25 +2099,56 @@ impl MptcpConnection {
         }
     }
 
-    /// Builds with invariants: the pick `schedule_loop` repeats without
-    /// asking (`Scheduler::repeats_fresh_pick`) is the scheduler's answer,
-    /// and the scheduler says nothing else.
+    /// Builds with invariants: the scheduler asked for new data
+    /// [dsn, dsn + len) that fits the peer's window, a decision `what` the
+    /// connection took without the call; asserts that the call left the
+    /// scheduler's state (`Scheduler::checked_state`: minRTT's
+    /// penalisation clock, v0.9x `mptcp_rcv_buf_optimization`'s
+    /// `last_rbuf_opti`) as it was, since the shortcut skips whatever the
+    /// call writes. A scheduler that states a shortcut must give its state.
     #[cfg(any(debug_assertions, feature = "invariants"))]
-    fn check_repeat(&mut self, now: Nanos, views: &[SubflowView], dsn: u64, len: u32, p: usize) {
+    fn ask_for_skipped(
+        &mut self,
+        now: Nanos,
+        views: &[SubflowView],
+        dsn: u64,
+        len: u32,
+        what: &str,
+    ) -> SchedOutcome {
+        let before = self.sched.checked_state().unwrap_or_else(|| {
+            panic!(
+                "{what}: scheduler {} takes decisions without the call but gives no state to check",
+                self.sched.name()
+            )
+        });
         let conn = self.conn_view(true);
         let seg = self.offer(dsn, len, false);
         let out = self.sched.schedule(now, views, &conn, &seg);
+        let after = self.sched.checked_state();
         assert_eq!(
-            out,
-            SchedOutcome::just(Decision::Send(p)),
-            "repeated pick of subflow {p}"
+            after.as_deref(),
+            Some(before.as_str()),
+            "{what}: the call changed the scheduler's state, which taking the decision without it leaves as it was"
         );
+        out
+    }
+
+    /// Builds with invariants: the pick `schedule_loop` repeats without
+    /// asking (`Scheduler::repeats_fresh_pick`) is the scheduler's answer,
+    /// the scheduler says nothing else and its state is left as it was
+    /// (`ask_for_skipped`).
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    fn check_repeat(&mut self, now: Nanos, views: &[SubflowView], dsn: u64, len: u32, p: usize) {
+        let what = format!("repeated pick of subflow {p}");
+        let out = self.ask_for_skipped(now, views, dsn, len, &what);
+        assert_eq!(out, SchedOutcome::just(Decision::Send(p)), "{what}");
     }
 
     /// Builds with invariants: the decision `schedule_loop` read off the
     /// views (`Scheduler::picks_fresh_by_views`) is the scheduler's answer
-    /// for new data [dsn, dsn + len) that fits the peer's window, and the
-    /// scheduler says nothing else (no pick: `Wait` or `NoneAvailable`).
+    /// for new data [dsn, dsn + len) that fits the peer's window, the
+    /// scheduler says nothing else (no pick: `Wait` or `NoneAvailable`),
+    /// and its state is left as it was (`ask_for_skipped`).
     #[cfg(any(debug_assertions, feature = "invariants"))]
     fn check_fresh_pick(
         &mut self,
@@ -2127,22 +2158,32 @@ impl MptcpConnection {
         len: u32,
         pick: Option<usize>,
     ) {
-        let conn = self.conn_view(true);
-        let seg = self.offer(dsn, len, false);
-        let out = self.sched.schedule(now, views, &conn, &seg);
+        let what = match pick {
+            Some(p) => format!("fresh pick of subflow {p} read off the views"),
+            None => "no fresh pick read off the views".to_string(),
+        };
+        let out = self.ask_for_skipped(now, views, dsn, len, &what);
         match pick {
-            Some(p) => assert_eq!(
-                out,
-                SchedOutcome::just(Decision::Send(p)),
-                "fresh pick of subflow {p} read off the views"
-            ),
+            Some(p) => assert_eq!(out, SchedOutcome::just(Decision::Send(p)), "{what}"),
             None => assert!(
                 matches!(out.decision, Decision::Wait | Decision::NoneAvailable)
                     && out.retransmit_head_on.is_none()
                     && out.penalize.is_empty(),
-                "no fresh pick read off the views, the scheduler answered {out:?}"
+                "{what}, the scheduler answered {out:?}"
             ),
         }
+    }
+
+    /// Tests: scheduler `sched` in place of the configured one, with the
+    /// shortcuts it states (as `new` asks them).
+    #[cfg(test)]
+    pub(crate) fn replace_scheduler(&mut self, sched: Box<dyn Scheduler>) {
+        self.copies = sched.sends_copies();
+        self.idle_unavailable = sched.idle_without_available();
+        self.repeats_pick = sched.repeats_fresh_pick();
+        self.fresh_by_views = sched.picks_fresh_by_views();
+        self.sched = sched;
+        self.views_valid = 0;
     }
 
     /// New data [d, d + l) as the push loop offers it: cut at the first

@@ -1872,3 +1872,83 @@ fn fresh_decisions_are_read_off_the_views() {
         }
     }
 }
+
+/// minRTT that also starts a subflow's penalisation clock when it first
+/// picks it for a send (Linux `defsched_init` starts `last_rbuf_opti` when
+/// the subflow is created): the same answers, and a state that the
+/// scheduler's call writes on a fresh decision, which the connection's
+/// decisions taken without the call (`Scheduler::repeats_fresh_pick`,
+/// `picks_fresh_by_views`) would leave unwritten.
+#[cfg(any(debug_assertions, feature = "invariants"))]
+#[derive(Debug, Default)]
+struct ClockAtFirstPick {
+    inner: super::sched::minrtt::MinRtt,
+    first_pick: std::collections::BTreeMap<usize, Nanos>,
+}
+
+#[cfg(any(debug_assertions, feature = "invariants"))]
+impl super::sched::Scheduler for ClockAtFirstPick {
+    fn name(&self) -> &'static str {
+        "minrtt-clock-at-first-pick"
+    }
+
+    fn schedule(
+        &mut self,
+        now: Nanos,
+        subflows: &[super::sched::SubflowView],
+        conn: &super::sched::ConnView,
+        seg: &super::sched::Segment,
+    ) -> super::sched::SchedOutcome {
+        let out = self.inner.schedule(now, subflows, conn, seg);
+        if let super::sched::Decision::Send(p) = out.decision {
+            self.first_pick.entry(p).or_insert(now);
+        }
+        out
+    }
+
+    fn on_send_blocked(
+        &mut self,
+        now: Nanos,
+        subflows: &[super::sched::SubflowView],
+        conn: &super::sched::ConnView,
+    ) -> super::sched::SchedOutcome {
+        self.inner.on_send_blocked(now, subflows, conn)
+    }
+
+    fn idle_without_available(&self) -> bool {
+        true
+    }
+
+    fn repeats_fresh_pick(&self) -> bool {
+        true
+    }
+
+    fn picks_fresh_by_views(&self) -> bool {
+        true
+    }
+
+    fn checked_state(&self) -> Option<String> {
+        Some(format!("{self:?}"))
+    }
+}
+
+/// The checks of the decisions the connection takes without asking
+/// (`check_fresh_pick`, `check_repeat`) compare the scheduler's state as
+/// well as its answer: a scheduler whose call writes state on a fresh
+/// decision (`ClockAtFirstPick`, whose answers are minRTT's) fails them in
+/// a 600 kB transfer, where the answers alone would pass.
+#[cfg(any(debug_assertions, feature = "invariants"))]
+#[test]
+#[should_panic(expected = "the call changed the scheduler's state")]
+fn a_skipped_call_that_writes_state_is_caught() {
+    let mut w = wire_dropping_every(
+        crate::mptcp::sched::SchedulerKind::Minrtt,
+        PmKind::Fullmesh { per_pair: 1 },
+        0,
+    );
+    w.c.replace_scheduler(Box::new(ClockAtFirstPick::default()));
+    w.s.replace_scheduler(Box::new(ClockAtFirstPick::default()));
+    connect_with_request(&mut w);
+    w.run(200 * MS);
+    transfer(&mut w, 600_000, 30 * SEC);
+}

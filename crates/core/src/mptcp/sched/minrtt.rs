@@ -79,6 +79,13 @@ impl Scheduler for MinRtt {
     fn picks_fresh_by_views(&self) -> bool {
         true
     }
+
+    /// The penalisation clock (`RbufOpt`), the only state: `RbufOpt::run`
+    /// writes it, which the decisions taken without asking never reach.
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    fn checked_state(&self) -> Option<String> {
+        Some(format!("{self:?}"))
+    }
 }
 
 #[cfg(test)]
@@ -174,6 +181,29 @@ mod tests {
         // no penalisation clock was started above
         let (subs, c) = rwnd_limited();
         assert_eq!(s.schedule(0, &subs, &c, &seg()).penalize.len(), 1);
+    }
+
+    /// `checked_state` (what the connection's checks compare around each
+    /// decision it takes without asking) shows the penalisation clock: a
+    /// fresh decision leaves it as it was, a rwnd-limited one that
+    /// penalises changes it, and so does a later one a srtt on.
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    #[test]
+    fn checked_state_shows_the_penalisation_clock() {
+        let mut s = MinRtt::default();
+        let start = s.checked_state().expect("minRTT gives its state");
+        let subs = [sv(0, 10), sv(1, 100)];
+        assert_eq!(
+            s.schedule(0, &subs, &conn(), &seg()).decision,
+            Decision::Send(0)
+        );
+        assert_eq!(s.checked_state().as_deref(), Some(start.as_str()));
+        let (subs, c) = rwnd_limited();
+        assert_eq!(s.schedule(0, &subs, &c, &seg()).penalize.len(), 1);
+        let once = s.checked_state().expect("minRTT gives its state");
+        assert_ne!(once, start);
+        assert_eq!(s.schedule(20 * MS, &subs, &c, &seg()).penalize.len(), 1);
+        assert_ne!(s.checked_state().expect("minRTT gives its state"), once);
     }
 
     #[test]

@@ -281,6 +281,21 @@ pub trait Scheduler {
         false
     }
 
+    /// Builds with invariants: the scheduler's whole state as text (its
+    /// `Debug` form: minRTT's penalisation clock, and any field a later
+    /// change adds), or none where a scheduler does not give it. The
+    /// decisions the connection takes without asking
+    /// (`repeats_fresh_pick`, `picks_fresh_by_views`) skip the call, so
+    /// they are the scheduler's only if the call would also leave its state
+    /// as it was: the connection's checks ask for each such decision and
+    /// compare this before and after the call as well as the answer
+    /// (`MptcpConnection::ask_for_skipped`). A scheduler that states either
+    /// shortcut must give it; none unless a scheduler gives it.
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    fn checked_state(&self) -> Option<String> {
+        None
+    }
+
     /// A new push begins (upstream `__mptcp_push_pending` after an
     /// application write, `super::super::push`): the next decision is a
     /// fresh pick. Nothing for schedulers without a send burst.
