@@ -638,6 +638,21 @@ fn window_full_with_data_unsent() -> PathSender {
     s
 }
 
+/// `make test` runs this crate's tests a second time on their own
+/// (`cargo test --release -p mptlab-core`, with `MPTLAB_PLAIN_RELEASE=1`)
+/// because its workspace line builds them with the `invariants` feature
+/// (mptlab-sim's dev-dependency turns it on), which replaces the
+/// release-only bodies of the shortcuts by their checks
+/// (`end_full_pass`). This test fails if that second line ever gets the
+/// feature or debug assertions, so the release bodies run there.
+#[test]
+fn the_plain_release_line_runs_without_checks() {
+    let checked = cfg!(feature = "invariants") || cfg!(debug_assertions);
+    if std::env::var_os("MPTLAB_PLAIN_RELEASE").is_some() && checked {
+        panic!("MPTLAB_PLAIN_RELEASE: this build has the invariants feature or debug assertions");
+    }
+}
+
 #[test]
 fn end_full_pass_ends_the_pass_as_next_tx_does() {
     let mut a = window_full_with_data_unsent();
