@@ -35,6 +35,7 @@ agreement: build
 
 test: setup
 	$(CARGO) test --release --workspace
+	MPTLAB_PLAIN_RELEASE=1 $(CARGO) test --release -p mptlab-core
 	@if [ "$${MPTLAB_NO_PYTHON:-0}" = 1 ]; then echo "make test: Python tests skipped (MPTLAB_NO_PYTHON=1)"; \
 	elif $(PYTHON) -c "import maturin, polars, pytest" 2>/dev/null; then $(MAKE) --no-print-directory pytest PYTHON=$(PYTHON); \
 	else echo "make test: WARNING: Python tests SKIPPED: no Python tooling (see scripts/setup.sh)"; fi

@@ -133,14 +133,26 @@ pub fn expiry_at_jiffy(c: JiffyClock, clk: u64, when: u64) -> Nanos {
 /// `PathSender::xmit_timer_at`'s note.)
 #[inline(always)]
 fn bucket_expiry(clk: u64, when: u64, j: Nanos) -> Nanos {
-    let expires = clk + when;
-    let delta = expires - clk;
-    // The lowest level whose range holds delta; the deepest level holds the
-    // rest (WHEEL_TIMEOUT_CUTOFF is days, beyond any TCP timer here).
+    bucket_expiry_shifted(clk, when, level_shift(when), j)
+}
+
+/// `calc_wheel_index`'s level for a timer `delta` jiffies ahead, as the
+/// shift `LVL_SHIFT(lvl)`: the lowest level whose range holds delta; the
+/// deepest level holds the rest (WHEEL_TIMEOUT_CUTOFF is days, beyond any
+/// TCP timer here). It depends on the delay alone (`delta = expires - clk`
+/// is `when`), so `Wheel` keeps it with the delay's jiffies.
+#[inline(always)]
+fn level_shift(delta: u64) -> u32 {
     let lvl = (1..LVL_DEPTH)
         .find(|&n| delta < lvl_start(n))
         .map_or(LVL_DEPTH - 1, |n| n - 1);
-    let shift = lvl * LVL_CLK_SHIFT;
+    lvl * LVL_CLK_SHIFT
+}
+
+/// `bucket_expiry` with the level's shift known (`level_shift(when)`).
+#[inline(always)]
+fn bucket_expiry_shifted(clk: u64, when: u64, shift: u32, j: Nanos) -> Nanos {
+    let expires = clk + when;
     // calc_index: `expires = (expires >> LVL_SHIFT(lvl)) + 1`, bucket expiry
     // = expires << LVL_SHIFT(lvl).
     (((expires >> shift) + 1) << shift) * j
@@ -168,6 +180,9 @@ pub struct Wheel {
     when: u64,
     when_lo: Nanos,
     when_hi: Nanos,
+    /// `level_shift(when)`: the wheel level's shift, a function of `when`
+    /// alone, found again only when `when` is.
+    shift: u32,
 }
 
 impl Wheel {
@@ -187,6 +202,7 @@ impl Wheel {
             when: 0,
             when_lo: 0,
             when_hi: 0,
+            shift: level_shift(0),
         }
     }
 
@@ -204,6 +220,7 @@ impl Wheel {
         }
         if !(delay > self.when_lo && delay <= self.when_hi) {
             self.when = delay.div_ceil(j);
+            self.shift = level_shift(self.when);
             // (when - 1) j < delay <= when j; empty when it overflows or
             // for delay 0 (when 0)
             match self.when.checked_mul(j) {
@@ -217,7 +234,8 @@ impl Wheel {
                 }
             }
         }
-        bucket_expiry(self.clk, self.when, j) - self.phase
+        debug_assert_eq!(self.shift, level_shift(self.when));
+        bucket_expiry_shifted(self.clk, self.when, self.shift, j) - self.phase
     }
 }
 

@@ -21,7 +21,11 @@ impl PathSender {
             let ps2 = match paths {
                 Some(p) => p,
                 None => {
-                    me2 = [self.view()];
+                    // `self.view()`: just synced, `cc_state` holds its
+                    // `in_flight` already (no copy of the state, no second
+                    // count)
+                    debug_assert_eq!(self.cc_state.in_flight, self.in_flight());
+                    me2 = [PathView::of(&self.cc_state)];
                     &me2[..]
                 }
             };

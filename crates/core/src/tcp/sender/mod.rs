@@ -228,7 +228,7 @@ enum Timer {
 }
 
 /// RFC 8985 6.2: the TCP-wide RACK state (Linux struct tcp_rack).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Rack {
     /// RACK.xmit_ts / RACK.end_seq: transmission (time, and the serial
     /// that orders ties, `TxOrder`) and end of the most recently sent

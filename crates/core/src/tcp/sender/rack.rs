@@ -11,28 +11,10 @@ impl PathSender {
     /// RFC 8985 6.2 step 2 (Linux tcp_rack_advance): a segment sent at
     /// `xmit` and ending at `end` was newly delivered. `retrans`: it was
     /// ever retransmitted.
+    #[inline]
     pub(super) fn rack_advance(&mut self, now: Nanos, retrans: bool, end: u64, xmit: TxOrder) {
-        let rtt = now.saturating_sub(xmit.at);
-        if retrans && rtt < self.rtt.min_rtt {
-            // Ambiguous: the ACK may be for the original transmission (RFC
-            // 8985 6.2 step 2: RTT below min_RTT after a retransmission).
-            return;
-        }
-        // RFC 8985 6.2 step 2 walks the newly delivered segments in order of
-        // transmission, so RACK.rtt ends as the RTT of the most recently sent
-        // one, i.e. the smallest of this ACK (`advanced` is false at the start
-        // of every ACK: rack_mark_lost clears it). Linux keeps the last one
-        // in its scoreboard walk instead.
-        self.rack.rtt = if self.rack.advanced {
-            self.rack.rtt.min(rtt)
-        } else {
-            rtt
-        };
-        self.rack.advanced = true;
-        if Self::rack_sent_after(xmit, self.rack.xmit) {
-            self.rack.xmit = xmit;
-            self.rack.end_seq = end;
-        }
+        let min_rtt = self.rtt.min_rtt;
+        self.rack.advance(now, retrans, end, xmit, min_rtt);
     }
 
     /// RFC 8985 6.2 RACK_sent_after (Linux tcp_rack_sent_after): t1 was
@@ -259,5 +241,42 @@ impl PathSender {
             self.arm_rto(now);
         }
         changed
+    }
+}
+
+impl Rack {
+    /// `PathSender::rack_advance` on the RACK state alone (`min_rtt`: the
+    /// sender's), so that checked builds can replay it on a copy
+    /// (`PathSender::check_plain_run`).
+    #[inline]
+    pub(super) fn advance(
+        &mut self,
+        now: Nanos,
+        retrans: bool,
+        end: u64,
+        xmit: TxOrder,
+        min_rtt: Nanos,
+    ) {
+        let rtt = now.saturating_sub(xmit.at);
+        if retrans && rtt < min_rtt {
+            // Ambiguous: the ACK may be for the original transmission (RFC
+            // 8985 6.2 step 2: RTT below min_RTT after a retransmission).
+            return;
+        }
+        // RFC 8985 6.2 step 2 walks the newly delivered segments in order of
+        // transmission, so RACK.rtt ends as the RTT of the most recently sent
+        // one, i.e. the smallest of this ACK (`advanced` is false at the start
+        // of every ACK: rack_mark_lost clears it). Linux keeps the last one
+        // in its scoreboard walk instead.
+        self.rtt = if self.advanced {
+            self.rtt.min(rtt)
+        } else {
+            rtt
+        };
+        self.advanced = true;
+        if PathSender::rack_sent_after(xmit, self.xmit) {
+            self.xmit = xmit;
+            self.end_seq = end;
+        }
     }
 }

@@ -175,6 +175,15 @@ impl PathSender {
         // Linux FLAG_RETRANS_DATA_ACKED: the ACK covers a segment that was
         // ever retransmitted (TCPCB_RETRANS, SACKed or not).
         let mut retrans_acked = false;
+        // The segments at the front that were sent once, in order, and are
+        // neither SACKed nor marked: taken off in one step (`ack_plain_run`).
+        let run = self.plain_run(a.ack);
+        if run > 0 {
+            let (first, last) = self.ack_plain_run(now, run, prior_fack);
+            acked_pkts = run as u32;
+            first_ackt = Some(first);
+            last_ackt = Some(last);
+        }
         while let Some(s) = self.sb.front() {
             if s.end() > a.ack {
                 break;
@@ -253,6 +262,101 @@ impl PathSender {
             last_ackt,
             retrans_acked,
         }
+    }
+
+    /// How many segments from the scoreboard's front form a plain run the
+    /// cumulative ACK `ack` covers: each ends at or below `ack`, carries no
+    /// flag but `TSORTED` (never retransmitted, not SACKed, not marked lost,
+    /// no zombie) and is the head of RACK's time-ordered list once the ones
+    /// before it are gone. This is every segment of an in-order ACK in a
+    /// bulk flow: the loop of Linux `tcp_clean_rtx_queue` takes none of its
+    /// branches for them.
+    #[inline(always)]
+    pub(super) fn plain_run(&self, ack: u64) -> usize {
+        let mut head = self.ts_head;
+        let mut id = self.sb_base;
+        let mut k = 0;
+        for s in self.sb.iter() {
+            if s.end() > ack || s.flags != TSORTED || id != head {
+                break;
+            }
+            head = s.ts_next;
+            id = id.wrapping_add(1);
+            k += 1;
+        }
+        k
+    }
+
+    /// `clean_rtx_queue`'s loop over the first `k` segments, a plain run
+    /// (`plain_run`), in one step; returns their first and last send times
+    /// (Linux `first_ackt` / `last_ackt`). The state is the loop's: the run
+    /// is the head of RACK's time-ordered list, sorted by transmission, so
+    /// of the run's RACK steps (Linux `tcp_rack_advance` per segment) the
+    /// last one's sets RACK.xmit_ts and end_seq and gives the smallest RTT,
+    /// which RACK.rtt keeps; the run's ends rise with its sequence, so one
+    /// ends at or below `prior_fack` (RFC 8985 6.2 step 3, reordering) if
+    /// the first does; the list's head moves to the run's last segment's
+    /// successor (left at that segment when the list empties, as the loop
+    /// leaves it). Checked builds replay the loop's steps and compare
+    /// (`check_plain_run`).
+    #[inline(always)]
+    fn ack_plain_run(&mut self, now: Nanos, k: usize, prior_fack: u64) -> (Nanos, Nanos) {
+        let first = self.sb[0];
+        let last = self.sb[k - 1];
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        let want = self.replay_plain_run(now, k, prior_fack);
+        self.sb.drain(..k);
+        let last_id = self.sb_base.wrapping_add(k as u32 - 1);
+        self.sb_base = self.sb_base.wrapping_add(k as u32);
+        self.ts_len -= k as u32;
+        self.ts_head = if self.ts_len != 0 {
+            last.ts_next
+        } else {
+            last_id
+        };
+        self.packets_out -= k as u32;
+        if self.rack_on() {
+            self.rack_advance(now, false, last.end(), last.ts_key());
+            if first.end() <= prior_fack {
+                self.rack.reord = true;
+            }
+        }
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        self.check_plain_run(want);
+        (first.sent, last.sent)
+    }
+
+    /// Builds with invariants: what `clean_rtx_queue`'s loop, segment by
+    /// segment, leaves in RACK's state and list head after the plain run of
+    /// `k` segments (computed before the run is taken off).
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    fn replay_plain_run(&self, now: Nanos, k: usize, prior_fack: u64) -> (Rack, u32, u32) {
+        let mut rack = self.rack;
+        let (mut head, mut len) = (self.ts_head, self.ts_len);
+        for s in self.sb.range(..k) {
+            len -= 1;
+            if len != 0 {
+                head = s.ts_next;
+            }
+            if self.rack_on() {
+                rack.advance(now, false, s.end(), s.ts_key(), self.rtt.min_rtt);
+                if s.end() <= prior_fack {
+                    rack.reord = true;
+                }
+            }
+        }
+        (rack, head, len)
+    }
+
+    /// Builds with invariants: `ack_plain_run` left what the loop would
+    /// have (`replay_plain_run`).
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    pub(super) fn check_plain_run(&self, want: (Rack, u32, u32)) {
+        assert_eq!(
+            (self.rack, self.ts_head, self.ts_len),
+            want,
+            "ack_plain_run: RACK state or list head differs from the per-segment loop's"
+        );
     }
 
     /// SACK blocks of the ACK (RFC 2018, RFC 2883), or without SACK the

@@ -185,6 +185,56 @@ fn clean_rtx_queue_flags_retransmitted_data_and_skips_its_send_time() {
     assert_eq!(s.retrans_out, 0);
 }
 
+/// A cumulative ACK over a plain run (segments sent once, in order) and
+/// then a retransmitted segment and one more plain one: the run goes in one
+/// step (`ack_plain_run`), the rest through the per-segment loop, with the
+/// counts, send times and RACK state of the loop alone.
+#[test]
+fn clean_rtx_queue_takes_a_plain_run_then_loops_over_the_rest() {
+    let mut s = sender();
+    for t in 0..4 {
+        send(&mut s, t * MS, 1);
+    }
+    s.retransmit_at(10 * MS, 2, TxKind::FastRetrans);
+    // (a min_RTT below the retransmission's RTT: RACK takes it, RFC 8985
+    // 6.2 step 2)
+    s.rtt.sample(20 * MS, sq(0), sq(4));
+    assert_eq!(s.plain_run(sq(4)), 2, "the retransmission ends the run");
+    let now = 100 * MS;
+    let cum = s.clean_rtx_queue(now, &ack(sq(4), &[]), s.rack.fack);
+    assert_eq!(
+        cum,
+        CumAck {
+            acked_pkts: 4,
+            first_ackt: Some(0),
+            last_ackt: Some(3 * MS),
+            retrans_acked: true,
+        }
+    );
+    assert_eq!((s.snd_una, s.packets_out, s.ts_len), (sq(4), 0, 0));
+    // RACK: the newest transmission delivered is the retransmission at
+    // 10 ms; RACK.rtt the smallest RTT of the ACK (RFC 8985 6.2 step 2)
+    assert_eq!((s.rack.xmit.at, s.rack.end_seq), (10 * MS, sq(3)));
+    assert_eq!(s.rack.rtt, 90 * MS);
+    assert!(!s.rack.reord);
+    s.check_rack_list();
+}
+
+/// Checked builds replay the per-segment loop over a plain run and compare
+/// (`check_plain_run`): a run whose first segment was sent last (the send
+/// time moved by hand, the list no longer in transmission order) is caught.
+#[cfg(any(debug_assertions, feature = "invariants"))]
+#[test]
+#[should_panic(expected = "ack_plain_run: RACK state or list head differs")]
+fn check_plain_run_catches_a_run_out_of_transmission_order() {
+    let mut s = sender();
+    for t in 0..3 {
+        send(&mut s, t * MS, 1);
+    }
+    s.sb[0].sent = 5 * MS;
+    let _ = s.clean_rtx_queue(100 * MS, &ack(sq(3), &[]), s.rack.fack);
+}
+
 /// The cumulative ACK's one-step removal (`pop_front_forgotten`) leaves the
 /// scoreboard and RACK's time-ordered list exactly as `ts_forget(0)` then
 /// `pop_front` did, with the front segment at the head, in the middle and at
@@ -586,6 +636,21 @@ fn window_full_with_data_unsent() -> PathSender {
     assert_eq!(sent.len(), 10);
     assert!(s.window_full() && s.unsent() > 0);
     s
+}
+
+/// `make test` runs this crate's tests a second time on their own
+/// (`cargo test --release -p mptlab-core`, with `MPTLAB_PLAIN_RELEASE=1`)
+/// because its workspace line builds them with the `invariants` feature
+/// (mptlab-sim's dev-dependency turns it on), which replaces the
+/// release-only bodies of the shortcuts by their checks
+/// (`end_full_pass`). This test fails if that second line ever gets the
+/// feature or debug assertions, so the release bodies run there.
+#[test]
+fn the_plain_release_line_runs_without_checks() {
+    let checked = cfg!(feature = "invariants") || cfg!(debug_assertions);
+    if std::env::var_os("MPTLAB_PLAIN_RELEASE").is_some() && checked {
+        panic!("MPTLAB_PLAIN_RELEASE: this build has the invariants feature or debug assertions");
+    }
 }
 
 #[test]
