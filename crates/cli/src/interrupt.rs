@@ -149,8 +149,23 @@ pub fn install(cmd: Cmd, out: &Path) {
 /// as the line says). The files are written to the partial directory
 /// before, outside the lock: an interrupt there does not wait for them.
 pub fn holding(commit: &mut dyn FnMut()) {
+    #[cfg(test)]
+    BEFORE_HOLDING.with(|h| {
+        if let Some(f) = h.borrow_mut().as_mut() {
+            f()
+        }
+    });
     let _handler_out = state();
     commit();
+}
+
+#[cfg(test)]
+thread_local! {
+    /// A test's hook, run by [`holding`] on this thread before it takes the
+    /// lock: the test lets the commit go on only once it holds the lock
+    /// itself, so the order does not depend on the threads' timing.
+    static BEFORE_HOLDING: std::cell::RefCell<Option<Box<dyn FnMut()>>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 /// The command is now at `stage`.
@@ -521,32 +536,45 @@ mod tests {
         // the partial directory (the stage is set, the commit still to
         // come), the signal comes: the handler takes the lock (on_signal),
         // reads the directory and prints
+        // (the writer stops at `holding`, its files complete in the partial
+        // directory, until the handler's stand-in holds the lock: polling
+        // for the partial directory instead raced with the write, the
+        // session-31 review)
         let (done, finished) = mpsc::channel();
+        let (at_commit, reached) = mpsc::channel();
+        let (go, wait_go) = mpsc::channel::<()>();
         let writer = std::thread::spawn({
             let out = out.clone();
             let runs = runs.clone();
             let opts = opts.clone();
             move || {
+                let mut wait_go = Some(wait_go);
+                BEFORE_HOLDING.with(|h| {
+                    *h.borrow_mut() = Some(Box::new(move || {
+                        let _ = at_commit.send(());
+                        if let Some(w) = wait_go.take() {
+                            let _ = w.recv();
+                        }
+                    }))
+                });
                 let r = crate::runner::write_run(&out, &runs, &opts);
                 let _ = done.send(());
                 r
             }
         });
-        let partial = || {
-            std::fs::read_dir(&out)
-                .unwrap()
-                .flatten()
-                .any(|e| e.file_name().to_string_lossy().starts_with(".partial-"))
-        };
-        let t = std::time::Instant::now();
-        while !partial() {
-            assert!(
-                t.elapsed() < Duration::from_secs(20),
-                "the write made no partial directory"
-            );
-            std::hint::spin_loop();
-        }
+        reached
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the write's commit did not go through interrupt::holding");
+        let partial = std::fs::read_dir(&out)
+            .unwrap()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with(".partial-"));
+        assert!(
+            partial,
+            "the new files are made in a partial directory first"
+        );
         let handler = state();
+        go.send(()).unwrap();
         let read = file_id(&summary);
         let ended = finished.recv_timeout(Duration::from_secs(2)).is_ok();
         assert_eq!(

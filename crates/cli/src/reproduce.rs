@@ -440,7 +440,7 @@ pub fn run(o: &Options) -> ExitCode {
                 kernel::refine(&mut cells, &o.out);
             }
             // the runs an earlier pass into --out saved are read back, not run
-            let saved = kernel::saved_counts(&cells, &o.out, k.runs, o.force);
+            let saved = kernel::saved_counts(&cells, &o.out, k.runs);
             println!("{}", kernel::plan_text(&cells, k.runs, &saved, true));
             if let Some(max) = o.until_decided {
                 let beyond = |c: &kernel::Cell| top_ups_saved(o, c, k.runs, max);
@@ -577,7 +577,7 @@ fn kernel_pass(
     let todo = kernel::to_run(cells);
     // the runs an earlier pass into this DIR saved are read back, not run:
     // the plan counts them apart (kernel::run_cells does the same count)
-    let saved = kernel::saved_counts(cells, &o.out, k.runs, o.force);
+    let saved = kernel::saved_counts(cells, &o.out, k.runs);
     eprintln!("{}", kernel::plan_text(cells, k.runs, &saved, false));
     if let Some(max) = o.until_decided {
         let beyond = |c: &kernel::Cell| top_ups_saved(o, c, k.runs, max);
@@ -665,10 +665,10 @@ fn kernel_pass(
 
 /// A cell's kernel runs `planned..max` on disk before the pass (an earlier
 /// pass with more `--kernel-runs`, or an interrupted `--until-decided`
-/// top-up, saved them), which a top-up reads back: none with `--force`
-/// (the planned pass discards the store's runs) or without `--out`.
+/// top-up, saved them), which a top-up reads back: none without `--out`,
+/// or in a store `--force` discards (`kernel::saved_between`).
 fn top_ups_saved(o: &Options, c: &kernel::Cell, planned: u32, max: u32) -> u32 {
-    if o.force || o.out.as_os_str().is_empty() {
+    if o.out.as_os_str().is_empty() {
         return 0;
     }
     kernel::saved_between(c, &o.out, (planned, max))

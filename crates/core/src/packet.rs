@@ -130,7 +130,7 @@ impl Packet {
     /// unwind. (Until session 31 the test was for SCTP only, and the
     /// boxed MPTCP signalling options of every handshake and ADD_ADDR
     /// segment overwritten in a slot leaked, two to five allocations a
-    /// connection: `packet::tests::an_overwrite_drops_*`.)
+    /// connection: the test in `crates/core/tests/overwrite_frees.rs`.)
     #[inline(always)]
     pub fn overwrite_with(&mut self, make: impl FnOnce() -> Packet) {
         if self.owns_heap() {

@@ -324,10 +324,7 @@ pub fn run_cells(
     // the runs still to do: a resumed pass reads its saved runs back in
     // about no time, so they are not in the estimate (before session 30
     // they were, and counted as done work at the pace)
-    let saved: Vec<u32> = todo
-        .iter()
-        .map(|c| saved_runs(c, out, runs, force))
-        .collect();
+    let saved: Vec<u32> = todo.iter().map(|c| saved_runs(c, out, runs)).collect();
     let to_do: Vec<f64> = todo
         .iter()
         .zip(&saved)
@@ -386,39 +383,61 @@ pub fn run_cells(
 }
 
 /// How many of a cell's runs `0..runs` its store holds from an earlier
-/// pass, which [`run_cell`] reads back rather than runs (none with
-/// `force`). Read from the store's files (`runs/<point id>/run-<r>.json`,
-/// `mptlab_sweep::Store`): an estimate for the time left only; a store
-/// that refuses them fails its cell, and the next cell's estimate is
-/// settled anew.
-fn saved_runs(c: &Cell, out: &Path, runs: u32, force: bool) -> u32 {
-    if force {
-        return 0;
-    }
+/// pass, which [`run_cell`] reads back rather than runs. Read from the
+/// store's files (`runs/<point id>/run-<r>.json`, `mptlab_sweep::Store`):
+/// an estimate for the time left only; a store that refuses them fails its
+/// cell, and the next cell's estimate is settled anew.
+fn saved_runs(c: &Cell, out: &Path, runs: u32) -> u32 {
     saved_between(c, out, (0, runs))
 }
 
 /// The runs `from..to` of a cell its store holds, which a pass or a
 /// top-up reads back rather than runs ([`run_cell`], [`run_more`]): the
-/// same files `Store::open` counts as done.
+/// same files `Store::open_made_by` counts as done. None when the store's
+/// `sweep.json` is another sweep's or another kernel's: `--force` discards
+/// those runs and without it the store refuses its cell. (`--force` keeps
+/// a store whose `sweep.json` matches: until the session-31 review the
+/// plan counted none under `--force` and read high.)
 pub fn saved_between(c: &Cell, out: &Path, (from, to): (u32, u32)) -> u32 {
+    if !store_matches(c, out) {
+        return 0;
+    }
     let dir = c.dir(out).join("runs").join(&c.point.id);
     (from..to)
         .filter(|r| dir.join(format!("run-{r}.json")).is_file())
         .count() as u32
 }
 
+/// Whether the cell's store holds no `sweep.json` or this pass's: its runs
+/// are then read back, with `--force` or without (`Store::open_made_by`
+/// compares the manifests; the run count is not part of them).
+fn store_matches(c: &Cell, out: &Path) -> bool {
+    let Ok(old) = std::fs::read(c.dir(out).join(mptlab_sweep::store::MANIFEST)) else {
+        return true;
+    };
+    let sweep = single(c, 1);
+    match mptlab_sweep::store::InputHashes::of(&sweep) {
+        Ok(inputs) => mptlab_sweep::store::manifest_difference(
+            &old,
+            &mptlab_sweep::store::manifest_made_by(&sweep, &inputs, &made_by()),
+        )
+        .is_none(),
+        // an input that cannot be read fails the cell before any run
+        Err(_) => false,
+    }
+}
+
 /// [`saved_runs`] of every cell of `cells` that will run (0 for the
 /// others), in their order: what [`plan_text`] leaves out of its
 /// estimates. `out` empty (`--kernel-plan` without `--out`): none.
-pub fn saved_counts(cells: &[Cell], out: &Path, runs: u32, force: bool) -> Vec<u32> {
+pub fn saved_counts(cells: &[Cell], out: &Path, runs: u32) -> Vec<u32> {
     cells
         .iter()
         .map(|c| {
             if out.as_os_str().is_empty() || c.runnable.is_err() || !c.selected {
                 0
             } else {
-                saved_runs(c, out, runs, force)
+                saved_runs(c, out, runs)
             }
         })
         .collect()
@@ -1457,7 +1476,7 @@ mod tests {
         run_cell(c, &d, 2, false, &Simulate, &log).unwrap();
         assert_eq!(take(), [Starting(0), Ran, Starting(1), Ran]);
         // the same cell resumed with 3 runs: 0 and 1 are read back
-        assert_eq!(saved_runs(c, &d, 3, false), 2);
+        assert_eq!(saved_runs(c, &d, 3), 2);
         run_cell(c, &d, 3, false, &Simulate, &log).unwrap();
         let resumed = take();
         assert_eq!(resumed, [ReadBack, ReadBack, Starting(2), Ran]);
@@ -1478,10 +1497,12 @@ mod tests {
     }
 
     /// A resumed pass's saved runs are left out of the time left before
-    /// the pass starts (they are read back, not run); `--force` redoes
-    /// them. Before session 30 they were in the estimate, so the first
-    /// lines of a resumed pass read high, and then, counted as done at the
-    /// pace, low.
+    /// the pass starts (they are read back, not run), with `--force` too
+    /// while the store's `sweep.json` is this pass's; a store of another
+    /// sweep or kernel has none (`--force` discards them). Before session
+    /// 30 they were in the estimate, so the first lines of a resumed pass
+    /// read high, and then, counted as done at the pace, low; until the
+    /// session-31 review `--force` counted none in a store it keeps.
     #[test]
     fn saved_runs_are_counted_from_the_store() {
         let text = "[scenario]\nname = \"t\"\nduration_s = 10\nruns = 3\n[topology]\n\
@@ -1491,15 +1512,32 @@ mod tests {
         let cs = cells(&[("seed002/x".into(), "002".into(), sw)], &[]);
         let d = crate::scratch::Scratch::new("kernel-saved-runs");
         let c = &cs[0];
-        assert_eq!(saved_runs(c, &d, 4, false), 0);
+        assert_eq!(saved_runs(c, &d, 4), 0);
+        // the store as a pass leaves it (its sweep.json written), and runs
+        // 0, 2 and 5 saved
+        drop(Store::open_made_by(&c.dir(&d), &single(c, 4), false, &made_by()).expect("a store"));
         let runs = c.dir(&d).join("runs").join(&c.point.id);
-        std::fs::create_dir_all(&runs).unwrap();
         for r in [0, 2, 5] {
             std::fs::write(runs.join(format!("run-{r}.json")), "{}").unwrap();
         }
         // runs 0 and 2 of 0..4 (run 5 is not part of this pass)
-        assert_eq!(saved_runs(c, &d, 4, false), 2);
-        assert_eq!(saved_runs(c, &d, 4, true), 0, "--force redoes them");
+        assert_eq!(saved_runs(c, &d, 4), 2);
+        // --force keeps a store of this pass: they are read back, as
+        // `Store::open_made_by` with force says
+        let kept = Store::open_made_by(&c.dir(&d), &single(c, 4), true, &made_by()).unwrap();
+        assert_eq!(kept.pending().len(), 2, "runs 1 and 3 to do");
+        drop(kept);
+        assert_eq!(saved_runs(c, &d, 4), 2);
+        // another kernel's store: --force discards its runs, none counted
+        let manifest = c.dir(&d).join(mptlab_sweep::store::MANIFEST);
+        let other = std::fs::read_to_string(&manifest)
+            .unwrap()
+            .replace(&made_by(), "kernel 0.0.0-another");
+        assert_ne!(other, std::fs::read_to_string(&manifest).unwrap());
+        std::fs::write(&manifest, other).unwrap();
+        assert_eq!(saved_runs(c, &d, 4), 0);
+        let redone = Store::open_made_by(&c.dir(&d), &single(c, 4), true, &made_by()).unwrap();
+        assert_eq!(redone.pending().len(), 4, "--force discarded them");
     }
 
     /// Session 31: the plan before a resumed pass counts the runs it will
@@ -1522,7 +1560,7 @@ mod tests {
             &[],
         );
         let d = crate::scratch::Scratch::new("kernel-plan-saved");
-        let fresh = plan_text(&cs, 3, &saved_counts(&cs, &d, 3, false), true);
+        let fresh = plan_text(&cs, 3, &saved_counts(&cs, &d, 3), true);
         assert!(
             fresh.ends_with("kernel: 2 cell(s) x 3 run(s) one after another: about 1 min 06 s real \
                              time (each run's duration (web, file and bursts runs may end earlier; the \
@@ -1535,7 +1573,7 @@ mod tests {
         for r in 0..3 {
             std::fs::write(runs.join(format!("run-{r}.json")), "{}").unwrap();
         }
-        let saved = saved_counts(&cs, &d, 3, false);
+        let saved = saved_counts(&cs, &d, 3);
         assert_eq!(saved, [3, 0]);
         let plan = plan_text(&cs, 3, &saved, true);
         assert!(
@@ -1568,11 +1606,10 @@ mod tests {
             ),
             "{line}"
         );
-        // --force redoes them: in the time again
-        assert_eq!(
-            plan_text(&cs, 3, &saved_counts(&cs, &d, 3, true), true),
-            fresh
-        );
+        // a store whose sweep.json is not this pass's (`--force` discards
+        // its runs, or it refuses its cell): in the time again
+        std::fs::write(cs[0].dir(&d).join(mptlab_sweep::store::MANIFEST), "{}").unwrap();
+        assert_eq!(plan_text(&cs, 3, &saved_counts(&cs, &d, 3), true), fresh);
     }
 
     #[test]

@@ -27,9 +27,11 @@ pub enum Stop {
     /// Its decision is no longer `undecided` (`agree` or `disagree`).
     Decided(String),
     /// Not checkable, and more kernel runs cannot make it checkable: no
-    /// compared metric (no kernel run to add to), or a compared metric of
+    /// compared metric (no kernel run to add to), a compared metric of
     /// which no simulated run finished (a kernel run is judged with the
-    /// simulated run of its index). The cell's reason.
+    /// simulated run of its index) or no kernel run of MIN_RUNS or more,
+    /// or every compared metric on MIN_RUNS paired runs already (the gap
+    /// is not the run count). The cell's reason.
     NotCheckable(String),
     /// MAX kernel runs reached, still undecided.
     Max,
@@ -151,7 +153,10 @@ pub fn step(entry: &Value, max: u32) -> Option<Step> {
 /// summary.json missing: no kernel run to add to), or a compared metric
 /// no simulated run of which finished (`sim_all` without a median: kernel
 /// run r is judged with simulated run r, and every simulated run up to
-/// MAX exists, `reproduce.rs check_until`).
+/// MAX exists, `reproduce.rs check_until`), a compared metric none of
+/// whose MIN_RUNS or more kernel runs finished (`kernel_all` without a
+/// median), or every compared metric on MIN_RUNS paired runs or more (the
+/// gap is not the run count: `kernel::metric_gap`).
 fn not_checkable_step(entry: &Value, have: u32, next: u32, max: u32) -> Step {
     let why = entry["reason"]
         .as_str()
@@ -176,15 +181,39 @@ fn not_checkable_step(entry: &Value, have: u32, next: u32, max: u32) -> Step {
             r["metric"].as_str().unwrap_or("?")
         )));
     }
-    if have >= max {
-        return Step::Done(Stop::MaxNotCheckable(why));
-    }
     let min = super::kernel::MIN_RUNS;
+    // A compared metric none of whose MIN_RUNS or more kernel runs finished
+    // (`kernel_all` without a median): the runs fail for a reason more of
+    // them do not change, the kernel side of the rule above.
+    if have as u64 >= min {
+        if let Some(r) = rows
+            .iter()
+            .find(|r| r.get("kernel_all").is_some_and(|s| !finite(&s["median"])))
+        {
+            return Step::Done(Stop::NotCheckable(format!(
+                "{why} (no kernel run of {} finished in {have}: more are not expected to)",
+                r["metric"].as_str().unwrap_or("?")
+            )));
+        }
+    }
     let paired = rows
         .iter()
         .map(|r| super::kernel::paired_runs(r))
         .min()
         .unwrap_or(0);
+    // Every compared metric on MIN_RUNS paired runs or more, and still not
+    // checkable: its gap is not the run count (`kernel::metric_gap`: an
+    // interval whose bounds are not numbers, a criterion that cannot compare
+    // the medians), which more kernel runs do not close.
+    if paired >= min {
+        return Step::Done(Stop::NotCheckable(format!(
+            "{why} (every compared metric has {paired} or more paired runs: more kernel runs \
+             cannot make it checkable)"
+        )));
+    }
+    if have >= max {
+        return Step::Done(Stop::MaxNotCheckable(why));
+    }
     let lack = min.saturating_sub(paired).max(1);
     let estimate = if entry["decision"] == "undecided" {
         entry["undecided"]["more_kernel_runs"].as_u64().unwrap_or(0)
@@ -434,8 +463,9 @@ fn annotate(m: &mut Value, max: u32, recs: &[Record]) {
                  the judge's estimate of the runs still needed (undecided.more_kernel_runs), capped at max, \
                  and every cell not checkable (whatever its decision) the runs it lacked for 2 paired \
                  runs, or that estimate when larger, capped at max (unless no simulated run of a compared \
-                 metric finished, or it had no compared metric: then more kernel runs cannot make it \
-                 checkable); each was re-judged, until no cell asked; a decision reached this way was \
+                 metric finished, no kernel run of one finished in 2 or more, every compared metric \
+                 already had 2 paired runs or more, or it had no compared metric: then more kernel runs \
+                 cannot make it checkable); each was re-judged, until no cell asked; a decision reached this way was \
                  looked at after each batch, so its 95 % is per look, not for the sequence",
     });
 }
@@ -544,7 +574,7 @@ mod tests {
             "status": "ran",
             "verdict": verdict,
             "decision": decision,
-            "metrics": [{"metric": "fg_throughput_mbit", "runs": runs, "kernel_all": {"n": n},
+            "metrics": [{"metric": "fg_throughput_mbit", "runs": runs, "kernel_all": {"median": 1.0, "n": n},
                          "sim": ci, "kernel": ci, "sim_all": {"median": 1.0, "n": 10}}],
         });
         if verdict == "not checkable" {
@@ -717,6 +747,45 @@ mod tests {
             Some(Step::Done(Stop::MaxNotCheckable(
                 "fg_throughput_mbit: 1 paired run(s)".into()
             )))
+        );
+        // on 2 paired runs or more and still not checkable (an interval
+        // without numeric bounds): more runs cannot close it, so it stops
+        // (it got one more run a round to MAX before the session-31 review)
+        let mut no_interval = judged_cell(3, 3, nc, "disagree", None);
+        no_interval["reason"] =
+            "fg_throughput_mbit: no interval (its bounds are not numbers)".into();
+        match step(&no_interval, 10) {
+            Some(Step::Done(Stop::NotCheckable(why))) => assert!(
+                why.ends_with(
+                    "(every compared metric has 3 or more paired runs: more kernel runs cannot \
+                     make it checkable)"
+                ),
+                "{why}"
+            ),
+            s => panic!("{s:?}"),
+        }
+        // no kernel run of a compared metric finished in 2 or more: it stops
+        let mut failing = judged_cell(3, 0, nc, nc, None);
+        failing["metrics"][0]["kernel_all"] = json!({"median": null, "n": 3});
+        match step(&failing, 10) {
+            Some(Step::Done(Stop::NotCheckable(why))) => assert!(
+                why.ends_with(
+                    "(no kernel run of fg_throughput_mbit finished in 3: more are not expected to)"
+                ),
+                "{why}"
+            ),
+            s => panic!("{s:?}"),
+        }
+        // ... but after one kernel run, the run it lacks
+        let mut one_failed = judged_cell(1, 0, nc, nc, None);
+        one_failed["metrics"][0]["kernel_all"] = json!({"median": null, "n": 1});
+        assert_eq!(
+            step(&one_failed, 10),
+            Some(Step::More {
+                have: 1,
+                next: 1,
+                target: 3
+            })
         );
         // no simulated run of a compared metric finished: no kernel run can
         // pair, so it stops at once, not checkable
