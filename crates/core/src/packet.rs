@@ -110,14 +110,20 @@ impl Packet {
     /// SCTP packet's boxed chunks, or a TCP segment's MPTCP signalling
     /// options (`MptcpOptions::control`: MP_CAPABLE, MP_JOIN, ADD_ADDR ...).
     /// Every other packet's drop does nothing, so the writes below forget
-    /// it instead of calling the drop glue.
+    /// it instead of calling the drop glue. (Written as a test for TCP
+    /// first: as a `match` over the three payloads it cost 9.7 M
+    /// instructions more than the SCTP-only test it replaced on the
+    /// background cell, this form 5.8 M fewer than the `match`;
+    /// docs/performance.md "Session 31 (lead)".)
     #[inline(always)]
     pub fn owns_heap(&self) -> bool {
-        match &self.payload {
-            Payload::Sctp(_) => true,
-            Payload::Tcp(s) => matches!(&s.mptcp, Some(o) if o.control.is_some()),
-            Payload::Udp(_) => false,
+        if let Payload::Tcp(s) = &self.payload {
+            return match &s.mptcp {
+                Some(o) => o.control.is_some(),
+                None => false,
+            };
         }
+        matches!(self.payload, Payload::Sctp(_))
     }
 
     /// `*self = make()` (a packet written into a slot:
