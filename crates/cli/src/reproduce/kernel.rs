@@ -1450,6 +1450,16 @@ mod tests {
         assert!((p.starting(run, 30.0) - 3.0 * 30.0 / 15.0).abs() < 1e-9);
     }
 
+    /// A one-path TCP bulk scenario of `duration_s` and 3 runs, for the
+    /// tests of the kernel pass's stores and plans.
+    fn bulk_tcp(duration_s: u32) -> String {
+        format!(
+            "[scenario]\nname = \"t\"\nduration_s = {duration_s}\nruns = 3\n[topology]\n\
+             preset = \"single-path\"\npaths = [\"wlan\"]\n[transport]\n\
+             protocol = \"tcp\"\n[traffic]\nmodel = \"bulk\"\n"
+        )
+    }
+
     /// What a cell's runs report to the progress line, here with the
     /// simulator standing in for the kernel: a run made reports `Starting`
     /// then `Ran`; a resumed cell's saved runs (`run_cell`) and a top-up's
@@ -1462,9 +1472,7 @@ mod tests {
     #[test]
     fn a_cell_s_runs_report_what_became_of_each() {
         use crate::driver::Simulate;
-        let text = "[scenario]\nname = \"t\"\nduration_s = 5\nruns = 3\n[topology]\n\
-                    preset = \"single-path\"\npaths = [\"wlan\"]\n[transport]\n\
-                    protocol = \"tcp\"\n[traffic]\nmodel = \"bulk\"\n";
+        let text = &bulk_tcp(5);
         let sw = mptlab_scenario::Sweep::from_str(text, "t.toml", &[], None).unwrap();
         let cs = cells(&[("seed002/x".into(), "002".into(), sw)], &[]);
         let c = &cs[0];
@@ -1505,9 +1513,7 @@ mod tests {
     /// session-31 review `--force` counted none in a store it keeps.
     #[test]
     fn saved_runs_are_counted_from_the_store() {
-        let text = "[scenario]\nname = \"t\"\nduration_s = 10\nruns = 3\n[topology]\n\
-                    preset = \"single-path\"\npaths = [\"wlan\"]\n[transport]\n\
-                    protocol = \"tcp\"\n[traffic]\nmodel = \"bulk\"\n";
+        let text = &bulk_tcp(10);
         let sw = mptlab_scenario::Sweep::from_str(text, "t.toml", &[], None).unwrap();
         let cs = cells(&[("seed002/x".into(), "002".into(), sw)], &[]);
         let d = crate::scratch::Scratch::new("kernel-saved-runs");
@@ -1547,9 +1553,7 @@ mod tests {
     /// for 33 s of runs.
     #[test]
     fn the_plan_counts_only_the_runs_to_run() {
-        let text = "[scenario]\nname = \"t\"\nduration_s = 10\nruns = 3\n[topology]\n\
-                    preset = \"single-path\"\npaths = [\"wlan\"]\n[transport]\n\
-                    protocol = \"tcp\"\n[traffic]\nmodel = \"bulk\"\n";
+        let text = &bulk_tcp(10);
         let a = mptlab_scenario::Sweep::from_str(text, "a.toml", &[], None).unwrap();
         let b = mptlab_scenario::Sweep::from_str(text, "b.toml", &[], None).unwrap();
         let cs = cells(

@@ -171,14 +171,19 @@ fn not_checkable_step(entry: &Value, have: u32, next: u32, max: u32) -> Step {
     if rows.is_empty() || have == 0 {
         return Step::Done(Stop::NotCheckable(why));
     }
-    let finite = |v: &Value| v.as_f64().is_some_and(f64::is_finite);
-    if let Some(r) = rows
-        .iter()
-        .find(|r| r.get("sim_all").is_some_and(|s| !finite(&s["median"])))
-    {
+    // the first compared metric none of whose runs on `side` (`sim_all`,
+    // `kernel_all`) finished: the side's median over all its runs missing
+    let unfinished = |side: &str| {
+        rows.iter()
+            .find(|r| {
+                r.get(side)
+                    .is_some_and(|s| !s["median"].as_f64().is_some_and(f64::is_finite))
+            })
+            .map(|r| r["metric"].as_str().unwrap_or("?").to_string())
+    };
+    if let Some(metric) = unfinished("sim_all") {
         return Step::Done(Stop::NotCheckable(format!(
-            "{why} (no simulated run of {} finished: a kernel run has nothing to pair with)",
-            r["metric"].as_str().unwrap_or("?")
+            "{why} (no simulated run of {metric} finished: a kernel run has nothing to pair with)"
         )));
     }
     let min = super::kernel::MIN_RUNS;
@@ -186,13 +191,9 @@ fn not_checkable_step(entry: &Value, have: u32, next: u32, max: u32) -> Step {
     // (`kernel_all` without a median): the runs fail for a reason more of
     // them do not change, the kernel side of the rule above.
     if have as u64 >= min {
-        if let Some(r) = rows
-            .iter()
-            .find(|r| r.get("kernel_all").is_some_and(|s| !finite(&s["median"])))
-        {
+        if let Some(metric) = unfinished("kernel_all") {
             return Step::Done(Stop::NotCheckable(format!(
-                "{why} (no kernel run of {} finished in {have}: more are not expected to)",
-                r["metric"].as_str().unwrap_or("?")
+                "{why} (no kernel run of {metric} finished in {have}: more are not expected to)"
             )));
         }
     }
