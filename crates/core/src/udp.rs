@@ -105,6 +105,11 @@ impl Endpoint for UdpEndpoint {
         self.events.pop_front()
     }
 
+    /// (No timer: `poll_timeout`.)
+    fn poll_event_or_timeout(&mut self) -> Result<AppEvent, Option<Nanos>> {
+        self.events.pop_front().ok_or(None)
+    }
+
     /// One datagram of `len` bytes (capped at `max_udp_payload`); always accepted.
     fn write(&mut self, now: Nanos, len: u64) -> u64 {
         let len = (len as u32).min(max_udp_payload(self.ip));

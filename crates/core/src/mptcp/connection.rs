@@ -2507,6 +2507,58 @@ impl MptcpConnection {
     }
 }
 
+impl MptcpConnection {
+    /// The earliest of the connection's and its subflows' deadlines
+    /// (`Endpoint::poll_timeout`, and `poll_event_or_timeout` at the end of
+    /// every drain, where it is inlined).
+    #[inline(always)]
+    fn earliest_deadline(&self) -> Option<Nanos> {
+        if self.aborted {
+            return None;
+        }
+        // The earliest deadline, folded without branches: `t` is the
+        // minimum of the deadlines set, `any` whether there was one.
+        #[inline]
+        fn fold(t: &mut Nanos, any: &mut bool, x: Option<Nanos>) {
+            *any |= x.is_some();
+            *t = (*t).min(x.unwrap_or(Nanos::MAX));
+        }
+        let (mut t, mut any) = (Nanos::MAX, false);
+        // The connection-level deadlines, none of which is set on almost
+        // every call (the engine asks after every packet in): one test of
+        // the four sources first, then their fold. The fold's minimum and
+        // `any` do not depend on the order, so the answer is the same.
+        if self.fin_timer.is_some()
+            | self.sched_next.is_some()
+            | self.msk_rtx.is_some()
+            | !self.announced.is_empty()
+        {
+            fold(
+                &mut t,
+                &mut any,
+                self.fin_timer.filter(|_| !self.send.fin_acked),
+            );
+            // the scenario's next MP_PRIO / REMOVE_ADDR / MP_FASTCLOSE time
+            fold(&mut t, &mut any, self.sched_next);
+            fold(
+                &mut t,
+                &mut any,
+                self.msk_rtx.as_ref().and_then(|r| r.deadline),
+            );
+            fold(&mut t, &mut any, self.announced.deadline());
+        }
+        for sf in &self.sfs {
+            if sf.state == SfState::Closed {
+                continue;
+            }
+            fold(&mut t, &mut any, sf.syn_timer);
+            fold(&mut t, &mut any, sf.snd.next_timeout());
+            fold(&mut t, &mut any, sf.rcv.delack_deadline);
+        }
+        any.then_some(t)
+    }
+}
+
 impl Endpoint for MptcpConnection {
     fn gave_up(&self) -> Option<&'static str> {
         self.gave_up
@@ -2695,49 +2747,7 @@ impl Endpoint for MptcpConnection {
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
-        if self.aborted {
-            return None;
-        }
-        // The earliest deadline, folded without branches: `t` is the
-        // minimum of the deadlines set, `any` whether there was one.
-        #[inline]
-        fn fold(t: &mut Nanos, any: &mut bool, x: Option<Nanos>) {
-            *any |= x.is_some();
-            *t = (*t).min(x.unwrap_or(Nanos::MAX));
-        }
-        let (mut t, mut any) = (Nanos::MAX, false);
-        // The connection-level deadlines, none of which is set on almost
-        // every call (the engine asks after every packet in): one test of
-        // the four sources first, then their fold. The fold's minimum and
-        // `any` do not depend on the order, so the answer is the same.
-        if self.fin_timer.is_some()
-            | self.sched_next.is_some()
-            | self.msk_rtx.is_some()
-            | !self.announced.is_empty()
-        {
-            fold(
-                &mut t,
-                &mut any,
-                self.fin_timer.filter(|_| !self.send.fin_acked),
-            );
-            // the scenario's next MP_PRIO / REMOVE_ADDR / MP_FASTCLOSE time
-            fold(&mut t, &mut any, self.sched_next);
-            fold(
-                &mut t,
-                &mut any,
-                self.msk_rtx.as_ref().and_then(|r| r.deadline),
-            );
-            fold(&mut t, &mut any, self.announced.deadline());
-        }
-        for sf in &self.sfs {
-            if sf.state == SfState::Closed {
-                continue;
-            }
-            fold(&mut t, &mut any, sf.syn_timer);
-            fold(&mut t, &mut any, sf.snd.next_timeout());
-            fold(&mut t, &mut any, sf.rcv.delack_deadline);
-        }
-        any.then_some(t)
+        self.earliest_deadline()
     }
 
     fn handle_timeout(&mut self, now: Nanos) {
@@ -2834,6 +2844,15 @@ impl Endpoint for MptcpConnection {
 
     fn poll_event(&mut self) -> Option<AppEvent> {
         self.events.pop_front()
+    }
+
+    /// The engine's poll after a drain, both answers inline (as the
+    /// trait's default it called the two methods out of line).
+    fn poll_event_or_timeout(&mut self) -> Result<AppEvent, Option<Nanos>> {
+        match self.events.pop_front() {
+            Some(e) => Ok(e),
+            None => Err(self.earliest_deadline()),
+        }
     }
 
     fn write(&mut self, now: Nanos, len: u64) -> u64 {

@@ -704,6 +704,27 @@ impl TcpEndpoint {
     }
 }
 
+impl TcpEndpoint {
+    /// The earliest of the three timers (`Endpoint::poll_timeout`, asked
+    /// after every drain, and `poll_event_or_timeout`). Folded over
+    /// `u64::MAX` stand-ins rather than matching each pair of Options:
+    /// fewer branches on the per-packet path. The `any` check keeps the
+    /// result exact even for a timer set at `u64::MAX`.
+    #[inline(always)]
+    fn earliest_timer(&self) -> Option<Nanos> {
+        let (a, b, c) = (
+            self.syn_timer,
+            self.snd.next_timeout(),
+            self.rcv.delack_deadline,
+        );
+        let t = a
+            .unwrap_or(Nanos::MAX)
+            .min(b.unwrap_or(Nanos::MAX))
+            .min(c.unwrap_or(Nanos::MAX));
+        (a.is_some() | b.is_some() | c.is_some()).then_some(t)
+    }
+}
+
 impl Endpoint for TcpEndpoint {
     fn gave_up(&self) -> Option<&'static str> {
         self.gave_up
@@ -795,20 +816,16 @@ impl Endpoint for TcpEndpoint {
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
-        // The earliest of the three timers (asked after every drain).
-        // Folded over `u64::MAX` stand-ins rather than matching each pair of
-        // Options: fewer branches on the per-packet path. The `any` check
-        // keeps the result exact even for a timer set at `u64::MAX`.
-        let (a, b, c) = (
-            self.syn_timer,
-            self.snd.next_timeout(),
-            self.rcv.delack_deadline,
-        );
-        let t = a
-            .unwrap_or(Nanos::MAX)
-            .min(b.unwrap_or(Nanos::MAX))
-            .min(c.unwrap_or(Nanos::MAX));
-        (a.is_some() | b.is_some() | c.is_some()).then_some(t)
+        self.earliest_timer()
+    }
+
+    /// The engine's poll at the end of a drain, both answers inline (as
+    /// the trait's default it called the two methods out of line).
+    fn poll_event_or_timeout(&mut self) -> Result<AppEvent, Option<Nanos>> {
+        match self.events.pop_front() {
+            Some(e) => Ok(e),
+            None => Err(self.earliest_timer()),
+        }
     }
 
     fn handle_timeout(&mut self, now: Nanos) {
