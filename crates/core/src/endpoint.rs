@@ -173,7 +173,23 @@ pub trait Endpoint {
     /// `poll_transmit`. It spares the 128-byte copy from the returned value
     /// into the pool on every packet sent (docs/performance.md "Session 26
     /// pass: the sent packet built in its slot").
+    ///
+    /// `*slot` owns nothing on the heap (`Packet::owns_heap`): the packet
+    /// is written over it without a drop (`Packet::overwrite_plain_with`;
+    /// checked builds assert it). The engine's pool cleans a freed slot
+    /// before it makes it the vacant one, once an endpoint that
+    /// `may_send_owning` is in the world.
     fn poll_transmit_into(&mut self, now: Nanos, slot: &mut Packet) -> bool;
+
+    /// Whether a packet this endpoint sends may own memory on the heap
+    /// (`Packet::owns_heap`: an SCTP packet's chunks, the MPTCP signalling
+    /// options of a TCP segment). Only then does the engine's packet pool
+    /// test each packet it frees for memory to drop
+    /// (`Endpoint::poll_transmit_into`); true unless the type says
+    /// otherwise.
+    fn may_send_owning(&self) -> bool {
+        true
+    }
 
     /// Earliest time at which `handle_timeout` must be called, if any.
     fn poll_timeout(&self) -> Option<Nanos>;

@@ -152,6 +152,50 @@ impl Packet {
         *self = Packet::VACANT;
     }
 
+    /// Drop what the packet owns on the heap, if anything (`owns_heap`),
+    /// leaving `Packet::VACANT`: a slot about to be written over without a
+    /// drop (`overwrite_plain_with`).
+    #[inline(always)]
+    pub fn drop_owned(&mut self) {
+        if self.owns_heap() {
+            self.drop_boxed();
+        }
+    }
+
+    /// `overwrite_with` over a packet known to own nothing on the heap,
+    /// without the test: what a sent packet is written over
+    /// (`Endpoint::poll_transmit_into`'s slot, which the engine's pool
+    /// cleans before it makes it vacant, `Packet::VACANT`, a queue's free
+    /// place).
+    /// The test of the replaced packet (`owns_heap`, three loads and three
+    /// branches for a TCP segment) was made on every packet sent; the pool
+    /// makes it only when a packet that may own heap memory was sent
+    /// (docs/performance.md "Session 32 pass: the engine's per-event
+    /// cost"). Checked builds (`invariants`) assert that the test would have
+    /// found nothing.
+    #[inline(always)]
+    pub fn overwrite_plain_with(&mut self, make: impl FnOnce() -> Packet) {
+        if crate::invariants::ENABLED {
+            self.check_owns_nothing();
+        }
+        // (`*self` owns nothing on the heap: forgetting it leaks nothing)
+        std::mem::forget(std::mem::replace(self, make()));
+    }
+
+    /// Checked builds: a packet written over without the drop test
+    /// (`overwrite_plain_with`) owned nothing the forget would leak.
+    #[cold]
+    #[inline(never)]
+    pub fn check_owns_nothing(&self) {
+        assert!(
+            !self.owns_heap(),
+            "a packet owning heap memory is written over without its drop \
+             (flow {}, {} bytes)",
+            self.flow,
+            self.size
+        );
+    }
+
     /// `overwrite_with` for a write that ends its function (a queued
     /// packet moved into the engine's slot): over a packet that
     /// `owns_heap` the whole write goes out of line (`overwrite_boxed`, the

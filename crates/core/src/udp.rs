@@ -59,6 +59,11 @@ impl UdpEndpoint {
 }
 
 impl Endpoint for UdpEndpoint {
+    /// A datagram owns nothing on the heap.
+    fn may_send_owning(&self) -> bool {
+        false
+    }
+
     fn connect(&mut self, _now: Nanos) {
         self.events.push_back(AppEvent::Connected);
     }
@@ -85,7 +90,7 @@ impl Endpoint for UdpEndpoint {
         let Some(d) = self.out.pop_front() else {
             return false;
         };
-        slot.overwrite_last(|| Packet {
+        slot.overwrite_plain_with(|| Packet {
             src: self.local,
             dst: self.remote,
             flow: self.flow,

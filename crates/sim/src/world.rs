@@ -424,6 +424,9 @@ impl World {
             self.eps.len() < MAX_EVENT_INDEX,
             "more than {MAX_EVENT_INDEX} endpoints in one simulation"
         );
+        if ep.may_send_owning() {
+            self.net.expect_owning_packets();
+        }
         self.eps.push(ep);
         self.ep_hot.push(EpHot {
             timer: NO_TIMER,

@@ -81,9 +81,9 @@ impl OutQueue {
         if self.len == 0 {
             return false;
         }
-        // (taken inside `overwrite_with`, after its drop test: taken before
-        // it, the packet went through a stack copy)
-        slot.overwrite_last(|| self.pop_front().expect("not empty"));
+        // (taken inside the write: taken before it, the packet went through
+        // a stack copy; `*slot` owns nothing: `Endpoint::poll_transmit_into`)
+        slot.overwrite_plain_with(|| self.pop_front().expect("not empty"));
         true
     }
 

@@ -201,8 +201,10 @@ impl TcpEndpoint {
 
     /// The builders write the packet over `*p` (a pool slot, a queue's
     /// slot or a local): built where it is sent from, not copied there.
+    /// What they write over owns nothing on the heap (`Packet::VACANT`, or
+    /// a slot the engine's pool cleaned: `Endpoint::poll_transmit_into`).
     fn build_syn(&mut self, now: Nanos, p: &mut Packet) {
-        p.overwrite_with(|| self.new_packet());
+        p.overwrite_plain_with(|| self.new_packet());
         let s = seg_mut(p);
         s.seq = 0;
         s.flags = flags::SYN;
@@ -236,7 +238,7 @@ impl TcpEndpoint {
     // copied it to the return slot (cg.sh: -5.9 M instructions in the cell).
     #[inline(always)]
     fn build_tx(&mut self, now: Nanos, tx: Tx, p: &mut Packet) {
-        p.overwrite_with(|| self.new_packet());
+        p.overwrite_plain_with(|| self.new_packet());
         let s = seg_mut(p);
         s.seq = tx.seq;
         s.len = tx.len;
@@ -295,7 +297,7 @@ impl TcpEndpoint {
     }
 
     fn build_ack(&mut self, now: Nanos, p: &mut Packet) {
-        p.overwrite_with(|| self.new_packet());
+        p.overwrite_plain_with(|| self.new_packet());
         let s = seg_mut(p);
         s.seq = self.snd.snd_nxt;
         s.flags = flags::ACK;
@@ -726,6 +728,12 @@ impl TcpEndpoint {
 }
 
 impl Endpoint for TcpEndpoint {
+    /// A plain TCP endpoint sends no MPTCP options (an MPTCP subflow's are
+    /// added by its connection, the endpoint the engine sees).
+    fn may_send_owning(&self) -> bool {
+        false
+    }
+
     fn gave_up(&self) -> Option<&'static str> {
         self.gave_up
     }
@@ -801,9 +809,9 @@ impl Endpoint for TcpEndpoint {
 
     fn poll_transmit_into(&mut self, now: Nanos, slot: &mut Packet) -> bool {
         if !self.pushed.is_empty() {
-            // (popped inside `overwrite_with`, after its drop test: popped
-            // before it, the packet went through a stack copy)
-            slot.overwrite_last(|| self.pushed.pop_front().expect("not empty"));
+            // (popped inside the write: popped before it, the packet went
+            // through a stack copy)
+            slot.overwrite_plain_with(|| self.pushed.pop_front().expect("not empty"));
             return true;
         }
         if self.quiet() {

@@ -161,7 +161,7 @@ impl Endpoint for SctpAssociation {
     fn poll_transmit_into(&mut self, now: Nanos, slot: &mut Packet) -> bool {
         match self.poll_transmit(now) {
             Some(p) => {
-                slot.overwrite_last(|| p);
+                slot.overwrite_plain_with(|| p);
                 true
             }
             None => false,
