@@ -473,6 +473,22 @@ impl World {
 
     /// Run until `end` or until every foreground app is done.
     pub fn run(&mut self, end: Nanos) {
+        let fg_apps = self.start_apps();
+        // ask once after the first event whatever happened, as before any
+        // event the apps' start() ran
+        self.app_ran = true;
+        self.event_loop(end, &fg_apps);
+    }
+
+    /// `run`'s start: every app's `start`, then the engine's state for the
+    /// event loop; returns the foreground apps. Out of line, so that the
+    /// function of the loop (`event_loop`, inlined in `run`) holds only the
+    /// loop: with this code beside it, the loop's registers moved with
+    /// changes of this code (session 32: `self` kept on the stack, 9 M
+    /// instructions more in the background cell, when the `collect` of
+    /// `ep_mute` compiled differently).
+    #[inline(never)]
+    fn start_apps(&mut self) -> Vec<AppId> {
         for a in 0..self.apps.len() {
             let mut io = AppIo {
                 now: self.now,
@@ -499,19 +515,19 @@ impl World {
         if self.sample_interval > 0 {
             self.events.push_timer(0, Ev::Sample);
         }
-        let fg_apps: Vec<AppId> = {
-            let mut v: Vec<AppId> = self
-                .flows
-                .iter()
-                .filter(|f| f.role == Role::Foreground)
-                .map(|f| f.app)
-                .collect();
-            v.dedup();
-            v
-        };
-        // ask once after the first event whatever happened, as before any
-        // event the apps' start() ran
-        self.app_ran = true;
+        let mut fg_apps: Vec<AppId> = self
+            .flows
+            .iter()
+            .filter(|f| f.role == Role::Foreground)
+            .map(|f| f.app)
+            .collect();
+        fg_apps.dedup();
+        fg_apps
+    }
+
+    /// The event loop of `run`, from `start_apps`'s state.
+    #[inline(always)]
+    fn event_loop(&mut self, end: Nanos, fg_apps: &[AppId]) {
         loop {
             // the common pop on its own path, with no hint flag to test
             // (`EventQueue::pop_sorted`); the hints of the general path are
