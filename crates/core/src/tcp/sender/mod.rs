@@ -22,7 +22,7 @@ use crate::packet::SackBlock;
 use crate::time::{Nanos, SEC};
 
 use super::cc::{
-    CaState, CcState, CongestionControl, CwndEvent, Hooks, PathView, INFINITE_SSTHRESH,
+    CaState, CcState, CongestionControl, CwndEvent, Hooks, PathView, SenderCc, INFINITE_SSTHRESH,
 };
 use super::config::TcpConfig;
 use super::rtt::RttEstimator;
@@ -369,7 +369,9 @@ pub struct PathSender {
     /// once): the others are not called, as Linux tests a hook's pointer.
     cc_hooks: Hooks,
     pub rtt: RttEstimator,
-    cc: Box<dyn CongestionControl>,
+    /// Linux CUBIC called directly, any other algorithm through the
+    /// trait object (`SenderCc`).
+    cc: SenderCc,
     sb: VecDeque<Seg>,
     /// Retransmissions RACK found lost again (Linux LINUX_MIB_TCPLOSTRETRANSMIT).
     pub lost_retrans: u64,
@@ -511,7 +513,7 @@ impl PathSender {
                 snd_nxt: 1,
             },
             cc_hooks: cc.hooks(),
-            cc,
+            cc: SenderCc::new(cc),
             rtt: RttEstimator::new(cfg),
             timer: None,
             backoff: 0,
