@@ -229,11 +229,13 @@ impl Wheel {
         if now == self.last_now && delay == self.last_delay {
             // checked builds: the memo is what the computation gives
             #[cfg(any(debug_assertions, feature = "invariants"))]
-            assert_eq!(
-                self.last_at,
-                self.expiry_computed(now, delay),
-                "timer wheel: the last call's memo differs from its expiry"
-            );
+            {
+                let computed = self.expiry_computed(now, delay);
+                assert_eq!(
+                    self.last_at, computed,
+                    "timer wheel: the last call's memo differs from its expiry"
+                );
+            }
             return self.last_at;
         }
         let at = self.expiry_computed(now, delay);
