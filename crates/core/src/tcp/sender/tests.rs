@@ -442,9 +442,11 @@ fn open_on_ack_tracks_disorder() {
     let mut s = sender_with(true, false, false);
     send(&mut s, 0, 6);
     s.sacked_out = 1;
+    s.resync_in_flight();
     s.open_on_ack(MS, &event(0, false, &s), None);
     assert_eq!(s.ca_state(), CaState::Disorder);
     s.sacked_out = 0;
+    s.resync_in_flight();
     s.open_on_ack(MS, &event(0, false, &s), None);
     assert_eq!(s.ca_state(), CaState::Open);
 }
