@@ -200,6 +200,10 @@ impl CubicLinux {
     }
 
     /// `bictcp_update(ca, cwnd, acked)` at jiffies `now_j`: recompute `cnt`.
+    /// (Forced inline into `cong_avoid_own`, so into the sender's ACK path:
+    /// on most ACKs it returns at its first test; `update_cubic` stays a
+    /// call.)
+    #[inline(always)]
     pub fn update(&mut self, cwnd: u32, acked: u32, now_j: u32) {
         self.ack_cnt = self.ack_cnt.wrapping_add(acked);
         if self.last_cwnd == cwnd
