@@ -183,6 +183,14 @@ pub struct Wheel {
     /// `level_shift(when)`: the wheel level's shift, a function of `when`
     /// alone, found again only when `when` is.
     shift: u32,
+    /// The last call's arguments (on the kernel's clock) and result: a
+    /// sender re-arms its timer several times at one instant with the same
+    /// delay (the PTO after an ACK, then after each segment the ACK lets
+    /// out: `tcp_schedule_loss_probe` of the same flight), and `expiry` is
+    /// a function of the two.
+    last_now: Nanos,
+    last_delay: Nanos,
+    last_at: Nanos,
 }
 
 impl Wheel {
@@ -192,7 +200,7 @@ impl Wheel {
 
     /// A wheel on the jiffy clock `c` (`expiry_on`).
     pub fn on(c: JiffyClock) -> Self {
-        Wheel {
+        let mut w = Wheel {
             j: jiffy(c.hz),
             phase: c.phase,
             // clk 0 for now in [0, j)
@@ -203,16 +211,44 @@ impl Wheel {
             when_lo: 0,
             when_hi: 0,
             shift: level_shift(0),
-        }
+            last_now: c.phase,
+            last_delay: 0,
+            last_at: 0,
+        };
+        // the memo starts with a call of its own (simulated time 0, delay 0)
+        w.last_at = w.expiry_computed(c.phase, 0);
+        w
     }
 
     /// `expiry_on(clock, now, delay)`. (Forced inline into the sender's
     /// timer paths: `PathSender::xmit_timer_at`'s note.)
     #[inline(always)]
     pub fn expiry(&mut self, now: Nanos, delay: Nanos) -> Nanos {
-        let j = self.j;
         // on the kernel's clock from here to the return
         let now = now + self.phase;
+        if now == self.last_now && delay == self.last_delay {
+            // checked builds: the memo is what the computation gives
+            #[cfg(any(debug_assertions, feature = "invariants"))]
+            {
+                let computed = self.expiry_computed(now, delay);
+                assert_eq!(
+                    self.last_at, computed,
+                    "timer wheel: the last call's memo differs from its expiry"
+                );
+            }
+            return self.last_at;
+        }
+        let at = self.expiry_computed(now, delay);
+        self.last_now = now;
+        self.last_delay = delay;
+        self.last_at = at;
+        at
+    }
+
+    /// `expiry` without the last call's memo (`now` on the kernel's clock).
+    #[inline(always)]
+    fn expiry_computed(&mut self, now: Nanos, delay: Nanos) -> Nanos {
+        let j = self.j;
         // now < clk_start wraps to a large value: recomputed as well
         if now.wrapping_sub(self.clk_start) >= j {
             self.clk = now / j;
@@ -317,6 +353,56 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Calls repeated at one instant with one delay (a sender's re-arms
+    /// after an ACK and after each segment it lets out) take the last
+    /// call's memo: still `expiry_on`'s result, at every phase, between
+    /// calls that change the time, the delay or both, and for the memo's
+    /// first value (simulated time 0, delay 0).
+    #[test]
+    fn repeated_calls_take_the_memo_and_equal_expiry() {
+        for (hz, phase) in [(1000, 0), (250, 0), (250, 1_320_000), (100, 7)] {
+            let c = JiffyClock::with_phase(hz, phase);
+            let mut w = Wheel::on(c);
+            assert_eq!(w.expiry(0, 0), expiry_on(c, 0, 0));
+            let steps = [
+                (0, 200 * MS),
+                (0, 200 * MS),
+                (0, 202 * MS),
+                (0, 200 * MS),
+                (MS, 200 * MS),
+                (MS, 200 * MS),
+                (MS, 0),
+                (MS, 0),
+                (5 * SEC, 3 * SEC),
+                (5 * SEC, 3 * SEC),
+                (5 * SEC, 1),
+                (4 * SEC, 1), // back in time
+                (4 * SEC, 1),
+            ];
+            for (now, delay) in steps {
+                assert_eq!(
+                    w.expiry(now, delay),
+                    expiry_on(c, now, delay),
+                    "hz {hz} phase {phase} now {now} delay {delay}"
+                );
+            }
+        }
+    }
+
+    /// Checked builds compare a memo taken with the computation it skips:
+    /// a memo changed by hand panics there (without the check the changed
+    /// value is returned, nothing panics and the test fails).
+    #[test]
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    #[should_panic(expected = "memo differs from its expiry")]
+    fn a_wrong_memo_is_caught() {
+        let mut w = Wheel::new(250);
+        let at = w.expiry(3 * MS, 200 * MS);
+        w.last_at += 1;
+        let _ = w.expiry(3 * MS, 200 * MS);
+        let _ = at;
     }
 
     /// With a phase the wheel runs on the kernel's clock `now + phase`:

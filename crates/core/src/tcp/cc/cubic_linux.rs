@@ -200,6 +200,10 @@ impl CubicLinux {
     }
 
     /// `bictcp_update(ca, cwnd, acked)` at jiffies `now_j`: recompute `cnt`.
+    /// (Forced inline into `cong_avoid_own`, so into the sender's ACK path:
+    /// on most ACKs it returns at its first test; `update_cubic` stays a
+    /// call.)
+    #[inline(always)]
     pub fn update(&mut self, cwnd: u32, acked: u32, now_j: u32) {
         self.ack_cnt = self.ack_cnt.wrapping_add(acked);
         if self.last_cwnd == cwnd
@@ -297,6 +301,57 @@ impl CubicLinux {
     }
 }
 
+/// The two per-ACK hooks, called directly by the sender.
+impl CubicLinux {
+    /// cubictcp_cong_avoid (the caller has checked tcp_is_cwnd_limited).
+    /// The trait's `cong_avoid`, without the paths it does not read; the
+    /// sender calls it directly (`super::dispatch::SenderCc`), inlined
+    /// into the ACK path.
+    #[inline(always)]
+    pub fn cong_avoid_own(&mut self, s: &mut CcState, acked: u32, now: Nanos) {
+        let mut acked = acked;
+        if s.in_slow_start() {
+            if self.hystart_pp.active {
+                self.hystart_pp.slow_start(s, acked);
+                return;
+            }
+            acked = slow_start(s, acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        self.update(s.cwnd, acked, self.now_j(now));
+        super::cong_avoid_ai(s, self.cnt, acked);
+    }
+
+    /// cubictcp_acked: delay_min and HyStart from the ACK's RTT sample.
+    /// The trait's `pkts_acked`, forced inline for the sender's direct
+    /// call (`super::dispatch::SenderCc`).
+    #[inline(always)]
+    pub fn pkts_acked_inline(
+        &mut self,
+        s: &mut CcState,
+        _acked: u32,
+        rtt: Option<Nanos>,
+        now: Nanos,
+    ) {
+        self.hystart_pp.on_ack(s, rtt);
+        // rtt_us < 0: no sample on this ACK.
+        let Some(rtt) = rtt else { return };
+        // Discard samples for 1 s after an epoch start (after recovery).
+        if let Some(e) = self.epoch_start {
+            if (self.now_j(now).wrapping_sub(e) as i32) < self.hz as i32 {
+                return;
+            }
+        }
+        let delay = ((rtt / 1000).min(u32::MAX as u64) as u32).max(1);
+        if self.delay_min == 0 || self.delay_min > delay {
+            self.delay_min = delay;
+        }
+        self.hystart.on_sample(s, delay, self.delay_min, now);
+    }
+}
+
 impl CongestionControl for CubicLinux {
     fn name(&self) -> &'static str {
         "cubic"
@@ -331,39 +386,19 @@ impl CongestionControl for CubicLinux {
         (cwnd * BETA / BETA_SCALE_FP).max(2)
     }
 
-    /// cubictcp_cong_avoid (the caller has checked tcp_is_cwnd_limited).
+    /// cubictcp_cong_avoid (`cong_avoid_own`: CUBIC reads no path but its
+    /// own).
     fn cong_avoid(&mut self, s: &mut CcState, _paths: &[PathView], acked: u32, now: Nanos) {
-        let mut acked = acked;
-        if s.in_slow_start() {
-            if self.hystart_pp.active {
-                self.hystart_pp.slow_start(s, acked);
-                return;
-            }
-            acked = slow_start(s, acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        self.update(s.cwnd, acked, self.now_j(now));
-        super::cong_avoid_ai(s, self.cnt, acked);
+        self.cong_avoid_own(s, acked, now);
     }
 
-    /// cubictcp_acked: delay_min and HyStart from the ACK's RTT sample.
-    fn pkts_acked(&mut self, s: &mut CcState, _acked: u32, rtt: Option<Nanos>, now: Nanos) {
-        self.hystart_pp.on_ack(s, rtt);
-        // rtt_us < 0: no sample on this ACK.
-        let Some(rtt) = rtt else { return };
-        // Discard samples for 1 s after an epoch start (after recovery).
-        if let Some(e) = self.epoch_start {
-            if (self.now_j(now).wrapping_sub(e) as i32) < self.hz as i32 {
-                return;
-            }
-        }
-        let delay = ((rtt / 1000).min(u32::MAX as u64) as u32).max(1);
-        if self.delay_min == 0 || self.delay_min > delay {
-            self.delay_min = delay;
-        }
-        self.hystart.on_sample(s, delay, self.delay_min, now);
+    /// cubictcp_acked (`pkts_acked_inline`).
+    fn pkts_acked(&mut self, s: &mut CcState, acked: u32, rtt: Option<Nanos>, now: Nanos) {
+        self.pkts_acked_inline(s, acked, rtt, now);
+    }
+
+    fn as_linux_cubic(&self) -> Option<&CubicLinux> {
+        Some(self)
     }
 
     /// cubictcp_state: an RTO (TCP_CA_Loss) resets everything, HyStart included.

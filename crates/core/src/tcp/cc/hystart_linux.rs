@@ -112,6 +112,8 @@ impl LinuxHyStart {
     }
 
     /// The tail of `cubictcp_acked`: `if (!found && tcp_in_slow_start && hystart)`.
+    /// (Forced inline: out of slow start it is these tests alone.)
+    #[inline(always)]
     pub fn on_sample(&mut self, s: &mut CcState, delay_us: u32, delay_min_us: u32, now: Nanos) {
         if self.enabled && !self.found && s.in_slow_start() {
             self.update(s, delay_us, delay_min_us, now);

@@ -14,12 +14,14 @@ use crate::time::Nanos;
 
 mod cubic;
 mod cubic_linux;
+mod dispatch;
 mod hystart;
 mod hystart_linux;
 mod newreno;
 
 pub use cubic::Cubic;
 pub use cubic_linux::CubicLinux;
+pub use dispatch::SenderCc;
 pub use hystart::HyStartPP;
 pub use hystart_linux::LinuxHyStart;
 pub use newreno::NewReno;
@@ -177,6 +179,11 @@ pub trait CongestionControl: std::fmt::Debug {
     /// `prior_cwnd` is cwnd before the reduction). Default: tcp_reno_undo_cwnd.
     fn undo_cwnd(&mut self, s: &CcState, prior_cwnd: u32) -> u32 {
         s.cwnd.max(prior_cwnd)
+    }
+    /// This algorithm is Linux CUBIC (`CubicLinux`): a sender calls it
+    /// without the vtable (`SenderCc`). Only `CubicLinux` answers Some.
+    fn as_linux_cubic(&self) -> Option<&CubicLinux> {
+        None
     }
 }
 

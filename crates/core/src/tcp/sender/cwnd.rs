@@ -17,19 +17,13 @@ impl PathSender {
             && self.cwnd_limited()
         {
             self.sync_cc();
-            let me2;
-            let ps2 = match paths {
-                Some(p) => p,
-                None => {
-                    // `self.view()`: just synced, `cc_state` holds its
-                    // `in_flight` already (no copy of the state, no second
-                    // count)
-                    debug_assert_eq!(self.cc_state.in_flight, self.in_flight());
-                    me2 = [PathView::of(&self.cc_state)];
-                    &me2[..]
-                }
-            };
-            self.cc.cong_avoid(&mut self.cc_state, ps2, delivered, now);
+            // Without `paths`, the hook's view is `self.view()`: just
+            // synced, `cc_state` holds its `in_flight` already (`SenderCc`
+            // builds it from `cc_state`, and only for an algorithm that
+            // reads it).
+            debug_assert_eq!(self.cc_state.in_flight, self.in_flight());
+            self.cc
+                .cong_avoid(&mut self.cc_state, paths, delivered, now);
         }
     }
 

@@ -22,7 +22,7 @@ use crate::packet::SackBlock;
 use crate::time::{Nanos, SEC};
 
 use super::cc::{
-    CaState, CcState, CongestionControl, CwndEvent, Hooks, PathView, INFINITE_SSTHRESH,
+    CaState, CcState, CongestionControl, CwndEvent, Hooks, PathView, SenderCc, INFINITE_SSTHRESH,
 };
 use super::config::TcpConfig;
 use super::rtt::RttEstimator;
@@ -293,6 +293,14 @@ pub struct PathSender {
     pub sacked_out: u32,
     pub lost_out: u32,
     pub retrans_out: u32,
+    /// `in_flight()` (Linux `tcp_packets_in_flight`: packets_out -
+    /// (sacked_out + lost_out) + retrans_out), kept with the four counts:
+    /// every change of one moves it by as much (wrapping: a segment's
+    /// counts change one after the other), an assignment resyncs it
+    /// (`resync_in_flight`). Read two to four times per segment sent and
+    /// three per ACK; checked builds compare it with the sum on every
+    /// read.
+    in_flight_n: u32,
     dupthresh: u32,
     pub mss: u32,
     /// Option bytes the owner will add to the next segment beyond the
@@ -369,7 +377,9 @@ pub struct PathSender {
     /// once): the others are not called, as Linux tests a hook's pointer.
     cc_hooks: Hooks,
     pub rtt: RttEstimator,
-    cc: Box<dyn CongestionControl>,
+    /// Linux CUBIC called directly, any other algorithm through the
+    /// trait object (`SenderCc`).
+    cc: SenderCc,
     sb: VecDeque<Seg>,
     /// Retransmissions RACK found lost again (Linux LINUX_MIB_TCPLOSTRETRANSMIT).
     pub lost_retrans: u64,
@@ -477,6 +487,7 @@ impl PathSender {
             sacked_out: 0,
             lost_out: 0,
             retrans_out: 0,
+            in_flight_n: 0,
             lost_scan_seq: 1,
             lost_scan_sacked: 0,
             retx_hint: 1,
@@ -511,7 +522,7 @@ impl PathSender {
                 snd_nxt: 1,
             },
             cc_hooks: cc.hooks(),
-            cc,
+            cc: SenderCc::new(cc),
             rtt: RttEstimator::new(cfg),
             timer: None,
             backoff: 0,
@@ -601,10 +612,33 @@ impl PathSender {
 
     // ---- state queries ----------------------------------------------------
 
-    /// Linux tcp_packets_in_flight(): packets_out - left_out + retrans_out.
+    /// Linux tcp_packets_in_flight(): packets_out - left_out + retrans_out
+    /// (`in_flight_n`, kept with the counts).
     #[inline]
     pub fn in_flight(&self) -> u32 {
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        assert_eq!(
+            self.in_flight_n,
+            self.in_flight_of_counts(),
+            "in_flight_n out of step with packets_out {} sacked_out {} lost_out {} retrans_out {}",
+            self.packets_out,
+            self.sacked_out,
+            self.lost_out,
+            self.retrans_out
+        );
+        self.in_flight_n
+    }
+
+    /// `tcp_packets_in_flight` from the four counts.
+    #[inline]
+    pub(super) fn in_flight_of_counts(&self) -> u32 {
         self.packets_out - (self.sacked_out + self.lost_out) + self.retrans_out
+    }
+
+    /// `in_flight_n` after an assignment to one of the counts.
+    #[inline]
+    pub(super) fn resync_in_flight(&mut self) {
+        self.in_flight_n = self.in_flight_of_counts();
     }
 
     /// `next_tx` would stop at its congestion-window test before any new

@@ -175,11 +175,13 @@ impl PathSender {
             if s.has(RETRANS) {
                 s.flags &= !RETRANS;
                 self.retrans_out -= 1;
+                self.in_flight_n = self.in_flight_n.wrapping_sub(1);
                 self.lost_retrans += 1;
             }
         } else {
             s.flags |= LOST;
             self.lost_out += 1;
+            self.in_flight_n = self.in_flight_n.wrapping_sub(1);
         }
         let st = s.start;
         if st < self.retx_hint {

@@ -60,6 +60,7 @@ impl PathSender {
             // unmarked segments are walked by RACK again
             self.ts_rebuild();
             self.lost_out = 0;
+            self.resync_in_flight();
             self.lost_scan_seq = self.snd_una;
             self.lost_scan_sacked = 0;
         }
@@ -157,6 +158,7 @@ impl PathSender {
             // tcp_reset_reno_sack. RFC 6582 3.2 (3): the full ACK
             // ends recovery; dup ACKs counted in it are void.
             self.sacked_out = 0;
+            self.resync_in_flight();
         }
         if self.reno_hold_at_recover() {
             // held: no exit yet (Linux tcp_try_undo_recovery)

@@ -89,10 +89,12 @@ impl PathSender {
                 if s.has(LOST) {
                     s.flags &= !LOST;
                     self.lost_out -= 1;
+                    self.in_flight_n = self.in_flight_n.wrapping_add(1);
                 }
                 if s.has(RETRANS) {
                     s.flags &= !RETRANS;
                     self.retrans_out -= 1;
+                    self.in_flight_n = self.in_flight_n.wrapping_sub(1);
                 }
                 let (st, en, sent, ever) = (s.start, s.end(), s.ts_key(), s.has(EVER_RETRANS));
                 if !ever {
@@ -110,6 +112,7 @@ impl PathSender {
                 }
                 self.ts_forget(i);
                 self.sacked_out += 1;
+                self.in_flight_n = self.in_flight_n.wrapping_sub(1);
                 if st < self.lost_scan_seq {
                     self.lost_scan_sacked += 1;
                 }
@@ -190,6 +193,7 @@ impl PathSender {
             }
             let s = self.pop_front_forgotten();
             self.packets_out -= 1;
+            self.in_flight_n = self.in_flight_n.wrapping_sub(1);
             if !s.has(SACKED) && self.rack_on() {
                 // Linux tcp_clean_rtx_queue: RACK advances on every newly
                 // delivered segment, unless the TSecr proves the ACK was for
@@ -207,6 +211,7 @@ impl PathSender {
             }
             if s.has(SACKED) {
                 self.sacked_out -= 1;
+                self.in_flight_n = self.in_flight_n.wrapping_add(1);
                 if s.start < self.lost_scan_seq {
                     self.lost_scan_sacked = self.lost_scan_sacked.saturating_sub(1);
                 }
@@ -215,9 +220,11 @@ impl PathSender {
             }
             if s.has(LOST) {
                 self.lost_out -= 1;
+                self.in_flight_n = self.in_flight_n.wrapping_add(1);
             }
             if s.has(RETRANS) {
                 self.retrans_out -= 1;
+                self.in_flight_n = self.in_flight_n.wrapping_sub(1);
             }
             if s.has(EVER_RETRANS) {
                 retrans_acked = true;
@@ -246,6 +253,7 @@ impl PathSender {
             // Linux tcp_remove_reno_sacks: cumulative ACK consumes emulated SACKs.
             let k = self.sacked_out.min(acked_pkts.saturating_sub(1));
             self.sacked_out -= k;
+            self.in_flight_n = self.in_flight_n.wrapping_add(k);
             self.limit_reno_sacked();
         }
         self.snd_una = a.ack;
@@ -315,6 +323,7 @@ impl PathSender {
             last_id
         };
         self.packets_out -= k as u32;
+        self.in_flight_n = self.in_flight_n.wrapping_sub(k as u32);
         if self.rack_on() {
             self.rack_advance(now, false, last.end(), last.ts_key());
             if first.end() <= prior_fack {
@@ -393,6 +402,7 @@ impl PathSender {
             if is_dup && counts {
                 // Linux tcp_add_reno_sack: each dup ACK emulates one SACKed packet.
                 self.sacked_out += 1;
+                self.in_flight_n = self.in_flight_n.wrapping_sub(1);
                 newly_sacked = 1;
                 self.limit_reno_sacked();
             } else if advanced && self.cc_state.ca_state != CaState::Recovery {
@@ -405,6 +415,7 @@ impl PathSender {
                 // undercount by it and the sender would exceed cwnd (RFC 5681
                 // 3.2 / RFC 6582 count dup ACKs only until new data is ACKed).
                 self.sacked_out = 0;
+                self.resync_in_flight();
             }
         }
         (newly_sacked, dsack)
@@ -437,6 +448,7 @@ impl PathSender {
         let holes = self.lost_out.max(1).min(self.packets_out);
         if self.sacked_out + holes > self.packets_out {
             self.sacked_out = self.packets_out - holes;
+            self.resync_in_flight();
         }
     }
 
@@ -446,6 +458,7 @@ impl PathSender {
             if !s.has(LOST) {
                 s.flags |= LOST;
                 self.lost_out += 1;
+                self.in_flight_n = self.in_flight_n.wrapping_sub(1);
                 self.ts_after_lost_mark(0);
             }
             let s = self.sb[0];
@@ -471,6 +484,7 @@ impl PathSender {
             } else if !s.has(LOST) {
                 s.flags |= LOST;
                 self.lost_out += 1;
+                self.in_flight_n = self.in_flight_n.wrapping_sub(1);
                 if s.start < self.retx_hint {
                     self.retx_hint = s.start;
                 }

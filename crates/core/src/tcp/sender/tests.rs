@@ -442,9 +442,11 @@ fn open_on_ack_tracks_disorder() {
     let mut s = sender_with(true, false, false);
     send(&mut s, 0, 6);
     s.sacked_out = 1;
+    s.resync_in_flight();
     s.open_on_ack(MS, &event(0, false, &s), None);
     assert_eq!(s.ca_state(), CaState::Disorder);
     s.sacked_out = 0;
+    s.resync_in_flight();
     s.open_on_ack(MS, &event(0, false, &s), None);
     assert_eq!(s.ca_state(), CaState::Open);
 }
@@ -733,4 +735,49 @@ fn a_dupthresh_of_zero_is_refused() {
         ..TcpConfig::default()
     };
     let _ = PathSender::new(&cfg, CcKind::NewReno.build());
+}
+
+/// `in_flight_n` follows the four counts through sends, SACKs, loss marks,
+/// retransmissions, cumulative ACKs and an RTO: every step equals Linux
+/// `tcp_packets_in_flight` of the counts.
+#[test]
+fn in_flight_follows_the_counts() {
+    use crate::time::SEC;
+    let mut s = rto_sender();
+    let check = |s: &PathSender, at: &str| {
+        assert_eq!(s.in_flight_n, s.in_flight_of_counts(), "{at}");
+    };
+    let _ = send(&mut s, 0, 10);
+    check(&s, "sent");
+    // SACK 3..10 above a hole of three: the SACKed leave the flight, RACK
+    // marks the hole lost (now or at its reordering timer)
+    s.on_ack(20 * MS, &ack(sq(0), &[block(sq(3), sq(10))]), None);
+    check(&s, "sacked");
+    // the timers as they come (RACK's, then the RTO and its backoff), each
+    // followed by what they let out
+    for k in 1..4 {
+        let now = k * 3 * SEC;
+        let _ = s.on_timeout(now, None);
+        check(&s, "timeout");
+        while s.next_tx(now).is_some() {
+            check(&s, "retransmitted");
+        }
+    }
+    assert!(s.counters.rto_events > 0, "an RTO fired");
+    s.on_ack(10 * SEC, &ack(sq(10), &[]), None);
+    check(&s, "all acked");
+    assert_eq!(s.in_flight(), 0);
+}
+
+/// Checked builds compare `in_flight_n` with the counts on every read: a
+/// count changed by hand without it panics (without the check nothing
+/// panics and the test fails).
+#[cfg(any(debug_assertions, feature = "invariants"))]
+#[test]
+#[should_panic(expected = "in_flight_n out of step")]
+fn in_flight_n_out_of_step_is_caught() {
+    let mut s = sender();
+    let _ = send(&mut s, 0, 4);
+    s.lost_out += 1;
+    let _ = s.in_flight();
 }

@@ -157,12 +157,15 @@ impl PathSender {
             }
         }
         self.lost_out = lost;
+        self.resync_in_flight();
         self.retrans_out = 0;
+        self.resync_in_flight();
         self.ts_len = 0;
         self.zombies = 0;
         if !self.sack_ok {
             // non-SACK: forget the emulated SACKs (Linux tcp_reset_reno_sack)
             self.sacked_out = 0;
+            self.resync_in_flight();
         }
         self.lost_scan_seq = self.snd_nxt;
         self.lost_scan_sacked = self.sacked_out;

@@ -40,6 +40,7 @@ impl PathSender {
         self.ts_len += 1;
         self.sb.push_back(seg);
         self.packets_out += 1;
+        self.in_flight_n = self.in_flight_n.wrapping_add(1);
         if self.packets_out == 1 && self.lost_scan_seq < seg.start {
             self.lost_scan_seq = seg.start;
         }
@@ -72,6 +73,7 @@ impl PathSender {
         if !s.has(RETRANS) {
             s.flags |= RETRANS;
             self.retrans_out += 1;
+            self.in_flight_n = self.in_flight_n.wrapping_add(1);
         }
         s.flags |= EVER_RETRANS;
         s.flags &= !SPURIOUS;
