@@ -39,18 +39,26 @@ pub struct Mapping {
 /// fields every arriving segment reads on each subflow it tries
 /// (`matches`: addresses and ports) and `poll_timeout` folds (`syn_timer`)
 /// first, then the sender, whose own hot fields lead it, and the receiver.
-/// Right before the receiver (docs/performance.md "Session 21"): the
-/// window every segment reads (`snd_wnd`), the `tx_maps` header every ACK
-/// prunes, and what every data segment updates or reads besides the
-/// receiver (`rcv_rtt`, the `rx_maps` header): 96 bytes that sat in four
-/// places of the record's last 600 bytes, `rcv_rtt` on a line of its own
-/// at its end.
+///
+/// Aligned to a cache line, and its parts placed on line boundaries
+/// (docs/performance.md "Session 32"): the subflows lie in one vector,
+/// which the allocator aligned to 16 bytes only, so the record's first
+/// 64 bytes, and every group after them, mostly straddled one line more
+/// than they fill. The head is 64 bytes (`syn_sent_at`, read only by the
+/// handshake, fills it), so the sender starts a line; the window every
+/// segment reads (`snd_wnd`) and the `tx_maps` header every ACK prunes
+/// fill the line the sender ends in, so the receiver starts one too; the
+/// send queue's skbs (`prune_maps` reads their headers per ACK) and what
+/// only a data segment reads besides the receiver (`rcv_rtt`, the
+/// `rx_maps` header) follow it, the latter two in the record's last line.
+/// 2,048 bytes, as before.
 #[derive(Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Subflow {
     pub syn_timer: Option<Nanos>,
     /// Stable id (index in the connection's subflow list), < 64.
     pub id: usize,
+    pub syn_sent_at: Nanos,
     pub local: Addr,
     pub remote: Addr,
     /// Linux `tp->mss_cache` (`tcp_sync_mss`): the negotiated MSS less the
@@ -86,21 +94,21 @@ pub struct Subflow {
     pub snd_wnd: SndWnd,
     /// Mappings of data handed to the sender, not yet acked at subflow level.
     pub tx_maps: VecDeque<Mapping>,
+    pub rcv: PathReceiver,
+    /// The skbs of the send queue, for `sk_wmem_queued` (upstream
+    /// scheduler with per-subflow send buffers only, `push_queued`).
+    pub skbs: SkbQueue,
     /// `tp->rcv_rtt_est` from the timestamps of received data, which the
     /// connection's `mptcp_rcv_space_adjust` paces itself by (`rcv_space.rs`).
     pub rcv_rtt: super::rcv_space::RcvRttEst,
     /// Received mappings waiting for subflow-level in-order delivery:
     /// subflow sequence -> (DSN, length).
     pub rx_maps: SeqMap<(u64, u32)>,
-    pub rcv: PathReceiver,
-    /// The skbs of the send queue, for `sk_wmem_queued` (upstream
-    /// scheduler with per-subflow send buffers only, `push_queued`).
-    pub skbs: SkbQueue,
-    /// Invariant `mptcp-dss-mapping` over every mapping received (zero-sized
-    /// unless checks are on).
-    pub rx_map_check: crate::invariants::MappingCheck,
-    pub syn_sent_at: Nanos,
     pub syn_rto: Nanos,
+    /// Invariant `mptcp-dss-mapping` over every mapping received (zero-sized
+    /// unless checks are on; last, so that the layout above is the same
+    /// with them).
+    pub rx_map_check: crate::invariants::MappingCheck,
 }
 
 impl Subflow {
@@ -264,6 +272,7 @@ pub fn seg_mut(p: &mut Packet) -> &mut TcpSegment {
 mod layout_tests {
     use super::*;
     use crate::tcp::receiver::PathReceiver;
+    use crate::tcp::PathSender;
     use std::mem::offset_of;
 
     /// The hand-made layouts (docs/performance.md "Session 18"): what a
@@ -282,16 +291,26 @@ mod layout_tests {
         assert_eq!(offset_of!(PathReceiver, rcv_nxt), 0);
         assert!(offset_of!(PathReceiver, delack_deadline) < 64);
         assert!(offset_of!(PathReceiver, ts_ok) < offset_of!(PathReceiver, rcv_mss) + 64);
-        // docs/performance.md "Session 21": what every segment reads
-        // beside the receiver lies right before it
-        let rcv = offset_of!(Subflow, rcv);
-        for o in [
-            offset_of!(Subflow, snd_wnd),
-            offset_of!(Subflow, tx_maps),
-            offset_of!(Subflow, rcv_rtt),
-            offset_of!(Subflow, rx_maps),
-        ] {
-            assert!(o < rcv && o + 96 >= rcv, "offset {o}, receiver at {rcv}");
+        // docs/performance.md "Session 32": the record, its sender and its
+        // receiver start cache lines; the sender's last line holds the
+        // window and the `tx_maps` header, the record's last line what a
+        // data segment reads besides the receiver
+        assert_eq!(std::mem::align_of::<Subflow>(), 64);
+        if !crate::invariants::ENABLED {
+            assert_eq!(std::mem::size_of::<Subflow>(), 2048);
+        }
+        let line = |o: usize| o / 64;
+        let (snd, rcv) = (offset_of!(Subflow, snd), offset_of!(Subflow, rcv));
+        assert_eq!(snd % 64, 0, "sender at {snd}");
+        assert_eq!(rcv % 64, 0, "receiver at {rcv}");
+        let snd_end = snd + std::mem::size_of::<PathSender>() - 1;
+        for o in [offset_of!(Subflow, snd_wnd), offset_of!(Subflow, tx_maps) + 31] {
+            assert_eq!(line(o), line(snd_end), "offset {o}, sender ends at {snd_end}");
+        }
+        let last = line(offset_of!(Subflow, syn_rto));
+        assert_eq!(last, 2048 / 64 - 1);
+        for o in [offset_of!(Subflow, rcv_rtt), offset_of!(Subflow, rx_maps) + 31] {
+            assert_eq!(line(o), last, "offset {o}");
         }
     }
 }
