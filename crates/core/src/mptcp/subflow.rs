@@ -307,6 +307,10 @@ mod layout_tests {
         for o in [offset_of!(Subflow, snd_wnd), offset_of!(Subflow, tx_maps) + 31] {
             assert_eq!(line(o), line(snd_end), "offset {o}, sender ends at {snd_end}");
         }
+        // ... and the sender's eight per-packet counters fill one line
+        if !crate::invariants::ENABLED {
+            assert_eq!((snd + offset_of!(PathSender, counters)) % 64, 0);
+        }
         let last = line(offset_of!(Subflow, syn_rto));
         assert_eq!(last, 2048 / 64 - 1);
         for o in [offset_of!(Subflow, rcv_rtt), offset_of!(Subflow, rx_maps) + 31] {
