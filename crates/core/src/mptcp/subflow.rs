@@ -86,6 +86,11 @@ pub struct Subflow {
     pub third_ack_pending: bool,
     /// MP_PRIO to send on this subflow (RFC 8684 3.3.8): its new backup flag.
     pub prio_pending: Option<bool>,
+    /// `push_queued` has queued data in `skbs` (the upstream scheduler's
+    /// send buffers): until then the queue is empty, and `prune_maps` does
+    /// not read its headers, two lines at the record's end, on every ACK
+    /// (docs/performance.md "Session 32").
+    skbs_used: bool,
     pub snd: PathSender,
     /// The subflow's TCP `snd_wnd`/`snd_wl1` from the windows its ACKs
     /// carry (the connection's window, relative to the DATA_ACK), for the
@@ -161,6 +166,7 @@ impl Subflow {
             prio_pending: None,
             remote_id: None,
             rcv_rtt: Default::default(),
+            skbs_used: false,
         }
     }
 
@@ -203,6 +209,7 @@ impl Subflow {
     pub fn push_queued(&mut self, dsn: u64, len: u32) {
         let goal = super::sndbuf::xmit_size_goal(self.snd.mss);
         let sseq = self.snd.write_seq;
+        self.skbs_used = true;
         let joined = self.skbs.entail(sseq, dsn, len, goal);
         let nxt = self.snd.snd_nxt;
         if joined > 0 {
@@ -250,7 +257,10 @@ impl Subflow {
     /// Forget mappings acked at subflow level.
     pub fn prune_maps(&mut self) {
         let una = self.snd.snd_una;
-        self.skbs.on_ack(una);
+        // (only `push_queued` fills `skbs`: `entail` is its only producer)
+        if self.skbs_used {
+            self.skbs.on_ack(una);
+        }
         while let Some(m) = self.tx_maps.front() {
             if m.sseq + m.len as u64 <= una {
                 self.tx_maps.pop_front();
@@ -304,17 +314,70 @@ mod layout_tests {
         assert_eq!(snd % 64, 0, "sender at {snd}");
         assert_eq!(rcv % 64, 0, "receiver at {rcv}");
         let snd_end = snd + std::mem::size_of::<PathSender>() - 1;
-        for o in [offset_of!(Subflow, snd_wnd), offset_of!(Subflow, tx_maps) + 31] {
-            assert_eq!(line(o), line(snd_end), "offset {o}, sender ends at {snd_end}");
+        for o in [
+            offset_of!(Subflow, snd_wnd),
+            offset_of!(Subflow, tx_maps) + 31,
+        ] {
+            assert_eq!(
+                line(o),
+                line(snd_end),
+                "offset {o}, sender ends at {snd_end}"
+            );
         }
         // ... and the sender's eight per-packet counters fill one line
         if !crate::invariants::ENABLED {
             assert_eq!((snd + offset_of!(PathSender, counters)) % 64, 0);
         }
+        assert!(offset_of!(Subflow, skbs_used) < 64);
         let last = line(offset_of!(Subflow, syn_rto));
         assert_eq!(last, 2048 / 64 - 1);
-        for o in [offset_of!(Subflow, rcv_rtt), offset_of!(Subflow, rx_maps) + 31] {
+        for o in [
+            offset_of!(Subflow, rcv_rtt),
+            offset_of!(Subflow, rx_maps) + 31,
+        ] {
             assert_eq!(line(o), last, "offset {o}");
         }
+    }
+}
+
+#[cfg(test)]
+mod skbs_tests {
+    use super::*;
+    use crate::packet::addr;
+    use crate::tcp::cc::CcKind;
+
+    fn subflow() -> Subflow {
+        let cfg = TcpConfig::default();
+        let snd = PathSender::new(&cfg, CcKind::NewReno.build());
+        Subflow::new(
+            0,
+            &cfg,
+            snd,
+            addr(10, 1, 0, 2),
+            1000,
+            addr(10, 0, 0, 2),
+            80,
+            SfState::Established,
+        )
+    }
+
+    /// `prune_maps` skips the skb queue of a subflow that never queued
+    /// (docs/performance.md "Session 32"), and still prunes one that did:
+    /// the acknowledged skbs leave it.
+    #[test]
+    fn prune_maps_prunes_queued_skbs() {
+        let mut sf = subflow();
+        assert!(!sf.skbs_used);
+        sf.push(1, 1000);
+        sf.snd.snd_una = 1001;
+        sf.prune_maps();
+        assert!(sf.tx_maps.is_empty() && sf.skbs.is_empty());
+        sf.push_queued(1001, 1000);
+        assert!(sf.skbs_used);
+        assert_eq!(sf.skbs.len(), 1);
+        sf.snd.snd_una = 2001;
+        sf.prune_maps();
+        assert!(sf.tx_maps.is_empty());
+        assert_eq!(sf.skbs.len(), 0, "the acknowledged skb is pruned");
     }
 }
