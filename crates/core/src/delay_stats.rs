@@ -33,18 +33,26 @@ pub const SUB_BITS: u32 = 7;
 /// Seed 002 sec. 5: the interactivity bound a waiting segment may exceed.
 pub const INTERACTIVE_BOUND: Nanos = 150_000_000;
 
+/// `repr(C)`, the counts every sample moves first (`n`, `zeros`: all an
+/// in-order segment's zero delay touches, docs/performance.md "Session
+/// 32"), `sum` after the 8-byte fields so the record stays 96 bytes.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct DelayStats {
     n: u64,
     zeros: u64,
     over_bound: u64,
-    sum: u128,
     max: Nanos,
+    sum: u128,
     /// The positive samples, while `hist` is empty (exact mode).
     exact: Vec<Nanos>,
     /// Log-linear histogram of the positive samples, once `exact` spilled.
     hist: Vec<u64>,
 }
+
+/// The end of the counts a zero sample moves (`n`, `zeros`), from the
+/// record's start: a record that embeds one places these bytes.
+pub const COUNTS_END: usize = std::mem::offset_of!(DelayStats, zeros) + 8;
 
 /// What the run summary reports of a set of delays.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -232,13 +232,19 @@ impl Default for MptcpConfig {
 /// Laid out by hand (`repr(C)`, docs/performance.md "Session 18"): the
 /// fields smaller than 8 bytes (the flow, ports, mode and the flags most
 /// entry points test) first, then what a segment or a scheduling pass
-/// reads (the quiet and view masks, the subflow list, the scheduler and
-/// coupled controller, the timers, the queues and buffers, the connection's
-/// send and receive state), the path manager's lists and the
+/// reads (the quiet and view masks, the subflow list, the scheduler, the
+/// timers, the queues and buffers, the connection's send and receive
+/// state), the path manager's lists and the
 /// configuration last. The compiler's order had spread these over more
 /// cache lines, each a miss per packet at 10,000 connections; the small
 /// fields pad to 8 bytes as they did at the struct's end.
-#[repr(C)]
+///
+/// Aligned to a cache line (docs/performance.md "Session 32"): the
+/// layout's lines are lines only if the record starts on one. With the
+/// allocator's 16-byte alignment the boxed connection began 0, 16, 32 or
+/// 48 bytes into a line, so that each group above mostly straddled one
+/// line more; `send`'s head now fills the record's fifth line.
+#[repr(C, align(64))]
 pub struct MptcpConnection {
     flow: FlowId,
     base_port: u16,
@@ -338,8 +344,6 @@ pub struct MptcpConnection {
     /// view against a fresh one (`check_views`).
     views_valid: u64,
     pub sfs: Vec<Subflow>,
-    /// A coupled congestion control, shared by the subflows' senders.
-    coupled: Option<SharedCc>,
     sched: Box<dyn Scheduler>,
     /// Upstream: the connection-level retransmission timer and stale
     /// subflow detection (`super::msk_rtx`), instead of the v0.9x
@@ -363,6 +367,11 @@ pub struct MptcpConnection {
     path_buf: Vec<PathView>,
     view_buf: Vec<SubflowView>,
     pub send: MetaSend,
+    /// A coupled congestion control, shared by the subflows' senders: read
+    /// only where a subflow is added (the senders hold it). Here, not
+    /// before `send`, so that `send`'s 64-byte head fills one line and
+    /// `recv` keeps its place (docs/performance.md "Session 32").
+    coupled: Option<SharedCc>,
     pub recv: MetaRecv,
     /// `msk->scaling_ratio` and the measure that re-reads it (`rcv_space.rs`).
     rcv_space: super::rcv_space::MskRcvSpace,
@@ -2954,6 +2963,11 @@ mod layout_tests {
         assert!(offset_of!(MptcpConnection, bufs) < send);
         assert!(offset_of!(MptcpConnection, ip) < offset_of!(MptcpConnection, snd_quiet));
         assert!(offset_of!(MptcpConnection, snd_quiet) <= 32);
+        // docs/performance.md "Session 32": the record starts a cache line
+        // and `send`'s 64-byte head (`MetaSend`: the sequence numbers, the
+        // window edges and the queue flags) fills one
+        assert_eq!(std::mem::align_of::<MptcpConnection>(), 64);
+        assert_eq!(send % 64, 0, "send at {send}");
     }
 }
 

@@ -14,7 +14,16 @@ use crate::time::Nanos;
 
 use super::seqmap::SeqMap;
 
+/// Laid out by hand (`repr(C)`, docs/performance.md "Session 32"): what a
+/// data segment and a segment built read (the next DSN, the window's
+/// inputs, the drop counter, the DATA_FIN) fill the first 64 bytes; what
+/// only an arriving data segment's in-order test and its delay sample read
+/// (the out-of-order queue's header, `hol_since`, the delay statistics'
+/// counts) the next 64. The connection places the record on a cache line
+/// (`MptcpConnection`). The compiler's order had spread these over three
+/// lines.
 #[derive(Debug, Default)]
+#[repr(C)]
 pub struct MetaRecv {
     /// Next expected DSN: the DATA_ACK we send.
     pub rcv_nxt: u64,
@@ -23,28 +32,31 @@ pub struct MetaRecv {
     /// Receive buffer (the application reads at once, so the window is the
     /// buffer minus out-of-order bytes).
     pub rcvbuf: u64,
-    /// Out-of-order segments: start -> (end, arrival time).
-    ofo: SeqMap<(u64, Nanos)>,
     ofo_bytes: u64,
     /// Right edge of the largest window advertised (Linux
     /// `msk->rcv_wnd_sent`).
     rcv_wnd_sent: u64,
+    /// Segments dropped past the window (`drop_past_wnd`; Linux
+    /// `MPTcpExtNoDSSInWindow`).
+    pub wnd_drops: u64,
     /// DSN of the peer's DATA_FIN, when seen.
     pub fin_dsn: Option<u64>,
-    pub fin_received: bool,
-    /// Per delivered segment: time spent in the out-of-order queue (0 when
-    /// it arrived in order), as streaming statistics (memory bounded in time).
-    pub ofo_delays: DelayStats,
-    /// Total head-of-line blocking time and when the current period began.
-    pub hol_time: Nanos,
+    /// Out-of-order segments: start -> (end, arrival time).
+    ofo: SeqMap<(u64, Nanos)>,
+    /// When the current head-of-line blocking period began.
     hol_since: Option<Nanos>,
+    /// Per delivered segment: time spent in the out-of-order queue (0 when
+    /// it arrived in order), as streaming statistics (memory bounded in
+    /// time). Its counts lead it (`DelayStats`), right after `hol_since`.
+    pub ofo_delays: DelayStats,
+    /// Total head-of-line blocking time.
+    pub hol_time: Nanos,
     /// Segments that arrived out of order at connection level.
     pub ofo_segments: u64,
+    pub fin_received: bool,
     /// Drop out-of-order data ending past `rcv_wnd_sent`
     /// (`with_window_drop`).
     drop_past_wnd: bool,
-    /// Segments so dropped (Linux `MPTcpExtNoDSSInWindow`).
-    pub wnd_drops: u64,
     /// Invariant `stream-in-order` by DSN (zero-sized unless checks are on).
     inv: StreamCheck,
 }
@@ -314,5 +326,36 @@ mod tests {
         let r = m.on_data(5, 1, 100);
         assert!(r.fin && r.delivered == 100);
         assert_eq!(m.rcv_nxt, 102, "DATA_FIN takes one DSN");
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::MetaRecv;
+    use std::mem::offset_of;
+
+    /// docs/performance.md "Session 32": a data segment's and a built
+    /// segment's fields in the first 64 bytes, the in-order test's and the
+    /// delay sample's in the next 64.
+    #[test]
+    fn the_per_segment_fields_fill_two_lines() {
+        for o in [
+            offset_of!(MetaRecv, rcv_nxt),
+            offset_of!(MetaRecv, delivered),
+            offset_of!(MetaRecv, rcvbuf),
+            offset_of!(MetaRecv, ofo_bytes),
+            offset_of!(MetaRecv, rcv_wnd_sent),
+            offset_of!(MetaRecv, wnd_drops),
+            offset_of!(MetaRecv, fin_dsn) + 15,
+        ] {
+            assert!(o < 64, "offset {o}");
+        }
+        for o in [
+            offset_of!(MetaRecv, ofo),
+            offset_of!(MetaRecv, hol_since) + 15,
+            offset_of!(MetaRecv, ofo_delays) + crate::delay_stats::COUNTS_END - 1,
+        ] {
+            assert!((64..128).contains(&o), "offset {o}");
+        }
     }
 }

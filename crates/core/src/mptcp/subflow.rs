@@ -39,18 +39,26 @@ pub struct Mapping {
 /// fields every arriving segment reads on each subflow it tries
 /// (`matches`: addresses and ports) and `poll_timeout` folds (`syn_timer`)
 /// first, then the sender, whose own hot fields lead it, and the receiver.
-/// Right before the receiver (docs/performance.md "Session 21"): the
-/// window every segment reads (`snd_wnd`), the `tx_maps` header every ACK
-/// prunes, and what every data segment updates or reads besides the
-/// receiver (`rcv_rtt`, the `rx_maps` header): 96 bytes that sat in four
-/// places of the record's last 600 bytes, `rcv_rtt` on a line of its own
-/// at its end.
+///
+/// Aligned to a cache line, and its parts placed on line boundaries
+/// (docs/performance.md "Session 32"): the subflows lie in one vector,
+/// which the allocator aligned to 16 bytes only, so the record's first
+/// 64 bytes, and every group after them, mostly straddled one line more
+/// than they fill. The head is 64 bytes (`syn_sent_at`, read only by the
+/// handshake, fills it), so the sender starts a line; the window every
+/// segment reads (`snd_wnd`) and the `tx_maps` header every ACK prunes
+/// fill the line the sender ends in, so the receiver starts one too; the
+/// send queue's skbs (`prune_maps` reads their headers per ACK) and what
+/// only a data segment reads besides the receiver (`rcv_rtt`, the
+/// `rx_maps` header) follow it, the latter two in the record's last line.
+/// 2,048 bytes, as before.
 #[derive(Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Subflow {
     pub syn_timer: Option<Nanos>,
     /// Stable id (index in the connection's subflow list), < 64.
     pub id: usize,
+    pub syn_sent_at: Nanos,
     pub local: Addr,
     pub remote: Addr,
     /// Linux `tp->mss_cache` (`tcp_sync_mss`): the negotiated MSS less the
@@ -78,6 +86,11 @@ pub struct Subflow {
     pub third_ack_pending: bool,
     /// MP_PRIO to send on this subflow (RFC 8684 3.3.8): its new backup flag.
     pub prio_pending: Option<bool>,
+    /// `push_queued` has queued data in `skbs` (the upstream scheduler's
+    /// send buffers): until then the queue is empty, and `prune_maps` does
+    /// not read its headers, two lines at the record's end, on every ACK
+    /// (docs/performance.md "Session 32").
+    skbs_used: bool,
     pub snd: PathSender,
     /// The subflow's TCP `snd_wnd`/`snd_wl1` from the windows its ACKs
     /// carry (the connection's window, relative to the DATA_ACK), for the
@@ -86,21 +99,21 @@ pub struct Subflow {
     pub snd_wnd: SndWnd,
     /// Mappings of data handed to the sender, not yet acked at subflow level.
     pub tx_maps: VecDeque<Mapping>,
+    pub rcv: PathReceiver,
+    /// The skbs of the send queue, for `sk_wmem_queued` (upstream
+    /// scheduler with per-subflow send buffers only, `push_queued`).
+    pub skbs: SkbQueue,
     /// `tp->rcv_rtt_est` from the timestamps of received data, which the
     /// connection's `mptcp_rcv_space_adjust` paces itself by (`rcv_space.rs`).
     pub rcv_rtt: super::rcv_space::RcvRttEst,
     /// Received mappings waiting for subflow-level in-order delivery:
     /// subflow sequence -> (DSN, length).
     pub rx_maps: SeqMap<(u64, u32)>,
-    pub rcv: PathReceiver,
-    /// The skbs of the send queue, for `sk_wmem_queued` (upstream
-    /// scheduler with per-subflow send buffers only, `push_queued`).
-    pub skbs: SkbQueue,
-    /// Invariant `mptcp-dss-mapping` over every mapping received (zero-sized
-    /// unless checks are on).
-    pub rx_map_check: crate::invariants::MappingCheck,
-    pub syn_sent_at: Nanos,
     pub syn_rto: Nanos,
+    /// Invariant `mptcp-dss-mapping` over every mapping received (zero-sized
+    /// unless checks are on; last, so that the layout above is the same
+    /// with them).
+    pub rx_map_check: crate::invariants::MappingCheck,
 }
 
 impl Subflow {
@@ -153,6 +166,7 @@ impl Subflow {
             prio_pending: None,
             remote_id: None,
             rcv_rtt: Default::default(),
+            skbs_used: false,
         }
     }
 
@@ -195,6 +209,7 @@ impl Subflow {
     pub fn push_queued(&mut self, dsn: u64, len: u32) {
         let goal = super::sndbuf::xmit_size_goal(self.snd.mss);
         let sseq = self.snd.write_seq;
+        self.skbs_used = true;
         let joined = self.skbs.entail(sseq, dsn, len, goal);
         let nxt = self.snd.snd_nxt;
         if joined > 0 {
@@ -242,7 +257,10 @@ impl Subflow {
     /// Forget mappings acked at subflow level.
     pub fn prune_maps(&mut self) {
         let una = self.snd.snd_una;
-        self.skbs.on_ack(una);
+        // (only `push_queued` fills `skbs`: `entail` is its only producer)
+        if self.skbs_used {
+            self.skbs.on_ack(una);
+        }
         while let Some(m) = self.tx_maps.front() {
             if m.sseq + m.len as u64 <= una {
                 self.tx_maps.pop_front();
@@ -264,6 +282,7 @@ pub fn seg_mut(p: &mut Packet) -> &mut TcpSegment {
 mod layout_tests {
     use super::*;
     use crate::tcp::receiver::PathReceiver;
+    use crate::tcp::PathSender;
     use std::mem::offset_of;
 
     /// The hand-made layouts (docs/performance.md "Session 18"): what a
@@ -274,7 +293,8 @@ mod layout_tests {
     fn the_per_packet_fields_lead_their_records() {
         assert!(offset_of!(Subflow, rport) < 64);
         assert!(offset_of!(Subflow, state) < 64);
-        assert!(offset_of!(Subflow, snd) < 64);
+        // (the head is one line: the sender starts the next)
+        assert_eq!(offset_of!(Subflow, snd), 64);
         assert_eq!(offset_of!(PathSender, snd_una), 0);
         assert!(offset_of!(PathSender, packets_out) < offset_of!(PathSender, rtt));
         assert!(offset_of!(PathSender, owner_has_data) < offset_of!(PathSender, rtt));
@@ -282,16 +302,83 @@ mod layout_tests {
         assert_eq!(offset_of!(PathReceiver, rcv_nxt), 0);
         assert!(offset_of!(PathReceiver, delack_deadline) < 64);
         assert!(offset_of!(PathReceiver, ts_ok) < offset_of!(PathReceiver, rcv_mss) + 64);
-        // docs/performance.md "Session 21": what every segment reads
-        // beside the receiver lies right before it
-        let rcv = offset_of!(Subflow, rcv);
+        // docs/performance.md "Session 32": the record, its sender and its
+        // receiver start cache lines; the sender's last line holds the
+        // window and the `tx_maps` header, the record's last line what a
+        // data segment reads besides the receiver
+        assert_eq!(std::mem::align_of::<Subflow>(), 64);
+        if !crate::invariants::ENABLED {
+            assert_eq!(std::mem::size_of::<Subflow>(), 2048);
+        }
+        let line = |o: usize| o / 64;
+        let (snd, rcv) = (offset_of!(Subflow, snd), offset_of!(Subflow, rcv));
+        assert_eq!(snd % 64, 0, "sender at {snd}");
+        assert_eq!(rcv % 64, 0, "receiver at {rcv}");
+        let snd_end = snd + std::mem::size_of::<PathSender>() - 1;
         for o in [
             offset_of!(Subflow, snd_wnd),
-            offset_of!(Subflow, tx_maps),
-            offset_of!(Subflow, rcv_rtt),
-            offset_of!(Subflow, rx_maps),
+            offset_of!(Subflow, tx_maps) + 31,
         ] {
-            assert!(o < rcv && o + 96 >= rcv, "offset {o}, receiver at {rcv}");
+            assert_eq!(
+                line(o),
+                line(snd_end),
+                "offset {o}, sender ends at {snd_end}"
+            );
         }
+        // ... and the sender's eight per-packet counters fill one line
+        if !crate::invariants::ENABLED {
+            assert_eq!((snd + offset_of!(PathSender, counters)) % 64, 0);
+        }
+        assert!(offset_of!(Subflow, skbs_used) < 64);
+        let last = line(offset_of!(Subflow, syn_rto));
+        assert_eq!(last, 2048 / 64 - 1);
+        for o in [
+            offset_of!(Subflow, rcv_rtt),
+            offset_of!(Subflow, rx_maps) + 31,
+        ] {
+            assert_eq!(line(o), last, "offset {o}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod skbs_tests {
+    use super::*;
+    use crate::packet::addr;
+    use crate::tcp::cc::CcKind;
+
+    fn subflow() -> Subflow {
+        let cfg = TcpConfig::default();
+        let snd = PathSender::new(&cfg, CcKind::NewReno.build());
+        Subflow::new(
+            0,
+            &cfg,
+            snd,
+            addr(10, 1, 0, 2),
+            1000,
+            addr(10, 0, 0, 2),
+            80,
+            SfState::Established,
+        )
+    }
+
+    /// `prune_maps` skips the skb queue of a subflow that never queued
+    /// (docs/performance.md "Session 32"), and still prunes one that did:
+    /// the acknowledged skbs leave it.
+    #[test]
+    fn prune_maps_prunes_queued_skbs() {
+        let mut sf = subflow();
+        assert!(!sf.skbs_used);
+        sf.push(1, 1000);
+        sf.snd.snd_una = 1001;
+        sf.prune_maps();
+        assert!(sf.tx_maps.is_empty() && sf.skbs.is_empty());
+        sf.push_queued(1001, 1000);
+        assert!(sf.skbs_used);
+        assert_eq!(sf.skbs.len(), 1);
+        sf.snd.snd_una = 2001;
+        sf.prune_maps();
+        assert!(sf.tx_maps.is_empty());
+        assert_eq!(sf.skbs.len(), 0, "the acknowledged skb is pruned");
     }
 }

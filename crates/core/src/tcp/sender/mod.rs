@@ -385,7 +385,6 @@ pub struct PathSender {
     pub lost_retrans: u64,
     /// RecoveryPoint (RFC 6675) / Linux high_seq.
     high_seq: u64,
-    undo_until: u64,
     retrans_stamp: Option<Nanos>,
     cwnd_usage_seq: u64,
     last_send: Nanos,
@@ -413,7 +412,13 @@ pub struct PathSender {
     /// net/mptcp/protocol.c: `mptcp_skb_can_collapse_to` fails, `eor` set).
     pub chunk_ends: std::collections::VecDeque<u64>,
     /// This path's counters (send and receive side, the owner adds the latter).
+    /// At byte 640 (in builds without invariants, `tso_skb_stale`): their
+    /// first 64 bytes, the eight every packet moves, fill one cache line
+    /// of an MPTCP subflow, which starts one and places the sender at its
+    /// byte 64 (docs/performance.md "Session 32"; `undo_until`, read only
+    /// in an undo window, moved behind them for this).
     pub counters: Counters,
+    undo_until: u64,
     wcdelack: Nanos,
     /// Linux CONFIG_HZ (`TcpConfig::hz`): the retransmission timer's wheel
     /// clock, with its divisions remembered (`timer_wheel::Wheel`).
