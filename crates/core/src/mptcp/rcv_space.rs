@@ -44,6 +44,10 @@ impl RcvRttEst {
     /// or is averaged in at 1/8 (`win_dep` = 0). Not modelled: the test
     /// `rcv_nxt != copied_seq` (data not yet read): an MPTCP subflow hands
     /// its in-order data to the connection as it arrives.
+    ///
+    /// Always inlined into the segment path (`connection/segment.rs`),
+    /// which runs it for every segment: LLVM kept it out of line there.
+    #[inline(always)]
     pub fn on_data(&mut self, now: Nanos, tsecr: Nanos, len: u32, rcv_mss: u32) {
         let tsecr_ms = tsecr / 1_000_000;
         if tsecr_ms == self.last_tsecr_ms {

@@ -239,7 +239,10 @@ impl Subflow {
         self.tx_maps.get(i).copied().filter(|m| m.sseq <= sseq)
     }
 
-    /// Forget mappings acked at subflow level.
+    /// Forget mappings acked at subflow level. Always inlined into its one
+    /// caller, the segment path inlined into `handle_packet` (LLVM kept it
+    /// out of line there: a call per ACK).
+    #[inline(always)]
     pub fn prune_maps(&mut self) {
         let una = self.snd.snd_una;
         self.skbs.on_ack(una);
