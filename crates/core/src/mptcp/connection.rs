@@ -307,6 +307,15 @@ pub struct MptcpConnection {
     /// size, and `cfg` lies a kilobyte further on, a line of its own per
     /// segment at 10,000 connections (docs/performance.md "Session 21").
     ip: crate::packet::IpVersion,
+    /// The smallest send MSS of the established subflows as the last
+    /// scheduler pass found it (`pass_mss`), 0 when not known. Only a
+    /// subflow's state or MSS moves it (the handshake's arms, the DATA_ACK
+    /// width, REMOVE_ADDR, a reset), and each of those runs `forget_all`,
+    /// which clears it; so a pass, one per ACK on the sending end, reads it
+    /// instead of walking the subflows. Checked builds compare it with the
+    /// walk on every pass. In the small fields' padding before `snd_quiet`
+    /// (an MSS fits 16 bits: the TCP option's width).
+    pass_mss: u16,
     /// Subflows (bit `1 << id`) whose `drain_subflow` would do nothing:
     /// `fill` drained them, their sender had nothing to send
     /// (`PathSender::nothing_to_send`, so the drain took `next_tx`'s quick
@@ -479,6 +488,7 @@ impl MptcpConnection {
         };
         let mut c = MptcpConnection {
             ip: tcp.ip,
+            pass_mss: 0,
             cfg: MptcpConfig { tcp, ..cfg },
             flow,
             role,
@@ -1418,13 +1428,7 @@ impl MptcpConnection {
     /// `pass_if_any` past its entry tests: something to offer.
     #[inline(never)]
     fn schedule_pass(&mut self, now: Nanos) {
-        let mss = self
-            .sfs
-            .iter()
-            .filter(|s| s.established())
-            .map(|s| s.snd.mss)
-            .min();
-        let Some(mss) = mss else { return };
+        let Some(mss) = self.pass_mss() else { return };
         if self.bufs.is_some() || self.msk_rtx.is_some() {
             self.upstream_pass_start(now);
         }
@@ -1436,6 +1440,45 @@ impl MptcpConnection {
             self.sync_all_skbs();
         }
         self.view_buf = views;
+    }
+
+    /// The segment size limit of a pass: the smallest send MSS of the
+    /// established subflows (v0.9x `mptcp_current_mss`, which
+    /// `mptcp_write_xmit` cuts new segments by), none when no subflow is
+    /// established. Carried from the last pass in
+    /// `pass_mss` (see there) while no subflow's state or MSS changed.
+    #[inline(always)]
+    fn pass_mss(&mut self) -> Option<u32> {
+        if self.pass_mss != 0 {
+            #[cfg(any(debug_assertions, feature = "invariants"))]
+            self.check_pass_mss();
+            return Some(self.pass_mss as u32);
+        }
+        let mss = self.established_mss()?;
+        // (0 where it does not fit: found again on every pass)
+        self.pass_mss = u16::try_from(mss).unwrap_or(0);
+        Some(mss)
+    }
+
+    /// The smallest send MSS of the established subflows (`pass_mss`).
+    fn established_mss(&self) -> Option<u32> {
+        self.sfs
+            .iter()
+            .filter(|s| s.established())
+            .map(|s| s.snd.mss)
+            .min()
+    }
+
+    /// Builds with invariants: the MSS carried in `pass_mss` is the one
+    /// the subflows give now (a change of a subflow's state or MSS that
+    /// did not run `forget_all` would cut segments at a stale size).
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    fn check_pass_mss(&self) {
+        assert_eq!(
+            Some(self.pass_mss as u32),
+            self.established_mss(),
+            "pass_mss carried from the last pass is stale"
+        );
     }
 
     /// `schedule_pass` of a connection in fallback (RFC 8684 3.7): the data
@@ -2033,11 +2076,13 @@ impl MptcpConnection {
     }
 
     /// Something may have changed any subflow's sender: every drain is
-    /// redone (`snd_quiet`) and every scheduler view rebuilt (`views_valid`).
+    /// redone (`snd_quiet`), every scheduler view rebuilt (`views_valid`)
+    /// and the pass's MSS found again (`pass_mss`).
     #[inline]
     fn forget_all(&mut self) {
         self.snd_quiet = 0;
         self.views_valid = 0;
+        self.pass_mss = 0;
     }
 
     /// Subflow `i`'s sender may have changed (its drain is redone and its
