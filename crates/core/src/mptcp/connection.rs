@@ -57,6 +57,7 @@ use crate::tcp::{AckInfo, CcKind, PathSender, TcpConfig, TlpProbe, Tx, TxKind};
 use crate::time::{Nanos, MS};
 
 use super::add_addr::AddAddrTimers;
+use super::eventq::EventQueue;
 use super::meta_recv::MetaRecv;
 use super::meta_send::MetaSend;
 use super::msk_rtx::{self, MskRtx};
@@ -368,7 +369,7 @@ pub struct MptcpConnection {
     /// (`scheduled_events`), kept so `poll_timeout` folds one value.
     sched_next: Option<Nanos>,
     out: OutQueue,
-    events: VecDeque<AppEvent>,
+    events: EventQueue,
     /// Reused buffers for the per-ACK and per-segment subflow snapshots
     /// (`path_views`, `sched_views`), so building them does not allocate.
     path_buf: Vec<PathView>,
@@ -508,7 +509,7 @@ impl MptcpConnection {
             rcv_space: Default::default(),
             sched,
             coupled,
-            events: VecDeque::new(),
+            events: EventQueue::default(),
             out: OutQueue::default(),
             write_blocked: false,
             app_closed: false,
