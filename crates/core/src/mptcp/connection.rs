@@ -57,6 +57,7 @@ use crate::tcp::{AckInfo, CcKind, PathSender, TcpConfig, TlpProbe, Tx, TxKind};
 use crate::time::{Nanos, MS};
 
 use super::add_addr::AddAddrTimers;
+use super::eventq::EventQueue;
 use super::meta_recv::MetaRecv;
 use super::meta_send::MetaSend;
 use super::msk_rtx::{self, MskRtx};
@@ -83,12 +84,14 @@ mod fastclose;
 mod wake;
 // When a v0.9x client is fully established (its path manager's trigger).
 mod full_estab;
-use full_estab::{v09x_full_by_data, v09x_full_by_data_ack};
 // The scheduler loop's rounds that repeat the last pick.
 mod repeat;
 use repeat::Repeated;
 // The poll that would refill nothing, tested before the call.
 mod quiet;
+// A segment on an established subflow: its common steps inline, the rare
+// ones out of line.
+mod segment;
 
 /// Subflow-level window given to each `PathSender`: the connection-level
 /// window is enforced by the connection (RFC 8684 3.3.5).
@@ -311,6 +314,15 @@ pub struct MptcpConnection {
     /// size, and `cfg` lies a kilobyte further on, a line of its own per
     /// segment at 10,000 connections (docs/performance.md "Session 21").
     ip: crate::packet::IpVersion,
+    /// The smallest send MSS of the established subflows as the last
+    /// scheduler pass found it (`pass_mss`), 0 when not known. Only a
+    /// subflow's state or MSS moves it (the handshake's arms, the DATA_ACK
+    /// width, REMOVE_ADDR, a reset), and each of those runs `forget_all`,
+    /// which clears it; so a pass, one per ACK on the sending end, reads it
+    /// instead of walking the subflows. Checked builds compare it with the
+    /// walk on every pass. In the small fields' padding before `snd_quiet`
+    /// (an MSS fits 16 bits: the TCP option's width).
+    pass_mss: u16,
     /// Subflows (bit `1 << id`) whose `drain_subflow` would do nothing:
     /// `fill` drained them, their sender had nothing to send
     /// (`PathSender::nothing_to_send`, so the drain took `next_tx`'s quick
@@ -361,7 +373,7 @@ pub struct MptcpConnection {
     /// (`scheduled_events`), kept so `poll_timeout` folds one value.
     sched_next: Option<Nanos>,
     out: OutQueue,
-    events: VecDeque<AppEvent>,
+    events: EventQueue,
     /// Reused buffers for the per-ACK and per-segment subflow snapshots
     /// (`path_views`, `sched_views`), so building them does not allocate.
     path_buf: Vec<PathView>,
@@ -486,6 +498,7 @@ impl MptcpConnection {
         };
         let mut c = MptcpConnection {
             ip: tcp.ip,
+            pass_mss: 0,
             cfg: MptcpConfig { tcp, ..cfg },
             flow,
             role,
@@ -505,7 +518,7 @@ impl MptcpConnection {
             rcv_space: Default::default(),
             sched,
             coupled,
-            events: VecDeque::new(),
+            events: EventQueue::default(),
             out: OutQueue::default(),
             write_blocked: false,
             app_closed: false,
@@ -599,15 +612,38 @@ impl MptcpConnection {
 
     /// Per-subflow views for coupled congestion control, in index order,
     /// into `out` (cleared first).
+    /// Written in place when `out` already holds one view per subflow
+    /// (every ACK but the first after a subflow is added): the vector's
+    /// clear and extend, which LLVM took out of line when the ACK path was
+    /// inlined into `handle_packet`, run only when the count changed.
+    #[inline(always)]
     fn path_views(&self, out: &mut Vec<PathView>) {
+        if out.len() != self.sfs.len() {
+            self.path_views_resized(out);
+            return;
+        }
+        for (v, s) in out.iter_mut().zip(&self.sfs) {
+            *v = Self::path_view(s);
+        }
+    }
+
+    /// `path_views` where the subflow count changed: cleared and extended.
+    #[cold]
+    #[inline(never)]
+    fn path_views_resized(&self, out: &mut Vec<PathView>) {
         out.clear();
-        out.extend(self.sfs.iter().map(|s| {
-            let mut v = s.snd.view();
-            if !s.established() {
-                v.srtt = 0;
-            }
-            v
-        }));
+        out.extend(self.sfs.iter().map(Self::path_view));
+    }
+
+    /// The coupled congestion control's view of one subflow (no RTT
+    /// before it is established).
+    #[inline(always)]
+    fn path_view(s: &Subflow) -> PathView {
+        let mut v = s.snd.view();
+        if !s.established() {
+            v.srtt = 0;
+        }
+        v
     }
 
     /// Per-subflow views for the scheduler, in index order, into `out`
@@ -998,245 +1034,6 @@ impl MptcpConnection {
     }
 
     // ---- data path ---------------------------------------------------------------
-
-    /// `snd_quiet`: an idle ACK (`ack_is_idle`, the receiving end of a
-    /// transfer) leaves every sender as it was; an ACK that subflow `i`'s
-    /// sender processes changes that sender only (each subflow's sender
-    /// holds its own window; a coupled congestion control changes only the
-    /// ACKed subflow's); the rarer steps (control options, full
-    /// establishment, the DATA_ACK width, DATA_FIN) clear every bit in
-    /// their own functions.
-    fn on_segment(&mut self, now: Nanos, i: usize, seg: &TcpSegment) {
-        const NO_OPTIONS: MptcpOptions = MptcpOptions {
-            dss: None,
-            control: None,
-        };
-        let opts: &MptcpOptions = seg.mptcp.as_ref().unwrap_or(&NO_OPTIONS);
-        if let Some(r) = &mut self.msk_rtx {
-            r.on_receive(i, now);
-        }
-        let watch_full = self.role == Role::Client
-            && self.mode == Mode::Mptcp
-            && !self.fully_established
-            && self.sfs[i].initial;
-        // options.c `check_fully_established` (client, in-kernel PM): the
-        // first in-sequence packet of the initial subflow (subflow sequence
-        // ISN + 1) carrying a DATA_ACK or an ADD_ADDR that is not an echo.
-        let became_full = watch_full
-            && self.kpm.is_some()
-            && seg.seq == 1
-            && (opts.dss.and_then(|d| d.data_ack()).is_some()
-                || opts.add_addr().is_some_and(|a| !a.echo));
-        // v0.9x (`full_estab.rs`): a DATA_ACK on a subflow ACK beyond the SYN.
-        let v09x_full = watch_full
-            && self.kpm.is_none()
-            && v09x_full_by_data_ack(seg.has(flags::ACK), seg.ack, opts);
-        if became_full || v09x_full {
-            self.fully_established = true;
-        }
-        if let Some(c) = &opts.control {
-            self.on_control(now, i, c);
-        }
-        if became_full {
-            // the PM worker runs the ADD_ADDR it got before the establishment
-            // (pm_kernel.c `__mptcp_pm_kernel_worker` order)
-            self.pm_create(now);
-        }
-        if seg.has(flags::ACK) {
-            let sf = &self.sfs[i];
-            let before = sf.snd.snd_una;
-            let prior_nxt = sf.snd.snd_nxt;
-            // (most segments carry no SACK block: nothing to unwrap)
-            let sack = (seg.sack_len() > 0).then(|| seg.sack_blocks());
-            let ai = AckInfo {
-                ack: seg.ack,
-                window: SUBFLOW_WND,
-                sack: sack.as_deref().unwrap_or(&[]),
-                ts_ecr: if sf.rcv.ts_ok {
-                    seg.ts().map(|t| t.1)
-                } else {
-                    None
-                },
-                // the same test as `len > 0 || FIN || SYN`, evaluated without
-                // short-circuit branches: one mask test for both flags
-                carries_data: (seg.len > 0) | seg.has(flags::FIN | flags::SYN),
-            };
-            if sf.snd.ack_is_idle(&ai) {
-                // the receiving end of a transfer: nothing to do but the
-                // snapshot, no paths needed
-                self.sfs[i].snd.on_idle_ack();
-            } else {
-                self.forget(i);
-                let mut views = std::mem::take(&mut self.path_buf);
-                self.path_views(&mut views);
-                self.sfs[i].snd.on_ack(now, &ai, Some(&views));
-                self.path_buf = views;
-            }
-            let sf = &mut self.sfs[i];
-            if sf.snd.snd_una > before {
-                // v0.9x: new ACK progress clears "potentially failed".
-                sf.pf = false;
-                sf.prune_maps();
-            }
-            // tcp_ack -> tcp_ack_update_window, for the ACKs tcp_ack does
-            // not discard as old or as acknowledging unsent data
-            if (before..=prior_nxt).contains(&seg.ack) {
-                sf.snd_wnd.on_ack(seg.ack, before, seg.seq, seg.window);
-            }
-            match self.mode {
-                Mode::Mptcp => {
-                    if let Some(da) = opts.dss.and_then(|d| d.data_ack()) {
-                        self.send.note_announced(da, seg.window);
-                        // ack_update_msk runs after tcp_ack: the subflow's
-                        // snd_wnd as TCP kept it, not the ACK's window
-                        let wnd = if self.send.kernel_wnd_edge() {
-                            self.sfs[i].snd_wnd.wnd
-                        } else {
-                            seg.window
-                        };
-                        self.send.on_data_ack(da, wnd);
-                    }
-                }
-                Mode::Fallback => {
-                    // Infinite mapping: DSN == subflow sequence number.
-                    let una = self.sfs[i].snd.snd_una;
-                    self.send.on_data_ack(una, seg.window);
-                }
-                Mode::Handshake => {}
-            }
-        }
-        if !self.ack64 && seg.len > 0 && opts.dss.is_some_and(|d| d.dsn().is_some()) {
-            self.use_64bit_ack();
-        }
-        let sf = &mut self.sfs[i];
-        if seg.len == 0 && !seg.has(flags::FIN) && seg.seq >= sf.rcv.rcv_nxt {
-            // A pure ACK carries DSS options, so Linux takes
-            // `tcp_rcv_established`'s slow path for it: `tcp_ack` refreshes
-            // TS.Recent (`tcp_replace_ts_recent`), so this side's next data
-            // echoes it and the peer's receive-RTT estimate (`rcv_space.rs`)
-            // sees the path's current RTT; then `tcp_rcv_rtt_measure_ts`
-            // remembers its echo (too short for a sample).
-            sf.rcv.store_ts_recent(seg.seq, seg.ts().map(|t| t.0));
-            if let (true, Some((_, ecr))) = (sf.rcv.ts_ok, seg.ts()) {
-                sf.rcv_rtt.on_data(now, ecr, 0, sf.rcv.rcv_mss);
-            }
-        }
-        if seg.len > 0 || seg.has(flags::FIN) || seg.seq < sf.rcv.rcv_nxt {
-            // The segment's mapping, if it is not yet stored: in the common
-            // case (nothing held back, the segment now in order) it reaches
-            // the meta level below without entering `rx_maps` and leaving
-            // it again at once.
-            let mut fresh = None;
-            if seg.len > 0 {
-                let dsn = match self.mode {
-                    Mode::Fallback => Some(seg.seq),
-                    _ => opts.dss.and_then(|d| d.dsn()),
-                };
-                if let Some(d) = dsn {
-                    if sf.rx_maps.is_empty() {
-                        fresh = Some((d, seg.len));
-                    } else {
-                        sf.rx_maps.get_or_insert_with(seg.seq, || (d, seg.len));
-                    }
-                    sf.rx_map_check
-                        .on_map(i, seg.seq, seg.len, d, sf.rcv.rcv_nxt);
-                }
-            }
-            if let (true, Some((_, ecr))) = (sf.rcv.ts_ok, seg.ts()) {
-                // tcp_rcv_established (slow path, step 5) ->
-                // `tcp_rcv_rtt_measure_ts`, after `tcp_ack` and before the
-                // data is queued (`tcp_data_queue`)
-                sf.rcv_rtt.on_data(now, ecr, seg.len, sf.rcv.rcv_mss);
-            }
-            // PSH is not passed on (`PathReceiver::on_segment`'s `psh`):
-            // which full-sized segments of an MPTCP subflow carry PSH has
-            // not been checked against kernel captures (docs/validation.md,
-            // "Session 22"), so the subflow receiver keeps its old ACK rule.
-            let out = sf.rcv.on_segment(
-                now,
-                seg.seq,
-                seg.len,
-                seg.has(flags::FIN),
-                false,
-                seg.ts().map(|t| t.0),
-                sf.snd.own_rtt(),
-            );
-            if out.ooo {
-                sf.snd.counters.ooo_segments += 1;
-            }
-            // Subflow-level in-order data reaches the meta level (Linux
-            // mptcp_data_ready after the subflow's own reassembly).
-            let nxt = sf.rcv.rcv_nxt;
-            let drops_before = self.recv.wnd_drops;
-            let mut delivered = 0;
-            let mut fin = false;
-            if let Some((d, l)) = fresh {
-                if seg.seq + l as u64 > nxt {
-                    // held back: stored as it would have been above (the
-                    // map was empty, so this is its only entry)
-                    sf.rx_maps.get_or_insert_with(seg.seq, || (d, l));
-                } else {
-                    let r = self.recv.on_data(now, d, l);
-                    delivered += r.delivered;
-                    fin |= r.fin;
-                }
-            }
-            while let Some((s, &(d, l))) = sf.rx_maps.first() {
-                if s + l as u64 > nxt {
-                    break;
-                }
-                sf.rx_maps.pop_first();
-                let r = self.recv.on_data(now, d, l);
-                delivered += r.delivered;
-                fin |= r.fin;
-            }
-            // the drops of what this segment released, on its subflow
-            sf.snd.counters.wnd_drops += self.recv.wnd_drops - drops_before;
-            if out.fin && self.mode == Mode::Fallback {
-                fin |= self.recv.on_data_fin(self.recv.rcv_nxt).fin;
-            }
-            if delivered > 0 {
-                // the application reads it at once: mptcp_cleanup_rbuf ->
-                // mptcp_subflow_could_cleanup / tcp_cleanup_rbuf on every
-                // subflow (the msk's queue and the subflow's own empty)
-                let msk_empty = self.recv.ofo_bytes() == 0;
-                for sf in &mut self.sfs {
-                    let empty = msk_empty && sf.rcv.ooo_bytes() == 0;
-                    sf.rcv.ack_read(delivered, empty);
-                }
-                self.events.push_back(AppEvent::Delivered {
-                    total: self.recv.delivered,
-                });
-                // the read: `mptcp_recvmsg` -> `mptcp_rcv_space_adjust`
-                self.rcv_space_adjust(now);
-                // `mptcp_data_ready` -> `sk_data_ready` (`wake.rs`)
-                self.wake_blocked_writer();
-            }
-            if fin {
-                self.peer_closed();
-            }
-        }
-        if let Some(d) = opts.dss {
-            if d.data_fin {
-                self.on_data_fin_option(i, d);
-            }
-        }
-        if let Some(id) = opts.remove_addr() {
-            self.on_remove_addr(now, id);
-        }
-        // v0.9x (`full_estab.rs`): a whole initial receive window of data
-        // arrived in order on the master subflow.
-        let v09x_full = v09x_full
-            || (watch_full
-                && self.kpm.is_none()
-                && v09x_full_by_data(self.sfs[i].rcv.rcv_nxt, self.v09x_init_rcv_wnd()));
-        if v09x_full {
-            self.fully_established = true;
-            // `mptcp_become_fully_estab` -> the PM's `fully_established`
-            // hook queues `create_subflow_worker`, which opens the subflows
-            self.pm_create(now);
-        }
-    }
 
     /// A segment's ADD_ADDR and MP_PRIO (the control options other than the
     /// handshake's). Out of line, as the DATA_FIN below: `on_segment` runs for
@@ -1641,13 +1438,7 @@ impl MptcpConnection {
     /// `pass_if_any` past its entry tests: something to offer.
     #[inline(never)]
     fn schedule_pass(&mut self, now: Nanos) {
-        let mss = self
-            .sfs
-            .iter()
-            .filter(|s| s.established())
-            .map(|s| s.snd.mss)
-            .min();
-        let Some(mss) = mss else { return };
+        let Some(mss) = self.pass_mss() else { return };
         if self.bufs.is_some() || self.msk_rtx.is_some() {
             self.upstream_pass_start(now);
         }
@@ -1659,6 +1450,45 @@ impl MptcpConnection {
             self.sync_all_skbs();
         }
         self.view_buf = views;
+    }
+
+    /// The segment size limit of a pass: the smallest send MSS of the
+    /// established subflows (v0.9x `mptcp_current_mss`, which
+    /// `mptcp_write_xmit` cuts new segments by), none when no subflow is
+    /// established. Carried from the last pass in
+    /// `pass_mss` (see there) while no subflow's state or MSS changed.
+    #[inline(always)]
+    fn pass_mss(&mut self) -> Option<u32> {
+        if self.pass_mss != 0 {
+            #[cfg(any(debug_assertions, feature = "invariants"))]
+            self.check_pass_mss();
+            return Some(self.pass_mss as u32);
+        }
+        let mss = self.established_mss()?;
+        // (0 where it does not fit: found again on every pass)
+        self.pass_mss = u16::try_from(mss).unwrap_or(0);
+        Some(mss)
+    }
+
+    /// The smallest send MSS of the established subflows (`pass_mss`).
+    fn established_mss(&self) -> Option<u32> {
+        self.sfs
+            .iter()
+            .filter(|s| s.established())
+            .map(|s| s.snd.mss)
+            .min()
+    }
+
+    /// Builds with invariants: the MSS carried in `pass_mss` is the one
+    /// the subflows give now (a change of a subflow's state or MSS that
+    /// did not run `forget_all` would cut segments at a stale size).
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    fn check_pass_mss(&self) {
+        assert_eq!(
+            Some(self.pass_mss as u32),
+            self.established_mss(),
+            "pass_mss carried from the last pass is stale"
+        );
     }
 
     /// `schedule_pass` of a connection in fallback (RFC 8684 3.7): the data
@@ -2256,11 +2086,13 @@ impl MptcpConnection {
     }
 
     /// Something may have changed any subflow's sender: every drain is
-    /// redone (`snd_quiet`) and every scheduler view rebuilt (`views_valid`).
+    /// redone (`snd_quiet`), every scheduler view rebuilt (`views_valid`)
+    /// and the pass's MSS found again (`pass_mss`).
     #[inline]
     fn forget_all(&mut self) {
         self.snd_quiet = 0;
         self.views_valid = 0;
+        self.pass_mss = 0;
     }
 
     /// Subflow `i`'s sender may have changed (its drain is redone and its
@@ -2724,7 +2556,7 @@ impl Endpoint for MptcpConnection {
                 // (whatever `on_segment` does to the sender: even an idle
                 // ACK re-syncs its CC state)
                 self.views_valid &= !(1u64 << (i % 64));
-                self.on_segment(now, i, seg);
+                self.on_segment_inline(now, i, seg);
             }
         }
         self.after_activity();

@@ -16,6 +16,7 @@
 pub mod add_addr;
 pub mod cc;
 pub mod connection;
+mod eventq;
 pub mod meta_recv;
 pub mod meta_send;
 pub mod msk_rtx;

@@ -44,6 +44,10 @@ impl RcvRttEst {
     /// or is averaged in at 1/8 (`win_dep` = 0). Not modelled: the test
     /// `rcv_nxt != copied_seq` (data not yet read): an MPTCP subflow hands
     /// its in-order data to the connection as it arrives.
+    ///
+    /// Always inlined into the segment path (`connection/segment.rs`),
+    /// which runs it for every segment: LLVM kept it out of line there.
+    #[inline(always)]
     pub fn on_data(&mut self, now: Nanos, tsecr: Nanos, len: u32, rcv_mss: u32) {
         let tsecr_ms = tsecr / 1_000_000;
         if tsecr_ms == self.last_tsecr_ms {
@@ -112,12 +116,29 @@ impl MskRcvSpace {
     /// `mptcp_rcv_space_adjust` for a read that copied data. `subflows`
     /// yields each subflow's (`rcv_rtt_est.rtt_us`, `scaling_ratio`) over the
     /// connection's subflow list. Returns true when the ratio was re-read.
+    ///
+    /// The test that paces it is inlined (the segment path runs it for
+    /// every read, `connection/segment.rs`); the measure, once per receive
+    /// RTT, is `measure`.
+    #[inline(always)]
     pub fn adjust(&mut self, now: Nanos, subflows: impl Iterator<Item = (u64, u32)>) -> bool {
         let start = *self.time.get_or_insert(now);
         let time_us = now.saturating_sub(start) / 1000;
         if self.rtt_us8 != 0 && time_us < self.rtt_us8 >> 3 {
             return false;
         }
+        self.measure(now, time_us, subflows)
+    }
+
+    /// `adjust` once a receive RTT has passed (or none is known yet): the
+    /// ratio and the RTT re-read from the subflows, a new measure begun.
+    #[inline(never)]
+    fn measure(
+        &mut self,
+        now: Nanos,
+        time_us: u64,
+        subflows: impl Iterator<Item = (u64, u32)>,
+    ) -> bool {
         let (mut rtt, mut ratio) = (0u64, u8::MAX as u32);
         for (r, s) in subflows {
             rtt = rtt.max(r);

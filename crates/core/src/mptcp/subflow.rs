@@ -254,7 +254,10 @@ impl Subflow {
         self.tx_maps.get(i).copied().filter(|m| m.sseq <= sseq)
     }
 
-    /// Forget mappings acked at subflow level.
+    /// Forget mappings acked at subflow level. Always inlined into its one
+    /// caller, the segment path inlined into `handle_packet` (LLVM kept it
+    /// out of line there: a call per ACK).
+    #[inline(always)]
     pub fn prune_maps(&mut self) {
         let una = self.snd.snd_una;
         // (only `push_queued` fills `skbs`: `entail` is its only producer)

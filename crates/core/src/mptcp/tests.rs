@@ -1952,3 +1952,49 @@ fn a_skipped_call_that_writes_state_is_caught() {
     w.run(200 * MS);
     transfer(&mut w, 600_000, 30 * SEC);
 }
+
+/// `pass_mss`: the segment size a scheduler pass cuts new data by is
+/// carried from pass to pass, and must be found again when a subflow's MSS
+/// changes. Here the server sends before it has received any data (32-bit
+/// DATA_ACKs: MSS 1424), then the client's request brings a 64-bit DSN,
+/// which widens the server's DATA_ACK and shrinks every subflow's MSS to
+/// 1420 (`use_64bit_ack`, which runs `forget_all`). The server's next
+/// write must be cut at 1420: with the MSS carried past the change, its
+/// segments would be cut at 1424 and each then split by its subflow into
+/// 1420 + 4 bytes (and checked builds stop at `check_pass_mss`).
+#[test]
+fn a_pass_after_the_data_ack_widens_cuts_segments_at_the_new_mss() {
+    let mut w = Wire::new(
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+        cfg(PmKind::Fullmesh { per_pair: 1 }),
+    );
+    w.c.connect(0);
+    w.run(200 * MS);
+    let server_data = |w: &Wire, from: usize| -> Vec<u32> {
+        w.log[from..]
+            .iter()
+            .map(|(_, p)| p.tcp().unwrap())
+            .filter(|s| s.src_port == 80 && s.len > 0)
+            .map(|s| s.len)
+            .collect()
+    };
+    let mark = w.log.len();
+    w.s.write(w.now, 30_000);
+    w.run(SEC);
+    assert_eq!(w.c.recv.delivered, 30_000);
+    let before = server_data(&w, mark);
+    assert_eq!(before[..before.len() - 1], vec![1424; before.len() - 1][..]);
+    // the request: its 64-bit DSN reaches the server, which has nothing
+    // to send until its next write
+    w.c.write(w.now, 16);
+    w.run(1500 * MS);
+    assert_eq!(w.s.recv.delivered, 16);
+    let mark = w.log.len();
+    w.s.write(w.now, 30_000);
+    w.run(3 * SEC);
+    assert_eq!(w.c.recv.delivered, 60_000);
+    let after = server_data(&w, mark);
+    // 30,000 = 21 x 1420 + 180
+    assert_eq!(after.len(), 22, "{after:?}");
+    assert_eq!(after[..21], [1420; 21][..], "{after:?}");
+}

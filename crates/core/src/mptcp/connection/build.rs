@@ -210,6 +210,10 @@ impl MptcpConnection {
     /// stayed at 2096000 until the 3G subflow's first data, then rose with
     /// its ratio (2325312 at 1280 bytes / 2304, 2569472 at 1420 / 2304);
     /// on UDE->HU ndiffports (session 18) it rose one receive RTT after it.
+    ///
+    /// Always inlined into its one caller, the segment path
+    /// (`segment.rs`), which runs it for every segment that delivers data.
+    #[inline(always)]
     pub(super) fn rcv_space_adjust(&mut self, now: Nanos) {
         let sfs = self.sfs.iter().filter(|s| {
             matches!(

@@ -6,8 +6,8 @@
 //! while `p` stays available and the next offer is new data that fits the
 //! peer's window: `Send(p)` (minRTT: Linux v0.9x `mptcp_sched.c:
 //! get_available_subflow`; the argument is beside `schedule_loop`'s
-//! `repeat`). Such a round reads nothing else, so it runs here, in a small
-//! function, without the general round's tests of reinjection copies, held
+//! `repeat`). Such a round reads nothing else, so it runs here, in a loop
+//! of its own, without the general round's tests of reinjection copies, held
 //! fragment pieces, view rebuilds and multi-subflow decisions. Each round is
 //! the general round's steps in its order; where the general round would
 //! take another branch (a reinjection or re-push queued, a new push, a cut
@@ -34,7 +34,12 @@ impl MptcpConnection {
     /// Rounds of `schedule_loop` that repeat pick `p`, while they are the
     /// plain kind (see the module comment); `rounds` counts them against the
     /// loop's bound `max`.
-    #[inline(never)]
+    ///
+    /// Inlined into `schedule_loop` (its one caller, once per pass: the
+    /// pass starts here, `pick_at_pass_start`): out of line, its call
+    /// and prologue cost about 38 instructions per pass (htsim scenario,
+    /// docs/performance.md "Session 32 pass").
+    #[inline(always)]
     pub(super) fn repeat_sends(
         &mut self,
         now: Nanos,

@@ -21,6 +21,16 @@ impl PathSender {
     /// segment a receiving end gets.
     #[inline]
     pub fn ack_is_idle(&self, a: &AckInfo) -> bool {
+        self.ack_is_idle_inline(a)
+    }
+
+    /// `ack_is_idle`'s body, always inlined: the MPTCP connection's
+    /// segment path (`mptcp/connection/segment.rs`), inlined into its
+    /// `handle_packet`, made LLVM keep `ack_is_idle` out of line there, a
+    /// call per segment. Plain TCP's callers keep `ack_is_idle`, so their
+    /// code is as before.
+    #[inline(always)]
+    pub fn ack_is_idle_inline(&self, a: &AckInfo) -> bool {
         let idle = self.packets_out == 0
             && a.ack == self.snd_una
             && self.snd_nxt == self.snd_una
