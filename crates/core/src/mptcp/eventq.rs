@@ -14,8 +14,11 @@ use crate::endpoint::AppEvent;
 pub(super) struct EventQueue {
     /// The ring: its length is 0 or a power of two; the queued events are
     /// the `len` slots from `head` on (wrapping), all `Some`; the others
-    /// are `None`.
-    buf: Vec<Option<AppEvent>>,
+    /// are `None`. A boxed slice, not a `Vec` (its length is its
+    /// capacity): the queue stays the 32 bytes `VecDeque` took, so the
+    /// connection's hand-made layout (`layout_tests`) keeps `send` on a
+    /// cache line.
+    buf: Box<[Option<AppEvent>]>,
     head: usize,
     len: usize,
 }
@@ -58,7 +61,7 @@ impl EventQueue {
             v.push(self.buf[(self.head + k) & mask].take());
         }
         v.resize_with(n, || None);
-        self.buf = v;
+        self.buf = v.into_boxed_slice();
         self.head = 0;
     }
 }
@@ -85,6 +88,7 @@ mod tests {
             }
             assert_eq!(q.len(), model.len());
         }
+        assert_eq!(std::mem::size_of::<EventQueue>(), 32);
         while let Some(e) = model.pop_front() {
             assert_eq!(q.pop_front(), Some(e));
         }

@@ -640,9 +640,21 @@ impl PathSender {
         self.packets_out - (self.sacked_out + self.lost_out) + self.retrans_out
     }
 
-    /// `in_flight_n` after an assignment to one of the counts.
+    /// `in_flight_n` after an assignment to one of the counts. Checked
+    /// builds verify the counts first, as Linux `tcp_verify_left_out`
+    /// warns when `sacked_out + lost_out` exceeds `packets_out`: the sum
+    /// below would pass below zero (a release build wraps, a build with
+    /// overflow checks panics).
     #[inline]
     pub(super) fn resync_in_flight(&mut self) {
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        assert!(
+            self.sacked_out + self.lost_out <= self.packets_out,
+            "left_out above packets_out: sacked_out {} lost_out {} packets_out {}",
+            self.sacked_out,
+            self.lost_out,
+            self.packets_out
+        );
         self.in_flight_n = self.in_flight_of_counts();
     }
 

@@ -769,6 +769,25 @@ fn in_flight_follows_the_counts() {
     assert_eq!(s.in_flight(), 0);
 }
 
+/// An RTO on a Reno sender (no SACK) that has counted duplicate ACKs: Linux
+/// `tcp_timeout_mark_lost` forgets the emulated SACKs before marking every
+/// segment lost, so `sacked_out + lost_out` never exceeds `packets_out`. In
+/// the other order the resync read packets_out - (2 + 6): a panic with
+/// overflow checks, and `resync_in_flight`'s check in checked builds.
+#[test]
+fn a_reno_rto_after_duplicate_acks_keeps_the_counts_whole() {
+    let mut s = sender_with(false, false, false);
+    s.tlp_enabled = false;
+    let _ = send(&mut s, 0, 6);
+    for _ in 0..2 {
+        s.on_ack(50 * MS, &ack(sq(0), &[]), None);
+    }
+    assert_eq!(s.sacked_out, 2, "two duplicate ACKs counted");
+    let _ = s.on_timeout(5 * crate::time::SEC, None);
+    assert_eq!((s.sacked_out, s.lost_out, s.retrans_out), (0, 6, 0));
+    assert_eq!(s.in_flight(), 0);
+}
+
 /// Checked builds compare `in_flight_n` with the counts on every read: a
 /// count changed by hand without it panics (without the check nothing
 /// panics and the test fails).

@@ -145,8 +145,15 @@ impl PathSender {
         // RFC 5681 (5) / Linux: cwnd = 1 packet (LW).
         self.cc_state.cwnd = 1;
         self.cc_state.cwnd_cnt = 0;
-        // Linux tcp_timeout_mark_lost: every non-SACKed segment is lost,
-        // retransmissions are forgotten (go-back-N through the scoreboard).
+        // Linux tcp_timeout_mark_lost: without SACK the emulated SACKs are
+        // forgotten first (tcp_reset_reno_sack, before the walk), then every
+        // non-SACKed segment is lost and retransmissions are forgotten
+        // (go-back-N through the scoreboard). The counts are resynced once
+        // the three are set: in between, a Reno sender's duplicate-ACK count
+        // plus the new lost count could exceed packets_out.
+        if !self.sack_ok {
+            self.sacked_out = 0;
+        }
         let mut lost = 0;
         for s in self.sb.iter_mut() {
             // nothing is walkable any more: the time-ordered list empties
@@ -157,16 +164,10 @@ impl PathSender {
             }
         }
         self.lost_out = lost;
-        self.resync_in_flight();
         self.retrans_out = 0;
         self.resync_in_flight();
         self.ts_len = 0;
         self.zombies = 0;
-        if !self.sack_ok {
-            // non-SACK: forget the emulated SACKs (Linux tcp_reset_reno_sack)
-            self.sacked_out = 0;
-            self.resync_in_flight();
-        }
         self.lost_scan_seq = self.snd_nxt;
         self.lost_scan_sacked = self.sacked_out;
         self.retx_hint = self.snd_una;
