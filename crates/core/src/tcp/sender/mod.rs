@@ -394,6 +394,12 @@ pub struct PathSender {
     sack_cache_n: u8,
     /// Next slot of the `recent_retx` ring (below `RECENT_RETX`).
     recent_retx_i: u8,
+    /// Checked builds: the owner left `tso_skb` from an earlier pass
+    /// because the window was full (`window_full`); `tso_defers` asserts
+    /// it never reads such a value. (In this block's last byte of padding,
+    /// so checked builds keep the layout: the layout tests hold in both.)
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    pub tso_skb_stale: bool,
     pub rtt: RttEstimator,
     /// Linux CUBIC called directly, any other algorithm through the
     /// trait object (`SenderCc`).
@@ -420,11 +426,6 @@ pub struct PathSender {
     /// before a transmission is decided (plain TCP, `super::super::sndbuf`);
     /// None: the current owner chunk is the skb (`unsent_in_chunk`).
     pub tso_skb: Option<(u64, bool)>,
-    /// Checked builds: the owner left `tso_skb` from an earlier pass
-    /// because the window was full (`window_full`); `tso_defers` asserts
-    /// it never reads such a value.
-    #[cfg(any(debug_assertions, feature = "invariants"))]
-    pub tso_skb_stale: bool,
     /// Ends (sequence offsets) of owner chunks a new segment must not cross,
     /// ascending; empty for plain TCP. An MPTCP subflow that queues several
     /// mappings records each non-contiguous one's end here, as the kernel
@@ -432,8 +433,7 @@ pub struct PathSender {
     /// net/mptcp/protocol.c: `mptcp_skb_can_collapse_to` fails, `eor` set).
     pub chunk_ends: std::collections::VecDeque<u64>,
     /// This path's counters (send and receive side, the owner adds the latter).
-    /// At byte 640 (in builds without invariants, `tso_skb_stale`): their
-    /// first 64 bytes, the eight every packet moves, fill one cache line
+    /// At byte 640: their first 64 bytes, the eight every packet moves, fill one cache line
     /// of an MPTCP subflow, which starts one and places the sender at its
     /// byte 64 (docs/performance.md "Session 32"; `undo_until`, read only
     /// in an undo window, moved behind them for this).
