@@ -257,6 +257,8 @@ const RACK_RECOVERY_THRESH: u32 = 16;
 /// Ring of recently acknowledged retransmitted segments, so a late D-SACK
 /// can still be matched (RFC 3708 style detection).
 const RECENT_RETX: usize = 16;
+// `recent_retx_i` is a u8.
+const _: () = assert!(RECENT_RETX <= u8::MAX as usize);
 
 /// Laid out by hand (`repr(C)`, docs/performance.md "Session 18"): the
 /// fields `ack_is_idle` reads on every data segment a receiving end gets
@@ -376,6 +378,28 @@ pub struct PathSender {
     /// The optional hooks `cc` implements (`CongestionControl::hooks`, read
     /// once): the others are not called, as Linux tests a hook's pointer.
     cc_hooks: Hooks,
+    /// `retrans_stamp` holds a time (Linux `tp->retrans_stamp` nonzero).
+    /// The presence flags of `retrans_stamp` and `sackt` and the two
+    /// indexes below sit in this block's padding (its 5 bytes after
+    /// `in_flight_n`), where the `Option` discriminants and the `usize`
+    /// fields took 8 bytes each: the counters start at byte 640 again
+    /// (`retrans_stamp` is before them), and the sender is 1,424 bytes, so
+    /// its last cache line leaves an MPTCP subflow's window and `tx_maps`
+    /// header their 48 bytes (docs/performance.md "Session 32", branch
+    /// layout32).
+    retrans_stamped: bool,
+    /// `sackt` holds this ACK's times (`SackTimes`).
+    sackt_set: bool,
+    /// Blocks in `sack_cache` (at most 4).
+    sack_cache_n: u8,
+    /// Next slot of the `recent_retx` ring (below `RECENT_RETX`).
+    recent_retx_i: u8,
+    /// Checked builds: the owner left `tso_skb` from an earlier pass
+    /// because the window was full (`window_full`); `tso_defers` asserts
+    /// it never reads such a value. (In this block's last byte of padding,
+    /// so checked builds keep the layout: the layout tests hold in both.)
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    pub tso_skb_stale: bool,
     pub rtt: RttEstimator,
     /// Linux CUBIC called directly, any other algorithm through the
     /// trait object (`SenderCc`).
@@ -385,7 +409,9 @@ pub struct PathSender {
     pub lost_retrans: u64,
     /// RecoveryPoint (RFC 6675) / Linux high_seq.
     high_seq: u64,
-    retrans_stamp: Option<Nanos>,
+    /// Time of the episode's first retransmission, when `retrans_stamped`
+    /// (read through `retrans_stamp()`).
+    retrans_stamp_at: Nanos,
     cwnd_usage_seq: u64,
     last_send: Nanos,
     /// (cwnd, ssthresh, packets_out, SRTT) as Linux `tcp_update_pacing_rate`
@@ -400,11 +426,6 @@ pub struct PathSender {
     /// before a transmission is decided (plain TCP, `super::super::sndbuf`);
     /// None: the current owner chunk is the skb (`unsent_in_chunk`).
     pub tso_skb: Option<(u64, bool)>,
-    /// Checked builds: the owner left `tso_skb` from an earlier pass
-    /// because the window was full (`window_full`); `tso_defers` asserts
-    /// it never reads such a value.
-    #[cfg(any(debug_assertions, feature = "invariants"))]
-    pub tso_skb_stale: bool,
     /// Ends (sequence offsets) of owner chunks a new segment must not cross,
     /// ascending; empty for plain TCP. An MPTCP subflow that queues several
     /// mappings records each non-contiguous one's end here, as the kernel
@@ -412,8 +433,7 @@ pub struct PathSender {
     /// net/mptcp/protocol.c: `mptcp_skb_can_collapse_to` fails, `eor` set).
     pub chunk_ends: std::collections::VecDeque<u64>,
     /// This path's counters (send and receive side, the owner adds the latter).
-    /// At byte 640 (in builds without invariants, `tso_skb_stale`): their
-    /// first 64 bytes, the eight every packet moves, fill one cache line
+    /// At byte 640: their first 64 bytes, the eight every packet moves, fill one cache line
     /// of an MPTCP subflow, which starts one and places the sender at its
     /// byte 64 (docs/performance.md "Session 32"; `undo_until`, read only
     /// in an undo window, moved behind them for this).
@@ -426,14 +446,13 @@ pub struct PathSender {
     /// Scratch for `rack_detect_loss`.
     zombie_buf: Vec<u32>,
     sack_cache: [SackBlock; 4],
-    sack_cache_n: usize,
     /// Send times of the lowest and the highest never-retransmitted
     /// segment newly SACKed by the ACK being processed, with their
     /// sequence numbers (Linux `tcp_sacktag_state` `first_sackt` /
     /// `last_sackt`: `tcp_sacktag_one` walks the blocks sorted by start).
-    sackt: Option<SackTimes>,
+    /// Valid when `sackt_set` (read through `sackt()`).
+    sackt_times: SackTimes,
     recent_retx: [(u64, u64, bool); RECENT_RETX],
-    recent_retx_i: usize,
 }
 
 impl PathSender {
@@ -510,7 +529,8 @@ impl PathSender {
             undo_marker: None,
             undo_retrans: 0,
             undo_until: 0,
-            retrans_stamp: None,
+            retrans_stamped: false,
+            retrans_stamp_at: 0,
             prior_ssthresh: 0,
             cc_state: CcState {
                 // RFC 6928: IW = 10 packets.
@@ -537,7 +557,11 @@ impl PathSender {
             tlp_retrans: false,
             sack_cache: [SackBlock::default(); 4],
             sack_cache_n: 0,
-            sackt: None,
+            sackt_set: false,
+            sackt_times: SackTimes {
+                first: (0, 0),
+                last: (0, 0),
+            },
             recent_retx: [(0, 0, false); RECENT_RETX],
             recent_retx_i: 0,
             is_cwnd_limited: false,
@@ -616,6 +640,21 @@ impl PathSender {
     }
 
     // ---- state queries ----------------------------------------------------
+
+    /// Linux `tp->retrans_stamp`: when the episode's first retransmission
+    /// went out, None when no retransmission is to be undone.
+    #[inline]
+    fn retrans_stamp(&self) -> Option<Nanos> {
+        self.retrans_stamped.then_some(self.retrans_stamp_at)
+    }
+
+    /// Linux `tcp_sacktag_state` `first_sackt` / `last_sackt` of the ACK
+    /// being processed, None when it newly SACKed no never-retransmitted
+    /// segment.
+    #[inline]
+    fn sackt(&self) -> Option<SackTimes> {
+        self.sackt_set.then_some(self.sackt_times)
+    }
 
     /// Linux tcp_packets_in_flight(): packets_out - left_out + retrans_out
     /// (`in_flight_n`, kept with the counts).

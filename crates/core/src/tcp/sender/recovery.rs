@@ -37,7 +37,7 @@ impl PathSender {
         } else {
             -1
         };
-        self.retrans_stamp = None;
+        self.retrans_stamped = false;
     }
 
     /// Linux tcp_may_undo: no retransmission left un-D-SACKed, or the ACK
@@ -47,7 +47,7 @@ impl PathSender {
         self.undo_marker.is_some()
             && (self.undo_retrans == 0
                 || (self.ts_ok
-                    && matches!((self.retrans_stamp, ts_ecr), (Some(r), Some(e)) if e > 0 && e < r)))
+                    && matches!((self.retrans_stamp(), ts_ecr), (Some(r), Some(e)) if e > 0 && e < r)))
     }
 
     /// Linux tcp_undo_cwnd_reduction: restore cwnd/ssthresh; optionally

@@ -39,7 +39,7 @@ impl PathSender {
         // MPTCP scheduler reads (`mptcp_subflow_get_send`).
         if let Some(t) = seq_ackt.filter(|_| advanced) {
             rtt_sample = Some(now.saturating_sub(t));
-        } else if let Some(s) = self.sackt {
+        } else if let Some(s) = self.sackt() {
             rtt_sample = Some(now.saturating_sub(s.first.1));
         } else if advanced {
             // RFC 7323 4.1: timestamp samples are valid for retransmitted
@@ -82,7 +82,7 @@ impl PathSender {
         // wVegas) would read as queueing.
         // tcp_clean_rtx_queue: the newest newly SACKed segment's RTT
         // (`last_sackt`) replaces the cumulative one when the ACK SACKs.
-        let ca_rtt = match (self.sackt, last_ackt) {
+        let ca_rtt = match (self.sackt(), last_ackt) {
             (Some(s), _) => Some(now.saturating_sub(s.last.1)),
             (None, Some(t)) if advanced && !retrans_acked => Some(now.saturating_sub(t)),
             _ => rtt_sample,

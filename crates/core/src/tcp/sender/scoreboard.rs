@@ -24,7 +24,7 @@ impl PathSender {
         }
         let mut newly = 0;
         let cache = self.sack_cache;
-        let cache_n = self.sack_cache_n;
+        let cache_n = self.sack_cache_n as usize;
         let mut n = 0;
         for b in &blocks[first..] {
             let s = b.start.max(self.snd_una);
@@ -58,7 +58,7 @@ impl PathSender {
                 n += 1;
             }
         }
-        self.sack_cache_n = n;
+        self.sack_cache_n = n as u8;
         (newly, dsack)
     }
 
@@ -102,13 +102,14 @@ impl PathSender {
                     // records first_sackt / last_sackt, the SACK RTT samples
                     // of tcp_clean_rtx_queue.
                     let t = (st, sent.at);
-                    self.sackt = Some(match self.sackt {
+                    self.sackt_times = match self.sackt() {
                         None => SackTimes { first: t, last: t },
                         Some(x) => SackTimes {
                             first: if st < x.first.0 { t } else { x.first },
                             last: if st > x.last.0 { t } else { x.last },
                         },
-                    });
+                    };
+                    self.sackt_set = true;
                 }
                 self.ts_forget(i);
                 self.sacked_out += 1;
@@ -239,8 +240,9 @@ impl PathSender {
                         }
                     }
                 }
-                self.recent_retx[self.recent_retx_i] = (s.start, s.end(), spurious);
-                self.recent_retx_i = (self.recent_retx_i + 1) % RECENT_RETX;
+                let i = self.recent_retx_i as usize;
+                self.recent_retx[i] = (s.start, s.end(), spurious);
+                self.recent_retx_i = ((i + 1) % RECENT_RETX) as u8;
             } else if !s.has(SACKED) {
                 // Karn's rule (RFC 6298 3): sample only never-retransmitted segments.
                 if first_ackt.is_none() {
@@ -382,7 +384,7 @@ impl PathSender {
     ) -> (u32, bool) {
         let mut newly_sacked = 0u32;
         let mut dsack = false;
-        self.sackt = None;
+        self.sackt_set = false;
         if self.sack_ok && !a.sack.is_empty() {
             let (n, d) = self.process_sack(now, a.sack, a.ack, prior_fack);
             newly_sacked = n;

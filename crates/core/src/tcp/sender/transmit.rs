@@ -90,8 +90,9 @@ impl PathSender {
         {
             // Linux tcp_retransmit_skb: count retransmissions to be undone by D-SACKs.
             self.undo_retrans = self.undo_retrans.max(0) + 1;
-            if self.retrans_stamp.is_none() {
-                self.retrans_stamp = Some(now);
+            if !self.retrans_stamped {
+                self.retrans_stamp_at = now;
+                self.retrans_stamped = true;
             }
         }
         match kind {
