@@ -109,12 +109,12 @@ impl Packet {
     /// True if the packet owns memory on the heap, which its drop frees: an
     /// SCTP packet's boxed chunks, or a TCP segment's MPTCP signalling
     /// options (`MptcpOptions::control`: MP_CAPABLE, MP_JOIN, ADD_ADDR ...).
-    /// Every other packet's drop does nothing, so the writes below forget
-    /// it instead of calling the drop glue. (Written as a test for TCP
-    /// first: as a `match` over the three payloads it cost 9.7 M
-    /// instructions more than the SCTP-only test it replaced on the
-    /// background cell, this form 5.8 M fewer than the `match`;
-    /// docs/performance.md "Session 31 (lead)".)
+    /// Every other packet's drop does nothing, so a write over it
+    /// (`overwrite_plain_with`) may forget it instead of calling the drop
+    /// glue. (Written as a test for TCP first: as a `match` over the three
+    /// payloads it cost 9.7 M instructions more than the SCTP-only test it
+    /// replaced on the background cell, this form 5.8 M fewer than the
+    /// `match`; docs/performance.md "Session 31 (lead)".)
     #[inline(always)]
     pub fn owns_heap(&self) -> bool {
         if let Payload::Tcp(s) = &self.payload {
@@ -124,26 +124,6 @@ impl Packet {
             };
         }
         matches!(self.payload, Payload::Sctp(_))
-    }
-
-    /// `*self = make()` (a packet written into a slot:
-    /// `poll_transmit_into`), with the drop of the packet it replaces
-    /// tested inline and before the new one is made. The plain assignment
-    /// called the drop glue (`drop_in_place::<Packet>`, 20 instructions)
-    /// out of line on every packet, though only a packet that `owns_heap`
-    /// has anything to drop; and a packet made before that test (an
-    /// argument) was built on the stack and copied, because the drop may
-    /// unwind. (Until session 31 the test was for SCTP only, and the
-    /// boxed MPTCP signalling options of every handshake and ADD_ADDR
-    /// segment overwritten in a slot leaked, two to five allocations a
-    /// connection: the test in `crates/core/tests/overwrite_frees.rs`.)
-    #[inline(always)]
-    pub fn overwrite_with(&mut self, make: impl FnOnce() -> Packet) {
-        if self.owns_heap() {
-            self.drop_boxed();
-        }
-        // (`*self` now owns nothing on the heap: forgetting it leaks nothing)
-        std::mem::forget(std::mem::replace(self, make()));
     }
 
     #[cold]
@@ -162,17 +142,29 @@ impl Packet {
         }
     }
 
-    /// `overwrite_with` over a packet known to own nothing on the heap,
-    /// without the test: what a sent packet is written over
+    /// `*self = make()` without the drop of the packet replaced, which is
+    /// forgotten: what a sent packet is written over
     /// (`Endpoint::poll_transmit_into`'s slot, which the engine's pool
     /// cleans before it makes it vacant, `Packet::VACANT`, a queue's free
-    /// place).
-    /// The test of the replaced packet (`owns_heap`, three loads and three
-    /// branches for a TCP segment) was made on every packet sent; the pool
-    /// makes it only when a packet that may own heap memory was sent
-    /// (docs/performance.md "Session 32 pass: the engine's per-event
-    /// cost"). Checked builds (`invariants`) assert that the test would have
-    /// found nothing.
+    /// place). The plain assignment called the drop glue
+    /// (`drop_in_place::<Packet>`) out of line on every packet, and built
+    /// the new packet on the stack and copied it, because the drop may
+    /// unwind (docs/performance.md "Session 26 pass: the sent packet built
+    /// in its slot").
+    /// Until session 32 the write tested the replaced packet itself
+    /// (`owns_heap`, three loads and three branches for a TCP segment) on
+    /// every packet sent; the pool now makes that test
+    /// (`Packet::drop_owned`) only when a packet that may own heap memory
+    /// was sent (docs/performance.md "Session 32 pass: the engine's
+    /// per-event cost"). The leak this guards against, the boxed MPTCP
+    /// signalling options of a forgotten handshake segment (session 31),
+    /// is tested on whole worlds in `crates/sim/tests/world_frees.rs`.
+    ///
+    /// # Precondition
+    ///
+    /// `*self` owns nothing on the heap (`!self.owns_heap()`): whatever it
+    /// owns is leaked. Only checked builds (`invariants`) enforce it, with
+    /// a panic (`check_owns_nothing`); a release build leaks silently.
     #[inline(always)]
     pub fn overwrite_plain_with(&mut self, make: impl FnOnce() -> Packet) {
         if crate::invariants::ENABLED {
@@ -194,29 +186,6 @@ impl Packet {
             self.flow,
             self.size
         );
-    }
-
-    /// `overwrite_with` for a write that ends its function (a queued
-    /// packet moved into the engine's slot): over a packet that
-    /// `owns_heap` the whole write goes out of line (`overwrite_boxed`, the
-    /// plain assignment), a tail call, so the hot path saves no registers
-    /// for the cold one.
-    /// Not for the builders that go on filling the packet after it
-    /// (`TcpEndpoint::build_tx`): there this cost 13 M instructions more
-    /// in the background cell (docs/performance.md "Session 26 pass").
-    #[inline(always)]
-    pub fn overwrite_last(&mut self, make: impl FnOnce() -> Packet) {
-        if self.owns_heap() {
-            return self.overwrite_boxed(make);
-        }
-        // (`*self` owns nothing on the heap: forgetting it leaks nothing)
-        std::mem::forget(std::mem::replace(self, make()));
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn overwrite_boxed(&mut self, make: impl FnOnce() -> Packet) {
-        *self = make();
     }
 
     #[inline]

@@ -858,9 +858,10 @@ mod tests {
     /// the vacant slot is never one in use, and a write that does not
     /// happen (`poll_transmit_into` returning false) claims nothing. Half
     /// the packets own heap memory (SCTP): in a pool that expects them the
-    /// vacant slot never holds any, since a freed slot is cleaned
-    /// (`release`), so the write over it forgets nothing that owns memory
-    /// (without the cleaning it holds one after the first such release).
+    /// vacant slot never holds any, since a freed slot is cleaned when it
+    /// becomes the vacant one (`claim_vacant`), so the write over it
+    /// forgets nothing that owns memory (without the cleaning it holds one
+    /// once a freed slot that holds one becomes the vacant one).
     #[test]
     fn the_vacant_slot_is_never_a_packet_in_use() {
         let mut pool = PacketPool {
