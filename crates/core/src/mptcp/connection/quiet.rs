@@ -191,14 +191,14 @@ impl MptcpConnection {
     /// queued, something new, `quiet_refill`).
     #[cfg(test)]
     pub(in crate::mptcp) fn quiet_poll(&self) -> bool {
-        self.out.len() == 0 && self.dirty && self.quiet_refill()
+        self.out.is_empty() && self.dirty && self.quiet_refill()
     }
 
     /// Tests: the next `poll_transmit_into` builds one pure ACK in the
     /// slot (`Refill::AckOnly`).
     #[cfg(test)]
     pub(in crate::mptcp) fn ack_only_poll(&self) -> bool {
-        self.out.len() == 0 && self.dirty && matches!(self.refill_kind(), Refill::AckOnly(_))
+        self.out.is_empty() && self.dirty && matches!(self.refill_kind(), Refill::AckOnly(_))
     }
 
     /// Tests: something changed that the next poll must look at (what
