@@ -89,6 +89,7 @@ mod repeat;
 use repeat::Repeated;
 // The poll that would refill nothing, tested before the call.
 mod quiet;
+use quiet::Refill;
 // A segment on an established subflow: its common steps inline, the rare
 // ones out of line.
 mod segment;
@@ -805,17 +806,39 @@ impl MptcpConnection {
         opts: Option<MptcpOptions>,
         fill: impl FnOnce(&mut TcpSegment, &mut Subflow) -> u32,
     ) {
+        self.built_at(None, i, opts, fill);
+    }
+
+    /// `queue_built`, or with `slot` the packet written over `*slot`
+    /// instead of queued (`*slot` owns nothing: `overwrite_plain_with`),
+    /// the pure ACK `poll_transmit_into` builds in the engine's slot
+    /// (`quiet.rs`, `ack_into`).
+    #[inline(always)]
+    fn built_at(
+        &mut self,
+        slot: Option<&mut Packet>,
+        i: usize,
+        opts: Option<MptcpOptions>,
+        fill: impl FnOnce(&mut TcpSegment, &mut Subflow) -> u32,
+    ) {
         let hdr = self.ip.header_len() + crate::packet::TCP_HEADER;
         let sf = &mut self.sfs[i];
         sf.snd.counters.packets_sent += 1;
         let flow = self.flow;
-        let p = self.out.push_back_mut(|| Packet {
+        let make = || Packet {
             src: sf.local,
             dst: sf.remote,
             flow,
             size: 0,
             payload: Payload::Tcp(TcpSegment::with_mptcp(sf.lport, sf.rport, opts)),
-        });
+        };
+        let p = match slot {
+            Some(slot) => {
+                slot.overwrite_plain_with(make);
+                slot
+            }
+            None => self.out.push_back_mut(make),
+        };
         let s = seg_mut(p);
         let optlen = fill(s, sf);
         debug_assert_eq!(optlen, s.options_len(), "option bytes of {s:?}");
@@ -2575,16 +2598,25 @@ impl Endpoint for MptcpConnection {
         if !self.dirty {
             return false;
         }
-        if self.quiet_refill() {
-            // `refill` would queue nothing and change nothing but `dirty`
-            // (the receiving end after a data segment that asks for no ACK
-            // yet): see `quiet.rs`.
-            #[cfg(any(debug_assertions, feature = "invariants"))]
-            self.check_quiet_refill(now);
-            self.dirty = false;
-            return false;
+        match self.refill_kind() {
+            Refill::Full => self.refill(now, slot),
+            Refill::Nothing => {
+                // `refill` would queue nothing and change nothing but `dirty`
+                // (the receiving end after a data segment that asks for no ACK
+                // yet): see `quiet.rs`.
+                #[cfg(any(debug_assertions, feature = "invariants"))]
+                self.check_quiet_refill(now);
+                self.dirty = false;
+                false
+            }
+            Refill::AckOnly(i) => {
+                // `refill` would build this one pure ACK (the receiving end
+                // after a data segment that asks for one): built in the slot
+                self.dirty = false;
+                self.ack_into(now, i, slot);
+                true
+            }
         }
-        self.refill(now, slot)
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {

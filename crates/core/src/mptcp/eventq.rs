@@ -4,67 +4,14 @@
 //! (`connection/segment.rs`), `VecDeque::push_back` of the `Delivered`
 //! event that nearly every in-order data segment raises stayed an
 //! out-of-line call (`push_back_mut`, 27 instructions a call in the htsim
-//! scenario). The same ring buffer as `OutQueue`'s (a power-of-two number
-//! of slots, a head and a length, over `Option` slots), with only the
-//! growth out of line.
+//! scenario). The ring `OutQueue` is too (`ring.rs`).
 
+use super::ring::Ring;
 use crate::endpoint::AppEvent;
 
-#[derive(Debug, Default)]
-pub(super) struct EventQueue {
-    /// The ring: its length is 0 or a power of two; the queued events are
-    /// the `len` slots from `head` on (wrapping), all `Some`; the others
-    /// are `None`. A boxed slice, not a `Vec` (its length is its
-    /// capacity): the queue stays the 32 bytes `VecDeque` took, so the
-    /// connection's hand-made layout (`layout_tests`) keeps `send` on a
-    /// cache line.
-    buf: Box<[Option<AppEvent>]>,
-    head: usize,
-    len: usize,
-}
-
-impl EventQueue {
-    #[inline(always)]
-    pub fn push_back(&mut self, e: AppEvent) {
-        if self.len == self.buf.len() {
-            self.grow();
-        }
-        let i = (self.head + self.len) & (self.buf.len() - 1);
-        self.buf[i] = Some(e);
-        self.len += 1;
-    }
-
-    #[inline]
-    pub fn pop_front(&mut self) -> Option<AppEvent> {
-        if self.len == 0 {
-            return None;
-        }
-        let e = self.buf[self.head].take();
-        self.head = (self.head + 1) & (self.buf.len() - 1);
-        self.len -= 1;
-        e
-    }
-
-    #[cfg(any(test, debug_assertions, feature = "invariants"))]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Twice the slots (at least 8), the queued events moved to the front.
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self) {
-        let n = (2 * self.buf.len()).max(8);
-        let mut v: Vec<Option<AppEvent>> = Vec::with_capacity(n);
-        let mask = self.buf.len().wrapping_sub(1);
-        for k in 0..self.len {
-            v.push(self.buf[(self.head + k) & mask].take());
-        }
-        v.resize_with(n, || None);
-        self.buf = v.into_boxed_slice();
-        self.head = 0;
-    }
-}
+/// The connection's application events waiting for `poll_event`
+/// (`ring.rs`): over a boxed slice, the 32 bytes `VecDeque` took.
+pub(super) type EventQueue = Ring<AppEvent>;
 
 #[cfg(test)]
 mod tests {

@@ -27,6 +27,7 @@ pub mod prio;
 pub mod push;
 pub mod rcv_space;
 pub mod remove_addr;
+mod ring;
 pub mod sched;
 pub mod seqmap;
 pub mod skbq;

@@ -36,6 +36,8 @@ struct Wire {
     s_events: Vec<AppEvent>,
     /// Polls that took `poll_transmit_into`'s quiet exit (client, server).
     quiet: [u64; 2],
+    /// Polls that built one pure ACK in the slot (`Refill::AckOnly`).
+    ack_only: [u64; 2],
 }
 
 fn delay_of(a: Addr) -> Nanos {
@@ -63,6 +65,7 @@ impl Wire {
             c_events: Vec::new(),
             s_events: Vec::new(),
             quiet: [0, 0],
+            ack_only: [0, 0],
         }
     }
 
@@ -70,6 +73,7 @@ impl Wire {
         loop {
             let mut any = false;
             self.quiet[0] += self.c.quiet_poll() as u64;
+            self.ack_only[0] += self.c.ack_only_poll() as u64;
             while let Some(p) = self.c.poll_transmit(self.now) {
                 any = true;
                 self.log.push((self.now, p.clone()));
@@ -79,6 +83,7 @@ impl Wire {
                 }
             }
             self.quiet[1] += self.s.quiet_poll() as u64;
+            self.ack_only[1] += self.s.ack_only_poll() as u64;
             while let Some(p) = self.s.poll_transmit(self.now) {
                 any = true;
                 self.log.push((self.now, p.clone()));
@@ -1832,7 +1837,84 @@ fn quiet_polls_would_refill_nothing() {
         // (upstream)
         let expect = sched == SchedulerKind::Minrtt;
         assert_eq!(w.quiet[0] > 0, expect, "{sched:?} {pm:?} {:?}", w.quiet);
+        // and its polls after a segment that asks for an ACK build that
+        // ACK alone in the slot (`Refill::AckOnly`; test builds check that
+        // `refill` had nothing more to do: `ack_into`)
+        assert_eq!(
+            w.ack_only[0] > 0,
+            expect,
+            "{sched:?} {pm:?} {:?}",
+            w.ack_only
+        );
     }
+}
+
+/// A poll that finds one established subflow asking for an ACK, and
+/// nothing else to do, builds that pure ACK alone (`Refill::AckOnly`,
+/// written in the engine's slot); with a second subflow asking for an ACK
+/// or for an MP_PRIO, the poll refills in full and sends both. Test builds
+/// check after each ACK-only poll that `refill` had nothing more to do
+/// (`ack_into`): without the test of the other subflows, the second case
+/// fails there.
+#[test]
+fn a_poll_with_one_ack_due_builds_that_ack_alone() {
+    let mut w = wire_dropping_every(
+        crate::mptcp::sched::SchedulerKind::Minrtt,
+        PmKind::Fullmesh { per_pair: 1 },
+        0,
+    );
+    connect_with_request(&mut w);
+    w.run(200 * MS);
+    w.s.write(w.now, 60_000);
+    w.run(w.now + 3 * SEC);
+    assert_eq!(w.c.recv.delivered, 60_000);
+    assert!(w.c.sfs.len() >= 2 && w.c.sfs.iter().all(|s| s.established()));
+    let now = w.now;
+    let polls = |c: &mut MptcpConnection| {
+        let mut v = Vec::new();
+        while let Some(p) = c.poll_transmit(now) {
+            v.push(p);
+        }
+        v
+    };
+    let pure_ack_on = |p: &Packet, sf: &super::subflow::Subflow| {
+        let s = p.tcp().expect("a TCP segment");
+        p.src == sf.local && s.flags == flags::ACK && s.len == 0
+    };
+    // one subflow asks: its ACK alone
+    w.c.sfs[1].rcv.force_ack();
+    w.c.mark_dirty();
+    assert!(w.c.ack_only_poll());
+    let sent = polls(&mut w.c);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert!(pure_ack_on(&sent[0], &w.c.sfs[1]), "{sent:?}");
+    assert!(!w.c.sfs[1].rcv.ack_due());
+    // two ask: both ACKs, in subflow order
+    w.c.sfs[0].rcv.force_ack();
+    w.c.sfs[1].rcv.force_ack();
+    w.c.mark_dirty();
+    assert!(!w.c.ack_only_poll());
+    let sent = polls(&mut w.c);
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert!(pure_ack_on(&sent[0], &w.c.sfs[0]), "{sent:?}");
+    assert!(pure_ack_on(&sent[1], &w.c.sfs[1]), "{sent:?}");
+    // one asks for an ACK, the other has an MP_PRIO to send: both
+    w.c.sfs[0].rcv.force_ack();
+    w.c.sfs[1].prio_pending = Some(true);
+    w.c.mark_dirty();
+    assert!(!w.c.ack_only_poll());
+    let sent = polls(&mut w.c);
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert!(pure_ack_on(&sent[0], &w.c.sfs[0]), "{sent:?}");
+    let prio = sent[1]
+        .tcp()
+        .and_then(|s| s.mptcp.as_ref())
+        .and_then(|o| o.control.as_ref());
+    assert_eq!(prio.and_then(|c| c.prio_backup), Some(true), "{sent:?}");
+    // nothing asks: nothing sent
+    w.c.mark_dirty();
+    assert!(w.c.quiet_poll());
+    assert!(polls(&mut w.c).is_empty());
 }
 
 /// The sending end's decisions on new data that fits the peer's window are

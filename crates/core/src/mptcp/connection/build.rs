@@ -289,9 +289,18 @@ impl MptcpConnection {
     }
 
     pub(super) fn build_ack(&mut self, i: usize, now: Nanos) {
+        self.build_ack_at(None, i, now);
+    }
+
+    /// A pure ACK on subflow `i`, queued (`slot` `None`) or written over
+    /// `*slot` (`ack_into`; `*slot` owns nothing).
+    #[inline(always)]
+    pub(super) fn build_ack_at(&mut self, slot: Option<&mut Packet>, i: usize, now: Nanos) {
         let opts = self.base_options(i, false);
         let wnd = self.subflow_window(i);
-        self.queue_built(i, opts, |s, sf| {
+        // (the closure is kept out of line unless forced: a call per ACK)
+        #[rustfmt::skip]
+        self.built_at(slot, i, opts, #[inline(always)] |s, sf| {
             s.seq = sf.snd.snd_nxt;
             s.flags = flags::ACK;
             // SACK blocks in what the MPTCP options leave (`tcp_established_options`).

@@ -14,11 +14,35 @@
 //! ACK loop). `quiet_refill` reads the same inputs without the call.
 //! Test and invariants builds run the skipped `refill` and check that it
 //! queued nothing and changed nothing (`check_quiet_refill`).
+//!
+//! For the other half (the segment that asks for an ACK) `refill` builds
+//! one pure ACK and nothing else; `refill_kind` tells that poll too, and
+//! the ACK is built straight into the engine's slot (`ack_into`), not
+//! queued and copied out.
 
 use super::*;
 
+/// What `refill` would do (`MptcpConnection::refill_kind`).
+pub(super) enum Refill {
+    /// Something `refill` must run for.
+    Full,
+    /// Nothing: `refill` would queue nothing and change nothing but `dirty`.
+    Nothing,
+    /// One pure ACK on subflow `i` and nothing else.
+    AckOnly(usize),
+}
+
 impl MptcpConnection {
-    /// `refill` would queue nothing and change nothing but `dirty`:
+    /// `refill` would queue nothing and change nothing but `dirty`
+    /// (`Refill::Nothing` of `refill_kind`). Checked builds and tests.
+    #[cfg(any(test, debug_assertions, feature = "invariants"))]
+    pub(super) fn quiet_refill(&self) -> bool {
+        matches!(self.refill_kind(), Refill::Nothing)
+    }
+
+    /// What the next poll's `refill` would do, where that can be told
+    /// without running it. `Refill::Nothing`, it would queue nothing and
+    /// change nothing but `dirty`:
     /// - every subflow's drain is skipped (`snd_quiet` holds all of them,
     ///   at most 64: `fill`'s drain loop then only tests bits);
     /// - `note_owner_pending` writes nothing: `owner_has_data` is already
@@ -40,21 +64,56 @@ impl MptcpConnection {
     ///   close to report (stricter than its test: the application has not
     ///   closed, or the close was reported).
     ///
+    /// `Refill::AckOnly(i)`: all of that but for one subflow `i`, established
+    /// or pre-established, whose receiver asks for an ACK now (`ack_due`,
+    /// with no third ACK or MP_PRIO pending on any subflow): `refill` would
+    /// build that one pure ACK (`fill`'s ACK loop, `build_ack`) and do
+    /// nothing else, as the other steps of `fill` and `after_activity`
+    /// read none of what the ACK changes (the subflow's receiver, its
+    /// `packets_sent`, the connection's advertised edge). Linux sends it
+    /// from `__tcp_ack_snd_check` -> `tcp_send_ack` on the subflow
+    /// (net/ipv4/tcp_input.c), the MPTCP socket's `mptcp_data_ready`
+    /// (net/mptcp/protocol.c) pushing nothing. `poll_transmit_into` builds
+    /// it straight into the engine's slot (`ack_into`). The receiving end
+    /// of a transfer, on every other data segment (the delayed ACK's
+    /// second).
+    ///
+    /// `Refill::Full` otherwise.
+    ///
     /// Ordered for the two ends: the sending end fails at the first test
     /// (the ACKed subflow's `snd_quiet` bit is cleared by the ACK), the
     /// receiving end after a data segment that asks for an ACK at the
     /// subflows' ACK test. The flags are or-ed (`|`, no early exit) where
     /// they are plain loads: one branch for all of them.
     #[inline(always)]
-    pub(super) fn quiet_refill(&self) -> bool {
+    pub(super) fn refill_kind(&self) -> Refill {
         // every subflow's bit: the low `len` bits all set (none of 65 or more)
-        (!self.snd_quiet).trailing_zeros() as usize >= self.sfs.len()
-            && self.send.unsent() == 0
-            && !self
-                .sfs
-                .iter()
-                .any(|s| s.rcv.ack_due() | s.third_ack_pending | s.prio_pending.is_some())
-            && self.owner_pending == Some(false)
+        if !((!self.snd_quiet).trailing_zeros() as usize >= self.sfs.len()
+            && self.send.unsent() == 0)
+        {
+            return Refill::Full;
+        }
+        let mut asks = self
+            .sfs
+            .iter()
+            .map(|s| s.rcv.ack_due() | s.third_ack_pending | s.prio_pending.is_some());
+        let ack = match asks.position(|a| a) {
+            None => None,
+            Some(i) => {
+                let s = &self.sfs[i];
+                // the one subflow that asks (`position` left the iterator
+                // after it), for a plain ACK only, which `fill` builds
+                if asks.any(|a| a)
+                    || s.third_ack_pending
+                    || s.prio_pending.is_some()
+                    || !matches!(s.state, SfState::Established | SfState::PreEstablished)
+                {
+                    return Refill::Full;
+                }
+                Some(i)
+            }
+        };
+        let quiet = self.owner_pending == Some(false)
             && self.quiet_tracked()
             && !(self.send.repeat_queued()
                 | self.copies
@@ -64,7 +123,33 @@ impl MptcpConnection {
             && !self.pushes.pending()
             && self.add_addr_pending.is_empty()
             && self.rm_addr_pending.is_empty()
-            && !(self.send.fin_ready() && self.fin_timer.is_none())
+            && !(self.send.fin_ready() && self.fin_timer.is_none());
+        match (quiet, ack) {
+            (false, _) => Refill::Full,
+            (true, None) => Refill::Nothing,
+            (true, Some(i)) => Refill::AckOnly(i),
+        }
+    }
+
+    /// `Refill::AckOnly(i)`: the one pure ACK `refill` would queue, built
+    /// straight into the engine's slot (`*slot` owns nothing:
+    /// `Endpoint::poll_transmit_into`) instead of queued in `out` and
+    /// copied from there (36 instructions per packet), and without
+    /// `fill`'s chain of tests. Test and invariants builds check that the
+    /// `refill` skipped would have done nothing more: after the ACK,
+    /// nothing is left for it (`quiet_refill`), and the `refill` run then
+    /// queues and changes nothing (`check_quiet_refill`).
+    #[inline(never)]
+    pub(super) fn ack_into(&mut self, now: Nanos, i: usize, slot: &mut Packet) {
+        self.build_ack_at(Some(slot), i, now);
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        {
+            assert!(
+                self.quiet_refill(),
+                "refill_kind() gave AckOnly({i}) where refill had more to do"
+            );
+            self.check_quiet_refill(now);
+        }
     }
 
     /// Test and invariants builds: the `refill` that `quiet_refill` skipped
@@ -106,6 +191,20 @@ impl MptcpConnection {
     /// queued, something new, `quiet_refill`).
     #[cfg(test)]
     pub(in crate::mptcp) fn quiet_poll(&self) -> bool {
-        self.out.len() == 0 && self.dirty && self.quiet_refill()
+        self.out.is_empty() && self.dirty && self.quiet_refill()
+    }
+
+    /// Tests: the next `poll_transmit_into` builds one pure ACK in the
+    /// slot (`Refill::AckOnly`).
+    #[cfg(test)]
+    pub(in crate::mptcp) fn ack_only_poll(&self) -> bool {
+        self.out.is_empty() && self.dirty && matches!(self.refill_kind(), Refill::AckOnly(_))
+    }
+
+    /// Tests: something changed that the next poll must look at (what
+    /// every `Endpoint` entry point marks).
+    #[cfg(test)]
+    pub(in crate::mptcp) fn mark_dirty(&mut self) {
+        self.dirty = true;
     }
 }
