@@ -698,9 +698,6 @@ impl World {
             next,
         } = self.net.arrive_pooled(dl);
         debug_assert!(!router);
-        if let Some(n) = next {
-            self.events.push(n, Ev::Arrive(dl));
-        }
         // Flow f's ends are endpoints 2f and 2f + 1 (add_flow), on
         // different hosts, so the host alone says which end this
         // is. The packet's flow and its client's host travel in
@@ -721,6 +718,14 @@ impl World {
         // the endpoint
         if hdr.payload_len > 0 {
             self.data_packets_delivered += 1;
+        }
+        // The pipe's next arrival is pushed after the receiving endpoint is
+        // found from the entry's fields (nothing between pushes an event):
+        // pushed first, the fields were held across the push's code and
+        // spilled to the stack (docs/performance.md "Session 33 pass: the
+        // engine's per-event cost").
+        if let Some(n) = next {
+            self.events.push(n, Ev::Arrive(dl));
         }
         let pkt = self.net.packet(id);
         if let Some(c) = self.capture.as_mut() {
