@@ -678,7 +678,7 @@ impl World {
             // the next arrival was pushed before the forward
             let (sent, next) = self.net.forward_arrival(dl, self.now);
             if let Some(n) = next {
-                self.events.push(n, Ev::Arrive(dl));
+                self.events.push_by_time(n, Ev::Arrive(dl));
             }
             if let Sent::InFlight {
                 dlink,
@@ -686,7 +686,7 @@ impl World {
                 at,
             } = sent
             {
-                self.events.push(at, Ev::Arrive(dlink));
+                self.events.push_by_time(at, Ev::Arrive(dlink));
             }
             return;
         }
@@ -725,7 +725,7 @@ impl World {
         // spilled to the stack (docs/performance.md "Session 33 pass: the
         // engine's per-event cost").
         if let Some(n) = next {
-            self.events.push(n, Ev::Arrive(dl));
+            self.events.push_by_time(n, Ev::Arrive(dl));
         }
         let pkt = self.net.packet(id);
         if let Some(c) = self.capture.as_mut() {
