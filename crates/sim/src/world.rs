@@ -567,8 +567,22 @@ impl World {
             // index is the code itself: one comparison, where the `match`
             // on the kind compiled to a jump table after the shift and the
             // two masks (docs/performance.md "Session 28 pass").
+            //
+            // Most events are packets crossing a router, which leave nothing
+            // to settle and run no application callback: the loop goes on
+            // to the next event without testing for either (every event is
+            // settled before the next, so there is nothing left from
+            // before; checked builds assert it, `check_settled`). Until
+            // session 33 the two tests ran after every event, six
+            // instructions a router hop (docs/performance.md "Session 33
+            // pass: the engine's per-event cost").
             if code < MAX_EVENT_INDEX as u32 {
-                self.on_arrive(code as usize);
+                let dl = code as usize;
+                if self.net.arrives_at_router(dl) {
+                    self.on_router_arrive(dl);
+                    continue;
+                }
+                self.on_host_arrive(dl);
             } else {
                 let (kind, i) = split_code(code);
                 match kind {
@@ -577,8 +591,7 @@ impl World {
                     _ => self.on_sample(t),
                 }
             }
-            // most events are packets crossing a router, which leave
-            // nothing to settle: skip the call
+            // (after a host arrival, its endpoint is marked)
             if !self.dirty.is_empty() || !self.app_events.is_empty() {
                 self.settle();
             }
@@ -669,27 +682,48 @@ impl World {
         );
     }
 
-    #[inline]
-    fn on_arrive(&mut self, dl: usize) {
-        if self.net.arrives_at_router(dl) {
-            // forwarded from the pipe's record before its next packet
-            // moves up (`Network::forward_arrival`); the pipe's next
-            // arrival is pushed first, then the forwarded packet's, as when
-            // the next arrival was pushed before the forward
-            let (sent, next) = self.net.forward_arrival(dl, self.now);
-            if let Some(n) = next {
-                self.events.push_by_time(n, Ev::Arrive(dl));
-            }
-            if let Sent::InFlight {
-                dlink,
-                head: true,
-                at,
-            } = sent
-            {
-                self.events.push_by_time(at, Ev::Arrive(dlink));
-            }
-            return;
+    /// A packet arrival at a router (`Network::arrives_at_router`): the
+    /// packet goes on. Nothing is left to settle (`event_loop`).
+    #[inline(always)]
+    fn on_router_arrive(&mut self, dl: usize) {
+        // forwarded from the pipe's record before its next packet
+        // moves up (`Network::forward_arrival`); the pipe's next
+        // arrival is pushed first, then the forwarded packet's, as when
+        // the next arrival was pushed before the forward
+        let (sent, next) = self.net.forward_arrival(dl, self.now);
+        if let Some(n) = next {
+            self.events.push_by_time(n, Ev::Arrive(dl));
         }
+        if let Sent::InFlight {
+            dlink,
+            head: true,
+            at,
+        } = sent
+        {
+            self.events.push_by_time(at, Ev::Arrive(dlink));
+        }
+        if invariants::ENABLED {
+            self.check_settled();
+        }
+    }
+
+    /// Checked builds: a router hop left the world settled, as it found it
+    /// (no endpoint to drain, no application event queued, no application
+    /// callback run), so `event_loop` skips `settle` and the foreground
+    /// test after it.
+    #[cold]
+    #[inline(never)]
+    fn check_settled(&self) {
+        assert!(
+            self.dirty.is_empty() && self.app_events.is_empty() && !self.app_ran,
+            "a router hop left work to settle"
+        );
+    }
+
+    /// A packet arrival at a host: handed to the receiving endpoint, which
+    /// is then drained (`settle`).
+    #[inline]
+    fn on_host_arrive(&mut self, dl: usize) {
         let crate::network::Arrival {
             node,
             router,
@@ -953,6 +987,63 @@ mod tests {
     /// Marks and drains interleaved, as `settle` does (a drain marks other
     /// endpoints): first marked, first drained, each endpoint queued once
     /// until drained, and empty (the vector reset) exactly when all are.
+    /// The event loop skips `settle` after a router hop (`check_settled`):
+    /// a world with work left over when a packet crosses a router is caught
+    /// in checked builds (without the check the hop runs and the test
+    /// fails: no panic).
+    #[test]
+    #[should_panic(expected = "a router hop left work to settle")]
+    fn a_router_hop_with_work_left_is_caught() {
+        use crate::network::{LinkSpec, NodeSpec, TopologySpec};
+        use mptlab_core::link::{LinkParams, QueueLimit};
+        use mptlab_core::packet::{addr, Packet, Payload, UdpDatagram};
+        use mptlab_core::time::MS;
+        assert!(invariants::ENABLED, "the sim's tests build with invariants");
+        let (c, s) = (addr(10, 0, 0, 1), addr(10, 0, 1, 1));
+        let node = |name: &str, kind| NodeSpec {
+            name: name.into(),
+            kind,
+        };
+        let link = |a: usize, b: usize, a_addr, b_addr| LinkSpec {
+            name: format!("l{a}{b}"),
+            a,
+            b,
+            a_addr,
+            b_addr,
+            ab: LinkParams::new(10_000_000, MS, QueueLimit::Packets(100)),
+            ba: LinkParams::new(10_000_000, MS, QueueLimit::Packets(100)),
+        };
+        let spec = TopologySpec {
+            nodes: vec![
+                node("c", NodeKind::Host),
+                node("r", NodeKind::Router),
+                node("s", NodeKind::Host),
+            ],
+            links: vec![link(0, 1, Some(c), None), link(1, 2, None, Some(s))],
+        };
+        let mut w = World::new(Network::build(&spec, 1).unwrap());
+        let pkt = Packet {
+            src: c,
+            dst: s,
+            flow: 0,
+            size: 100,
+            payload: Payload::Udp(UdpDatagram {
+                src_port: 1,
+                dst_port: 2,
+                len: 72,
+                seq: 0,
+                sent_at: 0,
+            }),
+        };
+        let Sent::InFlight { dlink, .. } = w.net.send_from(0, 0, pkt) else {
+            panic!("not sent");
+        };
+        assert!(w.net.arrives_at_router(dlink));
+        w.dirty.flag.push(false);
+        w.dirty.mark(0);
+        w.on_router_arrive(dlink);
+    }
+
     #[test]
     fn dirty_endpoints_drain_in_marking_order_once_each() {
         let mut d = Dirty {
