@@ -582,7 +582,8 @@ impl World {
                     self.on_router_arrive(dl);
                     continue;
                 }
-                self.on_host_arrive(dl);
+                let ep = self.on_host_arrive(dl);
+                self.drain_received(ep);
             } else {
                 let (kind, i) = split_code(code);
                 match kind {
@@ -591,7 +592,6 @@ impl World {
                     _ => self.on_sample(t),
                 }
             }
-            // (after a host arrival, its endpoint is marked)
             if !self.dirty.is_empty() || !self.app_events.is_empty() {
                 self.settle();
             }
@@ -707,23 +707,27 @@ impl World {
         }
     }
 
-    /// Checked builds: a router hop left the world settled, as it found it
-    /// (no endpoint to drain, no application event queued, no application
-    /// callback run), so `event_loop` skips `settle` and the foreground
-    /// test after it.
+    /// Checked builds: the world is settled (no endpoint to drain, no
+    /// application event queued, no application callback run): after a
+    /// router hop, so `event_loop` skips `settle` and the foreground test
+    /// after it, and before a host arrival, so `drain_received` drains the
+    /// receiving endpoint without marking it.
     #[cold]
     #[inline(never)]
     fn check_settled(&self) {
         assert!(
             self.dirty.is_empty() && self.app_events.is_empty() && !self.app_ran,
-            "a router hop left work to settle"
+            "the world was not settled"
         );
     }
 
-    /// A packet arrival at a host: handed to the receiving endpoint, which
-    /// is then drained (`settle`).
+    /// A packet arrival at a host: handed to the receiving endpoint, whose
+    /// id is returned for `drain_received`.
     #[inline]
-    fn on_host_arrive(&mut self, dl: usize) {
+    fn on_host_arrive(&mut self, dl: usize) -> EpId {
+        if invariants::ENABLED {
+            self.check_settled();
+        }
         let crate::network::Arrival {
             node,
             router,
@@ -768,7 +772,22 @@ impl World {
         }
         self.eps[ep].handle_packet(self.now, pkt);
         self.net.release(id);
-        self.dirty.mark(ep);
+        ep
+    }
+
+    /// Drain the endpoint a packet was just handed to (`on_host_arrive`),
+    /// as `settle` would first: the world was settled before the event
+    /// (checked builds assert it, `check_settled`), so marking the endpoint
+    /// would have made it the only one to drain, and `settle` would have
+    /// taken it back at once. Marking it and taking it back cost about 20
+    /// instructions a packet received, and `settle`'s call its saved
+    /// registers (docs/performance.md "Session 33 pass: the engine's
+    /// per-event cost"); `settle` runs after it only when the drain queued
+    /// application events. A call of its own: `drain` inlined into the
+    /// event loop as well would crowd its registers.
+    #[inline(never)]
+    fn drain_received(&mut self, ep: EpId) {
+        self.drain(ep);
     }
 
     /// Send the packet endpoint `ep` on `host` wrote into the pool's vacant
@@ -842,6 +861,7 @@ impl World {
         }
     }
 
+    #[inline(always)]
     fn drain(&mut self, ep: EpId) {
         let now = self.now;
         while self.eps[ep].poll_transmit_into(now, self.net.vacant_slot()) {
@@ -983,23 +1003,16 @@ impl World {
 mod tests {
     use super::*;
     use crate::events::{Packed, CODE_LIMIT};
+    use crate::network::{LinkSpec, NodeSpec, TopologySpec};
+    use mptlab_core::link::{LinkParams, QueueLimit};
+    use mptlab_core::packet::{addr, Addr, Packet, Payload, UdpDatagram};
+    use mptlab_core::time::MS;
 
     /// Marks and drains interleaved, as `settle` does (a drain marks other
     /// endpoints): first marked, first drained, each endpoint queued once
     /// until drained, and empty (the vector reset) exactly when all are.
-    /// The event loop skips `settle` after a router hop (`check_settled`):
-    /// a world with work left over when a packet crosses a router is caught
-    /// in checked builds (without the check the hop runs and the test
-    /// fails: no panic).
-    #[test]
-    #[should_panic(expected = "a router hop left work to settle")]
-    fn a_router_hop_with_work_left_is_caught() {
-        use crate::network::{LinkSpec, NodeSpec, TopologySpec};
-        use mptlab_core::link::{LinkParams, QueueLimit};
-        use mptlab_core::packet::{addr, Packet, Payload, UdpDatagram};
-        use mptlab_core::time::MS;
-        assert!(invariants::ENABLED, "the sim's tests build with invariants");
-        let (c, s) = (addr(10, 0, 0, 1), addr(10, 0, 1, 1));
+    /// Client host 0, router 1, server host 2, on two links.
+    fn line_topology(c: Addr, s: Addr) -> TopologySpec {
         let node = |name: &str, kind| NodeSpec {
             name: name.into(),
             kind,
@@ -1013,18 +1026,20 @@ mod tests {
             ab: LinkParams::new(10_000_000, MS, QueueLimit::Packets(100)),
             ba: LinkParams::new(10_000_000, MS, QueueLimit::Packets(100)),
         };
-        let spec = TopologySpec {
+        TopologySpec {
             nodes: vec![
                 node("c", NodeKind::Host),
                 node("r", NodeKind::Router),
                 node("s", NodeKind::Host),
             ],
             links: vec![link(0, 1, Some(c), None), link(1, 2, None, Some(s))],
-        };
-        let mut w = World::new(Network::build(&spec, 1).unwrap());
-        let pkt = Packet {
-            src: c,
-            dst: s,
+        }
+    }
+
+    fn udp_packet(src: Addr, dst: Addr) -> Packet {
+        Packet {
+            src,
+            dst,
             flow: 0,
             size: 100,
             payload: Payload::Udp(UdpDatagram {
@@ -1034,14 +1049,45 @@ mod tests {
                 seq: 0,
                 sent_at: 0,
             }),
-        };
-        let Sent::InFlight { dlink, .. } = w.net.send_from(0, 0, pkt) else {
+        }
+    }
+
+    /// The event loop skips `settle` after a router hop (`check_settled`):
+    /// a world with work left over when a packet crosses a router is caught
+    /// in checked builds (without the check the hop runs and the test
+    /// fails: no panic).
+    #[test]
+    #[should_panic(expected = "the world was not settled")]
+    fn a_router_hop_with_work_left_is_caught() {
+        assert!(invariants::ENABLED, "the sim's tests build with invariants");
+        let (c, s) = (addr(10, 0, 0, 1), addr(10, 0, 1, 1));
+        let mut w = World::new(Network::build(&line_topology(c, s), 1).unwrap());
+        let Sent::InFlight { dlink, .. } = w.net.send_from(0, 0, udp_packet(c, s)) else {
             panic!("not sent");
         };
         assert!(w.net.arrives_at_router(dlink));
         w.dirty.flag.push(false);
         w.dirty.mark(0);
         w.on_router_arrive(dlink);
+    }
+
+    /// A packet arriving at a host is drained at once (`drain_received`),
+    /// without marking its endpoint: a world with work left over at that
+    /// point is caught in checked builds (without the check the packet is
+    /// handed to an endpoint this world does not have: a panic, but not
+    /// this one, and the test fails).
+    #[test]
+    #[should_panic(expected = "the world was not settled")]
+    fn a_host_arrival_with_work_left_is_caught() {
+        let (c, s) = (addr(10, 0, 0, 1), addr(10, 0, 1, 1));
+        let mut w = World::new(Network::build(&line_topology(c, s), 1).unwrap());
+        let Sent::InFlight { dlink, .. } = w.net.send_from(1, 0, udp_packet(c, s)) else {
+            panic!("not sent");
+        };
+        assert!(!w.net.arrives_at_router(dlink));
+        w.dirty.flag.push(false);
+        w.dirty.mark(0);
+        w.on_host_arrive(dlink);
     }
 
     #[test]
