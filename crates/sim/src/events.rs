@@ -1128,7 +1128,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "which was numbered later")]
     fn a_sorted_push_numbered_before_a_queued_key_is_caught() {
-        assert!(invariants::ENABLED, "the sim's tests build with invariants");
+        const { assert!(invariants::ENABLED, "the sim's tests build with invariants") };
         let mut lane = Lane::new(true);
         lane.insert_sorted::<true>(5u128 << 64 | 2 << CODE_BITS);
         lane.insert_sorted::<true>(5u128 << 64 | 1 << CODE_BITS);
@@ -1142,7 +1142,7 @@ mod tests {
         let mut lane = Lane::new(true);
         let mut keys = Vec::new();
         for seq in 0..SORTED_MAX as u64 {
-            let k = ((next() % 4) as u128) << 64 | ((seq << CODE_BITS) | seq % 3) as u128;
+            let k = ((next() % 4) as u128) << 64 | ((seq << CODE_BITS) | (seq % 3)) as u128;
             lane.insert_sorted::<true>(k);
             keys.push(k);
         }

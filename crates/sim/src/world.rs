@@ -1067,7 +1067,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "the world was not settled")]
     fn a_router_hop_with_work_left_is_caught() {
-        assert!(invariants::ENABLED, "the sim's tests build with invariants");
+        const { assert!(invariants::ENABLED, "the sim's tests build with invariants") };
         let (c, s) = (addr(10, 0, 0, 1), addr(10, 0, 1, 1));
         let mut w = World::new(Network::build(&line_topology(c, s), 1).unwrap());
         let Sent::InFlight { dlink, .. } = w.net.send_from(0, 0, udp_packet(c, s)) else {
