@@ -813,7 +813,12 @@ impl World {
     /// there, they were loaded and kept on the stack across the endpoint's
     /// calls on every drain, most of which send nothing more than the
     /// drains before (docs/performance.md "Session 28 pass").
-    #[inline]
+    ///
+    /// Inlined by force: with `drain` inlined in two functions
+    /// (`drain_received`, `settle`) the compiler made it a call per packet
+    /// sent, 4.8 M instructions more in the background cell
+    /// (docs/performance.md "Session 33 pass: the engine's per-event cost").
+    #[inline(always)]
     fn transmit(&mut self, ep: EpId) {
         let ifaces = self.ep_hot[ep].ifaces;
         let pkt = self.net.vacant_packet();
