@@ -141,10 +141,10 @@ impl Lane {
     /// entry is later than `k` exactly when its time is. Checked builds
     /// assert that each entry compared was numbered first
     /// (`check_numbered_before`). Only the event loop's own pushes (the
-    /// arrivals pushed by `World::on_arrive`) take it: in `World::settle`
-    /// the same loop moved `self` out of its register, and `settle` counted
-    /// 12 M instructions more in the background cell than the 7 M it saved
-    /// in `run` (docs/performance.md "Session 33 pass: the engine's
+    /// arrivals pushed by `World::on_router_arrive` and `on_host_arrive`)
+    /// take it: in `World::settle` the same loop moved `self` out of its
+    /// register, and `settle` counted 12 M instructions more in the
+    /// background cell than the 7 M it saved in `run` (docs/performance.md "Session 33 pass: the engine's
     /// per-event cost").
     #[inline(always)]
     fn insert_sorted<const BY_TIME: bool>(&mut self, k: u128) {

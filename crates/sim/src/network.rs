@@ -85,7 +85,7 @@ pub struct DLink {
 /// most hops, docs/performance.md "Scale").
 ///
 /// `flow` and `client_host` are carried for the engine at the receiving host
-/// (`World::on_arrive`), which picks the endpoint from them without loading
+/// (`World::on_host_arrive`), which picks the endpoint from them without loading
 /// the packet or the flow's records first: at 10,000 connections each of
 /// those loads was a cache miss that the next one waited for.
 #[derive(Clone, Copy, Debug, Default)]

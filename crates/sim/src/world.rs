@@ -399,7 +399,7 @@ impl World {
         let server_ep = self.push_ep(server, server_host, id);
         // flow f's endpoints are 2f (client) and 2f + 1 (server): a packet
         // arriving at a host finds its endpoint from its flow alone
-        // (`on_arrive`)
+        // (`on_host_arrive`)
         assert!(client_ep == 2 * id as usize && server_ep == client_ep + 1);
         self.flows.push(FlowInfo {
             label,
@@ -823,7 +823,7 @@ impl World {
         let ifaces = self.ep_hot[ep].ifaces;
         let pkt = self.net.vacant_packet();
         let (flow, src) = (pkt.flow, pkt.src);
-        // the client's host, for `on_arrive` at the far end: the same
+        // the client's host, for `on_host_arrive` at the far end: the same
         // record it read before (`ep_hot[2f].host`), here where it is
         // `ep`'s own record or its neighbour
         //
