@@ -100,6 +100,19 @@ pub(crate) struct Lane {
     small: [u128; SORTED_MAX],
 }
 
+/// Checked builds: queued entry `prev` was numbered before the key `k`
+/// being pushed (its sequence number and code, the key's lower half, are
+/// below `k`'s), so comparing their times gives the order of the whole
+/// keys (`Lane::insert_sorted`).
+#[cold]
+#[inline(never)]
+fn check_numbered_before(prev: u128, k: u128) {
+    assert!(
+        (prev as u64) < (k as u64),
+        "event key {k:#x} pushed after {prev:#x}, which was numbered later"
+    );
+}
+
 /// The event lane becomes a heap when a push finds this many entries.
 const SORTED_MAX: usize = 32;
 /// A heap lane becomes sorted again when a pop leaves at most this many.
@@ -118,18 +131,42 @@ impl Lane {
 
     /// `push` in the sorted form: `k` goes after the entries later than it
     /// (keys are unique), the earlier ones move up by one.
+    ///
+    /// `BY_TIME`: the entries' times alone are compared with `k`'s, one
+    /// 64-bit compare of the entry's upper half where the whole keys'
+    /// compare takes two loads, a subtract with borrow and a move. The
+    /// answer is the same: `k` was numbered after every entry queued
+    /// (`EventQueue::push_to` numbers each push from a counter; `renumber`
+    /// pushes the entries in key order with their new numbers), so an
+    /// entry is later than `k` exactly when its time is. Checked builds
+    /// assert that each entry compared was numbered first
+    /// (`check_numbered_before`). Only the event loop's own pushes (the
+    /// arrivals pushed by `World::on_router_arrive` and `on_host_arrive`)
+    /// take it: in `World::settle` the same loop moved `self` out of its
+    /// register, and `settle` counted 12 M instructions more in the
+    /// background cell than the 7 M it saved in `run` (docs/performance.md "Session 33 pass: the engine's
+    /// per-event cost").
     #[inline(always)]
-    fn insert_sorted(&mut self, k: u128) {
+    fn insert_sorted<const BY_TIME: bool>(&mut self, k: u128) {
         let n = self.small_len;
         if n >= SORTED_MAX {
             return self.make_heap(k);
         }
+        let time = (k >> 64) as u64;
         let h = &mut self.small;
         let mut j = n;
         // `j < SORTED_MAX` throughout
         while j > 0 {
             let prev = h[j - 1];
-            if prev > k {
+            let later = if BY_TIME {
+                if invariants::ENABLED {
+                    check_numbered_before(prev, k);
+                }
+                (prev >> 64) as u64 > time
+            } else {
+                prev > k
+            };
+            if later {
                 break;
             }
             h[j] = prev;
@@ -212,7 +249,7 @@ impl Lane {
     #[inline(always)]
     fn push(&mut self, k: u128) {
         if self.sorted {
-            self.insert_sorted(k);
+            self.insert_sorted::<false>(k);
         } else if self.hole {
             self.fill_hole(k);
         } else {
@@ -376,7 +413,7 @@ impl<E: Packed> EventQueue<E> {
     }
 
     #[inline(always)]
-    fn push_to(&mut self, lane: usize, time: Nanos, ev: E) {
+    fn push_to<const BY_TIME: bool>(&mut self, lane: usize, time: Nanos, ev: E) {
         let code = ev.pack();
         debug_assert!(code < CODE_LIMIT, "event code {code} out of range");
         if self.seq >= self.seq_limit {
@@ -399,7 +436,7 @@ impl<E: Packed> EventQueue<E> {
             // (never while the calendar is off: `bot_end` is the largest time)
             self.cal.push(k);
         } else if self.lanes[0].sorted {
-            self.lanes[0].insert_sorted(k);
+            self.lanes[0].insert_sorted::<BY_TIME>(k);
         } else if self.lanes[0].hole {
             self.lanes[0].fill_hole(k);
         } else {
@@ -441,14 +478,21 @@ impl<E: Packed> EventQueue<E> {
     /// Schedule an event.
     #[inline]
     pub fn push(&mut self, time: Nanos, ev: E) {
-        self.push_to(0, time, ev);
+        self.push_to::<false>(0, time, ev);
+    }
+
+    /// `push`, the sorted lane comparing times alone (`Lane::insert_sorted`):
+    /// the same order, for the event loop's own pushes.
+    #[inline]
+    pub fn push_by_time(&mut self, time: Nanos, ev: E) {
+        self.push_to::<true>(0, time, ev);
     }
 
     /// Schedule a timer: the same as `push` for the order of events, kept in
     /// the timer heap (see the module comment).
     #[inline]
     pub fn push_timer(&mut self, time: Nanos, ev: E) {
-        self.push_to(1, time, ev);
+        self.push_to::<false>(1, time, ev);
     }
 
     /// The lane holding the earliest entry, and that entry.
@@ -1074,6 +1118,36 @@ mod tests {
             keys.sort_unstable();
             assert_eq!(popped, keys);
         }
+    }
+
+    /// The sorted lane compares times alone (`Lane::insert_sorted`),
+    /// which orders the keys only because each key pushed was numbered
+    /// after those queued: a key numbered earlier than a queued one of the
+    /// same time is caught in checked builds (without the check it would be
+    /// queued after it, out of key order, and the test fails: no panic).
+    #[test]
+    #[should_panic(expected = "which was numbered later")]
+    fn a_sorted_push_numbered_before_a_queued_key_is_caught() {
+        const { assert!(invariants::ENABLED, "the sim's tests build with invariants") };
+        let mut lane = Lane::new(true);
+        lane.insert_sorted::<true>(5u128 << 64 | 2 << CODE_BITS);
+        lane.insert_sorted::<true>(5u128 << 64 | 1 << CODE_BITS);
+    }
+
+    /// Keys pushed as `EventQueue::push_to` numbers them (times in any
+    /// order, ties included) leave the sorted lane in descending key order.
+    #[test]
+    fn the_sorted_lane_orders_keys_by_time_then_number() {
+        let mut next = xorshift(0x9e37_79b9);
+        let mut lane = Lane::new(true);
+        let mut keys = Vec::new();
+        for seq in 0..SORTED_MAX as u64 {
+            let k = ((next() % 4) as u128) << 64 | ((seq << CODE_BITS) | (seq % 3)) as u128;
+            lane.insert_sorted::<true>(k);
+            keys.push(k);
+        }
+        keys.sort_unstable_by(|a, b| b.cmp(a));
+        assert_eq!(&lane.small[..lane.small_len], &keys[..]);
     }
 
     #[test]

@@ -85,7 +85,7 @@ pub struct DLink {
 /// most hops, docs/performance.md "Scale").
 ///
 /// `flow` and `client_host` are carried for the engine at the receiving host
-/// (`World::on_arrive`), which picks the endpoint from them without loading
+/// (`World::on_host_arrive`), which picks the endpoint from them without loading
 /// the packet or the flow's records first: at 10,000 connections each of
 /// those loads was a cache miss that the next one waited for.
 #[derive(Clone, Copy, Debug, Default)]
@@ -224,6 +224,43 @@ impl Pipe {
             to_router,
             memo: Cell::new(None),
         }
+    }
+
+    /// Queue `e` behind the packets in propagation; whether it is the only
+    /// one (the caller then schedules its arrival).
+    #[inline(always)]
+    fn push(&mut self, e: InPipe) -> bool {
+        let head = !self.busy;
+        if head {
+            self.head = e;
+            self.busy = true;
+        } else {
+            self.rest.push_back(e);
+        }
+        head
+    }
+
+    /// The next hop at this pipe's far end (a router) for `dst`: the memo,
+    /// or where it holds another destination `route_memoised`.
+    #[inline(always)]
+    fn next_hop(&self, routes: &Routes, dst: Addr) -> Option<DLinkId> {
+        match self.memo.get() {
+            Some((d, out)) if d == dst => Some(out),
+            _ => self.route_memoised(routes, dst),
+        }
+    }
+
+    /// The next hop at this pipe's far end (a router) for `dst`, left in
+    /// the memo. The memo only ever holds `next_hop`'s answer for its
+    /// destination (routes are fixed once built), whoever filled it, so a
+    /// lookup skipped for it returns what it would have.
+    #[inline(always)]
+    fn route_memoised(&self, routes: &Routes, dst: Addr) -> Option<DLinkId> {
+        let out = routes.next_hop(self.to, dst);
+        if let Some(o) = out {
+            self.memo.set(Some((dst, o)));
+        }
+        out
     }
 }
 
@@ -572,10 +609,10 @@ impl Network {
 
     /// The packet at the head of pipe `dl`, whose far end is a router
     /// (`arrives_at_router`), forwarded where it lies in the pipe's record
-    /// (by the pipe's route memo, then `enqueue`), and only then the
-    /// next entry moved into the record (`arrive_pooled`'s step); the
-    /// arrival time of the pipe's next packet is returned beside what the
-    /// forward did.
+    /// (by the pipe's route memo, then the next link's model and pipe), and
+    /// only then the next entry moved into the record (`arrive_pooled`'s
+    /// step); the arrival time of the pipe's next packet is returned beside
+    /// what the forward did.
     ///
     /// `arrive_pooled` then `forward_from` (until session 30) copied the head's fields out of
     /// the record and kept them on the stack across the caller's push of
@@ -586,16 +623,60 @@ impl Network {
     /// the packet came by: `out` leaves the router `dl` enters, and
     /// `Network::build` refuses a link whose two ends are one node), and the
     /// caller pushes the two arrivals in the order it did.
+    ///
+    /// The links are indexed through one slice held here, so its length
+    /// stays in a register and the pop's index of `dl` repeats no bounds
+    /// check; the model is offered the head's size and payload length only,
+    /// and the head entry is read from the record again once the model has
+    /// let the packet through, then written into the next pipe. Through
+    /// `enqueue` (until session 33) the entry's fields were loaded before
+    /// the offer and held across it, spilled to the stack (the general
+    /// path is a call) and read back for the push: docs/performance.md
+    /// "Session 33 pass: the engine's per-event cost".
     #[inline(always)]
     pub fn forward_arrival(&mut self, dl: DLinkId, now: Nanos) -> (Sent, Option<Nanos>) {
-        let pipe = &self.dlinks[dl].pipe;
+        let Network {
+            dlinks,
+            routes,
+            pool,
+            drops_no_route,
+            ..
+        } = self;
+        let links = &mut dlinks[..];
+        let pipe = &links[dl].pipe;
         assert!(pipe.busy, "arrival event for an empty pipe");
         debug_assert!(pipe.to_router);
-        let InPipe { id, hdr, .. } = pipe.head;
-        let out = self.next_hop_memo(pipe, hdr.dst);
+        let hdr = &pipe.head.hdr;
+        let (size, payload_len) = (hdr.size, hdr.payload_len);
+        let out = pipe.next_hop(routes, hdr.dst);
         debug_assert_ne!(out, Some(dl), "a router's next hop is the link it came by");
-        let sent = self.enqueue(out, now, id, hdr);
-        let pipe = &mut self.dlinks[dl].pipe;
+        // `enqueue`'s steps, the same order and effects
+        let sent = match out {
+            None => {
+                *drops_no_route += 1;
+                pool.release(links[dl].pipe.head.id);
+                Sent::NoRoute
+            }
+            Some(out) => match links[out].model.offer_packet(now, size, payload_len) {
+                Verdict::Deliver { at } => {
+                    let e = InPipe {
+                        at,
+                        ..links[dl].pipe.head
+                    };
+                    let head = links[out].pipe.push(e);
+                    Sent::InFlight {
+                        dlink: out,
+                        head,
+                        at,
+                    }
+                }
+                v => {
+                    pool.release(links[dl].pipe.head.id);
+                    Sent::Dropped(v)
+                }
+            },
+        };
+        let pipe = &mut links[dl].pipe;
         let next = if pipe.rest.pop_front_into(&mut pipe.head) {
             Some(pipe.head.at)
         } else {
@@ -603,29 +684,6 @@ impl Network {
             None
         };
         (sent, next)
-    }
-
-    /// The next hop at `pipe`'s far end (a router) for `dst`: the pipe's
-    /// memo, or where it holds another destination `route_memoised`.
-    #[inline(always)]
-    fn next_hop_memo(&self, pipe: &Pipe, dst: Addr) -> Option<DLinkId> {
-        match pipe.memo.get() {
-            Some((d, out)) if d == dst => Some(out),
-            _ => self.route_memoised(pipe, dst),
-        }
-    }
-
-    /// The next hop at `pipe`'s far end (a router) for `dst`, left in the
-    /// pipe's memo. The memo only ever holds `next_hop`'s answer for its
-    /// destination (routes are fixed once built), whoever filled it, so a
-    /// lookup skipped for it returns what it would have.
-    #[inline(always)]
-    fn route_memoised(&self, pipe: &Pipe, dst: Addr) -> Option<DLinkId> {
-        let out = self.routes.next_hop(pipe.to, dst);
-        if let Some(o) = out {
-            pipe.memo.set(Some((dst, o)));
-        }
-        out
     }
 
     /// Offer pooled packet `id` to directed link `out` (`None`: no route;
@@ -641,15 +699,7 @@ impl Network {
         let d = &mut self.dlinks[out];
         match d.model.offer_packet(now, hdr.size, hdr.payload_len) {
             Verdict::Deliver { at } => {
-                let p = &mut d.pipe;
-                let head = !p.busy;
-                let e = InPipe { at, id, hdr };
-                if head {
-                    p.head = e;
-                    p.busy = true;
-                } else {
-                    p.rest.push_back(e);
-                }
+                let head = d.pipe.push(InPipe { at, id, hdr });
                 Sent::InFlight {
                     dlink: out,
                     head,
@@ -733,7 +783,7 @@ impl Network {
             // routers' hops at 10,000 clients) by the route itself, which
             // `forward_arrival` will look up anyway (since session 12 a load
             // from a dense table, `crate::addr_index`)
-            if let Some(out) = self.next_hop_memo(pipe, e.hdr.dst) {
+            if let Some(out) = pipe.next_hop(&self.routes, e.hdr.dst) {
                 self.prefetch_departure(out);
             }
             None

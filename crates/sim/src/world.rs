@@ -399,7 +399,7 @@ impl World {
         let server_ep = self.push_ep(server, server_host, id);
         // flow f's endpoints are 2f (client) and 2f + 1 (server): a packet
         // arriving at a host finds its endpoint from its flow alone
-        // (`on_arrive`)
+        // (`on_host_arrive`)
         assert!(client_ep == 2 * id as usize && server_ep == client_ep + 1);
         self.flows.push(FlowInfo {
             label,
@@ -567,8 +567,31 @@ impl World {
             // index is the code itself: one comparison, where the `match`
             // on the kind compiled to a jump table after the shift and the
             // two masks (docs/performance.md "Session 28 pass").
+            //
+            // Most events are packets crossing a router, which leave nothing
+            // to settle and run no application callback: the loop goes on
+            // to the next event without testing for work to settle (every
+            // event is settled before the next, and `start_apps` settles
+            // each start, so there is nothing left from before; checked
+            // builds assert it, `check_settled`) or for the foreground's end
+            // (unless the run's start asked for it, `app_ran`). Until
+            // session 33 the three tests ran after every event, four
+            // instructions a router hop more (docs/performance.md "Session
+            // 33 pass: the engine's per-event cost").
             if code < MAX_EVENT_INDEX as u32 {
-                self.on_arrive(code as usize);
+                let dl = code as usize;
+                if self.net.arrives_at_router(dl) {
+                    self.on_router_arrive(dl);
+                    // (`app_ran` is set here only by `run`, so that the
+                    // run's first event, whatever it is, is followed by the
+                    // foreground test)
+                    if !self.app_ran {
+                        continue;
+                    }
+                } else {
+                    let ep = self.on_host_arrive(dl);
+                    self.drain_received(ep);
+                }
             } else {
                 let (kind, i) = split_code(code);
                 match kind {
@@ -577,8 +600,6 @@ impl World {
                     _ => self.on_sample(t),
                 }
             }
-            // most events are packets crossing a router, which leave
-            // nothing to settle: skip the call
             if !self.dirty.is_empty() || !self.app_events.is_empty() {
                 self.settle();
             }
@@ -669,26 +690,51 @@ impl World {
         );
     }
 
+    /// A packet arrival at a router (`Network::arrives_at_router`): the
+    /// packet goes on. Nothing is left to settle (`event_loop`).
+    #[inline(always)]
+    fn on_router_arrive(&mut self, dl: usize) {
+        // forwarded from the pipe's record before its next packet
+        // moves up (`Network::forward_arrival`); the pipe's next
+        // arrival is pushed first, then the forwarded packet's, as when
+        // the next arrival was pushed before the forward
+        let (sent, next) = self.net.forward_arrival(dl, self.now);
+        if let Some(n) = next {
+            self.events.push_by_time(n, Ev::Arrive(dl));
+        }
+        if let Sent::InFlight {
+            dlink,
+            head: true,
+            at,
+        } = sent
+        {
+            self.events.push_by_time(at, Ev::Arrive(dlink));
+        }
+        if invariants::ENABLED {
+            self.check_settled();
+        }
+    }
+
+    /// Checked builds: the world is settled (no endpoint to drain, no
+    /// application event queued): after a router hop, so `event_loop`
+    /// skips `settle` (a router hop runs no application callback, so
+    /// `app_ran` stays as it was), and before a host arrival, so
+    /// `drain_received` drains the receiving endpoint without marking it.
+    #[cold]
+    #[inline(never)]
+    fn check_settled(&self) {
+        assert!(
+            self.dirty.is_empty() && self.app_events.is_empty(),
+            "the world was not settled"
+        );
+    }
+
+    /// A packet arrival at a host: handed to the receiving endpoint, whose
+    /// id is returned for `drain_received`.
     #[inline]
-    fn on_arrive(&mut self, dl: usize) {
-        if self.net.arrives_at_router(dl) {
-            // forwarded from the pipe's record before its next packet
-            // moves up (`Network::forward_arrival`); the pipe's next
-            // arrival is pushed first, then the forwarded packet's, as when
-            // the next arrival was pushed before the forward
-            let (sent, next) = self.net.forward_arrival(dl, self.now);
-            if let Some(n) = next {
-                self.events.push(n, Ev::Arrive(dl));
-            }
-            if let Sent::InFlight {
-                dlink,
-                head: true,
-                at,
-            } = sent
-            {
-                self.events.push(at, Ev::Arrive(dlink));
-            }
-            return;
+    fn on_host_arrive(&mut self, dl: usize) -> EpId {
+        if invariants::ENABLED {
+            self.check_settled();
         }
         let crate::network::Arrival {
             node,
@@ -698,9 +744,6 @@ impl World {
             next,
         } = self.net.arrive_pooled(dl);
         debug_assert!(!router);
-        if let Some(n) = next {
-            self.events.push(n, Ev::Arrive(dl));
-        }
         // Flow f's ends are endpoints 2f and 2f + 1 (add_flow), on
         // different hosts, so the host alone says which end this
         // is. The packet's flow and its client's host travel in
@@ -722,6 +765,14 @@ impl World {
         if hdr.payload_len > 0 {
             self.data_packets_delivered += 1;
         }
+        // The pipe's next arrival is pushed after the receiving endpoint is
+        // found from the entry's fields (nothing between pushes an event):
+        // pushed first, the fields were held across the push's code and
+        // spilled to the stack (docs/performance.md "Session 33 pass: the
+        // engine's per-event cost").
+        if let Some(n) = next {
+            self.events.push_by_time(n, Ev::Arrive(dl));
+        }
         let pkt = self.net.packet(id);
         if let Some(c) = self.capture.as_mut() {
             // received: the sender is the client if this is the server
@@ -729,7 +780,22 @@ impl World {
         }
         self.eps[ep].handle_packet(self.now, pkt);
         self.net.release(id);
-        self.dirty.mark(ep);
+        ep
+    }
+
+    /// Drain the endpoint a packet was just handed to (`on_host_arrive`),
+    /// as `settle` would first: the world was settled before the event
+    /// (checked builds assert it, `check_settled`), so marking the endpoint
+    /// would have made it the only one to drain, and `settle` would have
+    /// taken it back at once. Marking it and taking it back cost about 20
+    /// instructions a packet received, and `settle`'s call its saved
+    /// registers (docs/performance.md "Session 33 pass: the engine's
+    /// per-event cost"); `settle` runs after it only when the drain queued
+    /// application events. A call of its own: `drain` inlined into the
+    /// event loop as well would crowd its registers.
+    #[inline(never)]
+    fn drain_received(&mut self, ep: EpId) {
+        self.drain(ep);
     }
 
     /// Send the packet endpoint `ep` on `host` wrote into the pool's vacant
@@ -747,12 +813,17 @@ impl World {
     /// there, they were loaded and kept on the stack across the endpoint's
     /// calls on every drain, most of which send nothing more than the
     /// drains before (docs/performance.md "Session 28 pass").
-    #[inline]
+    ///
+    /// Inlined by force: with `drain` inlined in two functions
+    /// (`drain_received`, `settle`) the compiler made it a call per packet
+    /// sent, 4.8 M instructions more in the background cell
+    /// (docs/performance.md "Session 33 pass: the engine's per-event cost").
+    #[inline(always)]
     fn transmit(&mut self, ep: EpId) {
         let ifaces = self.ep_hot[ep].ifaces;
         let pkt = self.net.vacant_packet();
         let (flow, src) = (pkt.flow, pkt.src);
-        // the client's host, for `on_arrive` at the far end: the same
+        // the client's host, for `on_host_arrive` at the far end: the same
         // record it read before (`ep_hot[2f].host`), here where it is
         // `ep`'s own record or its neighbour
         //
@@ -803,6 +874,7 @@ impl World {
         }
     }
 
+    #[inline(always)]
     fn drain(&mut self, ep: EpId) {
         let now = self.now;
         while self.eps[ep].poll_transmit_into(now, self.net.vacant_slot()) {
@@ -839,6 +911,11 @@ impl World {
     /// The events of an endpoint whose application ignores them
     /// (`ep_mute`): only the engine's own bookkeeping. Returns the
     /// endpoint's `poll_timeout` after them.
+    ///
+    /// Inlined by force, as `transmit`: with `drain` in two functions it
+    /// became a call, 10.6 M instructions more in the background cell
+    /// (docs/performance.md "Session 33 pass: the engine's per-event cost").
+    #[inline(always)]
     fn drain_muted(&mut self, ep: EpId, first: AppEvent) -> Option<Nanos> {
         let mut e = first;
         loop {
@@ -944,10 +1021,93 @@ impl World {
 mod tests {
     use super::*;
     use crate::events::{Packed, CODE_LIMIT};
+    use crate::network::{LinkSpec, NodeSpec, TopologySpec};
+    use mptlab_core::link::{LinkParams, QueueLimit};
+    use mptlab_core::packet::{addr, Addr, Packet, Payload, UdpDatagram};
+    use mptlab_core::time::MS;
 
     /// Marks and drains interleaved, as `settle` does (a drain marks other
     /// endpoints): first marked, first drained, each endpoint queued once
     /// until drained, and empty (the vector reset) exactly when all are.
+    /// Client host 0, router 1, server host 2, on two links.
+    fn line_topology(c: Addr, s: Addr) -> TopologySpec {
+        let node = |name: &str, kind| NodeSpec {
+            name: name.into(),
+            kind,
+        };
+        let link = |a: usize, b: usize, a_addr, b_addr| LinkSpec {
+            name: format!("l{a}{b}"),
+            a,
+            b,
+            a_addr,
+            b_addr,
+            ab: LinkParams::new(10_000_000, MS, QueueLimit::Packets(100)),
+            ba: LinkParams::new(10_000_000, MS, QueueLimit::Packets(100)),
+        };
+        TopologySpec {
+            nodes: vec![
+                node("c", NodeKind::Host),
+                node("r", NodeKind::Router),
+                node("s", NodeKind::Host),
+            ],
+            links: vec![link(0, 1, Some(c), None), link(1, 2, None, Some(s))],
+        }
+    }
+
+    fn udp_packet(src: Addr, dst: Addr) -> Packet {
+        Packet {
+            src,
+            dst,
+            flow: 0,
+            size: 100,
+            payload: Payload::Udp(UdpDatagram {
+                src_port: 1,
+                dst_port: 2,
+                len: 72,
+                seq: 0,
+                sent_at: 0,
+            }),
+        }
+    }
+
+    /// The event loop skips `settle` after a router hop (`check_settled`):
+    /// a world with work left over when a packet crosses a router is caught
+    /// in checked builds (without the check the hop runs and the test
+    /// fails: no panic).
+    #[test]
+    #[should_panic(expected = "the world was not settled")]
+    fn a_router_hop_with_work_left_is_caught() {
+        const { assert!(invariants::ENABLED, "the sim's tests build with invariants") };
+        let (c, s) = (addr(10, 0, 0, 1), addr(10, 0, 1, 1));
+        let mut w = World::new(Network::build(&line_topology(c, s), 1).unwrap());
+        let Sent::InFlight { dlink, .. } = w.net.send_from(0, 0, udp_packet(c, s)) else {
+            panic!("not sent");
+        };
+        assert!(w.net.arrives_at_router(dlink));
+        w.dirty.flag.push(false);
+        w.dirty.mark(0);
+        w.on_router_arrive(dlink);
+    }
+
+    /// A packet arriving at a host is drained at once (`drain_received`),
+    /// without marking its endpoint: a world with work left over at that
+    /// point is caught in checked builds (without the check the packet is
+    /// handed to an endpoint this world does not have: a panic, but not
+    /// this one, and the test fails).
+    #[test]
+    #[should_panic(expected = "the world was not settled")]
+    fn a_host_arrival_with_work_left_is_caught() {
+        let (c, s) = (addr(10, 0, 0, 1), addr(10, 0, 1, 1));
+        let mut w = World::new(Network::build(&line_topology(c, s), 1).unwrap());
+        let Sent::InFlight { dlink, .. } = w.net.send_from(1, 0, udp_packet(c, s)) else {
+            panic!("not sent");
+        };
+        assert!(!w.net.arrives_at_router(dlink));
+        w.dirty.flag.push(false);
+        w.dirty.mark(0);
+        w.on_host_arrive(dlink);
+    }
+
     #[test]
     fn dirty_endpoints_drain_in_marking_order_once_each() {
         let mut d = Dirty {
