@@ -15,21 +15,22 @@ pub(super) struct EventQueue {
     /// The ring: its length is 0 or a power of two; the queued events are
     /// the `len` slots from `head` on (wrapping), all `Some`; the others
     /// are `None`. A boxed slice, not a `Vec` (its length is its
-    /// capacity): the queue stays the 32 bytes `VecDeque` took, so the
-    /// connection's hand-made layout (`layout_tests`) keeps `send` on a
-    /// cache line.
+    /// capacity), and 32-bit positions: the queue takes 24 bytes, 8 fewer
+    /// than `VecDeque` took, which hold `MptcpConnection::announcing`, so
+    /// that the connection's hand-made layout (`layout_tests`) keeps `send`
+    /// on a cache line (docs/performance.md "Session 33").
     buf: Box<[Option<AppEvent>]>,
-    head: usize,
-    len: usize,
+    head: u32,
+    len: u32,
 }
 
 impl EventQueue {
     #[inline(always)]
     pub fn push_back(&mut self, e: AppEvent) {
-        if self.len == self.buf.len() {
+        if self.len as usize == self.buf.len() {
             self.grow();
         }
-        let i = (self.head + self.len) & (self.buf.len() - 1);
+        let i = (self.head + self.len) as usize & (self.buf.len() - 1);
         self.buf[i] = Some(e);
         self.len += 1;
     }
@@ -39,15 +40,15 @@ impl EventQueue {
         if self.len == 0 {
             return None;
         }
-        let e = self.buf[self.head].take();
-        self.head = (self.head + 1) & (self.buf.len() - 1);
+        let e = self.buf[self.head as usize].take();
+        self.head = (self.head + 1) & (self.buf.len() as u32 - 1);
         self.len -= 1;
         e
     }
 
     #[cfg(any(test, debug_assertions, feature = "invariants"))]
     pub fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
 
     /// Twice the slots (at least 8), the queued events moved to the front.
@@ -55,10 +56,11 @@ impl EventQueue {
     #[inline(never)]
     fn grow(&mut self) {
         let n = (2 * self.buf.len()).max(8);
+        assert!(n <= 1 << 31, "eventq: {n} slots");
         let mut v: Vec<Option<AppEvent>> = Vec::with_capacity(n);
         let mask = self.buf.len().wrapping_sub(1);
-        for k in 0..self.len {
-            v.push(self.buf[(self.head + k) & mask].take());
+        for k in 0..self.len as usize {
+            v.push(self.buf[(self.head as usize + k) & mask].take());
         }
         v.resize_with(n, || None);
         self.buf = v.into_boxed_slice();
@@ -88,7 +90,7 @@ mod tests {
             }
             assert_eq!(q.len(), model.len());
         }
-        assert_eq!(std::mem::size_of::<EventQueue>(), 32);
+        assert_eq!(std::mem::size_of::<EventQueue>(), 24);
         while let Some(e) = model.pop_front() {
             assert_eq!(q.pop_front(), Some(e));
         }
