@@ -381,6 +381,12 @@ pub struct MptcpConnection {
     /// nothing is announced: docs/performance.md "Session 33"). Here, in
     /// the 8 bytes `events` gave up.
     announcing: bool,
+    /// The v0.9x master subflow's `init_rcv_wnd` (`full_estab.rs`), which
+    /// Linux fixes when the connection becomes MPTCP: computed here once
+    /// from `cfg`, where every data segment before full establishment read
+    /// two of `cfg`'s lines for it (docs/performance.md "Session 33"). In
+    /// the padding after `announcing`.
+    v09x_init_rcv_wnd: u32,
     /// Reused buffers for the per-ACK and per-segment subflow snapshots
     /// (`path_views`, `sched_views`), so building them does not allocate.
     path_buf: Vec<PathView>,
@@ -503,8 +509,10 @@ impl MptcpConnection {
         } else {
             recv
         };
+        let v09x_init_rcv_wnd = full_estab::v09x_init_rcv_wnd(&tcp);
         let mut c = MptcpConnection {
             ip: tcp.ip,
+            v09x_init_rcv_wnd,
             pass_mss: 0,
             cfg: MptcpConfig { tcp, ..cfg },
             flow,
@@ -2819,6 +2827,7 @@ mod layout_tests {
         // docs/performance.md "Session 33": every event's deadline tests
         // `announcing` in the head, not the ADD_ADDR list near the end
         assert!(offset_of!(MptcpConnection, announcing) < send);
+        assert!(offset_of!(MptcpConnection, v09x_init_rcv_wnd) < send);
     }
 }
 
