@@ -375,6 +375,24 @@ pub struct MptcpConnection {
     sched_next: Option<Nanos>,
     out: OutQueue,
     events: EventQueue,
+    /// `announced` has ever held an entry (set by its one insertion, in
+    /// `pm_signal`): until then its list is empty, and `earliest_deadline`
+    /// does not read its header, a line of its own near the record's end,
+    /// after every event (a miss per event at 10,000 connections, where
+    /// nothing is announced: docs/performance.md "Session 33"). Here, in
+    /// the 8 bytes `events` gave up.
+    announcing: bool,
+    /// The v0.9x master subflow's `init_rcv_wnd` (`full_estab.rs`), which
+    /// Linux fixes when the connection becomes MPTCP: computed here once
+    /// from `cfg`, where every data segment before full establishment read
+    /// two of `cfg`'s lines for it (docs/performance.md "Session 33"). In
+    /// the padding after `announcing`.
+    v09x_init_rcv_wnd: u32,
+    /// Unused: the 8 bytes the rings' 32-bit positions freed (`ring.rs`)
+    /// beyond the two fields above, held so that `send` keeps the start of
+    /// its cache line (`layout_tests`); the next small per-event field
+    /// goes here.
+    _spare: [u8; 8],
     /// Reused buffers for the per-ACK and per-segment subflow snapshots
     /// (`path_views`, `sched_views`), so building them does not allocate.
     path_buf: Vec<PathView>,
@@ -497,8 +515,10 @@ impl MptcpConnection {
         } else {
             recv
         };
+        let v09x_init_rcv_wnd = full_estab::v09x_init_rcv_wnd(&tcp);
         let mut c = MptcpConnection {
             ip: tcp.ip,
+            v09x_init_rcv_wnd,
             pass_mss: 0,
             cfg: MptcpConfig { tcp, ..cfg },
             flow,
@@ -529,6 +549,8 @@ impl MptcpConnection {
             kpm,
             fully_established: false,
             announced: AddAddrTimers::new(cfg.add_addr_timeout),
+            announcing: false,
+            _spare: [0; 8],
             fin_timer: None,
             fallback_fin_pushed: false,
             copies,
@@ -1174,6 +1196,7 @@ impl MptcpConnection {
             let id = self.local_addrs.iter().position(|&x| x == a).unwrap_or(0) as u8;
             self.add_addr_pending.push_back((id, a, false));
             self.announced.announce(now, id, a, max_rto);
+            self.announcing = true;
         }
     }
 
@@ -2391,11 +2414,13 @@ impl MptcpConnection {
         // The connection-level deadlines, none of which is set on almost
         // every call (the engine asks after every packet in): one test of
         // the four sources first, then their fold. The fold's minimum and
-        // `any` do not depend on the order, so the answer is the same.
+        // `any` do not depend on the order, so the answer is the same. (For
+        // the ADD_ADDR timers the test is `announcing`, which holds whenever
+        // the list does: an empty list folds to nothing.)
         if self.fin_timer.is_some()
             | self.sched_next.is_some()
             | self.msk_rtx.is_some()
-            | !self.announced.is_empty()
+            | self.announcing
         {
             fold(
                 &mut t,
@@ -2409,8 +2434,13 @@ impl MptcpConnection {
                 &mut any,
                 self.msk_rtx.as_ref().and_then(|r| r.deadline),
             );
-            fold(&mut t, &mut any, self.announced.deadline());
+            if self.announcing {
+                fold(&mut t, &mut any, self.announced.deadline());
+            }
         }
+        // (checked builds: `announce` is the list's only insertion)
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        assert!(self.announcing || self.announced.is_empty());
         for sf in &self.sfs {
             if sf.state == SfState::Closed {
                 continue;
@@ -2832,6 +2862,10 @@ mod layout_tests {
         // window edges and the queue flags) fills one
         assert_eq!(std::mem::align_of::<MptcpConnection>(), 64);
         assert_eq!(send % 64, 0, "send at {send}");
+        // docs/performance.md "Session 33": every event's deadline tests
+        // `announcing` in the head, not the ADD_ADDR list near the end
+        assert!(offset_of!(MptcpConnection, announcing) < send);
+        assert!(offset_of!(MptcpConnection, v09x_init_rcv_wnd) < send);
     }
 }
 

@@ -10,7 +10,7 @@ use super::ring::Ring;
 use crate::endpoint::AppEvent;
 
 /// The connection's application events waiting for `poll_event`
-/// (`ring.rs`): over a boxed slice, the 32 bytes `VecDeque` took.
+/// (`ring.rs`): over a boxed slice, 24 bytes (`VecDeque` took 32).
 pub(super) type EventQueue = Ring<AppEvent>;
 
 #[cfg(test)]
@@ -35,7 +35,7 @@ mod tests {
             }
             assert_eq!(q.len(), model.len());
         }
-        assert_eq!(std::mem::size_of::<EventQueue>(), 32);
+        assert_eq!(std::mem::size_of::<EventQueue>(), 24);
         while let Some(e) = model.pop_front() {
             assert_eq!(q.pop_front(), Some(e));
         }

@@ -12,8 +12,8 @@ use crate::packet::Packet;
 
 const _: () = assert!(std::mem::size_of::<Option<Packet>>() == std::mem::size_of::<Packet>());
 
-/// The connection's queue of built packets (`ring.rs`): over a `Vec`, the
-/// 40 bytes the connection's layout counts on.
+/// The connection's queue of built packets (`ring.rs`): over a `Vec`, 32
+/// bytes (the connection's layout counts them).
 pub(super) type OutQueue = Ring<Packet, Vec<Option<Packet>>>;
 
 impl OutQueue {
@@ -86,6 +86,6 @@ mod tests {
             assert_eq!(q.pop_front().map(|p| p.size), Some(n - 1));
         }
         assert_eq!(q.slots(), 8);
-        assert_eq!(std::mem::size_of::<OutQueue>(), 40);
+        assert_eq!(std::mem::size_of::<OutQueue>(), 32);
     }
 }

@@ -9,8 +9,8 @@
 //!
 //! The slots' storage is a type parameter so that each queue keeps the
 //! size the connection's hand-made layout counts on (`connection.rs`
-//! `layout_tests`): a boxed slice for the events (the 32 bytes a
-//! `VecDeque` took), a `Vec` for the packets (40). A generic ring over a
+//! `layout_tests`): a boxed slice for the events (24 bytes with the
+//! 32-bit positions), a `Vec` for the packets (32). A generic ring over a
 //! boxed slice alone moved the connection's fields (docs/performance.md
 //! "Session 32 (lead)").
 
@@ -31,9 +31,13 @@ impl<T> Slots<T> for Box<[Option<T>]> {}
 pub(super) struct Ring<T, S: Slots<T> = Box<[Option<T>]>> {
     /// Its length is 0 or a power of two; the queued items are the `len`
     /// slots from `head` on (wrapping), all `Some`; the others are `None`.
+    /// 32-bit positions: the event queue (over a boxed slice) then takes
+    /// 24 bytes and the packet queue (over a `Vec`) 32, which leaves the
+    /// connection the 8 bytes of its `announcing` flag and `v09x`
+    /// `init_rcv_wnd` before `send` (docs/performance.md "Session 33").
     buf: S,
-    head: usize,
-    len: usize,
+    head: u32,
+    len: u32,
     _item: PhantomData<T>,
 }
 
@@ -51,10 +55,10 @@ impl<T, S: Slots<T>> Default for Ring<T, S> {
 impl<T, S: Slots<T>> Ring<T, S> {
     #[inline(always)]
     pub fn push_back(&mut self, x: T) {
-        if self.len == self.buf.len() {
+        if self.len as usize == self.buf.len() {
             self.grow();
         }
-        let i = (self.head + self.len) & (self.buf.len() - 1);
+        let i = (self.head + self.len) as usize & (self.buf.len() - 1);
         // (the slot is free: nothing to drop)
         let old = self.buf[i].replace(x);
         debug_assert!(old.is_none());
@@ -77,10 +81,10 @@ impl<T, S: Slots<T>> Ring<T, S> {
     /// pass: the segment built in its slot").
     #[inline(always)]
     pub fn push_back_mut(&mut self, make: impl FnOnce() -> T) -> &mut T {
-        if self.len == self.buf.len() {
+        if self.len as usize == self.buf.len() {
             self.grow();
         }
-        let i = (self.head + self.len) & (self.buf.len() - 1);
+        let i = (self.head + self.len) as usize & (self.buf.len() - 1);
         self.len += 1;
         // (the slot is free: nothing to drop)
         let old = self.buf[i].replace(make());
@@ -100,9 +104,9 @@ impl<T, S: Slots<T>> Ring<T, S> {
             return None;
         }
         let h = self.head;
-        self.head = (h + 1) & (self.buf.len() - 1);
+        self.head = (h + 1) & (self.buf.len() as u32 - 1);
         self.len -= 1;
-        self.buf[h].take()
+        self.buf[h as usize].take()
     }
 
     /// The item queued last.
@@ -111,7 +115,7 @@ impl<T, S: Slots<T>> Ring<T, S> {
         if self.len == 0 {
             return None;
         }
-        let i = (self.head + self.len - 1) & (self.buf.len() - 1);
+        let i = (self.head + self.len - 1) as usize & (self.buf.len() - 1);
         self.buf[i].as_mut()
     }
 
@@ -122,7 +126,7 @@ impl<T, S: Slots<T>> Ring<T, S> {
 
     #[cfg(any(test, debug_assertions, feature = "invariants"))]
     pub fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
 
     /// The number of slots (tests: a ring never emptied stays small).
@@ -136,10 +140,12 @@ impl<T, S: Slots<T>> Ring<T, S> {
     #[inline(never)]
     fn grow(&mut self) {
         let n = (2 * self.buf.len()).max(8);
+        // (the positions are 32-bit: a queue of 2^31 items is a runaway)
+        assert!(n <= 1 << 31, "ring: {n} slots");
         let mut v: Vec<Option<T>> = Vec::with_capacity(n);
         let mask = self.buf.len().wrapping_sub(1);
-        for k in 0..self.len {
-            v.push(self.buf[(self.head + k) & mask].take());
+        for k in 0..self.len as usize {
+            v.push(self.buf[(self.head as usize + k) & mask].take());
         }
         v.resize_with(n, || None);
         self.buf = S::from(v);

@@ -37,7 +37,7 @@
 
 use crate::packet::MptcpOptions;
 
-use super::MptcpConnection;
+use crate::tcp::TcpConfig;
 
 /// Linux `TCP_DEFAULT_INIT_RCVWND` (include/net/tcp.h): the initial receive
 /// window in segments.
@@ -57,13 +57,14 @@ pub(super) fn v09x_full_by_data(rcv_nxt: u64, init_rcv_wnd: u64) -> bool {
     rcv_nxt.saturating_sub(1) > init_rcv_wnd
 }
 
-impl MptcpConnection {
-    /// The master subflow's `init_rcv_wnd` (module doc):
-    /// `min(rcvbuf, 10 * advertised MSS)`.
-    pub(super) fn v09x_init_rcv_wnd(&self) -> u64 {
-        let mss = self.cfg.tcp.mss_option() as u64;
-        (TCP_DEFAULT_INIT_RCVWND * mss).min(self.cfg.tcp.rcvbuf)
-    }
+/// The master subflow's `init_rcv_wnd` (module doc):
+/// `min(rcvbuf, 10 * advertised MSS)`, at most ten 16-bit MSSs. Computed
+/// once, when the connection is built (`MptcpConnection::v09x_init_rcv_wnd`),
+/// as Linux fixes it in `mptcp_create_master_sk`.
+pub(super) fn v09x_init_rcv_wnd(tcp: &TcpConfig) -> u32 {
+    let mss = tcp.mss_option() as u64;
+    let w = (TCP_DEFAULT_INIT_RCVWND * mss).min(tcp.rcvbuf);
+    u32::try_from(w).expect("init_rcv_wnd: at most ten 16-bit MSSs")
 }
 
 #[cfg(test)]

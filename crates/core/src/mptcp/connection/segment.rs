@@ -299,7 +299,7 @@ impl MptcpConnection {
         let v09x_full = v09x_full
             || (watch_full
                 && self.kpm.is_none()
-                && v09x_full_by_data(self.sfs[i].rcv.rcv_nxt, self.v09x_init_rcv_wnd()));
+                && v09x_full_by_data(self.sfs[i].rcv.rcv_nxt, self.v09x_init_rcv_wnd as u64));
         if v09x_full {
             self.fully_established = true;
             // `mptcp_become_fully_estab` -> the PM's `fully_established`
