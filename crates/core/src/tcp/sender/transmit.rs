@@ -1,5 +1,7 @@
 use super::*;
 
+const NSEC_PER_MSEC: Nanos = 1_000_000;
+
 impl PathSender {
     // ---- transmission ---------------------------------------------------------
 
@@ -558,9 +560,12 @@ impl PathSender {
     /// full TSO send, if something left in the last millisecond and the
     /// next ACK, expected one smoothed RTT after the oldest unacknowledged
     /// segment left, is due within min(srtt / 2, 1 ms).
-    /// `Some(is_cwnd_limited)` to defer.
+    /// `Some(is_cwnd_limited)` to defer. Its first two tests are inline
+    /// in `tso_defers` (the second ends most calls: in a bulk flow the
+    /// round starts on an ACK more than 1 ms after the last send), the
+    /// rest is a call.
+    #[inline(always)]
     fn tso_should_defer(&self, now: Nanos, skb_len: u64, tail: bool) -> Option<bool> {
-        const NSEC_PER_MSEC: Nanos = 1_000_000;
         if matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Loss) {
             return None;
         }
@@ -568,6 +573,12 @@ impl PathSender {
         if now > self.last_send + NSEC_PER_MSEC {
             return None;
         }
+        self.tso_should_defer_recent(now, skb_len, tail)
+    }
+
+    /// `tso_should_defer` past its first two tests.
+    #[inline(never)]
+    fn tso_should_defer_recent(&self, now: Nanos, skb_len: u64, tail: bool) -> Option<bool> {
         let mss_cache = self.mss.max(1) as u64;
         let in_flight = self.in_flight() as u64;
         let cwnd = self.cc_state.cwnd as u64;
