@@ -436,6 +436,17 @@ impl TcpEndpoint {
         self.snd.opt_overhead = opt;
     }
 
+    /// Builds with invariants: no timer is left to the end of a round
+    /// (`pto_due`) where `what` happens: a read of the timers, or a
+    /// segment or timeout that reads or re-arms them.
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    fn check_round_ended(&self, what: &str) {
+        assert!(
+            !self.pto_due,
+            "{what} in the middle of a transmission round"
+        );
+    }
+
     /// Builds with invariants: an idle ACK (`PathSender::ack_is_idle`)
     /// leaves no skb of the send buffer to free. Makes the call to see.
     #[cfg(any(debug_assertions, feature = "invariants"))]
@@ -652,6 +663,10 @@ impl TcpEndpoint {
     }
 
     fn on_established_segment(&mut self, now: Nanos, seg: &TcpSegment) {
+        // (the engine drains after each event: a segment arrives between
+        // rounds, once the timer left to a round's end is armed)
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        self.check_round_ended("a segment handled");
         self.cut_sent_skbs();
         let mut queue_shrunk = false;
         if seg.has(flags::ACK) {
@@ -732,10 +747,7 @@ impl TcpEndpoint {
         // the timer of new data is armed when the round ends: asked only
         // after a drain, which ends it (`poll_transmit_into` until false)
         #[cfg(any(debug_assertions, feature = "invariants"))]
-        assert!(
-            !self.pto_due,
-            "timers asked for in the middle of a transmission round"
-        );
+        self.check_round_ended("timers asked for");
         let (a, b, c) = (
             self.syn_timer,
             self.snd.next_timeout(),
@@ -859,6 +871,8 @@ impl Endpoint for TcpEndpoint {
     }
 
     fn handle_timeout(&mut self, now: Nanos) {
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        self.check_round_ended("a timeout handled");
         if let Some(t) = self.syn_timer {
             if now >= t {
                 self.syn_timer = None;

@@ -66,3 +66,15 @@ fn an_end_of_round_timer_unlike_the_per_segment_one_is_caught() {
     ep.snd.rtt.srtt += 10 * MS;
     while ep.poll_transmit(100 * MS).is_some() {}
 }
+
+/// Checked builds: a segment handled in the middle of a round (its ACK
+/// would read and re-arm the timer left to the round's end) panics; the
+/// engine drains after each event.
+#[test]
+#[cfg(any(debug_assertions, feature = "invariants"))]
+#[should_panic(expected = "a segment handled in the middle of a transmission round")]
+fn a_segment_handled_in_the_middle_of_a_round_is_caught() {
+    let mut ep = client_in_round(12);
+    assert!(ep.poll_transmit(100 * MS).is_some_and(|p| p.is_data()));
+    send!(ep, 101 * MS, ack(sq(3), 0));
+}
