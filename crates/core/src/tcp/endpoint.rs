@@ -61,6 +61,9 @@ pub struct TcpEndpoint {
     /// A `tcp_write_xmit` round is under way: `poll_transmit` handed out a
     /// segment and has not yet found nothing more to send.
     xmit_round: bool,
+    /// This round sent new data whose retransmission timer is armed when
+    /// it ends (`PathSender::next_tx_with_new_unarmed`).
+    pto_due: bool,
     /// Segments `tcp_push` sent at the end of a `write` (`push_at_write_end`),
     /// handed to the driver by the next `poll_transmit` calls.
     pushed: VecDeque<Packet>,
@@ -157,6 +160,7 @@ impl TcpEndpoint {
             our_wscale,
             sndbuf: SendBuffer::new(cfg.sndbuf),
             xmit_round: false,
+            pto_due: false,
             pushed: VecDeque::new(),
             max_window: 0,
             pushed_seq: 0,
@@ -432,6 +436,17 @@ impl TcpEndpoint {
         self.snd.opt_overhead = opt;
     }
 
+    /// Builds with invariants: no timer is left to the end of a round
+    /// (`pto_due`) where `what` happens: a read of the timers, or a
+    /// segment or timeout that reads or re-arms them.
+    #[cfg(any(debug_assertions, feature = "invariants"))]
+    fn check_round_ended(&self, what: &str) {
+        assert!(
+            !self.pto_due,
+            "{what} in the middle of a transmission round"
+        );
+    }
+
     /// Builds with invariants: an idle ACK (`PathSender::ack_is_idle`)
     /// leaves no skb of the send buffer to free. Makes the call to see.
     #[cfg(any(debug_assertions, feature = "invariants"))]
@@ -491,16 +506,27 @@ impl TcpEndpoint {
                             }
                         }
                     }
-                    // (new data unsent: `next_tx`'s quick test fails)
-                    break 'pass self.snd.next_tx_with_new(now);
+                    // (new data unsent: `next_tx`'s quick test fails; the
+                    // timer of the new data sent is armed at the end of the
+                    // round, below)
+                    break 'pass self.snd.next_tx_with_new_unarmed(now);
                 }
                 self.snd.next_tx(now)
             };
             if let Some(tx) = tx {
+                // (`next_tx` arms its own: arming once more at the end
+                // computes the same timer again)
+                self.pto_due |= tx.kind == TxKind::New;
                 self.build_tx(now, tx, p);
                 return true;
             }
             self.xmit_round = false;
+            if self.pto_due {
+                // Linux tcp_write_xmit: tcp_schedule_loss_probe once the
+                // loop has sent its segments
+                self.pto_due = false;
+                self.snd.arm_after_new_data(now);
+            }
             self.cut_sent_skbs();
         }
         if self.rcv.ack_due() && self.state != TcpState::Listen {
@@ -637,6 +663,10 @@ impl TcpEndpoint {
     }
 
     fn on_established_segment(&mut self, now: Nanos, seg: &TcpSegment) {
+        // (the engine drains after each event: a segment arrives between
+        // rounds, once the timer left to a round's end is armed)
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        self.check_round_ended("a segment handled");
         self.cut_sent_skbs();
         let mut queue_shrunk = false;
         if seg.has(flags::ACK) {
@@ -714,6 +744,10 @@ impl TcpEndpoint {
     /// result exact even for a timer set at `u64::MAX`.
     #[inline(always)]
     fn earliest_timer(&self) -> Option<Nanos> {
+        // the timer of new data is armed when the round ends: asked only
+        // after a drain, which ends it (`poll_transmit_into` until false)
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        self.check_round_ended("timers asked for");
         let (a, b, c) = (
             self.syn_timer,
             self.snd.next_timeout(),
@@ -837,6 +871,8 @@ impl Endpoint for TcpEndpoint {
     }
 
     fn handle_timeout(&mut self, now: Nanos) {
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        self.check_round_ended("a timeout handled");
         if let Some(t) = self.syn_timer {
             if now >= t {
                 self.syn_timer = None;

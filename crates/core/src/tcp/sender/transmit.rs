@@ -1,5 +1,7 @@
 use super::*;
 
+const NSEC_PER_MSEC: Nanos = 1_000_000;
+
 impl PathSender {
     // ---- transmission ---------------------------------------------------------
 
@@ -155,7 +157,7 @@ impl PathSender {
             );
             return None;
         }
-        let tx = self.next_tx_slow(now);
+        let tx = self.next_tx_slow::<false>(now);
         #[cfg(test)]
         self.check_rack_list();
         tx
@@ -166,7 +168,30 @@ impl PathSender {
     #[inline(always)]
     pub fn next_tx_with_new(&mut self, now: Nanos) -> Option<Tx> {
         debug_assert!(self.has_new());
-        let tx = self.next_tx_slow(now);
+        let tx = self.next_tx_slow::<false>(now);
+        #[cfg(test)]
+        self.check_rack_list();
+        tx
+    }
+
+    /// `next_tx_with_new` for an owner that ends its sending pass itself
+    /// and then calls `arm_after_new_data` if the pass sent new data
+    /// (`TxKind::New`): the retransmission timer of new data is not armed
+    /// on each segment but once, at the end, as Linux `tcp_write_xmit`
+    /// calls `tcp_schedule_loss_probe` once after its loop (the plain
+    /// endpoint's `transmit`). Until then the timer is out of date: the
+    /// owner reads nothing of it before the pass ends. The result is the
+    /// same: every arm of new data in a pass computes the timer from `now`
+    /// and state the segments sent do not change (SRTT, the RTO and its
+    /// backoff, the head's send time, one segment out or more, the TLP
+    /// conditions; `arm_after_new_data`), and nothing else arms it after a
+    /// segment of new data in the pass (retransmissions and probes come
+    /// first in `next_tx_slow`). Checked builds arm on each segment as
+    /// before and compare at the end (`arm_after_new_data`).
+    #[inline(always)]
+    pub fn next_tx_with_new_unarmed(&mut self, now: Nanos) -> Option<Tx> {
+        debug_assert!(self.has_new());
+        let tx = self.next_tx_slow::<true>(now);
         #[cfg(test)]
         self.check_rack_list();
         tx
@@ -273,7 +298,8 @@ impl PathSender {
         self.unsent() > 0 || (self.fin_queued && !self.fin_sent)
     }
 
-    pub(super) fn next_tx_slow(&mut self, now: Nanos) -> Option<Tx> {
+    /// `DEFER`: new data's timer left to the owner (`next_tx_with_new_unarmed`).
+    pub(super) fn next_tx_slow<const DEFER: bool>(&mut self, now: Nanos) -> Option<Tx> {
         if self.push_one {
             return self.push_one_tx(now);
         }
@@ -378,7 +404,7 @@ impl PathSender {
                 self.end_pass(false);
                 return None;
             }
-            return self.new_segment(now, len, mss_now);
+            return self.new_segment::<DEFER>(now, len, mss_now);
         }
         self.end_pass(false);
         None
@@ -390,7 +416,7 @@ impl PathSender {
     /// and epilogue cost 17 instructions a segment; `tso_defers` and
     /// `unsent_in_chunk` are forced in with it, or they leave as calls.)
     #[inline(always)]
-    fn new_segment(&mut self, now: Nanos, len: u32, mss_now: u32) -> Option<Tx> {
+    fn new_segment<const DEFER: bool>(&mut self, now: Nanos, len: u32, mss_now: u32) -> Option<Tx> {
         self.tx_start(now);
         self.tso_psh = false;
         if self.tso_max_segs > 0 {
@@ -399,7 +425,7 @@ impl PathSender {
                 return None;
             }
         }
-        Some(self.send_new_armed(now, len))
+        Some(self.send_new_armed::<DEFER>(now, len))
     }
 
     /// Linux `tcp_event_data_sent`'s start of a transmission with nothing
@@ -417,10 +443,21 @@ impl PathSender {
     }
 
     /// `send_new` of new data, then the timers a transmission of new data
-    /// (re)arms.
+    /// (re)arms, unless `DEFER` leaves them to the owner's
+    /// `arm_after_new_data` at the end of the pass (checked builds arm
+    /// here all the same, for that call to compare).
     #[inline(always)]
-    fn send_new_armed(&mut self, now: Nanos, len: u32) -> Tx {
+    fn send_new_armed<const DEFER: bool>(&mut self, now: Nanos, len: u32) -> Tx {
         let tx = self.send_new(now, len, TxKind::New);
+        if !DEFER || crate::invariants::ENABLED {
+            self.arm_new_data(now);
+        }
+        tx
+    }
+
+    /// The timers a transmission of new data (re)arms.
+    #[inline(always)]
+    fn arm_new_data(&mut self, now: Nanos) {
         if self.tlp_eligible() {
             // RFC 8985 7.2: (re)schedule the PTO after sending new data
             // (Linux tcp_schedule_loss_probe at the end of tcp_write_xmit).
@@ -429,7 +466,26 @@ impl PathSender {
             // RFC 6298 (5.1): start the RTO if it is not running.
             self.arm_rto(now);
         }
-        tx
+    }
+
+    /// The end of a pass whose new data `next_tx_with_new_unarmed` sent:
+    /// the timers those segments' transmissions would have armed, armed
+    /// once (Linux `tcp_write_xmit`: `tcp_schedule_loss_probe` after the
+    /// loop when `sent_pkts`). Each of those arms set the timer from the
+    /// same inputs (its doc), so the last one's result is this one's.
+    /// Checked builds armed on each segment: they assert this call changes
+    /// nothing, i.e. that arming once at the end gives what arming on
+    /// every segment gave.
+    #[inline]
+    pub fn arm_after_new_data(&mut self, now: Nanos) {
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        let armed = self.timer;
+        self.arm_new_data(now);
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        assert_eq!(
+            self.timer, armed,
+            "the timer armed at the end of the pass differs from the one armed on each segment"
+        );
     }
 
     /// Whether, with the `len` bytes the owner has just queued as all of
@@ -467,7 +523,7 @@ impl PathSender {
     #[inline(never)]
     pub fn send_alone(&mut self, now: Nanos, len: u32) -> u64 {
         self.tx_start(now);
-        let tx = self.send_new_armed(now, len);
+        let tx = self.send_new_armed::<false>(now, len);
         debug_assert!(self.nothing_to_send() && self.sent_in_pass && !tx.fin);
         self.end_pass(self.in_flight() >= self.cc_state.cwnd);
         #[cfg(test)]
@@ -489,7 +545,7 @@ impl PathSender {
         if len == 0 || self.snd_nxt + len as u64 > self.wnd_end {
             return None;
         }
-        self.new_segment(now, len, mss_now)
+        self.new_segment::<false>(now, len, mss_now)
     }
 
     /// Linux 6.18 `tcp_write_xmit` (net/ipv4/tcp_output.c) for an skb of
@@ -558,9 +614,12 @@ impl PathSender {
     /// full TSO send, if something left in the last millisecond and the
     /// next ACK, expected one smoothed RTT after the oldest unacknowledged
     /// segment left, is due within min(srtt / 2, 1 ms).
-    /// `Some(is_cwnd_limited)` to defer.
+    /// `Some(is_cwnd_limited)` to defer. Its first two tests are inline
+    /// in `tso_defers` (the second ends most calls: in a bulk flow the
+    /// round starts on an ACK more than 1 ms after the last send), the
+    /// rest is a call.
+    #[inline(always)]
     fn tso_should_defer(&self, now: Nanos, skb_len: u64, tail: bool) -> Option<bool> {
-        const NSEC_PER_MSEC: Nanos = 1_000_000;
         if matches!(self.cc_state.ca_state, CaState::Recovery | CaState::Loss) {
             return None;
         }
@@ -568,6 +627,12 @@ impl PathSender {
         if now > self.last_send + NSEC_PER_MSEC {
             return None;
         }
+        self.tso_should_defer_recent(now, skb_len, tail)
+    }
+
+    /// `tso_should_defer` past its first two tests.
+    #[inline(never)]
+    fn tso_should_defer_recent(&self, now: Nanos, skb_len: u64, tail: bool) -> Option<bool> {
         let mss_cache = self.mss.max(1) as u64;
         let in_flight = self.in_flight() as u64;
         let cwnd = self.cc_state.cwnd as u64;

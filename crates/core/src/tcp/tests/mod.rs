@@ -141,6 +141,7 @@ mod rack;
 mod rcvwnd;
 mod receiving;
 mod recovery;
+mod round_timer;
 mod rto_tlp_undo;
 mod sending;
 mod timer_slack;
