@@ -823,7 +823,7 @@ impl Network {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use mptlab_core::link::QueueLimit;
     use mptlab_core::packet::{addr, Payload, UdpDatagram};
@@ -869,7 +869,9 @@ mod tests {
         }
     }
 
-    fn pkt(src: Addr, dst: Addr) -> Packet {
+    /// A 100-byte UDP datagram from `src` to `dst` (also the world's
+    /// tests' packet).
+    pub(crate) fn pkt(src: Addr, dst: Addr) -> Packet {
         Packet {
             src,
             dst,

@@ -1021,9 +1021,10 @@ impl World {
 mod tests {
     use super::*;
     use crate::events::{Packed, CODE_LIMIT};
+    use crate::network::tests::pkt;
     use crate::network::{LinkSpec, NodeSpec, TopologySpec};
     use mptlab_core::link::{LinkParams, QueueLimit};
-    use mptlab_core::packet::{addr, Addr, Packet, Payload, UdpDatagram};
+    use mptlab_core::packet::{addr, Addr};
     use mptlab_core::time::MS;
 
     /// Marks and drains interleaved, as `settle` does (a drain marks other
@@ -1054,22 +1055,6 @@ mod tests {
         }
     }
 
-    fn udp_packet(src: Addr, dst: Addr) -> Packet {
-        Packet {
-            src,
-            dst,
-            flow: 0,
-            size: 100,
-            payload: Payload::Udp(UdpDatagram {
-                src_port: 1,
-                dst_port: 2,
-                len: 72,
-                seq: 0,
-                sent_at: 0,
-            }),
-        }
-    }
-
     /// The event loop skips `settle` after a router hop (`check_settled`):
     /// a world with work left over when a packet crosses a router is caught
     /// in checked builds (without the check the hop runs and the test
@@ -1080,7 +1065,7 @@ mod tests {
         const { assert!(invariants::ENABLED, "the sim's tests build with invariants") };
         let (c, s) = (addr(10, 0, 0, 1), addr(10, 0, 1, 1));
         let mut w = World::new(Network::build(&line_topology(c, s), 1).unwrap());
-        let Sent::InFlight { dlink, .. } = w.net.send_from(0, 0, udp_packet(c, s)) else {
+        let Sent::InFlight { dlink, .. } = w.net.send_from(0, 0, pkt(c, s)) else {
             panic!("not sent");
         };
         assert!(w.net.arrives_at_router(dlink));
@@ -1099,7 +1084,7 @@ mod tests {
     fn a_host_arrival_with_work_left_is_caught() {
         let (c, s) = (addr(10, 0, 0, 1), addr(10, 0, 1, 1));
         let mut w = World::new(Network::build(&line_topology(c, s), 1).unwrap());
-        let Sent::InFlight { dlink, .. } = w.net.send_from(1, 0, udp_packet(c, s)) else {
+        let Sent::InFlight { dlink, .. } = w.net.send_from(1, 0, pkt(c, s)) else {
             panic!("not sent");
         };
         assert!(!w.net.arrives_at_router(dlink));
